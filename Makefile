@@ -1,0 +1,42 @@
+# Two commands on a fresh machine (Python 3.11):
+#   make run   — create .venv, install kweval, start the dashboard on the embedded demo
+#   make test  — create .venv, install kweval + test tools (+ Debian chromium for the browser test), run the tests
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+PORT   ?= 8501
+
+.PHONY: run test venv dev browser bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --upgrade pip
+
+$(VENV)/.runtime: requirements.txt pyproject.toml | $(BIN)/python
+	$(BIN)/pip install -r requirements.txt
+	$(BIN)/pip install --no-deps -e .
+	touch $@
+
+$(VENV)/.dev: requirements-dev.txt $(VENV)/.runtime
+	$(BIN)/pip install -r requirements-dev.txt
+	touch $@
+
+venv: $(VENV)/.runtime
+dev: $(VENV)/.dev
+
+# The end-to-end test drives Debian's chromium; install it when missing (needs root, as on CI).
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
+
+run: $(VENV)/.runtime
+	HF_HUB_OFFLINE=1 $(BIN)/streamlit run app.py --server.port $(PORT)
+
+test: $(VENV)/.dev browser
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q
+
+bench: $(VENV)/.dev
+	HF_HUB_OFFLINE=1 $(BIN)/python bench/run_all.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

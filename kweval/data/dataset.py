@@ -1,0 +1,105 @@
+"""The in-memory dataset: five plain tables plus the list of problems met while loading.
+
+Every reader (DNLP pickles, tidy Parquet/CSV, the embedded demo) produces a
+`Dataset`; everything downstream (evaluation, CLI, dashboard) reads only this.
+Predictions keep their *raw* entries (keyword as given, score as given or NaN)
+so that cleaning happens in one place (`kweval.evaluate`) and legacy mode can
+replay the notebooks on the very same cells.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+# Column layout of each table.  Readers must produce exactly these columns
+# (extra review columns such as `date` are allowed and kept).
+MOVIE_COLUMNS = ["movie", "title"]
+REVIEW_COLUMNS = ["movie", "review_id", "text", "title", "rating"]
+PREDICTION_COLUMNS = ["movie", "review_id", "model", "rank", "keyword", "score"]
+GROUND_TRUTH_COLUMNS = ["movie", "rank", "keyword", "helpful", "not_helpful"]
+MODEL_COLUMNS = ["model", "score_direction"]
+
+SCORE_DIRECTIONS = ("higher", "lower")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """Something that was skipped or cleaned while loading or evaluating.
+
+    `source` names the file, movie or cell; `reason` says what was wrong.
+    """
+
+    source: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.source}: {self.reason}"
+
+
+@dataclass
+class Dataset:
+    """Reviews, model predictions and ranked ground truth, as tidy tables.
+
+    - ``movies``: movie (str id), title (str).
+    - ``reviews``: movie, review_id (str), text (str), title (str or NA),
+      rating (float or NaN), plus any extra columns a reader found.
+    - ``predictions``: one row per raw predicted entry: movie, review_id,
+      model, rank (0-based position in the model's list, int), keyword (str,
+      or None where the entry had no string keyword), score (float; NaN where
+      missing or non-numeric).  A review × model pair is *evaluated* iff it
+      has at least one row; a model that returned an empty list is recorded as
+      one row with ``keyword=None``.  Pairs without rows are *skipped*.
+    - ``ground_truth``: movie, rank (0-based, file order), keyword,
+      helpful, not_helpful (float or NaN).
+    - ``models``: model, score_direction ("higher" or "lower").
+    - ``problems``: everything skipped while loading, each with its reason.
+    """
+
+    movies: pd.DataFrame
+    reviews: pd.DataFrame
+    predictions: pd.DataFrame
+    ground_truth: pd.DataFrame
+    models: pd.DataFrame
+    problems: list[Problem] = field(default_factory=list)
+    source: str = ""
+
+    @property
+    def movie_ids(self) -> list[str]:
+        return self.movies["movie"].tolist()
+
+    @property
+    def model_names(self) -> list[str]:
+        return self.models["model"].tolist()
+
+    def subset(self, movies: list[str] | None = None, models: list[str] | None = None) -> "Dataset":
+        """The same dataset restricted to some movies and/or models."""
+        mv = self.movies
+        rv = self.reviews
+        pr = self.predictions
+        gt = self.ground_truth
+        md = self.models
+        if movies is not None:
+            keep = set(movies)
+            mv = mv[mv["movie"].isin(keep)]
+            rv = rv[rv["movie"].isin(keep)]
+            pr = pr[pr["movie"].isin(keep)]
+            gt = gt[gt["movie"].isin(keep)]
+        if models is not None:
+            keep = set(models)
+            md = md[md["model"].isin(keep)]
+            pr = pr[pr["model"].isin(keep)]
+        return Dataset(
+            movies=mv.reset_index(drop=True),
+            reviews=rv.reset_index(drop=True),
+            predictions=pr.reset_index(drop=True),
+            ground_truth=gt.reset_index(drop=True),
+            models=md.reset_index(drop=True),
+            problems=list(self.problems),
+            source=self.source,
+        )
+
+
+def empty_table(columns: list[str]) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(dtype="object") for c in columns})

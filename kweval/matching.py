@@ -1,0 +1,182 @@
+"""Keyword matching (METRICS.md §2): match modes and the one-to-one assignment.
+
+Matching is done once per *unique* normalized keyword of a movie against that
+movie's GT list (`candidate_lists`), then each review's ranked predictions are
+assigned greedily (`assign_matches`).  Real predictions repeat the same
+keywords across thousands of reviews, so this shares almost all the work.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from kweval.text import stem_tokens
+
+MATCH_MODES = ("approx", "exact", "word", "stem")
+
+_SEP = "\x00"  # never survives normalize(), so it cannot occur inside a keyword
+
+
+def keywords_match(p: str, g: str, mode: str = "approx") -> bool:
+    """Whether normalized prediction `p` matches normalized GT keyword `g` under `mode`.
+
+    - ``exact``: equal strings.
+    - ``approx``: equal, or one is a substring of the other (the notebooks' rule).
+    - ``word``: like approx on whole tokens: "war" matches "star war", not "wars".
+    - ``stem``: equal sequences of Porter stems ("lightsaber duels" = "lightsaber duel").
+    """
+    if mode == "exact":
+        return p == g
+    if mode == "approx":
+        return p in g or g in p
+    if mode == "word":
+        pp, gg = f" {p} ", f" {g} "
+        return pp in gg or gg in pp
+    if mode == "stem":
+        return stem_tokens(p) == stem_tokens(g)
+    raise ValueError(f"unknown match mode {mode!r}; choose one of {', '.join(MATCH_MODES)}")
+
+
+def _occurrences(needles: Sequence[str], blob: str, starts: np.ndarray) -> tuple[list[int], list[int]]:
+    """(needle index, segment index) for every segment of `blob` containing a needle."""
+    needle_idx: list[int] = []
+    positions: list[int] = []
+    for i, needle in enumerate(needles):
+        pos = blob.find(needle)
+        while pos != -1:
+            needle_idx.append(i)
+            positions.append(pos)
+            pos = blob.find(needle, pos + 1)
+    segments = np.searchsorted(starts, np.asarray(positions, dtype=np.int64), side="right") - 1
+    return needle_idx, segments.tolist()
+
+
+def _joined(items: Sequence[str]) -> tuple[str, np.ndarray]:
+    """`items` joined by a separator, with the start offset of each item."""
+    lengths = np.fromiter((len(s) + 1 for s in items), dtype=np.int64, count=len(items))
+    starts = np.concatenate(([0], np.cumsum(lengths)[:-1])) if len(items) else np.zeros(0, np.int64)
+    return _SEP.join(items) + _SEP, starts
+
+
+def candidate_lists(preds: Sequence[str], gt: Sequence[str], mode: str = "approx") -> list[np.ndarray]:
+    """For each normalized prediction, the sorted GT positions it matches under `mode`.
+
+    `preds` should be unique (the caller maps each review's keywords to them).
+    Substring modes search each string once in the other side joined into one
+    blob, so the cost is linear in the text rather than |preds| × |gt| Python
+    comparisons.
+    """
+    if mode not in MATCH_MODES:
+        raise ValueError(f"unknown match mode {mode!r}; choose one of {', '.join(MATCH_MODES)}")
+    n_pred = len(preds)
+    if n_pred == 0 or len(gt) == 0:
+        return [np.zeros(0, dtype=np.int64) for _ in range(n_pred)]
+
+    pairs_p: list[int] = []
+    pairs_g: list[int] = []
+    if mode == "exact":
+        index = {g: j for j, g in enumerate(gt)}
+        for i, p in enumerate(preds):
+            j = index.get(p)
+            if j is not None:
+                pairs_p.append(i)
+                pairs_g.append(j)
+    elif mode == "stem":
+        by_stem: dict[tuple[str, ...], list[int]] = {}
+        for j, g in enumerate(gt):
+            by_stem.setdefault(stem_tokens(g), []).append(j)
+        for i, p in enumerate(preds):
+            for j in by_stem.get(stem_tokens(p), ()):
+                pairs_p.append(i)
+                pairs_g.append(j)
+    else:
+        if mode == "word":
+            preds_s = [f" {p} " for p in preds]
+            gt_s = [f" {g} " for g in gt]
+        else:
+            preds_s, gt_s = list(preds), list(gt)
+        gt_blob, gt_starts = _joined(gt_s)
+        pred_blob, pred_starts = _joined(preds_s)
+        # prediction inside a GT keyword
+        ip, jg = _occurrences(preds_s, gt_blob, gt_starts)
+        pairs_p += ip
+        pairs_g += jg
+        # GT keyword inside a prediction
+        jg2, ip2 = _occurrences(gt_s, pred_blob, pred_starts)
+        pairs_p += ip2
+        pairs_g += jg2
+
+    if not pairs_p:
+        return [np.zeros(0, dtype=np.int64) for _ in range(n_pred)]
+    n_gt = len(gt)
+    keys = np.unique(np.asarray(pairs_p, dtype=np.int64) * n_gt + np.asarray(pairs_g, dtype=np.int64))
+    p_idx, g_idx = np.divmod(keys, n_gt)
+    bounds = np.searchsorted(p_idx, np.arange(n_pred + 1))
+    return [g_idx[bounds[i] : bounds[i + 1]] for i in range(n_pred)]
+
+
+def assign_matches(candidates: Sequence[Sequence[int]]) -> list[int]:
+    """One-to-one assignment for one ranked list (METRICS.md §2).
+
+    Walk the predictions in rank order; each takes the lowest-rank GT keyword
+    among its candidates not yet taken, or -1 when none is left.
+    """
+    taken: set[int] = set()
+    assigned: list[int] = []
+    for cands in candidates:
+        choice = -1
+        for j in cands:
+            j = int(j)
+            if j not in taken:
+                choice = j
+                break
+        if choice >= 0:
+            taken.add(choice)
+        assigned.append(choice)
+    return assigned
+
+
+def assign_matches_grouped(
+    group: np.ndarray, cand_id: np.ndarray, candidates: Sequence[np.ndarray]
+) -> np.ndarray:
+    """`assign_matches` for many ranked lists at once.
+
+    `group[r]` is the list (review × model) of row `r`, rows sorted by group
+    then rank; `cand_id[r]` indexes `candidates` (the row's unique keyword).
+    Returns the GT position assigned to each row, or -1.
+
+    Fast path: if within a list the matched rows' first candidates are all
+    different, every row takes its first candidate (no earlier row can have
+    taken it), which numpy does at once.  Only lists with a collision are
+    walked in Python.
+    """
+    n = len(group)
+    first = np.fromiter(
+        (c[0] if len(c) else -1 for c in candidates), dtype=np.int64, count=len(candidates)
+    )
+    row_first = first[cand_id] if n else np.zeros(0, dtype=np.int64)
+    assigned = row_first.copy()
+    matched = np.flatnonzero(row_first >= 0)
+    if len(matched) < 2:
+        return assigned
+    g = group[matched]
+    f = row_first[matched]
+    order = np.lexsort((f, g))
+    gs, fs = g[order], f[order]
+    clash = (gs[1:] == gs[:-1]) & (fs[1:] == fs[:-1])
+    if not clash.any():
+        return assigned
+    bad_groups = np.unique(gs[1:][clash])
+    rows = np.flatnonzero(np.isin(group, bad_groups))
+    start = 0
+    while start < len(rows):
+        end = start
+        gid = group[rows[start]]
+        while end < len(rows) and group[rows[end]] == gid:
+            end += 1
+        block = rows[start:end]
+        assigned[block] = assign_matches([candidates[cand_id[r]] for r in block])
+        start = end
+    return assigned
