@@ -326,16 +326,28 @@ def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, report
     kw = evaluation.keywords
     if evaluation.options.semantic:
         from kweval import semantic
+        from kweval.cache import EmbeddingStore
 
         report("embedding", 0.85)
-        sem = semantic.semantic_metrics_for(evaluation, progress=lambda done, total: report("embedding", 0.85 + 0.1 * done / max(total, 1)))
-        scores_idx = pd.MultiIndex.from_frame(scores[KEY])
-        sem = sem.set_index(KEY).reindex(scores_idx)
-        for col in ("sem_n_pred", "sem_pred_matched", "sem_n_gt", "sem_gt_matched"):
-            scores[col] = sem[col].fillna(0).to_numpy()
+        gt = evaluation.ground_truth
+        texts = list(dict.fromkeys(kw["norm"].tolist() + gt["norm"].tolist()))
+        model_id = evaluation.options.embedding_model
+        vectors = semantic.embed_texts(
+            texts,
+            model_id=model_id,
+            store=EmbeddingStore(model_id),
+            progress=lambda done, total: report("embedding", 0.85 + 0.1 * done / max(total, 1)),
+        )
+        sem = semantic.semantic_metrics(
+            kw[KEY + ["norm"]], gt[["movie", "rank", "norm"]], dict(zip(texts, vectors)), evaluation.options.threshold
+        )
+        sem = sem.set_index(KEY).reindex(pd.MultiIndex.from_frame(scores[KEY]))
+        # reviews with an empty prediction list have no row: |P| = 0, nothing matched, |G| still counts
+        for col in ("sem_n_pred", "sem_pred_matched", "sem_gt_matched"):
+            scores[col] = sem[col].fillna(0).to_numpy(dtype="int64")
         scores["sem_n_gt"] = scores["n_gt"].to_numpy()
         for col in ("sem_precision", "sem_recall", "sem_f1"):
-            scores[col] = sem[col].fillna(0.0).to_numpy()
+            scores[col] = sem[col].fillna(0.0).to_numpy(dtype="float64")
     if evaluation.options.sentiment:
         from kweval import sentiment
 

@@ -39,16 +39,35 @@ def keywords_match(p: str, g: str, mode: str = "approx") -> bool:
     raise ValueError(f"unknown match mode {mode!r}; choose one of {', '.join(MATCH_MODES)}")
 
 
-def _occurrences(needles: Sequence[str], blob: str, starts: np.ndarray) -> tuple[list[int], list[int]]:
-    """(needle index, segment index) for every segment of `blob` containing a needle."""
+def _substrings(items: Sequence[str]) -> set[str]:
+    """Every substring of every item: a cheap test that lets most needles skip the blob scan."""
+    return {s[a:b] for s in items for a in range(len(s)) for b in range(a + 1, len(s) + 1)}
+
+
+def _occurrences(
+    needles: Sequence[str],
+    blob: str,
+    starts: np.ndarray,
+    present: set[str] | None = None,
+    scan_end: Sequence[int] | None = None,
+) -> tuple[list[int], list[int]]:
+    """(needle index, segment index) for every segment of `blob` containing a needle.
+
+    `present`, when given, holds every substring of the blob's items: needles
+    outside it cannot occur and are not scanned for.  `scan_end[i]`, when
+    given, bounds the part of the blob where needle i can occur.
+    """
     needle_idx: list[int] = []
     positions: list[int] = []
     for i, needle in enumerate(needles):
-        pos = blob.find(needle)
+        if present is not None and needle not in present:
+            continue
+        end = len(blob) if scan_end is None else scan_end[i]
+        pos = blob.find(needle, 0, end)
         while pos != -1:
             needle_idx.append(i)
             positions.append(pos)
-            pos = blob.find(needle, pos + 1)
+            pos = blob.find(needle, pos + 1, end)
     segments = np.searchsorted(starts, np.asarray(positions, dtype=np.int64), side="right") - 1
     return needle_idx, segments.tolist()
 
@@ -98,14 +117,19 @@ def candidate_lists(preds: Sequence[str], gt: Sequence[str], mode: str = "approx
         else:
             preds_s, gt_s = list(preds), list(gt)
         gt_blob, gt_starts = _joined(gt_s)
-        pred_blob, pred_starts = _joined(preds_s)
-        # prediction inside a GT keyword
-        ip, jg = _occurrences(preds_s, gt_blob, gt_starts)
+        # prediction inside a GT keyword (GT lists are short: index their substrings first)
+        ip, jg = _occurrences(preds_s, gt_blob, gt_starts, _substrings(gt_s))
         pairs_p += ip
         pairs_g += jg
-        # GT keyword inside a prediction
-        jg2, ip2 = _occurrences(gt_s, pred_blob, pred_starts)
-        pairs_p += ip2
+        # GT keyword inside a prediction: predictions longest first, so each GT keyword
+        # scans only the prefix of predictions at least as long as itself
+        by_length = sorted(range(n_pred), key=lambda i: -len(preds_s[i]))
+        pred_blob, pred_starts = _joined([preds_s[i] for i in by_length])
+        neg_lengths = np.array([-len(preds_s[i]) for i in by_length], dtype=np.int64)
+        n_long_enough = np.searchsorted(neg_lengths, [-len(g) for g in gt_s], side="right")
+        blob_ends = np.append(pred_starts, len(pred_blob))[n_long_enough].tolist()
+        jg2, slots = _occurrences(gt_s, pred_blob, pred_starts, scan_end=blob_ends)
+        pairs_p += [by_length[s] for s in slots]
         pairs_g += jg2
 
     if not pairs_p:

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from functools import lru_cache
+
+# Lower-case ASCII words separated by single spaces are already normal: skip the Unicode work.
+_ALREADY_NORMAL = re.compile(r"[a-z0-9]+(?: [a-z0-9]+)*")
 
 
 def normalize(text: str) -> str:
@@ -12,6 +16,8 @@ def normalize(text: str) -> str:
     >>> normalize("Darth-Vader's  FALL!")
     'darthvaders fall'
     """
+    if _ALREADY_NORMAL.fullmatch(text):
+        return text
     folded = unicodedata.normalize("NFKC", text).casefold()
     kept = "".join(ch for ch in folded if ch.isalnum() or ch.isspace())
     return " ".join(kept.split())

@@ -166,9 +166,9 @@ def test_micro_and_macro_and_all_rows():
     ds = make_dataset(
         {"m1": GT, "m2": ["alpha", "beta"]},
         {
-            ("m1", "r1", "a"): [("scam", 1.0), ("x", 1.0)],
-            ("m1", "r2", "a"): [("y", 1.0)],
-            ("m2", "r3", "a"): [("alpha", 2.0), ("beta", 1.0), ("z", 1.0)],
+            ("m1", "r1", "a"): [("scam", 1.0), ("qq", 1.0)],
+            ("m1", "r2", "a"): [("qq", 1.0)],
+            ("m2", "r3", "a"): [("alpha", 2.0), ("beta", 1.0), ("qq", 1.0)],
         },
     )
     ev = evaluate(ds)
