@@ -1,0 +1,327 @@
+"""Uncertainty and significance over reviews: bootstrap CIs, paired tests, Holm, win/tie/loss.
+
+Pure numpy/scipy, vectorised and seeded.  Every function takes per-review
+values (1-D: one metric; 2-D: reviews × metrics, resampled *jointly*, so the
+same resamples serve every column) and never loops over reviews in Python.
+
+- Bootstrap CIs are percentile intervals of the statistic over `n_boot`
+  resamples of the reviews with replacement.  Resampling is done through
+  count matrices (resample × review) multiplied by the values, in chunks, so
+  memory stays at ``chunk × n_reviews`` whatever the number of metrics.
+- The paired randomization test flips the sign of each review's difference
+  (the null hypothesis: the two models are exchangeable on every review).
+  With ``2**n <= n_perm`` every sign vector is enumerated (exact p-value);
+  otherwise ``n_perm`` random ones are drawn and p = (1 + #extreme) / (1 + n_perm).
+- The paired t-test is ``scipy.stats.ttest_rel``.
+- Holm's step-down correction controls the family-wise error rate across the
+  metrics shown.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+from scipy import stats as _sp
+
+N_BOOT = 2000
+N_PERM = 10000
+CONFIDENCE = 0.95
+SEED = 0
+_CHUNK_CELLS = 2_000_000  # resamples per chunk × reviews
+
+
+def _as_2d(values: np.ndarray | Sequence[float]) -> tuple[np.ndarray, bool]:
+    arr = np.asarray(values, dtype="float64")
+    if arr.ndim == 1:
+        return arr[:, None], True
+    if arr.ndim != 2:
+        raise ValueError(f"expected a 1-D or 2-D array of per-review values, got shape {arr.shape}")
+    return arr, False
+
+
+def _chunks(total: int, n: int) -> list[int]:
+    size = max(1, min(total, _CHUNK_CELLS // max(n, 1)))
+    return [min(size, total - start) for start in range(0, total, size)]
+
+
+def bootstrap_statistics(
+    n: int,
+    statistic: Callable[[np.ndarray], np.ndarray],
+    n_boot: int = N_BOOT,
+    seed: int = SEED,
+) -> np.ndarray:
+    """`statistic(W)` for `n_boot` resamples of `n` reviews, stacked on axis 0.
+
+    `W` is a (chunk × n) matrix of how often each review was drawn in each
+    resample; `statistic` returns one row per resample (e.g. ``W @ x / n``).
+    """
+    if n < 1:
+        raise ValueError("bootstrap needs at least one review")
+    rng = np.random.default_rng(seed)
+    out = []
+    for size in _chunks(n_boot, n):
+        idx = rng.integers(0, n, size=(size, n))
+        flat = (idx + (np.arange(size) * n)[:, None]).ravel()
+        weights = np.bincount(flat, minlength=size * n).reshape(size, n).astype("float64")
+        out.append(np.asarray(statistic(weights)))
+    return np.concatenate(out, axis=0)
+
+
+def _percentile_ci(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
+    alpha = (1.0 - confidence) / 2.0
+    lo, hi = np.quantile(samples, [alpha, 1.0 - alpha], axis=0)
+    return lo, hi
+
+
+def bootstrap_ci(
+    values: np.ndarray | Sequence[float],
+    n_boot: int = N_BOOT,
+    confidence: float = CONFIDENCE,
+    seed: int = SEED,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mean, low, high): the mean of each column and its percentile bootstrap CI.
+
+    NaN values are not allowed (a review either has a value or is not a row).
+    Scalars come back for 1-D input, arrays (one per column) for 2-D input.
+    """
+    x, flat = _as_2d(values)
+    if np.isnan(x).any():
+        raise ValueError("bootstrap_ci: values contain NaN")
+    n = x.shape[0]
+    mean = x.mean(axis=0)
+    samples = bootstrap_statistics(n, lambda w: w @ x / n, n_boot, seed)
+    lo, hi = _percentile_ci(samples, confidence)
+    if flat:
+        return float(mean[0]), float(lo[0]), float(hi[0])
+    return mean, lo, hi
+
+
+def bootstrap_ci_ratio(
+    numerator: np.ndarray | Sequence[float],
+    denominator: np.ndarray | Sequence[float],
+    n_boot: int = N_BOOT,
+    confidence: float = CONFIDENCE,
+    seed: int = SEED,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(Σnum/Σden, low, high) with reviews resampled: the CI of a micro-averaged ratio (0 where Σden = 0)."""
+    num, flat = _as_2d(numerator)
+    den, _ = _as_2d(denominator)
+    n = num.shape[0]
+
+    def ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        out = np.zeros(np.broadcast(a, b).shape)
+        np.divide(a, b, out=out, where=b != 0)
+        return out
+
+    point = ratio(num.sum(axis=0), den.sum(axis=0))
+    samples = bootstrap_statistics(n, lambda w: ratio(w @ num, w @ den), n_boot, seed)
+    lo, hi = _percentile_ci(samples, confidence)
+    if flat:
+        return float(point[0]), float(lo[0]), float(hi[0])
+    return point, lo, hi
+
+
+def paired_bootstrap_ci(
+    a: np.ndarray | Sequence[float],
+    b: np.ndarray | Sequence[float],
+    n_boot: int = N_BOOT,
+    confidence: float = CONFIDENCE,
+    seed: int = SEED,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(mean(a − b), low, high): reviews resampled as pairs."""
+    return bootstrap_ci(np.asarray(a, dtype="float64") - np.asarray(b, dtype="float64"), n_boot, confidence, seed)
+
+
+def _sign_matrix_exact(n: int) -> np.ndarray:
+    codes = np.arange(2**n, dtype=np.int64)[:, None]
+    bits = (codes >> np.arange(n, dtype=np.int64)[None, :]) & 1
+    return 1.0 - 2.0 * bits
+
+
+def paired_randomization_test(
+    a: np.ndarray | Sequence[float],
+    b: np.ndarray | Sequence[float],
+    n_perm: int = N_PERM,
+    seed: int = SEED,
+) -> np.ndarray | float:
+    """Two-sided p-value of mean(a − b) under random sign flips of the paired differences.
+
+    Exact (all 2**n sign vectors) when that is at most `n_perm`; otherwise
+    Monte Carlo with the +1 correction.  All-zero differences give p = 1.
+    """
+    d, flat = _as_2d(np.asarray(a, dtype="float64") - np.asarray(b, dtype="float64"))
+    n = d.shape[0]
+    if n == 0:
+        p = np.full(d.shape[1], np.nan)
+        return float(p[0]) if flat else p
+    observed = np.abs(d.mean(axis=0))
+    # floating-point ties: a permuted statistic equal to the observed one up to rounding counts as extreme
+    threshold = observed - 1e-12 * np.maximum(observed, 1e-300) - 1e-15
+    extreme = np.zeros(d.shape[1])
+    if n < 63 and 2**n <= n_perm:
+        signs = _sign_matrix_exact(n)
+        stats_ = np.abs(signs @ d / n)
+        extreme += (stats_ >= threshold).sum(axis=0)
+        p = extreme / signs.shape[0]
+    else:
+        rng = np.random.default_rng(seed)
+        for size in _chunks(n_perm, n):
+            signs = 1.0 - 2.0 * rng.integers(0, 2, size=(size, n)).astype("float64")
+            extreme += (np.abs(signs @ d / n) >= threshold).sum(axis=0)
+        p = (1.0 + extreme) / (1.0 + n_perm)
+    p = np.where(np.all(d == 0, axis=0), 1.0, np.minimum(p, 1.0))
+    return float(p[0]) if flat else p
+
+
+def paired_t_test(a: np.ndarray | Sequence[float], b: np.ndarray | Sequence[float]) -> np.ndarray | float:
+    """Two-sided p-value of the paired t-test (scipy.stats.ttest_rel); 1 where all differences are 0."""
+    a2, flat = _as_2d(a)
+    b2, _ = _as_2d(b)
+    d = a2 - b2
+    if d.shape[0] < 2:
+        p = np.full(d.shape[1], np.nan)
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # constant differences: scipy warns, the p-value is still right
+            p = np.asarray(_sp.ttest_rel(a2, b2, axis=0).pvalue, dtype="float64")
+        p = np.where(np.all(d == 0, axis=0), 1.0, p)
+    return float(p[0]) if flat else p
+
+
+def holm(pvalues: np.ndarray | Sequence[float]) -> np.ndarray:
+    """Holm–Bonferroni adjusted p-values (step-down, monotone, capped at 1); NaNs stay NaN and are not counted."""
+    p = np.asarray(pvalues, dtype="float64")
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(~np.isnan(p))
+    m = len(ok)
+    if m == 0:
+        return out
+    order = ok[np.argsort(p[ok], kind="stable")]
+    scaled = p[order] * (m - np.arange(m))
+    out[order] = np.minimum(np.maximum.accumulate(scaled), 1.0)
+    return out
+
+
+def win_tie_loss(
+    a: np.ndarray | Sequence[float], b: np.ndarray | Sequence[float], tol: float = 1e-12
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | tuple[int, int, int]:
+    """How many reviews a beats b on (a − b > tol), ties (|a − b| ≤ tol), loses (a − b < −tol)."""
+    d, flat = _as_2d(np.asarray(a, dtype="float64") - np.asarray(b, dtype="float64"))
+    wins = (d > tol).sum(axis=0)
+    losses = (d < -tol).sum(axis=0)
+    ties = d.shape[0] - wins - losses
+    if flat:
+        return int(wins[0]), int(ties[0]), int(losses[0])
+    return wins, ties, losses
+
+
+def paired_comparison(
+    a: pd.DataFrame,
+    b: pd.DataFrame,
+    metrics: Sequence[str],
+    n_boot: int = N_BOOT,
+    n_perm: int = N_PERM,
+    confidence: float = CONFIDENCE,
+    seed: int = SEED,
+) -> pd.DataFrame:
+    """One row per metric comparing model A with model B on the same reviews (rows of `a` and `b` aligned).
+
+    Columns: metric, n, mean_a, mean_b, diff (A − B), ci_low, ci_high,
+    p_randomization, p_ttest, their Holm-adjusted versions across `metrics`,
+    wins, ties, losses (from A's side).
+    """
+    metrics = list(metrics)
+    xa = a[metrics].to_numpy(dtype="float64")
+    xb = b[metrics].to_numpy(dtype="float64")
+    if xa.shape != xb.shape:
+        raise ValueError("paired_comparison: A and B must hold the same reviews")
+    n = xa.shape[0]
+    out = pd.DataFrame({"metric": metrics, "n": n})
+    if n == 0:
+        for col in ("mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_randomization", "p_ttest", "p_randomization_holm", "p_ttest_holm"):
+            out[col] = np.nan
+        out["wins"] = out["ties"] = out["losses"] = 0
+        return out
+    diff, lo, hi = paired_bootstrap_ci(xa, xb, n_boot, confidence, seed)
+    p_rand = paired_randomization_test(xa, xb, n_perm, seed)
+    p_t = paired_t_test(xa, xb)
+    wins, ties, losses = win_tie_loss(xa, xb)
+    out["mean_a"] = xa.mean(axis=0)
+    out["mean_b"] = xb.mean(axis=0)
+    out["diff"] = diff
+    out["ci_low"] = lo
+    out["ci_high"] = hi
+    out["p_randomization"] = p_rand
+    out["p_ttest"] = p_t
+    out["p_randomization_holm"] = holm(p_rand)
+    out["p_ttest_holm"] = holm(p_t)
+    out["wins"] = wins
+    out["ties"] = ties
+    out["losses"] = losses
+    return out
+
+
+def bootstrap_summary_ci(
+    scores: pd.DataFrame,
+    metrics: Sequence[str],
+    how: str = "macro",
+    n_boot: int = N_BOOT,
+    confidence: float = CONFIDENCE,
+    seed: int = SEED,
+) -> pd.DataFrame:
+    """Bootstrap CIs of the aggregated value of each metric over the reviews in `scores` (one model).
+
+    The statistic is the one `kweval.aggregate` reports: the mean over
+    reviews (macro, and ranking metrics under micro) or the ratio of sums
+    (micro set-based/weighted metrics, F1s from the resampled pair).
+    Movie-level metrics (gt_coverage) and columns absent from `scores` get NaN.
+    Columns: metric, value, ci_low, ci_high.
+    """
+    from kweval.aggregate import _MICRO_F1, _MICRO_RATIOS
+
+    metrics = list(metrics)
+    present = [m for m in metrics if m in scores.columns and m != "gt_coverage"]
+    needed: set[str] = set()
+    if how == "micro":
+        for m in present:
+            for part in (m, *_MICRO_F1.get(m, ())):
+                needed.update(_MICRO_RATIOS.get(part, ()))
+    counts = sorted(c for c in needed if c in scores.columns)
+    columns = present + [c for c in counts if c not in present]
+    out = pd.DataFrame({"metric": metrics, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan})
+    n = len(scores)
+    if n == 0 or not present:
+        return out
+    x = scores[columns].to_numpy(dtype="float64")
+    pos = {c: i for i, c in enumerate(columns)}
+
+    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+        res = np.zeros(np.broadcast(num, den).shape)
+        np.divide(num, den, out=res, where=den != 0)
+        return res
+
+    def statistic(sums: np.ndarray, total: np.ndarray) -> np.ndarray:
+        """Aggregated metrics from column sums (rows: resamples) and resample sizes."""
+        res = np.empty((sums.shape[0], len(present)))
+        for i, m in enumerate(present):
+            if how == "micro" and m in _MICRO_RATIOS and all(c in pos for c in _MICRO_RATIOS[m]):
+                num, den = _MICRO_RATIOS[m]
+                res[:, i] = ratio(sums[:, pos[num]], sums[:, pos[den]])
+            elif how == "micro" and m in _MICRO_F1 and all(c in pos for x_ in _MICRO_F1[m] for c in _MICRO_RATIOS[x_]):
+                p_, r_ = (ratio(sums[:, pos[_MICRO_RATIOS[x_][0]]], sums[:, pos[_MICRO_RATIOS[x_][1]]]) for x_ in _MICRO_F1[m])
+                res[:, i] = ratio(2 * p_ * r_, p_ + r_)
+            else:
+                res[:, i] = sums[:, pos[m]] / total
+        return res
+
+    point = statistic(x.sum(axis=0)[None, :], np.array([n], dtype="float64"))[0]
+    samples = bootstrap_statistics(n, lambda w: statistic(w @ x, np.full(w.shape[0], float(n))), n_boot, seed)
+    lo, hi = _percentile_ci(samples, confidence)
+    index = {m: i for i, m in enumerate(present)}
+    for row, m in enumerate(metrics):
+        if m in index:
+            out.loc[row, ["value", "ci_low", "ci_high"]] = [point[index[m]], lo[index[m]], hi[index[m]]]
+    return out

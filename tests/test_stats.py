@@ -1,0 +1,172 @@
+"""kweval.stats against scipy and hand-computed values."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats as sp
+
+from kweval import stats
+
+
+def _rng(seed=1):
+    return np.random.default_rng(seed)
+
+
+def test_bootstrap_ci_matches_scipy_percentile():
+    x = _rng().beta(2, 5, size=300)
+    mean, lo, hi = stats.bootstrap_ci(x, n_boot=4000, seed=3)
+    ref = sp.bootstrap((x,), np.mean, n_resamples=4000, method="percentile", random_state=3).confidence_interval
+    assert mean == pytest.approx(x.mean())
+    # different resamples: agree to Monte Carlo precision (se of the mean ≈ 0.009 here)
+    assert lo == pytest.approx(ref.low, abs=3e-3)
+    assert hi == pytest.approx(ref.high, abs=3e-3)
+    # and the normal-theory interval is close too
+    se = x.std(ddof=1) / np.sqrt(len(x))
+    assert lo == pytest.approx(x.mean() - 1.96 * se, abs=4e-3)
+    assert hi == pytest.approx(x.mean() + 1.96 * se, abs=4e-3)
+
+
+def test_bootstrap_is_seeded_and_columnwise():
+    x = _rng(2).normal(size=(50, 3))
+    a = stats.bootstrap_ci(x, n_boot=500, seed=7)
+    b = stats.bootstrap_ci(x, n_boot=500, seed=7)
+    for u, v in zip(a, b):
+        np.testing.assert_array_equal(u, v)
+    # a column on its own gets the same interval as inside the matrix (same resamples)
+    single = stats.bootstrap_ci(x[:, 1], n_boot=500, seed=7)
+    assert single[1] == pytest.approx(a[1][1])
+    assert single[2] == pytest.approx(a[2][1])
+    assert np.all(a[1] <= a[0]) and np.all(a[0] <= a[2])
+
+
+def test_bootstrap_constant_and_chunking(monkeypatch):
+    mean, lo, hi = stats.bootstrap_ci([0.5] * 10, n_boot=100)
+    assert (mean, lo, hi) == (0.5, 0.5, 0.5)
+    x = _rng(3).random(40)
+    whole = stats.bootstrap_ci(x, n_boot=300, seed=1)
+    monkeypatch.setattr(stats, "_CHUNK_CELLS", 40 * 7)  # chunks of 7 resamples
+    chunked = stats.bootstrap_ci(x, n_boot=300, seed=1)
+    assert whole == pytest.approx(chunked)
+    with pytest.raises(ValueError):
+        stats.bootstrap_ci([1.0, np.nan])
+
+
+def test_bootstrap_ratio():
+    num = np.array([1, 0, 2, 3, 1.0])
+    den = np.array([5, 5, 5, 5, 5.0])
+    point, lo, hi = stats.bootstrap_ci_ratio(num, den, n_boot=1000)
+    assert point == pytest.approx(7 / 25)
+    assert 0 <= lo <= point <= hi <= 3 / 5
+    # equal denominators: the ratio of sums is the mean of num/den, so the intervals coincide
+    m2 = stats.bootstrap_ci(num / den, n_boot=1000)
+    assert (lo, hi) == pytest.approx(m2[1:])
+
+
+def test_paired_bootstrap_is_bootstrap_of_differences():
+    a = _rng(4).random(60)
+    b = a - 0.1 + _rng(5).normal(scale=0.05, size=60)
+    diff, lo, hi = stats.paired_bootstrap_ci(a, b, n_boot=2000)
+    assert diff == pytest.approx(np.mean(a - b))
+    assert lo < diff < hi
+    assert lo > 0  # B is clearly worse
+
+
+def test_randomization_exact_equals_scipy():
+    a = np.array([0.9, 0.4, 0.7, 0.3, 0.8, 0.65, 0.2, 0.55])
+    b = np.array([0.5, 0.45, 0.6, 0.1, 0.7, 0.6, 0.3, 0.2])
+    p = stats.paired_randomization_test(a, b, n_perm=10_000)
+    ref = sp.permutation_test(
+        (a, b), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
+        alternative="two-sided", n_resamples=10_000,
+    ).pvalue
+    assert p == pytest.approx(ref, abs=1e-12)
+    # hand check: 2**8 sign vectors, count |mean| >= observed
+    d = a - b
+    signs = np.array([[1 - 2 * ((c >> i) & 1) for i in range(8)] for c in range(256)])
+    assert p == pytest.approx(np.mean(np.abs(signs @ d) >= abs(d.sum()) - 1e-12))
+
+
+def test_randomization_known_values_and_monte_carlo():
+    # one review, difference 1: the two sign vectors are equally extreme
+    assert stats.paired_randomization_test([1.0], [0.0]) == 1.0
+    # three equal positive differences: only all-plus and all-minus are as extreme: 2/8
+    assert stats.paired_randomization_test([1, 1, 1.0], [0, 0, 0.0]) == pytest.approx(0.25)
+    assert stats.paired_randomization_test([0.3, 0.3], [0.3, 0.3]) == 1.0
+    rng = _rng(6)
+    a = rng.random(200)
+    b = a - 0.2 * rng.random(200)
+    p = stats.paired_randomization_test(a, b, n_perm=2000, seed=1)
+    assert p == pytest.approx(1 / 2001)  # nothing as extreme: the +1 correction
+    a = rng.random(200)
+    b = rng.random(200)
+    p_mc = stats.paired_randomization_test(a, b, n_perm=5000, seed=2)
+    p_t = sp.ttest_rel(a, b).pvalue
+    assert p_mc == pytest.approx(p_t, abs=0.03)  # large n: the two tests agree
+    cols = stats.paired_randomization_test(np.c_[a, a], np.c_[b, a], n_perm=5000, seed=2)
+    assert cols[0] == pytest.approx(p_mc) and cols[1] == 1.0
+
+
+def test_t_test_is_scipy():
+    rng = _rng(7)
+    a, b = rng.random(30), rng.random(30)
+    assert stats.paired_t_test(a, b) == pytest.approx(sp.ttest_rel(a, b).pvalue)
+    assert stats.paired_t_test([0.2, 0.4], [0.2, 0.4]) == 1.0
+    both = stats.paired_t_test(np.c_[a, b], np.c_[b, b])
+    assert both[0] == pytest.approx(sp.ttest_rel(a, b).pvalue) and both[1] == 1.0
+
+
+def test_holm_known_values():
+    # sorted 0.005, 0.01, 0.03, 0.04 → ×4, ×3, ×2, ×1 = 0.02, 0.03, 0.06, 0.04 → monotone: 0.02, 0.03, 0.06, 0.06
+    np.testing.assert_allclose(stats.holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
+    np.testing.assert_allclose(stats.holm([0.5, 0.9]), [1.0, 1.0])
+    out = stats.holm([0.01, np.nan, 0.02])
+    assert np.isnan(out[1])
+    np.testing.assert_allclose(out[[0, 2]], [0.02, 0.02])
+    assert stats.holm([]).shape == (0,)
+
+
+def test_win_tie_loss():
+    assert stats.win_tie_loss([1, 0.5, 0.2, 0.3], [0.5, 0.5, 0.4, 0.3]) == (1, 2, 1)
+    w, t, l = stats.win_tie_loss(np.c_[[1, 0.0], [0, 0.0]], np.c_[[0, 0.0], [1, 0.0]])
+    assert list(w) == [1, 0] and list(t) == [1, 1] and list(l) == [0, 1]
+
+
+def test_paired_comparison_table():
+    rng = _rng(8)
+    a = pd.DataFrame({"ndcg@5": rng.random(80), "recall": rng.random(80)})
+    b = pd.DataFrame({"ndcg@5": a["ndcg@5"] - 0.2, "recall": rng.random(80)})
+    out = stats.paired_comparison(a, b, ["ndcg@5", "recall"], n_boot=500, n_perm=2000)
+    row = out.set_index("metric").loc["ndcg@5"]
+    assert row["diff"] == pytest.approx(0.2)
+    assert row["wins"] == 80 and row["ties"] == 0 and row["losses"] == 0
+    assert row["p_ttest"] < 1e-10
+    np.testing.assert_allclose(out["p_ttest_holm"], stats.holm(out["p_ttest"]))
+    assert (out["p_randomization_holm"] >= out["p_randomization"]).all()
+
+
+def test_bootstrap_summary_ci_macro_and_micro():
+    scores = pd.DataFrame(
+        {
+            "precision": [0.5, 0.0, 1.0],
+            "recall": [0.25, 0.0, 0.5],
+            "f1": [1 / 3, 0.0, 2 / 3],
+            "ndcg@5": [0.7, 0.1, 0.9],
+            "n_matched": [1, 0, 2],
+            "n_pred": [2, 5, 2],
+            "n_gt": [4, 4, 4],
+        }
+    )
+    macro = stats.bootstrap_summary_ci(scores, ["precision", "f1", "ndcg@5", "gt_coverage"], "macro", n_boot=300).set_index("metric")
+    assert macro.loc["precision", "value"] == pytest.approx(0.5)
+    assert macro.loc["ndcg@5", "value"] == pytest.approx(1.7 / 3)
+    assert np.isnan(macro.loc["gt_coverage", "value"])
+    micro = stats.bootstrap_summary_ci(scores, ["precision", "recall", "f1", "ndcg@5"], "micro", n_boot=300).set_index("metric")
+    p, r = 3 / 9, 3 / 12
+    assert micro.loc["precision", "value"] == pytest.approx(p)
+    assert micro.loc["recall", "value"] == pytest.approx(r)
+    assert micro.loc["f1", "value"] == pytest.approx(2 * p * r / (p + r))
+    assert micro.loc["ndcg@5", "value"] == pytest.approx(1.7 / 3)
+    for _, row in micro.iterrows():
+        assert row["ci_low"] <= row["value"] + 1e-12 and row["value"] <= row["ci_high"] + 1e-12
