@@ -611,20 +611,22 @@ def _add_legacy_semantic(table: pd.DataFrame, todo: list, gts: dict[str, list[st
 # --------------------------------------------------------------------------------------------
 
 
-def _winner(values: pd.Series, models: pd.Series) -> str:
-    """The model with the highest value ("a = b" for a tie; "" when all are NaN)."""
+def _winner(values: pd.Series, models: pd.Series, decimals: int | None = 4) -> str:
+    """The model with the highest value ("a = b" for a tie at `decimals` places; "" when all are NaN)."""
     if values.isna().all():
         return ""
-    best = values.max()
-    return " = ".join(models[np.isclose(values, best, rtol=0, atol=1e-12)].tolist())
+    shown = values.round(decimals) if decimals is not None else values
+    return " = ".join(models[(shown == shown.max()).to_numpy()].tolist())
 
 
-def legacy_vs_corrected(dataset: Dataset, options: EvalOptions | None = None) -> pd.DataFrame:
+def legacy_vs_corrected(dataset: Dataset, options: EvalOptions | None = None, decimals: int | None = 4) -> pd.DataFrame:
     """Legacy and corrected (macro) values side by side, one row per movie × metric × model.
 
     Columns: movie, metric, model, legacy, corrected, difference (corrected − legacy),
     legacy_winner, corrected_winner (the best model of that movie × metric under
-    each mode), flips (the winner differs).  Only metrics legacy mode computes.
+    each mode; models equal at `decimals` places — the precision tables are
+    published with — tie, "a = b"), flips (the winner differs).  Only metrics
+    legacy mode computes.
     """
     from kweval.aggregate import aggregate
     from kweval.evaluate import EvalOptions, evaluate
@@ -648,8 +650,8 @@ def legacy_vs_corrected(dataset: Dataset, options: EvalOptions | None = None) ->
             {
                 "movie": movie,
                 "metric": metric,
-                "legacy_winner": _winner(frame["legacy"], frame["model"]),
-                "corrected_winner": _winner(frame["corrected"], frame["model"]),
+                "legacy_winner": _winner(frame["legacy"], frame["model"], decimals),
+                "corrected_winner": _winner(frame["corrected"], frame["model"], decimals),
             }
         )
     out = out.merge(pd.DataFrame(winners), on=["movie", "metric"], how="left")
