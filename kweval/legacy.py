@@ -983,18 +983,21 @@ def find_semantic_padding_example(
     enc = legacy_encoder()
     gt_emb = enc.embed_batches([gt])[0]
     padded = enc.embed_batches([batches[i] for i in keep])
+    unique = list(dict.fromkeys(kw for i in keep for kw in batches[i]))
+    alone = dict(zip(unique, (v[0] for v in enc.embed_batches([[kw] for kw in unique]))))
+    best_alone = {kw: float((vec @ gt_emb.T).max()) for kw, vec in alone.items()}
     best = None
     for slot, i in enumerate(keep):
         batch = batches[i]
         lengths = enc.lengths(batch)
         if len(set(lengths)) < 2:
             continue
-        alone = enc.embed_batches([[kw] for kw in batch])
+        best_padded = (padded[slot] @ gt_emb.T).max(axis=1)
         for t, kw in enumerate(batch):
             if lengths[t] == max(lengths):
                 continue
-            s_pad = float((padded[slot][t] @ gt_emb.T).max())
-            s_alone = float((alone[t][0] @ gt_emb.T).max())
+            s_pad = float(best_padded[t])
+            s_alone = best_alone[kw]
             crosses = (s_pad > LEGACY_SEMANTIC_THRESHOLD) != (s_alone > LEGACY_SEMANTIC_THRESHOLD)
             rank = (crosses, abs(s_pad - s_alone))
             if best is None or rank > best[0]:
@@ -1004,7 +1007,7 @@ def find_semantic_padding_example(
     (crosses, _), i, slot, t, kw, s_pad, s_alone = best
     batch = batches[i]
     at = {thr: seed001_semantic(padded[slot], gt_emb, thr) for thr in (LEGACY_SEMANTIC_THRESHOLD, NOTEBOOK_DEFAULT_THRESHOLD)}
-    alone_vec = enc.embed_batches([[kw]])[0][0]
+    alone_vec = alone[kw]
     masked_vec = enc.embed_masked([kw])[0]
     return {
         "movie": movie,
