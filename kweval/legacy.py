@@ -43,7 +43,6 @@ Pred = tuple[str, float]
 LEGACY_SEMANTIC_THRESHOLD = 0.5
 # the single-movie semantic cell of seed 001 uses the function's default, 0.75
 NOTEBOOK_DEFAULT_THRESHOLD = 0.75
-LEGACY_NOT_COMPUTED = ("p@{k}", "ap@{k}", "rr", "gt_coverage")
 
 # Defect 4: ASCII-only normalization.  Anything outside [a-zA-Z0-9] and whitespace is
 # deleted (accented letters included), case is lowered with str.lower (no casefold,
