@@ -104,10 +104,27 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--fail-under", type=_threshold, action="append", default=[], metavar="METRIC=VALUE", help="exit 1 if an ALL row's METRIC is below VALUE (repeatable)")
     ev.add_argument("--quiet", action="store_true", help="do not print skipped/cleaned data messages")
 
+    em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
+    em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
+    em.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
+    em.add_argument("--batch-size", type=_positive_int, default=256)
+
+    ca = sub.add_parser("cache", help="inspect or clear the embedding cache (KWEVAL_CACHE_DIR)")
+    ca.add_argument("action", choices=["info", "clear"])
+    ca.add_argument("--embedding-model", help="with clear: only this model's store")
+
     cv = sub.add_parser("convert", help="convert a dataset (e.g. DNLP pickles) to the tidy layout")
     cv.add_argument("src", help="dataset folder (any layout)")
     cv.add_argument("dst", help="output folder")
     cv.add_argument("--format", choices=["parquet", "csv"], default="parquet")
+
+    sy = sub.add_parser("synth", help="write a synthetic dataset (for benchmarks and tests)")
+    sy.add_argument("out", help="output folder")
+    sy.add_argument("--movies", type=_positive_int, default=6, help="number of movies (default 6)")
+    sy.add_argument("--reviews-per-movie", type=_positive_int, default=1000, help="reviews per movie (default 1000)")
+    sy.add_argument("--models", type=_positive_int, default=3, help="number of models (default 3)")
+    sy.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same dataset (default 0)")
+    sy.add_argument("--layout", choices=["tidy", "dnlp"], default="tidy", help="tidy Parquet tables (default) or DNLP pickles")
     return parser
 
 
@@ -238,7 +255,79 @@ def cmd_convert(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"evaluate": cmd_evaluate, "convert": cmd_convert}
+def cmd_embed(args: argparse.Namespace) -> int:
+    from kweval.data import load_dataset
+    from kweval.evaluate import clean_ground_truth
+    from kweval.text import normalize
+    from kweval import semantic
+    from kweval.cache import EmbeddingStore
+
+    dataset = load_dataset(args.data)
+    for line in _problem_lines(dataset.problems):
+        print(line, file=sys.stderr)
+    keywords = dataset.predictions["keyword"].dropna().unique().tolist()
+    texts = [normalize(k) for k in keywords if isinstance(k, str)]
+    texts += clean_ground_truth(dataset.ground_truth)["norm"].tolist()
+    texts = [t for t in dict.fromkeys(texts) if t]
+    store = EmbeddingStore(args.embedding_model)
+    progress = _tqdm_counter(len(texts)) if sys.stderr.isatty() else None
+    semantic.embed_texts(texts, model_id=args.embedding_model, store=store, batch_size=args.batch_size, progress=progress)
+    print(f"{len(texts)} keyword(s): {store.hits} already cached, {store.misses} embedded; store {store.path}")
+    return 0
+
+
+def _tqdm_counter(total: int):
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc="embedding", unit="kw", file=sys.stderr)
+
+    def update(done: int, _total: int) -> None:
+        bar.n = done
+        bar.refresh()
+        if done >= _total:
+            bar.close()
+
+    return update
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    from kweval.cache import cache_clear, cache_dir, cache_info
+
+    if args.action == "clear":
+        removed = cache_clear(model_id=args.embedding_model)
+        print(f"removed {removed} store(s) from {cache_dir()}")
+        return 0
+    stores = cache_info()
+    print(f"cache directory: {cache_dir()}")
+    if not stores:
+        print("no embedding store yet (run `kweval embed DATA`)")
+    for info in stores:
+        print(f"{info['model_id']}: {info['entries']} embedding(s), dim {info['dimension']}, {info['bytes'] / 1e6:.1f} MB, {info['path']}")
+    return 0
+
+
+def cmd_synth(args: argparse.Namespace) -> int:
+    import time
+
+    from kweval.synth import synthesize, write_synthetic
+
+    start = time.perf_counter()
+    dataset = synthesize(args.movies, args.reviews_per_movie, args.models, seed=args.seed)
+    made = time.perf_counter()
+    written = write_synthetic(dataset, Path(args.out), args.layout)
+    done = time.perf_counter()
+    for path in written:
+        print(path)
+    print(
+        f"kweval: synth: {len(dataset.reviews)} review(s), {len(dataset.models)} model(s), "
+        f"{len(dataset.predictions)} prediction row(s), {len(dataset.ground_truth)} GT keyword(s) "
+        f"({args.layout}; generated in {made - start:.1f} s, written in {done - made:.1f} s)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+COMMANDS = {"evaluate": cmd_evaluate, "convert": cmd_convert, "embed": cmd_embed, "cache": cmd_cache, "synth": cmd_synth}
 
 
 def main(argv: list[str] | None = None) -> int:

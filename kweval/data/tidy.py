@@ -185,6 +185,10 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
     directions: dict[str, str] = {}
     if "models" in frames:
         md = frames["models"]
+        # the models table, when given, decides the display order
+        model_order = [m for m in dict.fromkeys(md["model"]) if isinstance(m, str)] + [
+            m for m in model_order if m not in set(md["model"])
+        ]
         for name, direction in zip(md["model"], md["score_direction"] if "score_direction" in md else ["higher"] * len(md)):
             if not isinstance(name, str):
                 continue
@@ -192,8 +196,6 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
                 problems.append(Problem("models", f"model {name!r}: score_direction {direction!r} is not higher/lower; using higher"))
                 direction = "higher"
             directions[name] = direction
-            if name not in model_order:
-                model_order.append(name)
     models = pd.DataFrame({"model": model_order, "score_direction": [directions.get(m, "higher") for m in model_order]}, columns=MODEL_COLUMNS)
     return Dataset(movies, reviews, predictions, ground_truth, models, problems, source=origin)
 
