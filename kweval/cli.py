@@ -129,7 +129,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def _problem_lines(problems) -> list[str]:
-    return [f"kweval: skipped {p.source}: {p.reason}" for p in problems]
+    return [f"kweval: {p.source}: {p.reason}" for p in problems]
 
 
 def _select(available: list[str], wanted: list[str] | None, what: str) -> list[str] | None:
