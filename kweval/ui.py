@@ -1,0 +1,430 @@
+"""Helpers for the dashboard that need no Streamlit: escaping, highlighting, URL state, explorer tables.
+
+Review text, keywords, titles, movie and model names and file names are user
+content.  Everything here that returns HTML escapes that content with
+`html.escape` first; `md` makes a value safe inside Markdown as well (HTML
+escaped, Markdown and LaTeX punctuation backslash-escaped).  Nothing here
+computes a metric: the explorer tables only reshape `Evaluation.scores` and
+`Evaluation.keywords`.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from kweval.evaluate import AGGREGATIONS
+from kweval.matching import MATCH_MODES
+
+# ----------------------------------------------------------------------------------------------
+# escaping
+
+
+def esc(value: object) -> str:
+    """HTML-escaped text of `value` (None and NaN become "")."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    return html.escape(str(value), quote=True)
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$^=:])")
+
+
+def md(value: object) -> str:
+    """`value` as literal text inside Markdown: HTML escaped, Markdown/LaTeX punctuation backslash-escaped."""
+    if value is None or (isinstance(value, float) and value != value):
+        return ""
+    text = _MD_SPECIAL.sub(r"\\\1", str(value)).replace("\n", " ")
+    return html.escape(text, quote=True)
+
+
+# ----------------------------------------------------------------------------------------------
+# highlighting
+
+_STOPWORDS = frozenset(
+    "a an and are as at be but by for from has he her his i in is it its of on or she so that the their they "
+    "this to was were what when which who will with you your not no".split()
+)
+_WORD = re.compile(r"\w+")
+
+
+def keyword_patterns(keyword: str) -> list[re.Pattern[str]]:
+    """Case-insensitive patterns finding `keyword` in a text: the whole phrase, then each content word."""
+    words = _WORD.findall(keyword or "")
+    if not words:
+        return []
+    patterns = [re.compile(r"(?<!\w)" + r"\W+".join(re.escape(w) for w in words) + r"(?!\w)", re.IGNORECASE)]
+    if len(words) > 1:
+        for w in dict.fromkeys(w.casefold() for w in words):
+            if len(w) > 1 and w not in _STOPWORDS:
+                patterns.append(re.compile(r"(?<!\w)" + re.escape(w) + r"(?!\w)", re.IGNORECASE))
+    return patterns
+
+
+def match_spans(text: str, keywords: Mapping[str, str] | Iterable[str]) -> list[tuple[int, int, str]]:
+    """Merged, sorted (start, end, tooltip) spans of `text` where the keywords' words occur.
+
+    `keywords` maps each keyword to its tooltip (or is a plain iterable of
+    keywords).  Overlapping spans are merged and their tooltips joined.
+    """
+    if not text:
+        return []
+    items = keywords.items() if isinstance(keywords, Mapping) else ((k, k) for k in keywords)
+    raw: list[tuple[int, int, str]] = []
+    for keyword, tip in items:
+        for pattern in keyword_patterns(keyword):
+            raw.extend((m.start(), m.end(), tip) for m in pattern.finditer(text) if m.end() > m.start())
+    raw.sort()
+    merged: list[list] = []
+    for start, end, tip in raw:
+        if merged and start < merged[-1][1]:
+            last = merged[-1]
+            last[1] = max(last[1], end)
+            if tip not in last[2]:
+                last[2].append(tip)
+        else:
+            merged.append([start, end, [tip]])
+    return [(s, e, "; ".join(t)) for s, e, t in merged]
+
+
+def highlight(text: str | None, keywords: Mapping[str, str] | Iterable[str]) -> str:
+    """`text` as escaped HTML with every matched keyword's words wrapped in <mark title=...>."""
+    if not isinstance(text, str) or not text:
+        return ""
+    out: list[str] = []
+    pos = 0
+    for start, end, tip in match_spans(text, keywords):
+        out.append(esc(text[pos:start]))
+        out.append(f'<mark title="{esc(tip)}">{esc(text[start:end])}</mark>')
+        pos = end
+    out.append(esc(text[pos:]))
+    return "".join(out)
+
+
+def review_html(text: str | None, keywords: Mapping[str, str] | Iterable[str], max_height: int = 320) -> str:
+    """A scrollable block of the highlighted review text (newlines kept)."""
+    body = highlight(text, keywords) or "<em>(no review text in this dataset)</em>"
+    return (
+        f'<div class="kw-review" style="white-space:pre-wrap;max-height:{int(max_height)}px;overflow-y:auto;'
+        f'line-height:1.5;padding:0.25rem 0">{body}</div>'
+    )
+
+
+def keyword_list_html(rows: pd.DataFrame, k: int) -> str:
+    """One model's ranked keywords (rows with position, keyword, gt_rank, gt_keyword) as an escaped HTML list.
+
+    Matched keywords show the GT keyword they took and its 0-based GT rank;
+    unmatched ones say so; positions at or beyond k are marked (they do not
+    count for the @k metrics).
+    """
+    if rows.empty:
+        return '<div class="kw-list"><em>empty output</em></div>'
+    items = []
+    for pos, kw, rank, gt_kw in zip(rows["position"], rows["keyword"], rows["gt_rank"], rows["gt_keyword"]):
+        beyond = ' <span style="opacity:0.6">(beyond k)</span>' if int(pos) >= k else ""
+        if int(rank) >= 0:
+            items.append(
+                f'<li><mark>{esc(kw)}</mark> → <b>{esc(gt_kw)}</b> '
+                f'<span class="kw-gt">(GT rank {int(rank)})</span>{beyond}</li>'
+            )
+        else:
+            items.append(f'<li><span style="opacity:0.75">{esc(kw)}</span> <span class="kw-unmatched">— unmatched</span>{beyond}</li>')
+    return f'<ol class="kw-list" start="0" style="margin:0;padding-left:1.6rem">{"".join(items)}</ol>'
+
+
+def matched_tooltips(keywords: pd.DataFrame) -> dict[str, str]:
+    """{predicted keyword: "model: GT keyword (GT rank j)"} for the matched rows of `keywords`."""
+    tips: dict[str, list[str]] = {}
+    matched = keywords[keywords["gt_rank"] >= 0]
+    for model, kw, rank, gt_kw in zip(matched["model"], matched["keyword"], matched["gt_rank"], matched["gt_keyword"]):
+        tips.setdefault(str(kw), []).append(f"{model}: {gt_kw} (GT rank {int(rank)})")
+    return {kw: ", ".join(v) for kw, v in tips.items()}
+
+
+# ----------------------------------------------------------------------------------------------
+# selection <-> URL query parameters
+
+AGG_DEFAULT = "macro"
+MATCH_DEFAULT = "approx"
+K_DEFAULT = 5
+K_MAX = 50
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the sidebar selects; it round-trips through the URL query parameters."""
+
+    movie: str
+    models: tuple[str, ...]
+    k: int = K_DEFAULT
+    agg: str = AGG_DEFAULT
+    match: str = MATCH_DEFAULT
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    def params(self) -> dict[str, str]:
+        return {"movie": self.movie, "models": ",".join(self.models), "k": str(self.k), "agg": self.agg, "match": self.match}
+
+
+SELECTION_KEYS = ("movie", "models", "k", "agg", "match")
+
+
+def _first(value: object) -> str | None:
+    if isinstance(value, (list, tuple)):
+        value = value[-1] if value else None
+    return None if value is None else str(value)
+
+
+def resolve_selection(
+    sources: Sequence[Mapping[str, object]],
+    movies: Sequence[str],
+    models: Sequence[str],
+) -> Selection:
+    """The selection from the first source that holds a valid value for each key (URL first, then session).
+
+    Invalid values are skipped with a note (shown to the user); defaults:
+    the first movie (``ALL`` stands for every movie), every model, k=5,
+    macro, approx.
+    """
+    notes: list[str] = []
+
+    def pick(key: str, parse):
+        for src in sources:
+            raw = _first(src.get(key))
+            if raw is None or raw == "":
+                continue
+            value = parse(raw)
+            if value is None:
+                notes.append(f"ignored {key}={raw!r}")
+                continue
+            return value
+        return None
+
+    def parse_movie(raw: str):
+        return raw if raw in movies or raw == "ALL" else None
+
+    def parse_models(raw: str):
+        chosen = [m for m in dict.fromkeys(s.strip() for s in raw.split(",")) if m in models]
+        return tuple(chosen) or None
+
+    def parse_k(raw: str):
+        try:
+            k = int(raw)
+        except ValueError:
+            return None
+        return k if 1 <= k <= K_MAX else None
+
+    movie = pick("movie", parse_movie) or (movies[0] if movies else "ALL")
+    chosen = pick("models", parse_models) or tuple(models)
+    k = pick("k", parse_k) or K_DEFAULT
+    agg = pick("agg", lambda r: r if r in AGGREGATIONS else None) or AGG_DEFAULT
+    match = pick("match", lambda r: r if r in MATCH_MODES else None) or MATCH_DEFAULT
+    return Selection(movie, chosen, k, agg, match, tuple(notes))
+
+
+def page_params(selection: Selection, **extra: object) -> dict[str, str]:
+    """Query parameters of a link to a page with this selection plus page-specific ones (None dropped)."""
+    out = selection.params()
+    out.update({k: str(v) for k, v in extra.items() if v is not None and v != ""})
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# explorer tables (reshaping only)
+
+SORTS = ("review order", "lowest nDCG", "largest disagreement", "most matched")
+
+
+def review_table(
+    scores: pd.DataFrame,
+    reviews: pd.DataFrame,
+    movie: str,
+    models: Sequence[str],
+    metric: str,
+) -> pd.DataFrame:
+    """One row per evaluated review of `movie` (every movie for ALL): its metadata and each model's `metric`.
+
+    Columns: movie, review_id, title, rating, length, text, then
+    ``{metric}·{model}`` and ``matched·{model}`` per model (NaN where the model
+    skipped the review), and ``n_matched_total``.
+    """
+    sc = scores[scores["model"].isin(models)]
+    if movie != "ALL":
+        sc = sc[sc["movie"] == movie]
+    wide = sc.pivot_table(index=["movie", "review_id"], columns="model", values=[metric, "n_matched"], sort=False, aggfunc="first")
+    keys = sc[["movie", "review_id"]].drop_duplicates()
+    out = keys.reset_index(drop=True)
+    index = pd.MultiIndex.from_frame(out)
+    for model in models:
+        out[f"{metric}·{model}"] = wide[(metric, model)].reindex(index).to_numpy() if (metric, model) in wide else float("nan")
+        out[f"matched·{model}"] = wide[("n_matched", model)].reindex(index).to_numpy() if ("n_matched", model) in wide else float("nan")
+    out["n_matched_total"] = out[[f"matched·{m}" for m in models]].sum(axis=1, min_count=0) if models else 0
+    rv = reviews.drop_duplicates(["movie", "review_id"]).set_index(["movie", "review_id"])
+    meta = rv.reindex(index)
+    out.insert(2, "title", meta["title"].to_numpy() if "title" in meta else None)
+    out.insert(3, "rating", meta["rating"].to_numpy() if "rating" in meta else float("nan"))
+    text = meta["text"] if "text" in meta else pd.Series([None] * len(out))
+    out.insert(4, "length", text.map(lambda t: len(t) if isinstance(t, str) else 0).to_numpy())
+    out.insert(5, "text", text.to_numpy())
+    return out
+
+
+def filter_reviews(
+    table: pd.DataFrame,
+    metric: str,
+    models: Sequence[str],
+    sort: str = "review order",
+    query: str = "",
+    nothing_matched: bool = False,
+    pair: tuple[str, str] | None = None,
+) -> pd.DataFrame:
+    """Filter and sort a `review_table`.
+
+    - ``query``: case-insensitive substring of the text, title or review id.
+    - ``nothing_matched``: only reviews where no selected model matched a GT keyword.
+    - sorts: review order; lowest `metric` (mean over the models); largest
+      disagreement (|A − B| for `pair`, else max − min over the models);
+      most matched keywords.
+    """
+    out = table
+    if query:
+        q = query.casefold()
+        hay = (
+            out["text"].fillna("").astype(str).str.casefold()
+            + "\x00" + out["title"].fillna("").astype(str).str.casefold()
+            + "\x00" + out["review_id"].astype(str).str.casefold()
+        )
+        out = out[hay.str.contains(q, regex=False)]
+    if nothing_matched:
+        out = out[out["n_matched_total"].fillna(0) == 0]
+    cols = [f"{metric}·{m}" for m in models if f"{metric}·{m}" in out]
+    if sort == "lowest nDCG" and cols:
+        key = out[cols].mean(axis=1)
+        out = out.assign(_key=key).sort_values("_key", kind="stable", na_position="last").drop(columns="_key")
+    elif sort == "largest disagreement" and cols:
+        if pair and all(f"{metric}·{m}" in out for m in pair):
+            key = (out[f"{metric}·{pair[0]}"] - out[f"{metric}·{pair[1]}"]).abs()
+        else:
+            key = out[cols].max(axis=1) - out[cols].min(axis=1)
+        out = out.assign(_key=key).sort_values("_key", ascending=False, kind="stable", na_position="last").drop(columns="_key")
+    elif sort == "most matched":
+        out = out.sort_values("n_matched_total", ascending=False, kind="stable")
+    return out
+
+
+def paginate(table: pd.DataFrame, page: int, per_page: int) -> tuple[pd.DataFrame, int, int]:
+    """(rows of `page` (1-based, clamped), the clamped page, the number of pages)."""
+    n_pages = max(1, -(-len(table) // per_page))
+    page = min(max(1, int(page)), n_pages)
+    return table.iloc[(page - 1) * per_page : page * per_page], page, n_pages
+
+
+# ----------------------------------------------------------------------------------------------
+# dataset identity and overview
+
+
+def dataset_hash(dataset) -> str:
+    """A stable content hash of a Dataset (every table's values and columns, problems, source): the cache key."""
+    import hashlib
+
+    h = hashlib.sha256()
+    for name in ("movies", "reviews", "predictions", "ground_truth", "models"):
+        frame: pd.DataFrame = getattr(dataset, name)
+        h.update(name.encode())
+        h.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
+        h.update(str(len(frame)).encode())
+        if len(frame):
+            # object columns may mix None/str/float: hash their string form so any cell content works
+            safe = frame.copy()
+            for col in safe.columns:
+                if safe[col].dtype == object:
+                    safe[col] = safe[col].map(lambda v: "\x00<NA>" if v is None or (isinstance(v, float) and v != v) else f"{type(v).__name__}:{v}")
+            h.update(pd.util.hash_pandas_object(safe, index=False).to_numpy().tobytes())
+    h.update(repr([str(p) for p in dataset.problems]).encode())
+    h.update(str(dataset.source).encode())
+    return h.hexdigest()
+
+
+def dataset_overview(dataset, evaluation) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per movie: title, reviews, GT keywords, evaluated review × model pairs, skipped;
+    per model: score direction, predicted keywords, evaluated reviews, skipped reviews)."""
+    movies = dataset.movies[["movie", "title"]].copy()
+    n_rev = dataset.reviews.groupby("movie").size()
+    n_gt = evaluation.ground_truth.groupby("movie").size()
+    n_pairs = evaluation.scores.groupby("movie").size()
+    n_skip = evaluation.skipped.groupby("movie").size() if len(evaluation.skipped) else pd.Series(dtype="int64")
+    movies["reviews"] = movies["movie"].map(n_rev).fillna(0).astype("int64")
+    movies["gt_keywords"] = movies["movie"].map(n_gt).fillna(0).astype("int64")
+    movies["evaluated_pairs"] = movies["movie"].map(n_pairs).fillna(0).astype("int64")
+    movies["skipped_pairs"] = movies["movie"].map(n_skip).fillna(0).astype("int64")
+    models = dataset.models[["model", "score_direction"]].copy()
+    kw = evaluation.keywords.groupby("model").size()
+    ev = evaluation.scores.groupby("model").size()
+    sk = evaluation.skipped.groupby("model").size() if len(evaluation.skipped) else pd.Series(dtype="int64")
+    models["keywords"] = models["model"].map(kw).fillna(0).astype("int64")
+    models["evaluated_reviews"] = models["model"].map(ev).fillna(0).astype("int64")
+    models["skipped_reviews"] = models["model"].map(sk).fillna(0).astype("int64")
+    return movies, models
+
+
+def slice_labels(scores: pd.DataFrame, reviews: pd.DataFrame, by: str) -> pd.Series | None:
+    """An ordered categorical label per row of `scores`: its review's rating band or text-length quartile.
+
+    None when the data has no ratings (or no texts).
+    """
+    rv = reviews.drop_duplicates(["movie", "review_id"]).set_index(["movie", "review_id"])
+    idx = pd.MultiIndex.from_frame(scores[["movie", "review_id"]])
+    if by == "rating":
+        if "rating" not in rv or pd.to_numeric(rv["rating"], errors="coerce").notna().sum() == 0:
+            return None
+        values = pd.Series(pd.to_numeric(rv["rating"], errors="coerce").reindex(idx).to_numpy())
+        names = ["rating ≤ 4", "rating 5–7", "rating ≥ 8"]
+        labels = pd.cut(values, bins=[-float("inf"), 4, 7, float("inf")], labels=names)
+        missing = "no rating"
+    elif by == "length":
+        if "text" not in rv or rv["text"].notna().sum() == 0:
+            return None
+        values = pd.Series(rv["text"].map(lambda t: len(t) if isinstance(t, str) else float("nan")).reindex(idx).to_numpy(dtype="float64"))
+        if values.notna().sum() < 4:
+            return None
+        edges = sorted(set(int(round(e)) for e in values.quantile([0.25, 0.5, 0.75])))
+        bins = [-float("inf"), *edges, float("inf")]
+        names = [f"≤ {edges[0]} chars"] + [f"{a + 1}–{b} chars" for a, b in zip(edges, edges[1:])] + [f"> {edges[-1]} chars"]
+        labels = pd.cut(values, bins=bins, labels=names)
+        missing = "no text"
+    else:
+        raise ValueError(f"unknown slice {by!r}; choose rating or length")
+    labels = labels.cat.add_categories([missing]).fillna(missing)
+    return labels.set_axis(scores.index)
+
+
+def sliced_evaluation(evaluation, labels: pd.Series):
+    """The evaluation with each score row's movie replaced by its slice label, for `kweval.aggregate`.
+
+    Movie-level results (gt_coverage, skipped pairs) do not apply to slices and are left empty.
+    """
+    import dataclasses
+
+    present = set(labels.astype(str))
+    order = [str(c) for c in labels.cat.categories if str(c) in present] if hasattr(labels, "cat") else sorted(present)
+    scores = evaluation.scores.assign(movie=labels.astype(str).to_numpy())
+    coverage = pd.DataFrame({"movie": pd.Series(dtype=object), "model": pd.Series(dtype=object), "n_gt": pd.Series(dtype="int64"), "n_covered": pd.Series(dtype="int64"), "gt_coverage": pd.Series(dtype="float64")})
+    skipped = evaluation.skipped.iloc[0:0]
+    return dataclasses.replace(evaluation, scores=scores, movies=order, coverage=coverage, skipped=skipped)
+
+
+def paired_scores(scores: pd.DataFrame, a: str, b: str, metrics: Sequence[str], metric: str | None = None) -> pd.DataFrame:
+    """Reviews both models were evaluated on, with A's and B's metrics side by side (suffixes _a, _b).
+
+    With `metric`, adds ``difference`` = B − A of that metric (for sorting and plotting).
+    """
+    key = ["movie", "review_id"]
+    left = scores[scores["model"] == a][key + list(metrics)]
+    right = scores[scores["model"] == b][key + list(metrics)]
+    both = left.merge(right, on=key, suffixes=("_a", "_b"))
+    if metric is not None:
+        both["difference"] = both[f"{metric}_b"] - both[f"{metric}_a"]
+    return both

@@ -1,0 +1,125 @@
+"""kweval.ui: escaping, highlighting, URL state and explorer tables (no Streamlit)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from kweval import ui
+from kweval.evaluate import EvalOptions, evaluate
+from tests.helpers import make_dataset
+
+XSS = "<img src=x onerror=alert(1)>"
+
+
+def test_escaping():
+    assert ui.esc(XSS) == "&lt;img src=x onerror=alert(1)&gt;"
+    assert ui.esc(None) == "" and ui.esc(float("nan")) == ""
+    assert ui.esc('"a" & \'b\'') == "&quot;a&quot; &amp; &#x27;b&#x27;"
+    m = ui.md(XSS + " **bold** $x$ [l](javascript:x)")
+    assert "<img" not in m and "&lt;img" in m
+    assert r"\*\*bold\*\*" in m and r"\$x\$" in m and r"\[l\]\(javascript:x\)" not in m  # ':' escaped too
+    assert r"\[l\]\(javascript\:x\)" in m
+
+
+def test_highlight_case_insensitive_words_and_phrases():
+    text = "Darth Vader rises. The dark side of VADER; darth-vader again."
+    out = ui.highlight(text, {"darth vader": "GT rank 0"})
+    assert out.count("<mark") == 3  # "Darth Vader", "VADER", "darth-vader" (phrase), no stray partial words
+    assert '<mark title="GT rank 0">Darth Vader</mark>' in out
+    assert "<mark title=\"GT rank 0\">VADER</mark>" in out
+    assert '<mark title="GT rank 0">darth-vader</mark>' in out
+    # words inside other words are not marked
+    assert "<mark" not in ui.highlight("invaders", ["vader"])
+    # stopwords of a phrase are not marked alone
+    assert ui.highlight("the force, the end", ["the force"]).count("<mark") == 1
+
+
+def test_highlight_escapes_text_keywords_and_tooltips():
+    text = f"Nice {XSS} movie about fraud & <b>scams</b>"
+    out = ui.highlight(text, {"fraud": f"base: {XSS}", "img": "x"})
+    assert "<img" not in out and "<b>" not in out
+    assert "&lt;img" in out and "&amp;" in out
+    assert 'title="base: &lt;img src=x onerror=alert(1)&gt;"' in out
+    # a keyword that is itself markup is found in the text and stays escaped
+    out2 = ui.highlight(text, [XSS])
+    assert "<img" not in out2 and "<mark" in out2
+
+
+def test_overlapping_spans_merge():
+    spans = ui.match_spans("star wars saga", {"star wars": "a", "wars saga": "b"})
+    assert spans == [(0, 14, "a; b")]
+    assert ui.highlight("", ["x"]) == "" and ui.highlight(None, ["x"]) == ""
+    assert "no review text" in ui.review_html(None, [])
+
+
+def test_keyword_list_html():
+    rows = pd.DataFrame(
+        {"position": [0, 1, 2], "keyword": ["scam", XSS, "fraud"], "gt_rank": [2, -1, 0], "gt_keyword": ["scam", None, "fraud"]}
+    )
+    out = ui.keyword_list_html(rows, k=2)
+    assert "GT rank 2" in out and "GT rank 0" in out and "unmatched" in out
+    assert "<img" not in out and "&lt;img" in out
+    assert out.count("beyond k") == 1
+    assert "empty output" in ui.keyword_list_html(rows.iloc[:0], 5)
+
+
+def test_resolve_selection_precedence_and_validation():
+    movies, models = ["m1", "m2"], ["base", "yake", "rr"]
+    sel = ui.resolve_selection([{"movie": "m2", "models": "yake,nope,base", "k": "10", "agg": "micro", "match": "stem"}], movies, models)
+    assert sel == ui.Selection("m2", ("yake", "base"), 10, "micro", "stem")
+    assert sel.params() == {"movie": "m2", "models": "yake,base", "k": "10", "agg": "micro", "match": "stem"}
+    # invalid URL values fall back to the session, then to defaults, with a note
+    sel = ui.resolve_selection([{"movie": "zzz", "k": "0", "agg": "x"}, {"movie": "m1", "k": 7}], movies, models)
+    assert (sel.movie, sel.models, sel.k, sel.agg, sel.match) == ("m1", tuple(models), 7, "macro", "approx")
+    assert any("movie" in n for n in sel.notes) and any("k=" in n for n in sel.notes)
+    assert ui.resolve_selection([{"movie": ["m1", "ALL"]}], movies, models).movie == "ALL"
+    assert ui.resolve_selection([], [], []).movie == "ALL"
+    assert ui.page_params(sel, review="r1", q=None)["review"] == "r1"
+
+
+@pytest.fixture()
+def evaluation():
+    ds = make_dataset(
+        {"m": ["fraud", "poverty", "scam"], "n": ["space"]},
+        {
+            ("m", "r1", "a"): [("scam", 0.9), ("family", 0.5)],
+            ("m", "r1", "b"): [("family", 0.9)],
+            ("m", "r2", "a"): [("poverty", 0.9)],
+            ("m", "r2", "b"): [("poverty", 0.9), ("fraud", 0.2)],
+            ("m", "r3", "a"): [("nothing", 0.9)],
+            ("m", "r3", "b"): None,
+            ("n", "s1", "a"): [("space", 1.0)],
+        },
+        texts={("m", "r1"): "A scam about a family.", ("m", "r2"): "Poverty and FRAUD.", ("m", "r3"): "Nothing here."},
+    )
+    return ds, evaluate(ds, EvalOptions(k=5))
+
+
+def test_review_table_filter_sort_paginate(evaluation):
+    ds, ev = evaluation
+    t = ui.review_table(ev.scores, ds.reviews, "m", ["a", "b"], "ndcg@5")
+    assert t["review_id"].tolist() == ["r1", "r2", "r3"]
+    assert t["length"].tolist() == [len("A scam about a family."), len("Poverty and FRAUD."), len("Nothing here.")]
+    assert pd.isna(t.loc[2, "ndcg@5·b"])  # b skipped r3
+    assert t.loc[0, "matched·b"] == 0 and t.loc[1, "matched·b"] == 2
+    scores = ev.scores.set_index(["review_id", "model"])
+    assert t.loc[1, "ndcg@5·a"] == pytest.approx(scores.loc[("r2", "a"), "ndcg@5"])
+    assert ui.filter_reviews(t, "ndcg@5", ["a", "b"], query="fraud")["review_id"].tolist() == ["r2"]
+    assert ui.filter_reviews(t, "ndcg@5", ["a", "b"], nothing_matched=True)["review_id"].tolist() == ["r3"]
+    low = ui.filter_reviews(t, "ndcg@5", ["a", "b"], sort="lowest nDCG")["review_id"].tolist()
+    assert low[0] == "r3"
+    dis = ui.filter_reviews(t, "ndcg@5", ["a", "b"], sort="largest disagreement", pair=("a", "b"))["review_id"].tolist()
+    assert dis == ["r2", "r1", "r3"]  # |a − b|: 0.38, 0.30; r3 (b skipped) last
+    page, p, n = ui.paginate(t, 5, 2)
+    assert (p, n, page["review_id"].tolist()) == (2, 2, ["r3"])
+    every = ui.review_table(ev.scores, ds.reviews, "ALL", ["a"], "ndcg@5")
+    assert set(every["movie"]) == {"m", "n"}
+
+
+def test_matched_tooltips(evaluation):
+    _, ev = evaluation
+    kw = ev.keywords[ev.keywords["review_id"] == "r2"]
+    tips = ui.matched_tooltips(kw)
+    assert tips["poverty"] == "a: poverty (GT rank 1), b: poverty (GT rank 1)"
+    assert tips["fraud"] == "b: fraud (GT rank 0)"
