@@ -70,37 +70,45 @@ def to_csv(table: pd.DataFrame, decimals: int = 6) -> str:
     return table.to_csv(index=False, float_format=f"%.{decimals}f", lineterminator="\n")
 
 
-def to_markdown(table: pd.DataFrame, decimals: int = 4, bold_best: bool = True) -> str:
-    table = table.reset_index(drop=True)
+def _cell_rows(table: pd.DataFrame, decimals: int, escape, bold, bold_best: bool) -> list[list[str]]:
+    """Every row's cells as text: escaped, with the best value of each metric per movie in bold."""
     best = best_rows(table) if bold_best else {}
-    header = "| " + " | ".join(_escape_markdown(str(c)) for c in table.columns) + " |"
-    align = "| " + " | ".join("---:" if c in best or c in ("n_reviews", "n_skipped") else "---" for c in table.columns) + " |"
-    lines = [header, align]
+    rows = []
     for i, row in table.iterrows():
         cells = []
         for col in table.columns:
-            text = _escape_markdown(_fmt(row[col], decimals))
+            text = escape(_fmt(row[col], decimals))
             if col in best and i in best[col] and text:
-                text = f"**{text}**"
+                text = bold(text)
             cells.append(text)
+        rows.append(cells)
+    return rows
+
+
+def _numeric_columns(table: pd.DataFrame) -> set[str]:
+    return set(metric_columns(table)) | {"n_reviews", "n_skipped"}
+
+
+def to_markdown(table: pd.DataFrame, decimals: int = 4, bold_best: bool = True) -> str:
+    table = table.reset_index(drop=True)
+    numeric = _numeric_columns(table)
+    lines = [
+        "| " + " | ".join(_escape_markdown(str(c)) for c in table.columns) + " |",
+        "| " + " | ".join("---:" if c in numeric else "---" for c in table.columns) + " |",
+    ]
+    for cells in _cell_rows(table, decimals, _escape_markdown, lambda t: f"**{t}**", bold_best):
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 def to_latex(table: pd.DataFrame, decimals: int = 4, bold_best: bool = True, caption: str | None = None) -> str:
     table = table.reset_index(drop=True)
-    best = best_rows(table) if bold_best else {}
-    spec = "".join("r" if c in best or c in ("n_reviews", "n_skipped") else "l" for c in table.columns)
+    numeric = _numeric_columns(table)
+    spec = "".join("r" if c in numeric else "l" for c in table.columns)
     lines = ["\\begin{table}[ht]", "\\centering", f"\\begin{{tabular}}{{{spec}}}", "\\hline"]
     lines.append(" & ".join(_escape_latex(str(c)) for c in table.columns) + " \\\\")
     lines.append("\\hline")
-    for i, row in table.iterrows():
-        cells = []
-        for col in table.columns:
-            text = _escape_latex(_fmt(row[col], decimals))
-            if col in best and i in best[col] and text:
-                text = f"\\textbf{{{text}}}"
-            cells.append(text)
+    for cells in _cell_rows(table, decimals, _escape_latex, lambda t: f"\\textbf{{{t}}}", bold_best):
         lines.append(" & ".join(cells) + " \\\\")
     lines += ["\\hline", "\\end{tabular}"]
     if caption:

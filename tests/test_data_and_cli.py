@@ -276,3 +276,14 @@ def test_python_m_and_demo_default():
     table = pd.read_csv(pd.io.common.StringIO(proc.stdout))
     assert table["movie"].nunique() >= 7  # six movies + ALL
     assert not table[table["movie"] == "ALL"]["precision"].isna().any()
+
+
+def test_public_api_is_the_functions():
+    import kweval
+
+    ev = kweval.evaluate(kweval.load_dataset(), kweval.EvalOptions(k=3))
+    table = kweval.aggregate(ev, "micro")
+    assert "ndcg@3" in table.columns and (table["movie"] == "ALL").sum() == len(ev.models)
+    from kweval.evaluate import clean_ground_truth  # the module stays importable
+
+    assert callable(clean_ground_truth) and callable(kweval.evaluate)
