@@ -1,0 +1,96 @@
+"""Benchmark: `kweval evaluate` on the DNLP data vs the notebooks' own loop (issue 2).
+
+Both run as whole processes (interpreter start, imports, reading the pickles,
+evaluating, writing), best of N each:
+
+    python bench/notebook_loop.py DATASET
+    python -m kweval evaluate DATASET --out /dev/null
+
+and the ratio notebook / kweval is printed (target: at least 15×).
+
+Usage: python bench/bench_lexical.py [--data DATASET] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_DATASET = "/work/shared/data/dnlp/Dataset"
+TARGET_RATIO = 15.0
+
+
+def run_timed(cmd: list[str], cwd: Path = REPO) -> dict:
+    """Run `cmd` as a child process: wall seconds, peak RSS (MB) of that child, exit status, stderr tail."""
+    with tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+        _, status, usage = os.wait4(proc.pid, 0)  # this child's own usage; ru_maxrss is in KB on Linux
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        stderr = err.read()
+    return {"wall_s": wall, "peak_rss_mb": usage.ru_maxrss / 1024, "rc": proc.returncode, "stderr": stderr.decode(errors="replace")[-2000:]}
+
+
+def best_of(cmd: list[str], repeat: int) -> dict:
+    runs = [run_timed(cmd) for _ in range(repeat)]
+    failed = [r for r in runs if r["rc"] != 0]
+    if failed:
+        raise SystemExit(f"command failed (exit {failed[0]['rc']}): {' '.join(cmd)}\n{failed[0]['stderr']}")
+    best = min(runs, key=lambda r: r["wall_s"])
+    return {**best, "all_s": [round(r["wall_s"], 3) for r in runs], "peak_rss_mb": max(r["peak_rss_mb"] for r in runs)}
+
+
+def run(data: str = DEFAULT_DATASET, repeat: int = 3) -> dict:
+    py = sys.executable
+    notebook_cmd = [py, "bench/notebook_loop.py", data]
+    kweval_cmd = [py, "-m", "kweval", "evaluate", data, "--out", "/dev/null"]
+    notebook = best_of(notebook_cmd, repeat)
+    kweval = best_of(kweval_cmd, repeat)
+    ratio = notebook["wall_s"] / kweval["wall_s"]
+    return {
+        "name": "lexical",
+        "data": data,
+        "repeat": repeat,
+        "notebook_cmd": " ".join(["python"] + notebook_cmd[1:]),
+        "kweval_cmd": " ".join(["python"] + kweval_cmd[1:]),
+        "notebook": notebook,
+        "kweval": kweval,
+        "ratio": ratio,
+        "target_ratio": TARGET_RATIO,
+        "met": ratio >= TARGET_RATIO,
+    }
+
+
+def report(result: dict) -> str:
+    nb, kw = result["notebook"], result["kweval"]
+    return "\n".join(
+        [
+            f"$ {result['notebook_cmd']}",
+            f"  notebook loop: best {nb['wall_s']:.2f} s of {nb['all_s']}, peak RSS {nb['peak_rss_mb']:.0f} MB",
+            f"$ {result['kweval_cmd']}",
+            f"  kweval evaluate: best {kw['wall_s']:.3f} s of {kw['all_s']}, peak RSS {kw['peak_rss_mb']:.0f} MB",
+            f"ratio (notebook / kweval, whole process, best of {result['repeat']}): {result['ratio']:.1f}x "
+            f"(target >= {result['target_ratio']:.0f}x: {'met' if result['met'] else 'NOT met'})",
+        ]
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", default=DEFAULT_DATASET)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args(argv)
+    print(report(run(args.data, args.repeat)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,249 @@
+"""Benchmark: how `kweval evaluate` scales with the number of reviews (issue 2 / issue 6).
+
+Synthetic datasets (`kweval synth`, 10 movies, 3 models, seed 0) are generated
+once into bench/out/ (gitignored) and reused:
+
+- tidy layout: 10k, 100k and 1M reviews;
+- DNLP layout: 20k and 200k reviews.
+
+For each, the whole process `python -m kweval evaluate DATA --out FILE` (load +
+evaluate + aggregate + write) is timed (best of N) with the child's peak RSS.
+Printed: the time ratios for 10× the reviews, and a split of one in-process
+run of the Python API (load / GT+cleaning / matching / metrics / aggregate /
+write), timed with time.perf_counter at the stage boundaries that
+`evaluate`'s progress callback reports.
+
+Targets (2 cores): 20k → 200k DNLP costs at most 12× the time; 200k reviews
+peak under 3 GB RSS; 1M reviews × 3 models (tidy) at most 60 s and 4 GB.
+
+Usage: python bench/bench_scale.py [--sizes 10000,100000,1000000] [--dnlp-sizes 20000,200000] [--repeat 3]
+       python bench/bench_scale.py --profile DATA     (the in-process split only, as JSON)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+OUT = REPO / "bench" / "out"
+MOVIES = 10
+MODELS = 3
+SEED = 0
+TARGETS = {"dnlp_10x_ratio": 12.0, "rss_200k_mb": 3 * 1024, "time_1m_s": 60.0, "rss_1m_mb": 4 * 1024}
+
+
+def run_timed(cmd: list[str], cwd: Path = REPO) -> dict:
+    """Run `cmd` as a child process: wall seconds, the child's peak RSS (MB), exit status, stderr/stdout tails."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+        _, status, usage = os.wait4(proc.pid, 0)  # this child's own usage; ru_maxrss is in KB on Linux
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    return {
+        "wall_s": wall,
+        "peak_rss_mb": usage.ru_maxrss / 1024,
+        "rc": proc.returncode,
+        "stdout": stdout.decode(errors="replace")[-4000:],
+        "stderr": stderr.decode(errors="replace")[-2000:],
+    }
+
+
+def dataset_dir(layout: str, reviews: int) -> Path:
+    return OUT / f"synth_{layout}_{reviews // 1000}k_m{MOVIES}_k{MODELS}_s{SEED}"
+
+
+def ensure_dataset(layout: str, reviews: int) -> dict:
+    """Generate the dataset unless bench/out/ already has it (a marker file records a finished write)."""
+    folder = dataset_dir(layout, reviews)
+    marker = folder / ".complete"
+    cmd = [
+        sys.executable, "-m", "kweval", "synth", str(folder),
+        "--movies", str(MOVIES), "--reviews-per-movie", str(reviews // MOVIES),
+        "--models", str(MODELS), "--seed", str(SEED), "--layout", layout,
+    ]
+    if marker.is_file():
+        return {"folder": str(folder), "cmd": _show(cmd), "generated": False, **json.loads(marker.read_text())}
+    res = run_timed(cmd)
+    if res["rc"] != 0:
+        raise SystemExit(f"synth failed: {_show(cmd)}\n{res['stderr']}")
+    info = {"synth_s": round(res["wall_s"], 2), "synth_rss_mb": round(res["peak_rss_mb"]), "synth_log": res["stderr"].strip().splitlines()[-1]}
+    marker.write_text(json.dumps(info))
+    return {"folder": str(folder), "cmd": _show(cmd), "generated": True, **info}
+
+
+def _show(cmd: list[str]) -> str:
+    parts = ["python"] + cmd[1:]
+    return " ".join(str(p).replace(str(REPO) + "/", "") for p in parts)
+
+
+def time_evaluate(folder: str, repeat: int) -> dict:
+    out_file = OUT / "summary.csv"
+    cmd = [sys.executable, "-m", "kweval", "evaluate", folder, "--out", str(out_file), "--quiet"]
+    runs = []
+    for _ in range(repeat):
+        res = run_timed(cmd)
+        if res["rc"] != 0:
+            raise SystemExit(f"evaluate failed (exit {res['rc']}): {_show(cmd)}\n{res['stderr']}")
+        runs.append(res)
+    best = min(runs, key=lambda r: r["wall_s"])
+    return {
+        "cmd": _show(cmd),
+        "wall_s": best["wall_s"],
+        "all_s": [round(r["wall_s"], 2) for r in runs],
+        "peak_rss_mb": max(r["peak_rss_mb"] for r in runs),
+    }
+
+
+# --- in-process split ------------------------------------------------------------------------------
+
+
+def profile(folder: str) -> dict:
+    """One run of the Python API, timed at the stage boundaries (no number is changed)."""
+    t0 = time.perf_counter()
+    from kweval import report
+    from kweval.aggregate import aggregate
+    from kweval.data import load_dataset
+    from kweval.evaluate import EvalOptions, evaluate
+
+    t_import = time.perf_counter()
+    dataset = load_dataset(folder)
+    t_load = time.perf_counter()
+    marks: list[tuple[str, float]] = []
+
+    def progress(stage: str, fraction: float) -> None:
+        if not marks or marks[-1][0] != stage:
+            marks.append((stage, time.perf_counter()))
+
+    options = EvalOptions()
+    evaluation = evaluate(dataset, options, progress=progress)
+    t_eval = time.perf_counter()
+    summary = aggregate(evaluation, "macro")
+    t_agg = time.perf_counter()
+    text = report.render(summary, "csv", {"data": folder, "aggregate": "macro", "legacy": False, **options.as_dict()})
+    (OUT / "profile_summary.csv").write_text(text, encoding="utf-8")
+    t_write = time.perf_counter()
+
+    stages = {"import": t_import - t0, "load": t_load - t_import}
+    # evaluate's progress stages: ground truth, cleaning, matching, metrics (scores, keywords table, coverage, skipped), done
+    bounds = marks + [("end", t_eval)]
+    names = {"ground truth": "gt", "cleaning": "cleaning", "matching": "matching", "metrics": "metrics"}
+    for (stage, start), (_, end) in zip(bounds[:-1], bounds[1:]):
+        key = names.get(stage, stage)
+        stages[key] = stages.get(key, 0.0) + (end - start)
+    stages.pop("done", None)
+    stages["aggregate"] = t_agg - t_eval
+    stages["write"] = t_write - t_agg
+    import resource
+
+    return {
+        "folder": folder,
+        "n_predictions": len(dataset.predictions),
+        "n_scores": len(evaluation.scores),
+        "stages_s": {k: round(v, 3) for k, v in stages.items()},
+        "total_s": round(t_write - t0, 3),
+        "peak_rss_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+    }
+
+
+def profile_child(folder: str) -> dict:
+    res = run_timed([sys.executable, "bench/bench_scale.py", "--profile", folder])
+    if res["rc"] != 0:
+        raise SystemExit(f"profile failed: {folder}\n{res['stderr']}")
+    return json.loads(res["stdout"].strip().splitlines()[-1])
+
+
+# --- the benchmark ---------------------------------------------------------------------------------------
+
+
+def run(sizes=(10_000, 100_000, 1_000_000), dnlp_sizes=(20_000, 200_000), repeat: int = 3, profiles: bool = True) -> dict:
+    OUT.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for layout, sizes_ in (("tidy", sizes), ("dnlp", dnlp_sizes)):
+        for n in sizes_:
+            data = ensure_dataset(layout, n)
+            reps = repeat if n < 1_000_000 else max(1, min(repeat, 2))
+            timing = time_evaluate(data["folder"], reps)
+            row = {"layout": layout, "reviews": n, "data": data, "evaluate": timing}
+            if profiles and n >= 100_000:
+                row["profile"] = profile_child(data["folder"])
+            rows.append(row)
+    ratios = []
+    for layout in ("tidy", "dnlp"):
+        got = sorted((r for r in rows if r["layout"] == layout), key=lambda r: r["reviews"])
+        for a, b in zip(got[:-1], got[1:]):
+            if b["reviews"] == 10 * a["reviews"]:
+                ratios.append(
+                    {"layout": layout, "from": a["reviews"], "to": b["reviews"], "ratio": b["evaluate"]["wall_s"] / a["evaluate"]["wall_s"]}
+                )
+    checks = {}
+    for r in ratios:
+        if r["layout"] == "dnlp" and (r["from"], r["to"]) == (20_000, 200_000):
+            checks["dnlp 20k -> 200k time ratio <= 12"] = (round(r["ratio"], 2), r["ratio"] <= TARGETS["dnlp_10x_ratio"])
+    for r in rows:
+        if r["reviews"] == 200_000:
+            rss = r["evaluate"]["peak_rss_mb"]
+            checks[f"{r['layout']} 200k peak RSS < 3 GB"] = (f"{rss:.0f} MB", rss < TARGETS["rss_200k_mb"])
+        if r["reviews"] == 1_000_000 and r["layout"] == "tidy":
+            t, rss = r["evaluate"]["wall_s"], r["evaluate"]["peak_rss_mb"]
+            checks["tidy 1M x 3 models <= 60 s"] = (f"{t:.1f} s", t <= TARGETS["time_1m_s"])
+            checks["tidy 1M x 3 models peak RSS <= 4 GB"] = (f"{rss:.0f} MB", rss <= TARGETS["rss_1m_mb"])
+    return {"name": "scale", "movies": MOVIES, "models": MODELS, "seed": SEED, "repeat": repeat, "rows": rows, "ratios": ratios, "checks": checks}
+
+
+def report(result: dict) -> str:
+    lines = []
+    for r in result["rows"]:
+        d, e = r["data"], r["evaluate"]
+        gen = f"generated in {d['synth_s']} s, peak {d['synth_rss_mb']} MB" if "synth_s" in d else "reused"
+        lines.append(f"$ {d['cmd']}   # {gen}")
+        if "synth_log" in d:
+            lines.append(f"  {d['synth_log']}")
+        lines.append(f"$ {e['cmd']}")
+        lines.append(
+            f"  {r['layout']:4s} {r['reviews']:>9,d} reviews: best {e['wall_s']:.2f} s of {e['all_s']}, peak RSS {e['peak_rss_mb']:.0f} MB"
+        )
+        if "profile" in r:
+            p = r["profile"]
+            split = ", ".join(f"{k} {v:.2f}" for k, v in p["stages_s"].items())
+            lines.append(f"  in-process split (s): {split}; total {p['total_s']:.2f} s, peak RSS {p['peak_rss_mb']} MB")
+    for q in result["ratios"]:
+        lines.append(f"{q['layout']}: {q['from']:,d} -> {q['to']:,d} reviews (10x): time x{q['ratio']:.2f}")
+    for name, (value, ok) in result["checks"].items():
+        lines.append(f"target {name}: {value} ({'met' if ok else 'NOT met'})")
+    return "\n".join(lines)
+
+
+def _ints(value: str) -> list[int]:
+    return [int(v) for v in value.split(",") if v.strip()]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sizes", type=_ints, default=[10_000, 100_000, 1_000_000], help="tidy sizes (reviews)")
+    parser.add_argument("--dnlp-sizes", type=_ints, default=[20_000, 200_000], help="DNLP sizes (reviews)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-profile", action="store_true")
+    parser.add_argument("--profile", metavar="DATA", help="only the in-process split of DATA, printed as JSON")
+    args = parser.parse_args(argv)
+    if args.profile:
+        OUT.mkdir(parents=True, exist_ok=True)
+        print(json.dumps(profile(args.profile)))
+        return 0
+    print(report(run(args.sizes, args.dnlp_sizes, args.repeat, not args.no_profile)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(REPO))
+    raise SystemExit(main())

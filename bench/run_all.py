@@ -1,0 +1,215 @@
+"""Run every benchmark and write bench/RESULTS.md.
+
+- bench_lexical.py: `kweval evaluate` vs the notebooks' loop on the DNLP data;
+- bench_scale.py: 10k / 100k / 1M synthetic reviews (tidy) and 20k / 200k (DNLP);
+- bench_semantic.py and bench_app.py when present (run as they are; their
+  output is copied into the report).
+
+Usage: python bench/run_all.py [--quick] [--repeat 3]
+  --quick: smaller scale curve (10k, 100k tidy; 20k, 200k DNLP), for a fast check.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+BENCH = REPO / "bench"
+sys.path.insert(0, str(BENCH))
+sys.path.insert(0, str(REPO))
+
+import bench_lexical  # noqa: E402
+import bench_scale  # noqa: E402
+
+OPTIONAL = ("bench_semantic.py", "bench_app.py")
+
+
+def machine() -> dict:
+    cpu = platform.processor() or "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    ram_gb = None
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                ram_gb = int(line.split()[1]) / 1024 / 1024
+                break
+    except OSError:
+        pass
+    import numpy
+    import pandas
+    import pyarrow
+
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return {
+        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "cpu": cpu,
+        "cores": cores,
+        "ram_gb": ram_gb,
+        "os": platform.platform(),
+        "python": platform.python_version(),
+        "pandas": pandas.__version__,
+        "numpy": numpy.__version__,
+        "pyarrow": pyarrow.__version__,
+        "commit": _git("rev-parse", "--short", "HEAD"),
+        "dirty": bool(_git("status", "--porcelain", "--untracked-files=no", "--", "kweval")),
+    }
+
+
+def _git(*args: str) -> str:
+    try:
+        return subprocess.run(["git", *args], cwd=REPO, capture_output=True, text=True, check=False).stdout.strip()
+    except OSError:
+        return ""
+
+
+def run_optional(name: str) -> dict | None:
+    path = BENCH / name
+    if not path.is_file():
+        return None
+    start = time.perf_counter()
+    proc = subprocess.run([sys.executable, str(path)], cwd=REPO, capture_output=True, text=True, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    return {
+        "name": name,
+        "cmd": f"python bench/{name}",
+        "rc": proc.returncode,
+        "wall_s": time.perf_counter() - start,
+        "stdout": proc.stdout.strip(),
+        "stderr": proc.stderr.strip()[-3000:],
+    }
+
+
+def render(info: dict, lexical: dict, scale: dict, others: list[dict], total_s: float) -> str:
+    out = [
+        "# Benchmark results",
+        "",
+        "Written by `python bench/run_all.py` (do not edit by hand; rerun it).",
+        "",
+        "## Machine",
+        "",
+        f"- date: {info['date']}",
+        f"- CPU: {info['cpu']}, {info['cores']} cores available",
+        f"- RAM: {info['ram_gb']:.1f} GB" if info["ram_gb"] else "- RAM: unknown",
+        f"- OS: {info['os']}",
+        f"- Python {info['python']}, pandas {info['pandas']}, numpy {info['numpy']}, pyarrow {info['pyarrow']}",
+        f"- kweval at commit {info['commit']}" + (" (with uncommitted changes in kweval/)" if info["dirty"] else ""),
+        "",
+        "## Lexical evaluation vs the notebooks' loop (DNLP data, 6 movies × 4 models)",
+        "",
+        "Both commands are timed as whole processes (start-up, imports, reading the pickles, "
+        f"evaluating, writing), best of {lexical['repeat']}. `bench/notebook_loop.py` restates seed 000's "
+        "global weighted metrics and nDCG@5 and seed 001's per-review P/R/F1 for every movie × model, "
+        "with the notebooks' own per-call structure.",
+        "",
+        "| command | best wall time | all runs (s) | peak RSS |",
+        "| --- | ---: | --- | ---: |",
+        f"| `{lexical['notebook_cmd']}` | {lexical['notebook']['wall_s']:.2f} s | {lexical['notebook']['all_s']} | {lexical['notebook']['peak_rss_mb']:.0f} MB |",
+        f"| `{lexical['kweval_cmd']}` | {lexical['kweval']['wall_s']:.3f} s | {lexical['kweval']['all_s']} | {lexical['kweval']['peak_rss_mb']:.0f} MB |",
+        "",
+        f"**Ratio: {lexical['ratio']:.1f}×** (target ≥ {lexical['target_ratio']:.0f}×: {'met' if lexical['met'] else 'NOT met'}).",
+        "",
+        "## Scale (synthetic data, `kweval synth`, "
+        f"{scale['movies']} movies × {scale['models']} models, seed {scale['seed']})",
+        "",
+        "Each run is `python -m kweval evaluate DATA --out FILE --quiet` as a whole process "
+        "(load + evaluate + aggregate + write); peak RSS is the child's `ru_maxrss`.",
+        "",
+        "| layout | reviews | prediction rows | best wall time | all runs (s) | peak RSS |",
+        "| --- | ---: | ---: | ---: | --- | ---: |",
+    ]
+    for r in scale["rows"]:
+        e = r["evaluate"]
+        n_pred = r["profile"]["n_predictions"] if "profile" in r else ""
+        out.append(
+            f"| {r['layout']} | {r['reviews']:,d} | {n_pred:,} | {e['wall_s']:.2f} s | {e['all_s']} | {e['peak_rss_mb']:.0f} MB |"
+            if n_pred != ""
+            else f"| {r['layout']} | {r['reviews']:,d} | | {e['wall_s']:.2f} s | {e['all_s']} | {e['peak_rss_mb']:.0f} MB |"
+        )
+    out += ["", "Ratios for 10× the reviews:", ""]
+    for q in scale["ratios"]:
+        out.append(f"- {q['layout']}: {q['from']:,d} → {q['to']:,d} reviews: time ×{q['ratio']:.2f}")
+    out += ["", "Targets:", ""]
+    for name, (value, ok) in scale["checks"].items():
+        out.append(f"- {name}: {value} — {'met' if ok else '**NOT met**'}")
+    profiled = [r for r in scale["rows"] if "profile" in r]
+    if profiled:
+        stages = list(dict.fromkeys(k for r in profiled for k in r["profile"]["stages_s"]))
+        out += [
+            "",
+            "### Where the time goes (one in-process run of the Python API, seconds)",
+            "",
+            "`python bench/bench_scale.py --profile DATA`: `load_dataset`, then `evaluate` split at the stage "
+            "boundaries its progress callback reports (gt: clean GT; cleaning: group, order, normalize, dedupe "
+            "predictions; matching: candidate lists and one-to-one assignment; metrics: per-review metrics, "
+            "keywords table, coverage, skipped), then `aggregate` and rendering + writing the CSV.",
+            "",
+            "| layout | reviews | " + " | ".join(stages) + " | total | peak RSS |",
+            "| --- | ---: | " + " | ".join("---:" for _ in stages) + " | ---: | ---: |",
+        ]
+        for r in profiled:
+            p = r["profile"]
+            cells = " | ".join(f"{p['stages_s'].get(s, 0.0):.2f}" for s in stages)
+            out.append(f"| {r['layout']} | {r['reviews']:,d} | {cells} | {p['total_s']:.2f} | {p['peak_rss_mb']} MB |")
+    out += ["", "### Commands", "", "```"]
+    for r in scale["rows"]:
+        d = r["data"]
+        note = f"  # {d['synth_s']} s, peak {d['synth_rss_mb']} MB" if "synth_s" in d else ""
+        out.append(f"{d['cmd']}{note}")
+        if "synth_log" in d:
+            out.append(f"#   {d['synth_log']}")
+    for r in scale["rows"]:
+        out.append(r["evaluate"]["cmd"])
+    out.append("```")
+    for o in others:
+        out += ["", f"## {o['name']}", "", f"`{o['cmd']}` (exit {o['rc']}, {o['wall_s']:.1f} s)", "", "```", o["stdout"] or "(no output)", "```"]
+        if o["rc"] != 0 and o["stderr"]:
+            out += ["", "stderr (tail):", "", "```", o["stderr"], "```"]
+    missing = [n for n in OPTIONAL if n not in {o["name"] for o in others}]
+    if missing:
+        out += ["", "Not run (not present yet): " + ", ".join(f"`bench/{n}`" for n in missing) + "."]
+    out += ["", f"All benchmarks took {total_s:.0f} s.", ""]
+    return "\n".join(out)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="skip the 1M-review run")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--out", default=str(BENCH / "RESULTS.md"))
+    args = parser.parse_args(argv)
+    start = time.perf_counter()
+    info = machine()
+    print(f"machine: {info['cpu']}, {info['cores']} cores, {info['ram_gb']:.1f} GB; Python {info['python']}, pandas {info['pandas']}")
+    print("== lexical ==", flush=True)
+    lexical = bench_lexical.run(repeat=args.repeat)
+    print(bench_lexical.report(lexical), flush=True)
+    print("== scale ==", flush=True)
+    sizes = (10_000, 100_000) if args.quick else (10_000, 100_000, 1_000_000)
+    scale = bench_scale.run(sizes=sizes, repeat=args.repeat)
+    print(bench_scale.report(scale), flush=True)
+    others = []
+    for name in OPTIONAL:
+        res = run_optional(name)
+        if res is not None:
+            print(f"== {name} (exit {res['rc']}) ==\n{res['stdout']}", flush=True)
+            others.append(res)
+    text = render(info, lexical, scale, others, time.perf_counter() - start)
+    Path(args.out).write_text(text, encoding="utf-8")
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
