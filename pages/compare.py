@@ -1,0 +1,107 @@
+"""Compare models: paired differences with CIs and tests per metric, per movie, and per review."""
+
+from __future__ import annotations
+
+import pandas as pd
+import plotly.express as px
+import streamlit as st
+
+from kweval import stats, ui
+
+ctx = st.session_state.get("ctx")
+if ctx is None:  # a fresh server's very first run may start a pages/ file on its own (Streamlit's v1 pages mode)
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False  # what st.navigation sets: the next run goes through app.py
+    st.rerun()
+sel = ctx.selection
+ev = ctx.evaluation
+METRICS = [m for m in ev.metric_names if m != "gt_coverage"]
+
+
+def paired(scores: pd.DataFrame, a: str, b: str, metric: str | None = None) -> pd.DataFrame:
+    return ui.paired_scores(scores, a, b, METRICS, metric)
+
+
+@st.cache_data(show_spinner="Bootstrap and randomization tests…", max_entries=32)
+def _compare(key: tuple, movie: str, a: str, others: tuple, _scores: pd.DataFrame) -> pd.DataFrame:
+    parts = []
+    for b in others:
+        both = paired(_scores, a, b)
+        res = stats.paired_comparison(both[[f"{m}_b" for m in METRICS]].set_axis(METRICS, axis=1),
+                                      both[[f"{m}_a" for m in METRICS]].set_axis(METRICS, axis=1), METRICS)
+        parts.append(res.assign(model=b))
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+@st.cache_data(show_spinner="Per-movie tests…", max_entries=32)
+def _per_movie(key: tuple, a: str, b: str, metric: str, _scores: pd.DataFrame) -> pd.DataFrame:
+    both = paired(_scores, a, b)
+    parts = []
+    for movie, grp in both.groupby("movie", sort=False):
+        res = stats.paired_comparison(grp[[f"{metric}_b"]].set_axis([metric], axis=1), grp[[f"{metric}_a"]].set_axis([metric], axis=1), [metric])
+        parts.append(res.assign(movie=movie))
+    if not parts:
+        return pd.DataFrame()
+    out = pd.concat(parts, ignore_index=True)
+    out["p_randomization_holm"] = stats.holm(out["p_randomization"])  # across the movies shown
+    out["p_ttest_holm"] = stats.holm(out["p_ttest"])
+    return out
+
+
+st.title("Compare models")
+if len(sel.models) < 2:
+    st.info("Select at least two models in the sidebar.")
+    st.stop()
+models = list(sel.models)
+c1, c2, c3 = st.columns(3)
+a = ctx.url_widget(c1.selectbox, "Reference model A", "a", models[0], parse=lambda s: s if s in models else None, options=models)
+others = [m for m in models if m != a]
+b = ctx.url_widget(c2.selectbox, "Model B (scatter, per movie, reviews)", "b", others[0], parse=lambda s: s if s in others else None, options=others)
+metric = ctx.url_widget(c3.selectbox, "Metric (scatter, per movie, reviews)", "metric", ctx.metric,
+                        parse=lambda s: s if s in METRICS else None, options=METRICS)
+scores = ctx.scores()
+st.caption(
+    f"{ui.md(ctx.movie_title(sel.movie))}: differences are B − A over the reviews both models were evaluated on "
+    "(positive: B better). CI: paired bootstrap 95% (2000 resamples); p: paired randomization test (10 000 sign flips) "
+    "and paired t-test, Holm-corrected across the metrics of each model; wins/ties/losses from B's side."
+)
+
+res = _compare(ctx.key, sel.movie, a, tuple(others), scores)
+st.subheader(f"Every metric, each model against {ui.md(a)}")
+shown = res[["model", "metric", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_randomization_holm", "p_ttest_holm",
+             "p_randomization", "p_ttest", "wins", "ties", "losses"]].rename(columns={"mean_a": f"mean {a} (A)", "mean_b": "mean B"})
+num = {c: st.column_config.NumberColumn(c, format="%.4f") for c in shown.columns if c.startswith(("mean", "diff", "ci_"))}
+num |= {c: st.column_config.NumberColumn(c, format="%.2g") for c in shown.columns if c.startswith("p_")}
+st.dataframe(shown, hide_index=True, column_config=num, key="compare_table")
+
+st.subheader(f"{metric} per movie: {ui.md(b)} − {ui.md(a)}")
+per_movie = _per_movie(ctx.key, a, b, metric, ev.scores[ev.scores["model"].isin([a, b])])
+if not per_movie.empty:
+    st.dataframe(per_movie[["movie", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_randomization_holm", "p_ttest_holm", "wins", "ties", "losses"]],
+                 hide_index=True, column_config=num, key="per_movie_table")
+    st.caption("Holm correction here is across the movies.")
+
+st.subheader(f"Per review: {metric} of {ui.md(a)} (x) vs {ui.md(b)} (y)")
+both = paired(scores, a, b, metric)
+both["movie "] = both["movie"].map(ui.esc)  # plotly renders some HTML in hover labels: show escaped copies
+both["review "] = both["review_id"].map(ui.esc)
+fig = px.scatter(both, x=f"{metric}_a", y=f"{metric}_b", hover_data=["movie ", "review ", "difference"], opacity=0.5,
+                 labels={f"{metric}_a": f"{ui.esc(a)} (A)", f"{metric}_b": f"{ui.esc(b)} (B)"}, custom_data=["movie", "review_id"])
+fig.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line=dict(dash="dot", color="grey"))
+fig.update_layout(height=460, margin=dict(t=10, b=10))
+event = st.plotly_chart(fig, on_select="rerun", selection_mode="points", key="scatter")
+points = event.selection.points if event and event.selection else []
+if points:
+    movie, review = points[0]["customdata"][:2]
+    st.switch_page(ctx.pages["explorer"], query_params=ctx.params(movie=movie, review=review))
+st.caption("Click a point to open that review in the explorer.")
+
+st.subheader("Reviews by difference (B − A)")
+listing = both.reindex(both["difference"].abs().sort_values(ascending=False, kind="stable").index)
+listing["open"] = [ctx.url("explorer", movie=m, review=r) for m, r in zip(listing["movie"], listing["review_id"])]
+st.dataframe(listing[["open", "movie", "review_id", f"{metric}_a", f"{metric}_b", "difference"]], hide_index=True, key="review_diffs",
+             column_config={"open": st.column_config.LinkColumn("open", display_text="explorer ↗"),
+                            f"{metric}_a": st.column_config.NumberColumn(f"{a} (A)", format="%.4f"),
+                            f"{metric}_b": st.column_config.NumberColumn(f"{b} (B)", format="%.4f"),
+                            "difference": st.column_config.NumberColumn("B − A", format="%+.4f")})

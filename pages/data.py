@@ -1,0 +1,61 @@
+"""Data: what is loaded, every validation message, and the tidy layout."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from kweval import ui
+
+ctx = st.session_state.get("ctx")
+if ctx is None:  # a fresh server's very first run may start a pages/ file on its own (Streamlit's v1 pages mode)
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False  # what st.navigation sets: the next run goes through app.py
+    st.rerun()
+ds = ctx.dataset
+ev = ctx.evaluation
+
+st.title("Data")
+st.markdown(
+    f"**Source:** {ui.md(ctx.source_label)} · {len(ds.movie_ids)} movies · {len(ds.reviews)} reviews · "
+    f"{len(ds.model_names)} models · {len(ds.predictions)} predicted entries · {len(ds.ground_truth)} GT keywords"
+)
+if ctx.upload_names:
+    st.markdown("**Uploaded files:** " + ", ".join(f"`{ui.esc(n)}`" for n in ctx.upload_names))
+st.caption(f"Content hash (the cache key): {ctx.data_hash[:16]}…")
+
+movies, models = ui.dataset_overview(ds, ev)
+c1, c2 = st.columns([3, 2])
+c1.subheader("Movies")
+c1.dataframe(movies, hide_index=True, key="movies_table")
+c2.subheader("Models")
+c2.dataframe(models, hide_index=True, key="models_table")
+
+st.subheader("Validation messages")
+messages = list(dict.fromkeys(str(p) for p in ev.problems))
+if messages:
+    st.markdown("\n".join(f"- {ui.md(m)}" for m in messages))
+else:
+    st.success("No problems: every file and cell was usable.")
+if len(ev.skipped):
+    with st.expander(f"{len(ev.skipped)} skipped review × model pairs"):
+        st.dataframe(ev.skipped, hide_index=True, key="skipped_table")
+
+st.subheader("The tidy layout")
+st.markdown(
+    """
+A folder (or an upload) of Parquet or CSV tables with these names and columns:
+
+| file | columns | notes |
+| --- | --- | --- |
+| `predictions` | movie, review_id, model, rank, keyword, score | required; `rank` is the 0-based position in the model's list; a review × model pair without rows was not run (skipped); an empty output is one row with an empty keyword |
+| `ground_truth` | movie, rank, keyword, helpful, not_helpful | required; rank 0 is the most important keyword |
+| `reviews` | movie, review_id, text, title, rating | optional; text is needed for highlighting |
+| `movies` | movie, title | optional |
+| `models` | model, score_direction | optional; `higher` (default) or `lower` (YAKE) |
+
+Uploads accept `.parquet` and `.csv` only; pickles are never read from uploads.
+Convert the DNLP layout (pickles) on your own machine:
+"""
+)
+st.code("kweval convert path/to/Dataset tidy/          # writes tidy/*.parquet\nstreamlit run app.py -- --data tidy/", language="bash")

@@ -1,0 +1,107 @@
+"""Review explorer: reviews with highlighted matches, each model's ranked keywords and metrics."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from kweval import ui
+
+ctx = st.session_state.get("ctx")
+if ctx is None:  # a fresh server's very first run may start a pages/ file on its own (Streamlit's v1 pages mode)
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False  # what st.navigation sets: the next run goes through app.py
+    st.rerun()
+sel = ctx.selection
+ev = ctx.evaluation
+metric = ctx.metric
+REVIEW_METRICS = ["precision", "recall", "f1", "w_f1", metric, f"p@{sel.k}", f"ap@{sel.k}", "rr"]
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _table(key: tuple, movie: str, models: tuple, _scores: pd.DataFrame, _reviews: pd.DataFrame) -> pd.DataFrame:
+    return ui.review_table(_scores, _reviews, movie, list(models), metric)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _keywords(key: tuple, movie: str, models: tuple, _keywords: pd.DataFrame) -> pd.DataFrame:
+    kw = _keywords[_keywords["model"].isin(models)]
+    kw = kw if movie == "ALL" else kw[kw["movie"] == movie]
+    return kw[["movie", "review_id", "model", "position", "keyword", "gt_rank", "gt_keyword"]].set_index(["movie", "review_id"]).sort_index()
+
+
+def _set(param: str, value: str | None) -> None:
+    if value is None:
+        st.query_params.pop(param, None)
+    else:
+        st.query_params[param] = value
+
+
+def review_card(row: pd.Series, kw: pd.DataFrame, scores: pd.DataFrame) -> None:
+    """One review: header, highlighted text, per model its metrics and ranked keywords (all escaped)."""
+    key = (row["movie"], row["review_id"])
+    rows = kw.loc[[key]] if key in kw.index else kw.iloc[0:0]
+    mine = scores[(scores["movie"] == row["movie"]) & (scores["review_id"] == row["review_id"])].set_index("model")
+    rating = "" if pd.isna(row["rating"]) else f" · rating {row['rating']:g}"
+    title = f" · “{ui.esc(row['title'])}”" if isinstance(row["title"], str) else ""
+    head = f'<div style="font-weight:600">Review {ui.esc(row["review_id"])}{title}<span style="font-weight:400;opacity:0.7"> · {ui.esc(ctx.movie_title(row["movie"]))}{rating} · {int(row["length"])} chars</span></div>'
+    cells = []
+    for model in sel.models:
+        if model not in mine.index:
+            cells.append(f'<div><b>{ui.esc(model)}</b><div style="opacity:0.7">skipped: no output for this review</div></div>')
+            continue
+        m = mine.loc[model]
+        vals = " · ".join(f"{ui.esc(name)} {m[name]:.3f}" for name in REVIEW_METRICS if name in m)
+        cells.append(
+            f'<div><b>{ui.esc(model)}</b><div style="font-size:0.85em;opacity:0.8">{vals}</div>'
+            f'{ui.keyword_list_html(rows[rows["model"] == model], sel.k)}</div>'
+        )
+    grid = f'<div style="display:grid;grid-template-columns:repeat({min(len(cells), 4)},minmax(0,1fr));gap:0.8rem;margin-top:0.4rem">{"".join(cells)}</div>'
+    st.html(head + ui.review_html(row["text"], ui.matched_tooltips(rows)) + grid)
+
+
+st.title("Review explorer")
+table = _table(ctx.key, sel.movie, tuple(sel.models), ev.scores, ctx.dataset.reviews)
+keywords = _keywords(ctx.key, sel.movie, tuple(sel.models), ev.keywords)
+scores = ctx.scores()
+st.caption(
+    f"{ui.md(ctx.movie_title(sel.movie))} · {len(table)} evaluated reviews · k = {sel.k} · match {sel.match}. "
+    "Marked words: predicted keywords matched to a GT keyword (hover for the GT keyword and its 0-based rank)."
+)
+
+review = st.query_params.get("review")
+if review:
+    st.button("← All reviews", on_click=_set, args=("review", None))
+    found = table[table["review_id"] == review]
+    if found.empty:
+        st.warning(f"Review {ui.md(review)} is not among the evaluated reviews of {ui.md(ctx.movie_title(sel.movie))}.")
+    for _, row in found.iterrows():
+        review_card(row, keywords, scores)
+    st.stop()
+
+c1, c2, c3, c4 = st.columns([2, 2, 3, 1])
+sort = ctx.url_widget(c1.selectbox, "Sort", "sort", "review order", parse=lambda s: s if s in ui.SORTS else None,
+                     options=list(ui.SORTS), resets=("p",))
+pair = None
+if sort == "largest disagreement" and len(sel.models) >= 2:
+    a = ctx.url_widget(c2.selectbox, "Model A", "a", sel.models[0], parse=lambda s: s if s in sel.models else None, options=list(sel.models))
+    b = ctx.url_widget(c2.selectbox, "Model B", "b", sel.models[1], parse=lambda s: s if s in sel.models else None, options=list(sel.models))
+    pair = (a, b)
+query = ctx.url_widget(c3.text_input, "Search the text", "q", "", placeholder="words in the review, title or id", resets=("p",))
+none = ctx.url_widget(c4.checkbox, "Nothing matched", "none", False, parse=lambda s: s == "1", fmt=lambda v: "1" if v else "0",
+                      resets=("p",))
+
+shown = ui.filter_reviews(table, metric, sel.models, sort=sort, query=query, nothing_matched=none, pair=pair)
+per_page = 10
+n_pages = max(1, -(-len(shown) // per_page))
+if st.session_state.get("qp_p", 1) > n_pages:
+    st.session_state["qp_p"] = n_pages
+page = ctx.url_widget(st.number_input, f"Page (of {n_pages})", "p", 1, parse=lambda s: min(max(int(s), 1), n_pages),
+                      min_value=1, max_value=n_pages, step=1)
+rows, page, n_pages = ui.paginate(shown, page, per_page)
+st.caption(f"{len(shown)} review(s) match · page {page} of {n_pages} · sorted by {ui.md(sort)}")
+for _, row in rows.iterrows():
+    with st.container(border=True):
+        review_card(row, keywords, scores)
+        st.button("Open this review", key=f"open_{row['movie']}_{row['review_id']}", on_click=_set, args=("review", str(row["review_id"])))

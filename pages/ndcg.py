@@ -1,0 +1,95 @@
+"""nDCG worked example: the seed examples and any review, term by term (numbers from kweval.explain)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from kweval import explain, ui
+
+ctx = st.session_state.get("ctx")
+if ctx is None:  # a fresh server's very first run may start a pages/ file on its own (Streamlit's v1 pages mode)
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False  # what st.navigation sets: the next run goes through app.py
+    st.rerun()
+sel = ctx.selection
+ev = ctx.evaluation
+TERM_FORMAT = {c: st.column_config.NumberColumn(c, format="%.4f") for c in ("gain", "discount", "contribution")}
+
+
+def show(steps: explain.Steps, key: str, columns: list[str]) -> None:
+    """The table of terms, then DCG, IDCG and nDCG as LaTeX."""
+    st.dataframe(steps.terms[columns], hide_index=True, column_config=TERM_FORMAT, key=f"terms_{key}")
+    tex = steps.latex()
+    st.latex(tex["dcg"])
+    with st.expander("Ideal ordering (IDCG terms)"):
+        st.dataframe(steps.ideal[columns], hide_index=True, column_config=TERM_FORMAT, key=f"ideal_{key}")
+    st.latex(tex["idcg"])
+    st.latex(tex["ndcg"])
+
+
+st.title("nDCG, step by step")
+c1, c2, c3 = st.columns(3)
+k = ctx.url_widget(c1.slider, "k", "ek", sel.k, parse=int, min_value=1, max_value=10)
+gain = ctx.url_widget(c2.radio, "Gain", "gain", "linear", parse=lambda s: s if s in ("linear", "exponential") else None,
+                      options=["linear", "exponential"], horizontal=True)
+discount = ctx.url_widget(c3.radio, "Discount", "disc", "log2", parse=lambda s: s if s in ("log2", "jarvelin") else None,
+                          options=["log2", "jarvelin"], horizontal=True, format_func=lambda d: {"log2": "log2", "jarvelin": "Järvelin"}[d])
+f = explain.formulas(gain, discount)
+st.latex(f["gain"] + r"\qquad " + f["discount"])
+st.latex(rf"\mathrm{{DCG}}@k = \sum_{{(i,j)\in M,\ i<k}} \mathrm{{gain}}(j)\,\mathrm{{disc}}(i)\qquad \mathrm{{IDCG}}@k = \sum_{{j<\min(k,|G|)}} \mathrm{{gain}}(j)\,\mathrm{{disc}}(j)")
+
+KW_COLUMNS = ["position", "keyword", "gt_keyword", "gt_rank", "gain", "discount", "contribution"]
+st.header("The seed 000 example")
+st.markdown(
+    f"GT (rank 0 first): **{', '.join(explain.SEED_000['ground_truth'])}** · predictions: **{', '.join(explain.SEED_000['predictions'])}**. "
+    "Each prediction takes the best-ranked GT keyword it matches that is still free (one-to-one); "
+    "its gain comes from that GT rank j, its discount from its own position i."
+)
+show(explain.ndcg_steps(**explain.SEED_000, k=k, gain=gain, discount=discount, match=sel.match), "seed000", KW_COLUMNS)
+
+st.header("A review from the data")
+models = list(sel.models)
+model = ctx.url_widget(st.selectbox, "Model", "model", models[0], parse=lambda s: s if s in models else None, options=models)
+scores = ctx.scores()
+scores = scores[scores["model"] == model]
+ids = list(dict.fromkeys(zip(scores["movie"], scores["review_id"])))
+if not ids:
+    st.info("This model has no evaluated review for the selected movie.")
+else:
+    labels = {f"{m}/{r}": (m, r) for m, r in ids}
+    wanted = st.query_params.get("review")
+    default = next((lbl for lbl, (m, r) in labels.items() if r == wanted), next(iter(labels)))
+    choice = ctx.url_widget(st.selectbox, "Review", "rv", default, parse=lambda s: s if s in labels else None, options=list(labels))
+    movie, review = labels[choice]
+    kw = ev.keywords[(ev.keywords["movie"] == movie) & (ev.keywords["review_id"] == review) & (ev.keywords["model"] == model)]
+    gt = ev.ground_truth.loc[ev.ground_truth["movie"] == movie, "keyword"].tolist()
+    st.markdown(f"GT of {ui.md(ctx.movie_title(movie))}: {len(gt)} keywords, top {min(k, len(gt))}: " + ", ".join(f"*{ui.md(g)}*" for g in gt[:k]))
+    steps = explain.keyword_steps(kw, gt, k=k, gain=gain, discount=discount)
+    show(steps, "review", KW_COLUMNS)
+    st.page_link(ctx.pages["explorer"], label="Open this review in the explorer", icon="🔍",
+                 query_params=ctx.params(review=review, movie=movie))
+
+st.header("Plain relevance lists (seeds 002 and 004)")
+st.markdown(
+    "Seed 002 (log2 discount, whole list): DCG 9.058809, IDCG 10.628132, nDCG 0.852342; "
+    "versus its ideal: 0.899662 (linear gain) and 0.915492 (exponential). "
+    "Seed 004 (Järvelin discount): q1 0.799/0.799, q2 0.549/0.705, q3 0.908/0.949, rA 0.497/0.693, rB 0.630/0.780 (nDCG@5/@10)."
+)
+rows = []
+for name, ex in explain.SEED_002.items():
+    for g in ("linear", "exponential"):
+        s = explain.relevance_steps(**ex, gain=g)
+        rows.append({"example": f"002 {name}", "gain": g, "discount": "log2", "k": s.k, "DCG": s.dcg, "IDCG": s.idcg, "nDCG": s.ndcg})
+for name, ex in explain.SEED_004.items():
+    for kk in (5, 10):
+        s = explain.relevance_steps(**ex, k=kk, discount="jarvelin")
+        rows.append({"example": f"004 {name}", "gain": "linear", "discount": "jarvelin", "k": kk, "DCG": s.dcg, "IDCG": s.idcg, "nDCG": s.ndcg})
+st.dataframe(pd.DataFrame(rows), hide_index=True, key="seed_table",
+             column_config={c: st.column_config.NumberColumn(c, format="%.6f") for c in ("DCG", "IDCG", "nDCG")})
+examples = {f"002 {n}": ex for n, ex in explain.SEED_002.items()} | {f"004 {n}": ex for n, ex in explain.SEED_004.items()}
+name = ctx.url_widget(st.selectbox, "Step through (with the k, gain and discount above)", "ex", "002 classic",
+                      parse=lambda s: s if s in examples else None, options=list(examples))
+show(explain.relevance_steps(**examples[name], k=k, gain=gain, discount=discount), "relevance",
+     ["position", "relevance", "gain", "discount", "contribution"])

@@ -1,0 +1,391 @@
+"""The dashboard through streamlit.testing.v1.AppTest: every page on the demo and on the DNLP data.
+
+Numbers shown by the pages are compared with the core (`evaluate`, `aggregate`,
+`stats`, `explain`); user content must come out HTML-escaped.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import shlex
+import tomllib
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from streamlit.runtime.pages_manager import PagesManager
+from streamlit.testing.v1 import AppTest
+
+from kweval import explain, stats, ui
+from kweval.aggregate import aggregate
+from kweval.data import load_dataset
+from kweval.evaluate import EvalOptions, evaluate
+
+ROOT = Path(__file__).resolve().parents[1]
+APP = ROOT / "app.py"
+DNLP = Path(__file__).resolve().parents[2] / "shared/data/dnlp/Dataset"
+PAGES = ["pages/summary.py", "pages/explorer.py", "pages/ndcg.py", "pages/compare.py", "pages/data.py"]
+TITLES = {"summary": "Summary", "explorer": "Review explorer", "ndcg": "nDCG, step by step", "compare": "Compare models", "data": "Data"}
+XSS = "<img src=x onerror=alert(1)>"
+DATASETS = {"demo": None, "dnlp": DNLP}
+# a review of the DNLP data whose predictions are known (see the core's keywords table)
+KNOWN = {"movie": "SW_Episode6", "review": "8924035", "model": "base", "keyword": "return jedi", "gt_rank": 0}
+
+
+@pytest.fixture(autouse=True)
+def _navigation_v2(monkeypatch):
+    """Keep AppTest on st.navigation's code path, as the server is after its first run.
+
+    AppTest resets PagesManager.uses_pages_directory to None before every run;
+    with a pages/ folder beside app.py, Streamlit then takes the app for a v1
+    multipage app and, on a rerun of a page, executes the page file alone
+    (no app.py, so no sidebar).  st.navigation sets the flag to False; so do we.
+    """
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+class _Cores(dict):
+    """Datasets loaded by the core, one per source, on first use."""
+
+    def __missing__(self, name: str):
+        self[name] = load_dataset(DATASETS[name])
+        return self[name]
+
+
+@pytest.fixture(scope="module")
+def cores():
+    return _Cores()
+
+
+def run(monkeypatch, data, params=None, page=None, env=None) -> AppTest:
+    monkeypatch.delenv("KWEVAL_DATA", raising=False)
+    monkeypatch.delenv("KWEVAL_ALLOW_LOCAL_PATHS", raising=False)
+    if data is not None:
+        monkeypatch.setenv("KWEVAL_DATA", str(data))
+    for k, v in (env or {}).items():
+        monkeypatch.setenv(k, v)
+    at = AppTest.from_file(str(APP), default_timeout=180)
+    at.query_params.update(params or {})
+    at.run()
+    if page:
+        at.switch_page(page).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def texts(at: AppTest) -> str:
+    """Everything rendered as Markdown or HTML, joined."""
+    parts = []
+    for kind in ("markdown", "caption", "title", "header", "subheader", "latex", "info", "warning", "error", "success"):
+        parts += [str(e.value) for e in getattr(at, kind)]
+    parts += [e.proto.body for e in at.html]
+    return "\n".join(parts)
+
+
+TABLES = {  # dataframes by the columns that identify them
+    "summary_table": ["movie", "model", "n_reviews", "n_skipped"],
+    "terms": ["position", "keyword", "gt_keyword", "contribution"],
+    "seed_table": ["example", "gain", "discount", "nDCG"],
+    "compare_table": ["model", "metric", "p_ttest_holm"],
+    "per_movie_table": ["movie", "diff", "p_ttest_holm"],
+    "review_diffs": ["open", "review_id", "difference"],
+    "movies_table": ["movie", "title", "gt_keywords"],
+}
+
+
+def table(at: AppTest, name: str, nth: int = 0) -> pd.DataFrame:
+    found = [df.value for df in at.dataframe if all(c in df.value.columns for c in TABLES[name])]
+    assert len(found) > nth, f"no dataframe {name}"
+    return found[nth]
+
+
+# ---------------------------------------------------------------------------------------------
+# every page on both datasets
+
+
+@pytest.mark.parametrize("data", list(DATASETS))
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders(monkeypatch, cores, data, page):
+    ds = cores[data]
+    movie = KNOWN["movie"] if data == "dnlp" else ds.movie_ids[0]
+    at = run(monkeypatch, DATASETS[data], {"movie": movie, "k": "5"}, page)
+    name = Path(page).stem
+    assert at.title[0].value == TITLES[name]
+    assert not at.error, [e.value for e in at.error]
+    assert at.query_params["movie"] == movie and at.query_params["k"] == "5"
+    assert at.query_params["models"] == ",".join(ds.model_names)
+    assert at.sidebar.selectbox(key="sel_movie").value == movie
+
+
+# ---------------------------------------------------------------------------------------------
+# numbers equal the core
+
+
+@pytest.mark.parametrize("data", list(DATASETS))
+def test_summary_equals_aggregate(monkeypatch, cores, data):
+    ds = cores[data]
+    models = ds.model_names[:2]
+    at = run(monkeypatch, DATASETS[data], {"movie": ds.movie_ids[0], "models": ",".join(models), "k": "3", "agg": "micro", "match": "exact"})
+    shown = table(at, "summary_table").reset_index(drop=True)
+    core = aggregate(evaluate(ds, EvalOptions(k=3, match="exact")), "micro")
+    core = core[core["model"].isin(models)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(shown, core, check_dtype=False)
+    assert "ndcg@3" in shown.columns
+    assert [b.label for b in at.download_button] == ["CSV", "Markdown", "LaTeX"]
+
+
+def test_explorer_known_review(monkeypatch):
+    at = run(monkeypatch, DNLP, {"movie": KNOWN["movie"], "models": "base,sentiment", "review": KNOWN["review"]}, "pages/explorer.py")
+    assert len(at.html) == 1
+    body = at.html[0].proto.body
+    assert f"Review {KNOWN['review']}" in body
+    # base matched "return jedi" to GT rank 0; its text span is marked; unmatched keywords say so
+    assert f"<mark>{KNOWN['keyword']}</mark> → <b>{KNOWN['keyword']}</b> <span class=\"kw-gt\">(GT rank {KNOWN['gt_rank']})</span>" in body
+    assert re.search(r'<mark title="base: return jedi \(GT rank 0\)[^"]*">Return</mark>', body)
+    assert "prequel films</span> <span class=\"kw-unmatched\">— unmatched" in body
+    assert "ndcg@5 0.349" in body  # the core's 0.348651
+    at.button[0].click().run()  # back to the list
+    assert "review" not in at.query_params and len(at.html) == 10
+
+
+@pytest.mark.parametrize("data", list(DATASETS))
+def test_explorer_shows_the_cores_matches(monkeypatch, cores, data):
+    ds = cores[data]
+    ev = evaluate(ds, EvalOptions(k=5))
+    kw = ev.keywords[ev.keywords["gt_rank"] >= 0]
+    row = kw.iloc[len(kw) // 2]  # some matched keyword of some review
+    at = run(monkeypatch, DATASETS[data], {"movie": row["movie"], "models": row["model"], "review": row["review_id"]}, "pages/explorer.py")
+    body = at.html[0].proto.body
+    assert f"<mark>{ui.esc(row['keyword'])}</mark> → <b>{ui.esc(row['gt_keyword'])}</b> <span class=\"kw-gt\">(GT rank {row['gt_rank']})</span>" in body
+    score = ev.scores[(ev.scores["movie"] == row["movie"]) & (ev.scores["review_id"] == row["review_id"]) & (ev.scores["model"] == row["model"])]
+    assert f"ndcg@5 {score['ndcg@5'].iloc[0]:.3f}" in body
+
+
+def test_explorer_filters_and_pages(monkeypatch, cores):
+    ds = cores["dnlp"]
+    ev = evaluate(ds, EvalOptions(k=5))
+    sc = ev.scores[(ev.scores["movie"] == "SW_Episode6") & ev.scores["model"].isin(["base", "sentiment"])]
+    nothing = int((sc.groupby("review_id")["n_matched"].sum() == 0).sum())
+    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "none": "1"}, "pages/explorer.py")
+    assert f"{nothing} review(s) match" in texts(at)
+    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "sort": "lowest nDCG", "p": "3"}, "pages/explorer.py")
+    assert "page 3 of 102" in texts(at)
+    at.text_input(key="qp_q").input("Ewok").run()
+    reviews = ds.reviews[(ds.reviews["movie"] == "SW_Episode6") & ds.reviews["review_id"].isin(set(sc["review_id"]))]
+    hay = reviews["text"].fillna("") + " " + reviews["title"].fillna("") + " " + reviews["review_id"]
+    n_ewok = int(hay.str.casefold().str.contains("ewok", regex=False).sum())
+    assert at.query_params["q"] == "Ewok" and "p" not in at.query_params  # a new filter starts at page 1
+    assert f"{n_ewok} review(s) match · page 1" in texts(at)
+    at.button[0].click().run()  # open the first review of the list
+    assert at.query_params["review"] and len(at.html) == 1
+
+
+def test_ndcg_page(monkeypatch):
+    at = run(monkeypatch, DNLP, {"movie": KNOWN["movie"], "models": "base", "review": KNOWN["review"]}, "pages/ndcg.py")
+    latex = [e.value for e in at.latex]
+    assert any("0.7295" in t and "nDCG" in t for t in latex)  # seed 000 (METRICS.md: 0.72953)
+    assert any("1.2023" in t for t in latex) and any("1.6481" in t for t in latex)
+    assert any(r"\mathrm{nDCG}@5" in t and "0.3487" in t for t in latex)  # the known review (core: 0.348651)
+    seed000 = table(at, "terms")
+    assert [None if pd.isna(v) else v for v in seed000["gt_keyword"]] == ["scam", None, "poverty", None, "fraud"]
+    seeds = table(at, "seed_table").set_index(["example", "gain", "k"])
+    assert round(seeds.loc[("002 classic", "linear", 6), "nDCG"], 6) == 0.852342
+    assert round(seeds.loc[("002 versus_ideal", "exponential", 8), "nDCG"], 6) == 0.915492
+    assert round(seeds.loc[("004 q2", "linear", 10), "nDCG"], 3) == 0.705
+    # toggles: exponential gain, Järvelin discount, k = 3 — the numbers follow kweval.explain
+    at.radio(key="qp_gain").set_value("exponential").run()
+    at.radio(key="qp_disc").set_value("jarvelin").run()
+    at.slider(key="qp_ek").set_value(3).run()
+    assert at.query_params["gain"] == "exponential" and at.query_params["disc"] == "jarvelin" and at.query_params["ek"] == "3"
+    s = explain.ndcg_steps(**explain.SEED_000, k=3, gain="exponential", discount="jarvelin")
+    assert any(f"{s.ndcg:.4f}" in e.value and "nDCG}@3" in e.value for e in at.latex)
+    shown = table(at, "terms")
+    np.testing.assert_allclose(shown[["gain", "discount", "contribution"]].to_numpy(dtype=float), s.terms[["gain", "discount", "contribution"]].to_numpy(dtype=float))
+    assert shown["keyword"].tolist() == s.terms["keyword"].tolist()
+
+
+def test_compare_page_equals_stats(monkeypatch, cores):
+    ds = cores["dnlp"]
+    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "a": "base"}, "pages/compare.py")
+    shown = table(at, "compare_table")
+    ev = evaluate(ds, EvalOptions(k=5))
+    sc = ev.scores[ev.scores["movie"] == "SW_Episode6"]
+    metrics = [m for m in ev.metric_names if m != "gt_coverage"]
+    a = sc[sc["model"] == "base"].set_index("review_id")[metrics]
+    b = sc[sc["model"] == "sentiment"].set_index("review_id").reindex(a.index)[metrics]
+    core = stats.paired_comparison(b, a, metrics)
+    np.testing.assert_allclose(shown["diff"], core["diff"])
+    np.testing.assert_allclose(shown["ci_low"], core["ci_low"])
+    np.testing.assert_allclose(shown["p_ttest_holm"], core["p_ttest_holm"])
+    assert shown["wins"].tolist() == core["wins"].tolist()
+    diffs = table(at, "review_diffs")
+    assert len(diffs) == len(a)
+    assert diffs["open"].iloc[0].startswith("./explorer?") and "review=" in diffs["open"].iloc[0]
+    assert (np.diff(diffs["difference"].abs().to_numpy()) <= 1e-12).all()
+    assert set(table(at, "per_movie_table")["movie"]) == set(ds.movie_ids)
+
+
+def test_data_page(monkeypatch, cores):
+    ds = cores["dnlp"]
+    at = run(monkeypatch, DNLP, {}, "pages/data.py")
+    movies = table(at, "movies_table")
+    assert movies["movie"].tolist() == ds.movie_ids
+    assert movies["reviews"].sum() == len(ds.reviews)
+    assert "kweval convert" in at.code[0].value
+    assert "predictions" in texts(at) and "score_direction" in texts(at)
+
+
+# ---------------------------------------------------------------------------------------------
+# URL state
+
+
+def test_selection_lives_in_the_url(monkeypatch, cores):
+    ds = cores["dnlp"]
+    at = run(monkeypatch, DNLP, {"movie": "IndianaJones", "models": "sentiment,base", "k": "7", "agg": "micro", "match": "word"})
+    assert at.sidebar.multiselect(key="sel_models").value == ["sentiment", "base"]
+    assert at.sidebar.number_input(key="sel_k").value == 7
+    at.sidebar.selectbox(key="sel_movie").set_value("SW_Episode5").run()
+    at.sidebar.radio(key="sel_agg").set_value("macro").run()
+    assert (at.query_params["movie"], at.query_params["agg"]) == ("SW_Episode5", "macro")
+    # a page switch keeps it (even when the browser drops the query string, the session restores it)
+    at.query_params.clear()
+    at.switch_page("pages/explorer.py").run()
+    assert not at.exception
+    assert at.query_params["movie"] == "SW_Episode5" and at.query_params["models"] == "sentiment,base" and at.query_params["k"] == "7"
+    assert "Star Wars: Episode V" in texts(at).replace("\\", "")
+    # invalid values are ignored with a note
+    at = run(monkeypatch, DNLP, {"movie": "nope", "k": "zero"})
+    assert at.query_params["movie"] == ds.movie_ids[0] and at.query_params["k"] == "5"
+    assert any("ignored movie" in c.value for c in at.sidebar.caption)
+
+
+def test_local_paths_only_when_allowed(monkeypatch):
+    at = run(monkeypatch, None, {})
+    assert "local" not in at.sidebar.radio(key="data_source").options
+    at = run(monkeypatch, None, {}, env={"KWEVAL_ALLOW_LOCAL_PATHS": "1"})
+    at.sidebar.radio(key="data_source").set_value("local").run()
+    at.sidebar.text_input(key="local_path").input(str(DNLP)).run()
+    assert not at.exception
+    assert any("(SW_Episode6)" in o for o in at.sidebar.selectbox(key="sel_movie").options)
+
+
+# ---------------------------------------------------------------------------------------------
+# security
+
+
+def _csv(frame: pd.DataFrame) -> bytes:
+    return frame.to_csv(index=False).encode()
+
+
+def xss_files() -> list[tuple[str, bytes, str]]:
+    predictions = pd.DataFrame(
+        {"movie": "m1", "review_id": ["r1", "r1", "r2"], "model": "base", "rank": [0, 1, 0],
+         "keyword": [XSS, "fraud", "poverty"], "score": [0.9, 0.5, 0.4]}
+    )
+    gt = pd.DataFrame({"movie": "m1", "rank": [0, 1, 2], "keyword": ["fraud", XSS, "poverty"], "helpful": 1, "not_helpful": 0})
+    reviews = pd.DataFrame({"movie": "m1", "review_id": ["r1", "r2"], "text": [f"A fraud {XSS} story", "Poverty."],
+                            "title": [XSS, "fine"], "rating": [3, 9]})
+    movies = pd.DataFrame({"movie": ["m1"], "title": [XSS]})
+    parquet = io.BytesIO()
+    gt.to_parquet(parquet, index=False)
+    return [
+        ("predictions.csv", _csv(predictions), "text/csv"),
+        ("ground_truth.parquet", parquet.getvalue(), "application/octet-stream"),
+        ("reviews.csv", _csv(reviews), "text/csv"),
+        ("movies.csv", _csv(movies), "text/csv"),
+        (f"{XSS}.csv", b"a,b\n1,2\n", "text/csv"),
+    ]
+
+
+def test_uploads_render_escaped_everywhere(monkeypatch):
+    at = run(monkeypatch, None, {})
+    at.sidebar.radio(key="data_source").set_value("upload").run()
+    uploader = at.sidebar.file_uploader(key="upload")
+    assert set(uploader.allowed_type) == {".parquet", ".csv"}
+    uploader.set_value(xss_files()).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.sidebar.selectbox(key="sel_movie").options[1].endswith("(m1)")  # widget options are plain text
+    at.query_params["review"] = "r1"
+    seen = []
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert not at.exception, (page, [e.message for e in at.exception])
+        out = texts(at)
+        seen.append(out)
+        assert "<img" not in out, page
+    everything = "\n".join(seen)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in everything
+    explorer = seen[1]
+    assert "<mark" in explorer and "&lt;img" in explorer  # the keyword matched and its text is shown, escaped
+    data = seen[4]
+    assert "not a tidy table" in data and "&lt;img" in data  # the odd file name, escaped
+
+
+def test_uploads_never_take_pickles(monkeypatch):
+    at = run(monkeypatch, None, {})
+    at.sidebar.radio(key="data_source").set_value("upload").run()
+    at.sidebar.file_uploader(key="upload").set_value([("predictions.pkl", b"\x80\x04K\x01.", "application/octet-stream")]).run()
+    assert at.exception and "Invalid file extension" in at.exception[0].message  # refused by the widget itself
+
+
+# ---------------------------------------------------------------------------------------------
+# deployment files
+
+
+def _make_install_steps() -> list[str]:
+    text = (ROOT / "Makefile").read_text()
+    block = re.search(r"^\$\(VENV\)/\.runtime:.*\n((?:\t.*\n)+)", text, re.M)
+    assert block, "Makefile: no $(VENV)/.runtime recipe"
+    steps = []
+    for line in block.group(1).splitlines():
+        words = shlex.split(line.strip())
+        if len(words) > 1 and words[0].endswith("pip") and words[1] == "install":
+            steps.append(" ".join(["pip", *words[1:]]))
+    return steps
+
+
+def _docker_install_steps() -> list[str]:
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    steps = []
+    for line in text.splitlines():
+        if not line.startswith("RUN "):
+            continue
+        for cmd in line[4:].split("&&"):
+            words = shlex.split(cmd.strip())
+            if words[:3] == ["python", "-m", "pip"]:
+                words = ["pip", *words[3:]]
+            if len(words) > 1 and words[0] == "pip" and words[1] == "install":
+                steps.append(" ".join(words))
+    return steps
+
+
+def test_dockerfile_installs_like_the_makefile():
+    make = _make_install_steps()
+    assert make == ["pip install -r requirements.txt", "pip install --no-deps -e ."]
+    assert _docker_install_steps() == make
+    docker = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"^FROM python:3\.11-slim", docker, re.M)
+    assert re.search(r"^USER (?!root)\w+", docker, re.M)
+    assert re.search(r"^EXPOSE 8501", docker, re.M)
+    assert "HEALTHCHECK" in docker and "/_stcore/health" in docker
+    assert '"streamlit", "run", "app.py", "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true"' in docker
+
+
+def test_streamlit_config():
+    config = tomllib.loads((ROOT / ".streamlit/config.toml").read_text())
+    assert config["server"]["headless"] is True
+    assert 0 < config["server"]["maxUploadSize"] <= 200
+    assert config["browser"]["gatherUsageStats"] is False
+
+
+def test_core_does_not_import_streamlit():
+    offenders = [p.name for p in (ROOT / "kweval").rglob("*.py") if re.search(r"^\s*(import|from)\s+streamlit", p.read_text(), re.M)]
+    assert offenders == []
