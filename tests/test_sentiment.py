@@ -1,0 +1,98 @@
+"""kweval.sentiment: VADER values and SAS (METRICS.md §5) on a tiny hand-made case."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
+
+from kweval.sentiment import sas_metrics, sentiment_value
+
+ANALYZER = SentimentIntensityAnalyzer()
+
+
+def v(text: str) -> float:
+    s = ANALYZER.polarity_scores(text)
+    return 1.0 * s["pos"] + 0.5 * s["neu"] + 0.0 * s["neg"]
+
+
+def test_sentiment_value_matches_vader():
+    words = ["great", "terrible plot", "cinematography", "not good", "GREAT movie!!!", "great movie", "great"]
+    got = sentiment_value(words)
+    assert got.dtype == np.float64
+    assert got.tolist() == pytest.approx([v(w) for w in words], abs=0)
+    assert got.tolist() == pytest.approx([1.0, 0.122, 0.5, 0.147, 0.9255, 0.902, 1.0], abs=1e-12)
+    assert np.isnan(sentiment_value([None, 3.0])).all()
+    assert sentiment_value([]).shape == (0,)
+
+
+def test_sentiment_value_scores_each_distinct_string_once(monkeypatch):
+    from kweval import sentiment
+
+    seen = []
+    real = sentiment._analyzer()
+
+    class Counting:
+        def polarity_scores(self, text):
+            seen.append(text)
+            return real.polarity_scores(text)
+
+    monkeypatch.setattr(sentiment, "_analyzer", lambda: Counting())
+    sentiment_value(["good", "bad", "good", "good", "bad"])
+    assert seen == ["good", "bad"]
+
+
+def test_sas_formulas_on_a_tiny_case():
+    pred = pd.DataFrame(
+        [
+            # movie, review, model, raw keyword, norm
+            ("m1", "r1", "x", "GREAT movie!!!", "great movie"),
+            ("m1", "r1", "x", "terrible plot", "terrible plot"),
+            ("m1", "r2", "x", "cinematography", "cinematography"),
+            ("m1", "r1", "y", None, ""),  # no usable keyword: NaN everywhere
+            ("m2", "r3", "x", "scam", "scam"),  # movie without GT keywords
+        ],
+        columns=["movie", "review_id", "model", "keyword", "norm"],
+    )
+    gt = pd.DataFrame({"movie": ["m1", "m1", "m1"], "keyword": ["Redemption", "not good", "great"]})
+    reviews = pd.DataFrame(
+        {
+            "movie": ["m1", "m1", "m2"],
+            "review_id": ["r1", "r2", "r3"],
+            "text": ["A wonderful, moving film. Loved it!", None, "   "],
+        }
+    )
+    out = sas_metrics(pred, gt, reviews)
+    assert out[["movie", "review_id", "model"]].values.tolist() == [
+        ["m1", "r1", "x"],
+        ["m1", "r2", "x"],
+        ["m1", "r1", "y"],
+        ["m2", "r3", "x"],
+    ]
+    gt_mean = (v("Redemption") + v("not good") + v("great")) / 3
+    s1 = (v("GREAT movie!!!") + v("terrible plot")) / 2  # raw keywords, not the normalized ones
+    s2 = v("cinematography")
+    assert out.loc[0, "sent_pred"] == pytest.approx(s1)
+    assert out.loc[0, "sas_keywords"] == pytest.approx(1 - abs(s1 - gt_mean))
+    assert out.loc[0, "sas_text"] == pytest.approx(1 - abs(s1 - v("A wonderful, moving film. Loved it!")))
+    assert out.loc[1, "sent_pred"] == pytest.approx(0.5)
+    assert out.loc[1, "sas_keywords"] == pytest.approx(1 - abs(s2 - gt_mean))
+    assert np.isnan(out.loc[1, "sas_text"])  # review without text
+    assert out.loc[2, ["sent_pred", "sas_keywords", "sas_text"]].isna().all()
+    assert out.loc[3, "sent_pred"] == pytest.approx(0.0)  # "scam" is all negative
+    assert np.isnan(out.loc[3, "sas_keywords"]) and np.isnan(out.loc[3, "sas_text"])  # no GT; blank text
+    # the hand numbers: s1 = (0.9255 + 0.122) / 2
+    assert s1 == pytest.approx(0.52375)
+
+
+def test_sas_uses_norm_without_a_keyword_column():
+    pred = pd.DataFrame({"movie": ["m"], "review_id": ["r"], "model": ["x"], "norm": ["great movie"]})
+    gt = pd.DataFrame({"movie": ["m"], "norm": ["great"]})
+    reviews = pd.DataFrame({"movie": ["m"], "review_id": ["r"], "text": ["great"]})
+    out = sas_metrics(pred, gt, reviews)
+    assert out.loc[0, "sent_pred"] == pytest.approx(0.902)
+    assert out.loc[0, "sas_keywords"] == pytest.approx(1 - (1.0 - 0.902))
+    assert out.loc[0, "sas_text"] == pytest.approx(0.902)
+    empty = sas_metrics(pred.iloc[:0], gt, reviews)
+    assert empty.empty and {"sent_pred", "sas_keywords", "sas_text"} <= set(empty.columns)
