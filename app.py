@@ -28,7 +28,7 @@ from kweval.evaluate import AGGREGATIONS, EvalOptions, Evaluation, evaluate
 from kweval.matching import MATCH_MODES
 
 HERE = Path(__file__).resolve().parent
-st.set_page_config(page_title="kweval", page_icon="🔑", layout="wide")
+st.set_page_config(page_title="kweval", page_icon=":material/key:", layout="wide")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -253,11 +253,11 @@ def _selection(dataset: Dataset) -> ui.Selection:
 
 
 PAGES = {
-    "summary": ("pages/summary.py", "Summary", "📊"),
-    "explorer": ("pages/explorer.py", "Review explorer", "🔍"),
-    "ndcg": ("pages/ndcg.py", "nDCG worked example", "🧮"),
-    "compare": ("pages/compare.py", "Compare models", "⚖️"),
-    "data": ("pages/data.py", "Data", "🗂️"),
+    "summary": ("pages/summary.py", "Summary", ":material/leaderboard:"),
+    "explorer": ("pages/explorer.py", "Review explorer", ":material/manage_search:"),
+    "ndcg": ("pages/ndcg.py", "nDCG worked example", ":material/calculate:"),
+    "compare": ("pages/compare.py", "Compare models", ":material/compare_arrows:"),
+    "data": ("pages/data.py", "Data", ":material/database:"),
 }
 
 

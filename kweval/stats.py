@@ -168,9 +168,12 @@ def paired_randomization_test(
         p = extreme / signs.shape[0]
     else:
         rng = np.random.default_rng(seed)
+        total = d.sum(axis=0)
         for size in _chunks(n_perm, n):
-            signs = 1.0 - 2.0 * rng.integers(0, 2, size=(size, n)).astype("float64")
-            extreme += (np.abs(signs @ d / n) >= threshold).sum(axis=0)
+            # one random bit per review and permutation: sign = 1 − 2·bit, so Σ sign·d = Σd − 2·(bits @ d)
+            raw = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
+            bits = np.unpackbits(raw, axis=1, count=n).astype("float64")
+            extreme += (np.abs((total - 2.0 * (bits @ d)) / n) >= threshold).sum(axis=0)
         p = (1.0 + extreme) / (1.0 + n_perm)
     p = np.where(np.all(d == 0, axis=0), 1.0, np.minimum(p, 1.0))
     return float(p[0]) if flat else p

@@ -23,6 +23,10 @@ def paired(scores: pd.DataFrame, a: str, b: str, metric: str | None = None) -> p
     return ui.paired_scores(scores, a, b, METRICS, metric)
 
 
+# stats.paired_comparison(x, y) reports x − y with x's side as "a": called with (B, A) it gives B − A
+SIDES = {"mean_a": "mean B", "mean_b": "mean A"}
+
+
 @st.cache_data(show_spinner="Bootstrap and randomization tests…", max_entries=32)
 def _compare(key: tuple, movie: str, a: str, others: tuple, _scores: pd.DataFrame) -> pd.DataFrame:
     parts = []
@@ -30,7 +34,7 @@ def _compare(key: tuple, movie: str, a: str, others: tuple, _scores: pd.DataFram
         both = paired(_scores, a, b)
         res = stats.paired_comparison(both[[f"{m}_b" for m in METRICS]].set_axis(METRICS, axis=1),
                                       both[[f"{m}_a" for m in METRICS]].set_axis(METRICS, axis=1), METRICS)
-        parts.append(res.assign(model=b))
+        parts.append(res.rename(columns=SIDES).assign(model=b))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
@@ -40,7 +44,7 @@ def _per_movie(key: tuple, a: str, b: str, metric: str, _scores: pd.DataFrame) -
     parts = []
     for movie, grp in both.groupby("movie", sort=False):
         res = stats.paired_comparison(grp[[f"{metric}_b"]].set_axis([metric], axis=1), grp[[f"{metric}_a"]].set_axis([metric], axis=1), [metric])
-        parts.append(res.assign(movie=movie))
+        parts.append(res.rename(columns=SIDES).assign(movie=movie))
     if not parts:
         return pd.DataFrame()
     out = pd.concat(parts, ignore_index=True)
@@ -69,8 +73,8 @@ st.caption(
 
 res = _compare(ctx.key, sel.movie, a, tuple(others), scores)
 st.subheader(f"Every metric, each model against {ui.md(a)}")
-shown = res[["model", "metric", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_randomization_holm", "p_ttest_holm",
-             "p_randomization", "p_ttest", "wins", "ties", "losses"]].rename(columns={"mean_a": f"mean {a} (A)", "mean_b": "mean B"})
+shown = res[["model", "metric", "n", "mean A", "mean B", "diff", "ci_low", "ci_high", "p_randomization_holm", "p_ttest_holm",
+             "p_randomization", "p_ttest", "wins", "ties", "losses"]]
 num = {c: st.column_config.NumberColumn(c, format="%.4f") for c in shown.columns if c.startswith(("mean", "diff", "ci_"))}
 num |= {c: st.column_config.NumberColumn(c, format="%.2g") for c in shown.columns if c.startswith("p_")}
 st.dataframe(shown, hide_index=True, column_config=num, key="compare_table")
@@ -78,7 +82,7 @@ st.dataframe(shown, hide_index=True, column_config=num, key="compare_table")
 st.subheader(f"{metric} per movie: {ui.md(b)} − {ui.md(a)}")
 per_movie = _per_movie(ctx.key, a, b, metric, ev.scores[ev.scores["model"].isin([a, b])])
 if not per_movie.empty:
-    st.dataframe(per_movie[["movie", "n", "mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_randomization_holm", "p_ttest_holm", "wins", "ties", "losses"]],
+    st.dataframe(per_movie[["movie", "n", "mean A", "mean B", "diff", "ci_low", "ci_high", "p_randomization_holm", "p_ttest_holm", "wins", "ties", "losses"]],
                  hide_index=True, column_config=num, key="per_movie_table")
     st.caption("Holm correction here is across the movies.")
 

@@ -80,27 +80,29 @@ if review:
         review_card(row, keywords, scores)
     st.stop()
 
-c1, c2, c3, c4 = st.columns([2, 2, 3, 1])
+c1, c2, c3 = st.columns([2, 3, 1], vertical_alignment="bottom")
 sort = ctx.url_widget(c1.selectbox, "Sort", "sort", "review order", parse=lambda s: s if s in ui.SORTS else None,
                      options=list(ui.SORTS), resets=("p",))
+query = ctx.url_widget(c2.text_input, "Search the text", "q", "", placeholder="words in the review, title or id", resets=("p",))
+none = ctx.url_widget(c3.checkbox, "Nothing matched", "none", False, parse=lambda s: s == "1", fmt=lambda v: "1" if v else "0",
+                      resets=("p",), help="Only reviews where no selected model matched any GT keyword.")
 pair = None
 if sort == "largest disagreement" and len(sel.models) >= 2:
-    a = ctx.url_widget(c2.selectbox, "Model A", "a", sel.models[0], parse=lambda s: s if s in sel.models else None, options=list(sel.models))
-    b = ctx.url_widget(c2.selectbox, "Model B", "b", sel.models[1], parse=lambda s: s if s in sel.models else None, options=list(sel.models))
+    d1, d2, _ = st.columns([2, 2, 2])
+    a = ctx.url_widget(d1.selectbox, "Model A", "a", sel.models[0], parse=lambda s: s if s in sel.models else None, options=list(sel.models))
+    b = ctx.url_widget(d2.selectbox, "Model B", "b", sel.models[1], parse=lambda s: s if s in sel.models else None, options=list(sel.models))
     pair = (a, b)
-query = ctx.url_widget(c3.text_input, "Search the text", "q", "", placeholder="words in the review, title or id", resets=("p",))
-none = ctx.url_widget(c4.checkbox, "Nothing matched", "none", False, parse=lambda s: s == "1", fmt=lambda v: "1" if v else "0",
-                      resets=("p",))
 
 shown = ui.filter_reviews(table, metric, sel.models, sort=sort, query=query, nothing_matched=none, pair=pair)
 per_page = 10
 n_pages = max(1, -(-len(shown) // per_page))
 if st.session_state.get("qp_p", 1) > n_pages:
     st.session_state["qp_p"] = n_pages
-page = ctx.url_widget(st.number_input, f"Page (of {n_pages})", "p", 1, parse=lambda s: min(max(int(s), 1), n_pages),
+p1, p2 = st.columns([1, 5], vertical_alignment="bottom")
+page = ctx.url_widget(p1.number_input, f"Page (of {n_pages})", "p", 1, parse=lambda s: min(max(int(s), 1), n_pages),
                       min_value=1, max_value=n_pages, step=1)
 rows, page, n_pages = ui.paginate(shown, page, per_page)
-st.caption(f"{len(shown)} review(s) match · page {page} of {n_pages} · sorted by {ui.md(sort)}")
+p2.caption(f"{len(shown)} review(s) match · page {page} of {n_pages} · sorted by {ui.md(sort)}")
 for _, row in rows.iterrows():
     with st.container(border=True):
         review_card(row, keywords, scores)

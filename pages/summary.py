@@ -45,7 +45,7 @@ table = table[table["model"].isin(sel.models)].reset_index(drop=True)
 fmt = {m: st.column_config.NumberColumn(m, format="%.4f") for m in metrics}
 st.subheader(f"Every metric, movies × models ({sel.agg})")
 st.dataframe(table, hide_index=True, column_config=fmt, key="summary_table")
-c1, c2, c3 = st.columns(3)
+c1, c2, c3, _ = st.columns([1, 1, 1, 5])
 c1.download_button("CSV", report.to_csv(table), f"kweval_summary_{sel.agg}.csv", "text/csv")
 c2.download_button("Markdown", report.to_markdown(table), f"kweval_summary_{sel.agg}.md", "text/markdown")
 c3.download_button("LaTeX", report.to_latex(table, caption=f"kweval summary ({sel.agg}, k={sel.k})"), f"kweval_summary_{sel.agg}.tex", "text/x-tex")
@@ -75,7 +75,8 @@ st.caption("Error bars: percentile bootstrap over reviews (2000 resamples, seed 
 # --- heatmap -------------------------------------------------------------------------------------
 metric = ctx.url_widget(st.selectbox, "Metric for the heatmap and slices", "metric", ctx.metric,
                         parse=lambda s: s if s in metrics else None, options=metrics)
-per_movie = table[table["movie"] != ALL].pivot(index="movie", columns="model", values=metric).reindex(columns=list(sel.models))
+movies_only = table[table["movie"] != ALL]
+per_movie = movies_only.pivot(index="movie", columns="model", values=metric).reindex(index=pd.unique(movies_only["movie"]), columns=list(sel.models))
 st.subheader(f"{metric}: movie × model")
 heat = px.imshow(per_movie.rename(index=ui.esc, columns=ui.esc), text_auto=".3f", aspect="auto", color_continuous_scale="Viridis", labels=dict(color=metric))
 heat.update_layout(height=80 + 40 * len(per_movie), margin=dict(t=10, b=10))
@@ -90,7 +91,7 @@ for col, by in zip(cols, ("rating", "length")):
         col.caption(f"This dataset has no review {by}s.")
         continue
     sliced = sliced[sliced["model"].isin(sel.models)]
-    wide = sliced.pivot(index="movie", columns="model", values=metric).reindex(columns=list(sel.models))
+    wide = sliced.pivot(index="movie", columns="model", values=metric).reindex(index=pd.unique(sliced["movie"]), columns=list(sel.models))
     wide.insert(0, "reviews", sliced.groupby("movie", sort=False)["n_reviews"].max())
     wide.index.name = by
     col.dataframe(wide, column_config={m: st.column_config.NumberColumn(m, format="%.4f") for m in sel.models})

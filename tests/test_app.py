@@ -223,6 +223,8 @@ def test_compare_page_equals_stats(monkeypatch, cores):
     b = sc[sc["model"] == "sentiment"].set_index("review_id").reindex(a.index)[metrics]
     core = stats.paired_comparison(b, a, metrics)
     np.testing.assert_allclose(shown["diff"], core["diff"])
+    np.testing.assert_allclose(shown["mean A"], a.mean().to_numpy())  # base
+    np.testing.assert_allclose(shown["mean B"], b.mean().to_numpy())  # sentiment
     np.testing.assert_allclose(shown["ci_low"], core["ci_low"])
     np.testing.assert_allclose(shown["p_ttest_holm"], core["p_ttest_holm"])
     assert shown["wins"].tolist() == core["wins"].tolist()

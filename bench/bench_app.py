@@ -1,0 +1,115 @@
+"""Dashboard timings through streamlit.testing.v1.AppTest (server-side script time, no browser).
+
+- cold: the first view of the embedded demo in a fresh process (imports, load,
+  evaluation, first render of the default page), run in a subprocess;
+- warm: on the DNLP data, each page is run, then rerun with every cache warm;
+  the rerun time (median of --repeat) is what a user waits after a click.
+  Target: < 0.5 s per page.
+
+Usage: python bench/bench_app.py [--data PATH] [--movie MOVIE] [--repeat 3]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+APP = REPO / "app.py"
+DNLP = REPO.parent / "shared" / "data" / "dnlp" / "Dataset"
+PAGES = ["pages/summary.py", "pages/explorer.py", "pages/ndcg.py", "pages/compare.py", "pages/data.py"]
+TARGET_S = 0.5
+
+
+def _navigation_v2() -> None:
+    """AppTest resets PagesManager.uses_pages_directory before each run; keep st.navigation's path (see tests/test_app.py)."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    PagesManager.__init__ = init
+
+
+def _run(at, timeout: float = 600) -> float:
+    start = time.perf_counter()
+    at.run(timeout=timeout)
+    elapsed = time.perf_counter() - start
+    if at.exception:
+        raise RuntimeError(f"the app raised: {[e.message for e in at.exception]}")
+    return elapsed
+
+
+def cold() -> float:
+    """Seconds for the first view of the demo, in this (fresh) process."""
+    os.environ.pop("KWEVAL_DATA", None)
+    start = time.perf_counter()
+    _navigation_v2()
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(APP), default_timeout=600)
+    at.run()
+    if at.exception:
+        raise RuntimeError(f"the app raised: {[e.message for e in at.exception]}")
+    return time.perf_counter() - start
+
+
+def warm(data: Path, params: dict[str, str], repeat: int) -> list[tuple[str, float, float]]:
+    """(page, first run s, median warm rerun s) per page."""
+    os.environ["KWEVAL_DATA"] = str(data)
+    _navigation_v2()
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(APP), default_timeout=600)
+    at.query_params.update(params)
+    _run(at)  # load + evaluate (cached from here on)
+    rows = []
+    for page in PAGES:
+        at.switch_page(page)
+        first = _run(at)
+        reruns = [_run(at) for _ in range(repeat)]
+        rows.append((page, first, statistics.median(reruns)))
+    return rows
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DNLP)
+    parser.add_argument("--movie", default="SW_Episode6", help="movie selected in the sidebar (ALL for every movie)")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--cold-only", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.cold_only:
+        print(f"{cold():.3f}")
+        return 0
+
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--cold-only"]
+    env = {k: v for k, v in os.environ.items() if k != "KWEVAL_DATA"}
+    out = subprocess.run(cmd, cwd=REPO, env=env, capture_output=True, text=True, check=True)
+    cold_s = float(out.stdout.strip().splitlines()[-1])
+
+    print("command: python bench/bench_app.py " + " ".join(sys.argv[1:]))
+    print(f"cold first view of the embedded demo (fresh process: imports, load, evaluate, Summary): {cold_s:.2f} s")
+    ok = True
+    for movie in dict.fromkeys([args.movie, "ALL"]):
+        rows = warm(args.data, {"movie": movie}, args.repeat)
+        print(f"\n{args.data.name} data, movie={movie}, all models, k=5 — server time per page (AppTest):")
+        print(f"{'page':<20} {'first run':>10} {'warm rerun':>11}")
+        for page, first, rerun in rows:
+            flag = "" if rerun < TARGET_S else f"  (> {TARGET_S} s target)"
+            ok &= rerun < TARGET_S
+            print(f"{page:<20} {first:>9.3f}s {rerun:>10.3f}s{flag}")
+    print(f"\nwarm reruns {'all under' if ok else 'NOT all under'} the {TARGET_S} s target")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,138 @@
+"""End to end: the real server in headless Debian chromium, every page, on the embedded demo.
+
+Needs /usr/bin/chromium and /usr/bin/chromedriver (`make browser` installs
+them); the test fails, not skips, without them.  Screenshots go to
+artifacts/screenshots/ (git-ignored); with KWEVAL_UPDATE_DOCS=1 the explorer's
+is also written to docs/explorer.png (the README's picture).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+SHOTS = ROOT / "artifacts" / "screenshots"
+PARAMS = "movie=star_tide&models=keybert,yake,keybert_vader&k=5"
+# page title in the navigation -> texts that must be on the page
+PAGES = {
+    "Summary": ["Every metric, movies × models", "bootstrap 95% CIs", "by review rating and length"],
+    "Review explorer": ["review(s) match", "GT rank", "unmatched"],
+    "nDCG worked example": ["The seed 000 example", "0.7295", "Plain relevance lists"],
+    "Compare models": ["Every metric, each model against", "Reviews by difference"],
+    "Data": ["Validation messages", "The tidy layout", "kweval convert"],
+}
+ERROR = '[data-testid="stException"]'
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90) -> None:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            raise AssertionError(f"streamlit exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.read().strip() == b"ok":
+                    return
+        except OSError:
+            pass
+        time.sleep(0.3)
+    raise AssertionError("streamlit did not become healthy")
+
+
+def _settled(driver, texts: list[str], timeout: float = 90) -> str:
+    """Wait until the script run is over and every text is on the page; return the page text."""
+    deadline = time.time() + timeout
+    body = ""
+    while time.time() < deadline:
+        running = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stStatusWidget"]')
+        body = driver.find_element(By.TAG_NAME, "body").text
+        if not running and all(t in body for t in texts):
+            time.sleep(0.8)  # let charts and KaTeX finish drawing
+            return driver.find_element(By.TAG_NAME, "body").text
+        if driver.find_elements(By.CSS_SELECTOR, ERROR):
+            break
+        time.sleep(0.25)
+    errors = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ERROR)]
+    raise AssertionError(f"page did not show {texts}; errors: {errors}; text: {body[:800]}")
+
+
+def test_every_page_in_chromium(tmp_path):
+    assert CHROMIUM.exists() and CHROMEDRIVER.exists(), (
+        "Debian's chromium is required: apt-get install -y chromium chromium-driver (or `make browser`)"
+    )
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KWEVAL_")}
+    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    log = open(tmp_path / "streamlit.log", "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address", "127.0.0.1",
+         "--server.port", str(port), "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    driver = None
+    try:
+        _wait_healthy(url, proc)
+        options = webdriver.ChromeOptions()
+        options.binary_location = str(CHROMIUM)
+        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000"):
+            options.add_argument(arg)
+        driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+        driver.set_page_load_timeout(60)
+
+        # a copied link straight into a page (the server's very first run)
+        driver.get(f"{url}/explorer?{PARAMS}")
+        _settled(driver, ["Review explorer", *PAGES["Review explorer"]])
+        assert driver.find_elements(By.CSS_SELECTOR, "mark"), "no highlighted match in the explorer"
+        assert not driver.find_elements(By.CSS_SELECTOR, ERROR)
+        driver.save_screenshot(str(SHOTS / "explorer.png"))
+        if os.environ.get("KWEVAL_UPDATE_DOCS") == "1":
+            shutil.copyfile(SHOTS / "explorer.png", ROOT / "docs" / "explorer.png")
+
+        # every page through the sidebar navigation; the selection stays in the URL
+        for title, texts in PAGES.items():
+            links = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebarNav"] a')
+            link = next((a for a in links if a.text.strip().endswith(title)), None)
+            assert link is not None, f"no navigation link {title!r} in {[a.text for a in links]}"
+            link.click()
+            text = _settled(driver, [title if title != "nDCG worked example" else "nDCG, step by step", *texts])
+            assert not driver.find_elements(By.CSS_SELECTOR, ERROR), f"{title}: error element"
+            assert "Traceback" not in text
+            query = parse_qs(urlparse(driver.current_url).query)
+            assert query.get("movie") == ["star_tide"] and query.get("k") == ["5"], f"{title}: URL {driver.current_url}"
+            if title in ("Summary", "Compare models"):
+                assert driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPlotlyChart"]'), f"{title}: no chart"
+            driver.save_screenshot(str(SHOTS / f"{title.lower().replace(' ', '_')}.png"))
+    finally:
+        if driver is not None:
+            driver.quit()
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(5)
+        log.close()
