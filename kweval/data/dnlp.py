@@ -12,6 +12,8 @@ tidy Parquet/CSV only).
 
 from __future__ import annotations
 
+import gc
+import itertools
 import math
 import numbers
 from pathlib import Path
@@ -78,51 +80,69 @@ def _is_missing(cell: object) -> bool:
     return cell is None or (isinstance(cell, float) and math.isnan(cell)) or cell is pd.NA
 
 
-_EMPTY_OUTPUT = ("", 0.0)  # placeholder row of an empty list, keeps the fast path; patched to (None, NaN)
 _NUMERIC_TYPES = {float, int, np.float64, np.float32, np.float16, np.int64, np.int32}
+_LIST_TYPES = (list, tuple, np.ndarray)
 
 
-def _split_entries(entries: list) -> tuple[list, list[float]]:
-    """Keywords (str or None) and scores (float or NaN) of raw entries.
+def _split_entries(entries: list) -> tuple[np.ndarray, np.ndarray]:
+    """Keywords (object array: str or None) and scores (float64 array, NaN where missing) of raw entries.
 
-    The common case, `(str, number)` pairs, is split with C-level zips; any
-    other shape falls back to the careful per-entry path.
+    The common case, `(str, number)` pairs, is split with C-level zips and
+    type sets; any other shape falls back to the careful per-entry path.
     """
-    if entries and set(map(type, entries)) == {tuple} and set(map(len, entries)) == {2}:
+    n = len(entries)
+    if n and set(map(type, entries)) == {tuple} and set(map(len, entries)) == {2}:
         kws, scores = zip(*entries)
         if set(map(type, kws)) == {str} and set(map(type, scores)) <= _NUMERIC_TYPES:
-            return list(kws), np.asarray(scores, dtype="float64").tolist()
+            kw_arr = np.empty(n, dtype=object)
+            kw_arr[:] = kws
+            return kw_arr, np.fromiter(scores, dtype="float64", count=n)
     pairs = [_entry(e) for e in entries]
-    return [kw for kw, _ in pairs], [sc for _, sc in pairs]
+    kw_arr = np.empty(n, dtype=object)
+    kw_arr[:] = [kw for kw, _ in pairs]
+    return kw_arr, np.fromiter((sc for _, sc in pairs), dtype="float64", count=n)
 
 
-def flatten_cells(
-    movie: str, review_ids: list[str], model: str, cells: list[object], source: str, problems: list[Problem]
-) -> pd.DataFrame:
-    """Prediction rows of one model's column; missing cells give no rows (the review is skipped)."""
-    rid_out: list[str] = []
-    rank_out: list[int] = []
-    entries: list[object] = []
-    empty_at: list[int] = []
-    not_list = 0
-    for rid, cell in zip(review_ids, cells):
-        if isinstance(cell, (list, tuple, np.ndarray)):
-            n = len(cell)
-            if n == 0:  # an empty output is a real (empty) prediction: one row, no keyword
-                empty_at.append(len(entries))
-                rid_out.append(rid)
-                rank_out.append(0)
-                entries.append(_EMPTY_OUTPUT)
-                continue
-            rid_out.extend([rid] * n)
-            rank_out.extend(range(n))
-            entries.extend(cell)
-        elif not _is_missing(cell):
-            not_list += 1
+def _flatten(
+    review_ids: np.ndarray, model: str, cells: list[object], source: str, problems: list[Problem]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(review_id, rank, keyword, score) arrays of one model's column, one row per entry.
+
+    Missing cells give no rows (the review is skipped); an empty list gives one
+    row with no keyword (a real, empty prediction).
+    """
+    n_cells = len(cells)
+    if set(map(type, cells)) == {list}:  # the usual case: every cell is a list
+        lengths = np.fromiter(map(len, cells), dtype=np.int64, count=n_cells)
+        lists = cells
+        not_list = 0
+    else:
+        lengths = np.full(n_cells, -1, dtype=np.int64)
+        lists = []
+        not_list = 0
+        for i, cell in enumerate(cells):
+            if isinstance(cell, _LIST_TYPES):
+                lengths[i] = len(cell)
+                lists.append(cell)
+            elif not _is_missing(cell):
+                not_list += 1
+    entries = list(itertools.chain.from_iterable(lists))
     kws, scores = _split_entries(entries)
-    bad_entries = sum(1 for kw in kws if kw is None)
-    for i in empty_at:
-        kws[i], scores[i] = None, math.nan
+    bad_entries = int(sum(1 for kw in kws.tolist() if kw is None)) if len(kws) else 0
+
+    rows_per_cell = np.where(lengths == 0, 1, np.maximum(lengths, 0))
+    n_rows = int(rows_per_cell.sum())
+    starts = np.cumsum(rows_per_cell) - rows_per_cell
+    rank = np.arange(n_rows, dtype=np.int64) - np.repeat(starts, rows_per_cell)
+    rid = np.repeat(review_ids, rows_per_cell)
+    if len(entries) == n_rows:
+        keyword, score = kws, scores
+    else:  # an empty list's row: no keyword, no score
+        is_entry = np.repeat(lengths > 0, rows_per_cell)
+        keyword = np.full(n_rows, None, dtype=object)
+        keyword[is_entry] = kws
+        score = np.full(n_rows, np.nan)
+        score[is_entry] = scores
     if not_list:
         problems.append(
             Problem(f"{source} [{MODEL_PREFIX}{model}]", f"{not_list} cell(s) are not lists; those reviews are skipped for {model}")
@@ -131,14 +151,49 @@ def flatten_cells(
         problems.append(
             Problem(f"{source} [{MODEL_PREFIX}{model}]", f"{bad_entries} entr(y/ies) without a string keyword; dropped")
         )
+    return rid, rank, keyword, score
+
+
+def _object_column(values) -> pd.Series:
+    """A plain object column (no inference to the pyarrow-backed str dtype: cheaper to build and to hash)."""
+    return pd.Series(values, dtype=object)
+
+
+def flatten_cells(
+    movie: str, review_ids: list[str], model: str, cells: list[object], source: str, problems: list[Problem]
+) -> pd.DataFrame:
+    """Prediction rows of one model's column; missing cells give no rows (the review is skipped)."""
+    ids = np.empty(len(review_ids), dtype=object)
+    ids[:] = review_ids
+    rid, rank, keyword, score = _flatten(ids, model, cells, source, problems)
     return pd.DataFrame(
-        {"movie": movie, "review_id": rid_out, "model": model, "rank": rank_out, "keyword": kws, "score": scores},
+        {
+            "movie": _object_column(np.full(len(rid), movie, dtype=object)),
+            "review_id": _object_column(rid),
+            "model": _object_column(np.full(len(rid), model, dtype=object)),
+            "rank": rank,
+            "keyword": _object_column(keyword),
+            "score": score,
+        },
         columns=PREDICTION_COLUMNS,
     )
 
 
 def read_dnlp(path: Path) -> Dataset:
     """Load a DNLP-layout folder; every unreadable part is skipped and named in `problems`."""
+    # Unpickling and flattening allocate millions of small tuples, each allocation
+    # counting towards a cyclic-GC pass over everything loaded so far; none of it
+    # forms cycles, so collection waits until the tables are built.
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return _read_dnlp(path)
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
+def _read_dnlp(path: Path) -> Dataset:
     root = find_root(path) or path
     problems: list[Problem] = []
 
@@ -194,11 +249,14 @@ def read_dnlp(path: Path) -> Dataset:
         reviews.append(rv)
         movies.append({"movie": movie, "title": title, "imdb_id": imdb_id})
 
+        ids = np.empty(len(review_ids), dtype=object)
+        ids[:] = review_ids
         for col in model_cols:
             model = col[len(MODEL_PREFIX) :]
             if model not in models_seen:
                 models_seen.append(model)
-            pred_parts.append(flatten_cells(movie, review_ids, model, frame[col].tolist(), kw_path.name, problems))
+            rid, rank, keyword, score = _flatten(ids, model, frame[col].tolist(), kw_path.name, problems)
+            pred_parts.append((movie, model, rid, rank, keyword, score))
 
         if gt_raw is not None:
             if imdb_id is None:
@@ -222,9 +280,7 @@ def read_dnlp(path: Path) -> Dataset:
             return pd.DataFrame({c: pd.Series(dtype="object") for c in columns})
         return pd.concat(parts, ignore_index=True)
 
-    predictions = concat(pred_parts, PREDICTION_COLUMNS)
-    predictions["rank"] = predictions["rank"].astype("int64")
-    predictions["score"] = predictions["score"].astype("float64")
+    predictions = _predictions_table(pred_parts)
     return Dataset(
         movies=pd.DataFrame(movies, columns=MOVIE_COLUMNS + ["imdb_id"]),
         reviews=concat(reviews, REVIEW_COLUMNS),
@@ -233,4 +289,26 @@ def read_dnlp(path: Path) -> Dataset:
         models=pd.DataFrame({"model": models_seen, "score_direction": "higher"}, columns=MODEL_COLUMNS),
         problems=problems,
         source=str(root),
+    )
+
+
+def _predictions_table(parts: list[tuple]) -> pd.DataFrame:
+    """One predictions table from per (movie, model) column arrays, concatenated once."""
+    if not parts:
+        return pd.DataFrame({c: pd.Series(dtype="object") for c in PREDICTION_COLUMNS})
+    sizes = [len(p[2]) for p in parts]
+    movies = np.empty(len(parts), dtype=object)
+    movies[:] = [p[0] for p in parts]
+    models = np.empty(len(parts), dtype=object)
+    models[:] = [p[1] for p in parts]
+    return pd.DataFrame(
+        {
+            "movie": _object_column(np.repeat(movies, sizes)),
+            "review_id": _object_column(np.concatenate([p[2] for p in parts])),
+            "model": _object_column(np.repeat(models, sizes)),
+            "rank": np.concatenate([p[3] for p in parts]).astype("int64"),
+            "keyword": _object_column(np.concatenate([p[4] for p in parts])),
+            "score": np.concatenate([p[5] for p in parts]).astype("float64"),
+        },
+        columns=PREDICTION_COLUMNS,
     )
