@@ -1,0 +1,176 @@
+"""Benchmark: keyword-embedding throughput, kweval vs the notebook's call pattern (issue 4).
+
+Data: the predicted keywords of one model for one movie, read straight from
+the DNLP pickle (default SW_Episode6, model ``base``: ``keywords_base`` is a
+list of (keyword, score) per review).
+
+- kweval: `kweval.semantic.embed_texts` on the *distinct normalized* keywords
+  (each string once, length-sorted batches, no cache: ``store=False``), for
+  each batch size of ``--batch-sizes``.
+- notebook style (seed 001): one encoder call per review on that review's
+  5 raw keywords (tokenize with padding, forward, mean-pool, normalize),
+  repeated keywords included, on the first ``--notebook-reviews`` reviews
+  (0 = all; by default a subset because one call per review is slow on CPU).
+
+Both use the very same loaded weights on the same device (fp16 on CUDA), so
+the difference is the call pattern and the de-duplication.  Model loading is
+timed apart.  Throughput = strings embedded per second; the end-to-end ratio
+compares the time each needs to cover the same reviews.
+
+Usage: python bench/bench_semantic.py [--device cpu|cuda] [--batch-sizes 32,64,128,256,512]
+       [--notebook-reviews 200] [--repeat 1] [--data PKL] [--model base] [--threads N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+DEFAULT_DATA = "/work/shared/data/dnlp/Dataset/Extracted_Keywords/kw_SW_Episode6.pkl"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--data", default=DEFAULT_DATA, help="DNLP kw_<movie>.pkl file")
+    ap.add_argument("--model", default="base", help="which keywords_<model> column")
+    ap.add_argument("--embedding-model", default="all-MiniLM-L6-v2")
+    ap.add_argument("--batch-sizes", default="32,64,128,256,512", help="comma-separated sweep for kweval")
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    ap.add_argument("--notebook-reviews", type=int, default=200, help="reviews timed in notebook style (0 = all)")
+    ap.add_argument("--repeat", type=int, default=1, help="best of N for every timing")
+    ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
+    return ap.parse_args(argv)
+
+
+def cpu_name() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def load_reviews(path: str, model: str) -> list[list[str]]:
+    import pandas as pd
+
+    frame = pd.read_pickle(path)
+    col = f"keywords_{model}"
+    if col not in frame.columns:
+        raise SystemExit(f"{path} has no column {col}; columns: {', '.join(map(str, frame.columns))}")
+    reviews = []
+    for cell in frame[col]:
+        if isinstance(cell, list):
+            reviews.append([kw for kw, *_ in cell if isinstance(kw, str)])
+    return reviews
+
+
+def best_of(repeat: int, fn) -> float:
+    best = float("inf")
+    for _ in range(max(1, repeat)):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def notebook_style(model, reviews: list[list[str]], device: str) -> None:
+    """One forward pass per review on its raw keywords: the seed notebook's call pattern."""
+    import torch
+
+    tokenizer = model.tokenizer
+    encoder = model[0].auto_model
+    with torch.inference_mode():
+        for kws in reviews:
+            if not kws:
+                continue
+            batch = tokenizer(kws, padding=True, truncation=True, return_tensors="pt").to(device)
+            hidden = encoder(**batch).last_hidden_state
+            emb = torch.nn.functional.normalize(hidden.mean(dim=1).float(), p=2, dim=1)
+            emb.cpu().numpy()  # like the notebook's use of the result: forces the device to finish
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    print("$ " + " ".join(shlex.quote(a) for a in [Path(sys.executable).name, *sys.argv]))
+    sizes = [int(s) for s in args.batch_sizes.split(",") if s.strip()]
+
+    import torch
+
+    from kweval import semantic
+    from kweval.text import normalize
+
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    if args.device == "cuda" and not torch.cuda.is_available():
+        print("--device cuda: no CUDA device available", file=sys.stderr)
+        return 2
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    gpu = f", GPU {torch.cuda.get_device_name(0)}" if args.device == "cuda" else ""
+    load = f"; load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
+    print(f"device {args.device}{gpu}; CPU {cpu_name()}, {cores} cores available, "
+          f"torch {torch.__version__} with {torch.get_num_threads()} threads{load}")
+
+    reviews = load_reviews(args.data, args.model)
+    every = [normalize(k) for kws in reviews for k in kws]
+    unique = [t for t in dict.fromkeys(every) if t]
+    print(f"data: {args.data} [{args.model}]: {len(reviews)} reviews, {sum(map(len, reviews))} keywords, "
+          f"{len(unique)} distinct normalized")
+
+    t0 = time.perf_counter()
+    model = semantic.load_model(args.embedding_model, args.device)
+    print(f"model {args.embedding_model} loaded in {time.perf_counter() - t0:.2f} s (not counted below)")
+    semantic.embed_texts(unique[:64], args.embedding_model, store=False, device=args.device)  # warm-up
+    notebook_style(model, reviews[:8], args.device)
+
+    print()
+    print(f"kweval embed_texts, {len(unique)} distinct strings, best of {args.repeat}:")
+    print("| batch size | seconds | strings/s |")
+    print("| ---: | ---: | ---: |")
+    rates = {}
+    for bs in sizes:
+        secs = best_of(args.repeat, lambda: semantic.embed_texts(unique, args.embedding_model, store=False, batch_size=bs, device=args.device))
+        rates[bs] = (secs, len(unique) / secs)
+        print(f"| {bs} | {secs:.3f} | {len(unique) / secs:,.0f} |")
+    best_bs = max(rates, key=lambda b: rates[b][1])
+    best_secs, best_rate = rates[best_bs]
+
+    n_nb = len(reviews) if args.notebook_reviews <= 0 else min(args.notebook_reviews, len(reviews))
+    subset = reviews[:n_nb]
+    nb_strings = sum(map(len, subset))
+    nb_secs = best_of(args.repeat, lambda: notebook_style(model, subset, args.device))
+    nb_rate = nb_strings / nb_secs
+    sub_unique = [t for t in dict.fromkeys(normalize(k) for kws in subset for k in kws) if t]
+    k_sub_secs = best_of(args.repeat, lambda: semantic.embed_texts(sub_unique, args.embedding_model, store=False, batch_size=best_bs, device=args.device))
+
+    scope = "all" if n_nb == len(reviews) else f"the first {n_nb} of {len(reviews)}"
+    print()
+    print(f"notebook style on {scope} reviews: {n_nb} calls, {nb_strings} strings in {nb_secs:.3f} s = {nb_rate:,.0f} strings/s")
+    print(f"kweval on the same reviews: {len(sub_unique)} distinct strings in {k_sub_secs:.3f} s "
+          f"= {len(sub_unique) / k_sub_secs:,.0f} strings/s (batch {best_bs})")
+    print()
+    print(f"throughput ratio (kweval best, batch {best_bs}: {best_rate:,.0f} strings/s) / notebook ({nb_rate:,.0f} strings/s): "
+          f"{best_rate / nb_rate:.1f}x")
+    print(f"same {n_nb} reviews covered: notebook {nb_secs:.3f} s / kweval {k_sub_secs:.3f} s = {nb_secs / k_sub_secs:.1f}x")
+    if n_nb < len(reviews):
+        est = nb_secs * len(reviews) / n_nb
+        print(f"whole movie ({len(reviews)} reviews): notebook about {est:.1f} s (extrapolated from {n_nb} reviews) "
+              f"/ kweval {best_secs:.3f} s (measured) = {est / best_secs:.1f}x")
+    else:
+        print(f"whole movie ({len(reviews)} reviews): notebook {nb_secs:.3f} s / kweval {best_secs:.3f} s = {nb_secs / best_secs:.1f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
