@@ -37,7 +37,7 @@ st.set_page_config(page_title="kweval", page_icon=":material/key:", layout="wide
 
 def _cli_data_path() -> str | None:
     """`--data PATH` after `streamlit run app.py --`, else KWEVAL_DATA."""
-    parser = argparse.ArgumentParser(add_help=False)
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
     parser.add_argument("--data")
     args, _ = parser.parse_known_args(sys.argv[1:])
     return args.data or os.environ.get("KWEVAL_DATA") or None
@@ -258,6 +258,7 @@ PAGES = {
     "ndcg": ("pages/ndcg.py", "nDCG worked example", ":material/calculate:"),
     "compare": ("pages/compare.py", "Compare models", ":material/compare_arrows:"),
     "data": ("pages/data.py", "Data", ":material/database:"),
+    "parity": ("pages/parity.py", "Notebook parity", ":material/difference:"),  # issue 4's page, when present
 }
 
 
@@ -265,6 +266,7 @@ def main() -> None:
     pages = {
         name: st.Page(str(HERE / path), title=title, icon=icon, url_path=name, default=(name == "summary"))
         for name, (path, title, icon) in PAGES.items()
+        if (HERE / path).is_file()
     }
     nav = st.navigation(list(pages.values()))
     st.sidebar.title("kweval")

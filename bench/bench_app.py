@@ -22,7 +22,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 APP = REPO / "app.py"
 DNLP = REPO.parent / "shared" / "data" / "dnlp" / "Dataset"
-PAGES = ["pages/summary.py", "pages/explorer.py", "pages/ndcg.py", "pages/compare.py", "pages/data.py"]
+PAGES = [p for p in ("pages/summary.py", "pages/explorer.py", "pages/ndcg.py", "pages/compare.py", "pages/data.py", "pages/parity.py")
+         if (REPO / p).is_file()]
 TARGET_S = 0.5
 
 

@@ -269,6 +269,13 @@ def test_selection_lives_in_the_url(monkeypatch, cores):
     assert any("ignored movie" in c.value for c in at.sidebar.caption)
 
 
+def test_data_from_the_command_line(monkeypatch):
+    monkeypatch.setattr("sys.argv", ["app.py", "--data", str(DNLP)])  # streamlit run app.py -- --data PATH
+    at = run(monkeypatch, None, {})
+    assert at.query_params["movie"] == "GoodBadUgly"
+    assert at.sidebar.radio(key="data_source").value == "configured"
+
+
 def test_local_paths_only_when_allowed(monkeypatch):
     at = run(monkeypatch, None, {})
     assert "local" not in at.sidebar.radio(key="data_source").options
@@ -329,6 +336,11 @@ def test_uploads_render_escaped_everywhere(monkeypatch):
     assert "<mark" in explorer and "&lt;img" in explorer  # the keyword matched and its text is shown, escaped
     data = seen[4]
     assert "not a tidy table" in data and "&lt;img" in data  # the odd file name, escaped
+    # query parameters are user content too
+    at.query_params["review"] = XSS
+    at.switch_page("pages/explorer.py").run()
+    out = texts(at)
+    assert "is not among the evaluated reviews" in out and "<img" not in out and "&lt;img" in out
 
 
 def test_uploads_never_take_pickles(monkeypatch):
