@@ -513,7 +513,12 @@ class EmbeddingStore:
                     conn.execute("ROLLBACK")
                 raise
 
-        self._retry(delete)
+        try:
+            self._retry(delete)
+        except Exception as exc:
+            if not _is_corruption(exc):
+                raise
+            self._quarantine(str(exc))
         self.dropped += len(rowids)
 
     def _quarantine(self, reason: str) -> None:
