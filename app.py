@@ -43,10 +43,26 @@ def _cli_data_path() -> str | None:
     return args.data or os.environ.get("KWEVAL_DATA") or None
 
 
+def _stamp(path: str | None) -> tuple:
+    """Names, sizes and modification times of the files under `path`: reload when they change."""
+    from kweval.data import demo_path
+
+    root = Path(path) if path else demo_path()
+    if not root.is_dir():
+        return ()
+    files = [p for p in root.iterdir() if p.is_file()]
+    files += [q for p in root.iterdir() if p.is_dir() for q in list(p.iterdir())[:500] if q.is_file()]  # the layouts nest one level
+    return tuple(sorted((str(p.relative_to(root)), p.stat().st_size, p.stat().st_mtime_ns) for p in files[:2000]))
+
+
 @st.cache_resource(show_spinner="Loading the dataset…", max_entries=4)
-def _load_path(path: str | None) -> tuple[Dataset, str]:
+def _load(path: str | None, stamp: tuple) -> tuple[Dataset, str]:
     dataset = load_dataset(path)
     return dataset, ui.dataset_hash(dataset)
+
+
+def _load_path(path: str | None) -> tuple[Dataset, str]:
+    return _load(path, _stamp(path))
 
 
 @st.cache_resource(show_spinner="Reading the uploaded tables…", max_entries=4)
