@@ -1,0 +1,123 @@
+"""Notebook parity: the seed notebooks' numbers beside the corrected ones, and why they differ."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from kweval import legacy, ui
+
+ctx = st.session_state.get("ctx")
+if ctx is None:  # a fresh server's very first run may start a pages/ file on its own (Streamlit's v1 pages mode)
+    from streamlit.runtime.pages_manager import PagesManager
+
+    PagesManager.uses_pages_directory = False  # what st.navigation sets: the next run goes through app.py
+    st.rerun()
+sel = ctx.selection
+dataset = ctx.dataset.subset(None if sel.movie == "ALL" else [sel.movie], list(sel.models))
+
+
+@st.cache_data(show_spinner="Replaying the notebooks…", max_entries=16)
+def _side_by_side(key: tuple, movie: str, models: tuple, _dataset) -> pd.DataFrame:
+    return legacy.legacy_vs_corrected(_dataset, ctx.options)
+
+
+@st.cache_data(show_spinner="Looking for a real example…", max_entries=64)
+def _example(key: tuple, movie: str, models: tuple, finder: str, _dataset) -> dict | None:
+    return getattr(legacy, finder)(_dataset)
+
+
+st.title("Notebook parity")
+st.markdown(
+    "The seed notebooks published numbers that kweval does not reproduce in its normal mode, because their code "
+    "has defects (METRICS.md §7). `kweval evaluate --legacy` replays their code exactly, defects included; this page "
+    "puts both side by side and shows each defect on a review of the loaded data. "
+    f"Scope: **{ui.md(ctx.movie_title(sel.movie))}**, models {ui.md(', '.join(sel.models))}."
+)
+
+table = _side_by_side(ctx.key, sel.movie, tuple(sel.models), dataset)
+if table.empty:
+    st.info("Nothing to compare for this selection.")
+    st.stop()
+flips = table.drop_duplicates(["movie", "metric"])
+flips = flips[flips["flips"]][["movie", "metric", "legacy_winner", "corrected_winner"]]
+c1, c2 = st.columns([3, 2])
+c1.subheader("Legacy vs corrected (macro)")
+c1.dataframe(
+    table.style.apply(lambda row: ["background-color: #fde2e1" if row["flips"] else ""] * len(row), axis=1),
+    hide_index=True,
+    column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in ("legacy", "corrected", "difference")},
+    key="parity_table",
+)
+c2.subheader("Conclusions that flip")
+if flips.empty:
+    c2.success("No winner changes between the two modes for this selection.")
+else:
+    c2.dataframe(flips, hide_index=True, key="flips_table")
+    c2.caption("Rows in red above: the best model of a metric is a different one once the metric is computed as defined.")
+
+st.subheader("Each defect, on a real review")
+
+
+def show(example: dict | None, lines: list[str]) -> None:
+    if not example:
+        st.info("The loaded data holds no review that shows this defect; see docs/notebook-parity.md for a made-up case.")
+        return
+    st.markdown(
+        f"Movie **{ui.md(example.get('movie'))}**, model **{ui.md(example.get('model'))}**, review `{ui.esc(example.get('review_id'))}`."
+        if example.get("review_id") is not None
+        else ""
+    )
+    st.markdown("\n".join(f"- {line}" for line in lines))
+
+
+def fmt(value: object) -> str:
+    return f"{value:.4f}" if isinstance(value, float) else ui.md(value)
+
+
+with st.expander("1 · Each review is scored against the letters of one GT keyword (zip)", expanded=True):
+    ex = _example(ctx.key, sel.movie, tuple(sel.models), "find_zip_pairing_example", dataset)
+    show(ex, [] if not ex else [
+        f"The notebook pairs review #{fmt(ex['review_index'])} with GT keyword #{fmt(ex['review_index'])} "
+        f"**{ui.md(ex['gt_keyword'])}** and compares its predictions with its characters: {ui.md(', '.join(repr(c) for c in ex['compared_against'][:12]))} …",
+        f"Only the first {fmt(ex['n_gt'])} of {fmt(ex['n_reviews'])} reviews are scored at all; the rest are dropped by `zip`.",
+        f"Legacy: {fmt(ex['legacy'].get('matched_score'))} of {fmt(ex['legacy'].get('score_sum'))} score units count as matched; "
+        f"scored as defined: w_precision {fmt(ex['corrected']['w_precision'])}, nDCG@{ctx.options.k} {fmt(ex['corrected'][f'ndcg@{ctx.options.k}'])}." if ex.get("corrected") else "",
+    ])
+with st.expander("2 · IDCG without the discount"):
+    ex = _example(ctx.key, sel.movie, tuple(sel.models), "find_undiscounted_idcg_example", dataset)
+    show(ex, [] if not ex else [
+        f"IDCG in the code: {fmt(ex['idcg_notebook'])}; IDCG as the notebook's prose defines it: {fmt(ex['idcg_spec'])}.",
+        f"nDCG: notebook {fmt(ex['ndcg_notebook'])}, with the defined IDCG {fmt(ex['ndcg_notebook_spec_idcg'])} (above 1), as defined {fmt(ex['ndcg_spec'])}.",
+    ])
+with st.expander("3 · One GT keyword credited many times"):
+    ex = _example(ctx.key, sel.movie, tuple(sel.models), "find_many_to_one_example", dataset)
+    show(ex, [] if not ex else [
+        f"GT keyword **{ui.md(ex['gt_keyword'])}** (rank {fmt(ex['gt_rank'])}) is credited {fmt(ex['times_credited'])} times, at positions {ui.md(ex['positions'])}.",
+        f"nDCG: notebook {fmt(ex['ndcg_notebook'])}, one-to-one {fmt(ex['ndcg_spec'])}. {fmt(ex['n_reviews_affected'])} of {fmt(ex['n_reviews_scanned'])} reviews scanned are affected.",
+    ])
+with st.expander("4 · ASCII-only normalization"):
+    ex = _example(ctx.key, sel.movie, tuple(sel.models), "find_ascii_normalization_example", dataset)
+    show(ex, [] if not ex else [f"{ui.md(k)}: {ui.md(v)}" for k, v in ex.items() if k not in ("movie", "model", "review_id")])
+with st.expander("5 · Recall counts matched predictions, not matched GT keywords"):
+    ex = _example(ctx.key, sel.movie, tuple(sel.models), "find_recall_counts_predictions_example", dataset)
+    show(ex, [] if not ex else [
+        f"{fmt(ex['matched_predictions'])} predictions match, but only {fmt(ex['matched_gt'])} distinct GT keywords: "
+        f"recall {fmt(ex['recall_notebook'])} in the notebook, {fmt(ex['recall_one_to_one'])} one-to-one.",
+    ])
+with st.expander("6 · Semantic pooling over padding, and two thresholds"):
+    st.markdown(
+        "The notebook mean-pools token states without the attention mask, so padding tokens enter each keyword's "
+        "vector, and its cells use threshold 0.75 in one place and 0.5 in another. kweval uses the model's own pooling and one threshold."
+    )
+    if st.button("Find a live example (loads the embedding model)", key="semantic_example"):
+        ex = _example(ctx.key, sel.movie, tuple(sel.models), "find_semantic_padding_example", dataset)
+        show(ex, [] if not ex else [f"{ui.md(k)}: {ui.md(v)}" for k, v in ex.items() if k not in ("movie", "model", "review_id")])
+with st.expander("7 · SAS averages the model's own scores as if they were sentiments"):
+    ex = _example(ctx.key, sel.movie, tuple(sel.models), "find_sas_score_example", dataset)
+    show(ex, [] if not ex else [
+        f"Scores {ui.md(ex['scores'])} are averaged as sentiment {fmt(ex['sentiment_pred_notebook'])}; "
+        f"VADER on the keywords gives {ui.md(ex['vader_values'])}, mean {fmt(ex['sentiment_pred_spec'])}.",
+        f"sas_keywords: notebook {fmt(ex['sas_keywords_notebook'])}, as defined {fmt(ex['sas_keywords_spec'])}.",
+    ])
+st.caption("Reproduce the published table: `kweval evaluate DATA --legacy --models base,reranker --movies SW_Episode6`. More in docs/notebook-parity.md.")

@@ -1,0 +1,30 @@
+"""The Notebook parity page (issue 5): legacy beside corrected, flips, and live defect examples."""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from kweval import legacy
+from kweval.data import load_dataset
+from tests.test_app import DNLP, _navigation_v2, run  # noqa: F401  (the fixture keeps AppTest on st.navigation)
+
+
+def test_parity_page_on_sw_episode6_shows_the_flips(monkeypatch):
+    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,reranker"}, page="pages/parity.py")
+    frames = [df.value for df in at.dataframe]
+    side = next(f for f in frames if {"legacy", "corrected", "flips"} <= set(f.columns))
+    side = side.data if hasattr(side, "data") else side  # a Styler carries its frame in .data
+    expected = legacy.legacy_vs_corrected(load_dataset(DNLP).subset(["SW_Episode6"], ["base", "reranker"]))
+    pd.testing.assert_frame_equal(side.reset_index(drop=True), expected.reset_index(drop=True))
+    ndcg = side[(side["metric"] == "ndcg@5") & (side["model"] == "base")].iloc[0]
+    assert round(ndcg["legacy"], 4) == 0.6973 and ndcg["flips"]
+    flips = next(f for f in frames if list(f.columns) == ["movie", "metric", "legacy_winner", "corrected_winner"])
+    assert {"ndcg@5", "w_precision"} <= set(flips["metric"])
+    text = " ".join(m.value for m in at.markdown)
+    assert "inconsistent pacing" in text  # review 4 is scored against the letters of GT keyword 4
+    assert "credited" in text and "jedi" in text  # one GT keyword credited many times
+
+
+def test_parity_page_on_the_demo_renders(monkeypatch):
+    at = run(monkeypatch, None, page="pages/parity.py")
+    assert any({"legacy", "corrected"} <= set(getattr(df.value, "data", df.value).columns) for df in at.dataframe)
