@@ -87,11 +87,17 @@ def candidate_lists(preds: Sequence[str], gt: Sequence[str], mode: str = "approx
     blob, so the cost is linear in the text rather than |preds| × |gt| Python
     comparisons.
     """
+    bounds, flat = candidate_table(preds, gt, mode)
+    return [flat[bounds[i] : bounds[i + 1]] for i in range(len(preds))]
+
+
+def candidate_table(preds: Sequence[str], gt: Sequence[str], mode: str = "approx") -> tuple[np.ndarray, np.ndarray]:
+    """`candidate_lists` as one table: prediction i matches the GT positions ``flat[bounds[i]:bounds[i + 1]]`` (sorted)."""
     if mode not in MATCH_MODES:
         raise ValueError(f"unknown match mode {mode!r}; choose one of {', '.join(MATCH_MODES)}")
     n_pred = len(preds)
     if n_pred == 0 or len(gt) == 0:
-        return [np.zeros(0, dtype=np.int64) for _ in range(n_pred)]
+        return np.zeros(n_pred + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
 
     pairs_p: list[int] = []
     pairs_g: list[int] = []
@@ -123,22 +129,22 @@ def candidate_lists(preds: Sequence[str], gt: Sequence[str], mode: str = "approx
         pairs_g += jg
         # GT keyword inside a prediction: predictions longest first, so each GT keyword
         # scans only the prefix of predictions at least as long as itself
-        by_length = sorted(range(n_pred), key=lambda i: -len(preds_s[i]))
-        pred_blob, pred_starts = _joined([preds_s[i] for i in by_length])
-        neg_lengths = np.array([-len(preds_s[i]) for i in by_length], dtype=np.int64)
-        n_long_enough = np.searchsorted(neg_lengths, [-len(g) for g in gt_s], side="right")
+        pred_lengths = np.fromiter(map(len, preds_s), dtype=np.int64, count=n_pred)
+        by_length = np.argsort(-pred_lengths, kind="stable")
+        pred_blob, pred_starts = _joined([preds_s[i] for i in by_length.tolist()])
+        gt_lengths = np.fromiter(map(len, gt_s), dtype=np.int64, count=len(gt_s))
+        n_long_enough = np.searchsorted(-pred_lengths[by_length], -gt_lengths, side="right")
         blob_ends = np.append(pred_starts, len(pred_blob))[n_long_enough].tolist()
         jg2, slots = _occurrences(gt_s, pred_blob, pred_starts, scan_end=blob_ends)
-        pairs_p += [by_length[s] for s in slots]
+        pairs_p += by_length[np.asarray(slots, dtype=np.int64)].tolist()
         pairs_g += jg2
 
     if not pairs_p:
-        return [np.zeros(0, dtype=np.int64) for _ in range(n_pred)]
+        return np.zeros(n_pred + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
     n_gt = len(gt)
     keys = np.unique(np.asarray(pairs_p, dtype=np.int64) * n_gt + np.asarray(pairs_g, dtype=np.int64))
     p_idx, g_idx = np.divmod(keys, n_gt)
-    bounds = np.searchsorted(p_idx, np.arange(n_pred + 1))
-    return [g_idx[bounds[i] : bounds[i + 1]] for i in range(n_pred)]
+    return np.searchsorted(p_idx, np.arange(n_pred + 1)), g_idx
 
 
 def assign_matches(candidates: Sequence[Sequence[int]]) -> list[int]:
@@ -170,16 +176,29 @@ def assign_matches_grouped(
     `group[r]` is the list (review × model) of row `r`, rows sorted by group
     then rank; `cand_id[r]` indexes `candidates` (the row's unique keyword).
     Returns the GT position assigned to each row, or -1.
+    """
+    lengths = np.fromiter(map(len, candidates), dtype=np.int64, count=len(candidates))
+    bounds = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    flat = np.concatenate([np.asarray(c, dtype=np.int64) for c in candidates]) if len(candidates) else np.zeros(0, np.int64)
+    return assign_matches_table(group, cand_id, bounds, flat)
+
+
+def assign_matches_table(group: np.ndarray, cand_id: np.ndarray, bounds: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """`assign_matches_grouped` with the candidates as a `candidate_table` (bounds, flat).
 
     Fast path: if within a list the matched rows' first candidates are all
     different, every row takes its first candidate (no earlier row can have
-    taken it), which numpy does at once.  Only lists with a collision are
-    walked in Python.
+    taken it), which numpy does at once.  Lists with a collision are replayed
+    rank by rank, all of them together: at step s, the s-th row of every such
+    list takes its lowest candidate not taken by the list's earlier rows.
     """
+    group = np.asarray(group, dtype=np.int64)
+    cand_id = np.asarray(cand_id, dtype=np.int64)
     n = len(group)
-    first = np.fromiter(
-        (c[0] if len(c) else -1 for c in candidates), dtype=np.int64, count=len(candidates)
-    )
+    counts = bounds[1:] - bounds[:-1]
+    first = np.full(len(counts), -1, dtype=np.int64)
+    has = counts > 0
+    first[has] = flat[bounds[:-1][has]]
     row_first = first[cand_id] if n else np.zeros(0, dtype=np.int64)
     assigned = row_first.copy()
     matched = np.flatnonzero(row_first >= 0)
@@ -193,14 +212,30 @@ def assign_matches_grouped(
     if not clash.any():
         return assigned
     bad_groups = np.unique(gs[1:][clash])
-    rows = np.flatnonzero(np.isin(group, bad_groups))
-    start = 0
-    while start < len(rows):
-        end = start
-        gid = group[rows[start]]
-        while end < len(rows) and group[rows[end]] == gid:
-            end += 1
-        block = rows[start:end]
-        assigned[block] = assign_matches([candidates[cand_id[r]] for r in block])
-        start = end
+    rows = np.flatnonzero(np.isin(group, bad_groups))  # in list order, each list's rows by rank
+    row_group = group[rows]
+    step = np.arange(len(rows)) - np.searchsorted(row_group, row_group, side="left")  # rank within its list
+    row_cands = cand_id[rows]
+    n_cands = counts[row_cands]
+    pair_row = np.repeat(np.arange(len(rows)), n_cands)
+    offsets = np.arange(len(pair_row)) - np.repeat(np.cumsum(n_cands) - n_cands, n_cands)
+    pair_gt = flat[np.repeat(bounds[:-1][row_cands], n_cands) + offsets]
+    width = int(flat.max()) + 1
+    pair_key = row_group[pair_row] * width + pair_gt  # (list, GT keyword)
+    by_step = np.argsort(step[pair_row], kind="stable")  # pairs step by step, then by row, then by GT rank
+    pair_step = step[pair_row][by_step]
+    step_bounds = np.searchsorted(pair_step, np.arange(int(step.max()) + 2))
+    result = np.full(len(rows), -1, dtype=np.int64)
+    taken = np.zeros(0, dtype=np.int64)
+    for s in range(len(step_bounds) - 1):
+        sel = by_step[step_bounds[s] : step_bounds[s + 1]]
+        if len(sel) == 0:
+            continue
+        free = sel[~np.isin(pair_key[sel], taken)]
+        if len(free) == 0:
+            continue
+        owners, first_free = np.unique(pair_row[free], return_index=True)  # each row's lowest free candidate
+        result[owners] = pair_gt[free[first_free]]
+        taken = np.union1d(taken, pair_key[free[first_free]])
+    assigned[rows] = result
     return assigned
