@@ -17,7 +17,7 @@ import pandas as pd
 
 from kweval import metrics, ranking
 from kweval.data.dataset import Dataset, Problem
-from kweval.matching import MATCH_MODES, assign_matches_grouped, candidate_lists
+from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table
 from kweval.text import normalize
 
 GT_ORDERS = ("file", "helpful")
@@ -127,8 +127,47 @@ def _group_sum(group: np.ndarray, values: np.ndarray | None, n: int) -> np.ndarr
     return np.bincount(group, weights=values, minlength=n).astype("float64") if len(group) else np.zeros(n)
 
 
+def _object_array(values) -> np.ndarray:
+    """A 1-D object array holding `values` as they are (np.asarray would build a 2-D array from tuples)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _object_column(values) -> pd.Series:
+    """A plain object column (no inference to the pyarrow-backed str dtype: cheaper to build and to hash)."""
+    return pd.Series(values, dtype=object, copy=False)
+
+
+def _positions(values: np.ndarray, pos: dict) -> np.ndarray:
+    """For each value, its position in `pos` (value -> index), or -1; hashed once per distinct value."""
+    codes, uniques = pd.factorize(values)
+    lookup = np.array([pos.get(u, -1) for u in uniques.tolist()] + [-1], dtype=np.int64)
+    return lookup[codes]  # code -1 (NA) picks the trailing -1
+
+
+@dataclass
+class _MovieRows:
+    """The cleaned, matched prediction rows of one movie (grouped by review × model, in rank order)."""
+
+    group_review: np.ndarray  # per group: review id
+    group_model: np.ndarray  # per group: model position
+    grp: np.ndarray  # per kept row: group index (global)
+    keyword: np.ndarray
+    norm: np.ndarray
+    score: np.ndarray
+    position: np.ndarray
+    gt_rank: np.ndarray
+
+
 def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Progress | None = None) -> Evaluation:
-    """Score every review × model of `dataset` (METRICS.md §1–3, and §4–5 when asked)."""
+    """Score every review × model of `dataset` (METRICS.md §1–3, and §4–5 when asked).
+
+    Predictions are processed one movie at a time (grouping, cleaning and
+    matching only need that movie's rows), so the temporary arrays stay the
+    size of one movie; the per-review metrics are then computed once over all
+    groups.
+    """
     options = options or EvalOptions()
     report = progress or (lambda stage, fraction: None)
     problems: list[Problem] = list(dataset.problems)
@@ -144,51 +183,69 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         if m not in gt_sizes.index:
             n_rev = int((dataset.reviews["movie"] == m).sum())
             problems.append(Problem(m, f"no ground-truth keywords; its {n_rev} review(s) are skipped"))
+    gt_norm_by_movie = {m: frame["norm"].tolist() for m, frame in gt.groupby("movie", sort=False)}
+    gt_keyword_by_movie = {m: _object_array(frame["keyword"].tolist()) for m, frame in gt.groupby("movie", sort=False)}
 
-    # --- predictions: group, order, clean ------------------------------------------------------
+    # --- rows of the evaluated movies and models, movie by movie ------------------------------------
     report("cleaning", 0.1)
     pred = dataset.predictions
-    pred = pred[pred["movie"].isin(movies) & pred["model"].isin(model_order)]
-    groups = pred[KEY].drop_duplicates().reset_index(drop=True)
     movie_pos = {m: i for i, m in enumerate(movies)}
     model_pos = {m: i for i, m in enumerate(model_order)}
-    groups = groups.assign(
-        _m=groups["movie"].map(movie_pos).to_numpy(), _d=groups["model"].map(model_pos).to_numpy()
+    n_models = len(model_order)
+    row_movie = _positions(pred["movie"].to_numpy(dtype=object), movie_pos)
+    row_model = _positions(pred["model"].to_numpy(dtype=object), model_pos)
+    rows = np.flatnonzero((row_movie >= 0) & (row_model >= 0))
+    rows = rows[np.argsort(row_movie[rows], kind="stable")]  # movie by movie, the reader's order within
+    movie_bounds = np.searchsorted(row_movie[rows], np.arange(len(movies) + 1))
+    review_col = pred["review_id"].to_numpy(dtype=object)
+    rank_col = pred["rank"].to_numpy()
+    keyword_col = pred["keyword"].to_numpy(dtype=object)
+    score_col = pred["score"].to_numpy(dtype="float64")
+    lower_model = np.array(
+        [d == "lower" for d in pd.Series(model_order, dtype=object).map(dict(zip(dataset.models["model"], dataset.models["score_direction"]))).tolist()],
+        dtype=bool,
     )
-    groups["_r"] = np.arange(len(groups))  # first appearance keeps the reader's review order
-    first_seen = groups.groupby(["movie", "review_id"], sort=False)["_r"].transform("min")
-    groups = groups.assign(_r=first_seen).sort_values(["_m", "_r", "_d"], kind="stable").reset_index(drop=True)
-    n_groups = len(groups)
-    group_index = pd.MultiIndex.from_frame(groups[KEY])
-    row_group = group_index.get_indexer(pd.MultiIndex.from_frame(pred[KEY]))
 
-    order = np.lexsort((pred["rank"].to_numpy(), row_group))
-    row_group = row_group[order]
-    raw_kw = pred["keyword"].to_numpy(dtype=object)[order]
-    raw_score = pred["score"].to_numpy(dtype="float64")[order]
+    norm_cache: dict[str, str] = {}
+    parts: list[_MovieRows] = []
+    n_groups = 0
+    n_dropped_invalid = 0
+    n_dropped_dup = 0
+    for mi, movie in enumerate(movies):
+        lo, hi = movie_bounds[mi], movie_bounds[mi + 1]
+        part = _clean_and_match_movie(
+            rows[lo:hi], review_col, row_model, rank_col, keyword_col, score_col, n_models, n_groups,
+            norm_cache, gt_norm_by_movie[movie], options.match,
+        )
+        n_groups += len(part[0].group_model)
+        parts.append(part[0])
+        n_dropped_invalid += part[1]
+        n_dropped_dup += part[2]
+        report("matching", 0.1 + 0.7 * (mi + 1) / max(len(movies), 1))
+    del rows, row_movie, row_model
 
-    codes, uniques = pd.factorize(pd.Series(raw_kw, dtype=object), use_na_sentinel=True)
-    unique_norms = np.array([normalize(u) if isinstance(u, str) else "" for u in uniques] + [""], dtype=object)
-    norm_codes, norm_values = pd.factorize(pd.Series(unique_norms, dtype=object))
-    row_norm = norm_codes[codes]  # code -1 (NA) picks the trailing "" entry
-    empty_code = norm_codes[-1]
-    valid = row_norm != empty_code
-    dup = pd.Series(row_group.astype("int64") * (len(norm_values) + 1) + row_norm).duplicated().to_numpy()
-    keep = valid & ~dup
-    n_dropped_invalid = int((~valid & ~pd.isna(raw_kw)).sum())  # strings that normalize to nothing
-    n_dropped_dup = int((valid & dup).sum())
+    group_movie = np.repeat(np.arange(len(movies), dtype=np.int64), [len(p.group_model) for p in parts])
+    group_model = _concat([p.group_model for p in parts], np.int64)
+    group_review = _concat([p.group_review for p in parts], object)
+    grp = _concat([p.grp for p in parts], np.int64)
+    kw_kept = _concat([p.keyword for p in parts], object)
+    norm_kept = _concat([p.norm for p in parts], object)
+    score_raw = _concat([p.score for p in parts], "float64")
+    position = _concat([p.position for p in parts], np.int64)
+    gt_rank = _concat([p.gt_rank for p in parts], np.int64)
+    gt_keyword_parts = []
+    for mi, p in enumerate(parts):
+        kw = np.full(len(p.gt_rank), None, dtype=object)
+        hit = p.gt_rank >= 0
+        kw[hit] = gt_keyword_by_movie[movies[mi]][p.gt_rank[hit]]
+        gt_keyword_parts.append(kw)
+    gt_keyword = _concat(gt_keyword_parts, object)
+    del parts, gt_keyword_parts
 
-    grp = row_group[keep]
-    kw_kept = raw_kw[keep]
-    norm_id = row_norm[keep]
-    score_raw = raw_score[keep]
     bad_score = ~np.isfinite(score_raw) | (score_raw < 0)
-    lower = groups["model"].map(dict(zip(dataset.models["model"], dataset.models["score_direction"]))).to_numpy() == "lower"
-    row_lower = lower[grp] if len(grp) else np.zeros(0, dtype=bool)
+    row_lower = lower_model[group_model[grp]] if len(grp) else np.zeros(0, dtype=bool)
     with np.errstate(invalid="ignore", divide="ignore"):
         confidence = np.where(bad_score, 0.0, np.where(row_lower, 1.0 / (1.0 + score_raw), score_raw))
-    starts = np.searchsorted(grp, np.arange(n_groups))
-    position = np.arange(len(grp)) - starts[grp] if len(grp) else np.zeros(0, dtype=np.int64)
     if n_dropped_invalid or n_dropped_dup:
         problems.append(
             Problem(
@@ -197,25 +254,12 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
             )
         )
 
-    # --- matching, one movie at a time, on unique keywords -----------------------------------------
-    report("matching", 0.3)
-    group_movie = groups["_m"].to_numpy()
-    row_movie = group_movie[grp] if len(grp) else np.zeros(0, dtype=np.int64)
-    gt_rank = np.full(len(grp), -1, dtype=np.int64)
-    gt_norm_by_movie = {m: frame["norm"].tolist() for m, frame in gt.groupby("movie", sort=False)}
-    movie_bounds = np.searchsorted(row_movie, np.arange(len(movies) + 1))  # rows are grouped by movie
-    for mi, movie in enumerate(movies):
-        lo, hi = movie_bounds[mi], movie_bounds[mi + 1]
-        if lo == hi:
-            continue
-        local_ids, inverse = np.unique(norm_id[lo:hi], return_inverse=True)
-        cands = candidate_lists(norm_values[local_ids].tolist(), gt_norm_by_movie[movie], options.match)
-        gt_rank[lo:hi] = assign_matches_grouped(grp[lo:hi], inverse.astype(np.int64), cands)
-        report("matching", 0.3 + 0.5 * (mi + 1) / len(movies))
-
     # --- per-review metrics ---------------------------------------------------------------------
     report("metrics", 0.8)
-    n_gt = gt_sizes.reindex(groups["movie"]).to_numpy(dtype="int64") if n_groups else np.zeros(0, np.int64)
+    movie_names = _object_array(movies)
+    model_names = _object_array(model_order)
+    gt_size_of_movie = np.array([int(gt_sizes[m]) for m in movies], dtype=np.int64)
+    n_gt = gt_size_of_movie[group_movie] if n_groups else np.zeros(0, np.int64)
     matched = gt_rank >= 0
     m_grp = grp[matched]
     gains = ranking.apply_gain(metrics.graded_relevance(gt_rank[matched]), options.gain)
@@ -229,10 +273,12 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         "gain_sum": metrics.gt_gain_total(n_gt, options.gain),
         "matched_gain": _group_sum(m_grp, gains, n_groups),
     }
-    scores = groups[KEY].copy()
-    for name, values in counts.items():
-        scores[name] = values
-    columns = {}
+    columns = {
+        "movie": _object_column(movie_names[group_movie]),
+        "review_id": _object_column(group_review),
+        "model": _object_column(model_names[group_model]),
+    }
+    columns.update(counts)
     columns.update(metrics.set_metrics(counts["n_pred"], counts["n_gt"], counts["n_matched"]))
     columns.update(
         metrics.weighted_metrics(counts["score_sum"], counts["matched_score"], counts["gain_sum"], counts["matched_gain"])
@@ -240,12 +286,11 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     columns.update(
         metrics.ranking_metrics(m_grp, position[matched], gt_rank[matched], n_gt, options.k, options.gain, options.discount)
     )
-    for name, values in columns.items():
-        scores[name] = values
+    scores = pd.DataFrame(columns, copy=False)  # copy=False: no copy into consolidated blocks
 
     n_bad = int(bad_score.sum())
     if n_bad:
-        per_model = pd.Series(groups["model"].to_numpy()[grp[bad_score]]).value_counts()
+        per_model = pd.Series(model_names[group_model[grp[bad_score]]]).value_counts()
         problems.append(
             Problem(
                 "predictions",
@@ -256,27 +301,26 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         )
 
     # --- keywords table (the matched pairs) and GT coverage -----------------------------------------
-    gt_keyword_lookup = gt.set_index(["movie", "rank"])["keyword"]
+    row_group_movie = group_movie[grp]
+    row_group_model = group_model[grp]
     keywords = pd.DataFrame(
         {
-            "movie": groups["movie"].to_numpy()[grp],
-            "review_id": groups["review_id"].to_numpy()[grp],
-            "model": groups["model"].to_numpy()[grp],
+            "movie": _object_column(movie_names[row_group_movie]),
+            "review_id": _object_column(group_review[grp]),
+            "model": _object_column(model_names[row_group_model]),
             "position": position.astype("int64"),
-            "keyword": kw_kept,
-            "norm": norm_values[norm_id],
+            "keyword": _object_column(kw_kept),
+            "norm": _object_column(norm_kept),
             "score": score_raw,
             "confidence": confidence,
             "gt_rank": gt_rank,
-        }
+            "gt_keyword": _object_column(gt_keyword),
+        },
+        copy=False,
     )
-    keywords["gt_keyword"] = None
-    if matched.any():
-        keys = pd.MultiIndex.from_arrays([keywords["movie"].to_numpy()[matched], gt_rank[matched]])
-        keywords.loc[matched, "gt_keyword"] = gt_keyword_lookup.reindex(keys).to_numpy()
 
-    coverage = _coverage(keywords[matched], gt_sizes, movies, model_order)
-    skipped = _skipped(dataset, groups, movies, model_order)
+    coverage = _coverage(row_group_movie[matched], row_group_model[matched], gt_rank[matched], gt_sizes, movies, model_order)
+    skipped = _skipped(dataset, group_movie, group_review, group_model, movies, model_order)
 
     evaluation = Evaluation(
         scores=scores,
@@ -295,29 +339,153 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     return evaluation
 
 
-def _coverage(matched_kw: pd.DataFrame, gt_sizes: pd.Series, movies: list[str], models: list[str]) -> pd.DataFrame:
-    """Movie × model: how many of the movie's GT keywords were matched in at least one review."""
-    covered = matched_kw.drop_duplicates(["movie", "model", "gt_rank"]).groupby(["movie", "model"]).size()
+def _concat(arrays: list[np.ndarray], dtype) -> np.ndarray:
+    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
+
+
+def _clean_and_match_movie(
+    rows: np.ndarray,
+    review_col: np.ndarray,
+    row_model: np.ndarray,
+    rank_col: np.ndarray,
+    keyword_col: np.ndarray,
+    score_col: np.ndarray,
+    n_models: int,
+    group_offset: int,
+    norm_cache: dict,
+    gt_norms: list[str],
+    match: str,
+) -> tuple[_MovieRows, int, int]:
+    """Group one movie's rows by review × model, order them, clean them, match them.
+
+    Groups are ordered by the review's first appearance, then model order;
+    rows by rank, ties in the reader's order.  Returns the movie's rows and
+    the numbers of keywords dropped as empty and as repeated.
+    """
+    review_code, review_uniques = pd.factorize(review_col[rows], use_na_sentinel=False)
+    model_of_row = row_model[rows]
+    group_key = review_code.astype(np.int64) * n_models + model_of_row
+    key_codes, key_uniques = pd.factorize(group_key)
+    by_key = np.argsort(key_uniques, kind="stable")
+    rank_of_key = np.empty(len(key_uniques), dtype=np.int64)
+    rank_of_key[by_key] = np.arange(len(key_uniques), dtype=np.int64)
+    local_group = rank_of_key[key_codes]
+    sorted_keys = key_uniques[by_key]
+    group_review = review_uniques[sorted_keys // n_models] if len(sorted_keys) else np.zeros(0, dtype=object)
+    group_model = (sorted_keys % n_models).astype(np.int64)
+    n_local = len(sorted_keys)
+
+    order = np.lexsort((rank_col[rows], local_group))
+    row_group = local_group[order]
+    taken = rows[order]
+    raw_kw = keyword_col[taken]
+    raw_score = score_col[taken]
+
+    codes, uniques = pd.factorize(raw_kw)
+    unique_norms = []
+    for u in uniques.tolist():
+        if isinstance(u, str):
+            n = norm_cache.get(u)
+            if n is None:
+                n = norm_cache[u] = normalize(u)
+            unique_norms.append(n)
+        else:
+            unique_norms.append("")
+    norm_codes, norm_values = pd.factorize(_object_array(unique_norms + [""]))
+    row_norm = norm_codes[codes]  # code -1 (NA) picks the trailing "" entry
+    empty_code = norm_codes[-1]
+    valid = row_norm != empty_code
+    dup = pd.Series(row_group * (len(norm_values) + 1) + row_norm).duplicated().to_numpy()
+    keep = valid & ~dup
+    n_invalid = int((~valid & ~pd.isna(raw_kw)).sum())  # strings that normalize to nothing
+    n_dup = int((valid & dup).sum())
+
+    grp = row_group[keep]
+    norm_id = row_norm[keep]
+    starts = np.searchsorted(grp, np.arange(n_local))
+    position = np.arange(len(grp)) - starts[grp] if len(grp) else np.zeros(0, dtype=np.int64)
+
+    gt_rank = np.full(len(grp), -1, dtype=np.int64)
+    if len(grp):
+        local_ids, inverse = np.unique(norm_id, return_inverse=True)
+        bounds, flat = candidate_table(norm_values[local_ids].tolist(), gt_norms, match)
+        gt_rank = assign_matches_table(grp, inverse.astype(np.int64).reshape(-1), bounds, flat)
+    rows_out = _MovieRows(
+        group_review=group_review,
+        group_model=group_model,
+        grp=grp + group_offset,
+        keyword=raw_kw[keep],
+        norm=norm_values[norm_id] if len(norm_id) else np.zeros(0, dtype=object),
+        score=raw_score[keep],
+        position=position.astype(np.int64),
+        gt_rank=gt_rank,
+    )
+    return rows_out, n_invalid, n_dup
+
+
+def _coverage(
+    movie_of: np.ndarray, model_of: np.ndarray, gt_rank: np.ndarray, gt_sizes: pd.Series, movies: list[str], models: list[str]
+) -> pd.DataFrame:
+    """Movie × model: how many of the movie's GT keywords were matched in at least one review.
+
+    `movie_of`, `model_of` (positions in `movies`, `models`) and `gt_rank` describe the matched rows.
+    """
     index = pd.MultiIndex.from_product([movies, models], names=["movie", "model"])
     out = pd.DataFrame(index=index).reset_index()
+    n_cells = len(movies) * len(models)
+    if len(gt_rank):
+        width = int(gt_rank.max()) + 1
+        distinct = np.unique((movie_of * len(models) + model_of) * width + gt_rank)
+        covered = np.bincount(distinct // width, minlength=n_cells).astype(np.int64)
+    else:
+        covered = np.zeros(n_cells, dtype=np.int64)
     out["n_gt"] = gt_sizes.reindex(out["movie"]).to_numpy(dtype="int64") if len(out) else np.zeros(0, np.int64)
-    out["n_covered"] = covered.reindex(index, fill_value=0).to_numpy(dtype="int64") if len(out) else np.zeros(0, np.int64)
+    out["n_covered"] = covered if len(out) else np.zeros(0, np.int64)
     out["gt_coverage"] = metrics.safe_ratio(out["n_covered"].to_numpy(), out["n_gt"].to_numpy())
     return out
 
 
-def _skipped(dataset: Dataset, groups: pd.DataFrame, movies: list[str], models: list[str]) -> pd.DataFrame:
-    """Review × model pairs of movies with GT for which the model gave no output."""
-    reviews = pd.concat(
-        [dataset.reviews[["movie", "review_id"]], groups[["movie", "review_id"]]], ignore_index=True
-    ).drop_duplicates()
-    reviews = reviews[reviews["movie"].isin(movies)]
-    if reviews.empty or not models:
+def _skipped(
+    dataset: Dataset,
+    group_movie: np.ndarray,
+    group_review: np.ndarray,
+    group_model: np.ndarray,
+    movies: list[str],
+    models: list[str],
+) -> pd.DataFrame:
+    """Review × model pairs of movies with GT for which the model gave no output.
+
+    Reviews come from the reviews table (its order), then from the predictions;
+    each is paired with every model, in model order.
+    """
+    movie_pos = {m: i for i, m in enumerate(movies)}
+    rv_movie = _positions(dataset.reviews["movie"].to_numpy(dtype=object), movie_pos)
+    rv_review = dataset.reviews["review_id"].to_numpy(dtype=object)
+    keep = rv_movie >= 0
+    pair_movie = np.concatenate([rv_movie[keep], group_movie])
+    pair_review = np.concatenate([rv_review[keep], group_review])
+    if len(pair_movie) == 0 or not models:
         return pd.DataFrame({"movie": [], "review_id": [], "model": [], "reason": []})
-    every = reviews.merge(pd.DataFrame({"model": models}), how="cross")
-    present = pd.MultiIndex.from_frame(groups[KEY])
-    missing = every[~pd.MultiIndex.from_frame(every[KEY]).isin(present)]
-    return missing.assign(reason="no output from the model").reset_index(drop=True)
+    review_code, _ = pd.factorize(pair_review, use_na_sentinel=False)
+    # the (movie, review) pairs in order of first appearance, and which of their review × model outputs exist
+    key = pair_movie * (int(review_code.max()) + 1) + review_code
+    pair_id, pair_keys = pd.factorize(key)
+    first_row = np.empty(len(pair_keys), dtype=np.int64)
+    first_row[pair_id[::-1]] = np.arange(len(key) - 1, -1, -1, dtype=np.int64)  # the earliest row of each pair wins
+    n_models = len(models)
+    present = np.zeros(len(pair_keys) * n_models, dtype=bool)
+    n_rv = int(keep.sum())
+    present[pair_id[n_rv:] * n_models + group_model] = True
+    missing = np.flatnonzero(~present)
+    miss_pair, miss_model = np.divmod(missing, n_models)
+    return pd.DataFrame(
+        {
+            "movie": _object_column(_object_array(movies)[pair_movie[first_row[miss_pair]]]),
+            "review_id": _object_column(pair_review[first_row[miss_pair]]),
+            "model": _object_column(_object_array(models)[miss_model]),
+            "reason": "no output from the model",
+        }
+    )
 
 
 def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, report: Progress) -> None:
