@@ -154,9 +154,22 @@ def _flatten(
     return rid, rank, keyword, score
 
 
+def _object_array(values) -> np.ndarray:
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
+
+
+def _lookup(column: pd.Series, where: np.ndarray, found: np.ndarray) -> np.ndarray:
+    """column's values at rows `where` (an object array), NaN where a review was not found."""
+    out = np.full(len(where), np.nan, dtype=object)
+    out[found] = column.to_numpy(dtype=object)[where[found]]
+    return out
+
+
 def _object_column(values) -> pd.Series:
     """A plain object column (no inference to the pyarrow-backed str dtype: cheaper to build and to hash)."""
-    return pd.Series(values, dtype=object)
+    return pd.Series(values, dtype=object, copy=False)
 
 
 def flatten_cells(
@@ -225,26 +238,36 @@ def _read_dnlp(path: Path) -> Dataset:
         if "Movie_ID" in frame.columns and frame["Movie_ID"].notna().any():
             imdb_id = str(frame["Movie_ID"].dropna().iloc[0])
 
-        rv = pd.DataFrame({"movie": movie, "review_id": review_ids})
-        text = frame["Preprocessed_Review"] if "Preprocessed_Review" in frame.columns else None
-        rv["text"] = text.where(text.map(lambda t: isinstance(t, str)), None).tolist() if text is not None else None
-        rv["title"] = None
-        rv["rating"] = np.nan
+        n_rv = len(review_ids)
+        ids = np.empty(n_rv, dtype=object)
+        ids[:] = review_ids
+        columns: dict[str, object] = {"movie": np.full(n_rv, movie, dtype=object), "review_id": ids}
+        if "Preprocessed_Review" in frame.columns:
+            texts = frame["Preprocessed_Review"].tolist()
+            columns["text"] = _object_array([t if isinstance(t, str) else None for t in texts])
+        else:
+            columns["text"] = np.full(n_rv, None, dtype=object)
+        columns["title"] = np.full(n_rv, None, dtype=object)
+        columns["rating"] = np.full(n_rv, np.nan)
         title = movie
         extra_path = root / REVIEWS_DIR / f"{movie}.pkl"
         if extra_path.is_file():
             extra = _read_pickle(extra_path, problems, "reviews file")
             if extra is not None and "Review_ID" in extra.columns:
-                extra = extra.drop_duplicates("Review_ID").assign(Review_ID=lambda d: d["Review_ID"].astype(str))
-                extra = extra.set_index("Review_ID")
+                extra = extra.drop_duplicates("Review_ID")
+                # each review's row in the reviews file (-1: not there), as Series.map would look it up
+                where = pd.Index(extra["Review_ID"].astype(str).tolist()).get_indexer(ids)
+                found = where >= 0
                 if "Movie_Title" in extra.columns and extra["Movie_Title"].notna().any():
                     title = str(extra["Movie_Title"].dropna().iloc[0])
                 for src, dst in (("Review_Title", "title"), ("Rating", "rating"), ("Review_Date", "date")):
                     if src in extra.columns:
-                        rv[dst] = rv["review_id"].map(extra[src]).tolist()
+                        columns[dst] = _lookup(extra[src], where, found)
                 if "Review_Text" in extra.columns:
-                    missing = rv["text"].isna()
-                    rv.loc[missing, "text"] = rv.loc[missing, "review_id"].map(extra["Review_Text"])
+                    text = columns["text"]
+                    missing = np.flatnonzero(pd.isna(text))
+                    text[missing] = _lookup(extra["Review_Text"], where[missing], found[missing])
+        rv = pd.DataFrame({name: (_object_column(v) if v.dtype == object else v) for name, v in columns.items()}, copy=False)
         rv["rating"] = pd.to_numeric(rv["rating"], errors="coerce")
         reviews.append(rv)
         movies.append({"movie": movie, "title": title, "imdb_id": imdb_id})
@@ -311,4 +334,5 @@ def _predictions_table(parts: list[tuple]) -> pd.DataFrame:
             "score": np.concatenate([p[5] for p in parts]).astype("float64"),
         },
         columns=PREDICTION_COLUMNS,
+        copy=False,
     )
