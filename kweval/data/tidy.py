@@ -13,6 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from kweval.data.dataset import (
     GROUND_TRUTH_COLUMNS,
@@ -53,26 +55,113 @@ def is_tidy(folder: Path) -> bool:
     return "predictions" in table_files(folder)
 
 
-def _parse(name: str, data: bytes | Path, problems: list[Problem]) -> pd.DataFrame | None:
+_ARROW_TABLES = ("predictions", "reviews")  # large tables: kept as Arrow tables and cleaned column by column
+_KEY_COLUMNS = {"movie", "review_id", "model", "keyword"}  # repeated values: read dictionary-encoded
+
+
+def _parse(name: str, data: bytes | Path, problems: list[Problem]) -> pd.DataFrame | pa.Table | None:
     source = data.name if isinstance(data, Path) else name
-    raw = data.read_bytes() if isinstance(data, Path) else data
+    table = Path(source).stem
     try:
         if source.endswith(".csv"):
+            raw = data.read_bytes() if isinstance(data, Path) else data
             frame = pd.read_csv(io.BytesIO(raw), dtype={c: "string" for c in _STRING_COLUMNS}, keep_default_na=True)
+        elif table in _ARROW_TABLES:
+            frame = _read_arrow(data)
         else:
-            frame = pd.read_parquet(io.BytesIO(raw))
+            frame = pd.read_parquet(data if isinstance(data, Path) else io.BytesIO(data))
     except Exception as exc:  # unreadable table: a data problem, reported and skipped
         problems.append(Problem(source, f"unreadable ({type(exc).__name__}: {str(exc)[:200]}); skipped"))
         return None
-    table = Path(source).stem
-    missing = [c for c in TABLES.get(table, []) if c not in frame.columns]
+    columns = frame.column_names if isinstance(frame, pa.Table) else frame.columns
+    missing = [c for c in TABLES.get(table, []) if c not in columns]
     if missing:
         problems.append(Problem(source, f"lacks column(s) {', '.join(missing)}; skipped"))
         return None
-    if frame.empty:
+    if (frame.num_rows == 0 or frame.num_columns == 0) if isinstance(frame, pa.Table) else frame.empty:
         problems.append(Problem(source, "is empty; skipped"))
         return None
     return frame
+
+
+def _read_arrow(data: bytes | Path) -> pa.Table:
+    """A Parquet table as Arrow, its string columns dictionary-encoded as stored (no Python strings yet)."""
+    import pyarrow.parquet as pq
+
+    source = str(data) if isinstance(data, Path) else pa.BufferReader(data)
+    schema = pq.read_schema(source)
+    strings = [f.name for f in schema if f.name in _KEY_COLUMNS and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
+    if not isinstance(data, Path):
+        source = pa.BufferReader(data)
+    return pq.read_table(source, read_dictionary=strings)
+
+
+def _is_text(kind: pa.DataType) -> bool:
+    if pa.types.is_dictionary(kind):
+        kind = kind.value_type
+    return pa.types.is_string(kind) or pa.types.is_large_string(kind)
+
+
+def _arrow_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, distinct values) of a string column; code -1 for null and for the empty string."""
+    if not pa.types.is_dictionary(column.type):
+        column = pc.dictionary_encode(column)
+    if column.num_chunks == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
+    column = column.unify_dictionaries()
+    uniques = column.chunk(0).dictionary.to_numpy(zero_copy_only=False).astype(object)
+    codes = np.concatenate(
+        [c.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64) for c in column.chunks]
+    )
+    empty = np.flatnonzero(uniques == "")
+    if len(empty):
+        codes[np.isin(codes, empty)] = -1
+    return codes, uniques
+
+
+def _key_codes(frame: pd.DataFrame | pa.Table, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, distinct values) of a key column as `_as_str(column.astype("string"))` reads it; code -1 for no value."""
+    if isinstance(frame, pa.Table):
+        column = frame.column(name)
+        if _is_text(column.type):
+            return _arrow_codes(column)
+        series = column.to_pandas()
+    else:
+        series = frame[name]
+    codes, uniques = pd.factorize(_as_str(series.astype("string")).to_numpy(dtype=object))
+    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+
+
+def _text_values(frame: pd.DataFrame | pa.Table, name: str, as_string: bool) -> np.ndarray:
+    """A text column as an object array: str values stay, NA, empty and non-string cells become None.
+
+    `as_string`: convert other types to text first (`astype("string")`), as for ids and titles.
+    """
+    if isinstance(frame, pa.Table):
+        column = frame.column(name)
+        if _is_text(column.type):
+            if pa.types.is_dictionary(column.type):
+                codes, uniques = _arrow_codes(column)
+                out = np.append(uniques, None)[codes]  # code -1 picks the trailing None
+                return out
+            values = column.to_numpy(zero_copy_only=False).astype(object)
+            values[pd.isna(values) | (values == "")] = None
+            return values
+        series = column.to_pandas()
+    else:
+        series = frame[name]
+    if as_string:
+        series = series.astype("string")
+    return _as_str(series).to_numpy(dtype=object)
+
+
+def _numbers(frame: pd.DataFrame | pa.Table, name: str) -> pd.Series:
+    series = frame.column(name).to_pandas() if isinstance(frame, pa.Table) else frame[name]
+    return pd.to_numeric(series, errors="coerce")
+
+
+def _object_column(values: np.ndarray) -> pd.Series:
+    return pd.Series(values, dtype=object, copy=False)
 
 
 def _as_str(series: pd.Series) -> pd.Series:
@@ -80,32 +169,78 @@ def _as_str(series: pd.Series) -> pd.Series:
     return series.map(lambda v: v if isinstance(v, str) and v != "" else None).astype(object)
 
 
-def _clean_predictions(frame: pd.DataFrame, source: str, problems: list[Problem]) -> pd.DataFrame:
-    out = pd.DataFrame(
-        {
-            "movie": _as_str(frame["movie"].astype("string")),
-            "review_id": _as_str(frame["review_id"].astype("string")),
-            "model": _as_str(frame["model"].astype("string")),
-            "rank": pd.to_numeric(frame["rank"], errors="coerce"),
-            "keyword": frame["keyword"].map(lambda v: v if isinstance(v, str) and v != "" else None).astype(object),
-            "score": pd.to_numeric(frame["score"], errors="coerce").astype("float64"),
-        }
-    )
-    bad_key = out["movie"].isna() | out["review_id"].isna() | out["model"].isna()
+def _clean_predictions(frame: pd.DataFrame | pa.Table, source: str, problems: list[Problem]) -> tuple[pd.DataFrame, np.ndarray]:
+    """The predictions table in list order, and the row where each (movie, review_id) pair starts.
+
+    Rows without movie, review_id or model, or with a missing or negative rank,
+    are dropped (and counted in `problems`).  Order: movies by first
+    appearance in the file, then review_id and model (as text), then rank,
+    then file order.  Keys are handled as integer codes; strings are only
+    looked up at the end.
+    """
+    movie_c, movie_u = _key_codes(frame, "movie")
+    review_c, review_u = _key_codes(frame, "review_id")
+    model_c, model_u = _key_codes(frame, "model")
+    rank = _numbers(frame, "rank").to_numpy()
+    bad_key = (movie_c < 0) | (review_c < 0) | (model_c < 0)
     if bad_key.any():
         problems.append(Problem(source, f"{int(bad_key.sum())} row(s) without movie, review_id or model; dropped"))
-    bad_rank = ~bad_key & (out["rank"].isna() | (out["rank"] < 0))
+    with np.errstate(invalid="ignore"):
+        bad_rank = ~bad_key & (pd.isna(rank) | (rank < 0))
     if bad_rank.any():
         problems.append(Problem(source, f"{int(bad_rank.sum())} row(s) with a missing or negative rank; dropped"))
-    out = out[~(bad_key | bad_rank)].copy()
-    out["rank"] = out["rank"].astype("int64")
-    # keep the file's order for equal ranks; order lists by rank
-    out = out.sort_values(["movie", "review_id", "model", "rank"], kind="stable")
-    order = pd.unique(frame["movie"].astype("string").dropna())
-    out["movie"] = pd.Categorical(out["movie"], categories=list(order), ordered=True)
-    out = out.sort_values("movie", kind="stable")
-    out["movie"] = out["movie"].astype(object)
-    return out.reset_index(drop=True)
+    keep = np.flatnonzero(~(bad_key | bad_rank))
+    rank_kept = rank[keep].astype("int64")
+
+    # movies in order of first appearance in the file (every row counts); ids and models as text
+    movie_rank = np.zeros(len(movie_u) + 1, dtype=np.int64)
+    seen = pd.unique(movie_c)
+    seen = seen[seen >= 0]
+    movie_rank[seen] = np.arange(len(seen))
+    review_rank = _text_rank(review_u)
+    model_rank = _text_rank(model_u)
+    keys = (movie_rank[movie_c[keep]], review_rank[review_c[keep]], model_rank[model_c[keep]], rank_kept)
+    order = _stable_order(keys)
+    rows = keep[order]
+
+    keyword = _text_values(frame, "keyword", as_string=False)[rows]
+    score = _numbers(frame, "score").astype("float64").to_numpy()[rows]
+    m, r = movie_c[rows], review_c[rows]
+    pair_start = np.flatnonzero(np.concatenate(([True], (m[1:] != m[:-1]) | (r[1:] != r[:-1])))) if len(rows) else np.zeros(0, np.int64)
+    out = pd.DataFrame(
+        {
+            "movie": _object_column(movie_u[m]),
+            "review_id": _object_column(review_u[r]),
+            "model": _object_column(model_u[model_c[rows]]),
+            "rank": rank_kept[order],
+            "keyword": _object_column(keyword),
+            "score": score,
+        },
+        columns=PREDICTION_COLUMNS,
+        copy=False,
+    )
+    return out, pair_start
+
+
+def _text_rank(uniques: np.ndarray) -> np.ndarray:
+    """Each distinct value's position in sorted (code point) order; one extra slot for code -1."""
+    rank = np.zeros(len(uniques) + 1, dtype=np.int64)
+    if len(uniques):
+        rank[np.argsort(uniques, kind="stable")] = np.arange(len(uniques))
+    return rank
+
+
+def _stable_order(keys: tuple[np.ndarray, ...]) -> np.ndarray:
+    """The stable sort order of rows by several non-negative integer keys (most significant first)."""
+    if not len(keys[0]):
+        return np.zeros(0, dtype=np.int64)
+    spans = [int(k.max()) + 1 for k in keys]
+    if float(np.prod([float(x) for x in spans])) < 2.0**62:
+        combined = np.zeros(len(keys[0]), dtype=np.int64)
+        for k, span in zip(keys, spans):
+            combined = combined * span + k
+        return np.argsort(combined, kind="stable")
+    return np.lexsort(keys[::-1])
 
 
 def _clean_ground_truth(frame: pd.DataFrame, source: str, problems: list[Problem]) -> pd.DataFrame:
@@ -125,6 +260,30 @@ def _clean_ground_truth(frame: pd.DataFrame, source: str, problems: list[Problem
     # ranks become positions 0..n-1 in rank order
     out["rank"] = out.groupby("movie", sort=False).cumcount().astype("int64")
     return out.reset_index(drop=True)
+
+
+def _clean_reviews(frame: pd.DataFrame | pa.Table) -> pd.DataFrame:
+    """movie, review_id, text, title, rating (+ any other columns): rows without movie or review_id dropped, first of each pair kept."""
+    movie_c, movie_u = _key_codes(frame, "movie")
+    review_c, review_u = _key_codes(frame, "review_id")
+    key = movie_c * (len(review_u) + 1) + review_c
+    keep = np.flatnonzero((movie_c >= 0) & (review_c >= 0))
+    keep = keep[~pd.Series(key[keep]).duplicated().to_numpy()]
+    columns = frame.column_names if isinstance(frame, pa.Table) else list(frame.columns)
+    n = len(keep)
+    out = {
+        "movie": _object_column(movie_u[movie_c[keep]]),
+        "review_id": _object_column(review_u[review_c[keep]]),
+    }
+    for col in ("text", "title"):
+        out[col] = _object_column(_text_values(frame, col, as_string=True)[keep] if col in columns else np.full(n, None, dtype=object))
+    out["rating"] = _numbers(frame, "rating").to_numpy()[keep] if "rating" in columns else np.full(n, np.nan)
+    extra = [c for c in columns if c not in REVIEW_COLUMNS]
+    if extra:
+        rest = frame.select(extra).to_pandas() if isinstance(frame, pa.Table) else frame[extra]
+        for col in extra:
+            out[col] = rest[col].iloc[keep].reset_index(drop=True)
+    return pd.DataFrame(out, copy=False)
 
 
 def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload") -> Dataset:
@@ -147,11 +306,11 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
         if table not in frames and not any(p.source.startswith(table) for p in problems):
             problems.append(Problem(f"{table}.parquet", "not found"))
 
-    predictions = (
-        _clean_predictions(frames["predictions"], "predictions", problems)
-        if "predictions" in frames
-        else pd.DataFrame({c: pd.Series(dtype="object") for c in PREDICTION_COLUMNS})
-    )
+    if "predictions" in frames:
+        predictions, pair_start = _clean_predictions(frames.pop("predictions"), "predictions", problems)
+    else:
+        predictions = pd.DataFrame({c: pd.Series(dtype="object") for c in PREDICTION_COLUMNS})
+        pair_start = np.zeros(0, dtype=np.int64)
     ground_truth = (
         _clean_ground_truth(frames["ground_truth"], "ground_truth", problems)
         if "ground_truth" in frames
@@ -159,20 +318,16 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
     )
 
     if "reviews" in frames:
-        rv = frames["reviews"].copy()
-        rv["movie"] = _as_str(rv["movie"].astype("string"))
-        rv["review_id"] = _as_str(rv["review_id"].astype("string"))
-        rv = rv[rv["movie"].notna() & rv["review_id"].notna()]
-        for col in ("text", "title"):
-            rv[col] = _as_str(rv[col].astype("string")) if col in rv else None
-        rv["rating"] = pd.to_numeric(rv["rating"], errors="coerce") if "rating" in rv else np.nan
-        rv = rv.drop_duplicates(["movie", "review_id"])
-        reviews = rv[REVIEW_COLUMNS + [c for c in rv.columns if c not in REVIEW_COLUMNS]].reset_index(drop=True)
+        reviews = _clean_reviews(frames.pop("reviews"))
     else:
-        keys = predictions[["movie", "review_id"]].drop_duplicates()
+        keys = predictions[["movie", "review_id"]].iloc[pair_start]
         reviews = keys.assign(text=None, title=None, rating=np.nan).reset_index(drop=True)
 
-    movie_order = list(dict.fromkeys(list(predictions["movie"]) + list(reviews["movie"]) + list(ground_truth["movie"])))
+    movie_order = list(
+        dict.fromkeys(
+            [*pd.unique(predictions["movie"].to_numpy()), *pd.unique(reviews["movie"].to_numpy()), *pd.unique(ground_truth["movie"].to_numpy())]
+        )
+    )
     titles: dict[str, str] = {}
     if "movies" in frames:
         mv = frames["movies"]
@@ -181,7 +336,7 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
         movie_order = list(dict.fromkeys([str(m) for m in mv["movie"] if isinstance(m, str)] + movie_order))
     movies = pd.DataFrame({"movie": movie_order, "title": [titles.get(m, m) for m in movie_order]}, columns=MOVIE_COLUMNS)
 
-    model_order = list(dict.fromkeys(predictions["model"]))
+    model_order = list(pd.unique(predictions["model"].to_numpy()))
     directions: dict[str, str] = {}
     if "models" in frames:
         md = frames["models"]
