@@ -57,6 +57,9 @@ def weighted_metrics(
     return {"w_precision": w_precision, "w_recall": w_recall, "w_f1": harmonic_mean(w_precision, w_recall)}
 
 
+_CHUNK = 1 << 18  # reviews per slice in ranking_metrics
+
+
 def ranking_metrics(
     review: np.ndarray,
     position: np.ndarray,
@@ -74,6 +77,26 @@ def ranking_metrics(
     GT's own top-k in order.
     """
     n_reviews = len(n_gt)
+    if n_reviews > _CHUNK:
+        # rows are independent: compute in slices of reviews so the (reviews × k) matrices stay small
+        review, position, gt_rank = np.asarray(review), np.asarray(position), np.asarray(gt_rank)
+        if len(review) > 1 and (review[1:] < review[:-1]).any():
+            by_review = np.argsort(review, kind="stable")
+            review, position, gt_rank = review[by_review], position[by_review], gt_rank[by_review]
+        bounds = np.searchsorted(review, np.arange(0, n_reviews + _CHUNK, _CHUNK).clip(max=n_reviews))
+        parts = [
+            ranking_metrics(
+                review[bounds[i] : bounds[i + 1]] - lo,
+                position[bounds[i] : bounds[i + 1]],
+                gt_rank[bounds[i] : bounds[i + 1]],
+                n_gt[lo : lo + _CHUNK],
+                k,
+                gain,
+                discount,
+            )
+            for i, lo in enumerate(range(0, n_reviews, _CHUNK))
+        ]
+        return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
     rel = np.zeros((n_reviews, k), dtype="float64")
     top = position < k
     rel[review[top], position[top]] = graded_relevance(gt_rank[top])
