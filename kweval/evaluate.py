@@ -139,9 +139,32 @@ def _object_column(values) -> pd.Series:
     return pd.Series(values, dtype=object, copy=False)
 
 
+def _factorize_runs(values: np.ndarray, use_na_sentinel: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """`pd.factorize(values)`, hashing one value per run of equal neighbours.
+
+    Readers emit keys in long runs (a movie's rows, a review's rows), and
+    comparing neighbours (by identity first) is much cheaper than hashing
+    every string.
+    """
+    n = len(values)
+    if n < 2:
+        return pd.factorize(values, use_na_sentinel=use_na_sentinel)
+    change = np.empty(n, dtype=bool)
+    change[0] = True
+    try:
+        np.not_equal(values[1:], values[:-1], out=change[1:])
+    except (TypeError, ValueError):  # values that do not compare as scalars
+        return pd.factorize(values, use_na_sentinel=use_na_sentinel)
+    heads = np.flatnonzero(change)
+    if len(heads) > n // 2:
+        return pd.factorize(values, use_na_sentinel=use_na_sentinel)
+    codes, uniques = pd.factorize(values[heads], use_na_sentinel=use_na_sentinel)
+    return np.repeat(codes, np.diff(np.append(heads, n))), uniques
+
+
 def _positions(values: np.ndarray, pos: dict) -> np.ndarray:
     """For each value, its position in `pos` (value -> index), or -1; hashed once per distinct value."""
-    codes, uniques = pd.factorize(values)
+    codes, uniques = _factorize_runs(values)
     lookup = np.array([pos.get(u, -1) for u in uniques.tolist()] + [-1], dtype=np.int64)
     return lookup[codes]  # code -1 (NA) picks the trailing -1
 
@@ -152,12 +175,51 @@ class _MovieRows:
 
     group_review: np.ndarray  # per group: review id
     group_model: np.ndarray  # per group: model position
-    grp: np.ndarray  # per kept row: group index (global)
+    grp: np.ndarray  # per kept row: group index within the movie
     keyword: np.ndarray
     norm: np.ndarray
     score: np.ndarray
     position: np.ndarray
     gt_rank: np.ndarray
+
+
+class _RowBuffers:
+    """Per-row output columns for all movies, allocated once and filled movie by movie."""
+
+    def __init__(self, n: int) -> None:
+        self.grp = np.empty(n, dtype=np.int64)
+        self.movie = np.empty(n, dtype=object)
+        self.review = np.empty(n, dtype=object)
+        self.model = np.empty(n, dtype=object)
+        self.keyword = np.empty(n, dtype=object)
+        self.norm = np.empty(n, dtype=object)
+        self.score = np.empty(n, dtype="float64")
+        self.position = np.empty(n, dtype=np.int64)
+        self.gt_rank = np.empty(n, dtype=np.int64)
+        self.gt_keyword = np.empty(n, dtype=object)
+        self.filled = 0
+
+    def add(self, part: _MovieRows, movie: str, group_offset: int, model_names: np.ndarray, gt_keywords: np.ndarray) -> None:
+        sl = slice(self.filled, self.filled + len(part.grp))
+        self.grp[sl] = part.grp + group_offset
+        self.movie[sl] = movie
+        self.review[sl] = part.group_review[part.grp]
+        self.model[sl] = model_names[part.group_model[part.grp]]
+        self.keyword[sl] = part.keyword
+        self.norm[sl] = part.norm
+        self.score[sl] = part.score
+        self.position[sl] = part.position
+        self.gt_rank[sl] = part.gt_rank
+        gt_keyword = np.full(len(part.gt_rank), None, dtype=object)
+        hit = part.gt_rank >= 0
+        gt_keyword[hit] = gt_keywords[part.gt_rank[hit]]
+        self.gt_keyword[sl] = gt_keyword
+        self.filled = sl.stop
+
+    def trimmed(self) -> "_RowBuffers":
+        for name in ("grp", "movie", "review", "model", "keyword", "norm", "score", "position", "gt_rank", "gt_keyword"):
+            setattr(self, name, getattr(self, name)[: self.filled])
+        return self
 
 
 def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Progress | None = None) -> Evaluation:
@@ -207,40 +269,37 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     )
 
     norm_cache: dict[str, str] = {}
-    parts: list[_MovieRows] = []
+    model_names = _object_array(model_order)
+    out = _RowBuffers(len(rows))
+    group_reviews: list[np.ndarray] = []
+    group_models: list[np.ndarray] = []
     n_groups = 0
     n_dropped_invalid = 0
     n_dropped_dup = 0
     for mi, movie in enumerate(movies):
         lo, hi = movie_bounds[mi], movie_bounds[mi + 1]
-        part = _clean_and_match_movie(
-            rows[lo:hi], review_col, row_model, rank_col, keyword_col, score_col, n_models, n_groups,
+        part, n_invalid, n_dup = _clean_and_match_movie(
+            rows[lo:hi], review_col, row_model, rank_col, keyword_col, score_col, n_models,
             norm_cache, gt_norm_by_movie[movie], options.match,
         )
-        n_groups += len(part[0].group_model)
-        parts.append(part[0])
-        n_dropped_invalid += part[1]
-        n_dropped_dup += part[2]
+        out.add(part, movie, n_groups, model_names, gt_keyword_by_movie[movie])
+        group_reviews.append(part.group_review)
+        group_models.append(part.group_model)
+        n_groups += len(part.group_model)
+        n_dropped_invalid += n_invalid
+        n_dropped_dup += n_dup
         report("matching", 0.1 + 0.7 * (mi + 1) / max(len(movies), 1))
-    del rows, row_movie, row_model
+    del rows, row_movie, row_model, review_col, rank_col, keyword_col, score_col
 
-    group_movie = np.repeat(np.arange(len(movies), dtype=np.int64), [len(p.group_model) for p in parts])
-    group_model = _concat([p.group_model for p in parts], np.int64)
-    group_review = _concat([p.group_review for p in parts], object)
-    grp = _concat([p.grp for p in parts], np.int64)
-    kw_kept = _concat([p.keyword for p in parts], object)
-    norm_kept = _concat([p.norm for p in parts], object)
-    score_raw = _concat([p.score for p in parts], "float64")
-    position = _concat([p.position for p in parts], np.int64)
-    gt_rank = _concat([p.gt_rank for p in parts], np.int64)
-    gt_keyword_parts = []
-    for mi, p in enumerate(parts):
-        kw = np.full(len(p.gt_rank), None, dtype=object)
-        hit = p.gt_rank >= 0
-        kw[hit] = gt_keyword_by_movie[movies[mi]][p.gt_rank[hit]]
-        gt_keyword_parts.append(kw)
-    gt_keyword = _concat(gt_keyword_parts, object)
-    del parts, gt_keyword_parts
+    rows_out = out.trimmed()
+    group_movie = np.repeat(np.arange(len(movies), dtype=np.int64), [len(g) for g in group_models])
+    group_model = _concat(group_models, np.int64)
+    group_review = _concat(group_reviews, object)
+    del group_models, group_reviews
+    grp = rows_out.grp
+    score_raw = rows_out.score
+    position = rows_out.position
+    gt_rank = rows_out.gt_rank
 
     bad_score = ~np.isfinite(score_raw) | (score_raw < 0)
     row_lower = lower_model[group_model[grp]] if len(grp) else np.zeros(0, dtype=bool)
@@ -257,7 +316,6 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     # --- per-review metrics ---------------------------------------------------------------------
     report("metrics", 0.8)
     movie_names = _object_array(movies)
-    model_names = _object_array(model_order)
     gt_size_of_movie = np.array([int(gt_sizes[m]) for m in movies], dtype=np.int64)
     n_gt = gt_size_of_movie[group_movie] if n_groups else np.zeros(0, np.int64)
     matched = gt_rank >= 0
@@ -301,25 +359,24 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         )
 
     # --- keywords table (the matched pairs) and GT coverage -----------------------------------------
-    row_group_movie = group_movie[grp]
-    row_group_model = group_model[grp]
     keywords = pd.DataFrame(
         {
-            "movie": _object_column(movie_names[row_group_movie]),
-            "review_id": _object_column(group_review[grp]),
-            "model": _object_column(model_names[row_group_model]),
-            "position": position.astype("int64"),
-            "keyword": _object_column(kw_kept),
-            "norm": _object_column(norm_kept),
+            "movie": _object_column(rows_out.movie),
+            "review_id": _object_column(rows_out.review),
+            "model": _object_column(rows_out.model),
+            "position": position,
+            "keyword": _object_column(rows_out.keyword),
+            "norm": _object_column(rows_out.norm),
             "score": score_raw,
             "confidence": confidence,
             "gt_rank": gt_rank,
-            "gt_keyword": _object_column(gt_keyword),
+            "gt_keyword": _object_column(rows_out.gt_keyword),
         },
         copy=False,
     )
+    del rows_out, out
 
-    coverage = _coverage(row_group_movie[matched], row_group_model[matched], gt_rank[matched], gt_sizes, movies, model_order)
+    coverage = _coverage(group_movie[m_grp], group_model[m_grp], gt_rank[matched], gt_sizes, movies, model_order)
     skipped = _skipped(dataset, group_movie, group_review, group_model, movies, model_order)
 
     evaluation = Evaluation(
@@ -351,7 +408,6 @@ def _clean_and_match_movie(
     keyword_col: np.ndarray,
     score_col: np.ndarray,
     n_models: int,
-    group_offset: int,
     norm_cache: dict,
     gt_norms: list[str],
     match: str,
@@ -362,7 +418,7 @@ def _clean_and_match_movie(
     rows by rank, ties in the reader's order.  Returns the movie's rows and
     the numbers of keywords dropped as empty and as repeated.
     """
-    review_code, review_uniques = pd.factorize(review_col[rows], use_na_sentinel=False)
+    review_code, review_uniques = _factorize_runs(review_col[rows], use_na_sentinel=False)
     model_of_row = row_model[rows]
     group_key = review_code.astype(np.int64) * n_models + model_of_row
     key_codes, key_uniques = pd.factorize(group_key)
@@ -397,7 +453,7 @@ def _clean_and_match_movie(
     valid = row_norm != empty_code
     dup = pd.Series(row_group * (len(norm_values) + 1) + row_norm).duplicated().to_numpy()
     keep = valid & ~dup
-    n_invalid = int((~valid & ~pd.isna(raw_kw)).sum())  # strings that normalize to nothing
+    n_invalid = int((~valid & (codes >= 0)).sum())  # keywords (not NA) that normalize to nothing
     n_dup = int((valid & dup).sum())
 
     grp = row_group[keep]
@@ -413,7 +469,7 @@ def _clean_and_match_movie(
     rows_out = _MovieRows(
         group_review=group_review,
         group_model=group_model,
-        grp=grp + group_offset,
+        grp=grp,
         keyword=raw_kw[keep],
         norm=norm_values[norm_id] if len(norm_id) else np.zeros(0, dtype=object),
         score=raw_score[keep],
