@@ -33,20 +33,46 @@ _MICRO_RATIOS = {
 _MICRO_F1 = {"f1": ("precision", "recall"), "w_f1": ("w_precision", "w_recall"), "sem_f1": ("sem_precision", "sem_recall")}
 
 
-def _summarise(scores: pd.DataFrame, by: list[str], metric_cols: list[str], how: str) -> pd.DataFrame:
-    grouped = scores.groupby(by, sort=False)
-    out = grouped.size().rename("n_reviews").to_frame()
-    means = grouped[metric_cols].mean()
+def _codes(values: pd.Series, names: list[str]) -> np.ndarray:
+    """Each value's position in `names` (-1 if absent), hashing one value per run of equal neighbours."""
+    arr = values.to_numpy(dtype=object)
+    n = len(arr)
+    if n == 0:
+        return np.zeros(0, dtype=np.int64)
+    change = np.empty(n, dtype=bool)
+    change[0] = True
+    np.not_equal(arr[1:], arr[:-1], out=change[1:])
+    heads = np.flatnonzero(change)
+    codes, uniques = pd.factorize(arr[heads])
+    pos = {name: i for i, name in enumerate(names)}
+    lookup = np.array([pos.get(u, -1) for u in uniques.tolist()] + [-1], dtype=np.int64)
+    return np.repeat(lookup[codes], np.diff(np.append(heads, n)))
+
+
+def _summarise(scores: pd.DataFrame, key: np.ndarray, n_keys: int, metric_cols: list[str], how: str) -> pd.DataFrame:
+    """One row per key 0..n_keys-1: n_reviews and every metric (NaN for a key without reviews).
+
+    Means and sums are pandas' grouped reductions over the rows of each key in
+    table order (the same arithmetic as grouping by the movie/model strings).
+    """
+    present = key >= 0
+    if not present.all():
+        scores, key = scores[present], key[present]
+    grouped = scores.groupby(key, sort=True)
+    out = pd.DataFrame({"n_reviews": np.bincount(key, minlength=n_keys).astype("int64")})
+    index = pd.RangeIndex(n_keys)
+    means = grouped[metric_cols].mean().reindex(index)
     out = out.join(means)
     if how == "micro":
         count_cols = sorted({c for pair in _MICRO_RATIOS.values() for c in pair if c in scores.columns})
-        sums = grouped[count_cols].sum()
+        sums = grouped[count_cols].sum().reindex(index)
+        has = out["n_reviews"].to_numpy() > 0
         for metric, (num, den) in _MICRO_RATIOS.items():
             if metric in metric_cols:
-                out[metric] = safe_ratio(sums[num].to_numpy(), sums[den].to_numpy())
+                out[metric] = np.where(has, safe_ratio(sums[num].to_numpy(), sums[den].to_numpy()), np.nan)
         for metric, (a, b) in _MICRO_F1.items():
             if metric in metric_cols:
-                out[metric] = harmonic_mean(out[a].to_numpy(), out[b].to_numpy())
+                out[metric] = np.where(has, harmonic_mean(out[a].to_numpy(), out[b].to_numpy()), np.nan)
     return out
 
 
@@ -56,27 +82,40 @@ def aggregate(evaluation: Evaluation, how: str = "macro", include_all: bool = Tr
         raise ValueError(f"aggregation must be one of {', '.join(AGGREGATIONS)}; got {how!r}")
     metric_cols = [m for m in evaluation.metric_names if m != "gt_coverage"]
     scores = evaluation.scores
-    frame = pd.DataFrame(
-        [(mv, md) for mv in evaluation.movies for md in evaluation.models], columns=["movie", "model"]
-    )
-    per_movie = _summarise(scores, ["movie", "model"], metric_cols, how)
-    frame = frame.join(per_movie, on=["movie", "model"])
-    skipped = evaluation.skipped.groupby(["movie", "model"]).size()
-    frame["n_skipped"] = skipped.reindex(pd.MultiIndex.from_frame(frame[["movie", "model"]]), fill_value=0).to_numpy()
-    cov = evaluation.coverage.set_index(["movie", "model"])
-    idx = pd.MultiIndex.from_frame(frame[["movie", "model"]])
-    frame["gt_coverage"] = cov["gt_coverage"].reindex(idx).to_numpy()
+    movies, models = evaluation.movies, evaluation.models
+    n_models = len(models)
+    n_cells = len(movies) * n_models
 
-    if include_all and len(evaluation.movies) > 0:
-        overall = _summarise(scores.assign(movie=ALL), ["movie", "model"], metric_cols, how).reset_index()
-        rows = pd.DataFrame({"movie": ALL, "model": evaluation.models}).merge(overall, on=["movie", "model"], how="left")
-        rows["n_skipped"] = [int(skipped.xs(m, level="model").sum()) if m in skipped.index.get_level_values("model") else 0 for m in evaluation.models]
-        pooled = evaluation.coverage.groupby("model", sort=False)[["n_covered", "n_gt"]].sum()
+    movie_of = _codes(scores["movie"], movies)
+    model_of = _codes(scores["model"], models)
+    cell = np.where((movie_of >= 0) & (model_of >= 0), movie_of * n_models + model_of, -1)
+    frame = pd.DataFrame(
+        {"movie": [mv for mv in movies for _ in models], "model": [md for _ in movies for md in models]}
+    )
+    frame = frame.join(_summarise(scores, cell, n_cells, metric_cols, how))
+    skipped = evaluation.skipped
+    sk_movie, sk_model = _codes(skipped["movie"], movies), _codes(skipped["model"], models)
+    sk_ok = (sk_movie >= 0) & (sk_model >= 0)
+    skipped_per_cell = np.bincount(sk_movie[sk_ok] * n_models + sk_model[sk_ok], minlength=n_cells)
+    frame["n_skipped"] = skipped_per_cell.astype("int64")
+    cov = evaluation.coverage
+    cov_cell = _codes(cov["movie"], movies) * n_models + _codes(cov["model"], models)
+    gt_coverage = np.full(n_cells, np.nan)
+    ok = (cov_cell >= 0) & (_codes(cov["movie"], movies) >= 0) & (_codes(cov["model"], models) >= 0)
+    gt_coverage[cov_cell[ok]] = cov["gt_coverage"].to_numpy()[ok]
+    frame["gt_coverage"] = gt_coverage
+
+    if include_all and len(movies) > 0:
+        rows = pd.DataFrame({"movie": ALL, "model": models})
+        rows = rows.join(_summarise(scores, np.where(cell >= 0, model_of, -1), n_models, metric_cols, how))
+        rows["n_skipped"] = np.bincount(sk_model[sk_model >= 0], minlength=n_models).astype("int64")[:n_models]
+        cov_model = _codes(cov["model"], models)
         if how == "micro":
-            cov_all = safe_ratio(pooled["n_covered"].to_numpy(), pooled["n_gt"].to_numpy())
-            rows["gt_coverage"] = pd.Series(cov_all, index=pooled.index).reindex(rows["model"]).to_numpy()
+            pooled = cov[["n_covered", "n_gt"]].groupby(cov_model, sort=True).sum().reindex(pd.RangeIndex(n_models))
+            rows["gt_coverage"] = safe_ratio(pooled["n_covered"].to_numpy(), pooled["n_gt"].to_numpy())
+            rows.loc[pooled["n_gt"].isna().to_numpy(), "gt_coverage"] = np.nan
         else:
-            rows["gt_coverage"] = evaluation.coverage.groupby("model", sort=False)["gt_coverage"].mean().reindex(rows["model"]).to_numpy()
+            rows["gt_coverage"] = cov["gt_coverage"].groupby(cov_model, sort=True).mean().reindex(pd.RangeIndex(n_models)).to_numpy()
         frame = pd.concat([frame, rows], ignore_index=True)
 
     frame["n_reviews"] = frame["n_reviews"].fillna(0).astype("int64")
