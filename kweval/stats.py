@@ -235,35 +235,46 @@ def paired_comparison(
     Columns: metric, n, mean_a, mean_b, diff (A − B), ci_low, ci_high,
     p_randomization, p_ttest, their Holm-adjusted versions across `metrics`,
     wins, ties, losses (from A's side).
+
+    A review where a metric is NaN on either side (e.g. ``sas_text`` of a
+    review without text) is left out of that metric only: ``n`` counts the
+    pairs used per metric, and a metric with no pair gets NaN (not counted by
+    Holm).  Metrics defined on every review are resampled jointly.
     """
     metrics = list(metrics)
     xa = a[metrics].to_numpy(dtype="float64")
     xb = b[metrics].to_numpy(dtype="float64")
     if xa.shape != xb.shape:
         raise ValueError("paired_comparison: A and B must hold the same reviews")
-    n = xa.shape[0]
+    valid = ~(np.isnan(xa) | np.isnan(xb))  # a metric undefined for a review on either side (e.g. sas_text without text)
+    n = valid.sum(axis=0).astype("int64")
+    columns = ("mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_randomization", "p_ttest")
+    res = {c: np.full(len(metrics), np.nan) for c in columns}
+    res |= {c: np.zeros(len(metrics), dtype="int64") for c in ("wins", "ties", "losses")}
+
+    def fill(cols: np.ndarray, rows: np.ndarray | slice) -> None:
+        ya, yb = xa[rows][:, cols], xb[rows][:, cols]
+        if ya.shape[0] == 0:
+            return
+        diff, lo, hi = paired_bootstrap_ci(ya, yb, n_boot, confidence, seed)
+        wins, ties, losses = win_tie_loss(ya, yb)
+        for name, value in (("mean_a", ya.mean(axis=0)), ("mean_b", yb.mean(axis=0)), ("diff", diff), ("ci_low", lo), ("ci_high", hi),
+                            ("p_randomization", paired_randomization_test(ya, yb, n_perm, seed)), ("p_ttest", paired_t_test(ya, yb)),
+                            ("wins", wins), ("ties", ties), ("losses", losses)):
+            res[name][cols] = value
+
+    complete = np.flatnonzero(valid.all(axis=0))
+    if len(complete):
+        fill(complete, slice(None))  # every review: all such metrics resampled jointly
+    for col in np.flatnonzero(~valid.all(axis=0)):
+        fill(np.array([col]), np.flatnonzero(valid[:, col]))  # only the reviews where both values exist
     out = pd.DataFrame({"metric": metrics, "n": n})
-    if n == 0:
-        for col in ("mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_randomization", "p_ttest", "p_randomization_holm", "p_ttest_holm"):
-            out[col] = np.nan
-        out["wins"] = out["ties"] = out["losses"] = 0
-        return out
-    diff, lo, hi = paired_bootstrap_ci(xa, xb, n_boot, confidence, seed)
-    p_rand = paired_randomization_test(xa, xb, n_perm, seed)
-    p_t = paired_t_test(xa, xb)
-    wins, ties, losses = win_tie_loss(xa, xb)
-    out["mean_a"] = xa.mean(axis=0)
-    out["mean_b"] = xb.mean(axis=0)
-    out["diff"] = diff
-    out["ci_low"] = lo
-    out["ci_high"] = hi
-    out["p_randomization"] = p_rand
-    out["p_ttest"] = p_t
-    out["p_randomization_holm"] = holm(p_rand)
-    out["p_ttest_holm"] = holm(p_t)
-    out["wins"] = wins
-    out["ties"] = ties
-    out["losses"] = losses
+    for name in columns:
+        out[name] = res[name]
+    out["p_randomization_holm"] = holm(res["p_randomization"])
+    out["p_ttest_holm"] = holm(res["p_ttest"])
+    for name in ("wins", "ties", "losses"):
+        out[name] = res[name]
     return out
 
 
@@ -281,6 +292,8 @@ def bootstrap_summary_ci(
     reviews (macro, and ranking metrics under micro) or the ratio of sums
     (micro set-based/weighted metrics, F1s from the resampled pair).
     Movie-level metrics (gt_coverage) and columns absent from `scores` get NaN.
+    NaN values (e.g. ``sas_text`` of a review without text) are skipped by the
+    means, as `kweval.aggregate` skips them; a metric NaN everywhere gets NaN.
     Columns: metric, value, ci_low, ci_high.
     """
     from kweval.aggregate import _MICRO_F1, _MICRO_RATIOS
@@ -299,6 +312,17 @@ def bootstrap_summary_ci(
     if n == 0 or not present:
         return out
     x = scores[columns].to_numpy(dtype="float64")
+    # a mean over reviews skips NaN (as kweval.aggregate's pandas mean does): Σ w·x over the defined
+    # values / Σ w over them, so every column still shares the same resamples
+    missing = np.isnan(x)
+    defined: dict[str, int] = {}
+    if missing.any():
+        x = np.where(missing, 0.0, x)
+        extra = [(~missing[:, i]).astype("float64") for i, c in enumerate(columns) if missing[:, i].any()]
+        for i, c in enumerate(columns):
+            if missing[:, i].any():
+                defined[c] = len(columns) + len(defined)
+        x = np.column_stack([x, *extra])
     pos = {c: i for i, c in enumerate(columns)}
 
     def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -316,13 +340,22 @@ def bootstrap_summary_ci(
             elif how == "micro" and m in _MICRO_F1 and all(c in pos for x_ in _MICRO_F1[m] for c in _MICRO_RATIOS[x_]):
                 p_, r_ = (ratio(sums[:, pos[_MICRO_RATIOS[x_][0]]], sums[:, pos[_MICRO_RATIOS[x_][1]]]) for x_ in _MICRO_F1[m])
                 res[:, i] = ratio(2 * p_ * r_, p_ + r_)
+            elif m in defined:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    res[:, i] = np.where(sums[:, defined[m]] > 0, sums[:, pos[m]] / sums[:, defined[m]], np.nan)
             else:
                 res[:, i] = sums[:, pos[m]] / total
         return res
 
     point = statistic(x.sum(axis=0)[None, :], np.array([n], dtype="float64"))[0]
     samples = bootstrap_statistics(n, lambda w: statistic(w @ x, np.full(w.shape[0], float(n))), n_boot, seed)
-    lo, hi = _percentile_ci(samples, confidence)
+    if defined:  # a resample that drew no defined value has no mean: left out of the percentiles
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # a metric defined nowhere: all-NaN, CI NaN
+            alpha = (1.0 - confidence) / 2.0
+            lo, hi = np.nanquantile(samples, [alpha, 1.0 - alpha], axis=0)
+    else:
+        lo, hi = _percentile_ci(samples, confidence)
     index = {m: i for i, m in enumerate(present)}
     for row, m in enumerate(metrics):
         if m in index:

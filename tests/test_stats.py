@@ -170,3 +170,48 @@ def test_bootstrap_summary_ci_macro_and_micro():
     assert micro.loc["ndcg@5", "value"] == pytest.approx(1.7 / 3)
     for _, row in micro.iterrows():
         assert row["ci_low"] <= row["value"] + 1e-12 and row["value"] <= row["ci_high"] + 1e-12
+
+
+def test_paired_comparison_drops_nan_pairs_per_metric():
+    """sas_* are NaN for reviews without text / without keywords: those pairs are left out of that metric only."""
+    rng = _rng(7)
+    a = pd.DataFrame({"x": rng.random(40), "sas_text": rng.random(40)})
+    b = pd.DataFrame({"x": rng.random(40), "sas_text": rng.random(40)})
+    a.loc[[3, 10], "sas_text"] = np.nan
+    b.loc[[10, 25], "sas_text"] = np.nan
+    res = stats.paired_comparison(a, b, ["x", "sas_text"]).set_index("metric")
+    assert res.loc["x", "n"] == 40 and res.loc["sas_text", "n"] == 37
+    keep = a["sas_text"].notna() & b["sas_text"].notna()
+    alone = stats.paired_comparison(a[keep], b[keep], ["sas_text"]).set_index("metric")
+    for col in ("mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_randomization", "p_ttest", "wins", "ties", "losses"):
+        assert res.loc["sas_text", col] == pytest.approx(alone.loc["sas_text", col]), col
+    # the complete metric is what it is without the other one
+    x_only = stats.paired_comparison(a, b, ["x"]).set_index("metric")
+    for col in ("diff", "ci_low", "ci_high", "p_randomization", "p_ttest"):
+        assert res.loc["x", col] == pytest.approx(x_only.loc["x", col]), col
+    assert res.loc["sas_text", "wins"] + res.loc["sas_text", "ties"] + res.loc["sas_text", "losses"] == 37
+    # Holm across both metrics, on finite p-values
+    np.testing.assert_allclose(res["p_ttest_holm"], stats.holm(res["p_ttest"].to_numpy()))
+    assert np.isfinite(res[["diff", "ci_low", "ci_high", "p_randomization_holm", "p_ttest_holm"]].to_numpy()).all()
+    # a metric without any complete pair: NaN, n = 0, not counted by Holm
+    a["none"] = np.nan
+    b["none"] = 1.0
+    res = stats.paired_comparison(a, b, ["x", "none"]).set_index("metric")
+    assert res.loc["none", "n"] == 0 and np.isnan(res.loc["none", "diff"]) and np.isnan(res.loc["none", "p_ttest_holm"])
+    assert res.loc["x", "p_ttest_holm"] == pytest.approx(res.loc["x", "p_ttest"])
+
+
+def test_bootstrap_summary_ci_skips_nan_like_aggregate():
+    rng = _rng(8)
+    scores = pd.DataFrame({"f1": rng.random(60), "sas_text": rng.random(60), "sas_keywords": np.nan})
+    scores.loc[[0, 5, 9], "sas_text"] = np.nan
+    res = stats.bootstrap_summary_ci(scores, ["f1", "sas_text", "sas_keywords"], "macro").set_index("metric")
+    assert res.loc["sas_text", "value"] == pytest.approx(scores["sas_text"].mean())  # pandas mean skips NaN
+    assert res.loc["sas_text", "ci_low"] < res.loc["sas_text", "value"] < res.loc["sas_text", "ci_high"]
+    assert res[["value", "ci_low", "ci_high"]].loc["sas_keywords"].isna().all()  # defined nowhere
+    # the same resamples serve every column: f1's CI is the one computed without the NaN columns
+    alone = stats.bootstrap_summary_ci(scores, ["f1"], "macro").set_index("metric")
+    assert res.loc["f1", ["value", "ci_low", "ci_high"]].tolist() == pytest.approx(alone.loc["f1", ["value", "ci_low", "ci_high"]].tolist())
+    # and the interval is close to a plain bootstrap of the defined values
+    _, lo, hi = stats.bootstrap_ci(scores["sas_text"].dropna().to_numpy(), n_boot=2000)
+    assert res.loc["sas_text", "ci_low"] == pytest.approx(lo, abs=0.02) and res.loc["sas_text", "ci_high"] == pytest.approx(hi, abs=0.02)
