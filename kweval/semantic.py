@@ -36,6 +36,7 @@ __all__ = [
     "semantic_counts",
     "semantic_metrics",
     "nearest_gt",
+    "nearest_gt_table",
 ]
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -385,3 +386,39 @@ def nearest_gt(
     sim = emb[[pos[t] for t in pred_norms]] @ emb[[pos[t] for t in gt_norms]].T
     idx = sim.argmax(axis=1)
     return idx.astype(np.int64), sim[np.arange(len(pred_norms)), idx].astype(np.float64)
+
+
+def nearest_gt_table(pred: pd.DataFrame, gt: pd.DataFrame, vectors: Vectors, threshold: float = 0.75) -> pd.DataFrame:
+    """One review's predicted keywords, each with its most similar GT keyword of the movie (the explorer's view).
+
+    `pred`: one model's cleaned keywords of one review (``norm`` and any other
+    columns, e.g. position and keyword, which are kept).  `gt`: the movie's
+    cleaned GT (``rank``, ``keyword``, ``norm``); as in `semantic_metrics` it is
+    taken in rank order and a repeated norm counts once.  Adds
+    ``nearest_gt`` (the raw GT keyword), ``nearest_rank`` (its 0-based GT
+    rank), ``cosine`` and ``above`` (``cosine > threshold``, strict and in the
+    vectors' float32 precision, as `semantic_metrics` counts it).  A keyword
+    without a usable norm, or a movie without GT, gets None / -1 / NaN / False.
+    """
+    out = pred.reset_index(drop=True).copy()
+    usable = out["norm"].map(lambda s: isinstance(s, str) and s != "").to_numpy(dtype=bool)
+    g = gt[gt["norm"].map(lambda s: isinstance(s, str) and s != "").to_numpy(dtype=bool)]
+    g = g.sort_values("rank", kind="stable").drop_duplicates("norm")
+    nearest = np.full(len(out), None, dtype=object)
+    rank = np.full(len(out), -1, dtype=np.int64)
+    cosine = np.full(len(out), np.nan, dtype=np.float64)
+    above = np.zeros(len(out), dtype=bool)
+    rows = np.flatnonzero(usable)
+    if len(rows) and len(g):
+        idx, cos = nearest_gt(out["norm"].to_numpy()[rows].tolist(), g["norm"].tolist(), vectors)
+        gt_kw = g["keyword"].to_numpy(dtype=object) if "keyword" in g.columns else g["norm"].to_numpy(dtype=object)
+        nearest[rows] = gt_kw[idx]
+        rank[rows] = g["rank"].to_numpy(dtype=np.int64)[idx]
+        cosine[rows] = cos
+        # nearest_gt's cosines are float32 products widened to float64: compare as semantic_metrics does
+        above[rows] = cos.astype(np.float32) > _threshold_like(threshold, np.float32)
+    out["nearest_gt"] = nearest
+    out["nearest_rank"] = rank
+    out["cosine"] = cosine
+    out["above"] = above
+    return out

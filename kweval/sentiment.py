@@ -16,12 +16,13 @@ notebook (legacy defect 7), the model's own keyword scores are never used.
 from __future__ import annotations
 
 from collections.abc import Sequence
+import weakref
 from functools import lru_cache
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["sentiment_value", "sas_metrics", "WEIGHTS"]
+__all__ = ["sentiment_value", "keyword_values", "text_value", "gt_mean_value", "sas_metrics", "WEIGHTS"]
 
 KEY = ["movie", "review_id", "model"]
 WEIGHTS = {"pos": 1.0, "neu": 0.5, "neg": 0.0}
@@ -34,11 +35,30 @@ def _analyzer():
     return SentimentIntensityAnalyzer()
 
 
+# v(x) already computed, per analyzer object, for the life of the process: VADER takes ~2 ms per review
+# text, so a dashboard that re-evaluates (another k, match mode or τ) would otherwise rescore every text.
+_MEMO: "weakref.WeakKeyDictionary[object, dict[str, float]]" = weakref.WeakKeyDictionary()
+_MEMO_MAX = 1_000_000  # strings per analyzer; past this the memo starts over
+
+
+def _memo(analyzer) -> dict[str, float]:
+    try:
+        values = _MEMO.get(analyzer)
+        if values is None or len(values) > _MEMO_MAX:
+            values = _MEMO[analyzer] = {}
+        return values
+    except TypeError:  # an analyzer that cannot be weakly referenced: memo for this call only
+        return {}
+
+
 def sentiment_value(texts: Sequence[str]) -> np.ndarray:
-    """v(x) for each text (float64); each distinct string is scored once; NaN for a non-string."""
+    """v(x) for each text (float64); NaN for a non-string.
+
+    Each distinct string is scored once, and remembered for the process (per analyzer).
+    """
     texts = list(texts)
     analyzer = _analyzer() if texts else None
-    values: dict[str, float] = {}
+    values = _memo(analyzer) if texts else {}
     out = np.full(len(texts), np.nan, dtype=np.float64)
     for i, text in enumerate(texts):
         if not isinstance(text, str):
@@ -69,6 +89,32 @@ def _keyword_text(frame: pd.DataFrame) -> pd.Series:
         fallback = norm.where(usable(norm), None)
         text = text.where(text.notna(), fallback)
     return text
+
+
+def keyword_values(frame: pd.DataFrame) -> np.ndarray:
+    """v(x) per row of a keyword table (``keyword`` and/or ``norm``), on the string `sas_metrics` scores.
+
+    The raw keyword when it is a non-empty string, else the norm; NaN where neither is usable.
+    """
+    return sentiment_value(_keyword_text(frame).tolist())
+
+
+def text_value(text: object) -> float:
+    """v(review text), NaN for a missing or blank text (as `sas_metrics` treats it)."""
+    if not isinstance(text, str) or not text.strip():
+        return float("nan")
+    return float(sentiment_value([text])[0])
+
+
+def gt_mean_value(gt: pd.DataFrame) -> float:
+    """Mean v over one movie's GT keywords (the reference of ``sas_keywords``); NaN when none is usable.
+
+    Scores the raw ``keyword`` column when there is one (as `kweval.evaluate` hands the GT to `sas_metrics`).
+    """
+    frame = gt[["keyword"]] if "keyword" in gt.columns else gt
+    values = keyword_values(frame)
+    values = values[~np.isnan(values)]
+    return float(values.mean()) if len(values) else float("nan")
 
 
 def sas_metrics(pred: pd.DataFrame, gt: pd.DataFrame, reviews: pd.DataFrame) -> pd.DataFrame:

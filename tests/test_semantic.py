@@ -265,3 +265,25 @@ def test_real_model_semantic_metrics_end_to_end(real_model, tmp_path):
     # "scam" is itself a GT keyword (cos 1): r1 matches 1 of 2 predictions and at least that GT keyword
     assert out.loc[0, "sem_pred_matched"] == 1 and out.loc[0, "sem_gt_matched"] >= 1
     assert out.loc[1, "sem_pred_matched"] == 0
+
+
+def test_nearest_gt_table_agrees_with_semantic_metrics():
+    """The explorer's per-keyword view: nearest GT keyword, its rank, the cosine, and `above` counted as sem_pred_matched is."""
+    pred = pd.DataFrame({"movie": "m", "review_id": "r", "model": "x", "position": [0, 1, 2, 3], "keyword": ["A!", "C", "D", ""],
+                         "norm": ["a", "c", "d", ""]})
+    gt = pd.DataFrame({"movie": "m", "rank": [1, 0, 2], "keyword": ["E-raw", "B-raw", "B-dup"], "norm": ["e", "b", "b"]})
+    out = semantic.nearest_gt_table(pred, gt, V, threshold=0.75)
+    assert out["position"].tolist() == [0, 1, 2, 3] and out["keyword"].tolist() == ["A!", "C", "D", ""]
+    assert out["nearest_gt"].iloc[:3].tolist() == ["E-raw", "B-raw", "B-raw"] and pd.isna(out["nearest_gt"].iloc[3])  # raw GT keyword; a repeated norm counts once
+    assert out["nearest_rank"].tolist() == [1, 0, 0, -1]
+    assert out["cosine"].iloc[:3].tolist() == pytest.approx([10 / np.sqrt(101), 0.5, 0.25], abs=1e-6) and np.isnan(out["cosine"].iloc[3])
+    assert out["above"].tolist() == [True, False, False, False]
+    sem = semantic_metrics(pred[["movie", "review_id", "model", "norm"]], gt[["movie", "rank", "norm"]], V, 0.75)
+    assert int(out["above"].sum()) == int(sem["sem_pred_matched"].iloc[0])
+    # strict: a cosine of exactly τ (a·b = 0.75) is not above it
+    edge = semantic.nearest_gt_table(pred.iloc[:1], gt.iloc[1:2], V, threshold=0.75)
+    assert edge["cosine"].iloc[0] == pytest.approx(0.75) and not edge["above"].iloc[0]
+    assert semantic_metrics(pred.iloc[:1][["movie", "review_id", "model", "norm"]], gt.iloc[1:2][["movie", "rank", "norm"]], V, 0.75)["sem_pred_matched"].iloc[0] == 0
+    # a movie without GT
+    none = semantic.nearest_gt_table(pred, gt.iloc[:0], V)
+    assert none["nearest_gt"].isna().all() and (none["nearest_rank"] == -1).all() and not none["above"].any()

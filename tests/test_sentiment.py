@@ -96,3 +96,42 @@ def test_sas_uses_norm_without_a_keyword_column():
     assert out.loc[0, "sas_text"] == pytest.approx(0.902)
     empty = sas_metrics(pred.iloc[:0], gt, reviews)
     assert empty.empty and {"sent_pred", "sas_keywords", "sas_text"} <= set(empty.columns)
+
+
+def test_explorer_helpers_use_the_strings_sas_scores():
+    """keyword_values / text_value / gt_mean_value: the pieces sas_metrics combines, for the explorer's sentiment view."""
+    from kweval.sentiment import gt_mean_value, keyword_values, text_value
+
+    pred = pd.DataFrame({"movie": "m1", "review_id": "r1", "model": "x", "keyword": ["GREAT movie!!!", None], "norm": ["great movie", "awful"]})
+    gt = pd.DataFrame({"movie": ["m1", "m1"], "keyword": ["Redemption", "not good"], "norm": ["redemption", "good"]})
+    text = "A wonderful, moving film. Loved it!"
+    values = keyword_values(pred)
+    assert values.tolist() == pytest.approx([v("GREAT movie!!!"), v("awful")])  # raw first, norm as the fallback
+    assert gt_mean_value(gt) == pytest.approx((v("Redemption") + v("not good")) / 2)  # raw GT keywords
+    assert text_value(text) == pytest.approx(v(text)) and np.isnan(text_value("  ")) and np.isnan(text_value(None))
+    out = sas_metrics(pred, gt[["movie", "keyword"]], pd.DataFrame({"movie": ["m1"], "review_id": ["r1"], "text": [text]}))
+    sent = values.mean()
+    assert out.loc[0, "sent_pred"] == pytest.approx(sent)
+    assert out.loc[0, "sas_keywords"] == pytest.approx(1 - abs(sent - gt_mean_value(gt)))
+    assert out.loc[0, "sas_text"] == pytest.approx(1 - abs(sent - text_value(text)))
+    assert np.isnan(gt_mean_value(gt.iloc[:0]))
+
+
+def test_sentiment_values_are_remembered_per_analyzer(monkeypatch):
+    """A re-evaluation (another k, match mode or τ in the dashboard) does not rescore the review texts."""
+    from kweval import sentiment
+
+    seen = []
+    real = sentiment._analyzer()
+
+    class Counting:
+        def polarity_scores(self, text):
+            seen.append(text)
+            return real.polarity_scores(text)
+
+    counting = Counting()
+    monkeypatch.setattr(sentiment, "_analyzer", lambda: counting)
+    first = sentiment_value(["A wonderful film.", "dull", None])
+    again = sentiment_value(["dull", "A wonderful film.", "new"])
+    assert seen == ["A wonderful film.", "dull", "new"]
+    assert again[:2].tolist() == [first[1], first[0]] and again[0] == pytest.approx(v("dull"))
