@@ -88,8 +88,12 @@ def get_evaluation(dataset: Dataset, data_hash: str, options: EvalOptions) -> Ev
     if key in seen:
         return _evaluation(*key, dataset)
     bar = st.progress(0.0, text="Evaluating…")
-    ready = evaluate(dataset, options, progress=lambda stage, f: bar.progress(min(max(float(f), 0.0), 1.0), text=f"Evaluating: {stage}…"))
-    bar.empty()
+    notes = {"embedding": "embedding keywords (the first time loads the model; vectors are cached on disk)"}
+    try:
+        ready = evaluate(dataset, options, progress=lambda stage, f: bar.progress(
+            min(max(float(f), 0.0), 1.0), text=f"Evaluating: {notes.get(stage, stage)}…"))
+    finally:
+        bar.empty()
     seen.add(key)
     return _evaluation(*key, dataset, _ready=ready)
 
@@ -234,6 +238,9 @@ def _selection(dataset: Dataset) -> ui.Selection:
         "k": st.session_state.get("sel_k"),
         "agg": st.session_state.get("sel_agg"),
         "match": st.session_state.get("sel_match"),
+        "sem": None if "sel_sem" not in st.session_state else ("1" if st.session_state["sel_sem"] else "0"),
+        "tau": st.session_state.get("sel_tau"),
+        "sas": None if "sel_sas" not in st.session_state else ("1" if st.session_state["sel_sas"] else "0"),
     }
     url = {k: st.query_params.get(k) for k in ui.SELECTION_KEYS}
     sel = ui.resolve_selection([url, session], movies, models)
@@ -242,6 +249,9 @@ def _selection(dataset: Dataset) -> ui.Selection:
     st.session_state["sel_k"] = sel.k
     st.session_state["sel_agg"] = sel.agg
     st.session_state["sel_match"] = sel.match
+    st.session_state["sel_sem"] = sel.semantic
+    st.session_state["sel_tau"] = sel.threshold
+    st.session_state["sel_sas"] = sel.sentiment
 
     def push(name: str, value: Callable[[], str]) -> Callable[[], None]:
         def sync() -> None:
@@ -259,6 +269,14 @@ def _selection(dataset: Dataset) -> ui.Selection:
              help="macro: mean over reviews; micro: ratios of sums (set-based and weighted metrics).")
     sb.selectbox("Match mode", list(MATCH_MODES), key="sel_match", on_change=push("match", lambda: st.session_state["sel_match"]),
                  help="approx: equal or substring (default); exact; word: whole tokens; stem: Porter stems equal.")
+    sb.toggle("Semantic matching", key="sel_sem", on_change=push("sem", lambda: "1" if st.session_state["sel_sem"] else "0"),
+              help="sem_precision / sem_recall / sem_f1 (METRICS.md §4): a keyword counts when its cosine to some GT keyword "
+                   "(sentence embeddings, all-MiniLM-L6-v2) is above the threshold. The first run embeds and caches the keywords.")
+    sb.slider("Cosine threshold τ", min_value=ui.TAU_MIN, max_value=ui.TAU_MAX, step=ui.TAU_STEP, format="%.2f", key="sel_tau",
+              disabled=not sel.semantic, on_change=push("tau", lambda: ui.format_tau(st.session_state["sel_tau"])),
+              help="Strict: a cosine must exceed τ.")
+    sb.toggle("Sentiment (VADER)", key="sel_sas", on_change=push("sas", lambda: "1" if st.session_state["sel_sas"] else "0"),
+              help="sas_keywords / sas_text (METRICS.md §5): 1 − |mean v(keywords) − mean v(GT)| and − v(review text).")
     # the URL always shows the whole selection (also after a page switch cleared it)
     wanted = sel.params()
     if any(st.query_params.get(k) != v for k, v in wanted.items()):
@@ -297,8 +315,18 @@ def main() -> None:
             st.markdown(f"- {ui.md(p)}")
         st.stop()
     selection = _selection(dataset)
-    options = EvalOptions(k=selection.k, match=selection.match)
-    evaluation = get_evaluation(dataset, data_hash, options)
+    options = EvalOptions(
+        k=selection.k, match=selection.match, semantic=selection.semantic, sentiment=selection.sentiment,
+        threshold=selection.threshold if selection.semantic else EvalOptions.threshold,  # τ changes nothing without sem
+    )
+    try:
+        evaluation = get_evaluation(dataset, data_hash, options)
+    except (ImportError, OSError, RuntimeError) as exc:  # no sentence-transformers / model / VADER: evaluate without them
+        if not (options.semantic or options.sentiment):
+            raise
+        st.sidebar.error(f"Semantic/sentiment metrics unavailable: {ui.md(exc)}")
+        options = EvalOptions(k=selection.k, match=selection.match)
+        evaluation = get_evaluation(dataset, data_hash, options)
     st.sidebar.caption(f"Data: {ui.md(label)} · {len(dataset.movie_ids)} movies · {len(dataset.reviews)} reviews · {len(dataset.model_names)} models")
     st.session_state["ctx"] = Ctx(dataset, data_hash, evaluation, selection, options, pages, label, upload_names)
     nav.run()

@@ -5,7 +5,8 @@ content.  Everything here that returns HTML escapes that content with
 `html.escape` first; `md` makes a value safe inside Markdown as well (HTML
 escaped, Markdown and LaTeX punctuation backslash-escaped).  Nothing here
 computes a metric: the explorer tables only reshape `Evaluation.scores` and
-`Evaluation.keywords`.
+`Evaluation.keywords`; the semantic and sentiment views (`keyword_details`)
+call `kweval.semantic.nearest_gt_table` and `kweval.sentiment.keyword_values`.
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ import pandas as pd
 
 from kweval.evaluate import AGGREGATIONS
 from kweval.matching import MATCH_MODES
+
+TAU_DEFAULT = 0.75  # METRICS.md §4's default cosine threshold
+TAU_MIN, TAU_MAX, TAU_STEP = 0.50, 0.95, 0.01  # the sidebar slider's range
 
 # ----------------------------------------------------------------------------------------------
 # escaping
@@ -136,6 +140,100 @@ def keyword_list_html(rows: pd.DataFrame, k: int) -> str:
     return f'<ol class="kw-list" start="0" style="margin:0;padding-left:1.6rem">{"".join(items)}</ol>'
 
 
+def keyword_details(
+    rows: pd.DataFrame,
+    gt: pd.DataFrame,
+    vectors=None,
+    threshold: float = TAU_DEFAULT,
+    sentiment: bool = False,
+) -> pd.DataFrame:
+    """One review's keywords (every model) with the semantic and sentiment views of the explorer.
+
+    `rows`: the review's rows of `Evaluation.keywords` (model, position,
+    keyword, norm, gt_rank, gt_keyword).  `gt`: the movie's rows of
+    `Evaluation.ground_truth`.  With `vectors` (a mapping norm → vector, or an
+    embedder function, as `kweval.semantic.nearest_gt` takes) each keyword
+    gets its nearest GT keyword, that GT keyword's rank, the cosine and
+    whether it is above `threshold` (`kweval.semantic.nearest_gt_table`);
+    with `sentiment`, its VADER value ``v`` (`kweval.sentiment.keyword_values`).
+    Nothing is computed here beyond calling those.
+    """
+    out = rows.reset_index(drop=True)
+    if vectors is not None:
+        from kweval.semantic import nearest_gt_table
+
+        parts = [nearest_gt_table(grp, gt, vectors, threshold) for _, grp in out.groupby("model", sort=False)]
+        out = pd.concat(parts, ignore_index=True) if parts else out.assign(nearest_gt=None, nearest_rank=-1, cosine=float("nan"), above=False)
+    if sentiment:
+        from kweval.sentiment import keyword_values
+
+        out = out.assign(v=keyword_values(out[[c for c in ("keyword", "norm") if c in out.columns]]) if len(out) else [])
+    return out
+
+
+def fmt_num(value: object, digits: int = 3) -> str:
+    try:
+        x = float(value)
+    except (TypeError, ValueError):
+        return "n/a"
+    return "n/a" if x != x else f"{x:.{digits}f}"
+
+
+_TABLE_STYLE = (
+    "<style>.kw-table{border-collapse:collapse;font-size:0.85em;width:100%;margin-top:0.2rem}"
+    ".kw-table th{text-align:left;font-weight:600;padding:0.1rem 0.35rem}"
+    ".kw-table td{padding:0.1rem 0.35rem;border-bottom:1px solid rgba(128,128,128,0.25);vertical-align:top}</style>"
+)
+
+
+def keyword_table_html(rows: pd.DataFrame, k: int, semantic: bool = False, sentiment: bool = False,
+                       threshold: float = TAU_DEFAULT) -> str:
+    """One model's ranked keywords as an escaped HTML table: the lexical match, then (from `keyword_details`)
+    the nearest GT keyword and its cosine (marked when above `threshold`) and the VADER value v(x).
+
+    Positions at or beyond k are dimmed and say so.
+    """
+    if rows.empty:
+        return '<div class="kw-list"><em>empty output</em></div>'
+    head = ["#", "keyword", "lexical match"]
+    if semantic:
+        head += ["nearest GT", "cosine"]
+    if sentiment:
+        head += ["v(x)"]
+    lines = []
+    for _, r in rows.iterrows():
+        pos = int(r["position"])
+        beyond = pos >= k
+        matched = int(r["gt_rank"]) >= 0
+        kw = f"<mark>{esc(r['keyword'])}</mark>" if matched else esc(r["keyword"])
+        lex = (f'<b>{esc(r["gt_keyword"])}</b> <span class="kw-gt">(GT rank {int(r["gt_rank"])})</span>' if matched
+               else '<span class="kw-unmatched">— unmatched</span>')
+        cells = [f"{pos} <span class='kw-beyond'>(beyond k)</span>" if beyond else str(pos), kw, lex]
+        if semantic:
+            near = r.get("nearest_gt")
+            if near is None or (isinstance(near, float) and near != near):
+                cells += ['<span class="kw-near">—</span>', '<span class="kw-cos">n/a</span>']
+            else:
+                cells.append(f'<span class="kw-near">{esc(near)}</span> <span class="kw-gt">(GT rank {int(r["nearest_rank"])})</span>')
+                cos = fmt_num(r["cosine"])
+                if bool(r["above"]):
+                    cells.append(f'<mark class="kw-cos kw-above" title="cosine &gt; τ = {format_tau(threshold)}">{cos} ✓</mark>')
+                else:
+                    cells.append(f'<span class="kw-cos">{cos}</span>')
+        if sentiment:
+            cells.append(f'<span class="kw-v">{fmt_num(r.get("v"))}</span>')
+        style = ' style="opacity:0.6"' if beyond else ""
+        lines.append(f"<tr{style}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    th = "".join(f"<th>{esc(h)}</th>" for h in head)
+    return (f"{_TABLE_STYLE}<table class=\"kw-table\"><thead><tr>{th}</tr></thead><tbody>{''.join(lines)}</tbody></table>")
+
+
+def sentiment_line(text_v: float, gt_v: float) -> str:
+    """The review's reference sentiments as escaped HTML: v(review text) and the movie's GT mean."""
+    return (f'<div class="kw-sentiment" style="font-size:0.9em;margin-top:0.3rem">Sentiment (VADER, v = pos + ½·neu): '
+            f'review text v = <b>{fmt_num(text_v)}</b> · GT keywords mean v = <b>{fmt_num(gt_v)}</b></div>')
+
+
 def matched_tooltips(keywords: pd.DataFrame) -> dict[str, str]:
     """{predicted keyword: "model: GT keyword (GT rank j)"} for the matched rows of `keywords`."""
     tips: dict[str, list[str]] = {}
@@ -156,20 +254,52 @@ K_MAX = 50
 
 @dataclass(frozen=True)
 class Selection:
-    """What the sidebar selects; it round-trips through the URL query parameters."""
+    """What the sidebar selects; it round-trips through the URL query parameters.
+
+    `semantic` / `threshold` / `sentiment` are the optional METRICS.md §4–§5
+    metrics (URL ``sem=1``, ``tau=0.75``, ``sas=1``).
+    """
 
     movie: str
     models: tuple[str, ...]
     k: int = K_DEFAULT
     agg: str = AGG_DEFAULT
     match: str = MATCH_DEFAULT
+    semantic: bool = False
+    threshold: float = TAU_DEFAULT
+    sentiment: bool = False
     notes: tuple[str, ...] = field(default=(), compare=False)
 
     def params(self) -> dict[str, str]:
-        return {"movie": self.movie, "models": ",".join(self.models), "k": str(self.k), "agg": self.agg, "match": self.match}
+        return {
+            "movie": self.movie, "models": ",".join(self.models), "k": str(self.k), "agg": self.agg, "match": self.match,
+            "sem": "1" if self.semantic else "0", "tau": format_tau(self.threshold), "sas": "1" if self.sentiment else "0",
+        }
 
 
-SELECTION_KEYS = ("movie", "models", "k", "agg", "match")
+SELECTION_KEYS = ("movie", "models", "k", "agg", "match", "sem", "tau", "sas")
+_TRUE = frozenset({"1", "true", "on", "yes"})
+_FALSE = frozenset({"0", "false", "off", "no"})
+
+
+def format_tau(tau: float) -> str:
+    """The threshold as the URL writes it (two decimals: the slider's step)."""
+    return f"{float(tau):.2f}"
+
+
+def parse_flag(raw: str) -> bool | None:
+    """``1/true/on/yes`` → True, ``0/false/off/no`` → False (any case), else None."""
+    text = str(raw).strip().casefold()
+    return True if text in _TRUE else False if text in _FALSE else None
+
+
+def parse_tau(raw: str) -> float | None:
+    """A threshold within the slider's range, rounded to its step; else None."""
+    try:
+        tau = round(float(raw), 2)
+    except (TypeError, ValueError):
+        return None
+    return tau if TAU_MIN <= tau <= TAU_MAX else None  # NaN fails both comparisons
 
 
 def _first(value: object) -> str | None:
@@ -187,11 +317,11 @@ def resolve_selection(
 
     Invalid values are skipped with a note (shown to the user); defaults:
     the first movie (``ALL`` stands for every movie), every model, k=5,
-    macro, approx.
+    macro, approx, semantic and sentiment off, threshold 0.75.
     """
     notes: list[str] = []
 
-    def pick(key: str, parse):
+    def pick(key: str, parse, default):
         for src in sources:
             raw = _first(src.get(key))
             if raw is None or raw == "":
@@ -201,7 +331,7 @@ def resolve_selection(
                 notes.append(f"ignored {key}={raw!r}")
                 continue
             return value
-        return None
+        return default
 
     def parse_movie(raw: str):
         return raw if raw in movies or raw == "ALL" else None
@@ -217,12 +347,15 @@ def resolve_selection(
             return None
         return k if 1 <= k <= K_MAX else None
 
-    movie = pick("movie", parse_movie) or (movies[0] if movies else "ALL")
-    chosen = pick("models", parse_models) or tuple(models)
-    k = pick("k", parse_k) or K_DEFAULT
-    agg = pick("agg", lambda r: r if r in AGGREGATIONS else None) or AGG_DEFAULT
-    match = pick("match", lambda r: r if r in MATCH_MODES else None) or MATCH_DEFAULT
-    return Selection(movie, chosen, k, agg, match, tuple(notes))
+    movie = pick("movie", parse_movie, movies[0] if movies else "ALL")
+    chosen = pick("models", parse_models, tuple(models))
+    k = pick("k", parse_k, K_DEFAULT)
+    agg = pick("agg", lambda r: r if r in AGGREGATIONS else None, AGG_DEFAULT)
+    match = pick("match", lambda r: r if r in MATCH_MODES else None, MATCH_DEFAULT)
+    semantic = pick("sem", parse_flag, False)
+    tau = pick("tau", parse_tau, TAU_DEFAULT)
+    sentiment = pick("sas", parse_flag, False)
+    return Selection(movie, chosen, k, agg, match, semantic, tau, sentiment, tuple(notes))
 
 
 def page_params(selection: Selection, **extra: object) -> dict[str, str]:

@@ -16,7 +16,11 @@ if ctx is None:  # a fresh server's very first run may start a pages/ file on it
 sel = ctx.selection
 ev = ctx.evaluation
 metric = ctx.metric
-REVIEW_METRICS = ["precision", "recall", "f1", "w_f1", metric, f"p@{sel.k}", f"ap@{sel.k}", "rr"]
+REVIEW_METRICS = ["precision", "recall", "f1", "w_f1", metric, f"p@{sel.k}", f"ap@{sel.k}", "rr", *ctx.options.extra_metrics()]
+SEM = ctx.options.semantic  # what was evaluated (the sidebar's choice, unless the metrics were unavailable)
+SAS = ctx.options.sentiment
+if SAS:
+    REVIEW_METRICS.append("sent_pred")  # mean v over the model's keywords: what sas_* compare with the references
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -28,7 +32,27 @@ def _table(key: tuple, movie: str, models: tuple, _scores: pd.DataFrame, _review
 def _keywords(key: tuple, movie: str, models: tuple, _keywords: pd.DataFrame) -> pd.DataFrame:
     kw = _keywords[_keywords["model"].isin(models)]
     kw = kw if movie == "ALL" else kw[kw["movie"] == movie]
-    return kw[["movie", "review_id", "model", "position", "keyword", "gt_rank", "gt_keyword"]].set_index(["movie", "review_id"]).sort_index()
+    return kw[["movie", "review_id", "model", "position", "keyword", "norm", "gt_rank", "gt_keyword"]].set_index(["movie", "review_id"]).sort_index()
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def _details(key: tuple, movie: str, review: str, models: tuple, _rows: pd.DataFrame, text: object) -> tuple[pd.DataFrame, float, float]:
+    """(the review's keywords with nearest GT keyword, cosine and v(x); v(review text); the movie's GT mean v).
+
+    The vectors come from the persistent embedding store the evaluation filled (no model load when warm).
+    """
+    from kweval import semantic, sentiment
+
+    gt = ev.ground_truth[ev.ground_truth["movie"] == movie]
+    rows = _rows.reset_index()
+    vectors = None
+    if SEM:
+        texts = list(dict.fromkeys(t for t in [*rows["norm"], *gt["norm"]] if isinstance(t, str) and t))
+        vectors = dict(zip(texts, semantic.embed_texts(texts, model_id=ctx.options.embedding_model))) if texts else {}
+    details = ui.keyword_details(rows, gt, vectors, ctx.options.threshold, sentiment=SAS)
+    if not SAS:
+        return details, float("nan"), float("nan")
+    return details, sentiment.text_value(text), sentiment.gt_mean_value(gt)
 
 
 def _set(param: str, value: str | None) -> None:
@@ -46,19 +70,25 @@ def review_card(row: pd.Series, kw: pd.DataFrame, scores: pd.DataFrame) -> None:
     rating = "" if pd.isna(row["rating"]) else f" · rating {row['rating']:g}"
     title = f" · “{ui.esc(row['title'])}”" if isinstance(row["title"], str) else ""
     head = f'<div style="font-weight:600">Review {ui.esc(row["review_id"])}{title}<span style="font-weight:400;opacity:0.7"> · {ui.esc(ctx.movie_title(row["movie"]))}{rating} · {int(row["length"])} chars</span></div>'
+    extra = ""
+    if SEM or SAS:
+        details, text_v, gt_v = _details(ctx.key, row["movie"], row["review_id"], tuple(sel.models), rows, row["text"])
+        extra = ui.sentiment_line(text_v, gt_v) if SAS else ""
     cells = []
     for model in sel.models:
         if model not in mine.index:
             cells.append(f'<div><b>{ui.esc(model)}</b><div style="opacity:0.7">skipped: no output for this review</div></div>')
             continue
         m = mine.loc[model]
-        vals = " · ".join(f"{ui.esc(name)} {m[name]:.3f}" for name in REVIEW_METRICS if name in m)
-        cells.append(
-            f'<div><b>{ui.esc(model)}</b><div style="font-size:0.85em;opacity:0.8">{vals}</div>'
-            f'{ui.keyword_list_html(rows[rows["model"] == model], sel.k)}</div>'
-        )
-    grid = f'<div style="display:grid;grid-template-columns:repeat({min(len(cells), 4)},minmax(0,1fr));gap:0.8rem;margin-top:0.4rem">{"".join(cells)}</div>'
-    st.html(head + ui.review_html(row["text"], ui.matched_tooltips(rows)) + grid)
+        vals = " · ".join(f"{ui.esc(name)} {ui.fmt_num(m[name])}" for name in REVIEW_METRICS if name in m)
+        if SEM or SAS:
+            listing = ui.keyword_table_html(details[details["model"] == model], sel.k, SEM, SAS, ctx.options.threshold)
+        else:
+            listing = ui.keyword_list_html(rows[rows["model"] == model], sel.k)
+        cells.append(f'<div><b>{ui.esc(model)}</b><div style="font-size:0.85em;opacity:0.8">{vals}</div>{listing}</div>')
+    width = min(len(cells), 2 if (SEM or SAS) else 4)  # the tables need more room than the lists
+    grid = f'<div style="display:grid;grid-template-columns:repeat({width},minmax(0,1fr));gap:0.8rem;margin-top:0.4rem">{"".join(cells)}</div>'
+    st.html(head + ui.review_html(row["text"], ui.matched_tooltips(rows)) + extra + grid)
 
 
 st.title("Review explorer")
@@ -68,6 +98,8 @@ scores = ctx.scores()
 st.caption(
     f"{ui.md(ctx.movie_title(sel.movie))} · {len(table)} evaluated reviews · k = {sel.k} · match {sel.match}. "
     "Marked words: predicted keywords matched to a GT keyword (hover for the GT keyword and its 0-based rank)."
+    + (f" Semantic: each keyword's nearest GT keyword and their cosine, marked ✓ when above τ = {ui.format_tau(ctx.options.threshold)}." if SEM else "")
+    + (" Sentiment: each keyword's VADER value v(x) beside the review text's and the GT mean; the review's `sas_keywords` / `sas_text` are among the metrics." if SAS else "")
 )
 
 review = st.query_params.get("review")

@@ -85,7 +85,7 @@ def test_every_page_in_chromium(tmp_path):
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("KWEVAL_")}
-    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", KWEVAL_CACHE_DIR=str(tmp_path / "embeddings"))  # never the user's cache
     log = open(tmp_path / "streamlit.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address", "127.0.0.1",
@@ -126,6 +126,17 @@ def test_every_page_in_chromium(tmp_path):
             if title in ("Summary", "Compare models"):
                 assert driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPlotlyChart"]'), f"{title}: no chart"
             driver.save_screenshot(str(SHOTS / f"{title.lower().replace(' ', '_')}.png"))
+
+        # semantic matching on (a cold embedding cache: the server embeds the demo's keywords first):
+        # each predicted keyword gets its nearest GT keyword and the cosine
+        driver.get(f"{url}/explorer?{PARAMS}&sem=1&tau=0.75")
+        text = _settled(driver, ["Review explorer", "review(s) match", "nearest GT", "cosine"], timeout=180)
+        assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
+        assert driver.find_elements(By.CSS_SELECTOR, "table.kw-table .kw-cos"), "no cosine cells in the explorer"
+        assert driver.find_elements(By.CSS_SELECTOR, "mark.kw-above"), "no keyword marked above the threshold"
+        query = parse_qs(urlparse(driver.current_url).query)
+        assert query.get("sem") == ["1"] and query.get("tau") == ["0.75"], driver.current_url
+        driver.save_screenshot(str(SHOTS / "explorer_semantic.png"))
     finally:
         if driver is not None:
             driver.quit()

@@ -68,7 +68,8 @@ def test_resolve_selection_precedence_and_validation():
     movies, models = ["m1", "m2"], ["base", "yake", "rr"]
     sel = ui.resolve_selection([{"movie": "m2", "models": "yake,nope,base", "k": "10", "agg": "micro", "match": "stem"}], movies, models)
     assert sel == ui.Selection("m2", ("yake", "base"), 10, "micro", "stem")
-    assert sel.params() == {"movie": "m2", "models": "yake,base", "k": "10", "agg": "micro", "match": "stem"}
+    assert sel.params() == {"movie": "m2", "models": "yake,base", "k": "10", "agg": "micro", "match": "stem",
+                            "sem": "0", "tau": "0.75", "sas": "0"}
     # invalid URL values fall back to the session, then to defaults, with a note
     sel = ui.resolve_selection([{"movie": "zzz", "k": "0", "agg": "x"}, {"movie": "m1", "k": 7}], movies, models)
     assert (sel.movie, sel.models, sel.k, sel.agg, sel.match) == ("m1", tuple(models), 7, "macro", "approx")
@@ -123,3 +124,74 @@ def test_matched_tooltips(evaluation):
     tips = ui.matched_tooltips(kw)
     assert tips["poverty"] == "a: poverty (GT rank 1), b: poverty (GT rank 1)"
     assert tips["fraud"] == "b: fraud (GT rank 0)"
+
+
+def test_selection_semantic_threshold_sentiment_in_the_url():
+    movies, models = ["m1"], ["a", "b"]
+    sel = ui.resolve_selection([{"sem": "1", "tau": "0.8", "sas": "true"}], movies, models)
+    assert (sel.semantic, sel.threshold, sel.sentiment) == (True, 0.8, True)
+    assert {k: sel.params()[k] for k in ("sem", "tau", "sas")} == {"sem": "1", "tau": "0.80", "sas": "1"}
+    assert ui.resolve_selection([sel.params()], movies, models) == sel  # round trip
+    assert set(ui.SELECTION_KEYS) == set(sel.params())
+    # defaults: off, τ = 0.75 (METRICS.md §4)
+    sel = ui.resolve_selection([{}], movies, models)
+    assert (sel.semantic, sel.threshold, sel.sentiment) == (False, 0.75, False)
+    # the slider's step and range: rounded to 0.01, outside [0.50, 0.95] (or not a number) ignored with a note
+    assert ui.resolve_selection([{"tau": "0.8312"}], movies, models).threshold == 0.83
+    for bad in ("0.2", "0.99", "abc", "nan", "inf"):
+        sel = ui.resolve_selection([{"tau": bad}, {"tau": 0.6}], movies, models)
+        assert sel.threshold == 0.6 and any(n.startswith("ignored tau=") for n in sel.notes), bad
+    sel = ui.resolve_selection([{"sem": "maybe", "sas": "<b>"}, {"sem": "0", "sas": "1"}], movies, models)
+    assert (sel.semantic, sel.sentiment) == (False, True) and len(sel.notes) == 2
+    # an explicit "0" in the URL wins over the session's "1"
+    assert ui.resolve_selection([{"sem": "0"}, {"sem": "1"}], movies, models).semantic is False
+    assert ui.page_params(ui.resolve_selection([{"sem": "1"}], movies, models), review="r1")["sem"] == "1"
+
+
+def _vectors():
+    # 2-d unit vectors at known angles: cos(a, b) = cos(θa − θb)
+    import numpy as np
+
+    angle = {"scam": 0.0, "fraud": 0.5, "poverty": 1.4, "family": 2.0, "money": 0.3}
+    return {k: np.array([np.cos(t), np.sin(t)], dtype="float32") for k, t in angle.items()}
+
+
+def test_keyword_details_nearest_gt_and_sentiment(evaluation):
+    import numpy as np
+
+    from kweval import sentiment
+
+    ds, ev = evaluation
+    kw = ev.keywords[(ev.keywords["movie"] == "m") & (ev.keywords["review_id"] == "r1")]
+    gt = ev.ground_truth[ev.ground_truth["movie"] == "m"]
+    out = ui.keyword_details(kw, gt, _vectors(), threshold=0.9, sentiment=True)
+    row = out[(out["model"] == "a") & (out["keyword"] == "family")].iloc[0]
+    assert row["nearest_gt"] == "poverty" and row["nearest_rank"] == 1  # 2.0 is nearest to 1.4
+    assert row["cosine"] == pytest.approx(np.cos(0.6), abs=1e-6) and not row["above"]  # 0.825 < 0.9
+    scam = out[(out["model"] == "a") & (out["keyword"] == "scam")].iloc[0]
+    assert scam["nearest_gt"] == "scam" and scam["cosine"] == pytest.approx(1.0) and scam["above"]
+    assert out["v"].tolist() == pytest.approx(sentiment.sentiment_value(out["keyword"].tolist()).tolist())
+    assert out[["model", "position"]].values.tolist() == kw[["model", "position"]].values.tolist()
+    # without vectors / sentiment: only the lexical columns
+    plain = ui.keyword_details(kw, gt)
+    assert "cosine" not in plain and "v" not in plain
+
+
+def test_keyword_table_html_marks_cosines_above_tau_and_escapes():
+    rows = pd.DataFrame({
+        "position": [0, 1, 2], "keyword": ["scam", XSS, "family"], "gt_rank": [0, -1, -1], "gt_keyword": ["scam", None, None],
+        "nearest_gt": ["scam", XSS, None], "nearest_rank": [0, 3, -1], "cosine": [0.91234, 0.5, float("nan")],
+        "above": [True, False, False], "v": [0.25, 0.5, float("nan")],
+    })
+    out = ui.keyword_table_html(rows, k=2, semantic=True, sentiment=True, threshold=0.75)
+    assert "<img" not in out and out.count("&lt;img") == 2  # the keyword and its nearest GT keyword
+    assert "<th>nearest GT</th><th>cosine</th><th>v(x)</th>" in out
+    assert '<mark class="kw-cos kw-above" title="cosine &gt; τ = 0.75">0.912 ✓</mark>' in out
+    assert '<span class="kw-cos">0.500</span>' in out and '<span class="kw-cos">n/a</span>' in out
+    assert '<span class="kw-v">0.250</span>' in out and '<span class="kw-v">n/a</span>' in out
+    assert out.count("beyond k") == 1 and "GT rank 0" in out and "— unmatched" in out
+    only_sent = ui.keyword_table_html(rows[["position", "keyword", "gt_rank", "gt_keyword", "v"]], 5, sentiment=True)
+    assert "cosine" not in only_sent and "v(x)" in only_sent
+    assert "empty output" in ui.keyword_table_html(rows.iloc[:0], 5, True, True)
+    line = ui.sentiment_line(0.5123, float("nan"))
+    assert "review text v = <b>0.512</b>" in line and "GT keywords mean v = <b>n/a</b>" in line
