@@ -8,6 +8,7 @@ keywords across thousands of reviews, so this shares almost all the work.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 
 import numpy as np
@@ -79,6 +80,67 @@ def _joined(items: Sequence[str]) -> tuple[str, np.ndarray]:
     return _SEP.join(items) + _SEP, starts
 
 
+def _gt_in_pred_by_scan(preds_s: list[str], gt_s: list[str]) -> tuple[list[int], list[int]]:
+    """(prediction, GT) pairs with the GT string inside the prediction string.
+
+    Predictions longest first, so each GT string scans only the prefix of
+    predictions at least as long as itself.
+    """
+    pred_lengths = np.fromiter(map(len, preds_s), dtype=np.int64, count=len(preds_s))
+    by_length = np.argsort(-pred_lengths, kind="stable")
+    pred_blob, pred_starts = _joined([preds_s[i] for i in by_length.tolist()])
+    gt_lengths = np.fromiter(map(len, gt_s), dtype=np.int64, count=len(gt_s))
+    n_long_enough = np.searchsorted(-pred_lengths[by_length], -gt_lengths, side="right")
+    blob_ends = np.append(pred_starts, len(pred_blob))[n_long_enough].tolist()
+    jg, slots = _occurrences(gt_s, pred_blob, pred_starts, scan_end=blob_ends)
+    return by_length[np.asarray(slots, dtype=np.int64)].tolist(), jg
+
+
+def _gt_in_pred_by_tokens(preds: list[str], gt: list[str]) -> tuple[list[int], list[int]]:
+    """`_gt_in_pred_by_scan` for normalized strings (tokens joined by single spaces), via their distinct tokens.
+
+    - A GT keyword without a space lies inside one token of the prediction:
+      search the (much shorter) blob of distinct tokens, then take every
+      prediction holding a token found.
+    - A GT keyword with spaces ends with a whole word that starts a token of
+      the prediction: only predictions with a token beginning with that word
+      can hold it, and each is tested directly.
+    """
+    holders: dict[str, list[int]] = {}  # token -> predictions holding it
+    for i, p in enumerate(preds):
+        for t in p.split(" "):
+            lst = holders.get(t)
+            if lst is None:
+                holders[t] = [i]
+            elif lst[-1] != i:
+                lst.append(i)
+    tokens = sorted(holders)
+    pairs_p: list[int] = []
+    pairs_g: list[int] = []
+    single = [j for j, g in enumerate(gt) if " " not in g]
+    if single:
+        blob, starts = _joined(tokens)
+        found, slots = _occurrences([gt[j] for j in single], blob, starts)
+        for k, slot in zip(found, slots):
+            held = holders[tokens[slot]]
+            pairs_p += held
+            pairs_g += [single[k]] * len(held)
+    for j, g in enumerate(gt):
+        if " " not in g:
+            continue
+        last = g[g.rindex(" ") + 1 :]
+        lo = bisect.bisect_left(tokens, last)
+        hi = bisect.bisect_left(tokens, last + "\U0010ffff", lo)  # tokens starting with `last`
+        if lo == hi:
+            continue
+        candidates = set(holders[tokens[lo]]) if hi == lo + 1 else {i for t in tokens[lo:hi] for i in holders[t]}
+        for i in candidates:
+            if g in preds[i]:
+                pairs_p.append(i)
+                pairs_g.append(j)
+    return pairs_p, pairs_g
+
+
 def candidate_lists(preds: Sequence[str], gt: Sequence[str], mode: str = "approx") -> list[np.ndarray]:
     """For each normalized prediction, the sorted GT positions it matches under `mode`.
 
@@ -127,17 +189,13 @@ def candidate_table(preds: Sequence[str], gt: Sequence[str], mode: str = "approx
         ip, jg = _occurrences(preds_s, gt_blob, gt_starts, _substrings(gt_s))
         pairs_p += ip
         pairs_g += jg
-        # GT keyword inside a prediction: predictions longest first, so each GT keyword
-        # scans only the prefix of predictions at least as long as itself
-        pred_lengths = np.fromiter(map(len, preds_s), dtype=np.int64, count=n_pred)
-        by_length = np.argsort(-pred_lengths, kind="stable")
-        pred_blob, pred_starts = _joined([preds_s[i] for i in by_length.tolist()])
-        gt_lengths = np.fromiter(map(len, gt_s), dtype=np.int64, count=len(gt_s))
-        n_long_enough = np.searchsorted(-pred_lengths[by_length], -gt_lengths, side="right")
-        blob_ends = np.append(pred_starts, len(pred_blob))[n_long_enough].tolist()
-        jg2, slots = _occurrences(gt_s, pred_blob, pred_starts, scan_end=blob_ends)
-        pairs_p += by_length[np.asarray(slots, dtype=np.int64)].tolist()
-        pairs_g += jg2
+        # GT keyword inside a prediction
+        if mode == "approx":
+            ip, jg = _gt_in_pred_by_tokens(preds_s, gt_s)
+        else:
+            ip, jg = _gt_in_pred_by_scan(preds_s, gt_s)
+        pairs_p += ip
+        pairs_g += jg
 
     if not pairs_p:
         return np.zeros(n_pred + 1, dtype=np.int64), np.zeros(0, dtype=np.int64)
