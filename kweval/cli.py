@@ -187,7 +187,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         progress = None
         if args.semantic and not args.quiet and sys.stderr.isatty():
             progress = _tqdm_progress()
-        evaluation = evaluate(dataset, options, progress=progress)
+        try:
+            evaluation = evaluate(dataset, options, progress=progress)
+        except (OSError, ImportError) as exc:
+            if not args.semantic:
+                raise
+            raise UsageError(f"cannot load the embedding model {args.embedding_model!r}: {exc}") from None
         summary = aggregate(evaluation, args.aggregate)
         problems = evaluation.problems
         n_evaluated = len(evaluation.scores)

@@ -9,6 +9,7 @@ from the assigned pairs.
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Callable
 from dataclasses import dataclass, field, fields
 
@@ -556,10 +557,17 @@ def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, report
         gt = evaluation.ground_truth
         texts = list(dict.fromkeys(kw["norm"].tolist() + gt["norm"].tolist()))
         model_id = evaluation.options.embedding_model
+        try:
+            store: EmbeddingStore | bool = EmbeddingStore(model_id)
+        except (OSError, sqlite3.Error) as exc:  # e.g. a read-only cache folder: slower, not wrong
+            evaluation.problems.append(
+                Problem("embedding cache", f"not usable ({exc}); embeddings are computed without caching")
+            )
+            store = False
         vectors = semantic.embed_texts(
             texts,
             model_id=model_id,
-            store=EmbeddingStore(model_id),
+            store=store,
             progress=lambda done, total: report("embedding", 0.85 + 0.1 * done / max(total, 1)),
         )
         sem = semantic.semantic_metrics(

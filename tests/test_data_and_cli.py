@@ -287,3 +287,21 @@ def test_public_api_is_the_functions():
     from kweval.evaluate import clean_ground_truth  # the module stays importable
 
     assert callable(clean_ground_truth) and callable(kweval.evaluate)
+
+
+def test_unknown_embedding_model_is_a_usage_error(tmp_path: Path):
+    proc = run_cli("evaluate", "--semantic", "--embedding-model", str(tmp_path / "no-such-model"), "--quiet",
+                   env_extra={"KWEVAL_CACHE_DIR": str(tmp_path / "cache")})
+    assert proc.returncode == 2, proc.stderr[-500:]
+    assert "cannot load the embedding model" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_unusable_cache_folder_falls_back_to_uncached_embeddings(tmp_path: Path):
+    blocker = tmp_path / "file-not-folder"
+    blocker.write_text("x")
+    proc = run_cli("evaluate", "--semantic", "--movies", "night_heist", "--models", "keybert",
+                   env_extra={"KWEVAL_CACHE_DIR": str(blocker / "sub")})
+    assert proc.returncode == 0, proc.stderr[-800:]
+    assert "kweval: embedding cache: not usable" in proc.stderr
+    table = pd.read_csv(pd.io.common.StringIO(proc.stdout))
+    assert table["sem_precision"].notna().all()
