@@ -25,7 +25,7 @@ COPY kweval ./kweval
 RUN pip install -r requirements.txt
 RUN pip install --no-deps -e .
 
-COPY app.py ./
+COPY app.py dashboard.py ./
 COPY pages ./pages
 COPY .streamlit ./.streamlit
 RUN chown -R kweval:kweval /app

@@ -6,14 +6,11 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
+from dashboard import page_context
+
 from kweval import stats, ui
 
-ctx = st.session_state.get("ctx")
-if ctx is None:  # a fresh server's very first run may start a pages/ file on its own (Streamlit's v1 pages mode)
-    from streamlit.runtime.pages_manager import PagesManager
-
-    PagesManager.uses_pages_directory = False  # what st.navigation sets: the next run goes through app.py
-    st.rerun()
+ctx = page_context()
 sel = ctx.selection
 ev = ctx.evaluation
 METRICS = [m for m in ev.metric_names if m != "gt_coverage"]

@@ -5,14 +5,11 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from dashboard import page_context
+
 from kweval import explain, ui
 
-ctx = st.session_state.get("ctx")
-if ctx is None:  # a fresh server's very first run may start a pages/ file on its own (Streamlit's v1 pages mode)
-    from streamlit.runtime.pages_manager import PagesManager
-
-    PagesManager.uses_pages_directory = False  # what st.navigation sets: the next run goes through app.py
-    st.rerun()
+ctx = page_context()
 sel = ctx.selection
 ev = ctx.evaluation
 TERM_FORMAT = {c: st.column_config.NumberColumn(c, format="%.4f") for c in ("gain", "discount", "contribution")}

@@ -7,14 +7,11 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
+from dashboard import page_context
+
 from kweval import legacy, ui
 
-ctx = st.session_state.get("ctx")
-if ctx is None:  # a fresh server's very first run may start a pages/ file on its own (Streamlit's v1 pages mode)
-    from streamlit.runtime.pages_manager import PagesManager
-
-    PagesManager.uses_pages_directory = False  # what st.navigation sets: the next run goes through app.py
-    st.rerun()
+ctx = page_context()
 sel = ctx.selection
 dataset = ctx.dataset.subset(None if sel.movie == "ALL" else [sel.movie], list(sel.models))
 

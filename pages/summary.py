@@ -8,15 +8,12 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard import page_context
+
 from kweval import report, stats, ui
 from kweval.aggregate import ALL, aggregate
 
-ctx = st.session_state.get("ctx")
-if ctx is None:  # a fresh server's very first run may start a pages/ file on its own (Streamlit's v1 pages mode)
-    from streamlit.runtime.pages_manager import PagesManager
-
-    PagesManager.uses_pages_directory = False  # what st.navigation sets: the next run goes through app.py
-    st.rerun()
+ctx = page_context()
 sel = ctx.selection
 ev = ctx.evaluation
 metrics = ev.metric_names
