@@ -107,15 +107,15 @@ def _arrow_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     if not pa.types.is_dictionary(column.type):
         column = pc.dictionary_encode(column)
     if column.num_chunks == 0:
-        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=object)
+        return np.zeros(0, dtype=np.int32), np.zeros(0, dtype=object)
     column = column.unify_dictionaries()
     uniques = column.chunk(0).dictionary.to_numpy(zero_copy_only=False).astype(object)
     codes = np.concatenate(
-        [c.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64) for c in column.chunks]
+        [c.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32, copy=False) for c in column.chunks]
     )
     empty = np.flatnonzero(uniques == "")
-    if len(empty):
-        codes[np.isin(codes, empty)] = -1
+    if len(empty):  # values are distinct: at most one empty string
+        codes[codes == empty[0]] = -1
     return codes, uniques
 
 
@@ -155,9 +155,17 @@ def _text_values(frame: pd.DataFrame | pa.Table, name: str, as_string: bool) -> 
     return _as_str(series).to_numpy(dtype=object)
 
 
-def _numbers(frame: pd.DataFrame | pa.Table, name: str) -> pd.Series:
-    series = frame.column(name).to_pandas() if isinstance(frame, pa.Table) else frame[name]
-    return pd.to_numeric(series, errors="coerce")
+def _numbers(frame: pd.DataFrame | pa.Table, name: str) -> np.ndarray:
+    """A numeric column as `pd.to_numeric(column, errors="coerce")` gives it, as an array."""
+    if isinstance(frame, pa.Table):
+        column = frame.column(name)
+        if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
+            # nulls become NaN (an integer column with nulls becomes float64), as through pandas
+            return np.asarray(column.to_numpy(zero_copy_only=False))
+        series = column.to_pandas()
+    else:
+        series = frame[name]
+    return pd.to_numeric(series, errors="coerce").to_numpy()
 
 
 def _object_column(values: np.ndarray) -> pd.Series:
@@ -169,19 +177,25 @@ def _as_str(series: pd.Series) -> pd.Series:
     return series.map(lambda v: v if isinstance(v, str) and v != "" else None).astype(object)
 
 
-def _clean_predictions(frame: pd.DataFrame | pa.Table, source: str, problems: list[Problem]) -> tuple[pd.DataFrame, np.ndarray]:
-    """The predictions table in list order, and the row where each (movie, review_id) pair starts.
+def _clean_predictions(
+    frame: pd.DataFrame | pa.Table, source: str, problems: list[Problem]
+) -> tuple[pd.DataFrame, np.ndarray, list, list]:
+    """The predictions table in list order, the row where each (movie, review_id) pair starts, and its movies and models in order of appearance.
 
     Rows without movie, review_id or model, or with a missing or negative rank,
     are dropped (and counted in `problems`).  Order: movies by first
     appearance in the file, then review_id and model (as text), then rank,
     then file order.  Keys are handled as integer codes; strings are only
-    looked up at the end.
+    looked up at the end, once per kept row.
     """
     movie_c, movie_u = _key_codes(frame, "movie")
     review_c, review_u = _key_codes(frame, "review_id")
     model_c, model_u = _key_codes(frame, "model")
-    rank = _numbers(frame, "rank").to_numpy()
+    rank = _numbers(frame, "rank")
+    keyword_c, keyword_u = _keyword_codes(frame)
+    score = _numbers(frame, "score").astype("float64", copy=False)
+    del frame  # the caller's last reference: the Arrow table goes now
+
     bad_key = (movie_c < 0) | (review_c < 0) | (model_c < 0)
     if bad_key.any():
         problems.append(Problem(source, f"{int(bad_key.sum())} row(s) without movie, review_id or model; dropped"))
@@ -189,37 +203,49 @@ def _clean_predictions(frame: pd.DataFrame | pa.Table, source: str, problems: li
         bad_rank = ~bad_key & (pd.isna(rank) | (rank < 0))
     if bad_rank.any():
         problems.append(Problem(source, f"{int(bad_rank.sum())} row(s) with a missing or negative rank; dropped"))
-    keep = np.flatnonzero(~(bad_key | bad_rank))
-    rank_kept = rank[keep].astype("int64")
+    dropped = bad_key | bad_rank
+    keep = np.flatnonzero(~dropped) if dropped.any() else None  # None: every row
+    del bad_key, bad_rank, dropped
 
     # movies in order of first appearance in the file (every row counts); ids and models as text
     movie_rank = np.zeros(len(movie_u) + 1, dtype=np.int64)
     seen = pd.unique(movie_c)
     seen = seen[seen >= 0]
     movie_rank[seen] = np.arange(len(seen))
-    review_rank = _text_rank(review_u)
-    model_rank = _text_rank(model_u)
-    keys = (movie_rank[movie_c[keep]], review_rank[review_c[keep]], model_rank[model_c[keep]], rank_kept)
-    order = _stable_order(keys)
-    rows = keep[order]
+    order = _stable_order(keep, len(movie_c), (movie_rank, movie_c), (_text_rank(review_u), review_c), (_text_rank(model_u), model_c), rank)
+    rows = keep if order is None else (order if keep is None else keep[order])  # None: every row, in file order
+    del keep, order
 
-    keyword = _text_values(frame, "keyword", as_string=False)[rows]
-    score = _numbers(frame, "score").astype("float64").to_numpy()[rows]
-    m, r = movie_c[rows], review_c[rows]
-    pair_start = np.flatnonzero(np.concatenate(([True], (m[1:] != m[:-1]) | (r[1:] != r[:-1])))) if len(rows) else np.zeros(0, np.int64)
+    def take(values: np.ndarray) -> np.ndarray:
+        return values if rows is None else values[rows]
+
+    m, r, d = take(movie_c), take(review_c), take(model_c)
+    n = len(m)
+    pair_start = np.flatnonzero(np.concatenate(([True], (m[1:] != m[:-1]) | (r[1:] != r[:-1])))) if n else np.zeros(0, np.int64)
     out = pd.DataFrame(
         {
             "movie": _object_column(movie_u[m]),
             "review_id": _object_column(review_u[r]),
-            "model": _object_column(model_u[model_c[rows]]),
-            "rank": rank_kept[order],
-            "keyword": _object_column(keyword),
-            "score": score,
+            "model": _object_column(model_u[d]),
+            "rank": take(rank).astype("int64"),
+            "keyword": _object_column(keyword_u[take(keyword_c)]),
+            "score": take(score),
         },
         columns=PREDICTION_COLUMNS,
         copy=False,
     )
-    return out, pair_start
+    movie_order = movie_u[pd.unique(m)].tolist() if n else []
+    model_order = model_u[pd.unique(d)].tolist() if n else []
+    return out, pair_start, movie_order, model_order
+
+
+def _keyword_codes(frame: pd.DataFrame | pa.Table) -> tuple[np.ndarray, np.ndarray]:
+    """The keyword column as (codes, values): str values stay, NA, empty and non-string cells are None (the last value)."""
+    if isinstance(frame, pa.Table) and _is_text(frame.column("keyword").type):
+        codes, uniques = _arrow_codes(frame.column("keyword"))
+        return codes, np.append(uniques, None)  # code -1 picks the trailing None
+    values = _text_values(frame, "keyword", as_string=False)
+    return np.arange(len(values)), values
 
 
 def _text_rank(uniques: np.ndarray) -> np.ndarray:
@@ -230,17 +256,38 @@ def _text_rank(uniques: np.ndarray) -> np.ndarray:
     return rank
 
 
-def _stable_order(keys: tuple[np.ndarray, ...]) -> np.ndarray:
-    """The stable sort order of rows by several non-negative integer keys (most significant first)."""
-    if not len(keys[0]):
-        return np.zeros(0, dtype=np.int64)
-    spans = [int(k.max()) + 1 for k in keys]
-    if float(np.prod([float(x) for x in spans])) < 2.0**62:
-        combined = np.zeros(len(keys[0]), dtype=np.int64)
-        for k, span in zip(keys, spans):
-            combined = combined * span + k
-        return np.argsort(combined, kind="stable")
-    return np.lexsort(keys[::-1])
+def _stable_order(rows: np.ndarray | None, n_all: int, *keys) -> np.ndarray | None:
+    """The stable sort order of `rows` (None: all `n_all` rows) by several keys, most significant first.
+
+    Each key is (rank table, codes) — the row's key is ``table[codes[row]]`` —
+    or a plain number array (taken as int64).  The keys are combined into one
+    integer when they fit.  Returns None when the rows are already in order.
+    """
+    n = n_all if rows is None else len(rows)
+    if n == 0:
+        return None
+
+    def column(key) -> np.ndarray:
+        if isinstance(key, tuple):
+            table, codes = key
+            return table[codes if rows is None else codes[rows]]
+        return (key if rows is None else key[rows]).astype("int64")
+
+    spans = []
+    for key in keys:
+        if isinstance(key, tuple):
+            spans.append(int(key[0].max()) + 1 if len(key[0]) else 1)
+        else:
+            spans.append(int(np.max(key if rows is None else key[rows])) + 1)
+    if float(np.prod([float(s) for s in spans])) >= 2.0**62:
+        return np.lexsort([column(k) for k in keys][::-1])
+    combined = column(keys[0])
+    for key, span in zip(keys[1:], spans[1:]):
+        combined *= span
+        combined += column(key)
+    if not (combined[1:] < combined[:-1]).any():
+        return None
+    return np.argsort(combined, kind="stable")
 
 
 def _clean_ground_truth(frame: pd.DataFrame, source: str, problems: list[Problem]) -> pd.DataFrame:
@@ -277,7 +324,7 @@ def _clean_reviews(frame: pd.DataFrame | pa.Table) -> pd.DataFrame:
     }
     for col in ("text", "title"):
         out[col] = _object_column(_text_values(frame, col, as_string=True)[keep] if col in columns else np.full(n, None, dtype=object))
-    out["rating"] = _numbers(frame, "rating").to_numpy()[keep] if "rating" in columns else np.full(n, np.nan)
+    out["rating"] = _numbers(frame, "rating")[keep] if "rating" in columns else np.full(n, np.nan)
     extra = [c for c in columns if c not in REVIEW_COLUMNS]
     if extra:
         rest = frame.select(extra).to_pandas() if isinstance(frame, pa.Table) else frame[extra]
@@ -307,10 +354,11 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
             problems.append(Problem(f"{table}.parquet", "not found"))
 
     if "predictions" in frames:
-        predictions, pair_start = _clean_predictions(frames.pop("predictions"), "predictions", problems)
+        predictions, pair_start, pred_movies, pred_models = _clean_predictions(frames.pop("predictions"), "predictions", problems)
     else:
         predictions = pd.DataFrame({c: pd.Series(dtype="object") for c in PREDICTION_COLUMNS})
         pair_start = np.zeros(0, dtype=np.int64)
+        pred_movies, pred_models = [], []
     ground_truth = (
         _clean_ground_truth(frames["ground_truth"], "ground_truth", problems)
         if "ground_truth" in frames
@@ -325,7 +373,7 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
 
     movie_order = list(
         dict.fromkeys(
-            [*pd.unique(predictions["movie"].to_numpy()), *pd.unique(reviews["movie"].to_numpy()), *pd.unique(ground_truth["movie"].to_numpy())]
+            [*pred_movies, *pd.unique(reviews["movie"].to_numpy()), *pd.unique(ground_truth["movie"].to_numpy())]
         )
     )
     titles: dict[str, str] = {}
@@ -336,7 +384,7 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
         movie_order = list(dict.fromkeys([str(m) for m in mv["movie"] if isinstance(m, str)] + movie_order))
     movies = pd.DataFrame({"movie": movie_order, "title": [titles.get(m, m) for m in movie_order]}, columns=MOVIE_COLUMNS)
 
-    model_order = list(pd.unique(predictions["model"].to_numpy()))
+    model_order = list(pred_models)
     directions: dict[str, str] = {}
     if "models" in frames:
         md = frames["models"]
