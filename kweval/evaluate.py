@@ -302,10 +302,15 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     position = rows_out.position
     gt_rank = rows_out.gt_rank
 
-    bad_score = ~np.isfinite(score_raw) | (score_raw < 0)
-    row_lower = lower_model[group_model[grp]] if len(grp) else np.zeros(0, dtype=bool)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        confidence = np.where(bad_score, 0.0, np.where(row_lower, 1.0 / (1.0 + score_raw), score_raw))
+    with np.errstate(invalid="ignore"):
+        bad_score = ~np.isfinite(score_raw) | (score_raw < 0)
+    # confidence: the score, 1 / (1 + score) for "lower is better" models, 0 for an invalid score
+    confidence = score_raw.copy()
+    if lower_model.any() and len(grp):
+        lower_rows = np.flatnonzero(lower_model[group_model[grp]])
+        with np.errstate(invalid="ignore", divide="ignore"):
+            confidence[lower_rows] = 1.0 / (1.0 + score_raw[lower_rows])
+    confidence[bad_score] = 0.0
     if n_dropped_invalid or n_dropped_dup:
         problems.append(
             Problem(
