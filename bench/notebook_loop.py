@@ -17,7 +17,16 @@ The helper functions keep the notebooks' per-call structure (a regex
 their numbers, defects included (see METRICS.md §7).  This file is a
 benchmark baseline only: nothing in kweval imports it.
 
-Usage: python bench/notebook_loop.py [DATASET_DIR]   (default /work/shared/data/dnlp/Dataset)
+With --per-review-weighted, seed 001's loop also computes its per-review
+weighted P/R/F1 (`evaluate_keywords_weighted` of its weighted-metrics cell, as
+its all-movies cell does).  That is not part of the issue-2 baseline; the
+benchmark reports it separately, for information.
+
+Seed 001's all-movies cell skips a review whose scores are not Python
+floats/ints (`isinstance(score, (float, int))`): the reranker's np.float32
+scores on SW_Episode6, so that pair has no per-review rows (NaN), as there.
+
+Usage: python bench/notebook_loop.py [DATASET_DIR] [--per-review-weighted]   (default /work/shared/data/dnlp/Dataset)
 """
 
 from __future__ import annotations
@@ -98,6 +107,20 @@ def compute_global_ndcg(all_predicted_kw_score, all_gt_keywords, k=5):
     return total_ndcg / count if count > 0 else 0.0
 
 
+def evaluate_keywords_weighted_review(predicted_kw_score, gt_keywords):
+    """Seed 001 (cell "Score-Aware Evaluation: Weighted Metrics"): weighted P/R/F1 of one review."""
+    gt_keywords = [normalize_kw(k) for k in gt_keywords]
+    pred_keywords = [(normalize_kw(kw), score) for kw, score in predicted_kw_score if isinstance(kw, str)]
+    total_score = sum(score for _, score in pred_keywords)
+    if total_score == 0:
+        return 0, 0, 0
+    match_score = sum(score for kw, score in pred_keywords if is_approx_match(kw, gt_keywords))
+    precision = match_score / total_score
+    recall = match_score / len(gt_keywords) if gt_keywords else 0
+    f1 = 2 * precision * recall / (precision + recall) if (precision + recall) else 0
+    return precision, recall, f1
+
+
 def evaluate_keywords(pred_keywords, gt_keywords):
     """Seed 001: per-review P/R/F1 by approximate matching."""
     pred_keywords = [normalize_kw(k) for k in pred_keywords]
@@ -146,8 +169,8 @@ def seed000_movie(selected_film, gt_keywords, models):
     return out
 
 
-def seed001_movie(selected_film, gt_keywords, models):
-    """Seed 001's per-movie body, lexical part: per-review P/R/F1, averaged per model."""
+def seed001_movie(selected_film, gt_keywords, models, weighted=False):
+    """Seed 001's per-movie body, lexical part: per-review P/R/F1 (and, with `weighted`, its per-review weighted P/R/F1), averaged per model."""
     results = {model: [] for model in models}
     for _, row in selected_film.iterrows():
         for model in models:
@@ -164,7 +187,11 @@ def seed001_movie(selected_film, gt_keywords, models):
             if not pred_kw_only or not predicted_kw_structured:
                 continue
             precision, recall, f1 = evaluate_keywords(pred_kw_only, gt_keywords)
-            results[model].append({"precision": precision, "recall": recall, "f1": f1})
+            metrics_row = {"precision": precision, "recall": recall, "f1": f1}
+            if weighted:
+                w_precision, w_recall, w_f1 = evaluate_keywords_weighted_review(predicted_kw_score, gt_keywords)
+                metrics_row.update({"w_precision": w_precision, "w_recall": w_recall, "w_f1": w_f1})
+            results[model].append(metrics_row)
     out = {}
     for model in models:
         if results[model]:
@@ -174,10 +201,18 @@ def seed001_movie(selected_film, gt_keywords, models):
                 "Avg_Recall": round(metrics_df["recall"].mean(), 4),
                 "Avg_F1": round(metrics_df["f1"].mean(), 4),
             }
+            if weighted:
+                out[model].update(
+                    {
+                        "Avg_Weighted_Precision": round(metrics_df["w_precision"].mean(), 4),
+                        "Avg_Weighted_Recall": round(metrics_df["w_recall"].mean(), 4),
+                        "Avg_Weighted_F1": round(metrics_df["w_f1"].mean(), 4),
+                    }
+                )
     return out
 
 
-def main(dataset: str = DEFAULT_DATASET) -> pd.DataFrame:
+def main(dataset: str = DEFAULT_DATASET, weighted: bool = False) -> pd.DataFrame:
     keywords_dir = os.path.join(dataset, "Extracted_Keywords")
     keywords_ground_truth = pd.read_pickle(os.path.join(dataset, "keywords_ground_truth.pkl"))
     rows = []
@@ -191,7 +226,7 @@ def main(dataset: str = DEFAULT_DATASET) -> pd.DataFrame:
         gt_keywords = kw_ground_truth["Keyword"].tolist()
         models = [c[len("keywords_") :] for c in selected_film.columns if isinstance(c, str) and c.startswith("keywords_")]
         global_metrics = seed000_movie(selected_film, gt_keywords, models)
-        review_metrics = seed001_movie(selected_film, gt_keywords, models)
+        review_metrics = seed001_movie(selected_film, gt_keywords, models, weighted)
         for model in models:
             rows.append({"Movie": movie_name, "Model": model, **global_metrics[model], **review_metrics.get(model, {})})
     return pd.DataFrame(rows).sort_values(["Movie", "Model"]).reset_index(drop=True)
@@ -199,7 +234,8 @@ def main(dataset: str = DEFAULT_DATASET) -> pd.DataFrame:
 
 if __name__ == "__main__":
     start = time.perf_counter()
-    table = main(sys.argv[1] if len(sys.argv) > 1 else DEFAULT_DATASET)
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    table = main(args[0] if args else DEFAULT_DATASET, weighted="--per-review-weighted" in sys.argv[1:])
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.to_string(index=False))
     print(f"notebook loop: {len(table)} movie x model rows in {time.perf_counter() - start:.2f} s (in-process)", file=sys.stderr)

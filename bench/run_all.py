@@ -29,6 +29,7 @@ import bench_lexical  # noqa: E402
 import bench_scale  # noqa: E402
 
 OPTIONAL = ("bench_semantic.py", "bench_app.py")
+OPTIONAL_TIMEOUT_S = 1800
 
 
 def machine() -> dict:
@@ -80,14 +81,23 @@ def run_optional(name: str) -> dict | None:
     if not path.is_file():
         return None
     start = time.perf_counter()
-    proc = subprocess.run([sys.executable, str(path)], cwd=REPO, capture_output=True, text=True, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    try:
+        proc = subprocess.run(
+            [sys.executable, str(path)], cwd=REPO, capture_output=True, text=True, env=dict(os.environ, HF_HUB_OFFLINE="1"),
+            timeout=OPTIONAL_TIMEOUT_S,
+        )
+        rc, out, err = proc.returncode, proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired as exc:
+        rc = "timeout"
+        out = (exc.stdout or b"").decode(errors="replace") if isinstance(exc.stdout, bytes) else (exc.stdout or "")
+        err = f"stopped after {OPTIONAL_TIMEOUT_S} s"
     return {
         "name": name,
         "cmd": f"python bench/{name}",
-        "rc": proc.returncode,
+        "rc": rc,
         "wall_s": time.perf_counter() - start,
-        "stdout": proc.stdout.strip(),
-        "stderr": proc.stderr.strip()[-3000:],
+        "stdout": out.strip(),
+        "stderr": err.strip()[-3000:],
     }
 
 
@@ -120,6 +130,20 @@ def render(info: dict, lexical: dict, scale: dict, others: list[dict], total_s: 
         "",
         f"**Ratio: {lexical['ratio']:.1f}×** (target ≥ {lexical['target_ratio']:.0f}×: {'met' if lexical['met'] else 'NOT met'}).",
         "",
+        "kweval's bytecode was written first (`python -m compileall kweval`): this environment sets "
+        "PYTHONDONTWRITEBYTECODE, so an editable install would otherwise recompile kweval in every process."
+        if lexical.get("bytecode_compiled")
+        else "",
+        "",
+    ]
+    if lexical.get("fuller"):
+        out += [
+            "For information only (not the issue-2 baseline): with seed 001's per-review weighted P/R/F1 as well "
+            f"(`{lexical['fuller_cmd']}`, as its all-movies cell computes them) the notebook loop takes "
+            f"{lexical['fuller']['wall_s']:.2f} s (1 run), {lexical['fuller']['wall_s'] / lexical['kweval']['wall_s']:.1f}× kweval's time.",
+            "",
+        ]
+    out += [
         "## Scale (synthetic data, `kweval synth`, "
         f"{scale['movies']} movies × {scale['models']} models, seed {scale['seed']})",
         "",
