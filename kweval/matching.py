@@ -226,23 +226,12 @@ def assign_matches(candidates: Sequence[Sequence[int]]) -> list[int]:
     return assigned
 
 
-def assign_matches_grouped(
-    group: np.ndarray, cand_id: np.ndarray, candidates: Sequence[np.ndarray]
-) -> np.ndarray:
-    """`assign_matches` for many ranked lists at once.
+def assign_matches_table(group: np.ndarray, cand_id: np.ndarray, bounds: np.ndarray, flat: np.ndarray) -> np.ndarray:
+    """`assign_matches` for many ranked lists at once, candidates given as a `candidate_table` (bounds, flat).
 
     `group[r]` is the list (review × model) of row `r`, rows sorted by group
-    then rank; `cand_id[r]` indexes `candidates` (the row's unique keyword).
+    then rank; `cand_id[r]` indexes the table (the row's unique keyword).
     Returns the GT position assigned to each row, or -1.
-    """
-    lengths = np.fromiter(map(len, candidates), dtype=np.int64, count=len(candidates))
-    bounds = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    flat = np.concatenate([np.asarray(c, dtype=np.int64) for c in candidates]) if len(candidates) else np.zeros(0, np.int64)
-    return assign_matches_table(group, cand_id, bounds, flat)
-
-
-def assign_matches_table(group: np.ndarray, cand_id: np.ndarray, bounds: np.ndarray, flat: np.ndarray) -> np.ndarray:
-    """`assign_matches_grouped` with the candidates as a `candidate_table` (bounds, flat).
 
     Fast path: if within a list the matched rows' first candidates are all
     different, every row takes its first candidate (no earlier row can have
