@@ -26,6 +26,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sp
 
+from kweval.metrics import safe_ratio
+
 N_BOOT = 2000
 N_PERM = 10000
 CONFIDENCE = 0.95
@@ -110,14 +112,8 @@ def bootstrap_ci_ratio(
     num, flat = _as_2d(numerator)
     den, _ = _as_2d(denominator)
     n = num.shape[0]
-
-    def ratio(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        out = np.zeros(np.broadcast(a, b).shape)
-        np.divide(a, b, out=out, where=b != 0)
-        return out
-
-    point = ratio(num.sum(axis=0), den.sum(axis=0))
-    samples = bootstrap_statistics(n, lambda w: ratio(w @ num, w @ den), n_boot, seed)
+    point = safe_ratio(num.sum(axis=0), den.sum(axis=0))
+    samples = bootstrap_statistics(n, lambda w: safe_ratio(w @ num, w @ den), n_boot, seed)
     lo, hi = _percentile_ci(samples, confidence)
     if flat:
         return float(point[0]), float(lo[0]), float(hi[0])
