@@ -1,5 +1,5 @@
 """`python -m kweval` is the `kweval` command."""
 
-from kweval.cli import main
+from kweval.cli import run
 
-raise SystemExit(main())
+run()

@@ -9,8 +9,10 @@ Without --semantic nothing imports torch or sentence-transformers.
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 from pathlib import Path
+from typing import NoReturn
 
 USAGE_ERROR = 2
 THRESHOLD_FAILED = 1
@@ -355,5 +357,17 @@ def main(argv: list[str] | None = None) -> int:
         return 0
 
 
+def run() -> NoReturn:
+    """The `kweval` console script and `python -m kweval`: `main()` in a process of its own, then exit."""
+    # The cyclic GC's full passes walk every live object.  Freezing moves what
+    # exists into a generation it never walks: first the imported modules
+    # (pandas alone is ~100k objects, none of them garbage), then, at the end,
+    # everything the process exit frees anyway (≈90 ms of a DNLP evaluation).
+    gc.freeze()
+    status = main()
+    gc.freeze()
+    raise SystemExit(status)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())
+    run()

@@ -19,7 +19,7 @@ import pandas as pd
 from kweval import metrics, ranking
 from kweval.data.dataset import Dataset, Problem
 from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table
-from kweval.text import normalize
+from kweval.text import normalize_many
 
 GT_ORDERS = ("file", "helpful")
 AGGREGATIONS = ("macro", "micro")
@@ -116,7 +116,7 @@ def clean_ground_truth(gt: pd.DataFrame, order: str = "file") -> pd.DataFrame:
         not_helpful = pd.to_numeric(frame["not_helpful"], errors="coerce").fillna(0.0)
         frame = frame.assign(_h=-helpful, _n=not_helpful).sort_values(["movie", "_h", "_n"], kind="stable")
     keywords = frame["keyword"].tolist()
-    norms = [normalize(k) if isinstance(k, str) else "" for k in keywords]
+    norms = normalize_many(keywords)
     frame = frame.assign(norm=norms)
     frame = frame[frame["norm"] != ""]
     frame = frame.drop_duplicates(["movie", "norm"], keep="first")
@@ -269,7 +269,6 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         dtype=bool,
     )
 
-    norm_cache: dict[str, str] = {}
     model_names = _object_array(model_order)
     out = _RowBuffers(len(rows))
     group_reviews: list[np.ndarray] = []
@@ -281,7 +280,7 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         lo, hi = movie_bounds[mi], movie_bounds[mi + 1]
         part, n_invalid, n_dup = _clean_and_match_movie(
             rows[lo:hi], review_col, row_model, rank_col, keyword_col, score_col, n_models,
-            norm_cache, gt_norm_by_movie[movie], options.match,
+            gt_norm_by_movie[movie], options.match,
         )
         out.add(part, movie, n_groups, model_names, gt_keyword_by_movie[movie])
         group_reviews.append(part.group_review)
@@ -414,7 +413,6 @@ def _clean_and_match_movie(
     keyword_col: np.ndarray,
     score_col: np.ndarray,
     n_models: int,
-    norm_cache: dict,
     gt_norms: list[str],
     match: str,
 ) -> tuple[_MovieRows, int, int]:
@@ -444,15 +442,7 @@ def _clean_and_match_movie(
     raw_score = score_col[taken]
 
     codes, uniques = pd.factorize(raw_kw)
-    unique_norms = []
-    for u in uniques.tolist():
-        if isinstance(u, str):
-            n = norm_cache.get(u)
-            if n is None:
-                n = norm_cache[u] = normalize(u)
-            unique_norms.append(n)
-        else:
-            unique_norms.append("")
+    unique_norms = normalize_many(uniques.tolist())
     norm_codes, norm_values = pd.factorize(_object_array(unique_norms + [""]))
     row_norm = norm_codes[codes]  # code -1 (NA) picks the trailing "" entry
     empty_code = norm_codes[-1]

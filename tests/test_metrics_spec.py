@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from kweval.aggregate import ALL, aggregate
 from kweval.evaluate import EvalOptions, evaluate
 from kweval.matching import assign_matches, candidate_lists, keywords_match
-from kweval.text import normalize
+from kweval.text import normalize, normalize_many
 from tests import reference
 from tests.helpers import make_dataset
 
@@ -35,6 +35,20 @@ def test_normalize_spec_example():
 def test_normalize_unicode_nfkc_and_casefold():
     assert normalize("ＳＴＲＡẞE  Café") == "strasse café"
     assert normalize("  --  ") == ""
+
+
+def test_normalize_many_equals_normalize_on_edge_cases():
+    values = ["star wars", "", " star", "star ", "star  wars", "Star", "a\nb", "x_y", "\tgo", "ok", None, 3.5, "é", "ＳＴＡＲ"]
+    expected = [normalize(v) if isinstance(v, str) else "" for v in values]
+    assert normalize_many(values) == expected
+    assert normalize_many([v for v in values if v != "a\nb"]) == [e for v, e in zip(values, expected) if v != "a\nb"]
+    assert normalize_many([]) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.text(alphabet="ab \n_-É\t", max_size=6), st.none()), max_size=8))
+def test_normalize_many_equals_normalize(values):
+    assert normalize_many(values) == [normalize(v) if isinstance(v, str) else "" for v in values]
 
 
 def test_duplicates_after_normalization_keep_the_first():
