@@ -67,6 +67,10 @@ def _positive_int(value: str) -> int:
     return k
 
 
+def _jobs(value: str) -> int | str:
+    return value if value == "auto" else _positive_int(value)
+
+
 def build_parser() -> argparse.ArgumentParser:
     from kweval import __version__
 
@@ -105,6 +109,14 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--per-review", metavar="PATH", help="also write the per-review table (every metric and the matched pairs) as CSV")
     ev.add_argument("--fail-under", type=_threshold, action="append", default=[], metavar="METRIC=VALUE", help="exit 1 if an ALL row's METRIC is below VALUE (repeatable)")
     ev.add_argument("--quiet", action="store_true", help="do not print skipped/cleaned data messages")
+    ev.add_argument(
+        "--jobs",
+        type=_jobs,
+        default="auto",
+        metavar="N",
+        help="processes sharing the movies of a dataset with a file per movie (DNLP) for the lexical metrics "
+        "(default auto: one per CPU core when the files exceed a few MB; 1: this process only); the output is the same",
+    )
 
     em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
     em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
@@ -157,10 +169,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from kweval.aggregate import aggregate
     from kweval import report
 
-    dataset = load_dataset(args.data)
-    movies = _select(dataset.movie_ids, args.movies, "movie(s)")
-    models = _select(dataset.model_names, args.models, "model(s)")
-    dataset = dataset.subset(movies, models)
     try:
         options = EvalOptions(
             k=args.k,
@@ -176,6 +184,21 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
+    in_groups = None
+    if not (args.legacy or args.semantic or args.sentiment):  # the lexical metrics: shared out over processes
+        in_groups = _evaluate_in_groups(args, options)
+    if in_groups is not None:
+        source, evaluation = in_groups
+        dataset = None
+    else:
+        dataset = load_dataset(args.data, movies=args.movies)  # files of other movies are not read
+        if args.movies and not set(args.movies) <= set(dataset.movie_ids):
+            dataset = load_dataset(args.data)  # to say which movies there are
+        movies = _select(dataset.movie_ids, args.movies, "movie(s)")
+        models = _select(dataset.model_names, args.models, "model(s)")
+        dataset = dataset.subset(movies, models)
+        source = dataset.source
+
     if args.legacy:
         from kweval import legacy
 
@@ -190,7 +213,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         if args.semantic and not args.quiet and sys.stderr.isatty():
             progress = _tqdm_progress()
         try:
-            evaluation = evaluate(dataset, options, progress=progress)
+            if dataset is not None:
+                evaluation = evaluate(dataset, options, progress=progress)
         except (OSError, ImportError) as exc:
             if not args.semantic:
                 raise
@@ -208,12 +232,55 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         return USAGE_ERROR
 
     fmt = args.format or report.format_for_path(args.out)
-    meta = {"data": dataset.source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
+    meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
     _write(report.render(summary, fmt, meta), args.out)
     if args.per_review and per_review is not None:
         _write(report.to_csv(report.per_review_table(per_review)), args.per_review)
 
     return _check_thresholds(summary, args.fail_under)
+
+
+def _evaluate_in_groups(args: argparse.Namespace, options) -> tuple[str, object] | None:
+    """(dataset source, evaluation) of a dataset with a file per movie, its movies shared out over --jobs processes.
+
+    Each process reads and evaluates a run of consecutive movie files, so the
+    combined result is the one a single process gets (kweval.evaluate.combine_evaluations).
+    None when the layout, the size or --jobs 1 calls for one process, and when the
+    groups' models differ or a movie or model asked for is missing (then one
+    process evaluates everything, or reports the mistake).
+    """
+    from kweval import parallel
+    from kweval.data import load_dataset, movie_file_sizes
+    from kweval.evaluate import combine_evaluations, evaluate
+
+    sizes = movie_file_sizes(args.data)
+    if not sizes:
+        return None
+    if args.movies is not None:
+        sizes = {m: size for m, size in sizes.items() if m in args.movies}
+    jobs = parallel.auto_jobs(list(sizes.values())) if args.jobs == "auto" else min(args.jobs, len(sizes))
+    if jobs < 2 or not parallel.can_fork():
+        return None
+    names = list(sizes)
+    groups = [[names[i] for i in run] for run in parallel.contiguous_groups(list(sizes.values()), jobs)]
+
+    def evaluate_group(movies: list[str]) -> tuple[list[str], list[str], str, object]:
+        dataset = load_dataset(args.data, movies=movies)
+        wanted = None if args.models is None else [m for m in args.models if m in dataset.model_names]
+        evaluation = evaluate(dataset.subset(models=wanted), options)
+        if not args.per_review:  # the summary needs only the per-review scores: send back less
+            evaluation.keywords = evaluation.keywords.iloc[:0]
+        return dataset.movie_ids, dataset.model_names, dataset.source, evaluation
+
+    parts = parallel.fork_map(evaluate_group, groups)
+    loaded_movies = {m for movies, _, _, _ in parts for m in movies}
+    loaded_models = {m for _, models, _, _ in parts for m in models}
+    if not (loaded_movies >= set(args.movies or ()) and loaded_models >= set(args.models or ())):
+        return None  # a movie or model asked for is not there: the one-process path says which
+    try:
+        return parts[0][2], combine_evaluations([evaluation for _, _, _, evaluation in parts])
+    except ValueError:  # the groups' files name different models: evaluate them together
+        return None
 
 
 def _check_thresholds(summary, thresholds: list[tuple[str, float]]) -> int:

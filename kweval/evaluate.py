@@ -10,7 +10,7 @@ from the assigned pairs.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
 
 import numpy as np
@@ -242,10 +242,11 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     gt = clean_ground_truth(dataset.ground_truth, options.gt_order)
     gt_sizes = gt.groupby("movie", sort=False).size()
     movies = [m for m in movie_order if gt_sizes.get(m, 0) > 0]
+    movie_problems: dict[str, list[Problem]] = {m: [] for m in movie_order}  # reported movie by movie, at the end
     for m in movie_order:
         if m not in gt_sizes.index:
             n_rev = int((dataset.reviews["movie"] == m).sum())
-            problems.append(Problem(m, f"no ground-truth keywords; its {n_rev} review(s) are skipped"))
+            movie_problems[m].append(Problem(m, f"no ground-truth keywords; its {n_rev} review(s) are skipped", "evaluate"))
     gt_norm_by_movie = {m: frame["norm"].tolist() for m, frame in gt.groupby("movie", sort=False)}
     gt_keyword_by_movie = {m: _object_array(frame["keyword"].tolist()) for m, frame in gt.groupby("movie", sort=False)}
 
@@ -274,8 +275,7 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     group_reviews: list[np.ndarray] = []
     group_models: list[np.ndarray] = []
     n_groups = 0
-    n_dropped_invalid = 0
-    n_dropped_dup = 0
+    dropped: list[tuple[str, int, int]] = []  # per movie: keywords empty after normalization, repeated
     for mi, movie in enumerate(movies):
         lo, hi = movie_bounds[mi], movie_bounds[mi + 1]
         part, n_invalid, n_dup = _clean_and_match_movie(
@@ -286,8 +286,7 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         group_reviews.append(part.group_review)
         group_models.append(part.group_model)
         n_groups += len(part.group_model)
-        n_dropped_invalid += n_invalid
-        n_dropped_dup += n_dup
+        dropped.append((movie, n_invalid, n_dup))
         report("matching", 0.1 + 0.7 * (mi + 1) / max(len(movies), 1))
     del rows, row_movie, row_model, review_col, rank_col, keyword_col, score_col
 
@@ -310,13 +309,10 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         with np.errstate(invalid="ignore", divide="ignore"):
             confidence[lower_rows] = 1.0 / (1.0 + score_raw[lower_rows])
     confidence[bad_score] = 0.0
-    if n_dropped_invalid or n_dropped_dup:
-        problems.append(
-            Problem(
-                "predictions",
-                f"{n_dropped_invalid} keyword(s) empty after normalization and {n_dropped_dup} repeated keyword(s) within a review were dropped",
-            )
-        )
+    for movie, n_invalid, n_dup in dropped:
+        if n_invalid or n_dup:
+            reason = f"{n_invalid} keyword(s) empty after normalization and {n_dup} repeated keyword(s) within a review were dropped"
+            movie_problems[movie].append(Problem(movie, reason, "evaluate"))
 
     # --- per-review metrics ---------------------------------------------------------------------
     report("metrics", 0.8)
@@ -351,17 +347,18 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     )
     scores = pd.DataFrame(columns, copy=False)  # copy=False: no copy into consolidated blocks
 
-    n_bad = int(bad_score.sum())
-    if n_bad:
-        per_model = pd.Series(model_names[group_model[grp[bad_score]]]).value_counts()
-        problems.append(
-            Problem(
-                "predictions",
-                f"{n_bad} score(s) missing, non-numeric, non-finite or negative were counted as 0 ("
+    if bad_score.any():
+        bad_groups = grp[bad_score]
+        for mi in np.unique(group_movie[bad_groups]).tolist():
+            in_movie = bad_groups[group_movie[bad_groups] == mi]
+            per_model = pd.Series(model_names[group_model[in_movie]]).value_counts()
+            reason = (
+                f"{len(in_movie)} score(s) missing, non-numeric, non-finite or negative were counted as 0 ("
                 + ", ".join(f"{m}: {c}" for m, c in per_model.items())
-                + ")",
+                + ")"
             )
-        )
+            movie_problems[movies[mi]].append(Problem(movies[mi], reason, "evaluate"))
+    problems += [p for m in movie_order for p in movie_problems[m]]
 
     # --- keywords table (the matched pairs) and GT coverage -----------------------------------------
     keywords = pd.DataFrame(
@@ -399,6 +396,43 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         _add_semantic_and_sentiment(evaluation, dataset, report)
     report("done", 1.0)
     return evaluation
+
+
+def combine_evaluations(parts: Sequence[Evaluation]) -> Evaluation:
+    """One evaluation from evaluations of disjoint sets of movies, given in movie order.
+
+    The result is what `evaluate` gives for all those movies at once (the
+    CLI evaluates groups of movies in worker processes, kweval.parallel):
+    tables are concatenated, a loading problem that several parts report (one
+    about a file they share, like the ground truth) is kept once, and loading
+    problems come before evaluation problems.  The parts must share their
+    options and models (the coverage table has a row per movie × model):
+    ValueError otherwise.
+    """
+    if not parts:
+        raise ValueError("no evaluations to combine")
+    first = next((p for p in parts if p.models), parts[0])  # a part without models (unreadable files) adds only problems
+    if any((p.models and p.models != first.models) or p.options != first.options for p in parts):
+        raise ValueError("evaluations with different models or options cannot be combined")
+
+    def concat(table: str) -> pd.DataFrame:
+        frames = [getattr(p, table) for p in parts]
+        filled = [f for f in frames if len(f)] or frames[:1]  # an empty table could change the columns' dtypes
+        return pd.concat(filled, ignore_index=True)
+
+    loading = list(dict.fromkeys(pr for p in parts for pr in p.problems if pr.stage == "load"))
+    evaluating = [pr for p in parts for pr in p.problems if pr.stage != "load"]
+    return Evaluation(
+        scores=concat("scores"),
+        keywords=concat("keywords"),
+        ground_truth=concat("ground_truth"),
+        coverage=concat("coverage"),
+        skipped=concat("skipped"),
+        options=first.options,
+        movies=[m for p in parts for m in p.movies],
+        models=list(first.models),
+        problems=loading + evaluating,
+    )
 
 
 def _concat(arrays: list[np.ndarray], dtype) -> np.ndarray:
@@ -556,7 +590,7 @@ def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, report
             store: EmbeddingStore | bool = EmbeddingStore(model_id)
         except (OSError, sqlite3.Error) as exc:  # e.g. a read-only cache folder: slower, not wrong
             evaluation.problems.append(
-                Problem("embedding cache", f"not usable ({exc}); embeddings are computed without caching")
+                Problem("embedding cache", f"not usable ({exc}); embeddings are computed without caching", "evaluate")
             )
             store = False
         vectors = semantic.embed_texts(

@@ -499,9 +499,9 @@ def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tupl
         fixed = {"match": "approx", "gt_order": "file", "gain": "linear", "discount": "log2"}
         for name, value in fixed.items():
             if getattr(options, name) != value:
-                problems.append(Problem("legacy mode", f"--{name.replace('_', '-')} {getattr(options, name)} is ignored: the notebooks use {value}"))
+                problems.append(Problem("legacy mode", f"--{name.replace('_', '-')} {getattr(options, name)} is ignored: the notebooks use {value}", "evaluate"))
         if options.semantic and (options.threshold != NOTEBOOK_DEFAULT_THRESHOLD or options.embedding_model != "all-MiniLM-L6-v2"):
-            problems.append(Problem("legacy mode", "semantic metrics use the notebook's threshold 0.5 and all-MiniLM-L6-v2; --threshold/--embedding-model are ignored"))
+            problems.append(Problem("legacy mode", "semantic metrics use the notebook's threshold 0.5 and all-MiniLM-L6-v2; --threshold/--embedding-model are ignored", "evaluate"))
 
     lists = review_lists(dataset)
     groups = _group(lists)
@@ -512,7 +512,7 @@ def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tupl
     for movie in dataset.movies["movie"].tolist():
         gt = gts.get(movie, [])
         if not gt:
-            problems.append(Problem(movie, "no ground-truth keywords: the notebooks score its reviews as 0"))
+            problems.append(Problem(movie, "no ground-truth keywords: the notebooks score its reviews as 0", "evaluate"))
         matcher = _AnyMatcher([legacy_normalize(g) for g in gt])
         n_movie_reviews = int(reviews_per_movie.get(movie, 0))
         dropped: list[tuple[str, int]] = []
@@ -543,6 +543,7 @@ def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tupl
                 Problem(
                     f"{movie} [{', '.join(m for m in dataset.models['model'] if m in models)}]",
                     f"legacy w_*/ndcg@{k}: zip pairs reviews with the {len(gt)} GT keywords, so {n} later review(s) are not scored (defect 1)",
+                    "evaluate",
                 )
             )
     table = pd.DataFrame(rows, columns=["movie", "model", "n_reviews", "n_skipped"] + columns)

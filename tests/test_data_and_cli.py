@@ -18,6 +18,7 @@ from kweval.data import DatasetError, load_dataset
 from kweval.data.tidy import write_tidy
 from kweval.evaluate import EvalOptions, evaluate
 from tests import reference
+from tests.helpers import write_bad_dnlp
 
 DNLP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dnlp" / "Dataset"
 REPO = Path(__file__).resolve().parents[1]
@@ -35,45 +36,7 @@ def run_cli(*args: str, env_extra: dict | None = None) -> subprocess.CompletedPr
 
 @pytest.fixture()
 def bad_dnlp(tmp_path: Path) -> Path:
-    root = tmp_path / "Dataset"
-    (root / "Extracted_Keywords").mkdir(parents=True)
-    (root / "Reviews_By_Movie").mkdir()
-    gt = pd.DataFrame(
-        {
-            "Movie_ID": ["tt1"] * 3 + ["tt2"] * 2,
-            "Keyword": ["fraud", "poverty", "scam", "alpha", "beta"],
-            "Helpful": [3, 2, 1, 5, 4],
-            "Not_Helpful": [0, 0, 0, 0, 0],
-        }
-    )
-    gt.to_pickle(root / "keywords_ground_truth.pkl")
-    good = pd.DataFrame(
-        {
-            "Movie_ID": ["tt1"] * 6,
-            "Review_ID": ["r1", "r2", "r3", "r4", "r5", "r6"],
-            "Preprocessed_Review": ["a scam", "poverty", None, "x", "y", "z"],
-            "keywords_base": [
-                [("scam", 0.9), ("family", 0.5)],  # fine
-                [],  # empty: scores 0
-                None,  # missing: skipped
-                "not a list",  # malformed cell: skipped and named
-                [("fraud", "high"), (None, 0.3), ("poverty",), 42],  # bad entries and scores
-                [("FRAUD!", np.float32(0.7)), ("fraud", 0.6)],  # duplicate after normalization
-            ],
-        }
-    )
-    good.to_pickle(root / "Extracted_Keywords" / "kw_Good.pkl")
-    pd.DataFrame({"Movie_ID": ["tt2"], "Review_ID": ["q1"], "keywords_base": [[("alpha", 1.0)]]}).to_pickle(
-        root / "Extracted_Keywords" / "kw_Other.pkl"
-    )
-    (root / "Extracted_Keywords" / "kw_Corrupt.pkl").write_bytes(b"this is not a pickle")
-    pd.DataFrame({"Review_ID": ["z"]}).to_pickle(root / "Extracted_Keywords" / "kw_NoModels.pkl")
-    pd.DataFrame().to_pickle(root / "Extracted_Keywords" / "kw_Empty.pkl")
-    pd.DataFrame({"Movie_ID": ["tt9"], "Review_ID": ["n1"], "keywords_base": [[("x", 1.0)]]}).to_pickle(
-        root / "Extracted_Keywords" / "kw_NoGT.pkl"
-    )
-    (root / "Reviews_By_Movie" / "Good.pkl").write_bytes(b"\x80\x04garbage")
-    return root
+    return write_bad_dnlp(tmp_path)
 
 
 def test_malformed_dnlp_is_skipped_named_and_the_rest_evaluated(bad_dnlp: Path):

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from kweval.data.dataset import Dataset, Problem
 
-__all__ = ["Dataset", "Problem", "DatasetError", "load_dataset", "demo_path", "detect_layout"]
+__all__ = ["Dataset", "Problem", "DatasetError", "load_dataset", "movie_file_sizes", "demo_path", "detect_layout"]
 
 DEMO_DIR = Path(__file__).parent / "demo"
 
@@ -38,8 +38,12 @@ def detect_layout(path: Path) -> str:
     )
 
 
-def load_dataset(path: str | Path | None = None) -> Dataset:
-    """Load a dataset folder (layout auto-detected), or the embedded demo when `path` is None."""
+def load_dataset(path: str | Path | None = None, movies: list[str] | None = None) -> Dataset:
+    """Load a dataset folder (layout auto-detected), or the embedded demo when `path` is None.
+
+    `movies`, when given, keeps only those movies (a layout with a file per
+    movie reads only their files).
+    """
     from kweval.data import dnlp, tidy
 
     folder = Path(path) if path is not None else DEMO_DIR
@@ -48,5 +52,18 @@ def load_dataset(path: str | Path | None = None) -> Dataset:
         ds = tidy.read_tidy(folder)
         if path is None:
             ds.source = "demo"
-        return ds
-    return dnlp.read_dnlp(folder)
+        return ds if movies is None else ds.subset(movies)
+    return dnlp.read_dnlp(folder, movies)
+
+
+def movie_file_sizes(path: str | Path | None) -> dict[str, int] | None:
+    """Movie -> size in bytes of its own file, for a layout with a file per movie (DNLP); None otherwise.
+
+    Lets a caller share out movies (kweval.parallel) before reading anything.
+    """
+    from kweval.data import dnlp
+
+    if path is None or detect_layout(Path(path)) != "dnlp":
+        return None
+    root = dnlp.find_root(Path(path))
+    return {movie: file.stat().st_size for movie, file in dnlp.movie_files(root).items()}

@@ -28,11 +28,13 @@ SCORE_DIRECTIONS = ("higher", "lower")
 class Problem:
     """Something that was skipped or cleaned while loading or evaluating.
 
-    `source` names the file, movie or cell; `reason` says what was wrong.
+    `source` names the file, movie or cell; `reason` says what was wrong;
+    `stage` is "load" (found by a reader) or "evaluate" (found by `evaluate`).
     """
 
     source: str
     reason: str
+    stage: str = "load"
 
     def __str__(self) -> str:
         return f"{self.source}: {self.reason}"

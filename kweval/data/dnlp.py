@@ -16,6 +16,7 @@ import gc
 import itertools
 import math
 import numbers
+import operator
 from pathlib import Path
 
 import numpy as np
@@ -43,6 +44,11 @@ def find_root(path: Path) -> Path | None:
         if (candidate / KW_DIR).is_dir():
             return candidate
     return None
+
+
+def movie_files(root: Path) -> dict[str, Path]:
+    """Movie -> its predictions file (`Extracted_Keywords/kw_<Movie>.pkl`), in file-name order."""
+    return {path.stem[len("kw_") :]: path for path in sorted((root / KW_DIR).glob("kw_*.pkl"))}
 
 
 def _read_pickle(path: Path, problems: list[Problem], what: str) -> pd.DataFrame | None:
@@ -82,25 +88,33 @@ def _is_missing(cell: object) -> bool:
 
 _NUMERIC_TYPES = {float, int, np.float64, np.float32, np.float16, np.int64, np.int32}
 _LIST_TYPES = (list, tuple, np.ndarray)
+_FIRST, _SECOND = operator.itemgetter(0), operator.itemgetter(1)
 
 
-def _split_entries(entries: list) -> tuple[np.ndarray, np.ndarray]:
-    """Keywords (object array: str or None) and scores (float64 array, NaN where missing) of raw entries.
+def _split_entries(entries: list) -> tuple[np.ndarray, np.ndarray, int]:
+    """Keywords (object array: str or None), scores (float64 array, NaN where missing) of raw entries,
+    and how many entries have no string keyword.
 
-    The common case, `(str, number)` pairs, is split with C-level zips and
-    type sets; any other shape falls back to the careful per-entry path.
+    The common case, `(str, number, ...)` tuples, is split with C-level
+    itemgetters and type sets; any other shape falls back to the careful
+    per-entry path.
     """
     n = len(entries)
-    if n and set(map(type, entries)) == {tuple} and set(map(len, entries)) == {2}:
-        kws, scores = zip(*entries)
-        if set(map(type, kws)) == {str} and set(map(type, scores)) <= _NUMERIC_TYPES:
+    if n and set(map(type, entries)) == {tuple}:
+        try:
+            kws = list(map(_FIRST, entries))
+            score_types = set(map(type, map(_SECOND, entries)))
+        except IndexError:  # a tuple with fewer than two items
+            score_types = set()
+        if score_types and score_types <= _NUMERIC_TYPES and set(map(type, kws)) == {str}:
             kw_arr = np.empty(n, dtype=object)
             kw_arr[:] = kws
-            return kw_arr, np.fromiter(scores, dtype="float64", count=n)
+            return kw_arr, np.fromiter(map(_SECOND, entries), dtype="float64", count=n), 0
     pairs = [_entry(e) for e in entries]
     kw_arr = np.empty(n, dtype=object)
     kw_arr[:] = [kw for kw, _ in pairs]
-    return kw_arr, np.fromiter((sc for _, sc in pairs), dtype="float64", count=n)
+    n_bad = sum(1 for kw, _ in pairs if kw is None)
+    return kw_arr, np.fromiter((sc for _, sc in pairs), dtype="float64", count=n), n_bad
 
 
 def _flatten(
@@ -127,8 +141,7 @@ def _flatten(
             elif not _is_missing(cell):
                 not_list += 1
     entries = list(itertools.chain.from_iterable(lists))
-    kws, scores = _split_entries(entries)
-    bad_entries = int(sum(1 for kw in kws.tolist() if kw is None)) if len(kws) else 0
+    kws, scores, bad_entries = _split_entries(entries)
 
     rows_per_cell = np.where(lengths == 0, 1, np.maximum(lengths, 0))
     n_rows = int(rows_per_cell.sum())
@@ -152,6 +165,14 @@ def _flatten(
             Problem(f"{source} [{MODEL_PREFIX}{model}]", f"{bad_entries} entr(y/ies) without a string keyword; dropped")
         )
     return rid, rank, keyword, score
+
+
+def _as_strings(column: pd.Series) -> list:
+    """The column's values as strings, missing ones as NaN: `column.astype(str)`, without building a str-dtype array."""
+    values = column.tolist()
+    if set(map(type, values)) <= {str}:
+        return values
+    return [math.nan if _is_missing(v) else str(v) for v in values]
 
 
 def _object_array(values) -> np.ndarray:
@@ -192,21 +213,21 @@ def flatten_cells(
     )
 
 
-def read_dnlp(path: Path) -> Dataset:
-    """Load a DNLP-layout folder; every unreadable part is skipped and named in `problems`."""
+def read_dnlp(path: Path, movies: list[str] | None = None) -> Dataset:
+    """Load a DNLP-layout folder (only the files of `movies`, when given); every unreadable part is skipped and named in `problems`."""
     # Unpickling and flattening allocate millions of small tuples, each allocation
     # counting towards a cyclic-GC pass over everything loaded so far; none of it
     # forms cycles, so collection waits until the tables are built.
     was_enabled = gc.isenabled()
     gc.disable()
     try:
-        return _read_dnlp(path)
+        return _read_dnlp(path, movies)
     finally:
         if was_enabled:
             gc.enable()
 
 
-def _read_dnlp(path: Path) -> Dataset:
+def _read_dnlp(path: Path, only: list[str] | None) -> Dataset:
     root = find_root(path) or path
     problems: list[Problem] = []
 
@@ -221,9 +242,12 @@ def _read_dnlp(path: Path) -> Dataset:
     else:
         problems.append(Problem(GT_FILE, "not found; no movie has ground truth"))
 
+    gt_movie_ids = np.array(_as_strings(gt_raw["Movie_ID"]), dtype=object) if gt_raw is not None else None
     movies, reviews, pred_parts, models_seen = [], [], [], []
-    for kw_path in sorted((root / KW_DIR).glob("kw_*.pkl")):
-        movie = kw_path.stem[len("kw_") :]
+    wanted = None if only is None else set(only)
+    for movie, kw_path in movie_files(root).items():
+        if wanted is not None and movie not in wanted:
+            continue
         frame = _read_pickle(kw_path, problems, "predictions file")
         if frame is None:
             continue
@@ -233,7 +257,7 @@ def _read_dnlp(path: Path) -> Dataset:
             continue
         frame = frame[frame["Review_ID"].notna()]
         frame = frame.drop_duplicates("Review_ID", keep="first")
-        review_ids = frame["Review_ID"].astype(str).tolist()
+        review_ids = _as_strings(frame["Review_ID"])
         imdb_id = None
         if "Movie_ID" in frame.columns and frame["Movie_ID"].notna().any():
             imdb_id = str(frame["Movie_ID"].dropna().iloc[0])
@@ -256,7 +280,7 @@ def _read_dnlp(path: Path) -> Dataset:
             if extra is not None and "Review_ID" in extra.columns:
                 extra = extra.drop_duplicates("Review_ID")
                 # each review's row in the reviews file (-1: not there), as Series.map would look it up
-                where = pd.Index(extra["Review_ID"].astype(str).tolist()).get_indexer(ids)
+                where = pd.Index(_as_strings(extra["Review_ID"]), dtype=object).get_indexer(ids)
                 found = where >= 0
                 if "Movie_Title" in extra.columns and extra["Movie_Title"].notna().any():
                     title = str(extra["Movie_Title"].dropna().iloc[0])
@@ -285,7 +309,7 @@ def _read_dnlp(path: Path) -> Dataset:
             if imdb_id is None:
                 problems.append(Problem(movie, "no Movie_ID in its predictions file, so its ground truth cannot be found"))
             else:
-                g = gt_raw[gt_raw["Movie_ID"].astype(str) == imdb_id]
+                g = gt_raw[gt_movie_ids == imdb_id]
                 gt_frames.append(
                     pd.DataFrame(
                         {
