@@ -7,8 +7,8 @@ its own process, forked from this one: a child inherits the imported modules
 shared out before any data is loaded, so the processes do not touch each
 other's memory (copy-on-write stays cheap).
 
-Where forking is unavailable or unsafe (not POSIX, or other Python threads
-running, as in the dashboard's server) it is a plain loop.  A child that fails
+Where forking is unsafe (not Linux, or other Python threads running, as in
+the dashboard's server) it is a plain loop.  A child that fails
 in any way costs nothing but time: its item is computed again here, so errors
 surface exactly as they would without workers.
 """
@@ -18,6 +18,7 @@ from __future__ import annotations
 import gc
 import os
 import pickle
+import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
@@ -44,8 +45,9 @@ def auto_jobs(sizes: Sequence[int]) -> int:
 
 
 def can_fork() -> bool:
-    """Whether forking is available and safe here (no other Python thread could hold a lock the child needs)."""
-    return hasattr(os, "fork") and threading.active_count() == 1
+    """Whether forking is safe here: Linux (macOS system libraries are not fork-safe), and no other
+    Python thread that could hold a lock the child needs."""
+    return sys.platform.startswith("linux") and hasattr(os, "fork") and threading.active_count() == 1
 
 
 def contiguous_groups(weights: Sequence[float], n: int) -> list[list[int]]:
@@ -73,7 +75,14 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     sys.stdout.flush()  # a child must not write out this process's buffered output again
     sys.stderr.flush()
     children = [_start_child(fn, x) for x in items[1:]]
-    results = [fn(items[0])]
+    try:
+        results = [fn(items[0])]
+    except BaseException:  # do not leave children waiting to send results nobody will read
+        for pid, pipe in children:
+            os.kill(pid, signal.SIGKILL)
+            os.close(pipe)
+            os.waitpid(pid, 0)
+        raise
     for x, (pid, pipe) in zip(items[1:], children):
         ok, value = _collect(pid, pipe)
         results.append(value if ok else fn(x))  # a failed child: compute its item here

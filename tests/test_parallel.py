@@ -103,6 +103,33 @@ def test_fork_map_raises_a_childs_error_here():
     assert message == "'two in parent'"  # the child failed, the item was computed again here, and raised here
 
 
+def test_fork_map_stops_the_children_when_its_own_item_fails():
+    out = in_fresh_python(
+        "import json, os, time; from kweval import parallel\n"
+        "parent = os.getpid()\n"
+        "def slow_in_child(x):\n"
+        "    if os.getpid() != parent:\n"
+        "        time.sleep(60)\n"
+        "    if x == 1:\n"
+        "        raise ValueError('first')\n"
+        "    return x\n"
+        "start = time.time()\n"
+        "try:\n"
+        "    parallel.fork_map(slow_in_child, [1, 2])\n"
+        "except ValueError as exc:\n"
+        "    elapsed = time.time() - start\n"
+        "    try:\n"
+        "        os.waitpid(-1, os.WNOHANG)\n"
+        "        left = True\n"
+        "    except ChildProcessError:\n"
+        "        left = False\n"
+        "    print(json.dumps([str(exc), elapsed, left]))"
+    )
+    assert out[0] == "first"
+    assert out[1] < 30, "the sleeping child was stopped, not waited for"
+    assert out[2] is False, "no child process is left behind"
+
+
 def test_fork_map_is_a_plain_loop_while_other_threads_run():
     stop = threading.Event()
     thread = threading.Thread(target=stop.wait)
