@@ -153,7 +153,9 @@ def render(info: dict, lexical: dict, scale: dict, others: list[dict], total_s: 
         f"{scale['movies']} movies × {scale['models']} models, seed {scale['seed']})",
         "",
         "Each run is `python -m kweval evaluate DATA --out FILE --quiet` as a whole process "
-        "(load + evaluate + aggregate + write); peak RSS is the child's `ru_maxrss`.",
+        "(load + evaluate + aggregate + write); peak RSS is the child's `ru_maxrss`. On the DNLP layout "
+        "kweval shares the movie files out over one process per core by default (`--jobs`), and `ru_maxrss` "
+        "is then the largest of those processes; the in-process split below is always one process.",
         "",
         "| layout | reviews | prediction rows | best wall time | all runs (s) | peak RSS |",
         "| --- | ---: | ---: | ---: | --- | ---: |",

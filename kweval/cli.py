@@ -12,7 +12,10 @@ import argparse
 import gc
 import sys
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
+
+if TYPE_CHECKING:
+    from kweval.evaluate import EvalOptions, Evaluation
 
 USAGE_ERROR = 2
 THRESHOLD_FAILED = 1
@@ -209,16 +212,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         n_evaluated = int(summary["n_reviews"].sum()) if len(summary) else 0
         per_review = None
     else:
-        progress = None
-        if args.semantic and not args.quiet and sys.stderr.isatty():
-            progress = _tqdm_progress()
-        try:
-            if dataset is not None:
+        if dataset is not None:  # not evaluated in groups already
+            progress = None
+            if args.semantic and not args.quiet and sys.stderr.isatty():
+                progress = _tqdm_progress()
+            try:
                 evaluation = evaluate(dataset, options, progress=progress)
-        except (OSError, ImportError) as exc:
-            if not args.semantic:
-                raise
-            raise UsageError(f"cannot load the embedding model {args.embedding_model!r}: {exc}") from None
+            except (OSError, ImportError) as exc:
+                if not args.semantic:
+                    raise
+                raise UsageError(f"cannot load the embedding model {args.embedding_model!r}: {exc}") from None
         summary = aggregate(evaluation, args.aggregate)
         problems = evaluation.problems
         n_evaluated = len(evaluation.scores)
@@ -240,7 +243,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     return _check_thresholds(summary, args.fail_under)
 
 
-def _evaluate_in_groups(args: argparse.Namespace, options) -> tuple[str, object] | None:
+def _evaluate_in_groups(args: argparse.Namespace, options: EvalOptions) -> tuple[str, Evaluation] | None:
     """(dataset source, evaluation) of a dataset with a file per movie, its movies shared out over --jobs processes.
 
     Each process reads and evaluates a run of consecutive movie files, so the
@@ -264,7 +267,7 @@ def _evaluate_in_groups(args: argparse.Namespace, options) -> tuple[str, object]
     names = list(sizes)
     groups = [[names[i] for i in run] for run in parallel.contiguous_groups(list(sizes.values()), jobs)]
 
-    def evaluate_group(movies: list[str]) -> tuple[list[str], list[str], str, object]:
+    def evaluate_group(movies: list[str]) -> tuple[list[str], list[str], str, Evaluation]:
         dataset = load_dataset(args.data, movies=movies)
         wanted = None if args.models is None else [m for m in args.models if m in dataset.model_names]
         evaluation = evaluate(dataset.subset(models=wanted), options)
