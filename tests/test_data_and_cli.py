@@ -241,6 +241,36 @@ def test_python_m_and_demo_default():
     assert not table[table["movie"] == "ALL"]["precision"].isna().any()
 
 
+BUFFERED = {"PYTHONUNBUFFERED": ""}  # an empty value unsets it: the child's stdout is block-buffered, as in a plain shell
+
+
+@pytest.mark.parametrize("extra", [[], ["--per-review", "-"]], ids=["summary", "summary+per-review"])
+def test_console_script_ends_with_all_its_output_written(capsys, extra: list[str]):
+    """`python -m kweval` skips the interpreter's teardown: what it printed must still all arrive, as main() prints it.
+
+    The summary alone is smaller than the stdout buffer (lost without a flush);
+    with the per-review table the output is far more than a pipe holds at once.
+    """
+    args = ["evaluate", str(DNLP), "--movies", "SW_Episode6", "--jobs", "1", *extra]
+    proc = run_cli(*args, env_extra=BUFFERED)
+    assert main(args) == 0
+    in_process = capsys.readouterr()
+    assert proc.returncode == 0 and in_process.out.startswith("movie,model,n_reviews") and "SW_Episode6" in in_process.err
+    assert proc.stdout == in_process.out and proc.stderr == in_process.err
+
+
+def test_console_script_into_a_closed_pipe_is_no_error():
+    import os
+
+    cmd = [sys.executable, "-m", "kweval", "evaluate", str(DNLP), "--movies", "SW_Episode6", "--per-review", "-", "--quiet"]
+    env = dict(os.environ, HF_HUB_OFFLINE="1", **BUFFERED)
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=env)
+    assert proc.stdout.readline().startswith(b"movie,model,n_reviews")
+    proc.stdout.close()  # as `kweval evaluate ... | head -1` does
+    assert proc.wait(timeout=120) == 0
+    assert proc.stderr.read() == b""
+
+
 def test_public_api_is_the_functions():
     import kweval
 
