@@ -27,20 +27,27 @@ def test_sentiment_value_matches_vader():
     assert sentiment_value([]).shape == (0,)
 
 
-def test_sentiment_value_scores_each_distinct_string_once(monkeypatch):
+@pytest.fixture()
+def scored(monkeypatch) -> list[str]:
+    """The texts kweval.sentiment hands to VADER from now on (the real analyzer still scores them)."""
     from kweval import sentiment
 
-    seen = []
+    seen: list[str] = []
     real = sentiment._analyzer()
 
-    class Counting:
+    class Recording:
         def polarity_scores(self, text):
             seen.append(text)
             return real.polarity_scores(text)
 
-    monkeypatch.setattr(sentiment, "_analyzer", lambda: Counting())
+    recording = Recording()
+    monkeypatch.setattr(sentiment, "_analyzer", lambda: recording)
+    return seen
+
+
+def test_sentiment_value_scores_each_distinct_string_once(scored):
     sentiment_value(["good", "bad", "good", "good", "bad"])
-    assert seen == ["good", "bad"]
+    assert scored == ["good", "bad"]
 
 
 def test_sas_formulas_on_a_tiny_case():
@@ -117,21 +124,9 @@ def test_explorer_helpers_use_the_strings_sas_scores():
     assert np.isnan(gt_mean_value(gt.iloc[:0]))
 
 
-def test_sentiment_values_are_remembered_per_analyzer(monkeypatch):
+def test_sentiment_values_are_remembered_per_analyzer(scored):
     """A re-evaluation (another k, match mode or τ in the dashboard) does not rescore the review texts."""
-    from kweval import sentiment
-
-    seen = []
-    real = sentiment._analyzer()
-
-    class Counting:
-        def polarity_scores(self, text):
-            seen.append(text)
-            return real.polarity_scores(text)
-
-    counting = Counting()
-    monkeypatch.setattr(sentiment, "_analyzer", lambda: counting)
     first = sentiment_value(["A wonderful film.", "dull", None])
     again = sentiment_value(["dull", "A wonderful film.", "new"])
-    assert seen == ["A wonderful film.", "dull", "new"]
+    assert scored == ["A wonderful film.", "dull", "new"]
     assert again[:2].tolist() == [first[1], first[0]] and again[0] == pytest.approx(v("dull"))
