@@ -1,26 +1,30 @@
 """Benchmark: `kweval evaluate` on the DNLP data vs the notebooks' own loop (issue 2).
 
 Both run as whole processes (interpreter start, imports, reading the pickles,
-evaluating, writing), best of N each (N = 3 for the notebook loop, 5 for kweval):
+evaluating, writing):
 
     python bench/notebook_loop.py DATASET
     python -m kweval evaluate DATASET --out /dev/null
+    python -m kweval evaluate DATASET --out /dev/null --jobs 1
 
-and the ratio notebook / kweval is printed (target: at least 15×).  kweval
-shares the movies out over the CPU cores by default; the same command with
---jobs 1 (one process) is timed too, for information.
+kweval shares the movies out over the CPU cores by default; --jobs 1 holds it
+to one process.  The commands take turns in rounds (the notebook loop once,
+then each kweval command twice), so that a shared machine's changing speed
+touches all of them alike.  Printed: the ratio notebook / kweval of the best
+times (target: at least 15×) and the median of the rounds' own ratios.
 
 kweval's bytecode is written first (python -m compileall kweval) when
 PYTHONDONTWRITEBYTECODE keeps this environment from caching it, as an
 installed package would have it.
 
-Usage: python bench/bench_lexical.py [--data DATASET] [--repeat 3] [--no-compile]
+Usage: python bench/bench_lexical.py [--data DATASET] [--repeat 3 (rounds)] [--no-compile]
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -46,12 +50,34 @@ def run_timed(cmd: list[str], cwd: Path = REPO) -> dict:
 
 
 def best_of(cmd: list[str], repeat: int) -> dict:
-    runs = [run_timed(cmd) for _ in range(repeat)]
+    return summarize(cmd, [run_timed(cmd) for _ in range(repeat)])
+
+
+def summarize(cmd: list[str], runs: list[dict]) -> dict:
+    """The best run of `cmd` with every run's wall time and the largest peak RSS; exits if a run failed."""
     failed = [r for r in runs if r["rc"] != 0]
     if failed:
         raise SystemExit(f"command failed (exit {failed[0]['rc']}): {' '.join(cmd)}\n{failed[0]['stderr']}")
     best = min(runs, key=lambda r: r["wall_s"])
     return {**best, "all_s": [round(r["wall_s"], 3) for r in runs], "peak_rss_mb": max(r["peak_rss_mb"] for r in runs)}
+
+
+def in_rounds(cmds: dict[str, list[str]], per_round: dict[str, int], rounds: int) -> tuple[dict[str, dict], list[dict[str, float]]]:
+    """Time the commands taking turns, `per_round[name]` runs of each in every round.
+
+    Returns each command's summary over all rounds and, per round, each
+    command's best wall time in that round.
+    """
+    runs: dict[str, list[dict]] = {name: [] for name in cmds}
+    round_best: list[dict[str, float]] = []
+    for _ in range(rounds):
+        this_round = {}
+        for name, cmd in cmds.items():
+            timed = [run_timed(cmd) for _ in range(per_round[name])]
+            runs[name] += timed
+            this_round[name] = min(r["wall_s"] for r in timed)
+        round_best.append(this_round)
+    return {name: summarize(cmds[name], runs[name]) for name in cmds}, round_best
 
 
 def compile_bytecode() -> bool:
@@ -67,19 +93,19 @@ def compile_bytecode() -> bool:
     return True
 
 
-def run(
-    data: str = DEFAULT_DATASET, repeat: int = 3, kweval_repeat: int | None = None, compile: bool = True, with_fuller: bool = True
-) -> dict:
+def run(data: str = DEFAULT_DATASET, repeat: int = 3, compile: bool = True, with_fuller: bool = True) -> dict:
+    """Time the three commands in `repeat` rounds; `with_fuller` adds one run of the informational fuller notebook loop."""
     py = sys.executable
     compiled = compile_bytecode() if compile else False
     notebook_cmd = [py, "bench/notebook_loop.py", data]
     kweval_cmd = [py, "-m", "kweval", "evaluate", data, "--out", "/dev/null"]
-    notebook = best_of(notebook_cmd, repeat)
-    kweval = best_of(kweval_cmd, kweval_repeat or max(repeat, 5))
-    ratio = notebook["wall_s"] / kweval["wall_s"]
-    # for information: the same command held to one process (by default it shares the movies out over the cores)
     one_process_cmd = kweval_cmd + ["--jobs", "1"]
-    one_process = best_of(one_process_cmd, kweval_repeat or max(repeat, 5))
+    cmds = {"notebook": notebook_cmd, "kweval": kweval_cmd, "one_process": one_process_cmd}
+    timed, rounds = in_rounds(cmds, {"notebook": 1, "kweval": 2, "one_process": 2}, repeat)
+    notebook, kweval, one_process = timed["notebook"], timed["kweval"], timed["one_process"]
+    ratio = notebook["wall_s"] / kweval["wall_s"]
+    round_ratios = [r["notebook"] / r["kweval"] for r in rounds]
+    round_ratios_one = [r["notebook"] / r["one_process"] for r in rounds]
     from kweval import parallel
     from kweval.data import movie_file_sizes
 
@@ -99,6 +125,10 @@ def run(
         "notebook": notebook,
         "kweval": kweval,
         "ratio": ratio,
+        "round_ratios": [round(r, 2) for r in round_ratios],
+        "median_round_ratio": statistics.median(round_ratios),
+        "round_ratios_one_process": [round(r, 2) for r in round_ratios_one],
+        "median_round_ratio_one_process": statistics.median(round_ratios_one),
         "one_process_cmd": " ".join(["python"] + one_process_cmd[1:]),
         "one_process": one_process,
         "jobs": jobs,
@@ -117,17 +147,13 @@ def report(result: dict) -> str:
             f"$ {result['kweval_cmd']}",
             f"  kweval evaluate: best {kw['wall_s']:.3f} s of {kw['all_s']}, peak RSS {kw['peak_rss_mb']:.0f} MB",
             f"ratio (notebook / kweval, whole process, best of each): {result['ratio']:.1f}x "
-            f"(target >= {result['target_ratio']:.0f}x: {'met' if result['met'] else 'NOT met'})",
+            f"(target >= {result['target_ratio']:.0f}x: {'met' if result['met'] else 'NOT met'}); "
+            f"per round {result['round_ratios']}, median {result['median_round_ratio']:.1f}x",
+            f"$ {result['one_process_cmd']}   # one process, no workers",
+            f"  kweval evaluate --jobs 1: best {result['one_process']['wall_s']:.3f} s of {result['one_process']['all_s']}, "
+            f"{nb['wall_s'] / result['one_process']['wall_s']:.1f}x; per round {result['round_ratios_one_process']}, "
+            f"median {result['median_round_ratio_one_process']:.1f}x",
         ]
-        + (
-            [
-                f"$ {result['one_process_cmd']}   # information only: one process, no workers",
-                f"  kweval evaluate --jobs 1: best {result['one_process']['wall_s']:.3f} s of {result['one_process']['all_s']}, "
-                f"{nb['wall_s'] / result['one_process']['wall_s']:.1f}x",
-            ]
-            if result.get("one_process")
-            else []
-        )
         + (
             [
                 f"$ {result['fuller_cmd']}   # information only, not the issue-2 baseline",
@@ -143,7 +169,7 @@ def report(result: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=DEFAULT_DATASET)
-    parser.add_argument("--repeat", type=int, default=3, help="runs of the notebook loop (kweval: at least 5)")
+    parser.add_argument("--repeat", type=int, default=3, help="rounds: each runs the notebook loop once and each kweval command twice")
     parser.add_argument("--no-compile", action="store_true", help="do not write kweval's bytecode first")
     parser.add_argument("--no-fuller", action="store_true", help="skip the informational run with seed 001's per-review weighted metrics")
     args = parser.parse_args(argv)
