@@ -14,6 +14,7 @@ import os
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Sequence
 from typing import Any, Callable
 
 import pandas as pd
@@ -143,12 +144,9 @@ class Ctx:
     def params(self, **extra: object) -> dict[str, str]:
         return ui.page_params(self.selection, **extra)
 
-    def url(self, page: str, **extra: object) -> str:
-        """A relative link to `page` with the current selection (for link columns)."""
-        from urllib.parse import urlencode
-
-        path = self.pages[page].url_path
-        return f"./{path}?{urlencode(self.params(**extra))}"
+    def urls(self, page: str, **per_row: Sequence[object]) -> list[str]:
+        """Relative links to `page` with the current selection, one per row of `per_row` (for link columns)."""
+        return ui.page_links(self.pages[page].url_path, self.selection, **per_row)
 
     def url_widget(self, widget: Callable, label: str, param: str, default: Any, parse: Callable[[str], Any] = str,
                    fmt: Callable[[Any], str] = str, resets: tuple[str, ...] = (), **kwargs: Any) -> Any:

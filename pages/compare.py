@@ -100,7 +100,7 @@ st.caption("Click a point to open that review in the explorer.")
 
 st.subheader("Reviews by difference (B − A)")
 listing = both.reindex(both["difference"].abs().sort_values(ascending=False, kind="stable").index)
-listing["open"] = [ctx.url("explorer", movie=m, review=r) for m, r in zip(listing["movie"], listing["review_id"])]
+listing["open"] = ctx.urls("explorer", movie=listing["movie"].tolist(), review=listing["review_id"].tolist())
 st.dataframe(listing[["open", "movie", "review_id", f"{metric}_a", f"{metric}_b", "difference"]], hide_index=True, key="review_diffs",
              column_config={"open": st.column_config.LinkColumn("open", display_text="explorer ↗"),
                             f"{metric}_a": st.column_config.NumberColumn(f"{a} (A)", format="%.4f"),

@@ -12,6 +12,7 @@ import re
 import shlex
 import tomllib
 from pathlib import Path
+from urllib.parse import parse_qsl
 
 import numpy as np
 import pandas as pd
@@ -231,7 +232,9 @@ def test_compare_page_equals_stats(monkeypatch, cores):
     assert shown["wins"].tolist() == core["wins"].tolist()
     diffs = table(at, "review_diffs")
     assert len(diffs) == len(a)
-    assert diffs["open"].iloc[0].startswith("./explorer?") and "review=" in diffs["open"].iloc[0]
+    assert diffs["open"].str.startswith("./explorer?").all()
+    linked = [dict(parse_qsl(link.split("?", 1)[1])) for link in diffs["open"]]  # each row opens its own review
+    assert [(q["movie"], q["review"], q["models"]) for q in linked] == [(m, r, "base,sentiment") for m, r in zip(diffs["movie"], diffs["review_id"])]
     assert (np.diff(diffs["difference"].abs().to_numpy()) <= 1e-12).all()
     assert set(table(at, "per_movie_table")["movie"]) == set(ds.movie_ids)
 

@@ -79,6 +79,21 @@ def test_resolve_selection_precedence_and_validation():
     assert ui.page_params(sel, review="r1", q=None)["review"] == "r1"
 
 
+def test_page_links_are_the_per_row_urlencoded_page_params():
+    from urllib.parse import parse_qsl, urlencode
+
+    sel = ui.Selection("m 1", ("base", "ya&ke"), 5, "macro", "approx", semantic=True, threshold=0.8)
+    movies = ["m/2", "m/2", "Amélie & co", "m1", "m1"]
+    reviews = ["r 1", "r?2=x", "<img src=x>", "", None]  # an empty or missing value is dropped, as page_params drops it
+    links = ui.page_links("explorer", sel, movie=movies, review=reviews)
+    assert links == [f"./explorer?{urlencode(ui.page_params(sel, movie=m, review=r))}" for m, r in zip(movies, reviews)]
+    assert dict(parse_qsl(links[1].split("?", 1)[1])) == {**sel.params(), "movie": "m/2", "review": "r?2=x"}
+    assert "review" not in links[3] and "review" not in links[4]
+    assert list(dict(parse_qsl(links[0].split("?", 1)[1]))) == list(ui.page_params(sel, review="x"))  # movie keeps its place
+    assert ui.page_links("summary", sel) == [f"./summary?{urlencode(sel.params())}"]
+    assert ui.page_links("explorer", sel, movie=[], review=[]) == []
+
+
 @pytest.fixture()
 def evaluation():
     ds = make_dataset(
