@@ -15,7 +15,7 @@
   embeds with its own encoder (`kweval.legacy.legacy_encoder`, not cached on
   disk), so its first run with semantic on is slow; its warm rerun is not.
 
-Usage: python bench/bench_app.py [--data PATH] [--movie MOVIE] [--repeat 3] [--no-semantic]
+Usage: python bench/bench_app.py [--data PATH] [--movie MOVIE] [--pages compare,explorer] [--repeat 3] [--no-semantic]
 """
 
 from __future__ import annotations
@@ -72,8 +72,10 @@ def cold() -> float:
     return time.perf_counter() - start
 
 
-def warm(data: Path, params: dict[str, str], repeat: int, loads: list | None = None) -> tuple[float, list[tuple[str, float, float]], int]:
-    """(seconds of the app's first run, [(page, first run s, median warm rerun s) per page],
+def warm(
+    data: Path, params: dict[str, str], repeat: int, loads: list | None = None, pages: list[str] = PAGES
+) -> tuple[float, list[tuple[str, float, float]], int]:
+    """(seconds of the app's first run, [(page, first run s, median warm rerun s) per page of `pages`],
     model loads after the first run (with `loads` from `_count_model_loads`; else 0))."""
     os.environ["KWEVAL_DATA"] = str(data)
     _navigation_v2()
@@ -84,7 +86,7 @@ def warm(data: Path, params: dict[str, str], repeat: int, loads: list | None = N
     setup = _run(at)  # load + evaluate (cached from here on)
     after_setup = len(loads) if loads is not None else 0
     rows = []
-    for page in PAGES:
+    for page in pages:
         at.switch_page(page)
         first = _run(at)
         reruns = [_run(at) for _ in range(repeat)]
@@ -123,10 +125,15 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=DNLP)
     parser.add_argument("--movie", default="SW_Episode6", help="movie selected in the sidebar (ALL for every movie)")
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--pages", help="comma-separated page names to time (default: every page), e.g. compare,explorer")
     parser.add_argument("--no-semantic", dest="semantic", action="store_false",
                         help="skip the pass with semantic matching and sentiment on")
     parser.add_argument("--cold-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    pages = PAGES if args.pages is None else [f"pages/{name.strip()}.py" for name in args.pages.split(",")]
+    unknown = [p for p in pages if p not in PAGES]
+    if unknown:
+        parser.error(f"unknown page(s): {', '.join(unknown)} (pages: {', '.join(Path(p).stem for p in PAGES)})")
     if args.cold_only:
         print(f"{cold():.3f}")
         return 0
@@ -140,7 +147,7 @@ def main() -> int:
     print(f"cold first view of the embedded demo (fresh process: imports, load, evaluate, Summary): {cold_s:.2f} s")
     ok = True
     for movie in dict.fromkeys([args.movie, "ALL"]):
-        _, rows, _ = warm(args.data, {"movie": movie}, args.repeat)
+        _, rows, _ = warm(args.data, {"movie": movie}, args.repeat, pages=pages)
         ok &= _report(f"\n{args.data.name} data, movie={movie}, all models, k=5 — server time per page (AppTest):", rows)
     if args.semantic:
         from kweval.cache import cache_dir
@@ -148,7 +155,7 @@ def main() -> int:
         loads = _count_model_loads()
         for movie in dict.fromkeys([args.movie, "ALL"]):
             before = len(loads)
-            setup, rows, later = warm(args.data, {"movie": movie, "sem": "1", "tau": "0.75", "sas": "1"}, args.repeat, loads)
+            setup, rows, later = warm(args.data, {"movie": movie, "sem": "1", "tau": "0.75", "sas": "1"}, args.repeat, loads, pages)
             at_setup = len(loads) - before - later
             ok &= _report(
                 f"\n{args.data.name} data, movie={movie}, all models, k=5, semantic (τ = 0.75) + sentiment on — "
