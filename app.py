@@ -78,7 +78,10 @@ def _evaluated_keys() -> set:
     return set()
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+# cache_resource, not cache_data: every page of every rerun reads the evaluation, and cache_data
+# would hand each one a fresh unpickled copy (≈80 ms for the DNLP data).  Pages only read it
+# (tests/test_app.py checks that it is shared and left unchanged).
+@st.cache_resource(show_spinner=False, max_entries=8)
 def _evaluation(data_hash: str, options: tuple, _dataset: Dataset, _ready: Evaluation | None = None) -> Evaluation:
     return _ready if _ready is not None else evaluate(_dataset, EvalOptions(**dict(options)))
 

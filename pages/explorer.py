@@ -20,12 +20,13 @@ if SAS:
     REVIEW_METRICS.append("sent_pred")  # mean v over the model's keywords: what sas_* compare with the references
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+# Shared, not copied on every rerun (cache_data would unpickle ≈100 ms of tables for all DNLP movies): read-only here.
+@st.cache_resource(show_spinner=False, max_entries=16)
 def _table(key: tuple, movie: str, models: tuple, _scores: pd.DataFrame, _reviews: pd.DataFrame) -> pd.DataFrame:
     return ui.review_table(_scores, _reviews, movie, list(models), metric)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+@st.cache_resource(show_spinner=False, max_entries=16)
 def _keywords(key: tuple, movie: str, models: tuple, _keywords: pd.DataFrame) -> pd.DataFrame:
     kw = _keywords[_keywords["model"].isin(models)]
     kw = kw if movie == "ALL" else kw[kw["movie"] == movie]

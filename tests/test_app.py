@@ -190,6 +190,26 @@ def test_explorer_filters_and_pages(monkeypatch, cores):
     assert at.query_params["review"] and len(at.html) == 1
 
 
+def test_pages_share_the_cached_evaluation_and_leave_it_unchanged(monkeypatch, cores):
+    """The evaluation is cached as one shared object (no copy per rerun), so no page may write into it."""
+    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6"})
+    ev = at.session_state["ctx"].evaluation
+    for page in PAGES:
+        at.switch_page(page).run()
+        assert not at.exception, [e.message for e in at.exception]
+        assert at.session_state["ctx"].evaluation is ev  # the same object on every page and rerun
+    at.switch_page("pages/explorer.py").run()
+    for sort in ui.SORTS:
+        at.selectbox(key="qp_sort").set_value(sort).run()
+    at.text_input(key="qp_q").input("Ewok").run()
+    at.button[0].click().run()  # open a review
+    assert not at.exception and at.query_params["review"]
+    fresh = evaluate(cores["dnlp"], EvalOptions())
+    for name in ("scores", "keywords", "ground_truth", "coverage", "skipped"):
+        pd.testing.assert_frame_equal(getattr(ev, name), getattr(fresh, name), obj=name)
+    assert ev.problems == fresh.problems and ev.movies == fresh.movies and ev.models == fresh.models
+
+
 def test_ndcg_page(monkeypatch):
     at = run(monkeypatch, DNLP, {"movie": KNOWN["movie"], "models": "base", "review": KNOWN["review"]}, "pages/ndcg.py")
     latex = [e.value for e in at.latex]
