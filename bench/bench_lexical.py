@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-DEFAULT_DATASET = "/work/shared/data/dnlp/Dataset"
+DEFAULT_DATASET = str(REPO.parent / "shared" / "data" / "dnlp" / "Dataset")  # ../shared beside the checkout
 TARGET_RATIO = 15.0
 
 

@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-DEFAULT_DATA = "/work/shared/data/dnlp/Dataset/Extracted_Keywords/kw_SW_Episode6.pkl"
+DEFAULT_DATA = str(REPO.parent / "shared" / "data" / "dnlp" / "Dataset" / "Extracted_Keywords" / "kw_SW_Episode6.pkl")
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:

@@ -26,7 +26,7 @@ Seed 001's all-movies cell skips a review whose scores are not Python
 floats/ints (`isinstance(score, (float, int))`): the reranker's np.float32
 scores on SW_Episode6, so that pair has no per-review rows (NaN), as there.
 
-Usage: python bench/notebook_loop.py [DATASET_DIR] [--per-review-weighted]   (default /work/shared/data/dnlp/Dataset)
+Usage: python bench/notebook_loop.py [DATASET_DIR] [--per-review-weighted]   (default ../shared/data/dnlp/Dataset beside the checkout)
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ import time
 import numpy as np
 import pandas as pd
 
-DEFAULT_DATASET = "/work/shared/data/dnlp/Dataset"
+DEFAULT_DATASET = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data", "dnlp", "Dataset"))
 
 
 # --- seed 000 / 001 helpers (same semantics and per-call structure) ---------------------------------
