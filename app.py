@@ -12,9 +12,9 @@ import argparse
 import hashlib
 import os
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Sequence
 from typing import Any, Callable
 
 import pandas as pd
