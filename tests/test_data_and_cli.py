@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,8 +26,6 @@ REPO = Path(__file__).resolve().parents[1]
 
 
 def run_cli(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
-    import os
-
     env = dict(os.environ, HF_HUB_OFFLINE="1", **(env_extra or {}))
     return subprocess.run([sys.executable, "-m", "kweval", *args], capture_output=True, text=True, cwd=REPO, env=env)
 
@@ -260,8 +259,6 @@ def test_console_script_ends_with_all_its_output_written(capsys, extra: list[str
 
 
 def test_console_script_into_a_closed_pipe_is_no_error():
-    import os
-
     cmd = [sys.executable, "-m", "kweval", "evaluate", str(DNLP), "--movies", "SW_Episode6", "--per-review", "-", "--quiet"]
     env = dict(os.environ, HF_HUB_OFFLINE="1", **BUFFERED)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=env)
