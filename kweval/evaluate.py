@@ -43,8 +43,10 @@ class EvalOptions:
     sentiment: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.k, (int, np.integer)) or self.k < 1:
+        if isinstance(self.k, (bool, np.bool_)) or not isinstance(self.k, (int, np.integer)) or self.k < 1:
             raise ValueError(f"k must be a positive integer, got {self.k!r}")
+        if isinstance(self.threshold, (bool, np.bool_)) or not isinstance(self.threshold, (int, float, np.integer, np.floating)):
+            raise ValueError(f"threshold must be a number within [0, 1], got {self.threshold!r}")
         for name, value, allowed in (
             ("match", self.match, MATCH_MODES),
             ("gt_order", self.gt_order, GT_ORDERS),
