@@ -7,6 +7,7 @@ pickles.
 
 from __future__ import annotations
 
+import csv
 import io
 import os
 from collections.abc import Mapping
@@ -486,6 +487,25 @@ def read_tidy(folder: Path) -> Dataset:
     return read_tidy_tables({p.name: p for p in table_files(folder).values()}, origin=str(folder))
 
 
+def csv_quoting(table: pd.DataFrame) -> int:
+    """The `csv` quoting mode that keeps `table` readable: QUOTE_MINIMAL, or QUOTE_ALL when a text cell holds a CR.
+
+    The csv module quotes a field holding "\n" but not one holding a lone "\r"
+    (with "\n" line ends), which readers take as a line break; quoting every
+    field then is rare and leaves the usual output unchanged.
+    """
+    for col in table.columns:
+        if isinstance(col, str) and "\r" in col:
+            return csv.QUOTE_ALL
+        if table[col].dtype == object or pd.api.types.is_string_dtype(table[col]):
+            try:
+                if table[col].str.contains("\r", regex=False, na=False).any():
+                    return csv.QUOTE_ALL
+            except AttributeError:  # no string in the column
+                continue
+    return csv.QUOTE_MINIMAL
+
+
 def write_tidy(dataset: Dataset, folder: Path, fmt: str = "parquet") -> list[Path]:
     """Write `dataset` in the tidy layout; returns the files written."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -501,7 +521,7 @@ def write_tidy(dataset: Dataset, folder: Path, fmt: str = "parquet") -> list[Pat
         if fmt == "parquet":
             frame.to_parquet(path, index=False)
         elif fmt == "csv":
-            frame.to_csv(path, index=False)
+            frame.to_csv(path, index=False, quoting=csv_quoting(frame))
         else:
             raise ValueError(f"unknown format {fmt!r}; choose parquet or csv")
         written.append(path)
