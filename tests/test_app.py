@@ -23,14 +23,15 @@ from kweval import explain, stats, ui
 from kweval.aggregate import aggregate
 from kweval.data import load_dataset
 from kweval.evaluate import EvalOptions, evaluate
+from tests.helpers import DNLP
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
-DNLP = Path(__file__).resolve().parents[2] / "shared/data/dnlp/Dataset"
 PAGES = ["dashboard/views/summary.py", "dashboard/views/explorer.py", "dashboard/views/ndcg.py", "dashboard/views/compare.py", "dashboard/views/data.py"]
 TITLES = {"summary": "Summary", "explorer": "Review explorer", "ndcg": "nDCG, step by step", "compare": "Compare models", "data": "Data"}
 XSS = "<img src=x onerror=alert(1)>"
 DATASETS = {"demo": None, "dnlp": DNLP}
+DATA = [pytest.param("demo"), pytest.param("dnlp", marks=pytest.mark.dnlp)]  # parametrize over DATASETS
 # a review of the DNLP data whose predictions are known (see the core's keywords table)
 KNOWN = {"movie": "SW_Episode6", "review": "8924035", "model": "base", "keyword": "return jedi", "gt_rank": 0}
 
@@ -94,7 +95,7 @@ def table(at: AppTest, name: str, nth: int = 0) -> pd.DataFrame:
 # every page on both datasets
 
 
-@pytest.mark.parametrize("data", list(DATASETS))
+@pytest.mark.parametrize("data", DATA)
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_renders(monkeypatch, cores, data, page):
     ds = cores[data]
@@ -112,7 +113,7 @@ def test_every_page_renders(monkeypatch, cores, data, page):
 # numbers equal the core
 
 
-@pytest.mark.parametrize("data", list(DATASETS))
+@pytest.mark.parametrize("data", DATA)
 def test_summary_equals_aggregate(monkeypatch, cores, data):
     ds = cores[data]
     models = ds.model_names[:2]
@@ -125,6 +126,7 @@ def test_summary_equals_aggregate(monkeypatch, cores, data):
     assert [b.label for b in at.download_button] == ["CSV", "Markdown", "LaTeX"]
 
 
+@pytest.mark.dnlp
 def test_explorer_known_review(monkeypatch):
     at = run(monkeypatch, DNLP, {"movie": KNOWN["movie"], "models": "base,sentiment", "review": KNOWN["review"]}, "dashboard/views/explorer.py")
     assert len(at.html) == 1
@@ -139,7 +141,7 @@ def test_explorer_known_review(monkeypatch):
     assert "review" not in at.query_params and len(at.html) == 10
 
 
-@pytest.mark.parametrize("data", list(DATASETS))
+@pytest.mark.parametrize("data", DATA)
 def test_explorer_shows_the_cores_matches(monkeypatch, cores, data):
     ds = cores[data]
     ev = evaluate(ds, EvalOptions(k=5))
@@ -152,6 +154,7 @@ def test_explorer_shows_the_cores_matches(monkeypatch, cores, data):
     assert f"ndcg@5 {score['ndcg@5'].iloc[0]:.3f}" in body
 
 
+@pytest.mark.dnlp
 def test_explorer_filters_and_pages(monkeypatch, cores):
     ds = cores["dnlp"]
     ev = evaluate(ds, EvalOptions(k=5))
@@ -171,6 +174,7 @@ def test_explorer_filters_and_pages(monkeypatch, cores):
     assert at.query_params["review"] and len(at.html) == 1
 
 
+@pytest.mark.dnlp
 def test_pages_share_the_cached_evaluation_and_leave_it_unchanged(monkeypatch, cores):
     """The evaluation is cached as one shared object (no copy per rerun), so no page may write into it."""
     at = run(monkeypatch, DNLP, {"movie": "SW_Episode6"})
@@ -191,6 +195,7 @@ def test_pages_share_the_cached_evaluation_and_leave_it_unchanged(monkeypatch, c
     assert ev.problems == fresh.problems and ev.movies == fresh.movies and ev.models == fresh.models
 
 
+@pytest.mark.dnlp
 def test_ndcg_page(monkeypatch):
     at = run(monkeypatch, DNLP, {"movie": KNOWN["movie"], "models": "base", "review": KNOWN["review"]}, "dashboard/views/ndcg.py")
     latex = [e.value for e in at.latex]
@@ -215,6 +220,7 @@ def test_ndcg_page(monkeypatch):
     assert shown["keyword"].tolist() == s.terms["keyword"].tolist()
 
 
+@pytest.mark.dnlp
 def test_compare_page_equals_stats(monkeypatch, cores):
     ds = cores["dnlp"]
     at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "a": "base"}, "dashboard/views/compare.py")
@@ -240,6 +246,7 @@ def test_compare_page_equals_stats(monkeypatch, cores):
     assert set(table(at, "per_movie_table")["movie"]) == set(ds.movie_ids)
 
 
+@pytest.mark.dnlp
 def test_data_page(monkeypatch, cores):
     ds = cores["dnlp"]
     at = run(monkeypatch, DNLP, {}, "dashboard/views/data.py")
@@ -254,6 +261,7 @@ def test_data_page(monkeypatch, cores):
 # URL state
 
 
+@pytest.mark.dnlp
 def test_selection_lives_in_the_url(monkeypatch, cores):
     ds = cores["dnlp"]
     at = run(monkeypatch, DNLP, {"movie": "IndianaJones", "models": "sentiment,base", "k": "7", "agg": "micro", "match": "word"})
@@ -274,6 +282,7 @@ def test_selection_lives_in_the_url(monkeypatch, cores):
     assert any("ignored movie" in c.value for c in at.sidebar.caption)
 
 
+@pytest.mark.dnlp
 def test_data_from_the_command_line(monkeypatch):
     monkeypatch.setattr("sys.argv", ["app.py", "--data", str(DNLP)])  # streamlit run app.py -- --data PATH
     at = run(monkeypatch, None, {})
@@ -281,6 +290,7 @@ def test_data_from_the_command_line(monkeypatch):
     assert at.sidebar.radio(key="data_source").value == "configured"
 
 
+@pytest.mark.dnlp
 def test_local_paths_only_when_allowed(monkeypatch):
     at = run(monkeypatch, None, {})
     assert "local" not in at.sidebar.radio(key="data_source").options

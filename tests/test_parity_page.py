@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from kweval import legacy
 from kweval.data import load_dataset
 from tests.test_app import DNLP, run
 
 
+@pytest.mark.dnlp
 def test_parity_page_on_sw_episode6_shows_the_flips(monkeypatch):
     at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,reranker"}, page="dashboard/views/parity.py")
     frames = [df.value for df in at.dataframe]
