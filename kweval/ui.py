@@ -57,32 +57,54 @@ _STOPWORDS = frozenset(
 _WORD = re.compile(r"\w+")
 
 
-def keyword_patterns(keyword: str) -> list[re.Pattern[str]]:
-    """Case-insensitive patterns finding `keyword` in a text: the whole phrase, then each content word."""
-    words = _WORD.findall(keyword or "")
-    if not words:
+def _text_words(text: str) -> tuple[list[tuple[int, int]], list[str], dict[str, list[int]]]:
+    """The text's words: their spans, their casefolded forms, and word → indices of its occurrences."""
+    spans = [m.span() for m in _WORD.finditer(text)]
+    words = [text[a:b].casefold() for a, b in spans]
+    index: dict[str, list[int]] = {}
+    for i, w in enumerate(words):
+        index.setdefault(w, []).append(i)
+    return spans, words, index
+
+
+def _keyword_hits(keyword: str, spans, words, index) -> list[tuple[int, int]]:
+    """Spans of the text where `keyword` occurs: the whole phrase (consecutive words), then each content word.
+
+    Word lookups in the text's index, no regex per keyword: the cost is the
+    keyword's length plus the occurrences found in the text, however long
+    the keyword is.
+    """
+    kw_words = [w.casefold() for w in _WORD.findall(keyword or "")]
+    if not kw_words:
         return []
-    patterns = [re.compile(r"(?<!\w)" + r"\W+".join(re.escape(w) for w in words) + r"(?!\w)", re.IGNORECASE)]
-    if len(words) > 1:
-        for w in dict.fromkeys(w.casefold() for w in words):
+    hits: list[tuple[int, int]] = []
+    n = len(kw_words)
+    if n <= len(words):  # a phrase longer than the text cannot occur in it
+        for i in index.get(kw_words[0], ()):
+            if words[i : i + n] == kw_words:
+                hits.append((spans[i][0], spans[i + n - 1][1]))
+    if n > 1:
+        for w in dict.fromkeys(kw_words):
             if len(w) > 1 and w not in _STOPWORDS:
-                patterns.append(re.compile(r"(?<!\w)" + re.escape(w) + r"(?!\w)", re.IGNORECASE))
-    return patterns
+                hits.extend(spans[i] for i in index.get(w, ()))
+    return hits
 
 
 def match_spans(text: str, keywords: Mapping[str, str] | Iterable[str]) -> list[tuple[int, int, str]]:
-    """Merged, sorted (start, end, tooltip) spans of `text` where the keywords' words occur.
+    """Merged, sorted (start, end, tooltip) spans of `text` where the keywords' words occur (any case).
 
     `keywords` maps each keyword to its tooltip (or is a plain iterable of
-    keywords).  Overlapping spans are merged and their tooltips joined.
+    keywords).  A keyword marks its whole phrase and, when it has several
+    words, each content word.  Overlapping spans are merged and their
+    tooltips joined.
     """
     if not text:
         return []
     items = keywords.items() if isinstance(keywords, Mapping) else ((k, k) for k in keywords)
+    spans, words, index = _text_words(text)
     raw: list[tuple[int, int, str]] = []
     for keyword, tip in items:
-        for pattern in keyword_patterns(keyword):
-            raw.extend((m.start(), m.end(), tip) for m in pattern.finditer(text) if m.end() > m.start())
+        raw.extend((a, b, tip) for a, b in _keyword_hits(keyword, spans, words, index))
     raw.sort()
     merged: list[list] = []
     for start, end, tip in raw:
@@ -129,7 +151,8 @@ def keyword_list_html(rows: pd.DataFrame, k: int) -> str:
     if rows.empty:
         return '<div class="kw-list"><em>empty output</em></div>'
     items = []
-    for pos, kw, rank, gt_kw in zip(rows["position"], rows["keyword"], rows["gt_rank"], rows["gt_keyword"]):
+    for row in rows.to_dict("records"):
+        pos, kw, rank, gt_kw = row["position"], row["keyword"], row["gt_rank"], row["gt_keyword"]
         beyond = ' <span style="opacity:0.6">(beyond k)</span>' if int(pos) >= k else ""
         if int(rank) >= 0:
             items.append(
@@ -137,7 +160,7 @@ def keyword_list_html(rows: pd.DataFrame, k: int) -> str:
                 f'<span class="kw-gt">(GT rank {int(rank)})</span>{beyond}</li>'
             )
         else:
-            items.append(f'<li><span style="opacity:0.75">{esc(kw)}</span> <span class="kw-unmatched">— unmatched</span>{beyond}</li>')
+            items.append(f'<li><span style="opacity:0.75">{esc(kw)}</span> {unmatched_html(row)}{beyond}</li>')
     return f'<ol class="kw-list" start="0" style="margin:0;padding-left:1.6rem">{"".join(items)}</ol>'
 
 
@@ -208,7 +231,7 @@ def keyword_table_html(rows: pd.DataFrame, k: int, semantic: bool = False, senti
         matched = int(r["gt_rank"]) >= 0
         kw = f"<mark>{esc(r['keyword'])}</mark>" if matched else esc(r["keyword"])
         lex = (f'<b>{esc(r["gt_keyword"])}</b> <span class="kw-gt">(GT rank {int(r["gt_rank"])})</span>' if matched
-               else '<span class="kw-unmatched">— unmatched</span>')
+               else unmatched_html(r))
         cells = [f"{pos} <span class='kw-beyond'>(beyond k)</span>" if beyond else str(pos), kw, lex]
         if semantic:
             near = r.get("nearest_gt")
@@ -235,13 +258,27 @@ def sentiment_line(text_v: float, gt_v: float) -> str:
             f'review text v = <b>{fmt_num(text_v)}</b> · GT keywords mean v = <b>{fmt_num(gt_v)}</b></div>')
 
 
-def matched_tooltips(keywords: pd.DataFrame) -> dict[str, str]:
-    """{predicted keyword: "model: GT keyword (GT rank j)"} for the matched rows of `keywords`."""
+def matched_tooltips(keywords: pd.DataFrame, model: str | None = None) -> dict[str, str]:
+    """{predicted keyword: "model: GT keyword (GT rank j)"} for the matched rows of `keywords`.
+
+    With `model`, only that model's matches: the review text then marks what
+    that model found, never what another model found (highlights are per model).
+    """
     tips: dict[str, list[str]] = {}
     matched = keywords[keywords["gt_rank"] >= 0]
-    for model, kw, rank, gt_kw in zip(matched["model"], matched["keyword"], matched["gt_rank"], matched["gt_keyword"]):
-        tips.setdefault(str(kw), []).append(f"{model}: {gt_kw} (GT rank {int(rank)})")
+    if model is not None:
+        matched = matched[matched["model"] == model]
+    for name, kw, rank, gt_kw in zip(matched["model"], matched["keyword"], matched["gt_rank"], matched["gt_keyword"]):
+        tips.setdefault(str(kw), []).append(f"{name}: {gt_kw} (GT rank {int(rank)})")
     return {kw: ", ".join(v) for kw, v in tips.items()}
+
+
+def unmatched_html(row: Mapping) -> str:
+    """The 'unmatched' cell of a keyword: the reason from `kweval.why.match_reasons` when the row has one."""
+    status = row.get("status") if hasattr(row, "get") else None
+    if status == "taken":
+        return f'<span class="kw-unmatched kw-taken">— {esc(row["reason"])}</span>'
+    return '<span class="kw-unmatched">— unmatched</span>'
 
 
 # ----------------------------------------------------------------------------------------------
@@ -403,7 +440,8 @@ def page_links(path: str, selection: Selection, **per_row: Sequence[object]) -> 
 # ----------------------------------------------------------------------------------------------
 # explorer tables (reshaping only)
 
-SORTS = ("review order", "lowest nDCG", "largest disagreement", "most matched")
+SORTS = ("review order", "lowest nDCG", "largest disagreement", "A worse than B", "B worse than A", "most matched")
+DIRECTIONAL_SORTS = {"A worse than B": (0, 1), "B worse than A": (1, 0)}  # (worse, better) index into `pair`
 
 
 def review_table(
@@ -455,7 +493,8 @@ def filter_reviews(
     - ``nothing_matched``: only reviews where no selected model matched a GT keyword.
     - sorts: review order; lowest `metric` (mean over the models); largest
       disagreement (|A − B| for `pair`, else max − min over the models);
-      most matched keywords.
+      "A worse than B" / "B worse than A" (only the reviews where that model of
+      `pair` scores strictly lower, the largest gap first); most matched keywords.
     """
     out = table
     if query:
@@ -478,6 +517,10 @@ def filter_reviews(
         else:
             key = out[cols].max(axis=1) - out[cols].min(axis=1)
         out = out.assign(_key=key).sort_values("_key", ascending=False, kind="stable", na_position="last").drop(columns="_key")
+    elif sort in DIRECTIONAL_SORTS and pair and all(f"{metric}·{m}" in out for m in pair):
+        worse, better = (f"{metric}·{pair[i]}" for i in DIRECTIONAL_SORTS[sort])
+        gap = out[better] - out[worse]
+        out = out.assign(_key=gap)[gap > 0].sort_values("_key", ascending=False, kind="stable").drop(columns="_key")
     elif sort == "most matched":
         out = out.sort_values("n_matched_total", ascending=False, kind="stable")
     return out

@@ -210,3 +210,64 @@ def test_keyword_table_html_marks_cosines_above_tau_and_escapes():
     assert "empty output" in ui.keyword_table_html(rows.iloc[:0], 5, True, True)
     line = ui.sentiment_line(0.5123, float("nan"))
     assert "review text v = <b>0.512</b>" in line and "GT keywords mean v = <b>n/a</b>" in line
+
+
+def test_highlights_are_per_model_never_pooled(evaluation):
+    ds, ev = evaluation
+    kw = ev.keywords[ev.keywords["review_id"] == "r2"]
+    text = "Poverty and FRAUD."
+    only_a = ui.highlight(text, ui.matched_tooltips(kw, model="a"))
+    only_b = ui.highlight(text, ui.matched_tooltips(kw, model="b"))
+    assert "<mark" in only_a and ">FRAUD</mark>" not in only_a  # a never matched fraud: not lit under a
+    assert ">FRAUD</mark>" in only_b and ">Poverty</mark>" in only_b
+    assert ui.matched_tooltips(kw, model="zzz") == {}
+
+
+def test_directional_disagreement_sorts(evaluation):
+    ds, ev = evaluation
+    t = ui.review_table(ev.scores, ds.reviews, "m", ["a", "b"], "ndcg@5")
+    scores = ev.scores.set_index(["review_id", "model"])["ndcg@5"]
+    a_worse = ui.filter_reviews(t, "ndcg@5", ["a", "b"], sort="A worse than B", pair=("a", "b"))["review_id"].tolist()
+    b_worse = ui.filter_reviews(t, "ndcg@5", ["a", "b"], sort="B worse than A", pair=("a", "b"))["review_id"].tolist()
+    assert a_worse == [r for r in ("r1", "r2") if scores[(r, "a")] < scores[(r, "b")]]
+    assert b_worse == [r for r in ("r1", "r2") if scores[(r, "b")] < scores[(r, "a")]]
+    assert a_worse and b_worse and not set(a_worse) & set(b_worse)  # a direction, not |A − B|
+    # the pair's order decides which model is A
+    assert ui.filter_reviews(t, "ndcg@5", ["a", "b"], sort="A worse than B", pair=("b", "a"))["review_id"].tolist() == b_worse
+
+
+def _regex_spans(text, keywords):
+    """The former regex implementation of match_spans, as a reference."""
+    import re
+
+    raw = []
+    for kw in keywords:
+        words = re.findall(r"\w+", kw)
+        if not words:
+            continue
+        pats = [re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.IGNORECASE)]
+        if len(words) > 1:
+            pats += [re.compile(r"(?<!\w)" + re.escape(w) + r"(?!\w)", re.IGNORECASE)
+                     for w in dict.fromkeys(w.casefold() for w in words) if len(w) > 1 and w not in ui._STOPWORDS]
+        raw += [(m.start(), m.end()) for p in pats for m in p.finditer(text)]
+    merged = []
+    for a, b in sorted(raw):
+        if merged and a < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return [tuple(m) for m in merged]
+
+
+def test_highlight_spans_equal_the_regex_reference():
+    text = "Star Wars: the star war saga. Darth-Vader's fall; a WAR of stars, star  war again."
+    keywords = ["star war", "war", "darth vader", "the fall", "saga of stars", "stars", "a", "x y z", "?!"]
+    assert [(a, b) for a, b, _ in ui.match_spans(text, keywords)] == _regex_spans(text, keywords)
+
+
+def test_highlight_cost_follows_the_text_not_the_keyword():
+    # a 200,000-word keyword (hostile upload) against a short text: word lookups, no pattern per word
+    huge = " ".join(f"w{i}" for i in range(200_000)) + " fraud"
+    spans = ui.match_spans("A fraud, w7 and w199999.", [huge])
+    assert [s[:2] for s in spans] == [(2, 7), (9, 11), (16, 23)]
+    assert ui.match_spans("short", ["x" * 100_000]) == []
