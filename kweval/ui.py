@@ -17,8 +17,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote_plus, urlencode
 
+import numpy as np
 import pandas as pd
 
+from kweval import registry
 from kweval.evaluate import AGGREGATIONS
 from kweval.matching import MATCH_MODES
 
@@ -639,3 +641,88 @@ def paired_scores(scores: pd.DataFrame, a: str, b: str, metrics: Sequence[str], 
     if metric is not None:
         both["difference"] = both[f"{metric}_b"] - both[f"{metric}_a"]
     return both
+
+
+# ----------------------------------------------------------------------------------------------
+# presentation: colours, labels, best values, explorer blocks
+
+# Mid-luminance hues: contrast ≥ 3 against both a white and Streamlit's dark background (#0E1117),
+# so one map serves both themes and a model keeps its colour when the theme changes.
+MODEL_PALETTE = ("#4E79A7", "#D95F02", "#1B9E77", "#E7298A", "#7570B3", "#A6761D", "#D62728", "#CC79A7")
+
+
+def model_colors(models: Sequence[str]) -> dict[str, str]:
+    """{model: colour} by the model's place in the dataset's model list (not the selection), so it never shifts."""
+    return {m: MODEL_PALETTE[i % len(MODEL_PALETTE)] for i, m in enumerate(dict.fromkeys(models))}
+
+
+def metric_label(metric: str) -> str:
+    """The registry's label of a column (the column name when unregistered)."""
+    entry = registry.info(metric)
+    return entry.label if entry is not None else metric
+
+
+def axis_title(metric: str, agg: str) -> str:
+    """An axis title naming the metric and how reviews were aggregated (ranking metrics and SAS are means in both modes)."""
+    entry = registry.info(metric)
+    if agg == "micro" and entry is not None and entry.group in ("set", "semantic"):
+        how = "micro: from counts summed over reviews"
+    elif entry is not None and entry.group == "coverage":
+        how = "per movie"
+    else:
+        how = "mean over reviews"
+    return f"{metric_label(metric)} ({how})"
+
+
+def best_mask(table: pd.DataFrame) -> pd.DataFrame:
+    """True where a cell holds its column's best value among its movie's rows (`kweval.report.best_rows`)."""
+    from kweval.report import best_rows
+
+    frame = table.reset_index(drop=True)
+    mask = pd.DataFrame(False, index=frame.index, columns=frame.columns)
+    for col, rows in best_rows(frame).items():
+        mask.loc[sorted(rows), col] = True
+    mask.index = table.index
+    return mask
+
+
+def best_styles(table: pd.DataFrame) -> pd.DataFrame:
+    """CSS per cell for `DataFrame.style.apply(..., axis=None)`: the best value per movie and column in bold."""
+    return best_mask(table).replace({True: "font-weight: 700", False: ""}).astype(object)
+
+
+def gt_top_html(gt: pd.DataFrame, k: int, keywords: pd.DataFrame, colors: Mapping[str, str] | None = None) -> str:
+    """The movie's top-k GT keywords with their rank, each followed by the models that matched it in this review.
+
+    `gt`: the movie's rows of `Evaluation.ground_truth`; `keywords`: the
+    review's rows of `Evaluation.keywords`.  Visible text, not a tooltip
+    (touch screens have no hover).  Everything escaped.
+    """
+    top = gt.sort_values("rank").head(max(int(k), 0))
+    matched = keywords[keywords["gt_rank"] >= 0]
+    by_rank: dict[int, list[str]] = {}
+    for model, rank in zip(matched["model"], matched["gt_rank"]):
+        by_rank.setdefault(int(rank), []).append(str(model))
+    items = []
+    for rank, kw in zip(top["rank"], top["keyword"]):
+        who = by_rank.get(int(rank), [])
+        tags = "".join(
+            f' <span class="kw-by" style="border:1px solid {esc((colors or {}).get(m, "currentColor"))};border-radius:0.6em;'
+            f'padding:0 0.35em;font-size:0.8em">{esc(m)}</span>' for m in who
+        )
+        items.append(f'<li><span class="kw-gt-rank" style="opacity:0.7">{int(rank)}.</span> <b>{esc(kw)}</b>{tags}</li>')
+    more = f'<div style="opacity:0.7;font-size:0.85em">{len(gt) - len(top)} more GT keyword(s) below rank {int(k) - 1}</div>' if len(gt) > len(top) else ""
+    return (f'<div class="kw-gt-top"><div style="font-weight:600">Top {len(top)} GT keywords</div>'
+            f'<ul style="list-style:none;margin:0;padding-left:0">{"".join(items)}</ul>{more}</div>')
+
+
+def model_grid_html(cells: Sequence[str], min_width_rem: float = 16) -> str:
+    """Model columns side by side that wrap to one column on a narrow (phone) screen."""
+    return (f'<div class="kw-models" style="display:grid;grid-template-columns:repeat(auto-fit,minmax(min({float(min_width_rem):g}rem,100%),1fr));'
+            f'gap:0.8rem;margin-top:0.4rem">{"".join(cells)}</div>')
+
+
+def jitter(values: Sequence[float], amount: float = 0.01, seed: int = 0) -> list[float]:
+    """`values` plus seeded uniform noise in [−amount, amount]: overlapping scatter points become visible."""
+    x = np.asarray(values, dtype="float64")
+    return (x + np.random.default_rng(seed).uniform(-amount, amount, size=x.shape)).tolist()
