@@ -23,15 +23,14 @@ if TYPE_CHECKING:
 USAGE_ERROR = 2
 THRESHOLD_FAILED = 1
 
-EPILOG = """\
+EPILOG_TEMPLATE = """\
 DATA is a folder in the tidy layout (predictions.parquet|csv, ground_truth.parquet|csv,
 optional reviews, movies, models) or the DNLP layout (Extracted_Keywords/kw_<Movie>.pkl,
 keywords_ground_truth.pkl, optional Reviews_By_Movie/); the layout is detected.
 Without DATA the embedded demo dataset is used.
 
-Metrics (METRICS.md): precision recall f1 w_precision w_recall w_f1 ndcg@k p@k ap@k rr
-gt_coverage; with --semantic sem_precision sem_recall sem_f1; with --sentiment
-sas_keywords sas_text.
+Metrics (docs/metrics.md; semantic ones need --semantic, sentiment ones --sentiment):
+{metrics}
 
 Examples:
   kweval evaluate                                   # the demo, CSV on stdout
@@ -40,6 +39,13 @@ Examples:
   kweval evaluate data/ --fail-under ndcg@5=0.3 --fail-under f1=0.1   # for CI
   kweval convert Dataset/ tidy/                     # DNLP pickles -> tidy Parquet
 """
+
+
+def epilog() -> str:
+    """The help's closing text, its metric list read from `kweval.registry`."""
+    from kweval import registry
+
+    return EPILOG_TEMPLATE.replace("{metrics}", registry.help_text())
 
 
 class UsageError(Exception):
@@ -93,7 +99,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kweval",
         description="Evaluate keyword-extraction models against ranked ground-truth keywords.",
-        epilog=EPILOG,
+        epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"kweval {__version__}")
@@ -103,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
         "evaluate",
         help="score models and print a movie × model summary with ALL rows",
         description="Score every review × model and print a movie × model summary (plus ALL rows).",
-        epilog=EPILOG,
+        epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
