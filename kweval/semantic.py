@@ -15,7 +15,9 @@ torch and sentence-transformers are imported only inside `load_model` /
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
 from collections.abc import Callable, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -32,6 +34,10 @@ __all__ = [
     "resolve_model_path",
     "pick_device",
     "load_model",
+    "load_encoder",
+    "canonical_model_id",
+    "variant",
+    "BACKENDS",
     "embed_texts",
     "semantic_counts",
     "semantic_metrics",
@@ -100,17 +106,62 @@ def pick_device() -> str:
     return "cpu"
 
 
+BACKENDS = ("torch", "onnx", "onnx-int8")
+
+
+def canonical_model_id(model_id: str) -> str:
+    """One name per model, so that aliases share a store.
+
+    The default model's aliases → ``sentence-transformers/all-MiniLM-L6-v2``;
+    a local folder → its absolute path; any other id as given.
+    """
+    if model_id in _DEFAULT_ALIASES:
+        return "sentence-transformers/all-MiniLM-L6-v2"
+    local = Path(model_id).expanduser()
+    return str(local.resolve()) if local.is_dir() else model_id
+
+
+def variant(backend: str = "torch", device: str | None = None) -> tuple[str, str]:
+    """(backend, precision) of the vectors a backend produces: torch fp32 on CPU, fp16 on CUDA; onnx fp32 or int8."""
+    if backend not in BACKENDS:
+        raise ValueError(f"embedding backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    if backend == "onnx-int8":
+        return "onnx", "int8"
+    if backend == "onnx":
+        return "onnx", "fp32"
+    return "torch", "fp16" if str(device or _default_device()).startswith("cuda") else "fp32"
+
+
+def _default_device() -> str:
+    """`pick_device()`, but without importing torch when its build has no CUDA (read from torch/version.py)."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        return "cpu"
+    try:
+        text = (Path(list(spec.submodule_search_locations)[0]) / "version.py").read_text()
+    except OSError:
+        text = ""
+    if re.search(r"^cuda\s*(:[^=]*)?=\s*None", text, re.M):
+        return "cpu"  # mps, if any, computes in fp32 as the CPU does
+    return pick_device()
+
+
 @lru_cache(maxsize=4)
 def load_model(model_id: str = DEFAULT_MODEL, device: str | None = None):
     """The sentence-transformers model for `model_id` on `device` (default `pick_device()`), loaded once per process.
 
-    fp16 on CUDA (``model.half()``); eval mode.  Imports torch and
+    fp16 on CUDA (``model.half()``); eval mode; on CPU torch uses as many
+    threads as the cores this process may run on.  Imports torch and
     sentence-transformers here, never at module import.
     """
     device = device or pick_device()
     path = resolve_model_path(model_id)
+    import torch
     from sentence_transformers import SentenceTransformer
 
+    from kweval.onnx_embedder import available_cores
+
+    torch.set_num_threads(available_cores())
     try:
         model = SentenceTransformer(path, device=device)
     except OSError as exc:
@@ -123,6 +174,21 @@ def load_model(model_id: str = DEFAULT_MODEL, device: str | None = None):
     return model
 
 
+@lru_cache(maxsize=4)
+def load_encoder(model_id: str = DEFAULT_MODEL, device: str | None = None, backend: str = "torch") -> Callable[[list[str]], np.ndarray]:
+    """A function texts → unit float32 rows for `backend` (torch: `load_model`; onnx: the exported model, once)."""
+    if backend == "torch":
+        model = load_model(model_id, device)
+        return lambda batch: model.encode(batch, batch_size=len(batch), normalize_embeddings=True,
+                                          convert_to_numpy=True, show_progress_bar=False)
+    from kweval.cache import cache_dir
+    from kweval.onnx_embedder import OnnxEncoder, onnx_file
+
+    variant(backend)
+    path = resolve_model_path(model_id)
+    return OnnxEncoder(path, onnx_file(path, cache_dir(), quantized=backend == "onnx-int8")).encode
+
+
 # --------------------------------------------------------------------------- embedding
 
 
@@ -133,18 +199,19 @@ def embed_texts(
     batch_size: int = 256,
     progress: Progress | None = None,
     device: str | None = None,
+    backend: str = "torch",
 ) -> np.ndarray:
     """L2-normalized float32 embeddings, one row per input text (``[len(texts), d]``).
 
     Each distinct string is embedded once (rows of repeated texts are copies).
     `store`: an `EmbeddingStore` to read hits from and write misses to; None
-    (default) opens the store of `model_id` in `kweval.cache.cache_dir()`;
-    False disables caching.  Misses are encoded in batches of `batch_size`
-    after sorting them by length (similar lengths pad little) and each batch
-    is written to the store in its own transaction, so an interrupted run
-    keeps what it finished.  `progress(done, total)` is called with counts of
-    distinct strings (cache hits count as done at once).  When every string is
-    cached, the model is not loaded and torch is not imported.
+    (default) opens the store of `model_id` × `backend`'s variant in
+    `kweval.cache.cache_dir()`; False disables caching.  Misses are encoded in
+    batches of `batch_size` after sorting them by length (similar lengths pad
+    little) and each batch is written to the store in its own transaction, so
+    an interrupted run keeps what it finished.  `progress(done, total)` is
+    called with counts of distinct strings (cache hits count as done at once).
+    When every string is cached, the model is not loaded and torch is not imported.
     """
     texts = list(texts)
     for t in texts:
@@ -157,11 +224,13 @@ def embed_texts(
     if store is None:
         from kweval.cache import EmbeddingStore
 
-        store = EmbeddingStore(model_id)
+        store = EmbeddingStore(model_id, backend=variant(backend, device)[0], precision=variant(backend, device)[1])
     elif store is True:
         raise TypeError("store must be an EmbeddingStore, None (default store) or False (no cache)")
-    elif store is not False and getattr(store, "model_id", model_id) != model_id:
+    elif store is not False and getattr(store, "model_id", None) != canonical_model_id(model_id):
         raise ValueError(f"the store holds vectors of {store.model_id!r}, not {model_id!r}")
+    elif store is not False and (store.backend, store.precision) != variant(backend, device):
+        raise ValueError(f"the store holds {store.backend}/{store.precision} vectors, not {'/'.join(variant(backend, device))} ones")
 
     if store is not False and unique:
         cached, found = store.get_many(unique)
@@ -175,19 +244,12 @@ def embed_texts(
     dim = cached.shape[1]
     out = cached if dim else None
     if missing:
-        model = load_model(model_id, device)
+        encode = load_encoder(model_id, device, backend)
         order = sorted(missing, key=lambda i: len(unique[i]))
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
             batch = [unique[i] for i in idx]
-            vecs = model.encode(
-                batch,
-                batch_size=batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-            vecs = _unit_rows(np.asarray(vecs, dtype=np.float32))  # fp16 output: re-normalize in float32
+            vecs = _unit_rows(np.asarray(encode(batch), dtype=np.float32))  # fp16 output: re-normalize in float32
             if out is None:
                 dim = vecs.shape[1]
                 out = np.zeros((total, dim), dtype=np.float32)
