@@ -126,7 +126,7 @@ def _check_file(conn: sqlite3.Connection, path: Path, meta_wanted: dict[str, str
         raise _Damaged(f"foreign schema (tables {', '.join(sorted(tables))})")
     meta = {str(k): str(v) for k, v in conn.execute("SELECT k, v FROM meta")}
     columns = [r[1] for r in conn.execute("PRAGMA table_info(embeddings)")]
-    if meta.get("schema") != SCHEMA_VERSION or columns != _COLUMNS[1:]:
+    if meta.get("schema") != SCHEMA_VERSION or columns != _COLUMNS:
         raise _Damaged(f"foreign schema (version {meta.get('schema')!r}, columns {columns})")
     for k, v in (meta_wanted or {}).items():
         if meta.get(k) != v:
