@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from kweval.extras import MissingExtra
+
 if TYPE_CHECKING:
     from kweval.evaluate import EvalOptions, Evaluation
 
@@ -225,7 +227,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             try:
                 evaluation = evaluate(dataset, options, progress=progress)
             except (OSError, ImportError) as exc:
-                if not args.semantic:
+                if not args.semantic or isinstance(exc, MissingExtra):
                     raise
                 raise UsageError(f"cannot load the embedding model {args.embedding_model!r}: {exc}") from None
         summary = aggregate(evaluation, args.aggregate)
@@ -431,6 +433,9 @@ def main(argv: list[str] | None = None) -> int:
         return COMMANDS[args.command](args)
     except (UsageError, DatasetError) as exc:
         print(f"kweval: error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except MissingExtra as exc:  # an optional feature without its extra: `kweval: FEATURE: needs PKG ...: pip install ...`
+        print(f"kweval: {exc}", file=sys.stderr)
         return USAGE_ERROR
     except BrokenPipeError:  # e.g. `kweval evaluate | head`
         return 0

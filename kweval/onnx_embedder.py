@@ -54,7 +54,10 @@ def onnx_file(model_path: str, folder: Path, quantized: bool) -> Path:
         return fp32
     int8 = out / "model_int8.onnx"
     if not int8.is_file():
-        from onnxruntime.quantization import QuantType, quantize_dynamic
+        from kweval.extras import require
+
+        quantization = require("onnxruntime.quantization", "semantic", "the onnx-int8 embedding backend")
+        QuantType, quantize_dynamic = quantization.QuantType, quantization.quantize_dynamic
 
         tmp = int8.with_suffix(f".tmp{os.getpid()}.onnx")
         logging.getLogger().disabled, was = True, logging.getLogger().disabled  # its pre-processing advice
@@ -96,8 +99,10 @@ class OnnxEncoder:
     """``encode(texts) -> float32 [n, d]`` unit rows, as sentence-transformers' mean-pooling model gives them."""
 
     def __init__(self, model_path: str, onnx_path: Path, threads: int | None = None):
-        import onnxruntime as ort
-        from tokenizers import Tokenizer
+        from kweval.extras import require
+
+        ort = require("onnxruntime", "semantic", "the ONNX embedding backend")
+        Tokenizer = require("tokenizers", "semantic", "the ONNX embedding backend").Tokenizer
 
         config = json.loads((Path(model_path) / "sentence_bert_config.json").read_text())
         self.tokenizer = Tokenizer.from_file(str(Path(model_path) / "tokenizer.json"))

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from kweval.extras import require
+
 if TYPE_CHECKING:  # pragma: no cover
     from kweval.cache import EmbeddingStore
 
@@ -34,9 +36,8 @@ WEIGHTS = {"pos": 1.0, "neu": 0.5, "neg": 0.0}
 
 @lru_cache(maxsize=1)
 def _analyzer():
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
-
-    return SentimentIntensityAnalyzer()
+    vader = require("vaderSentiment.vaderSentiment", "sentiment", "sentiment (VADER)")
+    return vader.SentimentIntensityAnalyzer()
 
 
 # v(x) already computed, per analyzer object, for the life of the process: VADER takes ~2 ms per review
