@@ -183,6 +183,8 @@ class EmbeddingStore:
         keys = [text_key(t) for t in texts]
         with self._lock:
             rows = self._guard(lambda: self._select(keys), {})
+            if rows and self._dim is None:  # another process may have stored the first vectors since we opened
+                self._dim = self._guard(self._stored_dim, None)
             good: dict[bytes, np.ndarray] = {}
             bad = []
             for key in keys:
@@ -225,6 +227,8 @@ class EmbeddingStore:
             key, blob = text_key(text), vec.tobytes()
             params.append((_rowid(key), key, dim, _checksum(key, blob), blob))
         with self._lock:
+            if self._dim is None:
+                self._dim = self._guard(self._stored_dim, None)
             if self._dim is not None and dim != self._dim:
                 raise ValueError(f"{self.path} holds {self._dim}-dimensional vectors; got {dim}")
             sql = "INSERT OR IGNORE INTO embeddings (rowid, h, dim, crc, vec) VALUES (?, ?, ?, ?, ?)"
@@ -337,6 +341,10 @@ class EmbeddingStore:
                 raise
             self._conn, self._dim = conn, (int(meta["dim"]) if "dim" in meta else None)
         return self._conn
+
+    def _stored_dim(self) -> int | None:
+        row = self._connection().execute("SELECT v FROM meta WHERE k = 'dim'").fetchone()
+        return int(row[0]) if row else None
 
     def _create(self, conn: sqlite3.Connection) -> None:
         conn.execute("PRAGMA page_size=8192")  # 8 KiB pages hold five 384-d rows (4 KiB only two)
