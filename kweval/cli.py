@@ -15,21 +15,22 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from kweval.extras import MissingExtra
+
 if TYPE_CHECKING:
     from kweval.evaluate import EvalOptions, Evaluation
 
 USAGE_ERROR = 2
 THRESHOLD_FAILED = 1
 
-EPILOG = """\
+EPILOG_TEMPLATE = """\
 DATA is a folder in the tidy layout (predictions.parquet|csv, ground_truth.parquet|csv,
 optional reviews, movies, models) or the DNLP layout (Extracted_Keywords/kw_<Movie>.pkl,
 keywords_ground_truth.pkl, optional Reviews_By_Movie/); the layout is detected.
 Without DATA the embedded demo dataset is used.
 
-Metrics (METRICS.md): precision recall f1 w_precision w_recall w_f1 ndcg@k p@k ap@k rr
-gt_coverage; with --semantic sem_precision sem_recall sem_f1; with --sentiment
-sas_keywords sas_text.
+Metrics (docs/metrics.md; semantic ones need --semantic, sentiment ones --sentiment):
+{metrics}
 
 Examples:
   kweval evaluate                                   # the demo, CSV on stdout
@@ -38,6 +39,13 @@ Examples:
   kweval evaluate data/ --fail-under ndcg@5=0.3 --fail-under f1=0.1   # for CI
   kweval convert Dataset/ tidy/                     # DNLP pickles -> tidy Parquet
 """
+
+
+def epilog() -> str:
+    """The help's closing text, its metric list read from `kweval.registry`."""
+    from kweval import registry
+
+    return EPILOG_TEMPLATE.replace("{metrics}", registry.help_text())
 
 
 class UsageError(Exception):
@@ -91,17 +99,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kweval",
         description="Evaluate keyword-extraction models against ranked ground-truth keywords.",
-        epilog=EPILOG,
+        epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"kweval {__version__}")
+    from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS  # numpy/pandas only; torch stays unimported
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     ev = sub.add_parser(
         "evaluate",
         help="score models and print a movie × model summary with ALL rows",
         description="Score every review × model and print a movie × model summary (plus ALL rows).",
-        epilog=EPILOG,
+        epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
@@ -116,6 +125,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--semantic", action="store_true", help="add sem_precision, sem_recall, sem_f1 (sentence embeddings, cached)")
     ev.add_argument("--threshold", type=float, default=0.75, help="cosine threshold of the semantic metrics (default 0.75)")
     ev.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
+    ev.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default="torch",
+                    help="how --semantic embeds: torch, onnx (ONNX Runtime, same vectors) or onnx-int8 (quantized, approximate)")
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
     ev.add_argument("--legacy", action="store_true", help="reproduce the seed notebooks' numbers, defects included (see docs/notebook-parity.md); each column keeps its notebook's own averaging, so --aggregate does not apply")
     ev.add_argument("--out", default="-", help="output file, or - for stdout (default)")
@@ -136,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
     em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
     em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     em.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
+    em.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default="torch", help="torch, onnx or onnx-int8")
     em.add_argument("--batch-size", type=_positive_int, default=256)
 
     ca = sub.add_parser("cache", help="inspect or clear the embedding cache (KWEVAL_CACHE_DIR)")
@@ -271,6 +283,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             semantic=args.semantic,
             threshold=args.threshold,
             embedding_model=args.embedding_model,
+            embedding_backend=args.embedding_backend,
             sentiment=args.sentiment,
         )
     except ValueError as exc:
@@ -311,7 +324,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             try:
                 evaluation = evaluate(dataset, options, progress=progress)
             except (OSError, ImportError) as exc:
-                if not args.semantic:
+                if not args.semantic or isinstance(exc, MissingExtra):
                     raise
                 raise UsageError(f"cannot load the embedding model {args.embedding_model!r}: {exc}") from None
         summary = aggregate(evaluation, args.aggregate)
@@ -457,9 +470,12 @@ def cmd_embed(args: argparse.Namespace) -> int:
     texts = [normalize(k) for k in keywords if isinstance(k, str)]
     texts += clean_ground_truth(dataset.ground_truth)["norm"].tolist()
     texts = [t for t in dict.fromkeys(texts) if t]
-    store = EmbeddingStore(args.embedding_model)
+    backend, precision = semantic.variant(args.embedding_backend)
+    store = EmbeddingStore(args.embedding_model, backend=backend, precision=precision,
+                           on_note=lambda note: print(f"kweval: embedding cache: {note}", file=sys.stderr))
     progress = _tqdm_counter(len(texts)) if sys.stderr.isatty() else None
-    semantic.embed_texts(texts, model_id=args.embedding_model, store=store, batch_size=args.batch_size, progress=progress)
+    semantic.embed_texts(texts, model_id=args.embedding_model, store=store, batch_size=args.batch_size,
+                         progress=progress, backend=args.embedding_backend)
     print(f"{len(texts)} keyword(s): {store.hits} already cached, {store.misses} embedded; store {store.path}")
     return 0
 
@@ -479,7 +495,7 @@ def _tqdm_counter(total: int):
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    from kweval.cache import cache_clear, cache_dir, cache_info
+    from kweval.cache import cache_clear, cache_dir, cache_info, describe
 
     if args.action == "clear":
         removed = cache_clear(model_id=args.embedding_model)
@@ -490,7 +506,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
     if not stores:
         print("no embedding store yet (run `kweval embed DATA`)")
     for info in stores:
-        print(f"{info['model_id']}: {info['entries']} embedding(s), dim {info['dimension']}, {info['bytes'] / 1e6:.1f} MB, {info['path']}")
+        print(describe(info))
     return 0
 
 
@@ -532,7 +548,7 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, DatasetError) as exc:
         print(f"kweval: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
-    except OutputError as exc:
+    except (MissingExtra, OutputError) as exc:  # an optional feature without its extra, or an unusable output path
         print(f"kweval: {exc}", file=sys.stderr)
         return USAGE_ERROR
     except BrokenPipeError:  # e.g. `kweval evaluate | head`

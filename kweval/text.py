@@ -9,6 +9,8 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
+from kweval.extras import require
+
 # Lower-case ASCII words separated by single spaces are already normal: skip the Unicode work.
 _ALREADY_NORMAL = re.compile(r"[a-z0-9]+(?: [a-z0-9]+)*")
 
@@ -72,9 +74,8 @@ def tokenize(normalized: str) -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def _porter():
     # NLTK's Porter stemmer, as pke and KPEval use; imported only when stem matching is asked for.
-    from nltk.stem.porter import PorterStemmer
-
-    return PorterStemmer()
+    porter = require("nltk.stem.porter", "stem", "stem matching")
+    return porter.PorterStemmer()
 
 
 def stem_tokens(normalized: str) -> tuple[str, ...]:
