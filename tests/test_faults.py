@@ -408,6 +408,16 @@ def test_list_cells_in_a_tidy_table_are_reported(tmp_path: Path):
     assert [p.reason for p in ds.problems] == ["2 keyword cell(s) hold lists, not one keyword per row; those rows have no keyword"]
 
 
+def test_list_cells_in_keys_and_ground_truth_are_reported(tmp_path: Path):
+    predictions = pd.DataFrame({"movie": "m", "review_id": [["r1"], ["r2"]], "model": "a", "rank": 0, "keyword": "fraud", "score": 1.0})
+    ev = evaluate(load_dataset(write_tables(tmp_path / "t", "parquet", predictions=predictions, ground_truth=gt_table())))
+    assert [p.reason for p in ev.problems] == ["2 review_id cell(s) hold list<element: string>, not one value per row; read as their text"]
+    assert ev.scores["n_matched"].tolist() == [1, 1]  # the rest evaluated
+    gt = gt_table().assign(keyword=[[k] for k in GT])
+    ev = evaluate(load_dataset(write_tables(tmp_path / "g", "parquet", predictions=predictions, ground_truth=gt)))
+    assert "3 keyword cell(s) are not text (e.g. lists); those GT rows are dropped" in [p.reason for p in ev.problems]
+
+
 @pytest.mark.parametrize("direction", ["", None])
 def test_empty_score_direction_means_higher_with_a_note(capsys, tmp_path: Path, direction):
     folder = write_tidy_lists(tmp_path / "t", [("r1", [("fraud", 0.9), ("x", 0.1)])], "csv")
