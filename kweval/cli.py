@@ -439,7 +439,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
         dataset = _without_formulas(dataset)
     try:
         written = write_tidy(dataset, Path(args.dst), args.format)
-    except OSError as exc:
+    except OSError as exc:  # (pyarrow's write errors are OSErrors too)
         raise OutputError(args.dst, f"writing failed ({_os_reason(exc)})") from None
     for path in written:
         print(path)

@@ -115,6 +115,18 @@ def test_file_size_limit_leaves_no_truncated_file(tmp_path: Path):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
 
 
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_convert_under_a_file_size_limit_leaves_no_truncated_table(tmp_path: Path, fmt: str):
+    def limit_to_16_kb():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384))
+
+    dst = tmp_path / "tidy"
+    proc = run_cli("convert", str(REPO / "kweval" / "data" / "demo"), str(dst), "--format", fmt, preexec_fn=limit_to_16_kb)
+    assert proc.returncode == 2
+    one_kweval_line(proc.stderr, str(dst), "File too large")
+    assert list(dst.iterdir()) == []  # no truncated table, no temporary file
+
+
 @pytest.mark.skipif(IS_ROOT, reason="root writes into read-only folders; the path-under-a-file and /dev/full cases cover root")
 def test_read_only_folder_is_refused(capsys, tmp_path: Path):
     folder = tmp_path / "ro"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -531,22 +532,44 @@ def csv_quoting(table: pd.DataFrame) -> int:
 
 
 def write_tidy(dataset: Dataset, folder: Path, fmt: str = "parquet") -> list[Path]:
-    """Write `dataset` in the tidy layout; returns the files written."""
+    """Write `dataset` in the tidy layout; returns the files written.
+
+    Every table is written to a temporary file beside its place first and the
+    files are renamed into place only once all are written, so a failed write
+    (full disk, file-size limit) leaves no truncated table and no mix of old
+    and new tables; the OSError is raised.
+    """
+    if fmt not in ("parquet", "csv"):
+        raise ValueError(f"unknown format {fmt!r}; choose parquet or csv")
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, frame in (
+    tables = (
         ("movies", dataset.movies),
         ("reviews", dataset.reviews),
         ("predictions", dataset.predictions),
         ("ground_truth", dataset.ground_truth),
         ("models", dataset.models),
-    ):
-        path = folder / f"{name}.{fmt}"
-        if fmt == "parquet":
-            frame.to_parquet(path, index=False)
-        elif fmt == "csv":
-            frame.to_csv(path, index=False, quoting=csv_quoting(frame))
-        else:
-            raise ValueError(f"unknown format {fmt!r}; choose parquet or csv")
-        written.append(path)
-    return written
+    )
+    staged: list[tuple[str, Path]] = []
+    try:
+        for name, frame in tables:
+            handle, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=f".{fmt}.tmp")
+            os.close(handle)
+            staged.append((tmp, folder / f"{name}.{fmt}"))
+            if fmt == "parquet":
+                frame.to_parquet(tmp, index=False)
+            else:
+                frame.to_csv(tmp, index=False, quoting=csv_quoting(frame))
+            os.chmod(tmp, 0o666 & ~_umask())
+    except BaseException:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+    for tmp, path in staged:
+        os.replace(tmp, path)
+    return [path for _, path in staged]
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
