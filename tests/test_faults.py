@@ -342,6 +342,16 @@ def test_symlink_loops_dangling_links_and_folders_are_named_and_skipped(capsys, 
         assert out == want  # the rest evaluated exactly as without the hostile entries
 
 
+def test_linked_ground_truth_and_reviews_files_are_named(tmp_path: Path):
+    root = write_bad_dnlp(tmp_path)
+    (root / "keywords_ground_truth.pkl").unlink()
+    os.symlink("keywords_ground_truth.pkl", root / "keywords_ground_truth.pkl")
+    os.symlink(str(tmp_path / "nowhere.pkl"), root / "Reviews_By_Movie" / "Other.pkl")
+    reasons = {str(p) for p in load_dataset(root).problems}
+    assert "keywords_ground_truth.pkl: unreadable ground-truth file: a symbolic link loop; skipped" in reasons
+    assert f"Other.pkl: unreadable reviews file: a dangling symbolic link (to {tmp_path / 'nowhere.pkl'}); skipped" in reasons
+
+
 # --- the same rules in both layouts ----------------------------------------------------------------------
 
 
