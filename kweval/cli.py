@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from kweval.extras import MissingExtra
+from kweval.extras import MissingExtra, missing_extra
 
 if TYPE_CHECKING:
     from kweval.evaluate import EvalOptions, Evaluation
@@ -426,8 +426,11 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, DatasetError) as exc:
         print(f"kweval: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
-    except MissingExtra as exc:  # an optional feature without its extra: `kweval: FEATURE: needs PKG ...: pip install ...`
-        print(f"kweval: {exc}", file=sys.stderr)
+    except ImportError as exc:  # an optional feature without its extra: `kweval: FEATURE: needs PKG ...: pip install ...`
+        missing = exc if isinstance(exc, MissingExtra) else missing_extra(exc, args.command)
+        if missing is None:
+            raise
+        print(f"kweval: {missing}", file=sys.stderr)
         return USAGE_ERROR
     except BrokenPipeError:  # e.g. `kweval evaluate | head`
         return 0

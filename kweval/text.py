@@ -64,7 +64,7 @@ def tokenize(normalized: str) -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def _porter():
     # NLTK's Porter stemmer, as pke and KPEval use; imported only when stem matching is asked for.
-    porter = require("nltk.stem.porter", "stem", "stem matching")
+    porter = require("nltk.stem.porter", "stem matching")
     return porter.PorterStemmer()
 
 

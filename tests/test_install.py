@@ -1,8 +1,9 @@
 """`pip install .` with the core dependencies only: a working lexical CLI, every module importable,
 and each optional feature naming the extra it needs instead of a traceback.
 
-Builds the wheel, makes a fresh venv and installs the wheel into it from the package
-index pip is configured with (slow: a minute or two).
+The `slow` tests build the wheel, make a fresh venv and install the wheel into it from
+the package index pip is configured with (a few minutes); the others hide one optional
+package from this process.
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ from pathlib import Path
 import pytest
 
 from tests.helpers import REPO
-
-pytestmark = pytest.mark.slow
 
 CORE = {"numpy", "pandas", "pyarrow", "scipy"}
 # what each extra brings that the core must not need
@@ -64,6 +63,7 @@ def core_venv(tmp_path_factory) -> Path:
     return bin_dir
 
 
+@pytest.mark.slow
 def test_core_install_has_only_the_core_dependencies(core_venv: Path):
     listed = _check([str(core_venv / "python"), "-m", "pip", "list", "--format=freeze"]).stdout
     names = {line.split("==")[0].lower().replace("-", "_") for line in listed.split()}
@@ -71,6 +71,7 @@ def test_core_install_has_only_the_core_dependencies(core_venv: Path):
     assert not names & {n.lower() for n in OPTIONAL}, names & {n.lower() for n in OPTIONAL}
 
 
+@pytest.mark.slow
 def test_core_install_evaluates_the_demo_like_the_checkout(core_venv: Path, tmp_path: Path):
     installed = _check([str(core_venv / "kweval"), "evaluate", "--format", "csv"], cwd=tmp_path)
     checkout = subprocess.run(
@@ -83,6 +84,7 @@ def test_core_install_evaluates_the_demo_like_the_checkout(core_venv: Path, tmp_
     assert "Traceback" not in installed.stderr
 
 
+@pytest.mark.slow
 def test_every_module_imports_without_the_extras(core_venv: Path, tmp_path: Path):
     out = json.loads(_check([str(core_venv / "python"), "-c", IMPORT_ALL], cwd=tmp_path).stdout)
     assert str(REPO) not in out["file"]  # the installed wheel, not the checkout
@@ -90,19 +92,55 @@ def test_every_module_imports_without_the_extras(core_venv: Path, tmp_path: Path
     assert {"kweval.stats", "kweval.cli", "kweval.evaluate", "kweval.semantic", "kweval.sentiment"} <= set(out["modules"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "args, extra",
     [
-        (["--semantic"], "semantic"),
-        (["--sentiment"], "sentiment"),
-        (["--match", "stem"], "stem"),
+        (["evaluate", "--semantic"], "semantic"),
+        (["evaluate", "--sentiment"], "sentiment"),
+        (["evaluate", "--match", "stem"], "stem"),
+        (["evaluate", "--legacy", "--semantic"], "semantic"),
+        (["evaluate", "--legacy", "--sentiment"], "sentiment"),
+        (["embed"], "semantic"),
     ],
-    ids=["semantic", "sentiment", "stem"],
+    ids=lambda v: " ".join(v) if isinstance(v, list) else v,
 )
 def test_optional_feature_without_its_extra_names_it(core_venv: Path, tmp_path: Path, args: list[str], extra: str):
-    proc = subprocess.run([str(core_venv / "kweval"), "evaluate", *args], capture_output=True, text=True, cwd=tmp_path, env=_clean_env())
+    proc = subprocess.run([str(core_venv / "kweval"), *args], capture_output=True, text=True, cwd=tmp_path, env=_clean_env())
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("kweval: "), proc.stderr
     assert f"pip install 'kweval[{extra}]'" in lines[0]
+
+
+@pytest.mark.parametrize(
+    "hidden, args, expected",
+    [
+        ("vaderSentiment", ["--sentiment"], "kweval: sentiment (VADER): needs vaderSentiment, which is not installed: pip install 'kweval[sentiment]'"),
+        ("nltk", ["--match", "stem"], "kweval: stem matching: needs nltk, which is not installed: pip install 'kweval[stem]'"),
+        ("torch", ["--semantic"], "kweval: semantic matching: needs torch, which is not installed: pip install 'kweval[semantic]'"),
+    ],
+)
+def test_cli_names_the_extra_of_a_hidden_package(monkeypatch, capsys, tmp_path, hidden: str, args: list[str], expected: str):
+    from kweval import cli, semantic, sentiment, text
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))  # an empty embedding store: the model is needed
+
+    for cached in (sentiment._analyzer, text._porter, semantic.load_model):
+        cached.cache_clear()
+    monkeypatch.setitem(sys.modules, hidden, None)  # `import hidden` now raises ImportError
+    monkeypatch.setitem(sys.modules, f"{hidden}.vaderSentiment" if hidden == "vaderSentiment" else f"{hidden}.stem.porter", None)
+    assert cli.main(["evaluate", *args]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.strip().splitlines() == [expected]
+    for cached in (sentiment._analyzer, text._porter):
+        cached.cache_clear()  # the next test gets the real package again
+
+
+def test_missing_extra_knows_only_optional_packages():
+    from kweval.extras import missing_extra
+
+    assert "kweval[semantic]" in str(missing_extra(ModuleNotFoundError("x", name="transformers.models"), "evaluate"))
+    assert missing_extra(ModuleNotFoundError("x", name="numpy"), "evaluate") is None  # a core dependency: a real error
