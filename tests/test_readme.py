@@ -17,7 +17,6 @@ from pathlib import Path
 
 import pytest
 
-from kweval.data import load_dataset
 from kweval.data.tidy import write_tidy
 from tests.helpers import REPO
 
@@ -46,10 +45,10 @@ def _env() -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def workdir(tmp_path_factory) -> Path:
+def workdir(tmp_path_factory, demo_dataset) -> Path:
     """A folder where `my_data/` is the demo in the tidy layout, as a reader's own data would be."""
     root = tmp_path_factory.mktemp("readme")
-    write_tidy(load_dataset(None), root / "my_data")
+    write_tidy(demo_dataset, root / "my_data")
     return root
 
 
