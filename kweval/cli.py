@@ -50,6 +50,22 @@ class UsageError(Exception):
     """A mistake in the command line (exit 2)."""
 
 
+def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
+    """`report.to_latex`'s column choice and intervals from --columns / --ci."""
+    from kweval import report
+
+    available = report.metric_columns(summary)
+    columns = args.columns or available
+    unknown = [c for c in columns if c not in available]
+    if unknown:
+        raise UsageError(f"--columns: unknown metric(s) {', '.join(unknown)} (available: {', '.join(available)})")
+    if not args.ci:
+        return {"columns": columns}
+    if evaluation is None:
+        raise UsageError("--ci needs the per-review scores, which legacy mode does not keep")
+    return {"columns": columns, "ci": report.summary_intervals(evaluation, columns, args.aggregate), "ci_style": args.ci}
+
+
 def _comma_list(value: str) -> list[str]:
     items = [v.strip() for v in value.split(",") if v.strip()]
     if not items:
@@ -116,6 +132,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--legacy", action="store_true", help="reproduce the seed notebooks' numbers, defects included (see docs/notebook-parity.md); each column keeps its notebook's own averaging, so --aggregate does not apply")
     ev.add_argument("--out", default="-", help="output file, or - for stdout (default)")
     ev.add_argument("--format", choices=["csv", "markdown", "latex", "json"], help="output format (default: from --out's suffix, else csv)")
+    ev.add_argument("--columns", type=_comma_list, metavar="METRIC,...", help="LaTeX output: the metric columns to show, in order (default: all)")
+    ev.add_argument("--ci", choices=["brackets", "pm"], help="LaTeX output: 95%% bootstrap interval after each value, as [low, high] (brackets) or ± half-width (pm)")
     ev.add_argument("--per-review", metavar="PATH", help="also write the per-review table (every metric and the matched pairs) as CSV")
     ev.add_argument("--fail-under", type=_threshold, action="append", default=[], metavar="METRIC=VALUE", help="exit 1 if an ALL row's METRIC is below VALUE (repeatable)")
     ev.add_argument("--quiet", action="store_true", help="do not print skipped/cleaned data messages")
@@ -243,7 +261,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     fmt = args.format or report.format_for_path(args.out)
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
-    _write(report.render(summary, fmt, meta), args.out)
+    latex = {}
+    if fmt == "latex":
+        latex = _latex_options(args, summary, per_review)
+    _write(report.render(summary, fmt, meta, **latex), args.out)
     if args.per_review and per_review is not None:
         _write(report.to_csv(report.per_review_table(per_review)), args.per_review)
 
