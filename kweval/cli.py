@@ -15,6 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from kweval.extras import MissingExtra
+
 if TYPE_CHECKING:
     from kweval.evaluate import EvalOptions, Evaluation
 
@@ -66,6 +68,13 @@ def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
     return {"columns": columns, "ci": report.summary_intervals(evaluation, columns, args.aggregate), "ci_style": args.ci}
 
 
+class OutputError(Exception):
+    """An output path that cannot be written (exit 2): printed as `kweval: PATH: REASON`."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+
+
 def _comma_list(value: str) -> list[str]:
     items = [v.strip() for v in value.split(",") if v.strip()]
     if not items:
@@ -78,9 +87,12 @@ def _threshold(value: str) -> tuple[str, float]:
     if not sep or not metric.strip():
         raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got {value!r}")
     try:
-        return metric.strip(), float(number)
+        minimum = float(number)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{number!r} is not a number") from None
+    if not 0.0 <= minimum <= 1.0:  # also NaN and infinities: a threshold never or always met
+        raise argparse.ArgumentTypeError(f"{metric.strip()}: {number.strip()!r} is outside [0, 1], where every metric lies")
+    return metric.strip(), minimum
 
 
 def _positive_int(value: str) -> int:
@@ -136,6 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--ci", choices=["brackets", "pm"], help="LaTeX output: 95%% bootstrap interval after each value, as [low, high] (brackets) or ± half-width (pm)")
     ev.add_argument("--per-review", metavar="PATH", help="also write the per-review table (every metric and the matched pairs) as CSV")
     ev.add_argument("--fail-under", type=_threshold, action="append", default=[], metavar="METRIC=VALUE", help="exit 1 if an ALL row's METRIC is below VALUE (repeatable)")
+    ev.add_argument("--raw-csv", action="store_true", help="write CSV cells verbatim (default: text cells starting with = + - @ TAB or CR get a leading ' so spreadsheets do not run them as formulas)")
     ev.add_argument("--quiet", action="store_true", help="do not print skipped/cleaned data messages")
     ev.add_argument(
         "--jobs",
@@ -159,6 +172,7 @@ def build_parser() -> argparse.ArgumentParser:
     cv.add_argument("src", help="dataset folder (any layout)")
     cv.add_argument("dst", help="output folder")
     cv.add_argument("--format", choices=["parquet", "csv"], default="parquet")
+    cv.add_argument("--raw-csv", action="store_true", help="with --format csv: write cells verbatim (default: text cells that a spreadsheet would run as formulas get a leading ')")
 
     sy = sub.add_parser("synth", help="write a synthetic dataset (for benchmarks and tests)")
     sy.add_argument("out", help="output folder")
@@ -183,12 +197,88 @@ def _select(available: list[str], wanted: list[str] | None, what: str) -> list[s
     return wanted
 
 
-def _write(text: str, out: str) -> None:
+def _os_reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def check_output_file(out: str) -> None:
+    """Fail now, before any work, if the file `out` ("-": stdout) cannot be written.
+
+    Makes its folder if needed and opens the file for appending (a file made
+    only for this check is removed again), so a parent that is a file, a
+    read-only or missing place, or an over-long name is found before the
+    evaluation runs.  A full device is found only when writing (`write_output`).
+    """
     if out == "-":
-        sys.stdout.write(text)
-    else:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text, encoding="utf-8")
+        return
+    path = Path(out)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(out, f"cannot make its folder ({_os_reason(exc)})") from None
+    if os.path.isdir(path):  # (os.path.isdir, unlike Path.is_dir, is False for an over-long name)
+        raise OutputError(out, "is a folder, not a file")
+    existed = os.path.lexists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise OutputError(out, f"cannot be written ({_os_reason(exc)})") from None
+    if not existed:
+        path.unlink(missing_ok=True)
+
+
+def check_output_folder(folder: str) -> None:
+    """Fail now if files cannot be made in `folder` (made if needed)."""
+    import tempfile
+
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise OutputError(folder, f"cannot write files there ({_os_reason(exc)})") from None
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_output(text: str, out: str) -> None:
+    """Write `text` to the file `out`, or to stdout for "-"; a failed write is an OutputError."""
+    if out == "-":
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError("stdout", f"writing failed ({_os_reason(exc)})") from None
+        return
+    import stat
+    import tempfile
+
+    path = Path(out)
+    try:
+        regular = not path.exists() or stat.S_ISREG(path.stat().st_mode)
+        if not regular:  # a device or pipe (/dev/stdout, a FIFO): written in place
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            return
+        # a regular file is replaced whole or not at all: a failed write leaves no truncated file
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask())
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise OutputError(out, f"writing failed ({_os_reason(exc)})") from None
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -211,6 +301,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    for out in (args.out, args.per_review):
+        if out is not None:
+            check_output_file(out)
 
     in_groups = None
     if not (args.legacy or args.semantic or args.sentiment):  # the lexical metrics: shared out over processes
@@ -244,7 +337,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             try:
                 evaluation = evaluate(dataset, options, progress=progress)
             except (OSError, ImportError) as exc:
-                if not args.semantic:
+                if not args.semantic or isinstance(exc, MissingExtra):
                     raise
                 raise UsageError(f"cannot load the embedding model {args.embedding_model!r}: {exc}") from None
         summary = aggregate(evaluation, args.aggregate)
@@ -264,9 +357,12 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     latex = {}
     if fmt == "latex":
         latex = _latex_options(args, summary, per_review)
-    _write(report.render(summary, fmt, meta, **latex), args.out)
+    write_output(report.render(summary, fmt, meta, raw_csv=args.raw_csv, **latex), args.out)
+
+
+    write_output(report.render(summary, fmt, meta, raw_csv=args.raw_csv), args.out)
     if args.per_review and per_review is not None:
-        _write(report.to_csv(report.per_review_table(per_review)), args.per_review)
+        write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
 
     return _check_thresholds(summary, args.fail_under)
 
@@ -351,16 +447,32 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from kweval.data import load_dataset
     from kweval.data.tidy import write_tidy
 
+    check_output_folder(args.dst)
     dataset = load_dataset(args.src)
     for line in _problem_lines(dataset.problems):
         print(line, file=sys.stderr)
     if dataset.predictions.empty:
         print(f"kweval: {args.src}: no predictions could be read; nothing written", file=sys.stderr)
         return USAGE_ERROR
-    written = write_tidy(dataset, Path(args.dst), args.format)
+    if args.format == "csv" and not args.raw_csv:
+        dataset = _without_formulas(dataset)
+    try:
+        written = write_tidy(dataset, Path(args.dst), args.format)
+    except OSError as exc:
+        raise OutputError(args.dst, f"writing failed ({_os_reason(exc)})") from None
     for path in written:
         print(path)
     return 0
+
+
+def _without_formulas(dataset):
+    """The dataset with every table's formula-like text cells neutralised (kweval.report.neutralise_formulas)."""
+    import dataclasses
+
+    from kweval.report import neutralise_formulas
+
+    tables = ("movies", "reviews", "predictions", "ground_truth", "models")
+    return dataclasses.replace(dataset, **{name: neutralise_formulas(getattr(dataset, name)) for name in tables})
 
 
 def cmd_embed(args: argparse.Namespace) -> int:
@@ -419,6 +531,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
     from kweval.synth import synthesize, write_synthetic
 
+    check_output_folder(args.out)
     start = time.perf_counter()
     dataset = synthesize(args.movies, args.reviews_per_movie, args.models, seed=args.seed)
     made = time.perf_counter()
@@ -451,6 +564,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, DatasetError) as exc:
         print(f"kweval: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
+    except (MissingExtra, OutputError) as exc:  # an optional feature without its extra, or an unusable output path
+        print(f"kweval: {exc}", file=sys.stderr)
+        return USAGE_ERROR
     except BrokenPipeError:  # e.g. `kweval evaluate | head`
         return 0
 
@@ -478,6 +594,14 @@ def exit_without_teardown(status: int) -> NoReturn:
             stream.flush()
         except (BrokenPipeError, ValueError):  # a reader that went away (`| head`), a closed stream
             pass
+        except OSError as exc:  # e.g. stdout on a full device
+            name = "stdout" if stream is sys.stdout else "stderr"
+            try:
+                sys.stderr.write(f"kweval: {name}: writing failed ({_os_reason(exc)})\n")
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
+            status = USAGE_ERROR
     os._exit(status)
 
 

@@ -9,6 +9,7 @@ from the assigned pairs.
 
 from __future__ import annotations
 
+import math
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
@@ -43,8 +44,10 @@ class EvalOptions:
     sentiment: bool = False
 
     def __post_init__(self) -> None:
-        if not isinstance(self.k, (int, np.integer)) or self.k < 1:
+        if isinstance(self.k, (bool, np.bool_)) or not isinstance(self.k, (int, np.integer)) or self.k < 1:
             raise ValueError(f"k must be a positive integer, got {self.k!r}")
+        if isinstance(self.threshold, (bool, np.bool_)) or not isinstance(self.threshold, (int, float, np.integer, np.floating)):
+            raise ValueError(f"threshold must be a number within [0, 1], got {self.threshold!r}")
         for name, value, allowed in (
             ("match", self.match, MATCH_MODES),
             ("gt_order", self.gt_order, GT_ORDERS),
@@ -316,6 +319,7 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
 
     # --- per-review metrics ---------------------------------------------------------------------
     report("metrics", 0.8)
+    weight = _summable(confidence)
     movie_names = _object_array(movies)
     gt_size_of_movie = np.array([int(gt_sizes[m]) for m in movies], dtype=np.int64)
     n_gt = gt_size_of_movie[group_movie] if n_groups else np.zeros(0, np.int64)
@@ -327,8 +331,8 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         "n_gt": n_gt,
         "n_matched": np.bincount(m_grp, minlength=n_groups).astype("int64"),
         "n_bad_scores": np.bincount(grp[bad_score], minlength=n_groups).astype("int64"),
-        "score_sum": _group_sum(grp, confidence, n_groups),
-        "matched_score": _group_sum(m_grp, confidence[matched], n_groups),
+        "score_sum": _group_sum(grp, weight, n_groups),
+        "matched_score": _group_sum(m_grp, weight[matched], n_groups),
         "gain_sum": metrics.gt_gain_total(n_gt, options.gain),
         "matched_gain": _group_sum(m_grp, gains, n_groups),
     }
@@ -433,6 +437,26 @@ def combine_evaluations(parts: Sequence[Evaluation]) -> Evaluation:
         models=list(first.models),
         problems=loading + evaluating,
     )
+
+
+_SUM_LIMIT_EXPONENT = 1000  # sums of confidences stay below 2**1000 (float64 overflows past 2**1024)
+
+
+def _summable(confidence: np.ndarray) -> np.ndarray:
+    """`confidence` scaled by a power of two so that no sum of its values overflows (itself when none can).
+
+    Scores near 1e308 are finite but their sums are not, which would make
+    w_precision NaN.  Scaling every confidence by the same power of two is
+    exact and keeps every ratio (w_precision, macro and micro) unchanged; the
+    per-review `score_sum` and `matched_score` are then in those units.
+    """
+    if len(confidence) == 0:
+        return confidence
+    top = float(confidence.max())
+    if top * len(confidence) < 2.0**_SUM_LIMIT_EXPONENT:
+        return confidence
+    excess = math.frexp(top)[1] + math.frexp(float(len(confidence)))[1] - _SUM_LIMIT_EXPONENT
+    return np.ldexp(confidence, -excess)
 
 
 def _concat(arrays: list[np.ndarray], dtype) -> np.ndarray:

@@ -54,27 +54,72 @@ def _fmt(value: object, decimals: int) -> str:
     return str(value)
 
 
-def _escape_markdown(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+# Markdown characters that could start markup (emphasis, code, links, images, tables) are
+# backslash-escaped; HTML's own specials become entities, so no tag or entity from the data is live.
+_MARKDOWN_ESCAPES = {ch: "\\" + ch for ch in "\\`*_[]|!~#"}
+_MARKDOWN_ESCAPES.update({"<": "&lt;", ">": "&gt;", "&": "&amp;", "\n": " ", "\r": " "})
+_MARKDOWN_TABLE = str.maketrans(_MARKDOWN_ESCAPES)
 
 
-def _escape_latex(text: str) -> str:
-    out = []
-    for ch in text:
-        if ch in "&%$#_{}":
-            out.append("\\" + ch)
-        elif ch == "\\":
-            out.append("\\textbackslash{}")
-        elif ch == "~":
-            out.append("\\textasciitilde{}")
-        elif ch == "^":
-            out.append("\\textasciicircum{}")
-        else:
-            out.append(ch)
-    return "".join(out)
+def escape_markdown(text: str) -> str:
+    """`text` as literal Markdown table-cell text: no markup, HTML, link or image from it is rendered."""
+    return text.translate(_MARKDOWN_TABLE)
 
 
-def to_csv(table: pd.DataFrame, decimals: int = 6) -> str:
+_LATEX_ESCAPES = {ch: "\\" + ch for ch in "&%$#_{}"}
+_LATEX_ESCAPES.update(
+    {
+        "\\": "\\textbackslash{}",
+        "~": "\\textasciitilde{}",
+        "^": "\\textasciicircum{}",
+        "<": "\\textless{}",
+        ">": "\\textgreater{}",
+        "|": "\\textbar{}",
+        "\n": " ",
+        "\r": " ",
+    }
+)
+_LATEX_TEXT = str.maketrans(_LATEX_ESCAPES)
+
+
+def escape_latex(text: str) -> str:
+    """`text` as literal LaTeX text: its specials (& % $ # _ { } \\ ~ ^ < > |) typeset as themselves."""
+    return text.translate(_LATEX_TEXT)
+
+
+# A spreadsheet reads a cell starting with one of these as a formula (OWASP "CSV injection").
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def neutralise_formulas(table: pd.DataFrame) -> pd.DataFrame:
+    """`table` with every text cell that a spreadsheet would run as a formula prefixed with `'`.
+
+    Numeric columns are left alone (a negative number is not a formula);
+    text columns are checked whatever they hold (ids, names, keywords).
+    """
+    out = table
+    for col in table.columns:
+        if pd.api.types.is_numeric_dtype(table[col]) or pd.api.types.is_bool_dtype(table[col]):
+            continue
+        values = table[col]
+        try:
+            risky = values.str.startswith(FORMULA_STARTS, na=False).to_numpy(dtype=bool)
+        except AttributeError:  # no string in the column
+            continue
+        if risky.any():
+            if out is table:
+                out = table.copy()
+            fixed = values.astype(object).copy()
+            fixed[risky] = "'" + values[risky].astype(str)
+            out[col] = fixed
+    renamed = {c: "'" + c for c in out.columns if isinstance(c, str) and c.startswith(FORMULA_STARTS)}
+    return out.rename(columns=renamed) if renamed else out
+
+
+def to_csv(table: pd.DataFrame, decimals: int = 6, raw: bool = False) -> str:
+    """The table as CSV; text cells that would run as spreadsheet formulas are neutralised unless `raw`."""
+    if not raw:
+        table = neutralise_formulas(table)
     return table.to_csv(index=False, float_format=f"%.{decimals}f", lineterminator="\n")
 
 
@@ -101,10 +146,10 @@ def to_markdown(table: pd.DataFrame, decimals: int = 4, bold_best: bool = True) 
     table = table.reset_index(drop=True)
     numeric = _numeric_columns(table)
     lines = [
-        "| " + " | ".join(_escape_markdown(str(c)) for c in table.columns) + " |",
+        "| " + " | ".join(escape_markdown(str(c)) for c in table.columns) + " |",
         "| " + " | ".join("---:" if c in numeric else "---" for c in table.columns) + " |",
     ]
-    for cells in _cell_rows(table, decimals, _escape_markdown, lambda t: f"**{t}**", bold_best):
+    for cells in _cell_rows(table, decimals, escape_markdown, lambda t: f"**{t}**", bold_best):
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
@@ -182,7 +227,7 @@ def to_latex(
 
     def header(col: str) -> str:
         entry = registry.info(col)
-        return _escape_latex(entry.label if entry is not None and col not in ("movie", "model") else col)
+        return escape_latex(entry.label if entry is not None and col not in ("movie", "model") else col)
 
     lines = [
         "% requires \\usepackage{booktabs}",
@@ -190,18 +235,18 @@ def to_latex(
         "\\centering",
     ]
     if caption:
-        lines.append(f"\\caption{{{_escape_latex(caption)}}}")
+        lines.append(f"\\caption{{{escape_latex(caption)}}}")
     if label:
-        lines.append(f"\\label{{{_escape_latex(label)}}}")
+        lines.append(f"\\label{{{escape_latex(label)}}}")
     lines += [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(header(c) for c in ids + chosen) + " \\\\", "\\midrule"]
     previous = None
     for i, row in table.iterrows():
         if "movie" in table and previous is not None and row["movie"] != previous:
             lines.append("\\midrule")
         previous = row["movie"] if "movie" in table else None
-        cells = [_escape_latex(_fmt(row[c], decimals)) for c in ids]
+        cells = [escape_latex(_fmt(row[c], decimals)) for c in ids]
         for col in chosen:
-            text = _escape_latex(_fmt(row[col], decimals))
+            text = escape_latex(_fmt(row[col], decimals))
             if col in best and i in best[col] and text:
                 text = f"\\textbf{{{text}}}"
             cells.append(text + intervals.get((i, col), "") if text else text)
@@ -215,10 +260,10 @@ def to_json(table: pd.DataFrame, meta: dict | None = None) -> str:
     return json.dumps({"meta": meta or {}, "rows": rows}, indent=2) + "\n"
 
 
-def render(table: pd.DataFrame, fmt: str, meta: dict | None = None, **latex) -> str:
-    """The summary `table` in one of FORMATS (`latex`: `to_latex`'s columns, ci, ci_style)."""
+def render(table: pd.DataFrame, fmt: str, meta: dict | None = None, raw_csv: bool = False, **latex) -> str:
+    """The summary `table` in one of FORMATS (CSV formulas neutralised unless `raw_csv`; `latex`: `to_latex`'s columns, ci, ci_style)."""
     if fmt == "csv":
-        return to_csv(table)
+        return to_csv(table, raw=raw_csv)
     if fmt == "markdown":
         return to_markdown(table)
     if fmt == "latex":

