@@ -358,9 +358,6 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if fmt == "latex":
         latex = _latex_options(args, summary, per_review)
     write_output(report.render(summary, fmt, meta, raw_csv=args.raw_csv, **latex), args.out)
-
-
-    write_output(report.render(summary, fmt, meta, raw_csv=args.raw_csv), args.out)
     if args.per_review and per_review is not None:
         write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
 
