@@ -119,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"kweval {__version__}")
+    from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS  # numpy/pandas only; torch stays unimported
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     ev = sub.add_parser(
@@ -140,6 +141,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--semantic", action="store_true", help="add sem_precision, sem_recall, sem_f1 (sentence embeddings, cached)")
     ev.add_argument("--threshold", type=float, default=0.75, help="cosine threshold of the semantic metrics (default 0.75)")
     ev.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
+    ev.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default="torch",
+                    help="how --semantic embeds: torch, onnx (ONNX Runtime, same vectors) or onnx-int8 (quantized, approximate)")
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
     ev.add_argument("--legacy", action="store_true", help="reproduce the seed notebooks' numbers, defects included (see docs/notebook-parity.md); each column keeps its notebook's own averaging, so --aggregate does not apply")
     ev.add_argument("--out", default="-", help="output file, or - for stdout (default)")
@@ -162,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
     em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     em.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
+    em.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default="torch", help="torch, onnx or onnx-int8")
     em.add_argument("--batch-size", type=_positive_int, default=256)
 
     ca = sub.add_parser("cache", help="inspect or clear the embedding cache (KWEVAL_CACHE_DIR)")
@@ -297,6 +301,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             semantic=args.semantic,
             threshold=args.threshold,
             embedding_model=args.embedding_model,
+            embedding_backend=args.embedding_backend,
             sentiment=args.sentiment,
         )
     except ValueError as exc:
@@ -486,9 +491,12 @@ def cmd_embed(args: argparse.Namespace) -> int:
     texts = [normalize(k) for k in keywords if isinstance(k, str)]
     texts += clean_ground_truth(dataset.ground_truth)["norm"].tolist()
     texts = [t for t in dict.fromkeys(texts) if t]
-    store = EmbeddingStore(args.embedding_model)
+    backend, precision = semantic.variant(args.embedding_backend)
+    store = EmbeddingStore(args.embedding_model, backend=backend, precision=precision,
+                           on_note=lambda note: print(f"kweval: embedding cache: {note}", file=sys.stderr))
     progress = _tqdm_counter(len(texts)) if sys.stderr.isatty() else None
-    semantic.embed_texts(texts, model_id=args.embedding_model, store=store, batch_size=args.batch_size, progress=progress)
+    semantic.embed_texts(texts, model_id=args.embedding_model, store=store, batch_size=args.batch_size,
+                         progress=progress, backend=args.embedding_backend)
     print(f"{len(texts)} keyword(s): {store.hits} already cached, {store.misses} embedded; store {store.path}")
     return 0
 
@@ -508,7 +516,7 @@ def _tqdm_counter(total: int):
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    from kweval.cache import cache_clear, cache_dir, cache_info
+    from kweval.cache import cache_clear, cache_dir, cache_info, describe
 
     if args.action == "clear":
         removed = cache_clear(model_id=args.embedding_model)
@@ -519,7 +527,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
     if not stores:
         print("no embedding store yet (run `kweval embed DATA`)")
     for info in stores:
-        print(f"{info['model_id']}: {info['entries']} embedding(s), dim {info['dimension']}, {info['bytes'] / 1e6:.1f} MB, {info['path']}")
+        print(describe(info))
     return 0
 
 

@@ -10,9 +10,8 @@ from the assigned pairs.
 from __future__ import annotations
 
 import math
-import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 import pandas as pd
@@ -20,6 +19,7 @@ import pandas as pd
 from kweval import metrics, ranking
 from kweval.data.dataset import Dataset, Problem
 from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table
+from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS
 from kweval.text import normalize_many
 
 GT_ORDERS = ("file", "helpful")
@@ -42,6 +42,7 @@ class EvalOptions:
     threshold: float = 0.75
     embedding_model: str = "all-MiniLM-L6-v2"
     sentiment: bool = False
+    embedding_backend: str = "torch"
 
     def __post_init__(self) -> None:
         if isinstance(self.k, (bool, np.bool_)) or not isinstance(self.k, (int, np.integer)) or self.k < 1:
@@ -56,6 +57,8 @@ class EvalOptions:
         ):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+        if self.embedding_backend not in EMBEDDING_BACKENDS:
+            raise ValueError(f"embedding_backend must be one of {', '.join(EMBEDDING_BACKENDS)}; got {self.embedding_backend!r}")
         if not 0.0 <= float(self.threshold) <= 1.0:
             raise ValueError(f"threshold must be within [0, 1], got {self.threshold!r}")
 
@@ -105,6 +108,7 @@ class Evaluation:
     movies: list[str]
     models: list[str]
     problems: list[Problem] = field(default_factory=list)
+    similarities: object = None  # kweval.semantic.Similarities of a semantic evaluation: any τ re-thresholds them
 
     @property
     def metric_names(self) -> list[str]:
@@ -235,7 +239,10 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     groups.
     """
     options = options or EvalOptions()
-    report = progress or (lambda stage, fraction: None)
+    progress = progress or (lambda stage, fraction: None)
+    # with semantic/sentiment, the lexical stages are a small share of the work: the bar follows the work
+    share = 0.1 if (options.semantic or options.sentiment) else 1.0
+    report = (lambda stage, fraction: progress(stage, share * fraction)) if share < 1 else progress
     problems: list[Problem] = list(dataset.problems)
     movie_order = [m for m in dataset.movies["movie"].tolist()]
     model_order = dataset.models["model"].tolist()
@@ -397,8 +404,8 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         problems=problems,
     )
     if options.semantic or options.sentiment:
-        _add_semantic_and_sentiment(evaluation, dataset, report)
-    report("done", 1.0)
+        _add_semantic_and_sentiment(evaluation, dataset, progress)
+    progress("done", 1.0)
     return evaluation
 
 
@@ -600,44 +607,60 @@ def _skipped(
 
 def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, report: Progress) -> None:
     """Add sem_* and sas_* columns (METRICS.md §4–5); imports the heavy parts only when asked."""
-    scores = evaluation.scores
-    kw = evaluation.keywords
     if evaluation.options.semantic:
-        from kweval import semantic
-        from kweval.cache import EmbeddingStore
-
-        report("embedding", 0.85)
-        gt = evaluation.ground_truth
-        texts = list(dict.fromkeys(kw["norm"].tolist() + gt["norm"].tolist()))
-        model_id = evaluation.options.embedding_model
-        try:
-            store: EmbeddingStore | bool = EmbeddingStore(model_id)
-        except (OSError, sqlite3.Error) as exc:  # e.g. a read-only cache folder: slower, not wrong
-            evaluation.problems.append(
-                Problem("embedding cache", f"not usable ({exc}); embeddings are computed without caching", "evaluate")
-            )
-            store = False
-        vectors = semantic.embed_texts(
-            texts,
-            model_id=model_id,
-            store=store,
-            progress=lambda done, total: report("embedding", 0.85 + 0.1 * done / max(total, 1)),
-        )
-        sem = semantic.semantic_metrics(
-            kw[KEY + ["norm"]], gt[["movie", "rank", "norm"]], dict(zip(texts, vectors)), evaluation.options.threshold
-        )
-        sem = sem.set_index(KEY).reindex(pd.MultiIndex.from_frame(scores[KEY]))
-        # reviews with an empty prediction list have no row: |P| = 0, nothing matched, |G| still counts
-        for col in ("sem_n_pred", "sem_pred_matched", "sem_gt_matched"):
-            scores[col] = sem[col].fillna(0).to_numpy(dtype="int64")
-        scores["sem_n_gt"] = scores["n_gt"].to_numpy()
-        for col in ("sem_precision", "sem_recall", "sem_f1"):
-            scores[col] = sem[col].fillna(0.0).to_numpy(dtype="float64")
+        _add_semantic(evaluation, report)
     if evaluation.options.sentiment:
         from kweval import sentiment
 
         report("sentiment", 0.95)
-        sas = sentiment.sas_metrics(kw[KEY + ["keyword", "norm"]], evaluation.ground_truth[["movie", "keyword"]], dataset.reviews)
+        kw, scores = evaluation.keywords, evaluation.scores
+        notes: list[str] = []
+        sas = sentiment.sas_metrics(kw[KEY + ["keyword", "norm"]], evaluation.ground_truth[["movie", "keyword"]],
+                                    dataset.reviews, store=sentiment.vader_store(on_note=notes.append))
+        evaluation.problems.extend(Problem("sentiment cache", note, "evaluate") for note in notes)
         sas = sas.set_index(KEY).reindex(pd.MultiIndex.from_frame(scores[KEY]))
         for col in ("sent_pred", "sas_keywords", "sas_text"):
             scores[col] = sas[col].to_numpy()
+
+
+def _add_semantic(evaluation: Evaluation, report: Progress) -> None:
+    """Embed every distinct keyword (store first), keep the best cosines, then threshold them (`with_threshold`)."""
+    from kweval import semantic
+    from kweval.cache import EmbeddingStore
+
+    options = evaluation.options
+    kw, gt = evaluation.keywords, evaluation.ground_truth
+    texts = list(dict.fromkeys(kw["norm"].tolist() + gt["norm"].tolist()))
+    backend, precision = semantic.variant(options.embedding_backend)
+    notes: list[str] = []
+    store = EmbeddingStore(options.embedding_model, backend=backend, precision=precision, on_note=notes.append)
+    vectors = semantic.embed_texts(texts, model_id=options.embedding_model, store=store, backend=options.embedding_backend,
+                                   progress=semantic.progress_with_estimate(report, "keywords"))
+    evaluation.problems.extend(Problem("embedding cache", note, "evaluate") for note in notes)
+    report("similarities", 0.97)
+    evaluation.similarities = semantic.similarities(kw[KEY + ["norm"]], gt[["movie", "rank", "norm"]], dict(zip(texts, vectors)))
+    _set_semantic_columns(evaluation.scores, evaluation.similarities, options.threshold)
+
+
+def _set_semantic_columns(scores: pd.DataFrame, sims, threshold: float) -> None:
+    sem = sims.at_threshold(threshold).set_index(KEY).reindex(pd.MultiIndex.from_frame(scores[KEY]))
+    # reviews with an empty prediction list have no row: |P| = 0, nothing matched, |G| still counts
+    for col in ("sem_n_pred", "sem_pred_matched", "sem_gt_matched"):
+        scores[col] = sem[col].fillna(0).to_numpy(dtype="int64")
+    scores["sem_n_gt"] = scores["n_gt"].to_numpy()
+    for col in ("sem_precision", "sem_recall", "sem_f1"):
+        scores[col] = sem[col].fillna(0.0).to_numpy(dtype="float64")
+
+
+def with_threshold(evaluation: Evaluation, threshold: float) -> Evaluation:
+    """The same semantic evaluation at another τ, from its kept similarities (no embedding, no matching).
+
+    Returns a new Evaluation (the given one is left unchanged) equal to
+    ``evaluate(dataset, replace(options, threshold=threshold))``.
+    """
+    if not evaluation.options.semantic or evaluation.similarities is None:
+        raise ValueError("with_threshold needs an evaluation made with semantic=True")
+    options = replace(evaluation.options, threshold=threshold)
+    scores = evaluation.scores.copy()
+    _set_semantic_columns(scores, evaluation.similarities, options.threshold)
+    return replace(evaluation, scores=scores, options=options, problems=list(evaluation.problems))
