@@ -65,7 +65,7 @@ def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
         return {"columns": columns}
     if evaluation is None:
         raise UsageError("--ci needs the per-review scores, which legacy mode does not keep")
-    return {"columns": columns, "ci": report.summary_intervals(evaluation, columns, args.aggregate), "ci_style": args.ci}
+    return {"columns": columns, "ci": report.summary_intervals(evaluation.scores, columns, args.aggregate), "ci_style": args.ci}
 
 
 class OutputError(Exception):

@@ -294,17 +294,17 @@ def per_review_table(evaluation) -> pd.DataFrame:
     return out
 
 
-def summary_intervals(evaluation, metrics: list[str], how: str = "macro", n_boot: int | None = None) -> pd.DataFrame:
+def summary_intervals(scores: pd.DataFrame, metrics: list[str], how: str = "macro", n_boot: int | None = None) -> pd.DataFrame:
     """Bootstrap CIs of every movie × model row of the summary and of each model's ALL row, for `to_latex(ci=...)`.
 
-    Calls `kweval.stats.bootstrap_summary_ci` on each row's reviews (the
-    statistic the summary reports).  Columns: movie, model, metric, ci_low, ci_high.
+    `scores`: `Evaluation.scores` (or the rows of the models shown).  Calls
+    `kweval.stats.bootstrap_summary_ci` on each row's reviews (the statistic
+    the summary reports).  Columns: movie, model, metric, ci_low, ci_high.
     """
     from kweval import stats
     from kweval.aggregate import ALL
 
     kwargs = {} if n_boot is None else {"n_boot": n_boot}
-    scores = evaluation.scores
     parts = []
     for (movie, model), rows in scores.groupby(["movie", "model"], sort=False):
         parts.append(stats.bootstrap_summary_ci(rows, metrics, how, **kwargs).assign(movie=movie, model=model))

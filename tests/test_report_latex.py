@@ -82,7 +82,7 @@ def test_cli_latex_has_the_caption():
 
 def test_summary_intervals_bracket_every_value(summary):
     ev = evaluate(load_dataset(None), EvalOptions(k=5))
-    ci = report.summary_intervals(ev, ["f1", "ndcg@5"], "macro", n_boot=200)
+    ci = report.summary_intervals(ev.scores, ["f1", "ndcg@5"], "macro", n_boot=200)
     merged = summary.melt(id_vars=["movie", "model"], value_vars=["f1", "ndcg@5"], var_name="metric").merge(ci, on=["movie", "model", "metric"])
     assert len(merged) == 2 * len(summary)  # every movie × model row and every ALL row
     assert ((merged["ci_low"] <= merged["value"] + 1e-12) & (merged["value"] <= merged["ci_high"] + 1e-12)).all()
