@@ -52,6 +52,22 @@ class UsageError(Exception):
     """A mistake in the command line (exit 2)."""
 
 
+def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
+    """`report.to_latex`'s column choice and intervals from --columns / --ci."""
+    from kweval import report
+
+    available = report.metric_columns(summary)
+    columns = args.columns or available
+    unknown = [c for c in columns if c not in available]
+    if unknown:
+        raise UsageError(f"--columns: unknown metric(s) {', '.join(unknown)} (available: {', '.join(available)})")
+    if not args.ci:
+        return {"columns": columns}
+    if evaluation is None:
+        raise UsageError("--ci needs the per-review scores, which legacy mode does not keep")
+    return {"columns": columns, "ci": report.summary_intervals(evaluation.scores, columns, args.aggregate), "ci_style": args.ci}
+
+
 class OutputError(Exception):
     """An output path that cannot be written (exit 2): printed as `kweval: PATH: REASON`."""
 
@@ -131,6 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--legacy", action="store_true", help="reproduce the seed notebooks' numbers, defects included (see docs/notebook-parity.md); each column keeps its notebook's own averaging, so --aggregate does not apply")
     ev.add_argument("--out", default="-", help="output file, or - for stdout (default)")
     ev.add_argument("--format", choices=["csv", "markdown", "latex", "json"], help="output format (default: from --out's suffix, else csv)")
+    ev.add_argument("--columns", type=_comma_list, metavar="METRIC,...", help="LaTeX output: the metric columns to show, in order (default: all)")
+    ev.add_argument("--ci", choices=["brackets", "pm"], help="LaTeX output: 95%% bootstrap interval after each value, as [low, high] (brackets) or ± half-width (pm)")
     ev.add_argument("--per-review", metavar="PATH", help="also write the per-review table (every metric and the matched pairs) as CSV")
     ev.add_argument("--fail-under", type=_threshold, action="append", default=[], metavar="METRIC=VALUE", help="exit 1 if an ALL row's METRIC is below VALUE (repeatable)")
     ev.add_argument("--raw-csv", action="store_true", help="write CSV cells verbatim (default: text cells starting with = + - @ TAB or CR get a leading ' so spreadsheets do not run them as formulas)")
@@ -341,7 +359,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     fmt = args.format or report.format_for_path(args.out)
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
-    write_output(report.render(summary, fmt, meta, raw_csv=args.raw_csv), args.out)
+    latex = {}
+    if fmt == "latex":
+        latex = _latex_options(args, summary, per_review)
+    write_output(report.render(summary, fmt, meta, raw_csv=args.raw_csv, **latex), args.out)
     if args.per_review and per_review is not None:
         write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
 
