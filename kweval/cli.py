@@ -161,6 +161,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="processes sharing the movies of a dataset with a file per movie (DNLP) for the lexical metrics "
         "(default auto: one per CPU core when the files exceed a few MB; 1: this process only); the output is the same",
     )
+    ev.add_argument(
+        "--scheduler",
+        metavar="ADDRESS|local[:N]",
+        help="evaluate movie partitions on a dask.distributed cluster (a scheduler address such as tcp://host:8786, "
+        "or local[:N] for N local worker processes; needs kweval[dask]); lexical and sentiment metrics; the output is the same",
+    )
 
     em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
     em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
@@ -310,8 +316,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         if out is not None:
             check_output_file(out)
 
+    if args.scheduler is not None and (args.legacy or args.semantic):
+        raise UsageError("--scheduler evaluates the lexical and sentiment metrics; run --legacy or --semantic without it")
     in_groups = None
-    if not (args.legacy or args.semantic or args.sentiment):  # the lexical metrics: shared out over processes
+    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment):  # the lexical metrics: shared out over processes
         in_groups = _evaluate_in_groups(args, options)
     if in_groups is not None:
         source, evaluation = in_groups
@@ -335,7 +343,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         n_evaluated = int(summary["n_reviews"].sum()) if len(summary) else 0
         per_review = None
     else:
-        if dataset is not None:  # not evaluated in groups already
+        if dataset is not None and args.scheduler is not None:
+            evaluation = _evaluate_on_scheduler(args.scheduler, dataset, options)
+        elif dataset is not None:  # not evaluated in groups already
             progress = None
             if args.semantic and not args.quiet and sys.stderr.isatty():
                 progress = _tqdm_progress()
@@ -367,6 +377,21 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
 
     return _check_thresholds(summary, args.fail_under)
+
+
+def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions) -> Evaluation:
+    """`evaluate` with the dataset's movies shared out over a dask cluster (kweval.distributed)."""
+    from kweval import distributed
+
+    try:
+        distributed.parse_scheduler(spec)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        with distributed.connect(spec) as client:
+            return distributed.evaluate_on_cluster(client, dataset, options)
+    except OSError as exc:  # no scheduler at that address, or it went away
+        raise UsageError(f"--scheduler {spec}: cannot reach the dask scheduler ({exc})") from None
 
 
 def _evaluate_in_groups(args: argparse.Namespace, options: EvalOptions) -> tuple[str, Evaluation] | None:
