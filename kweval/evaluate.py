@@ -9,6 +9,7 @@ from the assigned pairs.
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
@@ -18,7 +19,7 @@ import pandas as pd
 
 from kweval import metrics, ranking
 from kweval.data.dataset import Dataset, Problem
-from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table
+from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table, keywords_match
 from kweval.text import normalize_many
 
 GT_ORDERS = ("file", "helpful")
@@ -41,6 +42,8 @@ class EvalOptions:
     threshold: float = 0.75
     embedding_model: str = "all-MiniLM-L6-v2"
     sentiment: bool = False
+    keyphrase: bool = False  # r@k, f1@k (hard), f1@k_flex, f1@M, f1@O, r_precision
+    present: bool = False  # recall_present, f1@k_present, recall_absent (needs review texts)
 
     def __post_init__(self) -> None:
         if not isinstance(self.k, (int, np.integer)) or self.k < 1:
@@ -64,8 +67,16 @@ class EvalOptions:
         k = self.k
         return ["precision", "recall", "f1", "w_precision", "w_recall", "w_f1", f"ndcg@{k}", f"p@{k}", f"ap@{k}", "rr"]
 
+    def keyphrase_metrics(self) -> list[str]:
+        """The keyphrase field's metrics (kweval.metrics.keyphrase_metrics / present_metrics), when asked."""
+        k = self.k
+        cols = [f"r@{k}", f"f1@{k}", f"f1@{k}_flex", "f1@M", "f1@O", "r_precision"] if self.keyphrase else []
+        if self.present:
+            cols += ["recall_present", f"f1@{k}_present", "recall_absent"]
+        return cols
+
     def extra_metrics(self) -> list[str]:
-        cols = []
+        cols = self.keyphrase_metrics()
         if self.semantic:
             cols += ["sem_precision", "sem_recall", "sem_f1"]
         if self.sentiment:
@@ -109,19 +120,90 @@ class Evaluation:
 
 
 def clean_ground_truth(gt: pd.DataFrame, order: str = "file") -> pd.DataFrame:
-    """Per movie: order (file rank, or helpful desc then not_helpful asc), normalize, drop empty and duplicates; re-rank 0..n-1."""
-    frame = gt.sort_values(["movie", "rank"], kind="stable")
+    """Per GT list: order (file rank, or helpful desc then not_helpful asc), normalize, drop empty and duplicates; re-rank 0..n-1.
+
+    A GT list is a movie's (rows without `review_id`) or one review's own
+    (rows with it); the result keeps `review_id` (None for a movie's list),
+    each movie's lists together, its movie-level list first.
+    """
+    doc = _gt_review_ids(gt)
+    frame = gt.assign(review_id=doc, _doc=doc.fillna("")).sort_values(["movie", "_doc", "rank"], kind="stable")
     if order == "helpful":
         helpful = pd.to_numeric(frame["helpful"], errors="coerce").fillna(0.0)
         not_helpful = pd.to_numeric(frame["not_helpful"], errors="coerce").fillna(0.0)
-        frame = frame.assign(_h=-helpful, _n=not_helpful).sort_values(["movie", "_h", "_n"], kind="stable")
+        frame = frame.assign(_h=-helpful, _n=not_helpful).sort_values(["movie", "_doc", "_h", "_n"], kind="stable")
     keywords = frame["keyword"].tolist()
     norms = normalize_many(keywords)
     frame = frame.assign(norm=norms)
     frame = frame[frame["norm"] != ""]
-    frame = frame.drop_duplicates(["movie", "norm"], keep="first")
-    frame = frame.assign(rank=frame.groupby("movie", sort=False).cumcount().astype("int64"))
-    return frame[["movie", "rank", "keyword", "norm"]].reset_index(drop=True)
+    frame = frame.drop_duplicates(["movie", "_doc", "norm"], keep="first")
+    frame = frame.assign(rank=frame.groupby(["movie", "_doc"], sort=False).cumcount().astype("int64"))
+    return frame[["movie", "rank", "keyword", "norm", "review_id"]].reset_index(drop=True)
+
+
+def _gt_review_ids(gt: pd.DataFrame) -> pd.Series:
+    """The GT table's `review_id` as text (None: the row belongs to the movie's list); all None without the column."""
+    if "review_id" not in gt.columns:
+        return pd.Series([None] * len(gt), index=gt.index, dtype=object)
+    return gt["review_id"].map(lambda v: None if v is None or v is pd.NA or (isinstance(v, float) and v != v) or v == "" else str(v)).astype(object)
+
+
+def ranked_movies(movies: pd.DataFrame) -> dict[str, bool]:
+    """Movie -> whether its GT is ranked (the `movies` table's optional `ranked` column; ranked when absent or unreadable)."""
+    if "ranked" not in movies.columns:
+        return {}
+    out = {}
+    for movie, flag in zip(movies["movie"], movies["ranked"]):
+        if isinstance(flag, str):
+            flag = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(flag.strip().lower())
+        if isinstance(flag, (bool, np.bool_)) or (isinstance(flag, (int, float, np.integer, np.floating)) and flag in (0, 1)):
+            out[movie] = bool(flag)
+    return out
+
+
+@dataclass
+class _GtLists:
+    """Where one movie's GT lists lie in its cleaned GT rows (movie-level list first, then one per review)."""
+
+    movie_level: tuple[int, int] | None  # (start, size) of the movie's own list, if it has one
+    by_review: dict  # review id -> (start, size) of that review's own list
+
+    def ranges(self, reviews: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(start, size) of the list each review is scored against: its own, else the movie's, else (0, 0)."""
+        fallback = self.movie_level or (0, 0)
+        spans = [self.by_review.get(r, fallback) for r in reviews.tolist()]
+        if not spans:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+        return arr[:, 0], arr[:, 1]
+
+
+def _gt_lists(gt: pd.DataFrame) -> dict[str, _GtLists]:
+    """Movie -> its GT lists, for the movies with at least one review's own list (`gt` as clean_ground_truth gives it)."""
+    doc = gt["review_id"].to_numpy(dtype=object)
+    per_review = pd.notna(doc)
+    if not per_review.any():
+        return {}
+    movie_codes, movie_names = pd.factorize(gt["movie"].to_numpy(dtype=object), sort=False)  # each movie's rows are contiguous
+    movie_start = np.searchsorted(movie_codes, np.arange(len(movie_names)))
+    with_docs = set(np.unique(movie_codes[per_review]).tolist())
+    n = len(doc)
+    change = np.ones(n, dtype=bool)
+    change[1:] = (movie_codes[1:] != movie_codes[:-1]) | (doc[1:] != doc[:-1])
+    heads = np.flatnonzero(change)
+    sizes = np.diff(np.append(heads, n))
+    out: dict[str, _GtLists] = {}
+    for head, size in zip(heads.tolist(), sizes.tolist()):
+        m = int(movie_codes[head])
+        if m not in with_docs:
+            continue
+        lists = out.setdefault(movie_names[m], _GtLists(None, {}))
+        span = (head - int(movie_start[m]), size)
+        if doc[head] is None:
+            lists.movie_level = span
+        else:
+            lists.by_review[doc[head]] = span
+    return out
 
 
 def _group_sum(group: np.ndarray, values: np.ndarray | None, n: int) -> np.ndarray:
@@ -181,7 +263,9 @@ class _MovieRows:
     norm: np.ndarray
     score: np.ndarray
     position: np.ndarray
-    gt_rank: np.ndarray
+    gt_rank: np.ndarray  # the matched GT row's position among the movie's cleaned GT rows, or -1
+    group_gt_start: np.ndarray  # per group: where its GT list starts among the movie's GT rows
+    group_n_gt: np.ndarray  # per group: |G| of its GT list
 
 
 class _RowBuffers:
@@ -248,6 +332,8 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
             n_rev = int((dataset.reviews["movie"] == m).sum())
             movie_problems[m].append(Problem(m, f"no ground-truth keywords; its {n_rev} review(s) are skipped", "evaluate"))
     gt_norm_by_movie = {m: frame["norm"].tolist() for m, frame in gt.groupby("movie", sort=False)}
+    gt_lists = _gt_lists(gt)  # movies whose reviews have their own GT lists
+    ranked_of = ranked_movies(dataset.movies)
     gt_keyword_by_movie = {m: _object_array(frame["keyword"].tolist()) for m, frame in gt.groupby("movie", sort=False)}
 
     # --- rows of the evaluated movies and models, movie by movie ------------------------------------
@@ -274,17 +360,27 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     out = _RowBuffers(len(rows))
     group_reviews: list[np.ndarray] = []
     group_models: list[np.ndarray] = []
+    group_gt_starts: list[np.ndarray] = []
+    group_n_gts: list[np.ndarray] = []
     n_groups = 0
     dropped: list[tuple[str, int, int]] = []  # per movie: keywords empty after normalization, repeated
     for mi, movie in enumerate(movies):
         lo, hi = movie_bounds[mi], movie_bounds[mi + 1]
+        movie_rows = rows[lo:hi]
+        lists = gt_lists.get(movie)
+        if lists is not None and lists.movie_level is None:  # only reviews with their own GT are scored
+            movie_rows, n_without = _rows_with_gt(movie_rows, review_col, lists)
+            if n_without:
+                movie_problems[movie].append(Problem(movie, f"{n_without} review(s) without their own ground truth are skipped", "evaluate"))
         part, n_invalid, n_dup = _clean_and_match_movie(
-            rows[lo:hi], review_col, row_model, rank_col, keyword_col, score_col, n_models,
-            gt_norm_by_movie[movie], options.match,
+            movie_rows, review_col, row_model, rank_col, keyword_col, score_col, n_models,
+            gt_norm_by_movie[movie], options.match, lists,
         )
         out.add(part, movie, n_groups, model_names, gt_keyword_by_movie[movie])
         group_reviews.append(part.group_review)
         group_models.append(part.group_model)
+        group_gt_starts.append(part.group_gt_start)
+        group_n_gts.append(part.group_n_gt)
         n_groups += len(part.group_model)
         dropped.append((movie, n_invalid, n_dup))
         report("matching", 0.1 + 0.7 * (mi + 1) / max(len(movies), 1))
@@ -294,11 +390,14 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     group_movie = np.repeat(np.arange(len(movies), dtype=np.int64), [len(g) for g in group_models])
     group_model = _concat(group_models, np.int64)
     group_review = _concat(group_reviews, object)
-    del group_models, group_reviews
+    group_gt_start = _concat(group_gt_starts, np.int64)
+    n_gt = _concat(group_n_gts, np.int64)
+    del group_models, group_reviews, group_gt_starts, group_n_gts
     grp = rows_out.grp
     score_raw = rows_out.score
     position = rows_out.position
-    gt_rank = rows_out.gt_rank
+    gt_pos = rows_out.gt_rank  # position among the movie's GT rows (for coverage)
+    gt_rank = gt_pos if not gt_lists else np.where(gt_pos >= 0, gt_pos - group_gt_start[grp], -1)  # rank in its own list
 
     with np.errstate(invalid="ignore"):
         bad_score = ~np.isfinite(score_raw) | (score_raw < 0)
@@ -317,11 +416,11 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     # --- per-review metrics ---------------------------------------------------------------------
     report("metrics", 0.8)
     movie_names = _object_array(movies)
-    gt_size_of_movie = np.array([int(gt_sizes[m]) for m in movies], dtype=np.int64)
-    n_gt = gt_size_of_movie[group_movie] if n_groups else np.zeros(0, np.int64)
+    ranked_movie = np.array([ranked_of.get(m, True) for m in movies], dtype=bool)
+    group_ranked = None if ranked_movie.all() else ranked_movie[group_movie]  # None: all ranked (graded gains)
     matched = gt_rank >= 0
     m_grp = grp[matched]
-    gains = ranking.apply_gain(metrics.graded_relevance(gt_rank[matched]), options.gain)
+    gains = ranking.apply_gain(metrics.relevance(gt_rank[matched], None if group_ranked is None else group_ranked[m_grp]), options.gain)
     counts = {
         "n_pred": np.bincount(grp, minlength=n_groups).astype("int64"),
         "n_gt": n_gt,
@@ -329,7 +428,7 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         "n_bad_scores": np.bincount(grp[bad_score], minlength=n_groups).astype("int64"),
         "score_sum": _group_sum(grp, confidence, n_groups),
         "matched_score": _group_sum(m_grp, confidence[matched], n_groups),
-        "gain_sum": metrics.gt_gain_total(n_gt, options.gain),
+        "gain_sum": metrics.gt_gain_total(n_gt, options.gain, group_ranked),
         "matched_gain": _group_sum(m_grp, gains, n_groups),
     }
     columns = {
@@ -343,8 +442,20 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         metrics.weighted_metrics(counts["score_sum"], counts["matched_score"], counts["gain_sum"], counts["matched_gain"])
     )
     columns.update(
-        metrics.ranking_metrics(m_grp, position[matched], gt_rank[matched], n_gt, options.k, options.gain, options.discount)
+        metrics.ranking_metrics(m_grp, position[matched], gt_rank[matched], n_gt, options.k, options.gain, options.discount, group_ranked)
     )
+    if options.keyphrase:
+        columns.update(metrics.keyphrase_metrics(counts["n_pred"], n_gt, counts["n_matched"], m_grp, position[matched], options.k))
+    if options.present:
+        n_gt_present, pair_present = _present_gt(
+            dataset.reviews, gt_norm_by_movie, movies, group_movie, group_review, group_gt_start, n_gt,
+            group_movie[m_grp], group_review[m_grp], gt_pos[matched], options.match,
+        )
+        columns["n_gt_present"] = n_gt_present
+        columns.update(metrics.present_metrics(n_gt_present, n_gt, m_grp, position[matched], pair_present, options.k))
+        without_text = n_gt_present < 0  # no text to look in: present/absent undefined
+        for name in ("recall_present", f"f1@{options.k}_present", "recall_absent"):
+            columns[name] = np.where(without_text, np.nan, columns[name])
     scores = pd.DataFrame(columns, copy=False)  # copy=False: no copy into consolidated blocks
 
     if bad_score.any():
@@ -378,8 +489,8 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     )
     del rows_out, out
 
-    coverage = _coverage(group_movie[m_grp], group_model[m_grp], gt_rank[matched], gt_sizes, movies, model_order)
-    skipped = _skipped(dataset, group_movie, group_review, group_model, movies, model_order)
+    coverage = _coverage(group_movie[m_grp], group_model[m_grp], gt_pos[matched], gt_sizes, movies, model_order)
+    skipped = _skipped(_reviews_with_gt(dataset.reviews, gt_lists), group_movie, group_review, group_model, movies, model_order)
 
     evaluation = Evaluation(
         scores=scores,
@@ -449,12 +560,15 @@ def _clean_and_match_movie(
     n_models: int,
     gt_norms: list[str],
     match: str,
+    lists: _GtLists | None = None,
 ) -> tuple[_MovieRows, int, int]:
     """Group one movie's rows by review × model, order them, clean them, match them.
 
     Groups are ordered by the review's first appearance, then model order;
-    rows by rank, ties in the reader's order.  Returns the movie's rows and
-    the numbers of keywords dropped as empty and as repeated.
+    rows by rank, ties in the reader's order.  `lists`, when given, says which
+    slice of `gt_norms` each review is scored against (reviews with their own
+    GT); otherwise every review is scored against all of it.  Returns the
+    movie's rows and the numbers of keywords dropped as empty and as repeated.
     """
     review_code, review_uniques = _factorize_runs(review_col[rows], use_na_sentinel=False)
     model_of_row = row_model[rows]
@@ -492,10 +606,19 @@ def _clean_and_match_movie(
     position = np.arange(len(grp)) - starts[grp] if len(grp) else np.zeros(0, dtype=np.int64)
 
     gt_rank = np.full(len(grp), -1, dtype=np.int64)
+    if lists is None:
+        group_gt_start = np.zeros(n_local, dtype=np.int64)
+        group_n_gt = np.full(n_local, len(gt_norms), dtype=np.int64)
+    else:
+        group_gt_start, group_n_gt = lists.ranges(group_review)
     if len(grp):
         local_ids, inverse = np.unique(norm_id, return_inverse=True)
-        bounds, flat = candidate_table(norm_values[local_ids].tolist(), gt_norms, match)
-        gt_rank = assign_matches_table(grp, inverse.astype(np.int64).reshape(-1), bounds, flat)
+        inverse = inverse.astype(np.int64).reshape(-1)
+        if lists is None:
+            bounds, flat = candidate_table(norm_values[local_ids].tolist(), gt_norms, match)
+            gt_rank = assign_matches_table(grp, inverse, bounds, flat)
+        else:
+            gt_rank = _assign_within_lists(grp, inverse, norm_values[local_ids].tolist(), gt_norms, match, group_gt_start, group_n_gt)
     rows_out = _MovieRows(
         group_review=group_review,
         group_model=group_model,
@@ -505,8 +628,59 @@ def _clean_and_match_movie(
         score=raw_score[keep],
         position=position.astype(np.int64),
         gt_rank=gt_rank,
+        group_gt_start=group_gt_start,
+        group_n_gt=group_n_gt,
     )
     return rows_out, n_invalid, n_dup
+
+
+def _assign_within_lists(
+    grp: np.ndarray,
+    pred_id: np.ndarray,
+    preds: list[str],
+    gt_norms: list[str],
+    match: str,
+    group_gt_start: np.ndarray,
+    group_n_gt: np.ndarray,
+) -> np.ndarray:
+    """`assign_matches_table` where each group has its own GT list, a slice of `gt_norms` (per-review GT).
+
+    Matching runs once on the movie's distinct keywords × distinct GT strings;
+    each distinct (GT list, keyword) pair then keeps the positions of its own
+    list holding a matching string, so the one-to-one assignment is the
+    movie-level one, list by list.
+    """
+    gt_codes, gt_uniques = pd.factorize(_object_array(gt_norms))
+    n_unique_gt = len(gt_uniques)
+    # the distinct (GT list, keyword) pairs of the rows; lists are told apart by their start
+    pair_of_row, pair_keys = pd.factorize(group_gt_start[grp] * len(preds) + pred_id)
+    n_pairs = len(pair_keys)
+    pair_start, pair_pred = np.divmod(pair_keys, len(preds))
+    pair_size = np.zeros(n_pairs, dtype=np.int64)
+    pair_size[pair_of_row] = group_n_gt[grp]
+    # every GT position of each pair's list, kept where its string matches the pair's keyword
+    owner = np.repeat(np.arange(n_pairs, dtype=np.int64), pair_size)
+    offset = np.arange(len(owner), dtype=np.int64) - np.repeat(np.cumsum(pair_size) - pair_size, pair_size)
+    position = np.repeat(pair_start, pair_size) + offset
+    wanted = pair_pred[owner] * n_unique_gt + gt_codes[position]  # (keyword, GT string)
+    if match in ("approx", "word"):
+        # per-review lists are short: test each distinct (keyword, GT string) pair that shares a list
+        distinct, inverse = np.unique(wanted, return_inverse=True)
+        pred_of, gt_of = np.divmod(distinct, n_unique_gt)
+        ok = np.fromiter(
+            map(keywords_match, _object_array(preds)[pred_of].tolist(), gt_uniques[gt_of].tolist(), itertools.repeat(match)),
+            dtype=bool,
+            count=len(distinct),
+        )
+        hit = ok[inverse.reshape(-1)]
+    else:  # exact, stem: one hashed lookup per distinct string
+        bounds, flat = candidate_table(preds, gt_uniques.tolist(), match)
+        cand_key = np.repeat(np.arange(len(preds), dtype=np.int64), np.diff(bounds)) * n_unique_gt + flat  # sorted
+        at = np.minimum(np.searchsorted(cand_key, wanted), max(len(cand_key) - 1, 0))
+        hit = cand_key[at] == wanted if len(cand_key) else np.zeros(len(wanted), dtype=bool)
+    owner, position = owner[hit], position[hit]
+    pair_bounds = np.searchsorted(owner, np.arange(n_pairs + 1))
+    return assign_matches_table(grp, pair_of_row.astype(np.int64), pair_bounds, position)
 
 
 def _coverage(
@@ -531,8 +705,90 @@ def _coverage(
     return out
 
 
+def _rows_with_gt(rows: np.ndarray, review_col: np.ndarray, lists: _GtLists) -> tuple[np.ndarray, int]:
+    """The rows whose review has its own GT list, and how many reviews had none."""
+    codes, uniques = _factorize_runs(review_col[rows])
+    has = np.array([u in lists.by_review for u in uniques.tolist()] + [False], dtype=bool)
+    keep = has[codes]
+    return rows[keep], int((~has[:-1]).sum())
+
+
+def _reviews_with_gt(reviews: pd.DataFrame, gt_lists: dict[str, _GtLists]) -> pd.DataFrame:
+    """The reviews that are scored: all of a movie with a movie-level GT list, else only those with their own."""
+    only_own = {m: lists for m, lists in gt_lists.items() if lists.movie_level is None}
+    if not only_own:
+        return reviews
+    keep = [
+        m not in only_own or r in only_own[m].by_review
+        for m, r in zip(reviews["movie"].tolist(), reviews["review_id"].tolist())
+    ]
+    return reviews[np.asarray(keep, dtype=bool)]
+
+
+def _present_gt(
+    reviews: pd.DataFrame,
+    gt_norm_by_movie: dict[str, list[str]],
+    movies: list[str],
+    group_movie: np.ndarray,
+    group_review: np.ndarray,
+    group_gt_start: np.ndarray,
+    group_n_gt: np.ndarray,
+    pair_movie: np.ndarray,
+    pair_review: np.ndarray,
+    pair_gt_pos: np.ndarray,
+    match: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    # pair_movie: movie positions in `movies`; pair_gt_pos: positions among the movie's GT rows
+    """Per group, how many keywords of its GT list occur in its review's text (-1: no text); per matched pair, whether its GT keyword does.
+
+    Each GT list is searched once in the texts of all the reviews scored
+    against it (kweval.present).
+    """
+    from kweval import present
+
+    text_of = {
+        (m, r): t
+        for m, r, t in zip(reviews["movie"].tolist(), reviews["review_id"].tolist(), reviews["text"].tolist())
+        if isinstance(t, str) and t.strip()
+    }
+    n_groups = len(group_movie)
+    n_present = np.full(n_groups, -1, dtype=np.int64)
+    found_keys: list[np.ndarray] = []  # movie-wide keys (movie, review, GT position) of present keywords
+    review_codes, review_uniques = pd.factorize(group_review, use_na_sentinel=False)
+    n_rev = max(len(review_uniques), 1)
+    width = max((len(v) for v in gt_norm_by_movie.values()), default=0) + 1
+    movie_bounds = np.searchsorted(group_movie, np.arange(len(movies) + 1))
+    for mi, movie in enumerate(movies):
+        lo, hi = int(movie_bounds[mi]), int(movie_bounds[mi + 1])
+        if lo == hi:
+            continue
+        norms = gt_norm_by_movie[movie]
+        # the movie's distinct (review, list) pairs, grouped by list
+        key = pd.DataFrame({"review": review_codes[lo:hi], "start": group_gt_start[lo:hi], "size": group_n_gt[lo:hi]})
+        distinct = key.drop_duplicates("review")
+        counts: dict[int, int] = {}
+        for (start, size), part in distinct.groupby(["start", "size"], sort=False):
+            codes = part["review"].to_numpy()
+            texts = [text_of.get((movie, review_uniques[c])) for c in codes.tolist()]
+            with_text = [i for i, t in enumerate(texts) if t is not None]
+            kw_idx, text_idx = present.occurrences(
+                present.searchable_keywords(norms[start : start + size], match),
+                present.searchable([texts[i] for i in with_text], match),
+            )
+            holder = codes[np.asarray(with_text, dtype=np.int64)][text_idx] if len(with_text) else np.zeros(0, np.int64)
+            found_keys.append((mi * n_rev + holder.astype(np.int64)) * width + start + kw_idx)
+            per_text = np.bincount(text_idx, minlength=len(with_text)) if len(with_text) else np.zeros(0, np.int64)
+            for i, c in enumerate(codes[np.asarray(with_text, dtype=np.int64)].tolist() if len(with_text) else []):
+                counts[c] = int(per_text[i])
+        n_present[lo:hi] = np.fromiter((counts.get(c, -1) for c in review_codes[lo:hi].tolist()), dtype=np.int64, count=hi - lo)
+    found = np.unique(np.concatenate(found_keys)) if found_keys else np.zeros(0, np.int64)
+    pair_review_code = _positions(pair_review, {r: i for i, r in enumerate(review_uniques.tolist())})
+    pair_keys = (np.asarray(pair_movie, dtype=np.int64) * n_rev + pair_review_code) * width + pair_gt_pos
+    return n_present, np.isin(pair_keys, found)
+
+
 def _skipped(
-    dataset: Dataset,
+    reviews: pd.DataFrame,
     group_movie: np.ndarray,
     group_review: np.ndarray,
     group_model: np.ndarray,
@@ -545,8 +801,8 @@ def _skipped(
     each is paired with every model, in model order.
     """
     movie_pos = {m: i for i, m in enumerate(movies)}
-    rv_movie = _positions(dataset.reviews["movie"].to_numpy(dtype=object), movie_pos)
-    rv_review = dataset.reviews["review_id"].to_numpy(dtype=object)
+    rv_movie = _positions(reviews["movie"].to_numpy(dtype=object), movie_pos)
+    rv_review = reviews["review_id"].to_numpy(dtype=object)
     keep = rv_movie >= 0
     pair_movie = np.concatenate([rv_movie[keep], group_movie])
     pair_review = np.concatenate([rv_review[keep], group_review])
