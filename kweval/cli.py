@@ -24,7 +24,9 @@ THRESHOLD_FAILED = 1
 EPILOG = """\
 DATA is a folder in the tidy layout (predictions.parquet|csv, ground_truth.parquet|csv,
 optional reviews, movies, models) or the DNLP layout (Extracted_Keywords/kw_<Movie>.pkl,
-keywords_ground_truth.pkl, optional Reviews_By_Movie/); the layout is detected.
+keywords_ground_truth.pkl, optional Reviews_By_Movie/) or a keyphrase benchmark
+(docsutf8/*.txt + keys/*.key: GT per document, unranked; predictions with
+--predictions NAME=PATH); the layout is detected.
 Without DATA the embedded demo dataset is used.
 
 Metrics (METRICS.md): precision recall f1 w_precision w_recall w_f1 ndcg@k p@k ap@k rr
@@ -37,6 +39,7 @@ Examples:
   kweval evaluate data/ --aggregate micro --out summary.csv --per-review reviews.csv
   kweval evaluate data/ --fail-under ndcg@5=0.3 --fail-under f1=0.1   # for CI
   kweval convert Dataset/ tidy/                     # DNLP pickles -> tidy Parquet
+  kweval evaluate SemEval2017/ --predictions yake=yake.jsonl --predictions kb=kb.parquet
 """
 
 
@@ -107,6 +110,21 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--threshold", type=float, default=0.75, help="cosine threshold of the semantic metrics (default 0.75)")
     ev.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
+    _add_predictions_argument(ev)
+    ev.add_argument(
+        "--keyphrase",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="add the keyphrase field's metrics r@k, f1@k (hard: P@k = hits/k), f1@k_flex (P@k = hits/min(k, |P|)), "
+        "f1@M, f1@O, r_precision (default: on when the ground truth is per document)",
+    )
+    ev.add_argument(
+        "--present",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="add recall_present, f1@k_present, recall_absent: GT keywords split by whether they occur in the "
+        "review's own text under --match (default: on when the ground truth is per document)",
+    )
     ev.add_argument("--legacy", action="store_true", help="reproduce the seed notebooks' numbers, defects included (see docs/notebook-parity.md); each column keeps its notebook's own averaging, so --aggregate does not apply")
     ev.add_argument("--out", default="-", help="output file, or - for stdout (default)")
     ev.add_argument("--format", choices=["csv", "markdown", "latex", "json"], help="output format (default: from --out's suffix, else csv)")
@@ -135,6 +153,7 @@ def build_parser() -> argparse.ArgumentParser:
     cv.add_argument("src", help="dataset folder (any layout)")
     cv.add_argument("dst", help="output folder")
     cv.add_argument("--format", choices=["parquet", "csv"], default="parquet")
+    _add_predictions_argument(cv)
 
     sy = sub.add_parser("synth", help="write a synthetic dataset (for benchmarks and tests)")
     sy.add_argument("out", help="output folder")
@@ -144,6 +163,35 @@ def build_parser() -> argparse.ArgumentParser:
     sy.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same dataset (default 0)")
     sy.add_argument("--layout", choices=["tidy", "dnlp"], default="tidy", help="tidy Parquet tables (default) or DNLP pickles")
     return parser
+
+
+def _prediction_file(value: str) -> tuple[str, str]:
+    from kweval.data.predictions import parse_spec
+
+    try:
+        name, path = parse_spec(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return name, str(path)
+
+
+def _add_predictions_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--predictions",
+        type=_prediction_file,
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="model NAME's predictions from a JSONL file ({\"id\": doc, \"keyphrases\": [...], \"scores\": [...]}; "
+        "doc_id/predictions accepted too) or a tidy predictions .parquet/.csv; repeatable, any layout",
+    )
+
+
+def _prediction_files(args: argparse.Namespace) -> dict[str, str] | None:
+    files = dict(args.predictions or ())
+    if len(files) < len(args.predictions or ()):
+        raise UsageError("--predictions: each NAME once")
+    return files or None
 
 
 def _problem_lines(problems) -> list[str]:
@@ -184,20 +232,24 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             threshold=args.threshold,
             embedding_model=args.embedding_model,
             sentiment=args.sentiment,
+            keyphrase=bool(args.keyphrase),
+            present=bool(args.present),
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
 
     in_groups = None
-    if not (args.legacy or args.semantic or args.sentiment):  # the lexical metrics: shared out over processes
+    files = _prediction_files(args)
+    if not (args.legacy or args.semantic or args.sentiment or files):  # the lexical metrics: shared out over processes
         in_groups = _evaluate_in_groups(args, options)
     if in_groups is not None:
         source, evaluation = in_groups
         dataset = None
     else:
-        dataset = load_dataset(args.data, movies=args.movies)  # files of other movies are not read
+        dataset = load_dataset(args.data, movies=args.movies, predictions=files)  # files of other movies are not read
         if args.movies and not set(args.movies) <= set(dataset.movie_ids):
-            dataset = load_dataset(args.data)  # to say which movies there are
+            dataset = load_dataset(args.data, predictions=files)  # to say which movies there are
+        options = _keyphrase_options(options, args, dataset)
         movies = _select(dataset.movie_ids, args.movies, "movie(s)")
         models = _select(dataset.model_names, args.models, "model(s)")
         dataset = dataset.subset(movies, models)
@@ -242,6 +294,19 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         _write(report.to_csv(report.per_review_table(per_review)), args.per_review)
 
     return _check_thresholds(summary, args.fail_under)
+
+
+def _keyphrase_options(options: EvalOptions, args: argparse.Namespace, dataset) -> EvalOptions:
+    """The keyphrase and present/absent metrics default to on for a dataset whose GT is per document."""
+    from dataclasses import replace
+
+    gt = dataset.ground_truth
+    per_document = "review_id" in gt.columns and bool(gt["review_id"].notna().any())
+    return replace(
+        options,
+        keyphrase=per_document if args.keyphrase is None else args.keyphrase,
+        present=per_document if args.present is None else args.present,
+    )
 
 
 def _evaluate_in_groups(args: argparse.Namespace, options: EvalOptions) -> tuple[str, Evaluation] | None:
@@ -324,7 +389,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from kweval.data import load_dataset
     from kweval.data.tidy import write_tidy
 
-    dataset = load_dataset(args.src)
+    dataset = load_dataset(args.src, predictions=_prediction_files(args))
     for line in _problem_lines(dataset.problems):
         print(line, file=sys.stderr)
     if dataset.predictions.empty:
