@@ -137,7 +137,10 @@ def clean_ground_truth(gt: pd.DataFrame, order: str = "file") -> pd.DataFrame:
     frame = frame.assign(norm=norms)
     frame = frame[frame["norm"] != ""]
     frame = frame.drop_duplicates(["movie", "_doc", "norm"], keep="first")
-    frame = frame.assign(rank=frame.groupby(["movie", "_doc"], sort=False).cumcount().astype("int64"))
+    frame = frame.assign(
+        rank=frame.groupby(["movie", "_doc"], sort=False).cumcount().astype("int64"),
+        review_id=_object_column(frame["review_id"].where(frame["_doc"] != "", None).tolist()).to_numpy(),
+    )
     return frame[["movie", "rank", "keyword", "norm", "review_id"]].reset_index(drop=True)
 
 
@@ -189,7 +192,7 @@ def _gt_lists(gt: pd.DataFrame) -> dict[str, _GtLists]:
     with_docs = set(np.unique(movie_codes[per_review]).tolist())
     n = len(doc)
     change = np.ones(n, dtype=bool)
-    change[1:] = (movie_codes[1:] != movie_codes[:-1]) | (doc[1:] != doc[:-1])
+    change[1:] = (movie_codes[1:] != movie_codes[:-1]) | (per_review[1:] != per_review[:-1]) | (per_review[1:] & (doc[1:] != doc[:-1]))
     heads = np.flatnonzero(change)
     sizes = np.diff(np.append(heads, n))
     out: dict[str, _GtLists] = {}
@@ -199,7 +202,7 @@ def _gt_lists(gt: pd.DataFrame) -> dict[str, _GtLists]:
             continue
         lists = out.setdefault(movie_names[m], _GtLists(None, {}))
         span = (head - int(movie_start[m]), size)
-        if doc[head] is None:
+        if pd.isna(doc[head]):
             lists.movie_level = span
         else:
             lists.by_review[doc[head]] = span

@@ -29,7 +29,7 @@ from kweval.data.dataset import (
 
 TABLES = {
     "predictions": PREDICTION_COLUMNS,
-    "ground_truth": GROUND_TRUTH_COLUMNS,
+    "ground_truth": ["movie", "rank", "keyword"],  # helpful, not_helpful optional (NaN); review_id optional
     "reviews": ["movie", "review_id"],
     "movies": ["movie"],
     "models": ["model"],
