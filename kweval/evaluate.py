@@ -833,10 +833,31 @@ def _skipped(
     )
 
 
+def _keyed_by_gt_list(
+    keywords: pd.DataFrame, gt: pd.DataFrame, score_keys: pd.DataFrame, reviews: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
+    """The tables with `movie` naming the GT list each row is scored against, for the movie-keyed semantic/sentiment metrics.
+
+    A review with its own GT list gets the key "movie\x00review_id" (the
+    separator never survives normalization); everything else keeps its movie,
+    so movie-level data passes through unchanged.
+    """
+    own = gt["review_id"].notna().to_numpy()
+    if not own.any():
+        return keywords, gt, score_keys, reviews
+    lists = set(zip(gt["movie"][own].tolist(), gt["review_id"][own].tolist()))
+
+    def rekey(frame: pd.DataFrame) -> pd.DataFrame:
+        pairs = zip(frame["movie"].tolist(), frame["review_id"].tolist())
+        return frame.assign(movie=_object_column([f"{m}\x00{r}" if (m, r) in lists else m for m, r in pairs]).to_numpy())
+
+    return rekey(keywords), rekey(gt.assign(review_id=gt["review_id"].where(own, None))), rekey(score_keys), rekey(reviews)
+
+
 def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, report: Progress) -> None:
     """Add sem_* and sas_* columns (METRICS.md §4–5); imports the heavy parts only when asked."""
     scores = evaluation.scores
-    kw = evaluation.keywords
+    kw, gt_by_list, score_keys, reviews = _keyed_by_gt_list(evaluation.keywords, evaluation.ground_truth, scores[KEY], dataset.reviews)
     if evaluation.options.semantic:
         from kweval import semantic
         from kweval.cache import EmbeddingStore
@@ -859,9 +880,9 @@ def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, report
             progress=lambda done, total: report("embedding", 0.85 + 0.1 * done / max(total, 1)),
         )
         sem = semantic.semantic_metrics(
-            kw[KEY + ["norm"]], gt[["movie", "rank", "norm"]], dict(zip(texts, vectors)), evaluation.options.threshold
+            kw[KEY + ["norm"]], gt_by_list[["movie", "rank", "norm"]], dict(zip(texts, vectors)), evaluation.options.threshold
         )
-        sem = sem.set_index(KEY).reindex(pd.MultiIndex.from_frame(scores[KEY]))
+        sem = sem.set_index(KEY).reindex(pd.MultiIndex.from_frame(score_keys))
         # reviews with an empty prediction list have no row: |P| = 0, nothing matched, |G| still counts
         for col in ("sem_n_pred", "sem_pred_matched", "sem_gt_matched"):
             scores[col] = sem[col].fillna(0).to_numpy(dtype="int64")
@@ -872,7 +893,7 @@ def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, report
         from kweval import sentiment
 
         report("sentiment", 0.95)
-        sas = sentiment.sas_metrics(kw[KEY + ["keyword", "norm"]], evaluation.ground_truth[["movie", "keyword"]], dataset.reviews)
-        sas = sas.set_index(KEY).reindex(pd.MultiIndex.from_frame(scores[KEY]))
+        sas = sentiment.sas_metrics(kw[KEY + ["keyword", "norm"]], gt_by_list[["movie", "keyword"]], reviews)
+        sas = sas.set_index(KEY).reindex(pd.MultiIndex.from_frame(score_keys))
         for col in ("sent_pred", "sas_keywords", "sas_text"):
             scores[col] = sas[col].to_numpy()

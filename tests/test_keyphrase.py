@@ -297,3 +297,16 @@ def test_movie_level_data_keeps_its_columns_unless_asked():
     assert (s["n_gt_present"] <= s["n_gt"]).all() and (s["n_gt_present"] > 0).any()
     matched_present = s["recall_present"] * s["n_gt_present"] + s["recall_absent"] * (s["n_gt"] - s["n_gt_present"])
     np.testing.assert_allclose(matched_present.to_numpy(), s["n_matched"].to_numpy(), atol=1e-9)
+
+
+@pytest.mark.parametrize("semantic", [False, pytest.param(True, marks=pytest.mark.slow)])
+def test_semantic_and_sentiment_use_each_documents_own_gt(collection, semantic):
+    root, preds = collection
+    ds = load_dataset(root, predictions={"m": preds})
+    options = EvalOptions(k=3, match="exact", sentiment=True, semantic=semantic)
+    per_doc = evaluate(ds, options).scores.drop(columns=["movie"]).set_index(["review_id", "model"]).sort_index()
+    as_movies = evaluate(_per_document_as_movies(ds), options).scores.drop(columns=["movie"]).set_index(["review_id", "model"]).sort_index()
+    cols = ["sas_keywords", "sas_text"] + (["sem_precision", "sem_recall", "sem_n_gt"] if semantic else [])
+    pd.testing.assert_frame_equal(per_doc[cols], as_movies[cols])
+    if semantic:
+        assert per_doc.loc[("d1", "m"), "sem_n_gt"] == 4 and per_doc.loc[("d2", "m"), "sem_n_gt"] == 2
