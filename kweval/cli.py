@@ -162,6 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
     sy.add_argument("--models", type=_positive_int, default=3, help="number of models (default 3)")
     sy.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same dataset (default 0)")
     sy.add_argument("--layout", choices=["tidy", "dnlp"], default="tidy", help="tidy Parquet tables (default) or DNLP pickles")
+    sy.add_argument("--gt", choices=["movie", "per-document"], default="movie", help="one ranked GT list per movie (default) or each review's own unranked GT (tidy layout)")
     return parser
 
 
@@ -458,7 +459,9 @@ def cmd_synth(args: argparse.Namespace) -> int:
     from kweval.synth import synthesize, write_synthetic
 
     start = time.perf_counter()
-    dataset = synthesize(args.movies, args.reviews_per_movie, args.models, seed=args.seed)
+    if args.gt != "movie" and args.layout != "tidy":
+        raise UsageError("--gt per-document needs --layout tidy (the DNLP layout has one GT list per movie)")
+    dataset = synthesize(args.movies, args.reviews_per_movie, args.models, seed=args.seed, gt=args.gt)
     made = time.perf_counter()
     written = write_synthetic(dataset, Path(args.out), args.layout)
     done = time.perf_counter()

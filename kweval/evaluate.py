@@ -10,6 +10,7 @@ from the assigned pairs.
 from __future__ import annotations
 
 import itertools
+import operator
 import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields
@@ -741,53 +742,63 @@ def _present_gt(
     pair_gt_pos: np.ndarray,
     match: str,
 ) -> tuple[np.ndarray, np.ndarray]:
-    # pair_movie: movie positions in `movies`; pair_gt_pos: positions among the movie's GT rows
     """Per group, how many keywords of its GT list occur in its review's text (-1: no text); per matched pair, whether its GT keyword does.
 
-    Each GT list is searched once in the texts of all the reviews scored
-    against it (kweval.present).
+    `pair_movie` are positions in `movies`, `pair_gt_pos` positions among the
+    movie's GT rows.  A list several reviews share (a movie's) is searched
+    once in all their texts (kweval.present.occurrences); a review's own list
+    is tested keyword by keyword in its one text.  Texts are normalized once
+    per review.
     """
     from kweval import present
 
-    text_of = {
-        (m, r): t
-        for m, r, t in zip(reviews["movie"].tolist(), reviews["review_id"].tolist(), reviews["text"].tolist())
-        if isinstance(t, str) and t.strip()
-    }
-    n_groups = len(group_movie)
-    n_present = np.full(n_groups, -1, dtype=np.int64)
-    found_keys: list[np.ndarray] = []  # movie-wide keys (movie, review, GT position) of present keywords
+    # the distinct scored reviews, with their GT list and searchable text
     review_codes, review_uniques = pd.factorize(group_review, use_na_sentinel=False)
     n_rev = max(len(review_uniques), 1)
-    width = max((len(v) for v in gt_norm_by_movie.values()), default=0) + 1
-    movie_bounds = np.searchsorted(group_movie, np.arange(len(movies) + 1))
-    for mi, movie in enumerate(movies):
-        lo, hi = int(movie_bounds[mi]), int(movie_bounds[mi + 1])
-        if lo == hi:
-            continue
-        norms = gt_norm_by_movie[movie]
-        # the movie's distinct (review, list) pairs, grouped by list
-        key = pd.DataFrame({"review": review_codes[lo:hi], "start": group_gt_start[lo:hi], "size": group_n_gt[lo:hi]})
-        distinct = key.drop_duplicates("review")
-        counts: dict[int, int] = {}
-        for (start, size), part in distinct.groupby(["start", "size"], sort=False):
-            codes = part["review"].to_numpy()
-            texts = [text_of.get((movie, review_uniques[c])) for c in codes.tolist()]
-            with_text = [i for i, t in enumerate(texts) if t is not None]
-            kw_idx, text_idx = present.occurrences(
-                present.searchable_keywords(norms[start : start + size], match),
-                present.searchable([texts[i] for i in with_text], match),
-            )
-            holder = codes[np.asarray(with_text, dtype=np.int64)][text_idx] if len(with_text) else np.zeros(0, np.int64)
-            found_keys.append((mi * n_rev + holder.astype(np.int64)) * width + start + kw_idx)
-            per_text = np.bincount(text_idx, minlength=len(with_text)) if len(with_text) else np.zeros(0, np.int64)
-            for i, c in enumerate(codes[np.asarray(with_text, dtype=np.int64)].tolist() if len(with_text) else []):
-                counts[c] = int(per_text[i])
-        n_present[lo:hi] = np.fromiter((counts.get(c, -1) for c in review_codes[lo:hi].tolist()), dtype=np.int64, count=hi - lo)
-    found = np.unique(np.concatenate(found_keys)) if found_keys else np.zeros(0, np.int64)
+    review_key = group_movie * n_rev + review_codes
+    keys, first, of_group = np.unique(review_key, return_index=True, return_inverse=True)
+    u_movie, u_review = group_movie[first], group_review[first]
+    u_start, u_size = group_gt_start[first], group_n_gt[first]
+    text_of = dict(zip(zip(reviews["movie"].tolist(), reviews["review_id"].tolist()), reviews["text"].tolist()))
+    raw = [text_of.get((movies[m], r)) for m, r in zip(u_movie.tolist(), u_review.tolist())]
+    has_text = np.fromiter((isinstance(t, str) and t.strip() != "" for t in raw), dtype=bool, count=len(raw))
+    texts = present.searchable(raw, match)
+    # every GT keyword once, searchable, indexed by movie offset + position
+    movie_offset = np.concatenate(([0], np.cumsum([len(gt_norm_by_movie[m]) for m in movies]))).astype(np.int64)
+    keywords = present.searchable_keywords([g for m in movies for g in gt_norm_by_movie[m]], match)
+    width = int(max(np.diff(movie_offset).max(initial=0), 1)) + 1
+
+    list_codes, _ = pd.factorize(u_movie * width + u_start)
+    shared = np.bincount(list_codes)[list_codes] > 1
+    found_review: list[np.ndarray] = []
+    found_pos: list[np.ndarray] = []
+    # lists several reviews share: one scan of their texts joined
+    scan = np.flatnonzero(shared & has_text)
+    scan = scan[np.argsort(list_codes[scan], kind="stable")]
+    for part in np.split(scan, np.flatnonzero(np.diff(list_codes[scan])) + 1) if len(scan) else []:
+        m, start, size = int(u_movie[part[0]]), int(u_start[part[0]]), int(u_size[part[0]])
+        base = int(movie_offset[m]) + start
+        kw_idx, text_idx = present.occurrences(keywords[base : base + size], [texts[i] for i in part.tolist()])
+        found_review.append(part[text_idx])
+        found_pos.append(start + kw_idx)
+    # a review's own list: each keyword tested in its text
+    own = np.flatnonzero(~shared & has_text)
+    sizes = u_size[own]
+    owner = np.repeat(own, sizes)
+    pos = np.repeat(u_start[own], sizes) + np.arange(len(owner), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    flat = movie_offset[u_movie[owner]] + pos
+    hit = np.fromiter(
+        map(operator.contains, [texts[i] for i in owner.tolist()], [keywords[j] for j in flat.tolist()]), dtype=bool, count=len(owner)
+    )
+    found_review.append(owner[hit])
+    found_pos.append(pos[hit])
+
+    found_review_all = np.concatenate(found_review)
+    n_present_u = np.where(has_text, np.bincount(found_review_all, minlength=len(keys)), -1)
+    found = np.unique(found_review_all * width + np.concatenate(found_pos))
     pair_review_code = _positions(pair_review, {r: i for i, r in enumerate(review_uniques.tolist())})
-    pair_keys = (np.asarray(pair_movie, dtype=np.int64) * n_rev + pair_review_code) * width + pair_gt_pos
-    return n_present, np.isin(pair_keys, found)
+    pair_u = np.searchsorted(keys, np.asarray(pair_movie, dtype=np.int64) * n_rev + pair_review_code)
+    return n_present_u[of_group.reshape(-1)], np.isin(pair_u * width + pair_gt_pos, found)
 
 
 def _skipped(

@@ -310,3 +310,24 @@ def test_semantic_and_sentiment_use_each_documents_own_gt(collection, semantic):
     pd.testing.assert_frame_equal(per_doc[cols], as_movies[cols])
     if semantic:
         assert per_doc.loc[("d1", "m"), "sem_n_gt"] == 4 and per_doc.loc[("d2", "m"), "sem_n_gt"] == 2
+
+
+def test_synth_per_document_gt(tmp_path):
+    from kweval.synth import synthesize, write_synthetic
+
+    movie_level = synthesize(2, 300, 3, seed=1)
+    per_doc = synthesize(2, 300, 3, seed=1, gt="per-document")
+    pd.testing.assert_frame_equal(per_doc.predictions, movie_level.predictions)  # only the GT differs
+    gt = per_doc.ground_truth
+    assert gt["review_id"].notna().all() and (gt["rank"] == 0).all()
+    sizes = gt.groupby("review_id").size()
+    assert len(sizes) == 600 and sizes.between(3, 8).all()
+    written = write_synthetic(per_doc, tmp_path / "s")
+    assert written
+    ds = load_dataset(tmp_path / "s")
+    assert ds.movies["ranked"].tolist() == [False, False]
+    ev = evaluate(ds, EvalOptions(keyphrase=True))
+    assert (ev.scores["n_gt"] == ev.scores["review_id"].map(sizes)).all()
+    assert 0.05 < ev.scores["f1@5"].mean() < 0.9  # the first model finds some of each document's keywords
+    out = run_cli("synth", str(tmp_path / "x"), "--gt", "per-document", "--layout", "dnlp")
+    assert out.returncode == 2 and "needs --layout tidy" in out.stderr
