@@ -331,3 +331,12 @@ def test_synth_per_document_gt(tmp_path):
     assert 0.05 < ev.scores["f1@5"].mean() < 0.9  # the first model finds some of each document's keywords
     out = run_cli("synth", str(tmp_path / "x"), "--gt", "per-document", "--layout", "dnlp")
     assert out.returncode == 2 and "needs --layout tidy" in out.stderr
+
+
+@pytest.mark.parametrize("k", [1, 5, 10])
+def test_every_keyphrase_metric_has_a_definition(k):
+    from kweval.metrics import keyphrase_definitions
+
+    names = [d["name"] for d in keyphrase_definitions(k)]
+    assert names == EvalOptions(k=k, keyphrase=True, present=True).keyphrase_metrics()
+    assert all(d["definition"] and d["label"] for d in keyphrase_definitions(k))
