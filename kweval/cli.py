@@ -15,13 +15,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from kweval.extras import MissingExtra
+
 if TYPE_CHECKING:
     from kweval.evaluate import EvalOptions, Evaluation
 
 USAGE_ERROR = 2
 THRESHOLD_FAILED = 1
 
-EPILOG = """\
+EPILOG_TEMPLATE = """\
 DATA is a folder in the tidy layout (predictions.parquet|csv, ground_truth.parquet|csv,
 optional reviews, movies, models) or the DNLP layout (Extracted_Keywords/kw_<Movie>.pkl,
 keywords_ground_truth.pkl, optional Reviews_By_Movie/) or a keyphrase benchmark
@@ -29,9 +31,8 @@ keywords_ground_truth.pkl, optional Reviews_By_Movie/) or a keyphrase benchmark
 --predictions NAME=PATH); the layout is detected.
 Without DATA the embedded demo dataset is used.
 
-Metrics (METRICS.md): precision recall f1 w_precision w_recall w_f1 ndcg@k p@k ap@k rr
-gt_coverage; with --semantic sem_precision sem_recall sem_f1; with --sentiment
-sas_keywords sas_text.
+Metrics (docs/metrics.md; semantic ones need --semantic, sentiment ones --sentiment):
+{metrics}
 
 Examples:
   kweval evaluate                                   # the demo, CSV on stdout
@@ -43,8 +44,22 @@ Examples:
 """
 
 
+def epilog() -> str:
+    """The help's closing text, its metric list read from `kweval.registry`."""
+    from kweval import registry
+
+    return EPILOG_TEMPLATE.replace("{metrics}", registry.help_text())
+
+
 class UsageError(Exception):
     """A mistake in the command line (exit 2)."""
+
+
+class OutputError(Exception):
+    """An output path that cannot be written (exit 2): printed as `kweval: PATH: REASON`."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
 
 
 def _comma_list(value: str) -> list[str]:
@@ -59,9 +74,12 @@ def _threshold(value: str) -> tuple[str, float]:
     if not sep or not metric.strip():
         raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got {value!r}")
     try:
-        return metric.strip(), float(number)
+        minimum = float(number)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{number!r} is not a number") from None
+    if not 0.0 <= minimum <= 1.0:  # also NaN and infinities: a threshold never or always met
+        raise argparse.ArgumentTypeError(f"{metric.strip()}: {number.strip()!r} is outside [0, 1], where every metric lies")
+    return metric.strip(), minimum
 
 
 def _positive_int(value: str) -> int:
@@ -84,17 +102,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kweval",
         description="Evaluate keyword-extraction models against ranked ground-truth keywords.",
-        epilog=EPILOG,
+        epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"kweval {__version__}")
+    from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS  # numpy/pandas only; torch stays unimported
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     ev = sub.add_parser(
         "evaluate",
         help="score models and print a movie × model summary with ALL rows",
         description="Score every review × model and print a movie × model summary (plus ALL rows).",
-        epilog=EPILOG,
+        epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
@@ -109,6 +128,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--semantic", action="store_true", help="add sem_precision, sem_recall, sem_f1 (sentence embeddings, cached)")
     ev.add_argument("--threshold", type=float, default=0.75, help="cosine threshold of the semantic metrics (default 0.75)")
     ev.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
+    ev.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default="torch",
+                    help="how --semantic embeds: torch, onnx (ONNX Runtime, same vectors) or onnx-int8 (quantized, approximate)")
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
     _add_predictions_argument(ev)
     ev.add_argument(
@@ -130,6 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--format", choices=["csv", "markdown", "latex", "json"], help="output format (default: from --out's suffix, else csv)")
     ev.add_argument("--per-review", metavar="PATH", help="also write the per-review table (every metric and the matched pairs) as CSV")
     ev.add_argument("--fail-under", type=_threshold, action="append", default=[], metavar="METRIC=VALUE", help="exit 1 if an ALL row's METRIC is below VALUE (repeatable)")
+    ev.add_argument("--raw-csv", action="store_true", help="write CSV cells verbatim (default: text cells starting with = + - @ TAB or CR get a leading ' so spreadsheets do not run them as formulas)")
     ev.add_argument("--quiet", action="store_true", help="do not print skipped/cleaned data messages")
     ev.add_argument(
         "--jobs",
@@ -143,6 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
     em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     em.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
+    em.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default="torch", help="torch, onnx or onnx-int8")
     em.add_argument("--batch-size", type=_positive_int, default=256)
 
     ca = sub.add_parser("cache", help="inspect or clear the embedding cache (KWEVAL_CACHE_DIR)")
@@ -153,6 +176,7 @@ def build_parser() -> argparse.ArgumentParser:
     cv.add_argument("src", help="dataset folder (any layout)")
     cv.add_argument("dst", help="output folder")
     cv.add_argument("--format", choices=["parquet", "csv"], default="parquet")
+    cv.add_argument("--raw-csv", action="store_true", help="with --format csv: write cells verbatim (default: text cells that a spreadsheet would run as formulas get a leading ')")
     _add_predictions_argument(cv)
 
     sy = sub.add_parser("synth", help="write a synthetic dataset (for benchmarks and tests)")
@@ -208,12 +232,88 @@ def _select(available: list[str], wanted: list[str] | None, what: str) -> list[s
     return wanted
 
 
-def _write(text: str, out: str) -> None:
+def _os_reason(exc: OSError) -> str:
+    return exc.strerror or str(exc)
+
+
+def check_output_file(out: str) -> None:
+    """Fail now, before any work, if the file `out` ("-": stdout) cannot be written.
+
+    Makes its folder if needed and opens the file for appending (a file made
+    only for this check is removed again), so a parent that is a file, a
+    read-only or missing place, or an over-long name is found before the
+    evaluation runs.  A full device is found only when writing (`write_output`).
+    """
     if out == "-":
-        sys.stdout.write(text)
-    else:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text, encoding="utf-8")
+        return
+    path = Path(out)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(out, f"cannot make its folder ({_os_reason(exc)})") from None
+    if os.path.isdir(path):  # (os.path.isdir, unlike Path.is_dir, is False for an over-long name)
+        raise OutputError(out, "is a folder, not a file")
+    existed = os.path.lexists(path)
+    try:
+        with open(path, "a", encoding="utf-8"):
+            pass
+    except OSError as exc:
+        raise OutputError(out, f"cannot be written ({_os_reason(exc)})") from None
+    if not existed:
+        path.unlink(missing_ok=True)
+
+
+def check_output_folder(folder: str) -> None:
+    """Fail now if files cannot be made in `folder` (made if needed)."""
+    import tempfile
+
+    try:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            pass
+    except OSError as exc:
+        raise OutputError(folder, f"cannot write files there ({_os_reason(exc)})") from None
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def write_output(text: str, out: str) -> None:
+    """Write `text` to the file `out`, or to stdout for "-"; a failed write is an OutputError."""
+    if out == "-":
+        try:
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OutputError("stdout", f"writing failed ({_os_reason(exc)})") from None
+        return
+    import stat
+    import tempfile
+
+    path = Path(out)
+    try:
+        regular = not path.exists() or stat.S_ISREG(path.stat().st_mode)
+        if not regular:  # a device or pipe (/dev/stdout, a FIFO): written in place
+            with open(path, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            return
+        # a regular file is replaced whole or not at all: a failed write leaves no truncated file
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
+            os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask())
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
+    except OSError as exc:
+        raise OutputError(out, f"writing failed ({_os_reason(exc)})") from None
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -232,12 +332,16 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             semantic=args.semantic,
             threshold=args.threshold,
             embedding_model=args.embedding_model,
+            embedding_backend=args.embedding_backend,
             sentiment=args.sentiment,
             keyphrase=bool(args.keyphrase),
             present=bool(args.present),
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+    for out in (args.out, args.per_review):
+        if out is not None:
+            check_output_file(out)
 
     in_groups = None
     files = _prediction_files(args)
@@ -273,7 +377,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             try:
                 evaluation = evaluate(dataset, options, progress=progress)
             except (OSError, ImportError) as exc:
-                if not args.semantic:
+                if not args.semantic or isinstance(exc, MissingExtra):
                     raise
                 raise UsageError(f"cannot load the embedding model {args.embedding_model!r}: {exc}") from None
         summary = aggregate(evaluation, args.aggregate)
@@ -290,9 +394,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     fmt = args.format or report.format_for_path(args.out)
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
-    _write(report.render(summary, fmt, meta), args.out)
+    write_output(report.render(summary, fmt, meta, raw_csv=args.raw_csv), args.out)
     if args.per_review and per_review is not None:
-        _write(report.to_csv(report.per_review_table(per_review)), args.per_review)
+        write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
 
     return _check_thresholds(summary, args.fail_under)
 
@@ -390,16 +494,32 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from kweval.data import load_dataset
     from kweval.data.tidy import write_tidy
 
+    check_output_folder(args.dst)
     dataset = load_dataset(args.src, predictions=_prediction_files(args))
     for line in _problem_lines(dataset.problems):
         print(line, file=sys.stderr)
     if dataset.predictions.empty:
         print(f"kweval: {args.src}: no predictions could be read; nothing written", file=sys.stderr)
         return USAGE_ERROR
-    written = write_tidy(dataset, Path(args.dst), args.format)
+    if args.format == "csv" and not args.raw_csv:
+        dataset = _without_formulas(dataset)
+    try:
+        written = write_tidy(dataset, Path(args.dst), args.format)
+    except OSError as exc:
+        raise OutputError(args.dst, f"writing failed ({_os_reason(exc)})") from None
     for path in written:
         print(path)
     return 0
+
+
+def _without_formulas(dataset):
+    """The dataset with every table's formula-like text cells neutralised (kweval.report.neutralise_formulas)."""
+    import dataclasses
+
+    from kweval.report import neutralise_formulas
+
+    tables = ("movies", "reviews", "predictions", "ground_truth", "models")
+    return dataclasses.replace(dataset, **{name: neutralise_formulas(getattr(dataset, name)) for name in tables})
 
 
 def cmd_embed(args: argparse.Namespace) -> int:
@@ -416,9 +536,12 @@ def cmd_embed(args: argparse.Namespace) -> int:
     texts = [normalize(k) for k in keywords if isinstance(k, str)]
     texts += clean_ground_truth(dataset.ground_truth)["norm"].tolist()
     texts = [t for t in dict.fromkeys(texts) if t]
-    store = EmbeddingStore(args.embedding_model)
+    backend, precision = semantic.variant(args.embedding_backend)
+    store = EmbeddingStore(args.embedding_model, backend=backend, precision=precision,
+                           on_note=lambda note: print(f"kweval: embedding cache: {note}", file=sys.stderr))
     progress = _tqdm_counter(len(texts)) if sys.stderr.isatty() else None
-    semantic.embed_texts(texts, model_id=args.embedding_model, store=store, batch_size=args.batch_size, progress=progress)
+    semantic.embed_texts(texts, model_id=args.embedding_model, store=store, batch_size=args.batch_size,
+                         progress=progress, backend=args.embedding_backend)
     print(f"{len(texts)} keyword(s): {store.hits} already cached, {store.misses} embedded; store {store.path}")
     return 0
 
@@ -438,7 +561,7 @@ def _tqdm_counter(total: int):
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    from kweval.cache import cache_clear, cache_dir, cache_info
+    from kweval.cache import cache_clear, cache_dir, cache_info, describe
 
     if args.action == "clear":
         removed = cache_clear(model_id=args.embedding_model)
@@ -449,7 +572,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
     if not stores:
         print("no embedding store yet (run `kweval embed DATA`)")
     for info in stores:
-        print(f"{info['model_id']}: {info['entries']} embedding(s), dim {info['dimension']}, {info['bytes'] / 1e6:.1f} MB, {info['path']}")
+        print(describe(info))
     return 0
 
 
@@ -458,6 +581,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
     from kweval.synth import synthesize, write_synthetic
 
+    check_output_folder(args.out)
     start = time.perf_counter()
     if args.gt != "movie" and args.layout != "tidy":
         raise UsageError("--gt per-document needs --layout tidy (the DNLP layout has one GT list per movie)")
@@ -492,6 +616,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, DatasetError) as exc:
         print(f"kweval: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
+    except (MissingExtra, OutputError) as exc:  # an optional feature without its extra, or an unusable output path
+        print(f"kweval: {exc}", file=sys.stderr)
+        return USAGE_ERROR
     except BrokenPipeError:  # e.g. `kweval evaluate | head`
         return 0
 
@@ -519,6 +646,14 @@ def exit_without_teardown(status: int) -> NoReturn:
             stream.flush()
         except (BrokenPipeError, ValueError):  # a reader that went away (`| head`), a closed stream
             pass
+        except OSError as exc:  # e.g. stdout on a full device
+            name = "stdout" if stream is sys.stdout else "stderr"
+            try:
+                sys.stderr.write(f"kweval: {name}: writing failed ({_os_reason(exc)})\n")
+                sys.stderr.flush()
+            except (OSError, ValueError):
+                pass
+            status = USAGE_ERROR
     os._exit(status)
 
 

@@ -10,10 +10,10 @@ from the assigned pairs.
 from __future__ import annotations
 
 import itertools
+import math
 import operator
-import sqlite3
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,7 @@ import pandas as pd
 from kweval import metrics, ranking
 from kweval.data.dataset import Dataset, Problem
 from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table, keywords_match
+from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS
 from kweval.text import normalize_many
 
 GT_ORDERS = ("file", "helpful")
@@ -43,12 +44,15 @@ class EvalOptions:
     threshold: float = 0.75
     embedding_model: str = "all-MiniLM-L6-v2"
     sentiment: bool = False
+    embedding_backend: str = "torch"
     keyphrase: bool = False  # r@k, f1@k (hard), f1@k_flex, f1@M, f1@O, r_precision
     present: bool = False  # recall_present, f1@k_present, recall_absent (needs review texts)
 
     def __post_init__(self) -> None:
-        if not isinstance(self.k, (int, np.integer)) or self.k < 1:
+        if isinstance(self.k, (bool, np.bool_)) or not isinstance(self.k, (int, np.integer)) or self.k < 1:
             raise ValueError(f"k must be a positive integer, got {self.k!r}")
+        if isinstance(self.threshold, (bool, np.bool_)) or not isinstance(self.threshold, (int, float, np.integer, np.floating)):
+            raise ValueError(f"threshold must be a number within [0, 1], got {self.threshold!r}")
         for name, value, allowed in (
             ("match", self.match, MATCH_MODES),
             ("gt_order", self.gt_order, GT_ORDERS),
@@ -57,6 +61,8 @@ class EvalOptions:
         ):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+        if self.embedding_backend not in EMBEDDING_BACKENDS:
+            raise ValueError(f"embedding_backend must be one of {', '.join(EMBEDDING_BACKENDS)}; got {self.embedding_backend!r}")
         if not 0.0 <= float(self.threshold) <= 1.0:
             raise ValueError(f"threshold must be within [0, 1], got {self.threshold!r}")
 
@@ -114,6 +120,7 @@ class Evaluation:
     movies: list[str]
     models: list[str]
     problems: list[Problem] = field(default_factory=list)
+    similarities: object = None  # kweval.semantic.Similarities of a semantic evaluation: any τ re-thresholds them
 
     @property
     def metric_names(self) -> list[str]:
@@ -320,7 +327,10 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     groups.
     """
     options = options or EvalOptions()
-    report = progress or (lambda stage, fraction: None)
+    progress = progress or (lambda stage, fraction: None)
+    # with semantic/sentiment, the lexical stages are a small share of the work: the bar follows the work
+    share = 0.1 if (options.semantic or options.sentiment) else 1.0
+    report = (lambda stage, fraction: progress(stage, share * fraction)) if share < 1 else progress
     problems: list[Problem] = list(dataset.problems)
     movie_order = [m for m in dataset.movies["movie"].tolist()]
     model_order = dataset.models["model"].tolist()
@@ -419,6 +429,7 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
 
     # --- per-review metrics ---------------------------------------------------------------------
     report("metrics", 0.8)
+    weight = _summable(confidence)
     movie_names = _object_array(movies)
     ranked_movie = np.array([ranked_of.get(m, True) for m in movies], dtype=bool)
     group_ranked = None if ranked_movie.all() else ranked_movie[group_movie]  # None: all ranked (graded gains)
@@ -430,8 +441,8 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         "n_gt": n_gt,
         "n_matched": np.bincount(m_grp, minlength=n_groups).astype("int64"),
         "n_bad_scores": np.bincount(grp[bad_score], minlength=n_groups).astype("int64"),
-        "score_sum": _group_sum(grp, confidence, n_groups),
-        "matched_score": _group_sum(m_grp, confidence[matched], n_groups),
+        "score_sum": _group_sum(grp, weight, n_groups),
+        "matched_score": _group_sum(m_grp, weight[matched], n_groups),
         "gain_sum": metrics.gt_gain_total(n_gt, options.gain, group_ranked),
         "matched_gain": _group_sum(m_grp, gains, n_groups),
     }
@@ -508,8 +519,8 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         problems=problems,
     )
     if options.semantic or options.sentiment:
-        _add_semantic_and_sentiment(evaluation, dataset, report)
-    report("done", 1.0)
+        _add_semantic_and_sentiment(evaluation, dataset, progress)
+    progress("done", 1.0)
     return evaluation
 
 
@@ -548,6 +559,26 @@ def combine_evaluations(parts: Sequence[Evaluation]) -> Evaluation:
         models=list(first.models),
         problems=loading + evaluating,
     )
+
+
+_SUM_LIMIT_EXPONENT = 1000  # sums of confidences stay below 2**1000 (float64 overflows past 2**1024)
+
+
+def _summable(confidence: np.ndarray) -> np.ndarray:
+    """`confidence` scaled by a power of two so that no sum of its values overflows (itself when none can).
+
+    Scores near 1e308 are finite but their sums are not, which would make
+    w_precision NaN.  Scaling every confidence by the same power of two is
+    exact and keeps every ratio (w_precision, macro and micro) unchanged; the
+    per-review `score_sum` and `matched_score` are then in those units.
+    """
+    if len(confidence) == 0:
+        return confidence
+    top = float(confidence.max())
+    if top * len(confidence) < 2.0**_SUM_LIMIT_EXPONENT:
+        return confidence
+    excess = math.frexp(top)[1] + math.frexp(float(len(confidence)))[1] - _SUM_LIMIT_EXPONENT
+    return np.ldexp(confidence, -excess)
 
 
 def _concat(arrays: list[np.ndarray], dtype) -> np.ndarray:
@@ -844,67 +875,86 @@ def _skipped(
     )
 
 
-def _keyed_by_gt_list(
-    keywords: pd.DataFrame, gt: pd.DataFrame, score_keys: pd.DataFrame, reviews: pd.DataFrame
-) -> tuple[pd.DataFrame, pd.DataFrame, pd.DataFrame, pd.DataFrame]:
-    """The tables with `movie` naming the GT list each row is scored against, for the movie-keyed semantic/sentiment metrics.
+def _gt_list_keys(gt: pd.DataFrame) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """A function giving a table (movie, review_id, ...) whose `movie` names the GT list its rows are scored against.
 
-    A review with its own GT list gets the key "movie\x00review_id" (the
-    separator never survives normalization); everything else keeps its movie,
-    so movie-level data passes through unchanged.
+    For the movie-keyed semantic and sentiment metrics: a review with its own
+    GT list gets the key "movie\x00review_id" (the separator never survives
+    normalization); everything else keeps its movie, so movie-level data
+    passes through unchanged.  Applied to `gt` itself it keys each list alike.
     """
     own = gt["review_id"].notna().to_numpy()
     if not own.any():
-        return keywords, gt, score_keys, reviews
+        return lambda frame: frame
     lists = set(zip(gt["movie"][own].tolist(), gt["review_id"][own].tolist()))
 
     def rekey(frame: pd.DataFrame) -> pd.DataFrame:
         pairs = zip(frame["movie"].tolist(), frame["review_id"].tolist())
         return frame.assign(movie=_object_column([f"{m}\x00{r}" if (m, r) in lists else m for m, r in pairs]).to_numpy())
 
-    return rekey(keywords), rekey(gt.assign(review_id=gt["review_id"].where(own, None))), rekey(score_keys), rekey(reviews)
+    return rekey
 
 
 def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, report: Progress) -> None:
     """Add sem_* and sas_* columns (METRICS.md §4–5); imports the heavy parts only when asked."""
-    scores = evaluation.scores
-    kw, gt_by_list, score_keys, reviews = _keyed_by_gt_list(evaluation.keywords, evaluation.ground_truth, scores[KEY], dataset.reviews)
     if evaluation.options.semantic:
-        from kweval import semantic
-        from kweval.cache import EmbeddingStore
-
-        report("embedding", 0.85)
-        gt = evaluation.ground_truth
-        texts = list(dict.fromkeys(kw["norm"].tolist() + gt["norm"].tolist()))
-        model_id = evaluation.options.embedding_model
-        try:
-            store: EmbeddingStore | bool = EmbeddingStore(model_id)
-        except (OSError, sqlite3.Error) as exc:  # e.g. a read-only cache folder: slower, not wrong
-            evaluation.problems.append(
-                Problem("embedding cache", f"not usable ({exc}); embeddings are computed without caching", "evaluate")
-            )
-            store = False
-        vectors = semantic.embed_texts(
-            texts,
-            model_id=model_id,
-            store=store,
-            progress=lambda done, total: report("embedding", 0.85 + 0.1 * done / max(total, 1)),
-        )
-        sem = semantic.semantic_metrics(
-            kw[KEY + ["norm"]], gt_by_list[["movie", "rank", "norm"]], dict(zip(texts, vectors)), evaluation.options.threshold
-        )
-        sem = sem.set_index(KEY).reindex(pd.MultiIndex.from_frame(score_keys))
-        # reviews with an empty prediction list have no row: |P| = 0, nothing matched, |G| still counts
-        for col in ("sem_n_pred", "sem_pred_matched", "sem_gt_matched"):
-            scores[col] = sem[col].fillna(0).to_numpy(dtype="int64")
-        scores["sem_n_gt"] = scores["n_gt"].to_numpy()
-        for col in ("sem_precision", "sem_recall", "sem_f1"):
-            scores[col] = sem[col].fillna(0.0).to_numpy(dtype="float64")
+        _add_semantic(evaluation, report)
     if evaluation.options.sentiment:
         from kweval import sentiment
 
         report("sentiment", 0.95)
-        sas = sentiment.sas_metrics(kw[KEY + ["keyword", "norm"]], gt_by_list[["movie", "keyword"]], reviews)
-        sas = sas.set_index(KEY).reindex(pd.MultiIndex.from_frame(score_keys))
+        kw, scores = evaluation.keywords, evaluation.scores
+        by_list = _gt_list_keys(evaluation.ground_truth)
+        notes: list[str] = []
+        sas = sentiment.sas_metrics(by_list(kw[KEY + ["keyword", "norm"]]), by_list(evaluation.ground_truth[["movie", "keyword", "review_id"]])[["movie", "keyword"]],
+                                    by_list(dataset.reviews), store=sentiment.vader_store(on_note=notes.append))
+        evaluation.problems.extend(Problem("sentiment cache", note, "evaluate") for note in notes)
+        sas = sas.set_index(KEY).reindex(pd.MultiIndex.from_frame(by_list(scores[KEY])))
         for col in ("sent_pred", "sas_keywords", "sas_text"):
             scores[col] = sas[col].to_numpy()
+
+
+def _add_semantic(evaluation: Evaluation, report: Progress) -> None:
+    """Embed every distinct keyword (store first), keep the best cosines, then threshold them (`with_threshold`)."""
+    from kweval import semantic
+    from kweval.cache import EmbeddingStore
+
+    options = evaluation.options
+    kw, gt = evaluation.keywords, evaluation.ground_truth
+    texts = list(dict.fromkeys(kw["norm"].tolist() + gt["norm"].tolist()))
+    backend, precision = semantic.variant(options.embedding_backend)
+    notes: list[str] = []
+    store = EmbeddingStore(options.embedding_model, backend=backend, precision=precision, on_note=notes.append)
+    vectors = semantic.embed_texts(texts, model_id=options.embedding_model, store=store, backend=options.embedding_backend,
+                                   progress=semantic.progress_with_estimate(report, "keywords"))
+    evaluation.problems.extend(Problem("embedding cache", note, "evaluate") for note in notes)
+    report("similarities", 0.97)
+    by_list = _gt_list_keys(gt)
+    evaluation.similarities = semantic.similarities(
+        by_list(kw[KEY + ["norm"]]), by_list(gt[["movie", "rank", "norm", "review_id"]])[["movie", "rank", "norm"]], dict(zip(texts, vectors))
+    )
+    _set_semantic_columns(evaluation.scores, evaluation.similarities, options.threshold, by_list)
+
+
+def _set_semantic_columns(scores: pd.DataFrame, sims, threshold: float, by_list: Callable[[pd.DataFrame], pd.DataFrame]) -> None:
+    sem = sims.at_threshold(threshold).set_index(KEY).reindex(pd.MultiIndex.from_frame(by_list(scores[KEY])))
+    # reviews with an empty prediction list have no row: |P| = 0, nothing matched, |G| still counts
+    for col in ("sem_n_pred", "sem_pred_matched", "sem_gt_matched"):
+        scores[col] = sem[col].fillna(0).to_numpy(dtype="int64")
+    scores["sem_n_gt"] = scores["n_gt"].to_numpy()
+    for col in ("sem_precision", "sem_recall", "sem_f1"):
+        scores[col] = sem[col].fillna(0.0).to_numpy(dtype="float64")
+
+
+def with_threshold(evaluation: Evaluation, threshold: float) -> Evaluation:
+    """The same semantic evaluation at another τ, from its kept similarities (no embedding, no matching).
+
+    Returns a new Evaluation (the given one is left unchanged) equal to
+    ``evaluate(dataset, replace(options, threshold=threshold))``.
+    """
+    if not evaluation.options.semantic or evaluation.similarities is None:
+        raise ValueError("with_threshold needs an evaluation made with semantic=True")
+    options = replace(evaluation.options, threshold=threshold)
+    scores = evaluation.scores.copy()
+    _set_semantic_columns(scores, evaluation.similarities, options.threshold, _gt_list_keys(evaluation.ground_truth))
+    return replace(evaluation, scores=scores, options=options, problems=list(evaluation.problems))

@@ -114,14 +114,17 @@ def ranking_metrics(
             for i, lo in enumerate(range(0, n_reviews, _CHUNK))
         ]
         return {name: np.concatenate([p[name] for p in parts]) for name in parts[0]}
-    rel = np.zeros((n_reviews, k), dtype="float64")
+    # Columns past the longest list (predicted or GT) hold only zeros, which change no metric
+    # (ranking treats positions past a row's end as non-relevant): a huge k costs nothing.
     top = position < k
-    rel[review[top], position[top]] = relevance(gt_rank[top], None if ranked is None else ranked[review[top]])
     n_ideal = np.minimum(np.asarray(n_gt, dtype="int64"), k)
-    ideal_row = graded_relevance(np.arange(k))[None, :]
+    width = max(int(position[top].max()) + 1 if top.any() else 0, int(n_ideal.max()) if len(n_ideal) else 0, 1)
+    rel = np.zeros((n_reviews, width), dtype="float64")
+    rel[review[top], position[top]] = relevance(gt_rank[top], None if ranked is None else ranked[review[top]])
+    ideal_row = graded_relevance(np.arange(width))[None, :]
     if ranked is not None:
         ideal_row = np.where(np.asarray(ranked, dtype=bool)[:, None], ideal_row, 1.0)
-    ideal = np.where(np.arange(k)[None, :] < n_ideal[:, None], ideal_row, 0.0)
+    ideal = np.where(np.arange(width)[None, :] < n_ideal[:, None], ideal_row, 0.0)
     hits = (rel > 0).astype("float64")
     suffix = f"@{k}"
     return {

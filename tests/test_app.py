@@ -17,41 +17,23 @@ from urllib.parse import parse_qsl
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from kweval import explain, stats, ui
 from kweval.aggregate import aggregate
 from kweval.data import load_dataset
 from kweval.evaluate import EvalOptions, evaluate
+from tests.helpers import DNLP
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
-DNLP = Path(__file__).resolve().parents[2] / "shared/data/dnlp/Dataset"
-PAGES = ["pages/summary.py", "pages/explorer.py", "pages/ndcg.py", "pages/compare.py", "pages/data.py"]
+PAGES = ["dashboard/views/summary.py", "dashboard/views/explorer.py", "dashboard/views/ndcg.py", "dashboard/views/compare.py", "dashboard/views/data.py"]
 TITLES = {"summary": "Summary", "explorer": "Review explorer", "ndcg": "nDCG, step by step", "compare": "Compare models", "data": "Data"}
 XSS = "<img src=x onerror=alert(1)>"
 DATASETS = {"demo": None, "dnlp": DNLP}
+DATA = [pytest.param("demo"), pytest.param("dnlp", marks=pytest.mark.dnlp)]  # parametrize over DATASETS
 # a review of the DNLP data whose predictions are known (see the core's keywords table)
 KNOWN = {"movie": "SW_Episode6", "review": "8924035", "model": "base", "keyword": "return jedi", "gt_rank": 0}
-
-
-@pytest.fixture(autouse=True)
-def _navigation_v2(monkeypatch):
-    """Keep AppTest on st.navigation's code path, as the server is after its first run.
-
-    AppTest resets PagesManager.uses_pages_directory to None before every run;
-    with a pages/ folder beside app.py, Streamlit then takes the app for a v1
-    multipage app and, on a rerun of a page, executes the page file alone
-    (no app.py, so no sidebar).  st.navigation sets the flag to False; so do we.
-    """
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
 
 
 class _Cores(dict):
@@ -113,7 +95,7 @@ def table(at: AppTest, name: str, nth: int = 0) -> pd.DataFrame:
 # every page on both datasets
 
 
-@pytest.mark.parametrize("data", list(DATASETS))
+@pytest.mark.parametrize("data", DATA)
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_renders(monkeypatch, cores, data, page):
     ds = cores[data]
@@ -131,7 +113,7 @@ def test_every_page_renders(monkeypatch, cores, data, page):
 # numbers equal the core
 
 
-@pytest.mark.parametrize("data", list(DATASETS))
+@pytest.mark.parametrize("data", DATA)
 def test_summary_equals_aggregate(monkeypatch, cores, data):
     ds = cores[data]
     models = ds.model_names[:2]
@@ -144,8 +126,9 @@ def test_summary_equals_aggregate(monkeypatch, cores, data):
     assert [b.label for b in at.download_button] == ["CSV", "Markdown", "LaTeX"]
 
 
+@pytest.mark.dnlp
 def test_explorer_known_review(monkeypatch):
-    at = run(monkeypatch, DNLP, {"movie": KNOWN["movie"], "models": "base,sentiment", "review": KNOWN["review"]}, "pages/explorer.py")
+    at = run(monkeypatch, DNLP, {"movie": KNOWN["movie"], "models": "base,sentiment", "review": KNOWN["review"]}, "dashboard/views/explorer.py")
     assert len(at.html) == 1
     body = at.html[0].proto.body
     assert f"Review {KNOWN['review']}" in body
@@ -158,27 +141,28 @@ def test_explorer_known_review(monkeypatch):
     assert "review" not in at.query_params and len(at.html) == 10
 
 
-@pytest.mark.parametrize("data", list(DATASETS))
+@pytest.mark.parametrize("data", DATA)
 def test_explorer_shows_the_cores_matches(monkeypatch, cores, data):
     ds = cores[data]
     ev = evaluate(ds, EvalOptions(k=5))
     kw = ev.keywords[ev.keywords["gt_rank"] >= 0]
     row = kw.iloc[len(kw) // 2]  # some matched keyword of some review
-    at = run(monkeypatch, DATASETS[data], {"movie": row["movie"], "models": row["model"], "review": row["review_id"]}, "pages/explorer.py")
+    at = run(monkeypatch, DATASETS[data], {"movie": row["movie"], "models": row["model"], "review": row["review_id"]}, "dashboard/views/explorer.py")
     body = at.html[0].proto.body
     assert f"<mark>{ui.esc(row['keyword'])}</mark> → <b>{ui.esc(row['gt_keyword'])}</b> <span class=\"kw-gt\">(GT rank {row['gt_rank']})</span>" in body
     score = ev.scores[(ev.scores["movie"] == row["movie"]) & (ev.scores["review_id"] == row["review_id"]) & (ev.scores["model"] == row["model"])]
     assert f"ndcg@5 {score['ndcg@5'].iloc[0]:.3f}" in body
 
 
+@pytest.mark.dnlp
 def test_explorer_filters_and_pages(monkeypatch, cores):
     ds = cores["dnlp"]
     ev = evaluate(ds, EvalOptions(k=5))
     sc = ev.scores[(ev.scores["movie"] == "SW_Episode6") & ev.scores["model"].isin(["base", "sentiment"])]
     nothing = int((sc.groupby("review_id")["n_matched"].sum() == 0).sum())
-    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "none": "1"}, "pages/explorer.py")
+    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "none": "1"}, "dashboard/views/explorer.py")
     assert f"{nothing} review(s) match" in texts(at)
-    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "sort": "lowest nDCG", "p": "3"}, "pages/explorer.py")
+    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "sort": "lowest nDCG", "p": "3"}, "dashboard/views/explorer.py")
     assert "page 3 of 102" in texts(at)
     at.text_input(key="qp_q").input("Ewok").run()
     reviews = ds.reviews[(ds.reviews["movie"] == "SW_Episode6") & ds.reviews["review_id"].isin(set(sc["review_id"]))]
@@ -190,6 +174,7 @@ def test_explorer_filters_and_pages(monkeypatch, cores):
     assert at.query_params["review"] and len(at.html) == 1
 
 
+@pytest.mark.dnlp
 def test_pages_share_the_cached_evaluation_and_leave_it_unchanged(monkeypatch, cores):
     """The evaluation is cached as one shared object (no copy per rerun), so no page may write into it."""
     at = run(monkeypatch, DNLP, {"movie": "SW_Episode6"})
@@ -198,7 +183,7 @@ def test_pages_share_the_cached_evaluation_and_leave_it_unchanged(monkeypatch, c
         at.switch_page(page).run()
         assert not at.exception, [e.message for e in at.exception]
         assert at.session_state["ctx"].evaluation is ev  # the same object on every page and rerun
-    at.switch_page("pages/explorer.py").run()
+    at.switch_page("dashboard/views/explorer.py").run()
     for sort in ui.SORTS:
         at.selectbox(key="qp_sort").set_value(sort).run()
     at.text_input(key="qp_q").input("Ewok").run()
@@ -210,8 +195,9 @@ def test_pages_share_the_cached_evaluation_and_leave_it_unchanged(monkeypatch, c
     assert ev.problems == fresh.problems and ev.movies == fresh.movies and ev.models == fresh.models
 
 
+@pytest.mark.dnlp
 def test_ndcg_page(monkeypatch):
-    at = run(monkeypatch, DNLP, {"movie": KNOWN["movie"], "models": "base", "review": KNOWN["review"]}, "pages/ndcg.py")
+    at = run(monkeypatch, DNLP, {"movie": KNOWN["movie"], "models": "base", "review": KNOWN["review"]}, "dashboard/views/ndcg.py")
     latex = [e.value for e in at.latex]
     assert any("0.7295" in t and "nDCG" in t for t in latex)  # seed 000 (METRICS.md: 0.72953)
     assert any("1.2023" in t for t in latex) and any("1.6481" in t for t in latex)
@@ -234,9 +220,10 @@ def test_ndcg_page(monkeypatch):
     assert shown["keyword"].tolist() == s.terms["keyword"].tolist()
 
 
+@pytest.mark.dnlp
 def test_compare_page_equals_stats(monkeypatch, cores):
     ds = cores["dnlp"]
-    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "a": "base"}, "pages/compare.py")
+    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "a": "base"}, "dashboard/views/compare.py")
     shown = table(at, "compare_table")
     ev = evaluate(ds, EvalOptions(k=5))
     sc = ev.scores[ev.scores["movie"] == "SW_Episode6"]
@@ -259,9 +246,10 @@ def test_compare_page_equals_stats(monkeypatch, cores):
     assert set(table(at, "per_movie_table")["movie"]) == set(ds.movie_ids)
 
 
+@pytest.mark.dnlp
 def test_data_page(monkeypatch, cores):
     ds = cores["dnlp"]
-    at = run(monkeypatch, DNLP, {}, "pages/data.py")
+    at = run(monkeypatch, DNLP, {}, "dashboard/views/data.py")
     movies = table(at, "movies_table")
     assert movies["movie"].tolist() == ds.movie_ids
     assert movies["reviews"].sum() == len(ds.reviews)
@@ -273,6 +261,7 @@ def test_data_page(monkeypatch, cores):
 # URL state
 
 
+@pytest.mark.dnlp
 def test_selection_lives_in_the_url(monkeypatch, cores):
     ds = cores["dnlp"]
     at = run(monkeypatch, DNLP, {"movie": "IndianaJones", "models": "sentiment,base", "k": "7", "agg": "micro", "match": "word"})
@@ -283,7 +272,7 @@ def test_selection_lives_in_the_url(monkeypatch, cores):
     assert (at.query_params["movie"], at.query_params["agg"]) == ("SW_Episode5", "macro")
     # a page switch keeps it (even when the browser drops the query string, the session restores it)
     at.query_params.clear()
-    at.switch_page("pages/explorer.py").run()
+    at.switch_page("dashboard/views/explorer.py").run()
     assert not at.exception
     assert at.query_params["movie"] == "SW_Episode5" and at.query_params["models"] == "sentiment,base" and at.query_params["k"] == "7"
     assert "Star Wars: Episode V" in texts(at).replace("\\", "")
@@ -293,6 +282,7 @@ def test_selection_lives_in_the_url(monkeypatch, cores):
     assert any("ignored movie" in c.value for c in at.sidebar.caption)
 
 
+@pytest.mark.dnlp
 def test_data_from_the_command_line(monkeypatch):
     monkeypatch.setattr("sys.argv", ["app.py", "--data", str(DNLP)])  # streamlit run app.py -- --data PATH
     at = run(monkeypatch, None, {})
@@ -300,6 +290,7 @@ def test_data_from_the_command_line(monkeypatch):
     assert at.sidebar.radio(key="data_source").value == "configured"
 
 
+@pytest.mark.dnlp
 def test_local_paths_only_when_allowed(monkeypatch):
     at = run(monkeypatch, None, {})
     assert "local" not in at.sidebar.radio(key="data_source").options
@@ -362,7 +353,7 @@ def test_uploads_render_escaped_everywhere(monkeypatch):
     assert "not a tidy table" in data and "&lt;img" in data  # the odd file name, escaped
     # query parameters are user content too
     at.query_params["review"] = XSS
-    at.switch_page("pages/explorer.py").run()
+    at.switch_page("dashboard/views/explorer.py").run()
     out = texts(at)
     assert "is not among the evaluated reviews" in out and "<img" not in out and "&lt;img" in out
 
@@ -530,7 +521,7 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     above = details[details["above"] & (details["gt_rank"] < 0)]  # a semantic match the lexical one missed
     row = (above if len(above) else details[details["above"]]).iloc[0]
     at.query_params["review"] = row["review_id"]
-    at.switch_page("pages/explorer.py").run()
+    at.switch_page("dashboard/views/explorer.py").run()
     assert not at.exception, [e.message for e in at.exception]
     body = at.html[0].proto.body
     cos = f"{row['cosine']:.3f}"
@@ -552,7 +543,7 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     assert f'<span class="kw-v">{v:.3f}</span>' in body
 
     # Compare: sem_* and sas_* tested too; the empty output of night_heist m1-r08 (keybert_vader) has no sas_* pair
-    at = run(monkeypatch, None, {"movie": "night_heist", "models": "keybert,keybert_vader", "a": "keybert", **SEM}, "pages/compare.py")
+    at = run(monkeypatch, None, {"movie": "night_heist", "models": "keybert,keybert_vader", "a": "keybert", **SEM}, "dashboard/views/compare.py")
     res = table(at, "compare_table").set_index("metric")
     assert {"sem_precision", "sem_f1", "sas_keywords", "sas_text"} <= set(res.index)
     sc = sem_core.scores[sem_core.scores["movie"] == "night_heist"]
@@ -625,7 +616,7 @@ def test_warm_semantic_run_does_not_load_the_model(monkeypatch, cores, sem_cache
     at = run(monkeypatch, None, params)
     assert table(at, "summary_table")["sem_precision"].tolist() == pytest.approx(
         aggregate(sem_core, "macro")["sem_precision"].tolist())
-    at.switch_page("pages/explorer.py").run()
+    at.switch_page("dashboard/views/explorer.py").run()
     assert not at.exception and "kw-cos" in at.html[0].proto.body
     at.run()  # and a plain rerun
     assert len(loads) == before
@@ -642,7 +633,7 @@ def test_semantic_and_sentiment_views_escape_uploads(monkeypatch, tmp_path):
     at.sidebar.toggle(key="sel_sas").set_value(True).run()
     assert not at.exception, [e.message for e in at.exception]
     at.query_params["review"] = "r1"
-    at.switch_page("pages/explorer.py").run()
+    at.switch_page("dashboard/views/explorer.py").run()
     assert not at.exception, [e.message for e in at.exception]
     out = texts(at)
     assert "<img" not in out and "kw-cos" in out and "kw-v" in out
@@ -664,3 +655,24 @@ def test_semantic_unavailable_falls_back_to_lexical(monkeypatch, cores, tmp_path
     shown = table(at, "summary_table")
     assert "sem_precision" not in shown and "f1" in shown
     assert at.query_params["sem"] == "1"  # the choice stays; the metrics come when the model is there
+
+
+# ---------------------------------------------------------------------------------------------
+# the shell
+
+
+def test_shell_has_no_pages_folder_and_no_private_streamlit_api():
+    """Pages live in dashboard/views (no `pages/` auto-discovery); the app reaches into no streamlit internals."""
+    assert not (ROOT / "pages").exists()
+    for path in [APP, *sorted((ROOT / "dashboard").rglob("*.py"))]:
+        source = path.read_text(encoding="utf-8")
+        for private in ("Pages" + "Manager", "streamlit." + "runtime"):  # split so this file does not name them
+            assert private not in source, (path, private)
+    for path in sorted((ROOT / "tests").glob("test_*.py")):  # nor do the tests patch the page manager
+        assert "Pages" + "Manager" not in path.read_text(encoding="utf-8"), path
+
+
+def test_the_root_opens_the_summary_with_its_query(monkeypatch):
+    at = run(monkeypatch, None, {"k": "3", "agg": "micro"})
+    assert at.title[0].value == "Summary"
+    assert at.query_params["k"] == "3" and at.query_params["agg"] == "micro"

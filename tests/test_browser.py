@@ -112,6 +112,11 @@ def test_every_page_in_chromium(tmp_path):
         if os.environ.get("KWEVAL_UPDATE_DOCS") == "1":
             shutil.copyfile(SHOTS / "explorer.png", ROOT / "docs" / "explorer.png")
 
+        # every page has its own address: /summary is the Summary, not "Page not found"
+        driver.get(f"{url}/summary?{PARAMS}")
+        text = _settled(driver, ["Summary", *PAGES["Summary"]])
+        assert "Page not found" not in text and urlparse(driver.current_url).path == "/summary"
+
         # every page through the sidebar navigation; the selection stays in the URL
         for title, texts in PAGES.items():
             links = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebarNav"] a')
