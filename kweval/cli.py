@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from kweval.extras import MissingExtra, missing_extra
+from kweval import keyphrase_cli
 
 if TYPE_CHECKING:
     from kweval.evaluate import EvalOptions, Evaluation
@@ -186,6 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
         "or local[:N] for N local worker processes; needs kweval[dask]); lexical and sentiment metrics; the output is the same",
     )
 
+    keyphrase_cli.add_evaluate_arguments(ev)
+
     em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
     em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     em.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
@@ -211,6 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     sy.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same dataset (default 0)")
     sy.add_argument("--layout", choices=["tidy", "dnlp"], default="tidy", help="tidy Parquet tables (default) or DNLP pickles")
     sy.add_argument("--gt", choices=["movie", "per-document"], default="movie", help="one ranked GT list per movie (default) or each review's own unranked GT (tidy layout)")
+    keyphrase_cli.add_commands(sub)
     return parser
 
 
@@ -341,6 +345,8 @@ def write_output(text: str, out: str) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    if keyphrase_cli.wants_protocol_path(args):
+        return keyphrase_cli.evaluate_protocol(args)
     from kweval.data import load_dataset
     from kweval.evaluate import EvalOptions, evaluate
     from kweval.aggregate import aggregate
@@ -646,7 +652,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"evaluate": cmd_evaluate, "convert": cmd_convert, "embed": cmd_embed, "cache": cmd_cache, "synth": cmd_synth}
+COMMANDS = {"evaluate": cmd_evaluate, "convert": cmd_convert, "embed": cmd_embed, "cache": cmd_cache, "synth": cmd_synth, "extract": keyphrase_cli.cmd_extract}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -659,7 +665,7 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     try:
         return COMMANDS[args.command](args)
-    except (UsageError, DatasetError) as exc:
+    except (UsageError, DatasetError, keyphrase_cli.KeyphraseUsageError) as exc:
         print(f"kweval: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
     except (MissingExtra, OutputError) as exc:  # an optional feature without its extra, or an unusable output path
