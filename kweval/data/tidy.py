@@ -33,7 +33,7 @@ from kweval.data.dataset import (
 
 TABLES = {
     "predictions": PREDICTION_COLUMNS,
-    "ground_truth": GROUND_TRUTH_COLUMNS,
+    "ground_truth": ["movie", "rank", "keyword"],  # helpful, not_helpful optional (NaN); review_id optional
     "reviews": ["movie", "review_id"],
     "movies": ["movie"],
     "models": ["model"],
@@ -389,6 +389,7 @@ def _stable_order(rows: np.ndarray | None, n_all: int, *keys) -> np.ndarray | No
 
 
 def _clean_ground_truth(frame: pd.DataFrame, source: str, problems: list[Problem]) -> pd.DataFrame:
+    """movie, rank (positions 0..n-1 per GT list), keyword, helpful, not_helpful (+ review_id: a review's own list)."""
     out = pd.DataFrame(
         {
             "movie": _as_str(frame["movie"].astype("string")),
@@ -398,16 +399,32 @@ def _clean_ground_truth(frame: pd.DataFrame, source: str, problems: list[Problem
             "not_helpful": pd.to_numeric(frame["not_helpful"], errors="coerce") if "not_helpful" in frame else np.nan,
         }
     )
+    lists = ["movie"]
+    if "review_id" in frame:
+        out["review_id"] = _as_str(frame["review_id"].astype("string"))
+        lists = ["movie", "_doc"]
     bad = out["movie"].isna() | out["rank"].isna()
     if bad.any():
         problems.append(Problem(source, f"{int(bad.sum())} row(s) without movie or rank; dropped"))
     not_text = frame["keyword"].map(_neither_text_nor_missing).to_numpy(dtype=bool)
     if not_text.any():
         problems.append(Problem(source, f"{int(not_text.sum())} keyword cell(s) are not text (e.g. lists); those GT rows are dropped"))
-    out = out[~bad].sort_values(["movie", "rank"], kind="stable")
+    out = out[~bad]
+    if "review_id" in out:
+        out = out.assign(_doc=out["review_id"].fillna(""))
+    out = out.sort_values(lists + ["rank"], kind="stable")
     # ranks become positions 0..n-1 in rank order
-    out["rank"] = out.groupby("movie", sort=False).cumcount().astype("int64")
-    return out.reset_index(drop=True)
+    out["rank"] = out.groupby(lists, sort=False).cumcount().astype("int64")
+    return out.drop(columns=["_doc"], errors="ignore").reset_index(drop=True)
+
+
+def unranked_movies(frame: pd.DataFrame) -> set[str]:
+    """Movies whose every GT list gives all its keywords the same rank: unranked GT (before ranks become positions)."""
+    rank = pd.to_numeric(frame["rank"], errors="coerce")
+    keys = [frame["movie"].astype("string")] + ([frame["review_id"].astype("string").fillna("")] if "review_id" in frame else [])
+    spread = rank.groupby(keys, sort=False).agg(lambda r: r.nunique(dropna=True))
+    per_movie = spread.groupby(level=0, sort=False).max()
+    return {str(m) for m, n in per_movie.items() if n <= 1 and isinstance(m, str)}
 
 
 def _clean_reviews(frame: pd.DataFrame | pa.Table) -> pd.DataFrame:
@@ -465,6 +482,7 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
         if "ground_truth" in frames
         else pd.DataFrame({c: pd.Series(dtype="object") for c in GROUND_TRUTH_COLUMNS})
     )
+    unranked = unranked_movies(frames["ground_truth"]) if "ground_truth" in frames else set()
 
     if "reviews" in frames:
         reviews = _clean_reviews(frames.pop("reviews"))
@@ -478,12 +496,21 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
         )
     )
     titles: dict[str, str] = {}
+    extra: dict[str, dict] = {}  # optional movie columns: ranked (GT order matters), language
     if "movies" in frames:
         mv = frames["movies"]
         title_col = mv["title"] if "title" in mv else mv["movie"]
         titles = {str(m): str(t) for m, t in zip(mv["movie"], title_col) if isinstance(m, str) and isinstance(t, str)}
         movie_order = list(dict.fromkeys([str(m) for m in mv["movie"] if isinstance(m, str)] + movie_order))
+        for col in ("ranked", "language"):
+            if col in mv:
+                extra[col] = {m: v for m, v in zip(mv["movie"], mv[col]) if isinstance(m, str) and not (isinstance(v, float) and v != v)}
     movies = pd.DataFrame({"movie": movie_order, "title": [titles.get(m, m) for m in movie_order]}, columns=MOVIE_COLUMNS)
+    if unranked or "ranked" in extra:
+        given = extra.pop("ranked", {})
+        movies["ranked"] = [given.get(m, m not in unranked) for m in movie_order]
+    for col, values in extra.items():
+        movies[col] = [values.get(m) for m in movie_order]
 
     model_order = list(pred_models)
     directions: dict[str, str] = {}
