@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from kweval.extras import MissingExtra, missing_extra
 from kweval import keyphrase_cli
+from kweval.output import OutputError, check_output_file, check_output_folder, os_reason, write_output
 
 if TYPE_CHECKING:
     from kweval.evaluate import EvalOptions, Evaluation
@@ -70,13 +71,6 @@ def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
     if evaluation is None:
         raise UsageError("--ci needs the per-review scores, which legacy mode does not keep")
     return {"columns": columns, "ci": report.summary_intervals(evaluation.scores, columns, args.aggregate), "ci_style": args.ci}
-
-
-class OutputError(Exception):
-    """An output path that cannot be written (exit 2): printed as `kweval: PATH: REASON`."""
-
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
 
 
 def _comma_list(value: str) -> list[str]:
@@ -258,90 +252,6 @@ def _select(available: list[str], wanted: list[str] | None, what: str) -> list[s
     if unknown:
         raise UsageError(f"unknown {what}: {', '.join(unknown)} (available: {', '.join(available) or 'none'})")
     return wanted
-
-
-def _os_reason(exc: OSError) -> str:
-    return exc.strerror or str(exc)
-
-
-def check_output_file(out: str) -> None:
-    """Fail now, before any work, if the file `out` ("-": stdout) cannot be written.
-
-    Makes its folder if needed and opens the file for appending (a file made
-    only for this check is removed again), so a parent that is a file, a
-    read-only or missing place, or an over-long name is found before the
-    evaluation runs.  A full device is found only when writing (`write_output`).
-    """
-    if out == "-":
-        return
-    path = Path(out)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(out, f"cannot make its folder ({_os_reason(exc)})") from None
-    if os.path.isdir(path):  # (os.path.isdir, unlike Path.is_dir, is False for an over-long name)
-        raise OutputError(out, "is a folder, not a file")
-    existed = os.path.lexists(path)
-    try:
-        with open(path, "a", encoding="utf-8"):
-            pass
-    except OSError as exc:
-        raise OutputError(out, f"cannot be written ({_os_reason(exc)})") from None
-    if not existed:
-        path.unlink(missing_ok=True)
-
-
-def check_output_folder(folder: str) -> None:
-    """Fail now if files cannot be made in `folder` (made if needed)."""
-    import tempfile
-
-    try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
-        raise OutputError(folder, f"cannot write files there ({_os_reason(exc)})") from None
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def write_output(text: str, out: str) -> None:
-    """Write `text` to the file `out`, or to stdout for "-"; a failed write is an OutputError."""
-    if out == "-":
-        try:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputError("stdout", f"writing failed ({_os_reason(exc)})") from None
-        return
-    import stat
-    import tempfile
-
-    path = Path(out)
-    try:
-        regular = not path.exists() or stat.S_ISREG(path.stat().st_mode)
-        if not regular:  # a device or pipe (/dev/stdout, a FIFO): written in place
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            return
-        # a regular file is replaced whole or not at all: a failed write leaves no truncated file
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask())
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError as exc:
-        raise OutputError(out, f"writing failed ({_os_reason(exc)})") from None
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -558,7 +468,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     try:
         written = write_tidy(dataset, Path(args.dst), args.format)
     except OSError as exc:  # (pyarrow's write errors are OSErrors too)
-        raise OutputError(args.dst, f"writing failed ({_os_reason(exc)})") from None
+        raise OutputError(args.dst, f"writing failed ({os_reason(exc)})") from None
     for path in written:
         print(path)
     return 0
@@ -707,7 +617,7 @@ def exit_without_teardown(status: int) -> NoReturn:
         except OSError as exc:  # e.g. stdout on a full device
             name = "stdout" if stream is sys.stdout else "stderr"
             try:
-                sys.stderr.write(f"kweval: {name}: writing failed ({_os_reason(exc)})\n")
+                sys.stderr.write(f"kweval: {name}: writing failed ({os_reason(exc)})\n")
                 sys.stderr.flush()
             except (OSError, ValueError):
                 pass

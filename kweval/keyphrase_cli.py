@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kweval.extract import EXTRACTORS, SCORE_DIRECTION, is_docsutf8
+from kweval.output import check_output_file, write_output
 
 PRESETS = ("kweval", "pke", "kpeval", "meng")
 
@@ -108,6 +109,7 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         )
     if not args.predictions:
         raise KeyphraseUsageError("give each model's predictions with --predictions NAME=PATH")
+    check_output_file(args.out)
     quiet = getattr(args, "quiet", False)
 
     def report(line: str) -> None:
@@ -154,19 +156,11 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
     elif fmt == "json":
         text = reports.to_json(table, {"protocol": card})
     else:
-        text = reports.to_csv(table)
-    _write(text, args.out)
+        text = reports.to_csv(table, raw=getattr(args, "raw_csv", False))
+    write_output(text, args.out)
     if fmt == "csv" and args.out != "-":
-        _write(cards.card_json(card), str(cards.sidecar_path(args.out)))
+        write_output(cards.card_json(card), str(cards.sidecar_path(args.out)))
     return 0
-
-
-def _write(text: str, out: str) -> None:
-    if out == "-":
-        sys.stdout.write(text)
-    else:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text, encoding="utf-8")
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
@@ -181,6 +175,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix not in (".csv", ".parquet", ".jsonl"):
         raise KeyphraseUsageError(f"{out}: --out must end in .csv, .parquet or .jsonl")
+    check_output_file(str(out))
     collection = read_collection(folder)
     texts = [collection.texts[d] for d in collection.doc_ids]
     from tqdm import tqdm
@@ -188,21 +183,24 @@ def cmd_extract(args: argparse.Namespace) -> int:
     with tqdm(total=len(texts), desc=f"{args.extractor}", unit="doc", file=sys.stderr, disable=None) as bar:
         lists = run_extractor(args.extractor, texts, args.top, collection.language, progress=lambda n: bar.update(1))
     model = args.model_name or args.extractor
-    out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix == ".jsonl":
         lines = [
             json.dumps({"id": d, "keyphrases": [k for k, _ in e], "scores": [s for _, s in e]}, ensure_ascii=False)
             for d, e in zip(collection.doc_ids, lists)
         ]
-        out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_output("\n".join(lines) + "\n", str(out))
     else:
         import pandas as pd
 
+        from kweval.data.tidy import csv_quoting
+        from kweval.report import neutralise_formulas
+
         table = pd.DataFrame(prediction_rows(collection.name, collection.doc_ids, model, lists))
         if out.suffix == ".parquet":
-            table.to_parquet(out, index=False)
+            write_output(table.to_parquet(index=False), str(out))
         else:
-            table.to_csv(out, index=False)
+            table = neutralise_formulas(table)
+            write_output(table.to_csv(index=False, lineterminator="\n", quoting=csv_quoting(table)), str(out))
     print(
         f"kweval: {len(texts)} documents, {sum(map(len, lists))} keyphrases by {args.extractor} "
         f"(scores: {SCORE_DIRECTION[args.extractor]} is better) -> {out}",

@@ -545,3 +545,32 @@ def test_latex_escapes_its_specials():
     table = pd.DataFrame({"movie": ["a_b&c"], "model": ["m%"], "n_reviews": [1], "f1": [0.5]})
     latex = report.to_latex(table)
     assert "a\\_b\\&c" in latex and "m\\%" in latex
+
+
+# --- keyphrase commands: the same output rules --------------------------------------------------------------
+
+EDGE = REPO / "tests" / "data" / "keyphrase_edge"
+
+
+def test_extract_and_protocol_outputs_are_checked_before_the_work(capsys, a_file: Path):
+    status, out, err = cli(capsys, "extract", str(EDGE), "--extractor", "firstphrases", "--out", str(a_file / "p.csv"))
+    assert status == 2 and out == ""
+    one_kweval_line(err, str(a_file / "p.csv"))
+    status, out, err = cli(
+        capsys, "evaluate", str(EDGE), "--protocol", "pke", "--predictions", f"fp={a_file}", "--out", str(a_file / "s.csv")
+    )
+    assert status == 2 and out == ""
+    one_kweval_line(err, str(a_file / "s.csv"))
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl"])
+def test_extract_writes_each_format_whole(capsys, tmp_path: Path, suffix: str):
+    out = tmp_path / f"p{suffix}"
+    status, _, _ = cli(capsys, "extract", str(EDGE), "--extractor", "firstphrases", "--out", str(out))
+    assert status == 0
+    summary = tmp_path / "s.csv"
+    status, _, err = cli(capsys, "evaluate", str(EDGE), "--protocol", "pke", "--predictions", f"fp={out}", "--out", str(summary))
+    assert status == 0, err
+    assert pd.read_csv(summary)["model"].tolist() == ["fp"]
+    assert (tmp_path / "s.csv.protocol.json").is_file()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
