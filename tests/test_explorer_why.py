@@ -59,3 +59,17 @@ def test_compare_verdicts_on_screen(monkeypatch):
     shown = texts(at)
     assert f"on nDCG@5" in shown and ("beats" in shown or "No significant difference" in shown)
     assert "significant" in [df.value for df in at.dataframe if "p_ttest_holm" in df.value.columns][0].columns
+
+
+def test_ndcg_page_names_examples_and_shows_the_review(monkeypatch):
+    from kweval import explain
+
+    ds = load_dataset(None)
+    ev = evaluate(ds, EvalOptions(k=5))
+    row = ev.keywords[ev.keywords["gt_rank"] >= 0].iloc[0]
+    at = run(monkeypatch, None, {"movie": row["movie"], "models": row["model"], "review": row["review_id"]}, "dashboard/views/ndcg.py")
+    shown = texts(at)
+    assert explain.EXAMPLE_TITLES["seed000"] in shown and "seed" not in shown.lower()
+    assert at.radio(key="qp_gain").options == [explain.GAIN_LABELS["linear"], explain.GAIN_LABELS["exponential"]]
+    text = ds.reviews.loc[(ds.reviews["movie"] == row["movie"]) & (ds.reviews["review_id"] == row["review_id"]), "text"].iloc[0]
+    assert ui.highlight(text, ui.matched_tooltips(ev.keywords[(ev.keywords["movie"] == row["movie"]) & (ev.keywords["review_id"] == row["review_id"])], model=row["model"])) in shown
