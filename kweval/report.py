@@ -9,6 +9,7 @@ import re
 import pandas as pd
 
 from kweval import registry
+from kweval.data.tidy import csv_quoting
 
 FORMATS = ("csv", "markdown", "latex", "json")
 _SUFFIX_FORMAT = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".json": "json"}
@@ -120,7 +121,7 @@ def to_csv(table: pd.DataFrame, decimals: int = 6, raw: bool = False) -> str:
     """The table as CSV; text cells that would run as spreadsheet formulas are neutralised unless `raw`."""
     if not raw:
         table = neutralise_formulas(table)
-    return table.to_csv(index=False, float_format=f"%.{decimals}f", lineterminator="\n")
+    return table.to_csv(index=False, float_format=f"%.{decimals}f", lineterminator="\n", quoting=csv_quoting(table))
 
 
 def _cell_rows(table: pd.DataFrame, decimals: int, escape, bold, bold_best: bool) -> list[list[str]]:

@@ -232,7 +232,7 @@ def test_compare_page_equals_stats(monkeypatch, cores):
     metrics = [m for m in ev.metric_names if m != "gt_coverage"]
     a = sc[sc["model"] == "base"].set_index("review_id")[metrics]
     b = sc[sc["model"] == "sentiment"].set_index("review_id").reindex(a.index)[metrics]
-    core = stats.paired_comparison(b, a, metrics)
+    core = stats.paired_comparison(a, b, metrics)
     np.testing.assert_allclose(shown["diff"], core["diff"])
     np.testing.assert_allclose(shown["mean A"], a.mean().to_numpy())  # base
     np.testing.assert_allclose(shown["mean B"], b.mean().to_numpy())  # sentiment
@@ -554,7 +554,7 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     a = sc[sc["model"] == "keybert"].set_index("review_id")
     b = sc[sc["model"] == "keybert_vader"].set_index("review_id").reindex(a.index)
     assert res.loc["f1", "n"] == len(a) and res.loc["sas_text", "n"] == int((a["sas_text"].notna() & b["sas_text"].notna()).sum()) < len(a)
-    core = stats.paired_comparison(b, a, list(res.index)).set_index("metric")
+    core = stats.paired_comparison(a, b, list(res.index)).set_index("metric")
     np.testing.assert_allclose(res["diff"], core["diff"])
     np.testing.assert_allclose(res["p_ttest_holm"], core["p_ttest_holm"])
     assert np.isfinite(res.loc[["sem_f1", "sas_keywords", "sas_text"], ["diff", "ci_low", "ci_high", "p_randomization", "p_ttest"]].to_numpy()).all()
