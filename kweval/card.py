@@ -97,16 +97,14 @@ def card_line(card: Mapping[str, object]) -> str:
 
 def card_markdown(card: Mapping[str, object]) -> str:
     """The card as a Markdown block to print above a table (values escaped)."""
-    from kweval.report import _escape_markdown
+    from kweval.report import escape_markdown
 
-    return f"> **Protocol** — {_escape_markdown(card_line(card))}\n\n"
+    return f"> **Protocol** — {escape_markdown(card_line(card))}\n\n"
 
 
 def card_latex_caption(card: Mapping[str, object]) -> str:
-    """The card as a LaTeX caption text (escaped)."""
-    from kweval.report import _escape_latex
-
-    return _escape_latex(f"Protocol: {card_line(card)}")
+    """The card as a LaTeX caption text (plain: `kweval.report.to_latex` escapes its caption)."""
+    return f"Protocol: {card_line(card)}"
 
 
 def sidecar_path(out: str) -> Path:

@@ -33,7 +33,7 @@ keywords_ground_truth.pkl, optional Reviews_By_Movie/) or a keyphrase benchmark
 --predictions NAME=PATH); the layout is detected.
 Without DATA the embedded demo dataset is used.
 
-Metrics (docs/metrics.md; semantic ones need --semantic, sentiment ones --sentiment):
+Metrics (docs/metrics.md; keyphrase ones need --keyphrase/--present, semantic ones --semantic, sentiment ones --sentiment):
 {metrics}
 
 Examples:

@@ -637,6 +637,9 @@ def sliced_evaluation(evaluation, labels: pd.Series):
 MODEL_PALETTE = ("#4E79A7", "#D95F02", "#1B9E77", "#E7298A", "#7570B3", "#A6761D", "#D62728", "#CC79A7")
 
 
+FLAG_BACKGROUND = "rgba(214, 39, 40, 0.22)"  # rows to notice: translucent, so legible on light and dark themes
+
+
 def model_colors(models: Sequence[str]) -> dict[str, str]:
     """{model: colour} by the model's place in the dataset's model list (not the selection), so it never shifts."""
     return {m: MODEL_PALETTE[i % len(MODEL_PALETTE)] for i, m in enumerate(dict.fromkeys(models))}

@@ -81,13 +81,14 @@ for model in sel.models:
     ci = cis[cis["model"] == model].set_index("metric").reindex(metrics)
     value = rows.loc[model, metrics].to_numpy(dtype="float64") if model in rows.index else np.full(len(metrics), np.nan)
     fig.add_bar(
-        name=ui.esc(model), x=labels, y=value, marker_color=colors.get(model),  # plotly renders some HTML in labels: escaped
+        name=ui.esc(model), x=metrics, y=value, marker_color=colors.get(model),  # plotly renders some HTML in labels: escaped
         error_y=dict(type="data", symmetric=False, array=np.clip(ci["ci_high"].to_numpy() - value, 0, None),
                      arrayminus=np.clip(value - ci["ci_low"].to_numpy(), 0, None)),
     )
 how = "micro: ratios of summed counts; ranking metrics and SAS: mean over reviews" if sel.agg == "micro" else "macro: mean over reviews"
 fig.update_layout(barmode="group", yaxis_title=f"value ({how})", xaxis_title="metric", height=420, margin=dict(t=40, b=10),
                   legend=dict(title_text="model", orientation="h", yanchor="bottom", y=1.02, x=0))  # above the plot, clear of the toolbar
+fig.update_xaxes(tickvals=metrics, ticktext=[ui.esc(label) for label in labels])  # registry labels under the bars
 st.plotly_chart(fig, key="bars", config={"displaylogo": False})
 st.caption("Error bars: percentile bootstrap over reviews (2000 resamples, seed 0); gt_coverage is movie-level and has none.")
 
