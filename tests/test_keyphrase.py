@@ -333,10 +333,14 @@ def test_synth_per_document_gt(tmp_path):
     assert out.returncode == 2 and "needs --layout tidy" in out.stderr
 
 
-@pytest.mark.parametrize("k", [1, 5, 10])
-def test_every_keyphrase_metric_has_a_definition(k):
-    from kweval.metrics import keyphrase_definitions
+@pytest.mark.parametrize("k", [1, 5, 10, 50])
+def test_every_keyphrase_metric_is_in_the_registry(k):
+    from kweval import registry
 
-    names = [d["name"] for d in keyphrase_definitions(k)]
-    assert names == EvalOptions(k=k, keyphrase=True, present=True).keyphrase_metrics()
-    assert all(d["definition"] and d["label"] for d in keyphrase_definitions(k))
+    for name in EvalOptions(k=k, keyphrase=True, present=True).keyphrase_metrics():
+        entry = registry.info(name)
+        assert entry is not None and entry.group == "keyphrase" and entry.name == name, name
+        assert entry.better == registry.HIGHER
+    assert registry.info(f"f1@{k}_flex").label == f"F1@{k} (flexible)"
+    assert f"/ min({k}, |P|)" in registry.info(f"f1@{k}_flex").definition
+    assert f"first {k} / {k}" in registry.info(f"f1@{k}").definition
