@@ -344,3 +344,32 @@ def test_every_keyphrase_metric_is_in_the_registry(k):
     assert registry.info(f"f1@{k}_flex").label == f"F1@{k} (flexible)"
     assert f"/ min({k}, |P|)" in registry.info(f"f1@{k}_flex").definition
     assert f"first {k} / {k}" in registry.info(f"f1@{k}").definition
+
+
+def test_dashboard_on_per_document_gt(monkeypatch, collection, tmp_path):
+    """Sidebar says Collection/Document, Summary shows the keyphrase metrics, the explorer lists the document's own GT with present ones marked."""
+    from streamlit.testing.v1 import AppTest
+
+    root, preds = collection
+    data = tmp_path / "tidy"
+    assert run_cli("convert", str(root), str(data), "--predictions", f"m={preds}").returncode == 0
+    monkeypatch.setenv("KWEVAL_DATA", str(data))
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.sidebar.selectbox[0].label == "Collection"
+    assert any("2 document(s)" in c.value for c in at.sidebar.caption)
+    at.switch_page("dashboard/views/summary.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    shown = {c for df in at.dataframe for c in df.value.columns}
+    assert {"f1@5", "f1@5_flex", "f1@M", "f1@O", "r_precision", "recall_present", "recall_absent"} <= shown
+    at.query_params["review"] = "d1"
+    at.query_params["movie"] = "Toy"
+    at.switch_page("dashboard/views/explorer.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    body = " ".join(h.proto.body for h in at.html)
+    assert "Own ground truth (4; ● in the text, ○ absent):</b> ● a · ● b · ○ c · ○ d" in body
+    at.sidebar.toggle(key="sel_present").set_value(False).run()  # the split is a toggle
+    at.switch_page("dashboard/views/summary.py").run()
+    shown = {c for df in at.dataframe for c in df.value.columns}
+    assert "f1@5" in shown and "recall_present" not in shown

@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import page_context
 
-from kweval import ui
+from kweval import present, ui
 
 ctx = page_context()
 sel = ctx.selection
@@ -41,7 +41,7 @@ def _details(key: tuple, movie: str, review: str, models: tuple, _rows: pd.DataF
     """
     from kweval import semantic, sentiment
 
-    gt = ev.ground_truth[ev.ground_truth["movie"] == movie]
+    gt = own_gt(movie, review)
     rows = _rows.reset_index()
     vectors = None
     if SEM:
@@ -51,6 +51,24 @@ def _details(key: tuple, movie: str, review: str, models: tuple, _rows: pd.DataF
     if not SAS:
         return details, float("nan"), float("nan")
     return details, sentiment.text_value(text), sentiment.gt_mean_value(gt)
+
+
+def own_gt(movie: str, review: str) -> pd.DataFrame:
+    """The GT list the review is scored against: its own (per-document GT) or its movie's."""
+    gt = ev.ground_truth[ev.ground_truth["movie"] == movie]
+    own = gt[gt["review_id"] == review]
+    return own if len(own) else gt[gt["review_id"].isna()]
+
+
+def own_gt_html(movie: str, review: str, text: object) -> str:
+    """A document's own GT list, each keyword marked present (● occurs in the text) or absent (○); '' for movie-level GT."""
+    gt = own_gt(movie, review)
+    if not len(gt) or gt["review_id"].isna().all():
+        return ""
+    flags = present.present_flags(gt["norm"].tolist(), text if isinstance(text, str) else None, ctx.options.match)
+    items = " · ".join(f"{'●' if f else '○'} {ui.esc(k)}" for k, f in zip(gt["keyword"], flags))
+    return (f'<div style="font-size:0.85em;margin-top:0.3rem"><b>Own ground truth ({len(gt)}; ● in the text, ○ absent):</b> '
+            f"{items}</div>")
 
 
 def _set(param: str, value: str | None) -> None:
@@ -86,7 +104,7 @@ def review_card(row: pd.Series, kw: pd.DataFrame, scores: pd.DataFrame) -> None:
         cells.append(f'<div><b>{ui.esc(model)}</b><div style="font-size:0.85em;opacity:0.8">{vals}</div>{listing}</div>')
     width = min(len(cells), 2 if (SEM or SAS) else 4)  # the tables need more room than the lists
     grid = f'<div style="display:grid;grid-template-columns:repeat({width},minmax(0,1fr));gap:0.8rem;margin-top:0.4rem">{"".join(cells)}</div>'
-    st.html(head + ui.review_html(row["text"], ui.matched_tooltips(rows)) + extra + grid)
+    st.html(head + ui.review_html(row["text"], ui.matched_tooltips(rows)) + own_gt_html(row["movie"], row["review_id"], row["text"]) + extra + grid)
 
 
 st.title("Review explorer")
