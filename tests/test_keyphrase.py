@@ -373,3 +373,18 @@ def test_dashboard_on_per_document_gt(monkeypatch, collection, tmp_path):
     at.switch_page("dashboard/views/summary.py").run()
     shown = {c for df in at.dataframe for c in df.value.columns}
     assert "f1@5" in shown and "recall_present" not in shown
+
+
+def test_documents_without_keys_are_named_and_not_scored(tmp_path):
+    root = write_collection(tmp_path / "C", DOCS)
+    (root / "docsutf8" / "d3.txt").write_text("a lone document", encoding="utf-8")  # no d3.key
+    (root / "keys" / "d9.key").write_text("orphan\n", encoding="utf-8")  # no d9.txt
+    preds = write_jsonl(tmp_path / "p.jsonl", PREDS + [{"id": "d3", "keyphrases": ["a"]}])
+    ds = load_dataset(root, predictions={"m": preds})
+    reasons = [str(p) for p in ds.problems]
+    assert any("1 document(s) without a .key file (e.g. d3)" in r for r in reasons)
+    assert any("1 key file(s) without a document (e.g. d9)" in r for r in reasons)
+    ev = evaluate(ds, EvalOptions(match="exact"))
+    assert sorted(ev.scores["review_id"]) == ["d1", "d2"]
+    assert "d3" not in set(ev.skipped["review_id"])  # not "no output from the model": it has no GT
+    assert any("1 review(s) without their own ground truth are skipped" in str(p) for p in ev.problems)
