@@ -15,7 +15,8 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from kweval.extras import MissingExtra
+from kweval.extras import MissingExtra, missing_extra
+from kweval import keyphrase_cli
 
 if TYPE_CHECKING:
     from kweval.evaluate import EvalOptions, Evaluation
@@ -53,6 +54,22 @@ def epilog() -> str:
 
 class UsageError(Exception):
     """A mistake in the command line (exit 2)."""
+
+
+def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
+    """`report.to_latex`'s column choice and intervals from --columns / --ci."""
+    from kweval import report
+
+    available = report.metric_columns(summary)
+    columns = args.columns or available
+    unknown = [c for c in columns if c not in available]
+    if unknown:
+        raise UsageError(f"--columns: unknown metric(s) {', '.join(unknown)} (available: {', '.join(available)})")
+    if not args.ci:
+        return {"columns": columns}
+    if evaluation is None:
+        raise UsageError("--ci needs the per-review scores, which legacy mode does not keep")
+    return {"columns": columns, "ci": report.summary_intervals(evaluation.scores, columns, args.aggregate), "ci_style": args.ci}
 
 
 class OutputError(Exception):
@@ -149,6 +166,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--legacy", action="store_true", help="reproduce the seed notebooks' numbers, defects included (see docs/notebook-parity.md); each column keeps its notebook's own averaging, so --aggregate does not apply")
     ev.add_argument("--out", default="-", help="output file, or - for stdout (default)")
     ev.add_argument("--format", choices=["csv", "markdown", "latex", "json"], help="output format (default: from --out's suffix, else csv)")
+    ev.add_argument("--columns", type=_comma_list, metavar="METRIC,...", help="LaTeX output: the metric columns to show, in order (default: all)")
+    ev.add_argument("--ci", choices=["brackets", "pm"], help="LaTeX output: 95%% bootstrap interval after each value, as [low, high] (brackets) or ± half-width (pm)")
     ev.add_argument("--per-review", metavar="PATH", help="also write the per-review table (every metric and the matched pairs) as CSV")
     ev.add_argument("--fail-under", type=_threshold, action="append", default=[], metavar="METRIC=VALUE", help="exit 1 if an ALL row's METRIC is below VALUE (repeatable)")
     ev.add_argument("--raw-csv", action="store_true", help="write CSV cells verbatim (default: text cells starting with = + - @ TAB or CR get a leading ' so spreadsheets do not run them as formulas)")
@@ -161,6 +180,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="processes sharing the movies of a dataset with a file per movie (DNLP) for the lexical metrics "
         "(default auto: one per CPU core when the files exceed a few MB; 1: this process only); the output is the same",
     )
+    ev.add_argument(
+        "--scheduler",
+        metavar="ADDRESS|local[:N]",
+        help="evaluate movie partitions on a dask.distributed cluster (a scheduler address such as tcp://host:8786, "
+        "or local[:N] for N local worker processes; needs kweval[dask]); lexical and sentiment metrics; the output is the same",
+    )
+
+    keyphrase_cli.add_evaluate_arguments(ev)
 
     em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
     em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
@@ -187,6 +214,7 @@ def build_parser() -> argparse.ArgumentParser:
     sy.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same dataset (default 0)")
     sy.add_argument("--layout", choices=["tidy", "dnlp"], default="tidy", help="tidy Parquet tables (default) or DNLP pickles")
     sy.add_argument("--gt", choices=["movie", "per-document"], default="movie", help="one ranked GT list per movie (default) or each review's own unranked GT (tidy layout)")
+    keyphrase_cli.add_commands(sub)
     return parser
 
 
@@ -317,6 +345,8 @@ def write_output(text: str, out: str) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    if keyphrase_cli.wants_protocol_path(args):
+        return keyphrase_cli.evaluate_protocol(args)
     from kweval.data import load_dataset
     from kweval.evaluate import EvalOptions, evaluate
     from kweval.aggregate import aggregate
@@ -343,9 +373,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         if out is not None:
             check_output_file(out)
 
+    if args.scheduler is not None and (args.legacy or args.semantic):
+        raise UsageError("--scheduler evaluates the lexical and sentiment metrics; run --legacy or --semantic without it")
     in_groups = None
     files = _prediction_files(args)
-    if not (args.legacy or args.semantic or args.sentiment or files):  # the lexical metrics: shared out over processes
+    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files):  # the lexical metrics: shared out over processes
         in_groups = _evaluate_in_groups(args, options)
     if in_groups is not None:
         source, evaluation = in_groups
@@ -370,7 +402,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         n_evaluated = int(summary["n_reviews"].sum()) if len(summary) else 0
         per_review = None
     else:
-        if dataset is not None:  # not evaluated in groups already
+        if dataset is not None and args.scheduler is not None:
+            evaluation = _evaluate_on_scheduler(args.scheduler, dataset, options)
+        elif dataset is not None:  # not evaluated in groups already
             progress = None
             if args.semantic and not args.quiet and sys.stderr.isatty():
                 progress = _tqdm_progress()
@@ -394,11 +428,29 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     fmt = args.format or report.format_for_path(args.out)
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
-    write_output(report.render(summary, fmt, meta, raw_csv=args.raw_csv), args.out)
+    latex = {}
+    if fmt == "latex":
+        latex = _latex_options(args, summary, per_review)
+    write_output(report.render(summary, fmt, meta, raw_csv=args.raw_csv, **latex), args.out)
     if args.per_review and per_review is not None:
         write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
 
     return _check_thresholds(summary, args.fail_under)
+
+
+def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions) -> Evaluation:
+    """`evaluate` with the dataset's movies shared out over a dask cluster (kweval.distributed)."""
+    from kweval import distributed
+
+    try:
+        distributed.parse_scheduler(spec)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        with distributed.connect(spec) as client:
+            return distributed.evaluate_on_cluster(client, dataset, options)
+    except OSError as exc:  # no scheduler at that address, or it went away
+        raise UsageError(f"--scheduler {spec}: cannot reach the dask scheduler ({exc})") from None
 
 
 def _keyphrase_options(options: EvalOptions, args: argparse.Namespace, dataset) -> EvalOptions:
@@ -599,7 +651,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"evaluate": cmd_evaluate, "convert": cmd_convert, "embed": cmd_embed, "cache": cmd_cache, "synth": cmd_synth}
+COMMANDS = {"evaluate": cmd_evaluate, "convert": cmd_convert, "embed": cmd_embed, "cache": cmd_cache, "synth": cmd_synth, "extract": keyphrase_cli.cmd_extract}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -612,11 +664,17 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     try:
         return COMMANDS[args.command](args)
-    except (UsageError, DatasetError) as exc:
+    except (UsageError, DatasetError, keyphrase_cli.KeyphraseUsageError) as exc:
         print(f"kweval: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
     except (MissingExtra, OutputError) as exc:  # an optional feature without its extra, or an unusable output path
         print(f"kweval: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except ImportError as exc:  # an optional package imported directly (not through extras.require)
+        missing = missing_extra(exc, args.command)
+        if missing is None:
+            raise
+        print(f"kweval: {missing}", file=sys.stderr)
         return USAGE_ERROR
     except BrokenPipeError:  # e.g. `kweval evaluate | head`
         return 0

@@ -629,20 +629,6 @@ def sliced_evaluation(evaluation, labels: pd.Series):
     return dataclasses.replace(evaluation, scores=scores, movies=order, coverage=coverage, skipped=skipped)
 
 
-def paired_scores(scores: pd.DataFrame, a: str, b: str, metrics: Sequence[str], metric: str | None = None) -> pd.DataFrame:
-    """Reviews both models were evaluated on, with A's and B's metrics side by side (suffixes _a, _b).
-
-    With `metric`, adds ``difference`` = B − A of that metric (for sorting and plotting).
-    """
-    key = ["movie", "review_id"]
-    left = scores[scores["model"] == a][key + list(metrics)]
-    right = scores[scores["model"] == b][key + list(metrics)]
-    both = left.merge(right, on=key, suffixes=("_a", "_b"))
-    if metric is not None:
-        both["difference"] = both[f"{metric}_b"] - both[f"{metric}_a"]
-    return both
-
-
 # ----------------------------------------------------------------------------------------------
 # presentation: colours, labels, best values, explorer blocks
 

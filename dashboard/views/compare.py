@@ -17,20 +17,17 @@ METRICS = [m for m in ev.metric_names if m != "gt_coverage"]
 
 
 def paired(scores: pd.DataFrame, a: str, b: str, metric: str | None = None) -> pd.DataFrame:
-    return ui.paired_scores(scores, a, b, METRICS, metric)
+    return stats.paired_scores(scores, a, b, METRICS, metric)
 
 
-# stats.paired_comparison(x, y) reports x − y with x's side as "a": called with (B, A) it gives B − A
-SIDES = {"mean_a": "mean B", "mean_b": "mean A"}
+SIDES = {"mean_a": "mean A", "mean_b": "mean B"}
 
 
 @st.cache_data(show_spinner="Bootstrap and randomization tests…", max_entries=32)
 def _compare(key: tuple, movie: str, a: str, others: tuple, _scores: pd.DataFrame) -> pd.DataFrame:
     parts = []
     for b in others:
-        both = paired(_scores, a, b)
-        res = stats.paired_comparison(both[[f"{m}_b" for m in METRICS]].set_axis(METRICS, axis=1),
-                                      both[[f"{m}_a" for m in METRICS]].set_axis(METRICS, axis=1), METRICS)
+        res = stats.compare_models(_scores, a, b, METRICS)
         parts.append(res.rename(columns=SIDES).assign(model=b))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
@@ -40,7 +37,7 @@ def _per_movie(key: tuple, a: str, b: str, metric: str, _scores: pd.DataFrame) -
     both = paired(_scores, a, b)
     parts = []
     for movie, grp in both.groupby("movie", sort=False):
-        res = stats.paired_comparison(grp[[f"{metric}_b"]].set_axis([metric], axis=1), grp[[f"{metric}_a"]].set_axis([metric], axis=1), [metric])
+        res = stats.paired_comparison(grp[[f"{metric}_a"]].set_axis([metric], axis=1), grp[[f"{metric}_b"]].set_axis([metric], axis=1), [metric])
         parts.append(res.rename(columns=SIDES).assign(movie=movie))
     if not parts:
         return pd.DataFrame()

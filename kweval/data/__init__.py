@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -25,8 +26,13 @@ def detect_layout(path: Path) -> str:
     """'tidy', 'dnlp' or 'keyphrase' (docsutf8/ + keys/) for a folder holding a dataset; raises DatasetError otherwise."""
     from kweval.data import dnlp, keyphrase, tidy
 
-    if not path.exists():
-        raise DatasetError(f"{path}: no such file or folder")
+    try:
+        path.stat()
+    except FileNotFoundError:
+        raise DatasetError(f"{path}: no such file or folder") from None
+    except OSError as exc:
+        reason = "a path longer than the system allows" if exc.errno == errno.ENAMETOOLONG else exc.strerror or str(exc)
+        raise DatasetError(f"{path}: cannot be read ({reason})") from None
     if not path.is_dir():
         raise DatasetError(f"{path}: expected a folder (tidy tables, or the DNLP Dataset/ layout)")
     if tidy.is_tidy(path):
@@ -78,4 +84,4 @@ def movie_file_sizes(path: str | Path | None) -> dict[str, int] | None:
     if path is None or detect_layout(Path(path)) != "dnlp":
         return None
     root = dnlp.find_root(Path(path))
-    return {movie: file.stat().st_size for movie, file in dnlp.movie_files(root).items()}
+    return {movie: dnlp.file_size(file) for movie, file in dnlp.movie_files(root).items()}
