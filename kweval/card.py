@@ -116,3 +116,33 @@ def sidecar_path(out: str) -> Path:
 
 def card_json(card: Mapping[str, object]) -> str:
     return json.dumps(card, indent=2, ensure_ascii=False) + "\n"
+
+
+def folder_hash(folder: Path) -> str:
+    """SHA-256 over the relative paths and bytes of every file under `folder` (sorted)."""
+    folder = Path(folder)
+    h = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(folder)).encode())
+        h.update(b"\0")
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def render_with_card(table, fmt: str, meta: Mapping[str, object] | None, card: Mapping[str, object]) -> str:
+    """`report.render` of `table` with the card: Markdown header, LaTeX caption, JSON field (CSV: see `sidecar_path`)."""
+    from kweval import report
+
+    if fmt == "markdown":
+        return card_markdown(card) + report.to_markdown(table)
+    if fmt == "latex":
+        return report.to_latex(table, caption=card_latex_caption(card))
+    if fmt == "json":
+        return report.to_json(table, {**(meta or {}), "protocol": dict(card)})
+    return report.render(table, fmt, meta)
+
+
+def write_sidecar(fmt: str, out: str, card: Mapping[str, object]) -> None:
+    """Beside a CSV file written to `out`, its card as `<out>.protocol.json` (nothing for stdout)."""
+    if fmt == "csv" and out != "-" and Path(out).is_file():  # not for /dev/null or a pipe
+        sidecar_path(out).write_text(card_json(card), encoding="utf-8")

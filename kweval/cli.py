@@ -179,6 +179,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from kweval.evaluate import EvalOptions, evaluate
     from kweval.aggregate import aggregate
     from kweval import report
+    from kweval.card import render_with_card as card_render, write_sidecar
 
     try:
         options = EvalOptions(
@@ -244,7 +245,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     fmt = args.format or report.format_for_path(args.out)
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
-    _write(report.render(summary, fmt, meta), args.out)
+    card = keyphrase_cli.kweval_card(args, options, str(source))
+    _write(card_render(summary, fmt, meta, card), args.out)
+    write_sidecar(fmt, args.out, card)
     if args.per_review and per_review is not None:
         _write(report.to_csv(report.per_review_table(per_review)), args.per_review)
 
