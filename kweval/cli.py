@@ -261,6 +261,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from kweval.evaluate import EvalOptions, evaluate
     from kweval.aggregate import aggregate
     from kweval import report
+    from kweval.card import render_with_card as card_render, write_sidecar
 
     try:
         options = EvalOptions(
@@ -338,10 +339,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     fmt = args.format or report.format_for_path(args.out)
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
-    latex = {}
-    if fmt == "latex":
-        latex = _latex_options(args, summary, per_review)
-    write_output(report.render(summary, fmt, meta, raw_csv=args.raw_csv, **latex), args.out)
+    latex = _latex_options(args, summary, per_review) if fmt == "latex" else {}
+    card = keyphrase_cli.kweval_card(args, options, str(source))
+    write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, **latex), args.out)
+    write_sidecar(fmt, args.out, card)
     if args.per_review and per_review is not None:
         write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
 
