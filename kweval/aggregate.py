@@ -22,7 +22,7 @@ from kweval.metrics import harmonic_mean, safe_ratio
 ALL = "ALL"
 
 # micro metric -> (numerator count, denominator count); F1s come from the pair
-_MICRO_RATIOS = {
+MICRO_RATIOS = {
     "precision": ("n_matched", "n_pred"),
     "recall": ("n_matched", "n_gt"),
     "w_precision": ("matched_score", "score_sum"),
@@ -30,7 +30,7 @@ _MICRO_RATIOS = {
     "sem_precision": ("sem_pred_matched", "sem_n_pred"),
     "sem_recall": ("sem_gt_matched", "sem_n_gt"),
 }
-_MICRO_F1 = {"f1": ("precision", "recall"), "w_f1": ("w_precision", "w_recall"), "sem_f1": ("sem_precision", "sem_recall")}
+MICRO_F1 = {"f1": ("precision", "recall"), "w_f1": ("w_precision", "w_recall"), "sem_f1": ("sem_precision", "sem_recall")}
 
 
 def _codes(values: pd.Series, names: list[str]) -> np.ndarray:
@@ -64,13 +64,13 @@ def _summarise(scores: pd.DataFrame, key: np.ndarray, n_keys: int, metric_cols: 
     means = grouped[metric_cols].mean().reindex(index)
     out = out.join(means)
     if how == "micro":
-        count_cols = sorted({c for pair in _MICRO_RATIOS.values() for c in pair if c in scores.columns})
+        count_cols = sorted({c for pair in MICRO_RATIOS.values() for c in pair if c in scores.columns})
         sums = grouped[count_cols].sum().reindex(index)
         has = out["n_reviews"].to_numpy() > 0
-        for metric, (num, den) in _MICRO_RATIOS.items():
+        for metric, (num, den) in MICRO_RATIOS.items():
             if metric in metric_cols:
                 out[metric] = np.where(has, safe_ratio(sums[num].to_numpy(), sums[den].to_numpy()), np.nan)
-        for metric, (a, b) in _MICRO_F1.items():
+        for metric, (a, b) in MICRO_F1.items():
             if metric in metric_cols:
                 out[metric] = np.where(has, harmonic_mean(out[a].to_numpy(), out[b].to_numpy()), np.nan)
     return out

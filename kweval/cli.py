@@ -15,10 +15,15 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from kweval.evaluate import AGGREGATIONS, GT_ORDERS, EvalOptions
 from kweval.extras import MissingExtra
+from kweval.matching import MATCH_MODES
+from kweval.ranking import DISCOUNTS, GAINS
+
+_DEFAULTS = EvalOptions()  # the CLI's defaults are the library's
 
 if TYPE_CHECKING:
-    from kweval.evaluate import EvalOptions, Evaluation
+    from kweval.evaluate import Evaluation
 
 USAGE_ERROR = 2
 THRESHOLD_FAILED = 1
@@ -109,15 +114,15 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     ev.add_argument("--models", type=_comma_list, help="comma-separated models to evaluate (default: all)")
     ev.add_argument("--movies", type=_comma_list, help="comma-separated movies to evaluate (default: all)")
-    ev.add_argument("--k", type=_positive_int, default=5, help="cut-off of the ranking metrics (default 5)")
-    ev.add_argument("--aggregate", choices=["macro", "micro"], default="macro", help="mean over reviews (macro, default) or ratio of sums (micro)")
-    ev.add_argument("--match", choices=["approx", "exact", "word", "stem"], default="approx", help="keyword match mode (default approx: equal or substring)")
-    ev.add_argument("--gt-order", choices=["file", "helpful"], default="file", help="GT rank: file order (default) or by helpful votes")
-    ev.add_argument("--gain", choices=["linear", "exponential"], default="linear", help="nDCG gain (default linear)")
-    ev.add_argument("--discount", choices=["log2", "jarvelin"], default="log2", help="nDCG discount (default log2)")
+    ev.add_argument("--k", type=_positive_int, default=_DEFAULTS.k, help=f"cut-off of the ranking metrics (default {_DEFAULTS.k})")
+    ev.add_argument("--aggregate", choices=AGGREGATIONS, default=AGGREGATIONS[0], help="mean over reviews (macro, default) or ratio of sums (micro)")
+    ev.add_argument("--match", choices=MATCH_MODES, default=_DEFAULTS.match, help="keyword match mode (default approx: equal or substring)")
+    ev.add_argument("--gt-order", choices=GT_ORDERS, default=_DEFAULTS.gt_order, help="GT rank: file order (default) or by helpful votes")
+    ev.add_argument("--gain", choices=GAINS, default=_DEFAULTS.gain, help="nDCG gain (default linear)")
+    ev.add_argument("--discount", choices=DISCOUNTS, default=_DEFAULTS.discount, help="nDCG discount (default log2)")
     ev.add_argument("--semantic", action="store_true", help="add sem_precision, sem_recall, sem_f1 (sentence embeddings, cached)")
-    ev.add_argument("--threshold", type=float, default=0.75, help="cosine threshold of the semantic metrics (default 0.75)")
-    ev.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
+    ev.add_argument("--threshold", type=float, default=_DEFAULTS.threshold, help=f"cosine threshold of the semantic metrics (default {_DEFAULTS.threshold})")
+    ev.add_argument("--embedding-model", default=_DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
     ev.add_argument("--legacy", action="store_true", help="reproduce the seed notebooks' numbers, defects included (see docs/notebook-parity.md); each column keeps its notebook's own averaging, so --aggregate does not apply")
     ev.add_argument("--out", default="-", help="output file, or - for stdout (default)")
@@ -143,7 +148,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
     em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
-    em.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
+    em.add_argument("--embedding-model", default=_DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
     em.add_argument("--batch-size", type=_positive_int, default=256)
 
     ca = sub.add_parser("cache", help="inspect or clear the embedding cache (KWEVAL_CACHE_DIR)")
@@ -265,7 +270,7 @@ def write_output(text: str, out: str) -> None:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     from kweval.data import load_dataset
-    from kweval.evaluate import EvalOptions, evaluate
+    from kweval.evaluate import evaluate
     from kweval.aggregate import aggregate
     from kweval import report
 

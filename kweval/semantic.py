@@ -24,7 +24,9 @@ from typing import TYPE_CHECKING, Union
 import numpy as np
 import pandas as pd
 
+from kweval.data.dataset import KEY
 from kweval.extras import require
+from kweval.metrics import harmonic_mean, safe_ratio
 
 if TYPE_CHECKING:  # pragma: no cover
     from kweval.cache import EmbeddingStore
@@ -43,7 +45,6 @@ __all__ = [
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = frozenset({DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2"})
-KEY = ["movie", "review_id", "model"]
 SEMANTIC_COLUMNS = [
     "sem_n_pred",
     "sem_pred_matched",
@@ -342,10 +343,9 @@ def semantic_metrics(
             gt_matched[ids[s:e]] = np.logical_or.reduceat(above[local[lo:hi]], starts[s:e] - lo, axis=0).sum(axis=1)
             s = e
 
-    precision = _ratio(pred_matched, n_pred)
-    recall = _ratio(gt_matched, n_gt)
-    total = precision + recall
-    f1 = np.divide(2 * precision * recall, total, out=np.zeros_like(total), where=total > 0)
+    precision = safe_ratio(pred_matched, n_pred)
+    recall = safe_ratio(gt_matched, n_gt)
+    f1 = harmonic_mean(precision, recall)
     out = keys.copy()
     out["sem_n_pred"] = n_pred
     out["sem_pred_matched"] = pred_matched
@@ -355,11 +355,6 @@ def semantic_metrics(
     out["sem_recall"] = recall
     out["sem_f1"] = f1
     return out
-
-
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    num = num.astype(np.float64)
-    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
 def nearest_gt(

@@ -22,11 +22,11 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
+from kweval.data.dataset import KEY
 from kweval.extras import require
 
 __all__ = ["sentiment_value", "keyword_values", "text_value", "gt_mean_value", "sas_metrics", "WEIGHTS"]
 
-KEY = ["movie", "review_id", "model"]
 WEIGHTS = {"pos": 1.0, "neu": 0.5, "neg": 0.0}
 
 

@@ -22,6 +22,7 @@ GROUND_TRUTH_COLUMNS = ["movie", "rank", "keyword", "helpful", "not_helpful"]
 MODEL_COLUMNS = ["model", "score_direction"]
 
 SCORE_DIRECTIONS = ("higher", "lower")
+KEY = ["movie", "review_id", "model"]  # one evaluated list: a review × model pair
 
 
 @dataclass(frozen=True)
