@@ -15,8 +15,9 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
+from kweval import keyphrase_cli
 from kweval.evaluate import AGGREGATIONS, GT_ORDERS, EvalOptions
-from kweval.extras import MissingExtra
+from kweval.extras import MissingExtra, missing_extra
 from kweval.matching import MATCH_MODES
 from kweval.ranking import DISCOUNTS, GAINS
 
@@ -28,15 +29,16 @@ if TYPE_CHECKING:
 USAGE_ERROR = 2
 THRESHOLD_FAILED = 1
 
-EPILOG = """\
+EPILOG_TEMPLATE = """\
 DATA is a folder in the tidy layout (predictions.parquet|csv, ground_truth.parquet|csv,
 optional reviews, movies, models) or the DNLP layout (Extracted_Keywords/kw_<Movie>.pkl,
-keywords_ground_truth.pkl, optional Reviews_By_Movie/); the layout is detected.
+keywords_ground_truth.pkl, optional Reviews_By_Movie/) or a keyphrase benchmark
+(docsutf8/*.txt + keys/*.key: GT per document, unranked; predictions with
+--predictions NAME=PATH); the layout is detected.
 Without DATA the embedded demo dataset is used.
 
-Metrics (METRICS.md): precision recall f1 w_precision w_recall w_f1 ndcg@k p@k ap@k rr
-gt_coverage; with --semantic sem_precision sem_recall sem_f1; with --sentiment
-sas_keywords sas_text.
+Metrics (docs/metrics.md; semantic ones need --semantic, sentiment ones --sentiment):
+{metrics}
 
 Examples:
   kweval evaluate                                   # the demo, CSV on stdout
@@ -44,11 +46,35 @@ Examples:
   kweval evaluate data/ --aggregate micro --out summary.csv --per-review reviews.csv
   kweval evaluate data/ --fail-under ndcg@5=0.3 --fail-under f1=0.1   # for CI
   kweval convert Dataset/ tidy/                     # DNLP pickles -> tidy Parquet
+  kweval evaluate SemEval2017/ --predictions yake=yake.jsonl --predictions kb=kb.parquet
 """
+
+
+def epilog() -> str:
+    """The help's closing text, its metric list read from `kweval.registry`."""
+    from kweval import registry
+
+    return EPILOG_TEMPLATE.replace("{metrics}", registry.help_text())
 
 
 class UsageError(Exception):
     """A mistake in the command line (exit 2)."""
+
+
+def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
+    """`report.to_latex`'s column choice and intervals from --columns / --ci."""
+    from kweval import report
+
+    available = report.metric_columns(summary)
+    columns = args.columns or available
+    unknown = [c for c in columns if c not in available]
+    if unknown:
+        raise UsageError(f"--columns: unknown metric(s) {', '.join(unknown)} (available: {', '.join(available)})")
+    if not args.ci:
+        return {"columns": columns}
+    if evaluation is None:
+        raise UsageError("--ci needs the per-review scores, which legacy mode does not keep")
+    return {"columns": columns, "ci": report.summary_intervals(evaluation.scores, columns, args.aggregate), "ci_style": args.ci}
 
 
 class OutputError(Exception):
@@ -98,17 +124,18 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kweval",
         description="Evaluate keyword-extraction models against ranked ground-truth keywords.",
-        epilog=EPILOG,
+        epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"kweval {__version__}")
+    from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS  # numpy/pandas only; torch stays unimported
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     ev = sub.add_parser(
         "evaluate",
         help="score models and print a movie × model summary with ALL rows",
         description="Score every review × model and print a movie × model summary (plus ALL rows).",
-        epilog=EPILOG,
+        epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
@@ -123,10 +150,29 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--semantic", action="store_true", help="add sem_precision, sem_recall, sem_f1 (sentence embeddings, cached)")
     ev.add_argument("--threshold", type=float, default=_DEFAULTS.threshold, help=f"cosine threshold of the semantic metrics (default {_DEFAULTS.threshold})")
     ev.add_argument("--embedding-model", default=_DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
+    ev.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default=_DEFAULTS.embedding_backend,
+                    help="how --semantic embeds: torch, onnx (ONNX Runtime, same vectors) or onnx-int8 (quantized, approximate)")
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
+    _add_predictions_argument(ev)
+    ev.add_argument(
+        "--keyphrase",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="add the keyphrase field's metrics r@k, f1@k (hard: P@k = hits/k), f1@k_flex (P@k = hits/min(k, |P|)), "
+        "f1@M, f1@O, r_precision (default: on when the ground truth is per document)",
+    )
+    ev.add_argument(
+        "--present",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="add recall_present, f1@k_present, recall_absent: GT keywords split by whether they occur in the "
+        "review's own text under --match (default: on when the ground truth is per document)",
+    )
     ev.add_argument("--legacy", action="store_true", help="reproduce the seed notebooks' numbers, defects included (see docs/notebook-parity.md); each column keeps its notebook's own averaging, so --aggregate does not apply")
     ev.add_argument("--out", default="-", help="output file, or - for stdout (default)")
     ev.add_argument("--format", choices=["csv", "markdown", "latex", "json"], help="output format (default: from --out's suffix, else csv)")
+    ev.add_argument("--columns", type=_comma_list, metavar="METRIC,...", help="LaTeX output: the metric columns to show, in order (default: all)")
+    ev.add_argument("--ci", choices=["brackets", "pm"], help="LaTeX output: 95%% bootstrap interval after each value, as [low, high] (brackets) or ± half-width (pm)")
     ev.add_argument("--per-review", metavar="PATH", help="also write the per-review table (every metric and the matched pairs) as CSV")
     ev.add_argument("--fail-under", type=_threshold, action="append", default=[], metavar="METRIC=VALUE", help="exit 1 if an ALL row's METRIC is below VALUE (repeatable)")
     ev.add_argument("--raw-csv", action="store_true", help="write CSV cells verbatim (default: text cells starting with = + - @ TAB or CR get a leading ' so spreadsheets do not run them as formulas)")
@@ -146,9 +192,12 @@ def build_parser() -> argparse.ArgumentParser:
         "or local[:N] for N local worker processes; needs kweval[dask]); lexical and sentiment metrics; the output is the same",
     )
 
+    keyphrase_cli.add_evaluate_arguments(ev)
+
     em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
     em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     em.add_argument("--embedding-model", default=_DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
+    em.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default=_DEFAULTS.embedding_backend, help="torch, onnx or onnx-int8")
     em.add_argument("--batch-size", type=_positive_int, default=256)
 
     ca = sub.add_parser("cache", help="inspect or clear the embedding cache (KWEVAL_CACHE_DIR)")
@@ -160,6 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     cv.add_argument("dst", help="output folder")
     cv.add_argument("--format", choices=["parquet", "csv"], default="parquet")
     cv.add_argument("--raw-csv", action="store_true", help="with --format csv: write cells verbatim (default: text cells that a spreadsheet would run as formulas get a leading ')")
+    _add_predictions_argument(cv)
 
     sy = sub.add_parser("synth", help="write a synthetic dataset (for benchmarks and tests)")
     sy.add_argument("out", help="output folder")
@@ -168,7 +218,38 @@ def build_parser() -> argparse.ArgumentParser:
     sy.add_argument("--models", type=_positive_int, default=3, help="number of models (default 3)")
     sy.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same dataset (default 0)")
     sy.add_argument("--layout", choices=["tidy", "dnlp"], default="tidy", help="tidy Parquet tables (default) or DNLP pickles")
+    sy.add_argument("--gt", choices=["movie", "per-document"], default="movie", help="one ranked GT list per movie (default) or each review's own unranked GT (tidy layout)")
+    keyphrase_cli.add_commands(sub)
     return parser
+
+
+def _prediction_file(value: str) -> tuple[str, str]:
+    from kweval.data.predictions import parse_spec
+
+    try:
+        name, path = parse_spec(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return name, str(path)
+
+
+def _add_predictions_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--predictions",
+        type=_prediction_file,
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="model NAME's predictions from a JSONL file ({\"id\": doc, \"keyphrases\": [...], \"scores\": [...]}; "
+        "doc_id/predictions accepted too) or a tidy predictions .parquet/.csv; repeatable, any layout",
+    )
+
+
+def _prediction_files(args: argparse.Namespace) -> dict[str, str] | None:
+    files = dict(args.predictions or ())
+    if len(files) < len(args.predictions or ()):
+        raise UsageError("--predictions: each NAME once")
+    return files or None
 
 
 def _problem_lines(problems) -> list[str]:
@@ -269,6 +350,8 @@ def write_output(text: str, out: str) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    if keyphrase_cli.wants_protocol_path(args):
+        return keyphrase_cli.evaluate_protocol(args)
     from kweval.data import load_dataset
     from kweval.evaluate import evaluate
     from kweval.aggregate import aggregate
@@ -284,7 +367,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             semantic=args.semantic,
             threshold=args.threshold,
             embedding_model=args.embedding_model,
+            embedding_backend=args.embedding_backend,
             sentiment=args.sentiment,
+            keyphrase=bool(args.keyphrase),
+            present=bool(args.present),
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
@@ -295,15 +381,17 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if args.scheduler is not None and (args.legacy or args.semantic):
         raise UsageError("--scheduler evaluates the lexical and sentiment metrics; run --legacy or --semantic without it")
     in_groups = None
-    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment):  # the lexical metrics: shared out over processes
+    files = _prediction_files(args)
+    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files):  # the lexical metrics: shared out over processes
         in_groups = _evaluate_in_groups(args, options)
     if in_groups is not None:
         source, evaluation = in_groups
         dataset = None
     else:
-        dataset = load_dataset(args.data, movies=args.movies)  # files of other movies are not read
+        dataset = load_dataset(args.data, movies=args.movies, predictions=files)  # files of other movies are not read
         if args.movies and not set(args.movies) <= set(dataset.movie_ids):
-            dataset = load_dataset(args.data)  # to say which movies there are
+            dataset = load_dataset(args.data, predictions=files)  # to say which movies there are
+        options = _keyphrase_options(options, args, dataset)
         movies = _select(dataset.movie_ids, args.movies, "movie(s)")
         models = _select(dataset.model_names, args.models, "model(s)")
         dataset = dataset.subset(movies, models)
@@ -345,7 +433,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     fmt = args.format or report.format_for_path(args.out)
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
-    write_output(report.render(summary, fmt, meta, raw_csv=args.raw_csv), args.out)
+    latex = {}
+    if fmt == "latex":
+        latex = _latex_options(args, summary, per_review)
+    write_output(report.render(summary, fmt, meta, raw_csv=args.raw_csv, **latex), args.out)
     if args.per_review and per_review is not None:
         write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
 
@@ -365,6 +456,19 @@ def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions) -> Evaluati
             return distributed.evaluate_on_cluster(client, dataset, options)
     except OSError as exc:  # no scheduler at that address, or it went away
         raise UsageError(f"--scheduler {spec}: cannot reach the dask scheduler ({exc})") from None
+
+
+def _keyphrase_options(options: EvalOptions, args: argparse.Namespace, dataset) -> EvalOptions:
+    """The keyphrase and present/absent metrics default to on for a dataset whose GT is per document."""
+    from dataclasses import replace
+
+    gt = dataset.ground_truth
+    per_document = "review_id" in gt.columns and bool(gt["review_id"].notna().any())
+    return replace(
+        options,
+        keyphrase=per_document if args.keyphrase is None else args.keyphrase,
+        present=per_document if args.present is None else args.present,
+    )
 
 
 def _evaluate_in_groups(args: argparse.Namespace, options: EvalOptions) -> tuple[str, Evaluation] | None:
@@ -448,7 +552,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from kweval.data.tidy import write_tidy
 
     check_output_folder(args.dst)
-    dataset = load_dataset(args.src)
+    dataset = load_dataset(args.src, predictions=_prediction_files(args))
     for line in _problem_lines(dataset.problems):
         print(line, file=sys.stderr)
     if dataset.predictions.empty:
@@ -489,9 +593,12 @@ def cmd_embed(args: argparse.Namespace) -> int:
     texts = [normalize(k) for k in keywords if isinstance(k, str)]
     texts += clean_ground_truth(dataset.ground_truth)["norm"].tolist()
     texts = [t for t in dict.fromkeys(texts) if t]
-    store = EmbeddingStore(args.embedding_model)
+    backend, precision = semantic.variant(args.embedding_backend)
+    store = EmbeddingStore(args.embedding_model, backend=backend, precision=precision,
+                           on_note=lambda note: print(f"kweval: embedding cache: {note}", file=sys.stderr))
     progress = _tqdm_counter(len(texts)) if sys.stderr.isatty() else None
-    semantic.embed_texts(texts, model_id=args.embedding_model, store=store, batch_size=args.batch_size, progress=progress)
+    semantic.embed_texts(texts, model_id=args.embedding_model, store=store, batch_size=args.batch_size,
+                         progress=progress, backend=args.embedding_backend)
     print(f"{len(texts)} keyword(s): {store.hits} already cached, {store.misses} embedded; store {store.path}")
     return 0
 
@@ -511,7 +618,7 @@ def _tqdm_counter(total: int):
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    from kweval.cache import cache_clear, cache_dir, cache_info
+    from kweval.cache import cache_clear, cache_dir, cache_info, describe
 
     if args.action == "clear":
         removed = cache_clear(model_id=args.embedding_model)
@@ -522,7 +629,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
     if not stores:
         print("no embedding store yet (run `kweval embed DATA`)")
     for info in stores:
-        print(f"{info['model_id']}: {info['entries']} embedding(s), dim {info['dimension']}, {info['bytes'] / 1e6:.1f} MB, {info['path']}")
+        print(describe(info))
     return 0
 
 
@@ -533,7 +640,9 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
     check_output_folder(args.out)
     start = time.perf_counter()
-    dataset = synthesize(args.movies, args.reviews_per_movie, args.models, seed=args.seed)
+    if args.gt != "movie" and args.layout != "tidy":
+        raise UsageError("--gt per-document needs --layout tidy (the DNLP layout has one GT list per movie)")
+    dataset = synthesize(args.movies, args.reviews_per_movie, args.models, seed=args.seed, gt=args.gt)
     made = time.perf_counter()
     written = write_synthetic(dataset, Path(args.out), args.layout)
     done = time.perf_counter()
@@ -548,7 +657,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"evaluate": cmd_evaluate, "convert": cmd_convert, "embed": cmd_embed, "cache": cmd_cache, "synth": cmd_synth}
+COMMANDS = {"evaluate": cmd_evaluate, "convert": cmd_convert, "embed": cmd_embed, "cache": cmd_cache, "synth": cmd_synth, "extract": keyphrase_cli.cmd_extract}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -561,11 +670,17 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     try:
         return COMMANDS[args.command](args)
-    except (UsageError, DatasetError) as exc:
+    except (UsageError, DatasetError, keyphrase_cli.KeyphraseUsageError) as exc:
         print(f"kweval: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
     except (MissingExtra, OutputError) as exc:  # an optional feature without its extra, or an unusable output path
         print(f"kweval: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except ImportError as exc:  # an optional package imported directly (not through extras.require)
+        missing = missing_extra(exc, args.command)
+        if missing is None:
+            raise
+        print(f"kweval: {missing}", file=sys.stderr)
         return USAGE_ERROR
     except BrokenPipeError:  # e.g. `kweval evaluate | head`
         return 0

@@ -505,10 +505,12 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     core = aggregate(sem_core, "macro").reset_index(drop=True)
     pd.testing.assert_frame_equal(shown, core, check_dtype=False)
     assert {"sem_precision", "sem_recall", "sem_f1", "sas_keywords", "sas_text"} <= set(shown.columns)
-    csv = pd.read_csv(io.BytesIO(files["kweval_summary_macro.csv"]))
+    csv = pd.read_csv(io.BytesIO(files["kweval_summary_demo_k5_approx_macro.csv"]))  # the name says dataset, k, match, aggregation
     np.testing.assert_allclose(csv["sem_precision"], core["sem_precision"], atol=1e-6)
-    assert "sem\\_precision & sem\\_recall & sem\\_f1 & sas\\_keywords & sas\\_text" in files["kweval_summary_macro.tex"].decode()
-    assert "| sem_precision | sem_recall | sem_f1 | sas_keywords | sas_text |" in files["kweval_summary_macro.md"].decode()
+    tex = files["kweval_summary_demo_k5_approx_macro.tex"].decode()
+    assert "Semantic precision & Semantic recall & Semantic F1 & SAS (GT keywords) & SAS (review text)" in tex and "\\toprule" in tex
+    assert "(k = 5, approx matching, macro average over reviews)" in tex
+    assert "| sem_precision | sem_recall | sem_f1 | sas_keywords | sas_text |" in files["kweval_summary_demo_k5_approx_macro.md"].decode()
     metric = at.selectbox(key="qp_metric")
     assert "sem_f1" in metric.options and "sas_text" in metric.options
 
