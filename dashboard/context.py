@@ -52,7 +52,7 @@ def _stamp(path: str | None) -> tuple:
 @st.cache_resource(show_spinner="Loading the dataset…", max_entries=4)
 def _load(path: str | None, stamp: tuple) -> tuple[Dataset, str]:
     dataset = load_dataset(path)
-    return dataset, ui.dataset_hash(dataset)
+    return dataset, dataset.content_hash()
 
 
 def load_path(path: str | None) -> tuple[Dataset, str]:
@@ -63,7 +63,7 @@ def load_path(path: str | None) -> tuple[Dataset, str]:
 @st.cache_resource(show_spinner="Reading the uploaded tables…", max_entries=4)
 def _load_upload(digest: str, _files: tuple[tuple[str, bytes], ...]) -> tuple[Dataset, str]:
     dataset = read_tidy_tables(dict(_files), origin="upload")
-    return dataset, ui.dataset_hash(dataset)
+    return dataset, dataset.content_hash()
 
 
 def load_upload(digest: str, files: tuple[tuple[str, bytes], ...]) -> tuple[Dataset, str]:

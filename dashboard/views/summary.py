@@ -12,7 +12,8 @@ from dashboard import page_context
 from dashboard.tables import best_in_bold, number_columns
 
 from kweval import report, stats, ui
-from kweval.aggregate import ALL, aggregate
+from kweval.aggregate import ALL, aggregate, aggregate_by
+from kweval.slices import slice_labels
 
 ctx = page_context()
 sel = ctx.selection
@@ -28,8 +29,8 @@ def _cis(key: tuple, how: str, movie: str, models: tuple, _scores: pd.DataFrame)
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _sliced(key: tuple, how: str, by: str, _evaluation) -> pd.DataFrame | None:
-    labels = ui.slice_labels(_evaluation.scores, ctx.dataset.reviews, by)
-    return None if labels is None else aggregate(ui.sliced_evaluation(_evaluation, labels), how, include_all=False)
+    labels = slice_labels(_evaluation.scores, ctx.dataset.reviews, by)
+    return None if labels is None else aggregate_by(_evaluation, labels, how)
 
 
 st.title("Summary")
@@ -114,7 +115,7 @@ for col, by in zip(cols, ("rating", "length")):
         col.caption(f"This dataset has no review {by}s.")
         continue
     sliced = sliced[sliced["model"].isin(sel.models)]
-    wide = sliced.pivot(index="movie", columns="model", values=metric).reindex(index=pd.unique(sliced["movie"]), columns=list(sel.models))
-    wide.insert(0, "reviews", sliced.groupby("movie", sort=False)["n_reviews"].max())
+    wide = sliced.pivot(index="slice", columns="model", values=metric).reindex(index=pd.unique(sliced["slice"]), columns=list(sel.models))
+    wide.insert(0, "reviews", sliced.groupby("slice", sort=False)["n_reviews"].max())
     wide.index.name = by
     col.dataframe(wide, column_config={m: st.column_config.NumberColumn(m, format="%.4f") for m in sel.models})
