@@ -760,3 +760,48 @@ def test_newest_by_name_follows_the_order_first_seen():
     assert later.files == (("g.csv", b"g"), ("p.csv", b"new")) and later.replaced == {"p.csv": 1}
     assert later.sizes == {"g.csv": 1, "p.csv": 3}
     assert [format_size(n) for n in (999, 1234, 2_500_000)] == ["999 B", "1.2 kB", "2.5 MB"]
+
+
+MD_IMAGE = "![t](http://tracker.invalid/t.png)"
+
+
+def hostile_files() -> list[tuple[str, bytes, str]]:
+    """Uploads a stranger might send: huge scores, an empty score_direction, Markdown links and images everywhere."""
+    predictions = pd.DataFrame(
+        {"movie": "m1", "review_id": ["r1", "r1", "r2"], "model": "base", "rank": [0, 1, 0],
+         "keyword": [MD_IMAGE, "fraud", "poverty"], "score": [1e308, 1e308, 1e308]}
+    )
+    gt = pd.DataFrame({"movie": "m1", "rank": [0, 1, 2], "keyword": ["fraud", MD_IMAGE, "[x](http://phish.invalid)"], "helpful": 1, "not_helpful": 0})
+    reviews = pd.DataFrame({"movie": "m1", "review_id": ["r1", "r2"], "text": [f"A fraud {MD_IMAGE} story", "Poverty."],
+                            "title": [MD_IMAGE, "fine"], "rating": [3, 9]})
+    return [
+        ("predictions.csv", _csv(predictions), "text/csv"),
+        ("ground_truth.csv", _csv(gt), "text/csv"),
+        ("reviews.csv", _csv(reviews), "text/csv"),
+        (f"{MD_IMAGE}.csv", b"a,b\n1,2\n", "text/csv"),
+    ]
+
+
+def test_hostile_uploads_give_messages_and_finite_metrics(monkeypatch):
+    at = _upload(run(monkeypatch, None, {}), hostile_files())
+    summary = table(at, "summary_table")
+    assert np.isfinite(summary[["w_precision", "w_recall", "w_f1"]].to_numpy(dtype="float64")).all()
+    for page in ["dashboard/views/data.py", "dashboard/views/explorer.py", "dashboard/views/parity.py", "dashboard/views/ndcg.py"]:
+        at.switch_page(page).run()
+        assert not at.exception, (page, [e.message for e in at.exception])
+        markdown = "\n".join(str(e.value) for kind in ("markdown", "caption", "title", "subheader", "info", "warning", "error")
+                             for e in getattr(at, kind))
+        assert MD_IMAGE not in markdown and "](http" not in markdown, page  # never Markdown that renders an image or link
+        html_parts = "\n".join(e.proto.body for e in at.html)
+        assert "<img" not in html_parts and "href=\"http" not in html_parts, page  # st.html shows it as text
+    at.switch_page("dashboard/views/data.py").run()
+    assert "not a tidy table" in texts(at)  # the odd file name is reported, escaped
+
+
+@pytest.mark.xfail(strict=True, reason="kweval/data/tidy.py (helper faults' scope) raises on an empty score_direction cell "
+                                       "from an upload: 'boolean value of NA is ambiguous'")
+def test_an_empty_score_direction_cell_in_an_upload_is_reported(monkeypatch):
+    at = _upload(run(monkeypatch, None, {}), [*hostile_files()[:3], ("models.csv", b"model,score_direction\nbase,\n", "text/csv")])
+    assert table(at, "summary_table")["model"].tolist()[0] == "base"
+    at.switch_page("dashboard/views/data.py").run()
+    assert "score_direction" in texts(at)

@@ -31,6 +31,12 @@ def _sliced(key: tuple, how: str, by: str, _evaluation) -> pd.DataFrame | None:
     return None if labels is None else aggregate(ui.sliced_evaluation(_evaluation, labels), how, include_all=False)
 
 
+# Rendered once per selection, not on every rerun: their cost grows with the number of movies.
+@st.cache_data(show_spinner=False, max_entries=32)
+def _exports(key: tuple, how: str, k: int, models: tuple, _table: pd.DataFrame) -> tuple[str, str, str]:
+    return report.to_csv(_table), report.to_markdown(_table), report.to_latex(_table, caption=f"kweval summary ({how}, k={k})")
+
+
 st.title("Summary")
 st.caption(
     f"{ui.md(ctx.source_label)} · {sel.agg} aggregation · match {sel.match} · k = {sel.k} · "
@@ -43,9 +49,10 @@ fmt = {m: st.column_config.NumberColumn(m, format="%.4f") for m in metrics}
 st.subheader(f"Every metric, movies × models ({sel.agg})")
 st.dataframe(table, hide_index=True, column_config=fmt, key="summary_table")
 c1, c2, c3, _ = st.columns([1, 1, 1, 5])
-c1.download_button("CSV", report.to_csv(table), f"kweval_summary_{sel.agg}.csv", "text/csv")
-c2.download_button("Markdown", report.to_markdown(table), f"kweval_summary_{sel.agg}.md", "text/markdown")
-c3.download_button("LaTeX", report.to_latex(table, caption=f"kweval summary ({sel.agg}, k={sel.k})"), f"kweval_summary_{sel.agg}.tex", "text/x-tex")
+csv_text, md_text, tex_text = _exports(ctx.key, sel.agg, sel.k, tuple(sel.models), table)
+c1.download_button("CSV", csv_text, f"kweval_summary_{sel.agg}.csv", "text/csv")
+c2.download_button("Markdown", md_text, f"kweval_summary_{sel.agg}.md", "text/markdown")
+c3.download_button("LaTeX", tex_text, f"kweval_summary_{sel.agg}.tex", "text/x-tex")
 skipped = int(table.loc[table["movie"] == ALL, "n_skipped"].sum())
 if skipped:
     st.caption(f"{skipped} review × model pair(s) without model output are skipped (counted in n_skipped; see Data).")
