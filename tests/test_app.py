@@ -805,3 +805,12 @@ def test_an_empty_score_direction_cell_in_an_upload_is_reported(monkeypatch):
     assert table(at, "summary_table")["model"].tolist()[0] == "base"
     at.switch_page("dashboard/views/data.py").run()
     assert "score_direction" in texts(at)
+
+
+def test_markdown_escaping_never_makes_an_autolink():
+    """GFM links bare URLs, www. names and e-mail addresses even when their punctuation is escaped."""
+    out = ui.md("see http://x.invalid/a, HTTPS://y.invalid, www.z.invalid and a@b.invalid; ndcg@5")
+    plain = out.replace("\\", "")
+    assert "http://" not in plain.lower() and "https://" not in plain.lower() and "www." not in plain and "a@b" not in plain
+    assert plain.replace("\u2060", "") == "see http://x.invalid/a, HTTPS://y.invalid, www.z.invalid and a@b.invalid; ndcg@5"
+    assert "ndcg@5" in plain  # metric names keep their @
