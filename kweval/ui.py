@@ -41,11 +41,18 @@ def esc(value: object) -> str:
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$^=:])")
 
 
+# GFM turns bare URLs, www. names and e-mail addresses into links after escapes are decoded: an
+# invisible WORD JOINER (U+2060) inside each pattern keeps them text (issue 15, item 8).
+_AUTOLINK = re.compile(r"(?i)(https?:|ftp:)(?=//)|\bwww(?=\.)|(?<=[\w.+-])@(?=[-\w]+\.[-\w])")
+
+
 def md(value: object) -> str:
-    """`value` as literal text inside Markdown: HTML escaped, Markdown/LaTeX punctuation backslash-escaped."""
+    """`value` as literal text inside Markdown: HTML escaped, Markdown/LaTeX punctuation backslash-escaped,
+    never an autolink."""
     if value is None or (isinstance(value, float) and value != value):
         return ""
-    text = _MD_SPECIAL.sub(r"\\\1", str(value)).replace("\n", " ")
+    text = _AUTOLINK.sub(lambda m: m.group(0) + "\u2060", str(value))
+    text = _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
     return html.escape(text, quote=True)
 
 
