@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from kweval import metrics, ranking
+from kweval._arrays import concat_or_empty, factorize_runs, group_sum, object_array, object_column, positions
 from kweval.data.dataset import KEY, Dataset, Problem
 from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table, keywords_match
 from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS
@@ -146,7 +147,7 @@ def clean_ground_truth(gt: pd.DataFrame, order: str = "file") -> pd.DataFrame:
     frame = frame.drop_duplicates(["movie", "_doc", "norm"], keep="first")
     frame = frame.assign(
         rank=frame.groupby(["movie", "_doc"], sort=False).cumcount().astype("int64"),
-        review_id=_object_column(frame["review_id"].where(frame["_doc"] != "", None).tolist()).to_numpy(),
+        review_id=object_column(frame["review_id"].where(frame["_doc"] != "", None).tolist()).to_numpy(),
     )
     return frame[["movie", "rank", "keyword", "norm", "review_id"]].reset_index(drop=True)
 
@@ -216,52 +217,6 @@ def _gt_lists(gt: pd.DataFrame) -> dict[str, _GtLists]:
     return out
 
 
-def _group_sum(group: np.ndarray, values: np.ndarray | None, n: int) -> np.ndarray:
-    return np.bincount(group, weights=values, minlength=n).astype("float64") if len(group) else np.zeros(n)
-
-
-def _object_array(values) -> np.ndarray:
-    """A 1-D object array holding `values` as they are (np.asarray would build a 2-D array from tuples)."""
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out
-
-
-def _object_column(values) -> pd.Series:
-    """A plain object column (no inference to the pyarrow-backed str dtype: cheaper to build and to hash)."""
-    return pd.Series(values, dtype=object, copy=False)
-
-
-def _factorize_runs(values: np.ndarray, use_na_sentinel: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """`pd.factorize(values)`, hashing one value per run of equal neighbours.
-
-    Readers emit keys in long runs (a movie's rows, a review's rows), and
-    comparing neighbours (by identity first) is much cheaper than hashing
-    every string.
-    """
-    n = len(values)
-    if n < 2:
-        return pd.factorize(values, use_na_sentinel=use_na_sentinel)
-    change = np.empty(n, dtype=bool)
-    change[0] = True
-    try:
-        np.not_equal(values[1:], values[:-1], out=change[1:])
-    except (TypeError, ValueError):  # values that do not compare as scalars
-        return pd.factorize(values, use_na_sentinel=use_na_sentinel)
-    heads = np.flatnonzero(change)
-    if len(heads) > n // 2:
-        return pd.factorize(values, use_na_sentinel=use_na_sentinel)
-    codes, uniques = pd.factorize(values[heads], use_na_sentinel=use_na_sentinel)
-    return np.repeat(codes, np.diff(np.append(heads, n))), uniques
-
-
-def _positions(values: np.ndarray, pos: dict) -> np.ndarray:
-    """For each value, its position in `pos` (value -> index), or -1; hashed once per distinct value."""
-    codes, uniques = _factorize_runs(values)
-    lookup = np.array([pos.get(u, -1) for u in uniques.tolist()] + [-1], dtype=np.int64)
-    return lookup[codes]  # code -1 (NA) picks the trailing -1
-
-
 @dataclass
 class _MovieRows:
     """The cleaned, matched prediction rows of one movie (grouped by review × model, in rank order)."""
@@ -317,46 +272,118 @@ class _RowBuffers:
         return self
 
 
-def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Progress | None = None) -> Evaluation:
-    """Score every review × model of `dataset` (METRICS.md §1–3, and §4–5 when asked).
+@dataclass
+class _CleanGroundTruth:
+    """The cleaned GT and what every later stage looks up in it, per evaluated movie."""
 
-    Predictions are processed one movie at a time (grouping, cleaning and
-    matching only need that movie's rows), so the temporary arrays stay the
-    size of one movie; the per-review metrics are then computed once over all
-    groups.
+    table: pd.DataFrame  # clean_ground_truth's rows
+    sizes: pd.Series  # movie -> number of cleaned GT rows
+    movies: list[str]  # the evaluated movies (those with GT), in dataset order
+    norms: dict[str, list[str]]  # movie -> its GT rows' normalized keywords
+    keywords: dict[str, np.ndarray]  # movie -> its GT rows' keywords as given
+    lists: dict[str, _GtLists]  # movies whose reviews have their own GT lists
+    ranked: dict[str, bool]  # movie -> whether its GT is ranked (absent: ranked)
+
+
+@dataclass
+class _Matches:
+    """Every kept prediction row with its one-to-one match, and the review × model groups they belong to."""
+
+    rows: _RowBuffers  # per kept row, grouped by review × model, in rank order
+    group_movie: np.ndarray  # per group: position in the evaluated movies
+    group_model: np.ndarray  # per group: position in the models
+    group_review: np.ndarray  # per group: review id
+    group_gt_start: np.ndarray  # per group: where its GT list starts among the movie's GT rows
+    n_gt: np.ndarray  # per group: |G|
+    gt_pos: np.ndarray  # per row: the matched GT row's position among the movie's GT rows, or -1
+    gt_rank: np.ndarray  # per row: the matched GT keyword's rank in the group's own list, or -1
+    dropped: list[tuple[str, int, int]]  # per movie: keywords empty after normalization, repeated
+
+    @property
+    def n_groups(self) -> int:
+        return len(self.group_model)
+
+
+@dataclass
+class _Counts:
+    """Per-row confidences and per-group counts and sums, the inputs of every per-review metric."""
+
+    bad_score: np.ndarray  # per row: the score was missing, non-numeric, non-finite or negative
+    confidence: np.ndarray  # per row: s_i
+    matched: np.ndarray  # per row: in M
+    m_grp: np.ndarray  # per matched row: its group
+    group_ranked: np.ndarray | None  # per group: whether its GT is ranked; None when all are
+    counts: dict[str, np.ndarray]  # n_pred, n_gt, n_matched, n_bad_scores, score_sum, matched_score, gain_sum, matched_gain
+
+
+def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Progress | None = None) -> Evaluation:
+    """Score every review × model of `dataset` (docs/metrics.md §1–3 and §9, and §4–5 when asked).
+
+    A pipeline of named stages: clean the GT (§1), clean and match the
+    predictions movie by movie (§1–2), count per review × model (§3), score
+    (§3, §9), then build the tables.  Predictions are processed one movie at a
+    time (grouping, cleaning and matching only need that movie's rows), so the
+    temporary arrays stay the size of one movie; the per-review metrics are
+    then computed once over all groups.
     """
     options = options or EvalOptions()
     progress = progress or (lambda stage, fraction: None)
     # with semantic/sentiment, the lexical stages are a small share of the work: the bar follows the work
     share = 0.1 if (options.semantic or options.sentiment) else 1.0
-    report = (lambda stage, fraction: progress(stage, share * fraction)) if share < 1 else progress
-    problems: list[Problem] = list(dataset.problems)
-    movie_order = [m for m in dataset.movies["movie"].tolist()]
-    model_order = dataset.models["model"].tolist()
+    lexical_progress = (lambda stage, fraction: progress(stage, share * fraction)) if share < 1 else progress
+    movie_order = dataset.movies["movie"].tolist()
+    movie_problems: dict[str, list[Problem]] = {m: [] for m in movie_order}  # reported movie by movie, at the end
 
-    # --- ground truth -------------------------------------------------------------------------
-    report("ground truth", 0.0)
+    lexical_progress("ground truth", 0.0)
+    gt = _clean_stage(dataset, options, movie_problems)
+    lexical_progress("cleaning", 0.1)
+    matches = _match_stage(dataset, gt, options, movie_problems, lexical_progress)
+    counts = _count_stage(dataset, gt, matches, options, movie_problems)
+    lexical_progress("metrics", 0.8)
+    scores = _score_stage(dataset, gt, matches, counts, options)
+    _report_bad_scores(gt, matches, counts, dataset.models["model"].tolist(), movie_problems)
+    evaluation = _tables_stage(dataset, gt, matches, counts, scores, options)
+    evaluation.problems = list(dataset.problems) + [p for m in movie_order for p in movie_problems[m]]
+    if options.semantic or options.sentiment:
+        _add_semantic_and_sentiment(evaluation, dataset, progress)
+    progress("done", 1.0)
+    return evaluation
+
+
+def _clean_stage(dataset: Dataset, options: EvalOptions, movie_problems: dict[str, list[Problem]]) -> _CleanGroundTruth:
+    """Clean the GT (docs/metrics.md §1 "Inputs and cleaning") and note the movies without GT, which are skipped."""
     gt = clean_ground_truth(dataset.ground_truth, options.gt_order)
     gt_sizes = gt.groupby("movie", sort=False).size()
-    movies = [m for m in movie_order if gt_sizes.get(m, 0) > 0]
-    movie_problems: dict[str, list[Problem]] = {m: [] for m in movie_order}  # reported movie by movie, at the end
+    movie_order = dataset.movies["movie"].tolist()
     for m in movie_order:
         if m not in gt_sizes.index:
             n_rev = int((dataset.reviews["movie"] == m).sum())
             movie_problems[m].append(Problem(m, f"no ground-truth keywords; its {n_rev} review(s) are skipped", "evaluate"))
-    gt_norm_by_movie = {m: frame["norm"].tolist() for m, frame in gt.groupby("movie", sort=False)}
-    gt_lists = _gt_lists(gt)  # movies whose reviews have their own GT lists
-    ranked_of = ranked_movies(dataset.movies)
-    gt_keyword_by_movie = {m: _object_array(frame["keyword"].tolist()) for m, frame in gt.groupby("movie", sort=False)}
+    return _CleanGroundTruth(
+        table=gt,
+        sizes=gt_sizes,
+        movies=[m for m in movie_order if gt_sizes.get(m, 0) > 0],
+        norms={m: frame["norm"].tolist() for m, frame in gt.groupby("movie", sort=False)},
+        keywords={m: object_array(frame["keyword"].tolist()) for m, frame in gt.groupby("movie", sort=False)},
+        lists=_gt_lists(gt),
+        ranked=ranked_movies(dataset.movies),
+    )
 
-    # --- rows of the evaluated movies and models, movie by movie ------------------------------------
-    report("cleaning", 0.1)
+
+def _match_stage(
+    dataset: Dataset, gt: _CleanGroundTruth, options: EvalOptions, movie_problems: dict[str, list[Problem]], progress: Progress
+) -> _Matches:
+    """Clean the predictions (docs/metrics.md §1) and assign them one-to-one to the GT (§2 "Matching"), movie by movie.
+
+    Only the evaluated movies and models are kept; a movie whose reviews have
+    their own GT lists and no movie-level list scores only those reviews.
+    """
+    movies = gt.movies
     pred = dataset.predictions
-    movie_pos = {m: i for i, m in enumerate(movies)}
-    model_pos = {m: i for i, m in enumerate(model_order)}
+    model_order = dataset.models["model"].tolist()
     n_models = len(model_order)
-    row_movie = _positions(pred["movie"].to_numpy(dtype=object), movie_pos)
-    row_model = _positions(pred["model"].to_numpy(dtype=object), model_pos)
+    row_movie = positions(pred["movie"].to_numpy(dtype=object), {m: i for i, m in enumerate(movies)})
+    row_model = positions(pred["model"].to_numpy(dtype=object), {m: i for i, m in enumerate(model_order)})
     rows = np.flatnonzero((row_movie >= 0) & (row_model >= 0))
     rows = rows[np.argsort(row_movie[rows], kind="stable")]  # movie by movie, the reader's order within
     movie_bounds = np.searchsorted(row_movie[rows], np.arange(len(movies) + 1))
@@ -364,163 +391,184 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     rank_col = pred["rank"].to_numpy()
     keyword_col = pred["keyword"].to_numpy(dtype=object)
     score_col = pred["score"].to_numpy(dtype="float64")
-    lower_model = np.array(
-        [d == "lower" for d in pd.Series(model_order, dtype=object).map(dict(zip(dataset.models["model"], dataset.models["score_direction"]))).tolist()],
-        dtype=bool,
-    )
 
-    model_names = _object_array(model_order)
+    model_names = object_array(model_order)
     out = _RowBuffers(len(rows))
-    group_reviews: list[np.ndarray] = []
-    group_models: list[np.ndarray] = []
-    group_gt_starts: list[np.ndarray] = []
-    group_n_gts: list[np.ndarray] = []
+    groups: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # per movie: review, model, GT start, |G| per group
     n_groups = 0
-    dropped: list[tuple[str, int, int]] = []  # per movie: keywords empty after normalization, repeated
+    dropped: list[tuple[str, int, int]] = []
     for mi, movie in enumerate(movies):
-        lo, hi = movie_bounds[mi], movie_bounds[mi + 1]
-        movie_rows = rows[lo:hi]
-        lists = gt_lists.get(movie)
+        movie_rows = rows[movie_bounds[mi] : movie_bounds[mi + 1]]
+        lists = gt.lists.get(movie)
         if lists is not None and lists.movie_level is None:  # only reviews with their own GT are scored
             movie_rows, n_without = _rows_with_gt(movie_rows, review_col, lists)
             if n_without:
                 movie_problems[movie].append(Problem(movie, f"{n_without} review(s) without their own ground truth are skipped", "evaluate"))
         part, n_invalid, n_dup = _clean_and_match_movie(
-            movie_rows, review_col, row_model, rank_col, keyword_col, score_col, n_models,
-            gt_norm_by_movie[movie], options.match, lists,
+            movie_rows, review_col, row_model, rank_col, keyword_col, score_col, n_models, gt.norms[movie], options.match, lists,
         )
-        out.add(part, movie, n_groups, model_names, gt_keyword_by_movie[movie])
-        group_reviews.append(part.group_review)
-        group_models.append(part.group_model)
-        group_gt_starts.append(part.group_gt_start)
-        group_n_gts.append(part.group_n_gt)
+        out.add(part, movie, n_groups, model_names, gt.keywords[movie])
+        groups.append((part.group_review, part.group_model, part.group_gt_start, part.group_n_gt))  # the rows are in `out`
         n_groups += len(part.group_model)
         dropped.append((movie, n_invalid, n_dup))
-        report("matching", 0.1 + 0.7 * (mi + 1) / max(len(movies), 1))
-    del rows, row_movie, row_model, review_col, rank_col, keyword_col, score_col
+        progress("matching", 0.1 + 0.7 * (mi + 1) / max(len(movies), 1))
 
     rows_out = out.trimmed()
-    group_movie = np.repeat(np.arange(len(movies), dtype=np.int64), [len(g) for g in group_models])
-    group_model = _concat(group_models, np.int64)
-    group_review = _concat(group_reviews, object)
-    group_gt_start = _concat(group_gt_starts, np.int64)
-    n_gt = _concat(group_n_gts, np.int64)
-    del group_models, group_reviews, group_gt_starts, group_n_gts
-    grp = rows_out.grp
-    score_raw = rows_out.score
-    position = rows_out.position
-    gt_pos = rows_out.gt_rank  # position among the movie's GT rows (for coverage)
-    gt_rank = gt_pos if not gt_lists else np.where(gt_pos >= 0, gt_pos - group_gt_start[grp], -1)  # rank in its own list
+    group_gt_start = concat_or_empty([g[2] for g in groups], np.int64)
+    gt_pos = rows_out.gt_rank
+    return _Matches(
+        rows=rows_out,
+        group_movie=np.repeat(np.arange(len(movies), dtype=np.int64), [len(g[1]) for g in groups]),
+        group_model=concat_or_empty([g[1] for g in groups], np.int64),
+        group_review=concat_or_empty([g[0] for g in groups], object),
+        group_gt_start=group_gt_start,
+        n_gt=concat_or_empty([g[3] for g in groups], np.int64),
+        gt_pos=gt_pos,
+        gt_rank=gt_pos if not gt.lists else np.where(gt_pos >= 0, gt_pos - group_gt_start[rows_out.grp], -1),
+        dropped=dropped,
+    )
 
+
+def _count_stage(
+    dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, options: EvalOptions, movie_problems: dict[str, list[Problem]]
+) -> _Counts:
+    """Confidences (docs/metrics.md §1: invalid scores count as 0) and the per-group counts and sums of §3.
+
+    The confidence is the score, 1 / (1 + score) for "lower is better"
+    models, 0 for an invalid score; keywords dropped while cleaning are reported here.
+    """
+    rows, group_model, n_groups, n_gt = matches.rows, matches.group_model, matches.n_groups, matches.n_gt
+    grp, score_raw = rows.grp, rows.score
+    model_order = dataset.models["model"].tolist()
+    direction = dict(zip(dataset.models["model"], dataset.models["score_direction"]))
+    lower_model = np.array([d == "lower" for d in pd.Series(model_order, dtype=object).map(direction).tolist()], dtype=bool)
     with np.errstate(invalid="ignore"):
         bad_score = ~np.isfinite(score_raw) | (score_raw < 0)
-    # confidence: the score, 1 / (1 + score) for "lower is better" models, 0 for an invalid score
     confidence = score_raw.copy()
     if lower_model.any() and len(grp):
         lower_rows = np.flatnonzero(lower_model[group_model[grp]])
         with np.errstate(invalid="ignore", divide="ignore"):
             confidence[lower_rows] = 1.0 / (1.0 + score_raw[lower_rows])
     confidence[bad_score] = 0.0
-    for movie, n_invalid, n_dup in dropped:
+    for movie, n_invalid, n_dup in matches.dropped:
         if n_invalid or n_dup:
             reason = f"{n_invalid} keyword(s) empty after normalization and {n_dup} repeated keyword(s) within a review were dropped"
             movie_problems[movie].append(Problem(movie, reason, "evaluate"))
 
-    # --- per-review metrics ---------------------------------------------------------------------
-    report("metrics", 0.8)
     weight = _summable(confidence)
-    movie_names = _object_array(movies)
-    ranked_movie = np.array([ranked_of.get(m, True) for m in movies], dtype=bool)
-    group_ranked = None if ranked_movie.all() else ranked_movie[group_movie]  # None: all ranked (graded gains)
-    matched = gt_rank >= 0
+    ranked_movie = np.array([gt.ranked.get(m, True) for m in gt.movies], dtype=bool)
+    group_ranked = None if ranked_movie.all() else ranked_movie[matches.group_movie]  # None: all ranked (graded gains)
+    matched = matches.gt_rank >= 0
     m_grp = grp[matched]
-    gains = ranking.apply_gain(metrics.relevance(gt_rank[matched], None if group_ranked is None else group_ranked[m_grp]), options.gain)
+    gains = ranking.apply_gain(metrics.relevance(matches.gt_rank[matched], None if group_ranked is None else group_ranked[m_grp]), options.gain)
     counts = {
         "n_pred": np.bincount(grp, minlength=n_groups).astype("int64"),
         "n_gt": n_gt,
         "n_matched": np.bincount(m_grp, minlength=n_groups).astype("int64"),
         "n_bad_scores": np.bincount(grp[bad_score], minlength=n_groups).astype("int64"),
-        "score_sum": _group_sum(grp, weight, n_groups),
-        "matched_score": _group_sum(m_grp, weight[matched], n_groups),
+        "score_sum": group_sum(grp, weight, n_groups),
+        "matched_score": group_sum(m_grp, weight[matched], n_groups),
         "gain_sum": metrics.gt_gain_total(n_gt, options.gain, group_ranked),
-        "matched_gain": _group_sum(m_grp, gains, n_groups),
+        "matched_gain": group_sum(m_grp, gains, n_groups),
     }
+    return _Counts(bad_score=bad_score, confidence=confidence, matched=matched, m_grp=m_grp, group_ranked=group_ranked, counts=counts)
+
+
+def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, counts: _Counts, options: EvalOptions) -> pd.DataFrame:
+    """The per-review table: docs/metrics.md §3 "Per-review metrics", and §9 "Keyphrase benchmarks" when asked.
+
+    One row per review × model group; present/absent metrics are NaN for a
+    review without text.
+    """
+    c, matched, m_grp = counts.counts, counts.matched, counts.m_grp
+    position, gt_rank, n_gt = matches.rows.position, matches.gt_rank, matches.n_gt
+    model_names = object_array(dataset.models["model"].tolist())
     columns = {
-        "movie": _object_column(movie_names[group_movie]),
-        "review_id": _object_column(group_review),
-        "model": _object_column(model_names[group_model]),
+        "movie": object_column(object_array(gt.movies)[matches.group_movie]),
+        "review_id": object_column(matches.group_review),
+        "model": object_column(model_names[matches.group_model]),
     }
-    columns.update(counts)
-    columns.update(metrics.set_metrics(counts["n_pred"], counts["n_gt"], counts["n_matched"]))
+    columns.update(c)
+    columns.update(metrics.set_metrics(c["n_pred"], c["n_gt"], c["n_matched"]))
+    columns.update(metrics.weighted_metrics(c["score_sum"], c["matched_score"], c["gain_sum"], c["matched_gain"]))
     columns.update(
-        metrics.weighted_metrics(counts["score_sum"], counts["matched_score"], counts["gain_sum"], counts["matched_gain"])
-    )
-    columns.update(
-        metrics.ranking_metrics(m_grp, position[matched], gt_rank[matched], n_gt, options.k, options.gain, options.discount, group_ranked)
+        metrics.ranking_metrics(m_grp, position[matched], gt_rank[matched], n_gt, options.k, options.gain, options.discount, counts.group_ranked)
     )
     if options.keyphrase:
-        columns.update(metrics.keyphrase_metrics(counts["n_pred"], n_gt, counts["n_matched"], m_grp, position[matched], options.k))
+        columns.update(metrics.keyphrase_metrics(c["n_pred"], n_gt, c["n_matched"], m_grp, position[matched], options.k))
     if options.present:
         n_gt_present, pair_present = _present_gt(
-            dataset.reviews, gt_norm_by_movie, movies, group_movie, group_review, group_gt_start, n_gt,
-            group_movie[m_grp], group_review[m_grp], gt_pos[matched], options.match,
+            dataset.reviews, gt.norms, gt.movies, matches.group_movie, matches.group_review, matches.group_gt_start, n_gt,
+            matches.group_movie[m_grp], matches.group_review[m_grp], matches.gt_pos[matched], options.match,
         )
         columns["n_gt_present"] = n_gt_present
         columns.update(metrics.present_metrics(n_gt_present, n_gt, m_grp, position[matched], pair_present, options.k))
         without_text = n_gt_present < 0  # no text to look in: present/absent undefined
         for name in ("recall_present", f"f1@{options.k}_present", "recall_absent"):
             columns[name] = np.where(without_text, np.nan, columns[name])
-    scores = pd.DataFrame(columns, copy=False)  # copy=False: no copy into consolidated blocks
+    return pd.DataFrame(columns, copy=False)  # copy=False: no copy into consolidated blocks
 
-    if bad_score.any():
-        bad_groups = grp[bad_score]
-        for mi in np.unique(group_movie[bad_groups]).tolist():
-            in_movie = bad_groups[group_movie[bad_groups] == mi]
-            per_model = pd.Series(model_names[group_model[in_movie]]).value_counts()
-            reason = (
-                f"{len(in_movie)} score(s) missing, non-numeric, non-finite or negative were counted as 0 ("
-                + ", ".join(f"{m}: {c}" for m, c in per_model.items())
-                + ")"
-            )
-            movie_problems[movies[mi]].append(Problem(movies[mi], reason, "evaluate"))
-    problems += [p for m in movie_order for p in movie_problems[m]]
 
-    # --- keywords table (the matched pairs) and GT coverage -----------------------------------------
+def _report_bad_scores(
+    gt: _CleanGroundTruth, matches: _Matches, counts: _Counts, model_order: list[str], movie_problems: dict[str, list[Problem]]
+) -> None:
+    """Note, per movie and model, the scores counted as 0 (docs/metrics.md §1)."""
+    if not counts.bad_score.any():
+        return
+    model_names = object_array(model_order)
+    group_movie, group_model = matches.group_movie, matches.group_model
+    bad_groups = matches.rows.grp[counts.bad_score]
+    for mi in np.unique(group_movie[bad_groups]).tolist():
+        in_movie = bad_groups[group_movie[bad_groups] == mi]
+        per_model = pd.Series(model_names[group_model[in_movie]]).value_counts()
+        reason = (
+            f"{len(in_movie)} score(s) missing, non-numeric, non-finite or negative were counted as 0 ("
+            + ", ".join(f"{m}: {c}" for m, c in per_model.items())
+            + ")"
+        )
+        movie_problems[gt.movies[mi]].append(Problem(gt.movies[mi], reason, "evaluate"))
+
+
+def _tables_stage(
+    dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, counts: _Counts, scores: pd.DataFrame, options: EvalOptions
+) -> Evaluation:
+    """The Evaluation's tables: the keywords (every kept prediction and its match), GT coverage (docs/metrics.md §3) and the skipped reviews (§1).
+
+    Its `problems` are left empty for the caller to fill.
+    """
+    rows = matches.rows
+    model_order = dataset.models["model"].tolist()
     keywords = pd.DataFrame(
         {
-            "movie": _object_column(rows_out.movie),
-            "review_id": _object_column(rows_out.review),
-            "model": _object_column(rows_out.model),
-            "position": position,
-            "keyword": _object_column(rows_out.keyword),
-            "norm": _object_column(rows_out.norm),
-            "score": score_raw,
-            "confidence": confidence,
-            "gt_rank": gt_rank,
-            "gt_keyword": _object_column(rows_out.gt_keyword),
+            "movie": object_column(rows.movie),
+            "review_id": object_column(rows.review),
+            "model": object_column(rows.model),
+            "position": rows.position,
+            "keyword": object_column(rows.keyword),
+            "norm": object_column(rows.norm),
+            "score": rows.score,
+            "confidence": counts.confidence,
+            "gt_rank": matches.gt_rank,
+            "gt_keyword": object_column(rows.gt_keyword),
         },
         copy=False,
     )
-    del rows_out, out
-
-    coverage = _coverage(group_movie[m_grp], group_model[m_grp], gt_pos[matched], gt_sizes, movies, model_order)
-    skipped = _skipped(_reviews_with_gt(dataset.reviews, gt_lists), group_movie, group_review, group_model, movies, model_order)
-
-    evaluation = Evaluation(
+    m_grp, matched = counts.m_grp, counts.matched
+    coverage = _coverage(matches.group_movie[m_grp], matches.group_model[m_grp], matches.gt_pos[matched], gt.sizes, gt.movies, model_order)
+    skipped = _skipped(
+        _reviews_with_gt(dataset.reviews, gt.lists), matches.group_movie, matches.group_review, matches.group_model, gt.movies, model_order
+    )
+    return Evaluation(
         scores=scores,
         keywords=keywords,
-        ground_truth=gt,
+        ground_truth=gt.table,
         coverage=coverage,
         skipped=skipped,
         options=options,
-        movies=movies,
+        movies=gt.movies,
         models=model_order,
-        problems=problems,
+        problems=[],
     )
-    if options.semantic or options.sentiment:
-        _add_semantic_and_sentiment(evaluation, dataset, progress)
-    progress("done", 1.0)
-    return evaluation
 
 
 def combine_evaluations(parts: Sequence[Evaluation]) -> Evaluation:
@@ -580,10 +628,6 @@ def _summable(confidence: np.ndarray) -> np.ndarray:
     return np.ldexp(confidence, -excess)
 
 
-def _concat(arrays: list[np.ndarray], dtype) -> np.ndarray:
-    return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
-
-
 def _clean_and_match_movie(
     rows: np.ndarray,
     review_col: np.ndarray,
@@ -604,7 +648,7 @@ def _clean_and_match_movie(
     GT); otherwise every review is scored against all of it.  Returns the
     movie's rows and the numbers of keywords dropped as empty and as repeated.
     """
-    review_code, review_uniques = _factorize_runs(review_col[rows], use_na_sentinel=False)
+    review_code, review_uniques = factorize_runs(review_col[rows], use_na_sentinel=False)
     model_of_row = row_model[rows]
     group_key = review_code.astype(np.int64) * n_models + model_of_row
     key_codes, key_uniques = pd.factorize(group_key)
@@ -625,7 +669,7 @@ def _clean_and_match_movie(
 
     codes, uniques = pd.factorize(raw_kw)
     unique_norms = normalize_many(uniques.tolist())
-    norm_codes, norm_values = pd.factorize(_object_array(unique_norms + [""]))
+    norm_codes, norm_values = pd.factorize(object_array(unique_norms + [""]))
     row_norm = norm_codes[codes]  # code -1 (NA) picks the trailing "" entry
     empty_code = norm_codes[-1]
     valid = row_norm != empty_code
@@ -684,7 +728,7 @@ def _assign_within_lists(
     list holding a matching string, so the one-to-one assignment is the
     movie-level one, list by list.
     """
-    gt_codes, gt_uniques = pd.factorize(_object_array(gt_norms))
+    gt_codes, gt_uniques = pd.factorize(object_array(gt_norms))
     n_unique_gt = len(gt_uniques)
     # the distinct (GT list, keyword) pairs of the rows; lists are told apart by their start
     pair_of_row, pair_keys = pd.factorize(group_gt_start[grp] * len(preds) + pred_id)
@@ -702,7 +746,7 @@ def _assign_within_lists(
         distinct, inverse = np.unique(wanted, return_inverse=True)
         pred_of, gt_of = np.divmod(distinct, n_unique_gt)
         ok = np.fromiter(
-            map(keywords_match, _object_array(preds)[pred_of].tolist(), gt_uniques[gt_of].tolist(), itertools.repeat(match)),
+            map(keywords_match, object_array(preds)[pred_of].tolist(), gt_uniques[gt_of].tolist(), itertools.repeat(match)),
             dtype=bool,
             count=len(distinct),
         )
@@ -741,7 +785,7 @@ def _coverage(
 
 def _rows_with_gt(rows: np.ndarray, review_col: np.ndarray, lists: _GtLists) -> tuple[np.ndarray, int]:
     """The rows whose review has its own GT list, and how many reviews had none."""
-    codes, uniques = _factorize_runs(review_col[rows])
+    codes, uniques = factorize_runs(review_col[rows])
     has = np.array([u in lists.by_review for u in uniques.tolist()] + [False], dtype=bool)
     keep = has[codes]
     return rows[keep], int((~has[:-1]).sum())
@@ -826,7 +870,7 @@ def _present_gt(
     found_review_all = np.concatenate(found_review)
     n_present_u = np.where(has_text, np.bincount(found_review_all, minlength=len(keys)), -1)
     found = np.unique(found_review_all * width + np.concatenate(found_pos))
-    pair_review_code = _positions(pair_review, {r: i for i, r in enumerate(review_uniques.tolist())})
+    pair_review_code = positions(pair_review, {r: i for i, r in enumerate(review_uniques.tolist())})
     pair_u = np.searchsorted(keys, np.asarray(pair_movie, dtype=np.int64) * n_rev + pair_review_code)
     return n_present_u[of_group.reshape(-1)], np.isin(pair_u * width + pair_gt_pos, found)
 
@@ -845,7 +889,7 @@ def _skipped(
     each is paired with every model, in model order.
     """
     movie_pos = {m: i for i, m in enumerate(movies)}
-    rv_movie = _positions(reviews["movie"].to_numpy(dtype=object), movie_pos)
+    rv_movie = positions(reviews["movie"].to_numpy(dtype=object), movie_pos)
     rv_review = reviews["review_id"].to_numpy(dtype=object)
     keep = rv_movie >= 0
     pair_movie = np.concatenate([rv_movie[keep], group_movie])
@@ -866,9 +910,9 @@ def _skipped(
     miss_pair, miss_model = np.divmod(missing, n_models)
     return pd.DataFrame(
         {
-            "movie": _object_column(_object_array(movies)[pair_movie[first_row[miss_pair]]]),
-            "review_id": _object_column(pair_review[first_row[miss_pair]]),
-            "model": _object_column(_object_array(models)[miss_model]),
+            "movie": object_column(object_array(movies)[pair_movie[first_row[miss_pair]]]),
+            "review_id": object_column(pair_review[first_row[miss_pair]]),
+            "model": object_column(object_array(models)[miss_model]),
             "reason": "no output from the model",
         }
     )
@@ -889,7 +933,7 @@ def _gt_list_keys(gt: pd.DataFrame) -> Callable[[pd.DataFrame], pd.DataFrame]:
 
     def rekey(frame: pd.DataFrame) -> pd.DataFrame:
         pairs = zip(frame["movie"].tolist(), frame["review_id"].tolist())
-        return frame.assign(movie=_object_column([f"{m}\x00{r}" if (m, r) in lists else m for m, r in pairs]).to_numpy())
+        return frame.assign(movie=object_column([f"{m}\x00{r}" if (m, r) in lists else m for m, r in pairs]).to_numpy())
 
     return rekey
 
