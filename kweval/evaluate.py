@@ -18,14 +18,13 @@ import numpy as np
 import pandas as pd
 
 from kweval import metrics, ranking
-from kweval.data.dataset import Dataset, Problem
+from kweval.data.dataset import KEY, Dataset, Problem
 from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table, keywords_match_pairs
 from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS
 from kweval.text import normalize_many
 
 GT_ORDERS = ("file", "helpful")
 AGGREGATIONS = ("macro", "micro")
-KEY = ["movie", "review_id", "model"]
 
 Progress = Callable[[str, float], None]
 
