@@ -1,10 +1,13 @@
 """Evaluation: a Dataset and options in, the per-review table (the single source of truth) out.
 
-Steps, each vectorised over all rows (METRICS.md §1–3):
-clean the GT and the predictions (normalize, drop empty and duplicate
-keywords, invalid scores count as 0), match each movie's *unique* keywords
-once against its GT, assign one-to-one per review, then compute every metric
-from the assigned pairs.
+`evaluate` is a pipeline of named stages, each vectorised over all rows
+(docs/metrics.md §1–3, §9): `_clean_stage` cleans the GT (normalize, drop
+empty and duplicate keywords); `_match_stage` cleans each movie's
+predictions and matches its *unique* keywords once against its GT, then
+assigns them one-to-one per review; `_count_stage` turns scores into
+confidences (invalid scores count as 0) and counts per review × model;
+`_score_stage` computes every metric from those counts and the assigned
+pairs; `_tables_stage` builds the keywords, coverage and skipped tables.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ Progress = Callable[[str, float], None]
 
 @dataclass(frozen=True)
 class EvalOptions:
-    """Everything that changes a number.  Defaults follow METRICS.md."""
+    """Everything that changes a number.  Defaults follow docs/metrics.md."""
 
     k: int = 5
     match: str = "approx"
@@ -934,7 +937,7 @@ def _gt_list_keys(gt: pd.DataFrame) -> Callable[[pd.DataFrame], pd.DataFrame]:
 
 
 def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, report: Progress) -> None:
-    """Add sem_* and sas_* columns (METRICS.md §4–5); imports the heavy parts only when asked."""
+    """Add sem_* and sas_* columns (docs/metrics.md §4–5); imports the heavy parts only when asked."""
     if evaluation.options.semantic:
         _add_semantic(evaluation, report)
     if evaluation.options.sentiment:
