@@ -418,7 +418,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"evaluate": cmd_evaluate, "convert": cmd_convert, "embed": cmd_embed, "cache": cmd_cache, "synth": cmd_synth, "extract": keyphrase_cli.cmd_extract}
+COMMANDS = {"evaluate": cmd_evaluate, "convert": cmd_convert, "embed": cmd_embed, "cache": cmd_cache, "synth": cmd_synth, "extract": keyphrase_cli.cmd_extract, "export": keyphrase_cli.cmd_export}
 
 
 def main(argv: list[str] | None = None) -> int:

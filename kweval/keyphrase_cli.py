@@ -60,6 +60,12 @@ def add_commands(sub) -> None:
     ex.add_argument("--out", required=True, help="predictions file: .csv, .parquet or .jsonl")
     ex.add_argument("--model-name", help="model name written in the table (default: the extractor's)")
 
+    xp = sub.add_parser("export", help="write a TREC run per model and qrels (graded from GT gain) for trec_eval, pytrec_eval, ranx")
+    xp.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
+    xp.add_argument("--format", choices=["trec"], default="trec")
+    xp.add_argument("--out", required=True, help="output folder (qrels.txt, run.<model>.txt)")
+    xp.add_argument("--match", choices=["approx", "exact", "word", "stem"], default="approx", help="match mode whose pairs the run carries")
+
 
 def wants_protocol_path(args: argparse.Namespace) -> bool:
     """Whether `kweval evaluate` goes through the keyphrase protocols (per-document data or a non-kweval preset)."""
@@ -220,4 +226,22 @@ def cmd_extract(args: argparse.Namespace) -> int:
         f"(scores: {SCORE_DIRECTION[args.extractor]} is better) -> {out}",
         file=sys.stderr,
     )
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """`kweval export DATA --format trec --out DIR`: kweval's matches as a TREC run and graded qrels."""
+    from kweval.data import load_dataset
+    from kweval.evaluate import EvalOptions, evaluate
+    from kweval.export import write_trec
+
+    dataset = load_dataset(args.data)
+    evaluation = evaluate(dataset, EvalOptions(match=args.match))
+    for problem in evaluation.problems:
+        print(f"kweval: {problem.source}: {problem.reason}", file=sys.stderr)
+    try:
+        written = write_trec(evaluation, Path(args.out))
+    except OSError as exc:
+        raise KeyphraseUsageError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
+    print(f"kweval: wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
     return 0
