@@ -25,8 +25,8 @@ COPY kweval ./kweval
 RUN pip install -r requirements.txt
 RUN pip install --no-deps -e .
 
-COPY app.py dashboard.py ./
-COPY pages ./pages
+COPY app.py ./
+COPY dashboard ./dashboard
 COPY .streamlit ./.streamlit
 RUN chown -R kweval:kweval /app
 

@@ -1,31 +1,28 @@
 """kweval dashboard: `streamlit run app.py` (embedded demo), `streamlit run app.py -- --data PATH`.
 
-This file is the shell: it loads the dataset, keeps the sidebar selection in
-the URL query parameters, evaluates (cached by a content hash of the data and
-the options) and hands a `Ctx` to the page that `st.navigation` runs.  Pages
-read `st.session_state["ctx"]`; they hold widgets and layout only.
+This file is the shell: the sidebar (dataset and selection, kept in the URL
+query parameters) and the navigation.  It evaluates through
+`dashboard.context` (cached by a content hash of the data and the options)
+and hands a `Ctx` to the page `st.navigation` runs; the pages live in
+`dashboard/views/` (not a `pages/` folder: no Streamlit auto-discovery).
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import os
-import sys
-from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 
-import pandas as pd
 import streamlit as st
 
+from dashboard.context import (Ctx, carry_url_warnings, cli_data_path, drop_unknown_params, get_evaluation, load_path, load_upload,
+                               selection_warnings, start_url_checks, url_notice)
+from dashboard.uploads import format_size, newest_by_name
 from kweval import ui
-from kweval.aggregate import aggregate
-from kweval.data import DatasetError, load_dataset
+from kweval.data import DatasetError
 from kweval.data.dataset import Dataset
-from kweval.data.tidy import read_tidy_tables
-from kweval.evaluate import AGGREGATIONS, EvalOptions, Evaluation, evaluate
+from kweval.evaluate import AGGREGATIONS, EvalOptions
 from kweval.matching import MATCH_MODES
 
 HERE = Path(__file__).resolve().parent
@@ -33,168 +30,12 @@ st.set_page_config(page_title="kweval", page_icon=":material/key:", layout="wide
 
 
 # ---------------------------------------------------------------------------------------------
-# data: loaded once per source (cache_resource), identified by a content hash
-
-
-def _cli_data_path() -> str | None:
-    """`--data PATH` after `streamlit run app.py --`, else KWEVAL_DATA."""
-    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
-    parser.add_argument("--data")
-    args, _ = parser.parse_known_args(sys.argv[1:])
-    return args.data or os.environ.get("KWEVAL_DATA") or None
-
-
-def _stamp(path: str | None) -> tuple:
-    """Names, sizes and modification times of the files under `path`: reload when they change."""
-    from kweval.data import demo_path
-
-    root = Path(path) if path else demo_path()
-    if not root.is_dir():
-        return ()
-    files = [p for p in root.iterdir() if p.is_file()]
-    files += [q for p in root.iterdir() if p.is_dir() for q in list(p.iterdir())[:500] if q.is_file()]  # the layouts nest one level
-    return tuple(sorted((str(p.relative_to(root)), p.stat().st_size, p.stat().st_mtime_ns) for p in files[:2000]))
-
-
-@st.cache_resource(show_spinner="Loading the dataset…", max_entries=4)
-def _load(path: str | None, stamp: tuple) -> tuple[Dataset, str]:
-    dataset = load_dataset(path)
-    return dataset, ui.dataset_hash(dataset)
-
-
-def _load_path(path: str | None) -> tuple[Dataset, str]:
-    return _load(path, _stamp(path))
-
-
-@st.cache_resource(show_spinner="Reading the uploaded tables…", max_entries=4)
-def _load_upload(digest: str, _files: tuple[tuple[str, bytes], ...]) -> tuple[Dataset, str]:
-    dataset = read_tidy_tables(dict(_files), origin="upload")
-    return dataset, ui.dataset_hash(dataset)
-
-
-@st.cache_resource
-def _evaluated_keys() -> set:
-    """(data hash, options) already in the evaluation cache, so a miss can show progress."""
-    return set()
-
-
-# cache_resource, not cache_data: every page of every rerun reads the evaluation, and cache_data
-# would hand each one a fresh unpickled copy (≈80 ms for the DNLP data).  Pages only read it
-# (tests/test_app.py checks that it is shared and left unchanged).
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _evaluation(data_hash: str, options: tuple, _dataset: Dataset, _ready: Evaluation | None = None) -> Evaluation:
-    return _ready if _ready is not None else evaluate(_dataset, EvalOptions(**dict(options)))
-
-
-def get_evaluation(dataset: Dataset, data_hash: str, options: EvalOptions) -> Evaluation:
-    key = (data_hash, tuple(options.as_dict().items()))
-    seen = _evaluated_keys()
-    if key in seen:
-        return _evaluation(*key, dataset)
-    bar = st.progress(0.0, text="Evaluating…")
-    notes = {"embedding": "embedding keywords (the first time loads the model; vectors are cached on disk)"}
-    try:
-        ready = evaluate(dataset, options, progress=lambda stage, f: bar.progress(
-            min(max(float(f), 0.0), 1.0), text=f"Evaluating: {notes.get(stage, stage)}…"))
-    finally:
-        bar.empty()
-    seen.add(key)
-    return _evaluation(*key, dataset, _ready=ready)
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def _summary(data_hash: str, options: tuple, how: str, _evaluation: Evaluation) -> pd.DataFrame:
-    return aggregate(_evaluation, how)
-
-
-# ---------------------------------------------------------------------------------------------
-# the context handed to the pages
-
-
-@dataclass
-class Ctx:
-    dataset: Dataset
-    data_hash: str
-    evaluation: Evaluation
-    selection: ui.Selection
-    options: EvalOptions
-    pages: dict[str, Any]
-    source_label: str
-    upload_names: list[str] = field(default_factory=list)
-
-    @property
-    def key(self) -> tuple:
-        """Cache key of everything derived from this evaluation."""
-        return (self.data_hash, tuple(self.options.as_dict().items()))
-
-    @property
-    def metric(self) -> str:
-        return f"ndcg@{self.options.k}"
-
-    def summary(self, how: str | None = None) -> pd.DataFrame:
-        return _summary(*self.key, how or self.selection.agg, self.evaluation)
-
-    def scores(self) -> pd.DataFrame:
-        """Per-review scores of the selected movie (every movie for ALL) and models."""
-        sc = self.evaluation.scores
-        sc = sc[sc["model"].isin(self.selection.models)]
-        return sc if self.selection.movie == "ALL" else sc[sc["movie"] == self.selection.movie]
-
-    def movie_title(self, movie: str) -> str:
-        titles = dict(zip(self.dataset.movies["movie"], self.dataset.movies["title"]))
-        return "All movies" if movie == "ALL" else str(titles.get(movie, movie))
-
-    def params(self, **extra: object) -> dict[str, str]:
-        return ui.page_params(self.selection, **extra)
-
-    def urls(self, page: str, **per_row: Sequence[object]) -> list[str]:
-        """Relative links to `page` with the current selection, one per row of `per_row` (for link columns)."""
-        return ui.page_links(self.pages[page].url_path, self.selection, **per_row)
-
-    def url_widget(self, widget: Callable, label: str, param: str, default: Any, parse: Callable[[str], Any] = str,
-                   fmt: Callable[[Any], str] = str, resets: tuple[str, ...] = (), **kwargs: Any) -> Any:
-        """A page widget whose value lives in the URL query parameter `param` (and survives reruns).
-
-        `parse` turns the URL text into a value (None or an exception: ignored); changing the
-        widget writes `fmt(value)` to the URL (the default removes the parameter) and clears the
-        parameters named in `resets` (e.g. the page number when a filter changes).
-        """
-        return url_widget(widget, label, param, default, parse, fmt, resets=resets, **kwargs)
-
-
-def url_widget(widget: Callable, label: str, param: str, default: Any, parse: Callable[[str], Any] = str,
-               fmt: Callable[[Any], str] = str, key: str | None = None, resets: tuple[str, ...] = (), **kwargs: Any) -> Any:
-    key = key or f"qp_{param}"
-    raw = st.query_params.get(param)
-    value = None
-    if raw is not None:
-        try:
-            value = parse(raw)
-        except (TypeError, ValueError):
-            value = None
-    if value is None:
-        value = st.session_state.get(key, default)
-    st.session_state[key] = value
-
-    def sync() -> None:
-        new = st.session_state[key]
-        if new == default or new is None or new == "":
-            st.query_params.pop(param, None)
-        else:
-            st.query_params[param] = fmt(new)
-        for other in resets:
-            st.query_params.pop(other, None)
-            st.session_state.pop(f"qp_{other}", None)
-
-    return widget(label, key=key, on_change=sync, **kwargs)
-
-
-# ---------------------------------------------------------------------------------------------
 # sidebar: dataset and selection
 
 
-def _choose_dataset() -> tuple[Dataset, str, str, list[str]] | None:
-    configured = _cli_data_path()
+def _choose_dataset() -> tuple[Dataset, str, str, dict[str, int]] | None:
+    """The dataset chosen in the sidebar: (dataset, content hash, label, uploaded file sizes by name)."""
+    configured = cli_data_path()
     allow_local = os.environ.get("KWEVAL_ALLOW_LOCAL_PATHS") == "1"
     sources = (["configured"] if configured else []) + ["demo", "upload"] + (["local"] if allow_local else [])
     labels = {"configured": f"--data / KWEVAL_DATA", "demo": "Embedded demo", "upload": "Upload tidy tables", "local": "Local path"}
@@ -203,11 +44,11 @@ def _choose_dataset() -> tuple[Dataset, str, str, list[str]] | None:
         try:
             if source == "configured":
                 st.caption(f"Path: {ui.md(configured)}")
-                ds, h = _load_path(configured)
-                return ds, h, Path(configured).name, []
+                ds, h = load_path(configured)
+                return ds, h, Path(configured).name, {}
             if source == "demo":
-                ds, h = _load_path(None)
-                return ds, h, "embedded demo", []
+                ds, h = load_path(None)
+                return ds, h, "embedded demo", {}
             if source == "upload":
                 files = st.file_uploader(
                     "predictions, ground_truth (required), reviews, movies, models — .parquet or .csv",
@@ -216,16 +57,21 @@ def _choose_dataset() -> tuple[Dataset, str, str, list[str]] | None:
                 if not files:
                     st.info("Upload at least predictions and ground_truth tables.")
                     return None
-                blobs = tuple(sorted((f.name, f.getvalue()) for f in files))
-                digest = hashlib.sha256(b"".join(hashlib.sha256(n.encode() + b"\0" + b).digest() for n, b in blobs)).hexdigest()
-                ds, h = _load_upload(digest, blobs)
-                return ds, h, "upload", [n for n, _ in blobs]
+                uploads = newest_by_name([(f.file_id, f.name, f.getvalue()) for f in files],
+                                         st.session_state.setdefault("upload_first_seen", {}))
+                for name, n in uploads.replaced.items():
+                    st.info(f"{ui.md(name)} was uploaded {n + 1} times: the newest copy is used "
+                            "(remove the older one with its ×).", icon=":material/swap_horiz:")
+                st.caption("Using: " + ", ".join(f"{ui.md(n)} ({format_size(b)})" for n, b in uploads.sizes.items()))
+                digest = hashlib.sha256(b"".join(hashlib.sha256(n.encode() + b"\0" + b).digest() for n, b in uploads.files)).hexdigest()
+                ds, h = load_upload(digest, uploads.files)
+                return ds, h, "upload", uploads.sizes
             path = st.text_input("Folder on this server", key="local_path")
             if not path:
                 return None
-            ds, h = _load_path(path)
-            return ds, h, Path(path).name, []
-        except DatasetError as exc:
+            ds, h = load_path(path)
+            return ds, h, Path(path).name, {}
+        except (DatasetError, OSError) as exc:  # OSError: a typed path the OS refuses (too long, unreadable)
             st.error(ui.md(str(exc)))
             return None
 
@@ -260,9 +106,10 @@ def _selection(dataset: Dataset) -> ui.Selection:
         return sync
 
     titles = dict(zip(dataset.movies["movie"], dataset.movies["title"]))
+    movie_name, _ = dataset.unit_names()  # "Collection" where each document has its own GT
     sb = st.sidebar
-    sb.selectbox("Movie", ["ALL", *movies], key="sel_movie", on_change=push("movie", lambda: st.session_state["sel_movie"]),
-                 format_func=lambda m: "All movies" if m == "ALL" else f"{titles.get(m, m)}" + ("" if titles.get(m, m) == m else f" ({m})"))
+    sb.selectbox(movie_name, ["ALL", *movies], key="sel_movie", on_change=push("movie", lambda: st.session_state["sel_movie"]),
+                 format_func=lambda m: f"All {movie_name.lower()}s" if m == "ALL" else f"{titles.get(m, m)}" + ("" if titles.get(m, m) == m else f" ({m})"))
     sb.multiselect("Models", models, key="sel_models", on_change=push("models", lambda: ",".join(st.session_state["sel_models"])))
     sb.number_input("k (cut-off of the @k metrics)", min_value=1, max_value=ui.K_MAX, step=1, key="sel_k",
                     on_change=push("k", lambda: str(st.session_state["sel_k"])))
@@ -282,43 +129,72 @@ def _selection(dataset: Dataset) -> ui.Selection:
     wanted = sel.params()
     if any(st.query_params.get(k) != v for k, v in wanted.items()):
         st.query_params.update(wanted)
-    for note in sel.notes:
-        sb.caption(f"URL: {ui.md(note)}")
+    for message in selection_warnings(url, sel, movies, models):
+        url_notice(message)
     return sel
 
 
-PAGES = {
-    "summary": ("pages/summary.py", "Summary", ":material/leaderboard:"),
-    "explorer": ("pages/explorer.py", "Review explorer", ":material/manage_search:"),
-    "ndcg": ("pages/ndcg.py", "nDCG worked example", ":material/calculate:"),
-    "compare": ("pages/compare.py", "Compare models", ":material/compare_arrows:"),
-    "data": ("pages/data.py", "Data", ":material/database:"),
-    "parity": ("pages/parity.py", "Notebook parity", ":material/difference:"),  # issue 4's page, when present
+VIEWS = HERE / "dashboard" / "views"
+PAGES = {  # URL path (= file name) -> title, icon
+    "summary": ("Summary", ":material/leaderboard:"),
+    "explorer": ("Review explorer", ":material/manage_search:"),
+    "ndcg": ("nDCG worked example", ":material/calculate:"),
+    "compare": ("Compare models", ":material/compare_arrows:"),
+    "data": ("Data", ":material/database:"),
+    "parity": ("Notebook parity", ":material/difference:"),
 }
 
 
+def _pages() -> dict[str, st.Page]:
+    """Every view at /NAME, plus a hidden start page at / that opens /summary with the same query."""
+    pages = {name: st.Page(VIEWS / f"{name}.py", title=title, icon=icon, url_path=name) for name, (title, icon) in PAGES.items()}
+
+    def start() -> None:
+        carry_url_warnings()
+        st.switch_page(pages["summary"], query_params=st.query_params.to_dict())
+
+    # Streamlit serves its default page at "/" only; a hidden default keeps "/summary" a real address
+    pages["start"] = st.Page(start, title="kweval", url_path="start", default=True, visibility="hidden")
+    return pages
+
+
+def _mark_upload_links(source_label: str, uploaded: bool) -> None:
+    """Links made from uploaded data say so (`data=upload`); opened where no upload is loaded, warn."""
+    if uploaded:
+        st.query_params["data"] = "upload"
+    elif st.query_params.get("data") is not None:
+        if st.query_params.get("data") == "upload":
+            url_notice(f"This link was made with **uploaded** data, which a link cannot carry: showing {ui.md(source_label)} "
+                       "instead. Upload the same files (sidebar ▸ Dataset ▸ Upload tidy tables) to see what the link showed.")
+        else:
+            url_notice(f"URL parameter **data**: “{ui.md(st.query_params.get('data'))}” is not a valid value; ignored.")
+        st.query_params.pop("data", None)
+
+
 def main() -> None:
-    pages = {
-        name: st.Page(str(HERE / path), title=title, icon=icon, url_path=name, default=(name == "summary"))
-        for name, (path, title, icon) in PAGES.items()
-        if (HERE / path).is_file()
-    }
+    pages = _pages()
     nav = st.navigation(list(pages.values()))
+    start_url_checks()
     st.sidebar.title("kweval")
     chosen = _choose_dataset()
     if chosen is None:
         st.info("Choose a dataset in the sidebar (Dataset).")
         st.stop()
-    dataset, data_hash, label, upload_names = chosen
+    dataset, data_hash, label, uploads = chosen
+    _mark_upload_links(label, bool(uploads))
     if dataset.predictions.empty or not dataset.model_names:
         st.error("This dataset has no predictions to evaluate; see the problems below.")
         for p in dataset.problems:
             st.markdown(f"- {ui.md(p)}")
         st.stop()
     selection = _selection(dataset)
+    present = st.sidebar.toggle("Present / absent split", value=dataset.per_document, key="sel_present",
+                                help="recall_present, f1@k_present, recall_absent (docs/metrics.md §9): GT keywords split by "
+                                     "whether they occur in the review's own text under the match mode.")
     options = EvalOptions(
         k=selection.k, match=selection.match, semantic=selection.semantic, sentiment=selection.sentiment,
         threshold=selection.threshold if selection.semantic else EvalOptions.threshold,  # τ changes nothing without sem
+        keyphrase=dataset.per_document, present=present,
     )
     try:
         evaluation = get_evaluation(dataset, data_hash, options)
@@ -326,11 +202,14 @@ def main() -> None:
         if not (options.semantic or options.sentiment):
             raise
         st.sidebar.error(f"Semantic/sentiment metrics unavailable: {ui.md(exc)}")
-        options = EvalOptions(k=selection.k, match=selection.match)
+        options = EvalOptions(k=selection.k, match=selection.match, keyphrase=dataset.per_document, present=present)
         evaluation = get_evaluation(dataset, data_hash, options)
-    st.sidebar.caption(f"Data: {ui.md(label)} · {len(dataset.movie_ids)} movies · {len(dataset.reviews)} reviews · {len(dataset.model_names)} models")
-    st.session_state["ctx"] = Ctx(dataset, data_hash, evaluation, selection, options, pages, label, upload_names)
+    movie_name, review_name = dataset.unit_names()
+    st.sidebar.caption(f"Data: {ui.md(label)} · {len(dataset.movie_ids)} {movie_name.lower()}(s) · {len(dataset.reviews)} "
+                       f"{review_name.lower()}(s) · {len(dataset.model_names)} models")
+    st.session_state["ctx"] = Ctx(dataset, data_hash, evaluation, selection, options, pages, label, uploads)
     nav.run()
+    drop_unknown_params()  # only after a page that ran to its end: one that stopped early read less
 
 
 main()

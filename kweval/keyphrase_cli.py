@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kweval.extract import EXTRACTORS, SCORE_DIRECTION, is_docsutf8
+from kweval.output import check_output_file, write_output
 
 PRESETS = ("kweval", "pke", "kpeval", "meng")
 
@@ -38,14 +39,7 @@ def add_evaluate_arguments(ev: argparse.ArgumentParser) -> None:
         help="conventions of the numbers: kweval (METRICS.md, default), pke, kpeval, meng (OpenNMT-kpg); "
         "the presets other than kweval need per-document ground truth (docs/protocols.md)",
     )
-    ev.add_argument(
-        "--predictions",
-        type=named_path,
-        action="append",
-        default=[],
-        metavar="NAME=PATH",
-        help="a model's predictions (JSONL with id + keyphrases, or a tidy predictions CSV/Parquet); repeatable",
-    )
+    # --predictions NAME=PATH is the CLI's own (kweval/cli.py), shared by every layout.
 
 
 def add_commands(sub) -> None:
@@ -69,9 +63,7 @@ def add_commands(sub) -> None:
 
 def wants_protocol_path(args: argparse.Namespace) -> bool:
     """Whether `kweval evaluate` goes through the keyphrase protocols (per-document data or a non-kweval preset)."""
-    return args.protocol != "kweval" or bool(args.predictions) or (
-        args.data is not None and is_docsutf8(Path(args.data))
-    )
+    return args.protocol != "kweval"
 
 
 def read_predictions(path: Path, model: str, report: Callable[[str], None]) -> dict[str, list[str]]:
@@ -123,6 +115,7 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         )
     if not args.predictions:
         raise KeyphraseUsageError("give each model's predictions with --predictions NAME=PATH")
+    check_output_file(args.out)
     quiet = getattr(args, "quiet", False)
 
     def report(line: str) -> None:
@@ -162,7 +155,7 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         args.protocol, str(args.data), cards.files_hash(paths), k=args.k, aggregation="macro", cutoffs=cutoffs
     )
     fmt = args.format or reports.format_for_path(args.out)
-    _write(cards.render_with_card(table, fmt, None, card), args.out)
+    write_output(cards.render_with_card(table, fmt, None, card, raw_csv=getattr(args, "raw_csv", False)), args.out)
     cards.write_sidecar(fmt, args.out, card)
     return 0
 
@@ -179,14 +172,6 @@ def kweval_card(args: argparse.Namespace, options, source: str) -> dict[str, obj
     )
 
 
-def _write(text: str, out: str) -> None:
-    if out == "-":
-        sys.stdout.write(text)
-    else:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text, encoding="utf-8")
-
-
 def cmd_extract(args: argparse.Namespace) -> int:
     """Run one extractor over every document of a collection and write its ranked predictions."""
     from kweval.extract import prediction_rows, read_collection, run_extractor
@@ -199,6 +184,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix not in (".csv", ".parquet", ".jsonl"):
         raise KeyphraseUsageError(f"{out}: --out must end in .csv, .parquet or .jsonl")
+    check_output_file(str(out))
     collection = read_collection(folder)
     texts = [collection.texts[d] for d in collection.doc_ids]
     from tqdm import tqdm
@@ -206,21 +192,24 @@ def cmd_extract(args: argparse.Namespace) -> int:
     with tqdm(total=len(texts), desc=f"{args.extractor}", unit="doc", file=sys.stderr, disable=None) as bar:
         lists = run_extractor(args.extractor, texts, args.top, collection.language, progress=lambda n: bar.update(1))
     model = args.model_name or args.extractor
-    out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix == ".jsonl":
         lines = [
             json.dumps({"id": d, "keyphrases": [k for k, _ in e], "scores": [s for _, s in e]}, ensure_ascii=False)
             for d, e in zip(collection.doc_ids, lists)
         ]
-        out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_output("\n".join(lines) + "\n", str(out))
     else:
         import pandas as pd
 
+        from kweval.data.tidy import csv_quoting
+        from kweval.report import neutralise_formulas
+
         table = pd.DataFrame(prediction_rows(collection.name, collection.doc_ids, model, lists))
         if out.suffix == ".parquet":
-            table.to_parquet(out, index=False)
+            write_output(table.to_parquet(index=False), str(out))
         else:
-            table.to_csv(out, index=False)
+            table = neutralise_formulas(table)
+            write_output(table.to_csv(index=False, lineterminator="\n", quoting=csv_quoting(table)), str(out))
     print(
         f"kweval: {len(texts)} documents, {sum(map(len, lists))} keyphrases by {args.extractor} "
         f"(scores: {SCORE_DIRECTION[args.extractor]} is better) -> {out}",

@@ -40,9 +40,38 @@ def keywords_match(p: str, g: str, mode: str = "approx") -> bool:
     raise ValueError(f"unknown match mode {mode!r}; choose one of {', '.join(MATCH_MODES)}")
 
 
+_INDEXED_LENGTH = 48  # items up to this long have their substrings indexed; longer ones are scanned
+
+
 def _substrings(items: Sequence[str]) -> set[str]:
-    """Every substring of every item: a cheap test that lets most needles skip the blob scan."""
+    """Every substring of every item: a cheap test that lets most needles skip the blob scan.
+
+    Only for short items: the set grows with the square of an item's length.
+    """
     return {s[a:b] for s in items for a in range(len(s)) for b in range(a + 1, len(s) + 1)}
+
+
+def _needles_in_items(needles: Sequence[str], items: Sequence[str]) -> tuple[list[int], list[int]]:
+    """(needle index, item index) for every item containing a needle.
+
+    Short items (most GT keywords) are searched through an index of their
+    substrings, which lets most needles skip the scan; long ones are scanned
+    by every needle, so memory stays linear in the items' total length
+    (a 2,500-character GT keyword costs kilobytes, not gigabytes).
+    """
+    short = [j for j, s in enumerate(items) if len(s) <= _INDEXED_LENGTH]
+    long = [j for j, s in enumerate(items) if len(s) > _INDEXED_LENGTH]
+    needle_idx: list[int] = []
+    item_idx: list[int] = []
+    for part, index in ((short, True), (long, False)):
+        if not part:
+            continue
+        texts = [items[j] for j in part]
+        blob, starts = _joined(texts)
+        found, segments = _occurrences(needles, blob, starts, _substrings(texts) if index else None)
+        needle_idx += found
+        item_idx += [part[s] for s in segments]
+    return needle_idx, item_idx
 
 
 def _occurrences(
@@ -184,9 +213,8 @@ def candidate_table(preds: Sequence[str], gt: Sequence[str], mode: str = "approx
             gt_s = [f" {g} " for g in gt]
         else:
             preds_s, gt_s = list(preds), list(gt)
-        gt_blob, gt_starts = _joined(gt_s)
-        # prediction inside a GT keyword (GT lists are short: index their substrings first)
-        ip, jg = _occurrences(preds_s, gt_blob, gt_starts, _substrings(gt_s))
+        # prediction inside a GT keyword
+        ip, jg = _needles_in_items(preds_s, gt_s)
         pairs_p += ip
         pairs_g += jg
         # GT keyword inside a prediction

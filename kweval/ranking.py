@@ -102,7 +102,11 @@ def _head(arr: np.ndarray, k: int | None) -> np.ndarray:
 
 def _dcg_rows(arr: np.ndarray, k: int | None, gain: str, discount: str) -> np.ndarray:
     head = _head(arr, k)
-    return apply_gain(head, gain) @ discount_weights(head.shape[1], discount)
+    with np.errstate(over="ignore", invalid="ignore"):
+        out = apply_gain(head, gain) @ discount_weights(head.shape[1], discount)
+    if not np.isfinite(out).all():
+        raise ValueError(f"DCG overflows float64 (the {gain} gains of these relevances sum beyond 1.8e308)")
+    return out
 
 
 # --------------------------------------------------------------------------- building blocks

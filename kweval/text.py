@@ -9,12 +9,24 @@ import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
 
+from kweval.extras import require
+
 # Lower-case ASCII words separated by single spaces are already normal: skip the Unicode work.
 _ALREADY_NORMAL = re.compile(r"[a-z0-9]+(?: [a-z0-9]+)*")
 
 
+_KEPT_CATEGORIES = frozenset("LNM")  # letters, numbers, marks (METRICS.md §1)
+
+
+def _kept(ch: str) -> bool:
+    return ch.isspace() or unicodedata.category(ch)[0] in _KEPT_CATEGORIES
+
+
 def normalize(text: str) -> str:
-    """NFKC, casefold, drop characters that are neither alphanumeric nor whitespace, collapse whitespace.
+    """NFKC, casefold, keep only whitespace and characters of Unicode categories L, N, M; collapse whitespace.
+
+    Marks (category M) are kept because in many scripts they carry the word:
+    Devanagari vowel signs make "काला" a different word from "कल".
 
     >>> normalize("Darth-Vader's  FALL!")
     'darthvaders fall'
@@ -22,7 +34,7 @@ def normalize(text: str) -> str:
     if _ALREADY_NORMAL.fullmatch(text):
         return text
     folded = unicodedata.normalize("NFKC", text).casefold()
-    kept = "".join(ch for ch in folded if ch.isalnum() or ch.isspace())
+    kept = "".join(ch for ch in folded if _kept(ch))
     return " ".join(kept.split())
 
 
@@ -62,9 +74,8 @@ def tokenize(normalized: str) -> tuple[str, ...]:
 @lru_cache(maxsize=1)
 def _porter():
     # NLTK's Porter stemmer, as pke and KPEval use; imported only when stem matching is asked for.
-    from nltk.stem.porter import PorterStemmer
-
-    return PorterStemmer()
+    porter = require("nltk.stem.porter", "stem", "stem matching")
+    return porter.PorterStemmer()
 
 
 def stem_tokens(normalized: str) -> tuple[str, ...]:

@@ -1,14 +1,21 @@
-"""Small builders for datasets made inside tests."""
+"""Where the test data lives, and small builders for datasets made inside tests."""
 
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from kweval.data.dataset import Dataset
+
+REPO = Path(__file__).resolve().parents[1]
+# Data too big (or not ours) to ship in the repository: CI checks it out as ../shared beside the clone;
+# KWEVAL_SHARED points elsewhere.  Tests that read it are marked (see conftest.py).
+SHARED = Path(os.environ.get("KWEVAL_SHARED") or REPO.parent / "shared")
+DNLP = SHARED / "data" / "dnlp" / "Dataset"
 
 
 def make_dataset(

@@ -17,41 +17,23 @@ from urllib.parse import parse_qsl
 import numpy as np
 import pandas as pd
 import pytest
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 from kweval import explain, stats, ui
 from kweval.aggregate import aggregate
 from kweval.data import load_dataset
 from kweval.evaluate import EvalOptions, evaluate
+from tests.helpers import DNLP
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
-DNLP = Path(__file__).resolve().parents[2] / "shared/data/dnlp/Dataset"
-PAGES = ["pages/summary.py", "pages/explorer.py", "pages/ndcg.py", "pages/compare.py", "pages/data.py"]
+PAGES = ["dashboard/views/summary.py", "dashboard/views/explorer.py", "dashboard/views/ndcg.py", "dashboard/views/compare.py", "dashboard/views/data.py"]
 TITLES = {"summary": "Summary", "explorer": "Review explorer", "ndcg": "nDCG, step by step", "compare": "Compare models", "data": "Data"}
 XSS = "<img src=x onerror=alert(1)>"
 DATASETS = {"demo": None, "dnlp": DNLP}
+DATA = [pytest.param("demo"), pytest.param("dnlp", marks=pytest.mark.dnlp)]  # parametrize over DATASETS
 # a review of the DNLP data whose predictions are known (see the core's keywords table)
 KNOWN = {"movie": "SW_Episode6", "review": "8924035", "model": "base", "keyword": "return jedi", "gt_rank": 0}
-
-
-@pytest.fixture(autouse=True)
-def _navigation_v2(monkeypatch):
-    """Keep AppTest on st.navigation's code path, as the server is after its first run.
-
-    AppTest resets PagesManager.uses_pages_directory to None before every run;
-    with a pages/ folder beside app.py, Streamlit then takes the app for a v1
-    multipage app and, on a rerun of a page, executes the page file alone
-    (no app.py, so no sidebar).  st.navigation sets the flag to False; so do we.
-    """
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    monkeypatch.setattr(PagesManager, "__init__", init)
 
 
 class _Cores(dict):
@@ -78,6 +60,7 @@ def run(monkeypatch, data, params=None, page=None, env=None) -> AppTest:
     at.query_params.update(params or {})
     at.run()
     if page:
+        at.query_params.update(params or {})  # the page's own parameters: the start page (/summary) dropped them as unknown
         at.switch_page(page).run()
     assert not at.exception, [e.message for e in at.exception]
     return at
@@ -113,7 +96,7 @@ def table(at: AppTest, name: str, nth: int = 0) -> pd.DataFrame:
 # every page on both datasets
 
 
-@pytest.mark.parametrize("data", list(DATASETS))
+@pytest.mark.parametrize("data", DATA)
 @pytest.mark.parametrize("page", PAGES)
 def test_every_page_renders(monkeypatch, cores, data, page):
     ds = cores[data]
@@ -131,7 +114,7 @@ def test_every_page_renders(monkeypatch, cores, data, page):
 # numbers equal the core
 
 
-@pytest.mark.parametrize("data", list(DATASETS))
+@pytest.mark.parametrize("data", DATA)
 def test_summary_equals_aggregate(monkeypatch, cores, data):
     ds = cores[data]
     models = ds.model_names[:2]
@@ -144,8 +127,9 @@ def test_summary_equals_aggregate(monkeypatch, cores, data):
     assert [b.label for b in at.download_button] == ["CSV", "Markdown", "LaTeX"]
 
 
+@pytest.mark.dnlp
 def test_explorer_known_review(monkeypatch):
-    at = run(monkeypatch, DNLP, {"movie": KNOWN["movie"], "models": "base,sentiment", "review": KNOWN["review"]}, "pages/explorer.py")
+    at = run(monkeypatch, DNLP, {"movie": KNOWN["movie"], "models": "base,sentiment", "review": KNOWN["review"]}, "dashboard/views/explorer.py")
     assert len(at.html) == 1
     body = at.html[0].proto.body
     assert f"Review {KNOWN['review']}" in body
@@ -158,27 +142,28 @@ def test_explorer_known_review(monkeypatch):
     assert "review" not in at.query_params and len(at.html) == 10
 
 
-@pytest.mark.parametrize("data", list(DATASETS))
+@pytest.mark.parametrize("data", DATA)
 def test_explorer_shows_the_cores_matches(monkeypatch, cores, data):
     ds = cores[data]
     ev = evaluate(ds, EvalOptions(k=5))
     kw = ev.keywords[ev.keywords["gt_rank"] >= 0]
     row = kw.iloc[len(kw) // 2]  # some matched keyword of some review
-    at = run(monkeypatch, DATASETS[data], {"movie": row["movie"], "models": row["model"], "review": row["review_id"]}, "pages/explorer.py")
+    at = run(monkeypatch, DATASETS[data], {"movie": row["movie"], "models": row["model"], "review": row["review_id"]}, "dashboard/views/explorer.py")
     body = at.html[0].proto.body
     assert f"<mark>{ui.esc(row['keyword'])}</mark> → <b>{ui.esc(row['gt_keyword'])}</b> <span class=\"kw-gt\">(GT rank {row['gt_rank']})</span>" in body
     score = ev.scores[(ev.scores["movie"] == row["movie"]) & (ev.scores["review_id"] == row["review_id"]) & (ev.scores["model"] == row["model"])]
     assert f"ndcg@5 {score['ndcg@5'].iloc[0]:.3f}" in body
 
 
+@pytest.mark.dnlp
 def test_explorer_filters_and_pages(monkeypatch, cores):
     ds = cores["dnlp"]
     ev = evaluate(ds, EvalOptions(k=5))
     sc = ev.scores[(ev.scores["movie"] == "SW_Episode6") & ev.scores["model"].isin(["base", "sentiment"])]
     nothing = int((sc.groupby("review_id")["n_matched"].sum() == 0).sum())
-    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "none": "1"}, "pages/explorer.py")
+    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "none": "1"}, "dashboard/views/explorer.py")
     assert f"{nothing} review(s) match" in texts(at)
-    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "sort": "lowest nDCG", "p": "3"}, "pages/explorer.py")
+    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "sort": "lowest nDCG", "p": "3"}, "dashboard/views/explorer.py")
     assert "page 3 of 102" in texts(at)
     at.text_input(key="qp_q").input("Ewok").run()
     reviews = ds.reviews[(ds.reviews["movie"] == "SW_Episode6") & ds.reviews["review_id"].isin(set(sc["review_id"]))]
@@ -190,6 +175,7 @@ def test_explorer_filters_and_pages(monkeypatch, cores):
     assert at.query_params["review"] and len(at.html) == 1
 
 
+@pytest.mark.dnlp
 def test_pages_share_the_cached_evaluation_and_leave_it_unchanged(monkeypatch, cores):
     """The evaluation is cached as one shared object (no copy per rerun), so no page may write into it."""
     at = run(monkeypatch, DNLP, {"movie": "SW_Episode6"})
@@ -198,7 +184,7 @@ def test_pages_share_the_cached_evaluation_and_leave_it_unchanged(monkeypatch, c
         at.switch_page(page).run()
         assert not at.exception, [e.message for e in at.exception]
         assert at.session_state["ctx"].evaluation is ev  # the same object on every page and rerun
-    at.switch_page("pages/explorer.py").run()
+    at.switch_page("dashboard/views/explorer.py").run()
     for sort in ui.SORTS:
         at.selectbox(key="qp_sort").set_value(sort).run()
     at.text_input(key="qp_q").input("Ewok").run()
@@ -210,8 +196,9 @@ def test_pages_share_the_cached_evaluation_and_leave_it_unchanged(monkeypatch, c
     assert ev.problems == fresh.problems and ev.movies == fresh.movies and ev.models == fresh.models
 
 
+@pytest.mark.dnlp
 def test_ndcg_page(monkeypatch):
-    at = run(monkeypatch, DNLP, {"movie": KNOWN["movie"], "models": "base", "review": KNOWN["review"]}, "pages/ndcg.py")
+    at = run(monkeypatch, DNLP, {"movie": KNOWN["movie"], "models": "base", "review": KNOWN["review"]}, "dashboard/views/ndcg.py")
     latex = [e.value for e in at.latex]
     assert any("0.7295" in t and "nDCG" in t for t in latex)  # seed 000 (METRICS.md: 0.72953)
     assert any("1.2023" in t for t in latex) and any("1.6481" in t for t in latex)
@@ -219,9 +206,11 @@ def test_ndcg_page(monkeypatch):
     seed000 = table(at, "terms")
     assert [None if pd.isna(v) else v for v in seed000["gt_keyword"]] == ["scam", None, "poverty", None, "fraud"]
     seeds = table(at, "seed_table").set_index(["example", "gain", "k"])
-    assert round(seeds.loc[("002 classic", "linear", 6), "nDCG"], 6) == 0.852342
-    assert round(seeds.loc[("002 versus_ideal", "exponential", 8), "nDCG"], 6) == 0.915492
-    assert round(seeds.loc[("004 q2", "linear", 10), "nDCG"], 3) == 0.705
+    title = explain.EXAMPLE_TITLES  # examples are named by what they are, not by seed file
+    assert round(seeds.loc[(title["classic"], "linear", 6), "nDCG"], 6) == 0.852342
+    assert round(seeds.loc[(title["versus_ideal"], "exponential", 8), "nDCG"], 6) == 0.915492
+    assert round(seeds.loc[(title["q2"], "linear", 10), "nDCG"], 3) == 0.705
+    assert "seed" not in texts(at).lower()
     # toggles: exponential gain, Järvelin discount, k = 3 — the numbers follow kweval.explain
     at.radio(key="qp_gain").set_value("exponential").run()
     at.radio(key="qp_disc").set_value("jarvelin").run()
@@ -234,16 +223,17 @@ def test_ndcg_page(monkeypatch):
     assert shown["keyword"].tolist() == s.terms["keyword"].tolist()
 
 
+@pytest.mark.dnlp
 def test_compare_page_equals_stats(monkeypatch, cores):
     ds = cores["dnlp"]
-    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "a": "base"}, "pages/compare.py")
+    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "a": "base"}, "dashboard/views/compare.py")
     shown = table(at, "compare_table")
     ev = evaluate(ds, EvalOptions(k=5))
     sc = ev.scores[ev.scores["movie"] == "SW_Episode6"]
     metrics = [m for m in ev.metric_names if m != "gt_coverage"]
     a = sc[sc["model"] == "base"].set_index("review_id")[metrics]
     b = sc[sc["model"] == "sentiment"].set_index("review_id").reindex(a.index)[metrics]
-    core = stats.paired_comparison(b, a, metrics)
+    core = stats.paired_comparison(a, b, metrics)
     np.testing.assert_allclose(shown["diff"], core["diff"])
     np.testing.assert_allclose(shown["mean A"], a.mean().to_numpy())  # base
     np.testing.assert_allclose(shown["mean B"], b.mean().to_numpy())  # sentiment
@@ -259,9 +249,10 @@ def test_compare_page_equals_stats(monkeypatch, cores):
     assert set(table(at, "per_movie_table")["movie"]) == set(ds.movie_ids)
 
 
+@pytest.mark.dnlp
 def test_data_page(monkeypatch, cores):
     ds = cores["dnlp"]
-    at = run(monkeypatch, DNLP, {}, "pages/data.py")
+    at = run(monkeypatch, DNLP, {}, "dashboard/views/data.py")
     movies = table(at, "movies_table")
     assert movies["movie"].tolist() == ds.movie_ids
     assert movies["reviews"].sum() == len(ds.reviews)
@@ -273,6 +264,7 @@ def test_data_page(monkeypatch, cores):
 # URL state
 
 
+@pytest.mark.dnlp
 def test_selection_lives_in_the_url(monkeypatch, cores):
     ds = cores["dnlp"]
     at = run(monkeypatch, DNLP, {"movie": "IndianaJones", "models": "sentiment,base", "k": "7", "agg": "micro", "match": "word"})
@@ -283,16 +275,19 @@ def test_selection_lives_in_the_url(monkeypatch, cores):
     assert (at.query_params["movie"], at.query_params["agg"]) == ("SW_Episode5", "macro")
     # a page switch keeps it (even when the browser drops the query string, the session restores it)
     at.query_params.clear()
-    at.switch_page("pages/explorer.py").run()
+    at.switch_page("dashboard/views/explorer.py").run()
     assert not at.exception
     assert at.query_params["movie"] == "SW_Episode5" and at.query_params["models"] == "sentiment,base" and at.query_params["k"] == "7"
     assert "Star Wars: Episode V" in texts(at).replace("\\", "")
-    # invalid values are ignored with a note
+    # invalid values are replaced, with a warning at the top of the page naming parameter, value and what was used
     at = run(monkeypatch, DNLP, {"movie": "nope", "k": "zero"})
     assert at.query_params["movie"] == ds.movie_ids[0] and at.query_params["k"] == "5"
-    assert any("ignored movie" in c.value for c in at.sidebar.caption)
+    warnings = [w.value.replace("\\", "") for w in at.main.warning]
+    assert any("**movie**" in w and "“nope”" in w and ds.movie_ids[0] in w for w in warnings), warnings
+    assert any("**k**" in w and "“zero”" in w and "used 5" in w for w in warnings), warnings
 
 
+@pytest.mark.dnlp
 def test_data_from_the_command_line(monkeypatch):
     monkeypatch.setattr("sys.argv", ["app.py", "--data", str(DNLP)])  # streamlit run app.py -- --data PATH
     at = run(monkeypatch, None, {})
@@ -300,6 +295,7 @@ def test_data_from_the_command_line(monkeypatch):
     assert at.sidebar.radio(key="data_source").value == "configured"
 
 
+@pytest.mark.dnlp
 def test_local_paths_only_when_allowed(monkeypatch):
     at = run(monkeypatch, None, {})
     assert "local" not in at.sidebar.radio(key="data_source").options
@@ -362,7 +358,7 @@ def test_uploads_render_escaped_everywhere(monkeypatch):
     assert "not a tidy table" in data and "&lt;img" in data  # the odd file name, escaped
     # query parameters are user content too
     at.query_params["review"] = XSS
-    at.switch_page("pages/explorer.py").run()
+    at.switch_page("dashboard/views/explorer.py").run()
     out = texts(at)
     assert "is not among the evaluated reviews" in out and "<img" not in out and "&lt;img" in out
 
@@ -371,7 +367,9 @@ def test_uploads_never_take_pickles(monkeypatch):
     at = run(monkeypatch, None, {})
     at.sidebar.radio(key="data_source").set_value("upload").run()
     at.sidebar.file_uploader(key="upload").set_value([("predictions.pkl", b"\x80\x04K\x01.", "application/octet-stream")]).run()
-    assert at.exception and "Invalid file extension" in at.exception[0].message  # refused by the widget itself
+    # refused by the widget itself (its message is redacted for visitors: client.showErrorDetails = "none")
+    assert at.exception and any(t in at.exception[0].message for t in ("Invalid file extension", "error message is redacted"))
+    assert not at.sidebar.selectbox  # nothing was loaded
 
 
 # ---------------------------------------------------------------------------------------------
@@ -422,6 +420,7 @@ def test_streamlit_config():
     assert config["server"]["headless"] is True
     assert 0 < config["server"]["maxUploadSize"] <= 200
     assert config["browser"]["gatherUsageStats"] is False
+    assert config["client"]["showErrorDetails"] == "none"  # no traceback for visitors (issue 15, item 8)
 
 
 def test_core_does_not_import_streamlit():
@@ -514,10 +513,12 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     core = aggregate(sem_core, "macro").reset_index(drop=True)
     pd.testing.assert_frame_equal(shown, core, check_dtype=False)
     assert {"sem_precision", "sem_recall", "sem_f1", "sas_keywords", "sas_text"} <= set(shown.columns)
-    csv = pd.read_csv(io.BytesIO(files["kweval_summary_macro.csv"]))
+    csv = pd.read_csv(io.BytesIO(files["kweval_summary_demo_k5_approx_macro.csv"]))  # the name says dataset, k, match, aggregation
     np.testing.assert_allclose(csv["sem_precision"], core["sem_precision"], atol=1e-6)
-    assert "sem\\_precision & sem\\_recall & sem\\_f1 & sas\\_keywords & sas\\_text" in files["kweval_summary_macro.tex"].decode()
-    assert "| sem_precision | sem_recall | sem_f1 | sas_keywords | sas_text |" in files["kweval_summary_macro.md"].decode()
+    tex = files["kweval_summary_demo_k5_approx_macro.tex"].decode()
+    assert "Semantic precision & Semantic recall & Semantic F1 & SAS (GT keywords) & SAS (review text)" in tex and "\\toprule" in tex
+    assert "(k = 5, approx matching, macro average over reviews)" in tex
+    assert "| sem\\_precision | sem\\_recall | sem\\_f1 | sas\\_keywords | sas\\_text |" in files["kweval_summary_demo_k5_approx_macro.md"].decode()
     metric = at.selectbox(key="qp_metric")
     assert "sem_f1" in metric.options and "sas_text" in metric.options
 
@@ -530,7 +531,7 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     above = details[details["above"] & (details["gt_rank"] < 0)]  # a semantic match the lexical one missed
     row = (above if len(above) else details[details["above"]]).iloc[0]
     at.query_params["review"] = row["review_id"]
-    at.switch_page("pages/explorer.py").run()
+    at.switch_page("dashboard/views/explorer.py").run()
     assert not at.exception, [e.message for e in at.exception]
     body = at.html[0].proto.body
     cos = f"{row['cosine']:.3f}"
@@ -552,14 +553,14 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     assert f'<span class="kw-v">{v:.3f}</span>' in body
 
     # Compare: sem_* and sas_* tested too; the empty output of night_heist m1-r08 (keybert_vader) has no sas_* pair
-    at = run(monkeypatch, None, {"movie": "night_heist", "models": "keybert,keybert_vader", "a": "keybert", **SEM}, "pages/compare.py")
+    at = run(monkeypatch, None, {"movie": "night_heist", "models": "keybert,keybert_vader", "a": "keybert", **SEM}, "dashboard/views/compare.py")
     res = table(at, "compare_table").set_index("metric")
     assert {"sem_precision", "sem_f1", "sas_keywords", "sas_text"} <= set(res.index)
     sc = sem_core.scores[sem_core.scores["movie"] == "night_heist"]
     a = sc[sc["model"] == "keybert"].set_index("review_id")
     b = sc[sc["model"] == "keybert_vader"].set_index("review_id").reindex(a.index)
     assert res.loc["f1", "n"] == len(a) and res.loc["sas_text", "n"] == int((a["sas_text"].notna() & b["sas_text"].notna()).sum()) < len(a)
-    core = stats.paired_comparison(b, a, list(res.index)).set_index("metric")
+    core = stats.paired_comparison(a, b, list(res.index)).set_index("metric")
     np.testing.assert_allclose(res["diff"], core["diff"])
     np.testing.assert_allclose(res["p_ttest_holm"], core["p_ttest_holm"])
     assert np.isfinite(res.loc[["sem_f1", "sas_keywords", "sas_text"], ["diff", "ci_low", "ci_high", "p_randomization", "p_ttest"]].to_numpy()).all()
@@ -625,7 +626,7 @@ def test_warm_semantic_run_does_not_load_the_model(monkeypatch, cores, sem_cache
     at = run(monkeypatch, None, params)
     assert table(at, "summary_table")["sem_precision"].tolist() == pytest.approx(
         aggregate(sem_core, "macro")["sem_precision"].tolist())
-    at.switch_page("pages/explorer.py").run()
+    at.switch_page("dashboard/views/explorer.py").run()
     assert not at.exception and "kw-cos" in at.html[0].proto.body
     at.run()  # and a plain rerun
     assert len(loads) == before
@@ -642,7 +643,7 @@ def test_semantic_and_sentiment_views_escape_uploads(monkeypatch, tmp_path):
     at.sidebar.toggle(key="sel_sas").set_value(True).run()
     assert not at.exception, [e.message for e in at.exception]
     at.query_params["review"] = "r1"
-    at.switch_page("pages/explorer.py").run()
+    at.switch_page("dashboard/views/explorer.py").run()
     assert not at.exception, [e.message for e in at.exception]
     out = texts(at)
     assert "<img" not in out and "kw-cos" in out and "kw-v" in out
@@ -664,3 +665,156 @@ def test_semantic_unavailable_falls_back_to_lexical(monkeypatch, cores, tmp_path
     shown = table(at, "summary_table")
     assert "sem_precision" not in shown and "f1" in shown
     assert at.query_params["sem"] == "1"  # the choice stays; the metrics come when the model is there
+
+
+# ---------------------------------------------------------------------------------------------
+# the shell
+
+
+def test_shell_has_no_pages_folder_and_no_private_streamlit_api():
+    """Pages live in dashboard/views (no `pages/` auto-discovery); the app reaches into no streamlit internals."""
+    assert not (ROOT / "pages").exists()
+    for path in [APP, *sorted((ROOT / "dashboard").rglob("*.py"))]:
+        source = path.read_text(encoding="utf-8")
+        for private in ("Pages" + "Manager", "streamlit." + "runtime"):  # split so this file does not name them
+            assert private not in source, (path, private)
+    for path in sorted((ROOT / "tests").glob("test_*.py")):  # nor do the tests patch the page manager
+        assert "Pages" + "Manager" not in path.read_text(encoding="utf-8"), path
+
+
+def test_the_root_opens_the_summary_with_its_query(monkeypatch):
+    at = run(monkeypatch, None, {"k": "3", "agg": "micro"})
+    assert at.title[0].value == "Summary"
+    assert at.query_params["k"] == "3" and at.query_params["agg"] == "micro"
+
+
+# ---------------------------------------------------------------------------------------------
+# URL parameters (issue 11, item 3) and uploads (item 4)
+
+
+def _warnings(at: AppTest) -> list[str]:
+    return [w.value.replace("\\", "") for w in at.main.warning]
+
+
+def test_bad_page_parameters_warn_at_the_top_and_leave_the_url(monkeypatch):
+    at = run(monkeypatch, None, {"k": "20"})
+    at.query_params.update({"ek": "11", "gain": "zzz", "zzz": "1"})
+    at.switch_page("dashboard/views/ndcg.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    warnings = _warnings(at)
+    assert any("**ek**" in w and "“11”" in w and "used 10" in w for w in warnings), warnings
+    assert any("**gain**" in w and "“zzz”" in w and "used linear" in w for w in warnings), warnings
+    assert any("**zzz**" in w and "unknown" in w for w in warnings), warnings
+    assert at.slider(key="qp_ek").value == 10  # the sidebar's k=20 is beyond the example's slider: clamped
+    assert at.query_params["ek"] == "10" and "gain" not in at.query_params and "zzz" not in at.query_params
+    at.query_params["ek"] = "0"
+    at.run()
+    assert at.slider(key="qp_ek").value == 1 and any("“0”" in w and "used 1" in w for w in _warnings(at))
+
+
+def test_unknown_models_in_the_url_are_named(monkeypatch, demo_dataset):
+    models = demo_dataset.model_names
+    at = run(monkeypatch, None, {"models": f"{models[0]},zzz"})
+    assert at.query_params["models"] == models[0]
+    assert any("**models**" in w and "zzz" in w and f"used {models[0]}" in w for w in _warnings(at)), _warnings(at)
+
+
+def _upload(at: AppTest, files) -> AppTest:
+    at.sidebar.radio(key="data_source").set_value("upload").run()
+    at.sidebar.file_uploader(key="upload").set_value(files).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_a_link_made_after_an_upload_says_so_elsewhere(monkeypatch):
+    at = _upload(run(monkeypatch, None, {}), xss_files())
+    assert at.query_params["data"] == "upload"
+    link = dict(at.query_params)
+    elsewhere = run(monkeypatch, None, link)  # a new session: no upload
+    assert any("uploaded" in w and "cannot carry" in w for w in _warnings(elsewhere)), _warnings(elsewhere)
+    assert "data" not in elsewhere.query_params
+
+
+def test_an_upload_under_the_same_name_replaces_the_earlier_one(monkeypatch):
+    files = xss_files()[:2]
+    first = pd.DataFrame({"movie": "m1", "review_id": ["r1"], "model": "base", "rank": [0], "keyword": ["nothing"], "score": [0.9]})
+    fixed = pd.DataFrame({"movie": "m1", "review_id": ["r1"], "model": "fixed", "rank": [0], "keyword": ["fraud"], "score": [0.9]})
+    at = _upload(run(monkeypatch, None, {}), [("predictions.csv", _csv(first), "text/csv"), files[1]])
+    assert at.sidebar.multiselect(key="sel_models").options == ["base"]
+    # the corrected file is uploaded later under the same name: both chips are there, the newest wins
+    at.sidebar.file_uploader(key="upload").set_value(
+        [("predictions.csv", _csv(first), "text/csv"), files[1], ("predictions.csv", _csv(fixed), "text/csv")]).run()
+    assert not at.exception
+    assert at.sidebar.multiselect(key="sel_models").options == ["fixed"]
+    notes = [i.value.replace("\\", "") for i in at.sidebar.info]
+    assert any("predictions.csv was uploaded 2 times" in n and "newest" in n for n in notes), notes
+    using = " ".join(c.value.replace("\\", "") for c in at.sidebar.caption)
+    assert f"predictions.csv ({len(_csv(fixed))} B)" in using and "ground_truth.parquet (" in using
+    at.switch_page("dashboard/views/data.py").run()
+    assert f"predictions.csv ({len(_csv(fixed))} B)" in texts(at).replace("\\", "")
+
+
+def test_newest_by_name_follows_the_order_first_seen():
+    from dashboard.uploads import format_size, newest_by_name
+
+    seen: dict[str, int] = {}
+    assert newest_by_name([("id1", "p.csv", b"old")], seen).files == (("p.csv", b"old"),)
+    # a later run lists the new copy first: still the newest wins, whatever the listing order or contents
+    later = newest_by_name([("id2", "p.csv", b"new"), ("id1", "p.csv", b"old"), ("id3", "g.csv", b"g")], seen)
+    assert later.files == (("g.csv", b"g"), ("p.csv", b"new")) and later.replaced == {"p.csv": 1}
+    assert later.sizes == {"g.csv": 1, "p.csv": 3}
+    assert [format_size(n) for n in (999, 1234, 2_500_000)] == ["999 B", "1.2 kB", "2.5 MB"]
+
+
+MD_IMAGE = "![t](http://tracker.invalid/t.png)"
+
+
+def hostile_files() -> list[tuple[str, bytes, str]]:
+    """Uploads a stranger might send: huge scores, an empty score_direction, Markdown links and images everywhere."""
+    predictions = pd.DataFrame(
+        {"movie": "m1", "review_id": ["r1", "r1", "r2"], "model": "base", "rank": [0, 1, 0],
+         "keyword": [MD_IMAGE, "fraud", "poverty"], "score": [1e308, 1e308, 1e308]}
+    )
+    gt = pd.DataFrame({"movie": "m1", "rank": [0, 1, 2], "keyword": ["fraud", MD_IMAGE, "[x](http://phish.invalid)"], "helpful": 1, "not_helpful": 0})
+    reviews = pd.DataFrame({"movie": "m1", "review_id": ["r1", "r2"], "text": [f"A fraud {MD_IMAGE} story", "Poverty."],
+                            "title": [MD_IMAGE, "fine"], "rating": [3, 9]})
+    return [
+        ("predictions.csv", _csv(predictions), "text/csv"),
+        ("ground_truth.csv", _csv(gt), "text/csv"),
+        ("reviews.csv", _csv(reviews), "text/csv"),
+        (f"{MD_IMAGE}.csv", b"a,b\n1,2\n", "text/csv"),
+    ]
+
+
+def test_hostile_uploads_give_messages_and_finite_metrics(monkeypatch):
+    at = _upload(run(monkeypatch, None, {}), hostile_files())
+    summary = table(at, "summary_table")
+    assert np.isfinite(summary[["w_precision", "w_recall", "w_f1"]].to_numpy(dtype="float64")).all()
+    for page in ["dashboard/views/data.py", "dashboard/views/explorer.py", "dashboard/views/parity.py", "dashboard/views/ndcg.py"]:
+        at.switch_page(page).run()
+        assert not at.exception, (page, [e.message for e in at.exception])
+        markdown = "\n".join(str(e.value) for kind in ("markdown", "caption", "title", "subheader", "info", "warning", "error")
+                             for e in getattr(at, kind))
+        assert MD_IMAGE not in markdown and "](http" not in markdown, page  # never Markdown that renders an image or link
+        html_parts = "\n".join(e.proto.body for e in at.html)
+        assert "<img" not in html_parts and "href=\"http" not in html_parts, page  # st.html shows it as text
+    at.switch_page("dashboard/views/data.py").run()
+    assert "not a tidy table" in texts(at)  # the odd file name is reported, escaped
+
+
+@pytest.mark.xfail(strict=True, reason="kweval/data/tidy.py (helper faults' scope) raises on an empty score_direction cell "
+                                       "from an upload: 'boolean value of NA is ambiguous'")
+def test_an_empty_score_direction_cell_in_an_upload_is_reported(monkeypatch):
+    at = _upload(run(monkeypatch, None, {}), [*hostile_files()[:3], ("models.csv", b"model,score_direction\nbase,\n", "text/csv")])
+    assert table(at, "summary_table")["model"].tolist()[0] == "base"
+    at.switch_page("dashboard/views/data.py").run()
+    assert "score_direction" in texts(at)
+
+
+def test_markdown_escaping_never_makes_an_autolink():
+    """GFM links bare URLs, www. names and e-mail addresses even when their punctuation is escaped."""
+    out = ui.md("see http://x.invalid/a, HTTPS://y.invalid, www.z.invalid and a@b.invalid; ndcg@5")
+    plain = out.replace("\\", "")
+    assert "http://" not in plain.lower() and "https://" not in plain.lower() and "www." not in plain and "a@b" not in plain
+    assert plain.replace("\u2060", "") == "see http://x.invalid/a, HTTPS://y.invalid, www.z.invalid and a@b.invalid; ndcg@5"
+    assert "ndcg@5" in plain  # metric names keep their @

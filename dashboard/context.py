@@ -1,0 +1,294 @@
+"""What every dashboard page shares: the cached loaders, the evaluation, `Ctx` and URL-backed widgets.
+
+`app.py` builds one `Ctx` per script run (sidebar → dataset, selection,
+evaluation) and stores it in session state before `st.navigation` runs the
+page; pages call `page_context()` and only read it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable
+
+import pandas as pd
+import streamlit as st
+
+from kweval import ui
+from kweval.aggregate import aggregate
+from kweval.data import load_dataset
+from kweval.data.dataset import Dataset
+from kweval.data.tidy import read_tidy_tables
+from kweval.evaluate import EvalOptions, Evaluation, evaluate, with_threshold
+
+# ---------------------------------------------------------------------------------------------
+# data: loaded once per source (cache_resource), identified by a content hash
+
+
+def cli_data_path() -> str | None:
+    """`--data PATH` after `streamlit run app.py --`, else KWEVAL_DATA."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--data")
+    args, _ = parser.parse_known_args(sys.argv[1:])
+    return args.data or os.environ.get("KWEVAL_DATA") or None
+
+
+def _stamp(path: str | None) -> tuple:
+    """Names, sizes and modification times of the files under `path`: reload when they change."""
+    from kweval.data import demo_path
+
+    root = Path(path) if path else demo_path()
+    if not root.is_dir():
+        return ()
+    files = [p for p in root.iterdir() if p.is_file()]
+    files += [q for p in root.iterdir() if p.is_dir() for q in list(p.iterdir())[:500] if q.is_file()]  # the layouts nest one level
+    return tuple(sorted((str(p.relative_to(root)), p.stat().st_size, p.stat().st_mtime_ns) for p in files[:2000]))
+
+
+@st.cache_resource(show_spinner="Loading the dataset…", max_entries=4)
+def _load(path: str | None, stamp: tuple) -> tuple[Dataset, str]:
+    dataset = load_dataset(path)
+    return dataset, dataset.content_hash()
+
+
+def load_path(path: str | None) -> tuple[Dataset, str]:
+    """The dataset at `path` (None: the embedded demo) and its content hash, reloaded when its files change."""
+    return _load(path, _stamp(path))
+
+
+@st.cache_resource(show_spinner="Reading the uploaded tables…", max_entries=4)
+def _load_upload(digest: str, _files: tuple[tuple[str, bytes], ...]) -> tuple[Dataset, str]:
+    dataset = read_tidy_tables(dict(_files), origin="upload")
+    return dataset, dataset.content_hash()
+
+
+def load_upload(digest: str, files: tuple[tuple[str, bytes], ...]) -> tuple[Dataset, str]:
+    """The dataset of uploaded tidy tables (name, bytes), cached by `digest` of their contents."""
+    return _load_upload(digest, files)
+
+
+@st.cache_resource
+def _evaluated_keys() -> set:
+    """(data hash, options) already in the evaluation cache, so a miss can show progress."""
+    return set()
+
+
+# cache_resource, not cache_data: every page of every rerun reads the evaluation, and cache_data
+# would hand each one a fresh unpickled copy (≈80 ms for the DNLP data).  Pages only read it
+# (tests/test_app.py checks that it is shared and left unchanged).
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _evaluation(data_hash: str, options: tuple, _dataset: Dataset, _ready: Evaluation | None = None) -> Evaluation:
+    return _ready if _ready is not None else evaluate(_dataset, EvalOptions(**dict(options)))
+
+
+def get_evaluation(dataset: Dataset, data_hash: str, options: EvalOptions) -> Evaluation:
+    """The evaluation of `dataset` under `options`, shared by every session; a first run shows progress."""
+    key = (data_hash, tuple(options.as_dict().items()))
+    seen = _evaluated_keys()
+    if key in seen:
+        return _evaluation(*key, dataset)
+    if options.semantic:  # only τ differs from an evaluation already made: re-threshold its similarities
+        for other in [k for k in seen if k[0] == data_hash]:
+            done = EvalOptions(**dict(other[1]))
+            if done.semantic and replace(done, threshold=options.threshold) == options:
+                seen.add(key)
+                return _evaluation(*key, dataset, _ready=with_threshold(_evaluation(*other, dataset), options.threshold))
+    bar = st.progress(0.0, text="Evaluating…")
+    notes = {"embedding": "embedding keywords (the first time loads the model; vectors are cached on disk)"}
+    try:
+        ready = evaluate(dataset, options, progress=lambda stage, f: bar.progress(
+            min(max(float(f), 0.0), 1.0), text=f"Evaluating: {notes.get(stage, stage)}…"))
+    finally:
+        bar.empty()
+    seen.add(key)
+    return _evaluation(*key, dataset, _ready=ready)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _summary(data_hash: str, options: tuple, how: str, _evaluation: Evaluation) -> pd.DataFrame:
+    return aggregate(_evaluation, how)
+
+
+# ---------------------------------------------------------------------------------------------
+# the context handed to the pages
+
+
+@dataclass
+class Ctx:
+    """Everything a page reads: the dataset, its evaluation under the sidebar's selection, the pages."""
+
+    dataset: Dataset
+    data_hash: str
+    evaluation: Evaluation
+    selection: ui.Selection
+    options: EvalOptions
+    pages: dict[str, Any]
+    source_label: str
+    uploads: dict[str, int] = field(default_factory=dict)  # uploaded file name -> size in bytes (newest copy)
+
+    @property
+    def key(self) -> tuple:
+        """Cache key of everything derived from this evaluation."""
+        return (self.data_hash, tuple(self.options.as_dict().items()))
+
+    @property
+    def upload_names(self) -> list[str]:
+        return list(self.uploads)
+
+    @property
+    def metric(self) -> str:
+        return f"ndcg@{self.options.k}"
+
+    def summary(self, how: str | None = None) -> pd.DataFrame:
+        return _summary(*self.key, how or self.selection.agg, self.evaluation)
+
+    def scores(self) -> pd.DataFrame:
+        """Per-review scores of the selected movie (every movie for ALL) and models."""
+        sc = self.evaluation.scores
+        sc = sc[sc["model"].isin(self.selection.models)]
+        return sc if self.selection.movie == "ALL" else sc[sc["movie"] == self.selection.movie]
+
+    def movie_title(self, movie: str) -> str:
+        titles = dict(zip(self.dataset.movies["movie"], self.dataset.movies["title"]))
+        return "All movies" if movie == "ALL" else str(titles.get(movie, movie))
+
+    def params(self, **extra: object) -> dict[str, str]:
+        return ui.page_params(self.selection, **extra)
+
+    def urls(self, page: str, **per_row: Sequence[object]) -> list[str]:
+        """Relative links to `page` with the current selection, one per row of `per_row` (for link columns)."""
+        return ui.page_links(self.pages[page].url_path, self.selection, **per_row)
+
+    def url_widget(self, widget: Callable, label: str, param: str, default: Any, parse: Callable[[str], Any] = str,
+                   fmt: Callable[[Any], str] = str, resets: tuple[str, ...] = (), **kwargs: Any) -> Any:
+        """A page widget whose value lives in the URL query parameter `param` (and survives reruns).
+
+        `parse` turns the URL text into a value (None or an exception: ignored); changing the
+        widget writes `fmt(value)` to the URL (the default removes the parameter) and clears the
+        parameters named in `resets` (e.g. the page number when a filter changes).
+        """
+        return url_widget(widget, label, param, default, parse, fmt, resets=resets, **kwargs)
+
+
+def url_notice(message: str) -> None:
+    """A warning at the top of the page about the URL (`message` is Markdown; escape what it quotes)."""
+    st.session_state.setdefault("url_warnings", []).append(message)
+    st.session_state.get("url_notices", st).warning(message, icon=":material/link_off:")
+
+
+def invalid_param_message(param: str, raw: str, used: str) -> str:
+    """The warning for a URL parameter whose value cannot be used."""
+    return f"URL parameter **{ui.md(param)}**: “{ui.md(raw)}” is not a valid value here; used {ui.md(used)} instead."
+
+
+def selection_warnings(url: dict[str, str | None], selection: ui.Selection, movies: Sequence[str], models: Sequence[str]) -> list[str]:
+    """A warning per sidebar URL parameter whose value (or part of it, for `models`) was not used."""
+    used = selection.params()
+    out = []
+    for name in ui.SELECTION_KEYS:
+        raw = url.get(name)
+        if raw is None or raw == "":
+            continue
+        alone = ui.resolve_selection([{name: raw}], movies, models)
+        if alone.notes:
+            out.append(invalid_param_message(name, raw, used[name]))
+        elif name == "models":
+            unknown = [m for m in dict.fromkeys(s.strip() for s in raw.split(",")) if m not in models]
+            if unknown:
+                out.append(f"URL parameter **models**: unknown model(s) {ui.md(', '.join(unknown))} ignored; "
+                           f"used {ui.md(used['models'])}.")
+    return out
+
+
+def start_url_checks() -> None:
+    """At the start of a script run: a container at the top of the page for URL warnings; no parameter read yet."""
+    st.session_state["url_notices"] = st.container()
+    st.session_state["url_params_read"] = set(ui.SELECTION_KEYS) | {"data"}
+    st.session_state["url_warnings"] = []
+    for message in st.session_state.pop("carried_url_warnings", []):  # from the run that redirected here
+        url_notice(message)
+
+
+def carry_url_warnings() -> None:
+    """Before a redirect (st.switch_page): show this run's URL warnings on the next run."""
+    st.session_state["carried_url_warnings"] = list(st.session_state.get("url_warnings", []))
+
+
+def drop_unknown_params() -> None:
+    """After a page ran to its end: warn about and remove the URL parameters nothing read."""
+    read = st.session_state.get("url_params_read", set())
+    for name in [n for n in st.query_params if n not in read]:
+        url_notice(f"URL parameter **{ui.md(name)}** (“{ui.md(st.query_params.get(name))}”) is unknown here; ignored and removed from the URL.")
+        st.query_params.pop(name, None)
+
+
+def query_param(name: str) -> str | None:
+    """The URL query parameter `name`, which the page reads itself (so it is not reported as unknown)."""
+    st.session_state.setdefault("url_params_read", set()).add(name)
+    return st.query_params.get(name)
+
+
+def _fit(value: Any, kwargs: dict[str, Any]) -> Any:
+    """`value` as the widget can show it: one of its options, clamped into its bounds; None if impossible."""
+    if value is None:
+        return None
+    if "options" in kwargs:
+        return value if value in list(kwargs["options"]) else None
+    low, high = kwargs.get("min_value"), kwargs.get("max_value")
+    if low is None and high is None:
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        return None
+    return min(max(value, low if low is not None else value), high if high is not None else value)
+
+
+def url_widget(widget: Callable, label: str, param: str, default: Any, parse: Callable[[str], Any] = str,
+               fmt: Callable[[Any], str] = str, key: str | None = None, resets: tuple[str, ...] = (), **kwargs: Any) -> Any:
+    """See `Ctx.url_widget`.  A URL value that cannot be used (unparsable, not an option, out of bounds)
+    is replaced by the nearest usable one, with a warning naming parameter, value and what was used."""
+    key = key or f"qp_{param}"
+    raw = query_param(param)
+    parsed = None
+    if raw is not None:
+        try:
+            parsed = parse(raw)
+        except (TypeError, ValueError, OverflowError):
+            parsed = None
+    value = _fit(parsed, kwargs)
+    if value is None:
+        value = _fit(st.session_state.get(key), kwargs)
+    if value is None:
+        value = _fit(default, kwargs)
+    if value is None:  # a default outside the widget's range or options
+        value = list(kwargs["options"])[0] if kwargs.get("options") else kwargs.get("min_value", default)
+    st.session_state[key] = value
+    if raw is not None and (parsed is None or value != parsed):
+        url_notice(invalid_param_message(param, raw, fmt(value)))
+        if value == default:
+            st.query_params.pop(param, None)
+        else:
+            st.query_params[param] = fmt(value)
+
+    def sync() -> None:
+        new = st.session_state[key]
+        if new == default or new is None or new == "":
+            st.query_params.pop(param, None)
+        else:
+            st.query_params[param] = fmt(new)
+        for other in resets:
+            st.query_params.pop(other, None)
+            st.session_state.pop(f"qp_{other}", None)
+
+    return widget(label, key=key, on_change=sync, **kwargs)
+
+
+def page_context() -> Ctx:
+    """The `Ctx` that app.py stored for this script run (pages only run through app.py's navigation)."""
+    ctx = st.session_state.get("ctx")
+    if ctx is None:  # cannot happen through st.navigation; stop quietly rather than fail on a None
+        st.stop()
+    return ctx
