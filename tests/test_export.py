@@ -57,6 +57,7 @@ def test_pytrec_eval_equals_kweval(exported):
             assert got[qid][f"map_cut_{K}"] * n_gt / min(K, n_gt) == pytest.approx(row[f"ap@{K}"], abs=1e-9), qid
 
 
+@pytest.mark.slow  # ranx compiles its metrics with numba on first use
 def test_ranx_equals_kweval(exported):
     ranx = pytest.importorskip("ranx")
     evaluation, folder = exported

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -128,12 +129,15 @@ def test_every_preset_describes_every_convention():
 @pytest.fixture(scope="module")
 def semeval_firstphrases():
     if not SEMEVAL.is_dir():
+        if os.environ.get("KWEVAL_REQUIRE_SHARED", "") not in ("", "0"):
+            pytest.fail("KWEVAL_REQUIRE_SHARED=1 and ../shared/data/keyphrase/SemEval2017 is absent", pytrace=False)
         pytest.skip("SemEval2017 is not beside the checkout (../shared/data/keyphrase)")
     collection = read_collection(SEMEVAL)
     lists = firstphrases_lists([collection.texts[d] for d in collection.doc_ids], 20)
     return collection, {d: [k for k, _ in entries] for d, entries in zip(collection.doc_ids, lists)}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["pke", "kpeval", "meng"])
 def test_semeval2017_firstphrases_equals_each_tool(name, semeval_firstphrases):
     collection, predictions = semeval_firstphrases
