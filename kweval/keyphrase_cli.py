@@ -190,7 +190,11 @@ def cmd_extract(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     with tqdm(total=len(texts), desc=f"{args.extractor}", unit="doc", file=sys.stderr, disable=None) as bar:
-        lists = run_extractor(args.extractor, texts, args.top, collection.language, progress=lambda n: bar.update(1))
+        try:
+            lists = run_extractor(args.extractor, texts, args.top, collection.language, progress=lambda n: bar.update(1))
+        except ImportError as exc:
+            extra = "extract,semantic" if args.extractor == "keybert" else "extract"
+            raise KeyphraseUsageError(f"{args.extractor} needs {exc.name or exc}: pip install 'kweval[{extra}]'") from None
     model = args.model_name or args.extractor
     if out.suffix == ".jsonl":
         lines = [
@@ -224,6 +228,9 @@ def cmd_export(args: argparse.Namespace) -> int:
     from kweval.evaluate import EvalOptions, evaluate
     from kweval.export import write_trec
 
+    from kweval.output import check_output_folder
+
+    check_output_folder(args.out)
     dataset = load_dataset(args.data)
     evaluation = evaluate(dataset, EvalOptions(match=args.match))
     for problem in evaluation.problems:
