@@ -281,7 +281,6 @@ def cuda_main(args: argparse.Namespace) -> int:
     out = {}
     for precision in ("fp32", "fp16"):
         semantic.load_model.cache_clear()
-        semantic.load_encoder.cache_clear()
         model = semantic.load_model(semantic.DEFAULT_MODEL, "cuda")
         model = model.float() if precision == "fp32" else model.half()
         for bs in (64, 128, 256, 512, 1024):

@@ -19,6 +19,7 @@ from kweval import keyphrase_cli
 from kweval.evaluate import AGGREGATIONS, GT_ORDERS, EvalOptions
 from kweval.extras import MissingExtra, missing_extra
 from kweval.matching import MATCH_MODES
+from kweval.output import OutputError, check_output_file, check_output_folder, os_reason, write_output
 from kweval.ranking import DISCOUNTS, GAINS
 
 _DEFAULTS = EvalOptions()  # the CLI's defaults are the library's
@@ -37,7 +38,7 @@ keywords_ground_truth.pkl, optional Reviews_By_Movie/) or a keyphrase benchmark
 --predictions NAME=PATH); the layout is detected.
 Without DATA the embedded demo dataset is used.
 
-Metrics (docs/metrics.md; semantic ones need --semantic, sentiment ones --sentiment):
+Metrics (docs/metrics.md; keyphrase ones need --keyphrase/--present, semantic ones --semantic, sentiment ones --sentiment):
 {metrics}
 
 Examples:
@@ -75,13 +76,6 @@ def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
     if evaluation is None:
         raise UsageError("--ci needs the per-review scores, which legacy mode does not keep")
     return {"columns": columns, "ci": report.summary_intervals(evaluation.scores, columns, args.aggregate), "ci_style": args.ci}
-
-
-class OutputError(Exception):
-    """An output path that cannot be written (exit 2): printed as `kweval: PATH: REASON`."""
-
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
 
 
 def _comma_list(value: str) -> list[str]:
@@ -265,90 +259,6 @@ def _select(available: list[str], wanted: list[str] | None, what: str) -> list[s
     return wanted
 
 
-def _os_reason(exc: OSError) -> str:
-    return exc.strerror or str(exc)
-
-
-def check_output_file(out: str) -> None:
-    """Fail now, before any work, if the file `out` ("-": stdout) cannot be written.
-
-    Makes its folder if needed and opens the file for appending (a file made
-    only for this check is removed again), so a parent that is a file, a
-    read-only or missing place, or an over-long name is found before the
-    evaluation runs.  A full device is found only when writing (`write_output`).
-    """
-    if out == "-":
-        return
-    path = Path(out)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(out, f"cannot make its folder ({_os_reason(exc)})") from None
-    if os.path.isdir(path):  # (os.path.isdir, unlike Path.is_dir, is False for an over-long name)
-        raise OutputError(out, "is a folder, not a file")
-    existed = os.path.lexists(path)
-    try:
-        with open(path, "a", encoding="utf-8"):
-            pass
-    except OSError as exc:
-        raise OutputError(out, f"cannot be written ({_os_reason(exc)})") from None
-    if not existed:
-        path.unlink(missing_ok=True)
-
-
-def check_output_folder(folder: str) -> None:
-    """Fail now if files cannot be made in `folder` (made if needed)."""
-    import tempfile
-
-    try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
-        raise OutputError(folder, f"cannot write files there ({_os_reason(exc)})") from None
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def write_output(text: str, out: str) -> None:
-    """Write `text` to the file `out`, or to stdout for "-"; a failed write is an OutputError."""
-    if out == "-":
-        try:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputError("stdout", f"writing failed ({_os_reason(exc)})") from None
-        return
-    import stat
-    import tempfile
-
-    path = Path(out)
-    try:
-        regular = not path.exists() or stat.S_ISREG(path.stat().st_mode)
-        if not regular:  # a device or pipe (/dev/stdout, a FIFO): written in place
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            return
-        # a regular file is replaced whole or not at all: a failed write leaves no truncated file
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask())
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError as exc:
-        raise OutputError(out, f"writing failed ({_os_reason(exc)})") from None
-
-
 def cmd_evaluate(args: argparse.Namespace) -> int:
     if keyphrase_cli.wants_protocol_path(args):
         return keyphrase_cli.evaluate_protocol(args)
@@ -356,6 +266,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     from kweval.evaluate import evaluate
     from kweval.aggregate import aggregate
     from kweval import report
+    from kweval.card import render_with_card as card_render, write_sidecar
 
     try:
         options = EvalOptions(
@@ -433,10 +344,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     fmt = args.format or report.format_for_path(args.out)
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
-    latex = {}
-    if fmt == "latex":
-        latex = _latex_options(args, summary, per_review)
-    write_output(report.render(summary, fmt, meta, raw_csv=args.raw_csv, **latex), args.out)
+    latex = _latex_options(args, summary, per_review) if fmt == "latex" else {}
+    card = keyphrase_cli.kweval_card(args, options, str(source))
+    write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, **latex), args.out)
+    write_sidecar(fmt, args.out, card)
     if args.per_review and per_review is not None:
         write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
 
@@ -462,8 +373,7 @@ def _keyphrase_options(options: EvalOptions, args: argparse.Namespace, dataset) 
     """The keyphrase and present/absent metrics default to on for a dataset whose GT is per document."""
     from dataclasses import replace
 
-    gt = dataset.ground_truth
-    per_document = "review_id" in gt.columns and bool(gt["review_id"].notna().any())
+    per_document = dataset.per_document
     return replace(
         options,
         keyphrase=per_document if args.keyphrase is None else args.keyphrase,
@@ -562,8 +472,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
         dataset = _without_formulas(dataset)
     try:
         written = write_tidy(dataset, Path(args.dst), args.format)
-    except OSError as exc:
-        raise OutputError(args.dst, f"writing failed ({_os_reason(exc)})") from None
+    except OSError as exc:  # (pyarrow's write errors are OSErrors too)
+        raise OutputError(args.dst, f"writing failed ({os_reason(exc)})") from None
     for path in written:
         print(path)
     return 0
@@ -712,7 +622,7 @@ def exit_without_teardown(status: int) -> NoReturn:
         except OSError as exc:  # e.g. stdout on a full device
             name = "stdout" if stream is sys.stdout else "stderr"
             try:
-                sys.stderr.write(f"kweval: {name}: writing failed ({_os_reason(exc)})\n")
+                sys.stderr.write(f"kweval: {name}: writing failed ({os_reason(exc)})\n")
                 sys.stderr.flush()
             except (OSError, ValueError):
                 pass

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from kweval.extract import EXTRACTORS, SCORE_DIRECTION, is_docsutf8
+from kweval.output import check_output_file, write_output
 
 PRESETS = ("kweval", "pke", "kpeval", "meng")
 
@@ -108,6 +109,7 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         )
     if not args.predictions:
         raise KeyphraseUsageError("give each model's predictions with --predictions NAME=PATH")
+    check_output_file(args.out)
     quiet = getattr(args, "quiet", False)
 
     def report(line: str) -> None:
@@ -147,26 +149,21 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         args.protocol, str(args.data), cards.files_hash(paths), k=args.k, aggregation="macro", cutoffs=cutoffs
     )
     fmt = args.format or reports.format_for_path(args.out)
-    if fmt == "markdown":
-        text = cards.card_markdown(card) + reports.to_markdown(table)
-    elif fmt == "latex":
-        text = reports.to_latex(table, caption=cards.card_latex_caption(card))
-    elif fmt == "json":
-        text = reports.to_json(table, {"protocol": card})
-    else:
-        text = reports.to_csv(table)
-    _write(text, args.out)
-    if fmt == "csv" and args.out != "-":
-        _write(cards.card_json(card), str(cards.sidecar_path(args.out)))
+    write_output(cards.render_with_card(table, fmt, None, card, raw_csv=getattr(args, "raw_csv", False)), args.out)
+    cards.write_sidecar(fmt, args.out, card)
     return 0
 
 
-def _write(text: str, out: str) -> None:
-    if out == "-":
-        sys.stdout.write(text)
-    else:
-        Path(out).parent.mkdir(parents=True, exist_ok=True)
-        Path(out).write_text(text, encoding="utf-8")
+def kweval_card(args: argparse.Namespace, options, source: str) -> dict[str, object]:
+    """The card of a `kweval evaluate` run on movie-level data (the kweval preset)."""
+    from kweval import card as cards
+
+    folder = Path(args.data) if args.data else Path(__file__).parent / "data" / "demo"
+    content = cards.folder_hash(folder) if folder.is_dir() else "unknown"
+    return cards.protocol_card(
+        "kweval", source, content, k=options.k, match=options.match, gt_order=options.gt_order,
+        aggregation="legacy: each column as its notebook (docs/notebook-parity.md)" if args.legacy else args.aggregate,
+    )
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
@@ -181,6 +178,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
     out = Path(args.out)
     if out.suffix not in (".csv", ".parquet", ".jsonl"):
         raise KeyphraseUsageError(f"{out}: --out must end in .csv, .parquet or .jsonl")
+    check_output_file(str(out))
     collection = read_collection(folder)
     texts = [collection.texts[d] for d in collection.doc_ids]
     from tqdm import tqdm
@@ -188,21 +186,24 @@ def cmd_extract(args: argparse.Namespace) -> int:
     with tqdm(total=len(texts), desc=f"{args.extractor}", unit="doc", file=sys.stderr, disable=None) as bar:
         lists = run_extractor(args.extractor, texts, args.top, collection.language, progress=lambda n: bar.update(1))
     model = args.model_name or args.extractor
-    out.parent.mkdir(parents=True, exist_ok=True)
     if out.suffix == ".jsonl":
         lines = [
             json.dumps({"id": d, "keyphrases": [k for k, _ in e], "scores": [s for _, s in e]}, ensure_ascii=False)
             for d, e in zip(collection.doc_ids, lists)
         ]
-        out.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        write_output("\n".join(lines) + "\n", str(out))
     else:
         import pandas as pd
 
+        from kweval.data.tidy import csv_quoting
+        from kweval.report import neutralise_formulas
+
         table = pd.DataFrame(prediction_rows(collection.name, collection.doc_ids, model, lists))
         if out.suffix == ".parquet":
-            table.to_parquet(out, index=False)
+            write_output(table.to_parquet(index=False), str(out))
         else:
-            table.to_csv(out, index=False)
+            table = neutralise_formulas(table)
+            write_output(table.to_csv(index=False, lineterminator="\n", quoting=csv_quoting(table)), str(out))
     print(
         f"kweval: {len(texts)} documents, {sum(map(len, lists))} keyphrases by {args.extractor} "
         f"(scores: {SCORE_DIRECTION[args.extractor]} is better) -> {out}",

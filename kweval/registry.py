@@ -30,6 +30,7 @@ SECTIONS = {
     "sentiment": "5-sentiment-alignment",
     "aggregation": "6-aggregation",
     "statistics": "7-comparing-two-models",
+    "keyphrase": "9-keyphrase-benchmarks",
 }
 
 
@@ -115,7 +116,7 @@ def better(column: str) -> str:
     return entry.better if entry is not None else NEITHER
 
 
-def help_text(k: int | str = "k", groups: Iterable[str] = ("set", "ranking", "coverage", "semantic", "sentiment")) -> str:
+def help_text(k: int | str = "k", groups: Iterable[str] = ("set", "ranking", "coverage", "semantic", "sentiment", "keyphrase")) -> str:
     """The metric list for the CLI's ``--help`` (templates with `k` filled in; the letter k by default)."""
     wanted = set(groups)
     lines = []
@@ -164,6 +165,18 @@ _add("sas_keywords", "SAS (GT keywords)", "1 − |mean VADER value of the predic
      reference="Hutto & Gilbert 2014 (VADER)")
 _add("sas_text", "SAS (review text)", "1 − |mean VADER value of the predictions − value of the review text|", "sentiment",
      reference="Hutto & Gilbert 2014 (VADER)")
+# ---- the keyphrase field's metrics (§9; --keyphrase, --present; on by default for per-document GT)
+_add("r@{k}", "R@{k}", "matched GT keywords among the first {k} predictions / |G|", "keyphrase")
+_add("f1@{k}", "F1@{k}", "F1 of hard P@{k} (matched among the first {k} / {k}, the field's usual cut-off) and R@{k}", "keyphrase",
+     reference="Meng et al. 2017")
+_add("f1@{k}_flex", "F1@{k} (flexible)", "F1 of flexible P@{k} (matched among the first {k} / min({k}, |P|)) and R@{k}", "keyphrase")
+_add("f1@M", "F1@M", "F1 over all predictions, |M| / |P| and |M| / |G| (the same number as f1)", "keyphrase", reference="Yuan et al. 2020")
+_add("f1@O", "F1@O", "F1 at the oracle cut-off c = |G|: matched among the first c / min(c, |P|) and / |G|", "keyphrase",
+     reference="Yuan et al. 2020")
+_add("r_precision", "R-precision", "matched among the first |G| predictions / |G|", "keyphrase", reference="Zesch & Gurevych 2009")
+_add("recall_present", "Recall (present)", "matched GT keywords that occur in the review's text / GT keywords that do", "keyphrase")
+_add("f1@{k}_present", "F1@{k} (present)", "F1 of matched present GT keywords among the first {k} / {k} and / present GT keywords", "keyphrase")
+_add("recall_absent", "Recall (absent)", "matched GT keywords that do not occur in the review's text / GT keywords that do not", "keyphrase")
 # ---- summary counts (§6)
 _add("n_reviews", "Reviews", "reviews evaluated for this row", "aggregation", "0, 1, 2, …", NEITHER)
 _add("n_skipped", "Skipped", "reviews skipped (no output from the model for them)", "aggregation", "0, 1, 2, …", LOWER)
@@ -200,6 +213,7 @@ _GROUP_TITLES = {
     "coverage": "Movie level",
     "semantic": "Semantic (--semantic)",
     "sentiment": "Sentiment (--sentiment)",
+    "keyphrase": "Keyphrase benchmarks (--keyphrase, --present)",
     "aggregation": "Summary counts",
     "statistics": "Comparison of model A with model B",
 }

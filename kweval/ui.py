@@ -41,11 +41,18 @@ def esc(value: object) -> str:
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$^=:])")
 
 
+# GFM turns bare URLs, www. names and e-mail addresses into links after escapes are decoded: an
+# invisible WORD JOINER (U+2060) inside each pattern keeps them text (issue 15, item 8).
+_AUTOLINK = re.compile(r"(?i)(https?:|ftp:)(?=//)|\bwww(?=\.)|(?<=[\w.+-])@(?=[-\w]+\.[-\w])")
+
+
 def md(value: object) -> str:
-    """`value` as literal text inside Markdown: HTML escaped, Markdown/LaTeX punctuation backslash-escaped."""
+    """`value` as literal text inside Markdown: HTML escaped, Markdown/LaTeX punctuation backslash-escaped,
+    never an autolink."""
     if value is None or (isinstance(value, float) and value != value):
         return ""
-    text = _MD_SPECIAL.sub(r"\\\1", str(value)).replace("\n", " ")
+    text = _AUTOLINK.sub(lambda m: m.group(0) + "\u2060", str(value))
+    text = _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
     return html.escape(text, quote=True)
 
 
@@ -567,6 +574,9 @@ def dataset_overview(dataset, evaluation) -> tuple[pd.DataFrame, pd.DataFrame]:
 # Mid-luminance hues: contrast ≥ 3 against both a white and Streamlit's dark background (#0E1117),
 # so one map serves both themes and a model keeps its colour when the theme changes.
 MODEL_PALETTE = ("#4E79A7", "#D95F02", "#1B9E77", "#E7298A", "#7570B3", "#A6761D", "#D62728", "#CC79A7")
+
+
+FLAG_BACKGROUND = "rgba(214, 39, 40, 0.22)"  # rows to notice: translucent, so legible on light and dark themes
 
 
 def model_colors(models: Sequence[str]) -> dict[str, str]:

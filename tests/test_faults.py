@@ -115,6 +115,18 @@ def test_file_size_limit_leaves_no_truncated_file(tmp_path: Path):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
 
 
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_convert_under_a_file_size_limit_leaves_no_truncated_table(tmp_path: Path, fmt: str):
+    def limit_to_16_kb():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384))
+
+    dst = tmp_path / "tidy"
+    proc = run_cli("convert", str(REPO / "kweval" / "data" / "demo"), str(dst), "--format", fmt, preexec_fn=limit_to_16_kb)
+    assert proc.returncode == 2
+    one_kweval_line(proc.stderr, str(dst), "File too large")
+    assert list(dst.iterdir()) == []  # no truncated table, no temporary file
+
+
 @pytest.mark.skipif(IS_ROOT, reason="root writes into read-only folders; the path-under-a-file and /dev/full cases cover root")
 def test_read_only_folder_is_refused(capsys, tmp_path: Path):
     folder = tmp_path / "ro"
@@ -330,6 +342,16 @@ def test_symlink_loops_dangling_links_and_folders_are_named_and_skipped(capsys, 
         assert out == want  # the rest evaluated exactly as without the hostile entries
 
 
+def test_linked_ground_truth_and_reviews_files_are_named(tmp_path: Path):
+    root = write_bad_dnlp(tmp_path)
+    (root / "keywords_ground_truth.pkl").unlink()
+    os.symlink("keywords_ground_truth.pkl", root / "keywords_ground_truth.pkl")
+    os.symlink(str(tmp_path / "nowhere.pkl"), root / "Reviews_By_Movie" / "Other.pkl")
+    reasons = {str(p) for p in load_dataset(root).problems}
+    assert "keywords_ground_truth.pkl: unreadable ground-truth file: a symbolic link loop; skipped" in reasons
+    assert f"Other.pkl: unreadable reviews file: a dangling symbolic link (to {tmp_path / 'nowhere.pkl'}); skipped" in reasons
+
+
 # --- the same rules in both layouts ----------------------------------------------------------------------
 
 
@@ -406,6 +428,16 @@ def test_list_cells_in_a_tidy_table_are_reported(tmp_path: Path):
     )
     ds = load_dataset(write_tables(tmp_path / "t", "parquet", predictions=predictions, ground_truth=gt_table()))
     assert [p.reason for p in ds.problems] == ["2 keyword cell(s) hold lists, not one keyword per row; those rows have no keyword"]
+
+
+def test_list_cells_in_keys_and_ground_truth_are_reported(tmp_path: Path):
+    predictions = pd.DataFrame({"movie": "m", "review_id": [["r1"], ["r2"]], "model": "a", "rank": 0, "keyword": "fraud", "score": 1.0})
+    ev = evaluate(load_dataset(write_tables(tmp_path / "t", "parquet", predictions=predictions, ground_truth=gt_table())))
+    assert [p.reason for p in ev.problems] == ["2 review_id cell(s) hold list<element: string>, not one value per row; read as their text"]
+    assert ev.scores["n_matched"].tolist() == [1, 1]  # the rest evaluated
+    gt = gt_table().assign(keyword=[[k] for k in GT])
+    ev = evaluate(load_dataset(write_tables(tmp_path / "g", "parquet", predictions=predictions, ground_truth=gt)))
+    assert "3 keyword cell(s) are not text (e.g. lists); those GT rows are dropped" in [p.reason for p in ev.problems]
 
 
 @pytest.mark.parametrize("direction", ["", None])
@@ -499,10 +531,12 @@ def test_markdown_escapes_html_pipes_links_and_images(capsys, tmp_path: Path):
     folder = write_tables(tmp_path / "t", "parquet", predictions=predictions, ground_truth=gt)
     status, out, _ = cli(capsys, "evaluate", str(folder), "--format", "markdown")
     assert status == 0
-    assert re.search(r"(?<!\\)[\[\]!<>]", out) is None  # every bracket and bang escaped, no tag left
+    body = re.sub(r"^> ", "", out, flags=re.M)  # the protocol card is a Markdown quote block
+    assert re.search(r"(?<!\\)[\[\]!<>]", body) is None  # every bracket and bang escaped, no tag left
     assert "&lt;img" in out and "a\\|b" in out
+    header = next(line for line in out.splitlines() if line.startswith("| "))
     body = [line for line in out.splitlines() if "fraud" in line or "a\\|b" in line]
-    assert all(line.count(" | ") == out.splitlines()[0].count(" | ") for line in body)  # no extra column from a pipe
+    assert all(line.count(" | ") == header.count(" | ") for line in body)  # no extra column from a pipe
 
 
 def test_latex_escapes_its_specials():
@@ -513,3 +547,32 @@ def test_latex_escapes_its_specials():
     table = pd.DataFrame({"movie": ["a_b&c"], "model": ["m%"], "n_reviews": [1], "f1": [0.5]})
     latex = report.to_latex(table)
     assert "a\\_b\\&c" in latex and "m\\%" in latex
+
+
+# --- keyphrase commands: the same output rules --------------------------------------------------------------
+
+EDGE = REPO / "tests" / "data" / "keyphrase_edge"
+
+
+def test_extract_and_protocol_outputs_are_checked_before_the_work(capsys, a_file: Path):
+    status, out, err = cli(capsys, "extract", str(EDGE), "--extractor", "firstphrases", "--out", str(a_file / "p.csv"))
+    assert status == 2 and out == ""
+    one_kweval_line(err, str(a_file / "p.csv"))
+    status, out, err = cli(
+        capsys, "evaluate", str(EDGE), "--protocol", "pke", "--predictions", f"fp={a_file}", "--out", str(a_file / "s.csv")
+    )
+    assert status == 2 and out == ""
+    one_kweval_line(err, str(a_file / "s.csv"))
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl"])
+def test_extract_writes_each_format_whole(capsys, tmp_path: Path, suffix: str):
+    out = tmp_path / f"p{suffix}"
+    status, _, _ = cli(capsys, "extract", str(EDGE), "--extractor", "firstphrases", "--out", str(out))
+    assert status == 0
+    summary = tmp_path / "s.csv"
+    status, _, err = cli(capsys, "evaluate", str(EDGE), "--protocol", "pke", "--predictions", f"fp={out}", "--out", str(summary))
+    assert status == 0, err
+    assert pd.read_csv(summary)["model"].tolist() == ["fp"]
+    assert (tmp_path / "s.csv.protocol.json").is_file()
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []

@@ -107,3 +107,14 @@ def test_cli_latex_columns_and_ci():
     assert "unknown metric(s) nosuch" in err.getvalue()
     for style in report.CI_STYLES:  # the CLI offers every style report knows
         assert build_parser().parse_args(["evaluate", "--ci", style]).ci == style
+
+
+def test_protocol_card_caption_and_header_are_escaped_once():
+    # kweval.card imported report's former private escapers (an ImportError on --format latex/markdown of a protocol run)
+    from kweval import card
+
+    c = {"preset": "pke", "match": "exact_stem", "k": 5}
+    caption = card.card_latex_caption(c)
+    tex = report.to_latex(pd.DataFrame({"movie": ["d"], "model": ["m"], "f1": [0.5]}), caption=caption)
+    assert "\\caption{Protocol: " in tex and "exact\\_stem" in tex and "\\textbackslash{}" not in tex
+    assert "exact\\_stem" in card.card_markdown(c)

@@ -33,6 +33,15 @@ def _sliced(key: tuple, how: str, by: str, _evaluation) -> pd.DataFrame | None:
     return None if labels is None else aggregate_by(_evaluation, labels, how)
 
 
+@st.cache_data(show_spinner=False, max_entries=32)
+def _exports(key: tuple, how: str, models: tuple, columns: tuple, ci_style: str, meta: tuple,
+             _table: pd.DataFrame, _intervals: pd.DataFrame | None) -> tuple[str, str, str]:
+    """CSV, Markdown and LaTeX of the summary, built once per selection (their cost grows with the number of movies)."""
+    latex = report.to_latex(_table, columns=list(columns) or None, ci=_intervals, ci_style=ci_style if ci_style != "none" else "brackets",
+                            caption=report.latex_caption(dict(meta)))
+    return report.to_csv(_table), report.to_markdown(_table), latex
+
+
 st.title("Summary")
 st.caption(
     f"{ui.md(ctx.source_label)} · {sel.agg} aggregation · match {sel.match} · k = {sel.k} · "
@@ -47,8 +56,6 @@ config = number_columns([*metrics, "n_reviews", "n_skipped"], formats={"n_review
 st.dataframe(best_in_bold(table), hide_index=True, column_config=config, key="summary_table")
 meta = {"data": ctx.dataset.source, "k": sel.k, "match": sel.match, "aggregate": sel.agg}
 c1, c2, c3, c4 = st.columns([1, 1, 1, 5])
-c1.download_button("CSV", report.to_csv(table), report.download_name("summary", meta, "csv"), "text/csv")
-c2.download_button("Markdown", report.to_markdown(table), report.download_name("summary", meta, "md"), "text/markdown")
 with c4.popover("LaTeX options"):
     tex_columns = st.multiselect("Columns", metrics, default=metrics, format_func=ui.metric_label, key="tex_columns")
     tex_ci = st.radio("Confidence intervals", ["none", "brackets", "pm"], horizontal=True, key="tex_ci",
@@ -62,9 +69,10 @@ def _intervals(key: tuple, how: str, models: tuple, columns: tuple, _evaluation)
 
 
 intervals = _intervals(ctx.key, sel.agg, tuple(sel.models), tuple(tex_columns), ev) if tex_ci != "none" and tex_columns else None
-latex = report.to_latex(table, columns=tex_columns or metrics, ci=intervals, ci_style=tex_ci if tex_ci != "none" else "brackets",
-                        caption=report.latex_caption(meta))
-c3.download_button("LaTeX", latex, report.download_name("summary", meta, "tex"), "text/x-tex")
+csv_text, md_text, tex_text = _exports(ctx.key, sel.agg, tuple(sel.models), tuple(tex_columns), tex_ci, tuple(meta.items()), table, intervals)
+c1.download_button("CSV", csv_text, report.download_name("summary", meta, "csv"), "text/csv")
+c2.download_button("Markdown", md_text, report.download_name("summary", meta, "md"), "text/markdown")
+c3.download_button("LaTeX", tex_text, report.download_name("summary", meta, "tex"), "text/x-tex")
 skipped = int(table.loc[table["movie"] == ALL, "n_skipped"].sum())
 if skipped:
     st.caption(f"{skipped} review × model pair(s) without model output are skipped (counted in n_skipped; see Data).")
@@ -82,13 +90,14 @@ for model in sel.models:
     ci = cis[cis["model"] == model].set_index("metric").reindex(metrics)
     value = rows.loc[model, metrics].to_numpy(dtype="float64") if model in rows.index else np.full(len(metrics), np.nan)
     fig.add_bar(
-        name=ui.esc(model), x=labels, y=value, marker_color=colors.get(model),  # plotly renders some HTML in labels: escaped
+        name=ui.esc(model), x=metrics, y=value, marker_color=colors.get(model),  # plotly renders some HTML in labels: escaped
         error_y=dict(type="data", symmetric=False, array=np.clip(ci["ci_high"].to_numpy() - value, 0, None),
                      arrayminus=np.clip(value - ci["ci_low"].to_numpy(), 0, None)),
     )
 how = "micro: ratios of summed counts; ranking metrics and SAS: mean over reviews" if sel.agg == "micro" else "macro: mean over reviews"
 fig.update_layout(barmode="group", yaxis_title=f"value ({how})", xaxis_title="metric", height=420, margin=dict(t=40, b=10),
                   legend=dict(title_text="model", orientation="h", yanchor="bottom", y=1.02, x=0))  # above the plot, clear of the toolbar
+fig.update_xaxes(tickvals=metrics, ticktext=[ui.esc(label) for label in labels])  # registry labels under the bars
 st.plotly_chart(fig, key="bars", config={"displaylogo": False})
 st.caption("Error bars: percentile bootstrap over reviews (2000 resamples, seed 0); gt_coverage is movie-level and has none.")
 

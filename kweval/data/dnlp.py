@@ -261,7 +261,7 @@ def _read_dnlp(path: Path, only: list[str] | None) -> Dataset:
     gt_frames: list[pd.DataFrame] = []
     gt_raw = None
     gt_path = root / GT_FILE
-    if os.path.isfile(gt_path):
+    if os.path.lexists(gt_path):  # a link loop or a folder is read, so its problem is named
         gt_raw = _read_pickle(gt_path, problems, "ground-truth file")
         if gt_raw is not None and not {"Movie_ID", "Keyword"} <= set(gt_raw.columns):
             problems.append(Problem(GT_FILE, "lacks the Movie_ID/Keyword columns; no ground truth"))
@@ -308,7 +308,7 @@ def _read_dnlp(path: Path, only: list[str] | None) -> Dataset:
         columns["rating"] = np.full(n_rv, np.nan)
         title = movie
         extra_path = root / REVIEWS_DIR / f"{movie}.pkl"
-        if os.path.isfile(extra_path):
+        if os.path.lexists(extra_path):
             extra = _read_pickle(extra_path, problems, "reviews file")
             if extra is not None and "Review_ID" in extra.columns:
                 extra = extra.drop_duplicates("Review_ID")

@@ -10,6 +10,7 @@ from __future__ import annotations
 import csv
 import io
 import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -205,6 +206,7 @@ def _clean_predictions(
     review_c, review_u = _key_codes(frame, "review_id")
     model_c, model_u = _key_codes(frame, "model")
     rank = _numbers(frame, "rank")
+    _report_nested_keys(frame, ("movie", "review_id", "model"), source, problems)
     _report_non_text_keywords(frame, source, problems)
     keyword_c, keyword_u = _keyword_codes(frame)
     score = _numbers(frame, "score").astype("float64", copy=False)
@@ -296,6 +298,28 @@ def _count_pairs_with(flags: np.ndarray, m: np.ndarray, r: np.ndarray, d: np.nda
     return int(len(keys.drop_duplicates()))
 
 
+def _neither_text_nor_missing(value: object) -> bool:
+    """A cell holding something other than text (a list, a number), as opposed to text or nothing."""
+    if isinstance(value, str) or value is None or value is pd.NA:
+        return False
+    return not (isinstance(value, float) and np.isnan(value))
+
+
+def _is_nested(kind: pa.DataType) -> bool:
+    return pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_struct(kind) or pa.types.is_map(kind)
+
+
+def _report_nested_keys(frame: pd.DataFrame | pa.Table, columns: tuple[str, ...], source: str, problems: list[Problem]) -> None:
+    """Name key columns whose cells are lists or records: they are read as their text, which is rarely what was meant."""
+    if not isinstance(frame, pa.Table):
+        return  # CSV cells are always text
+    for name in columns:
+        column = frame.column(name)
+        if _is_nested(column.type):
+            n = len(column) - column.null_count
+            problems.append(Problem(source, f"{n} {name} cell(s) hold {column.type}, not one value per row; read as their text"))
+
+
 def _report_non_text_keywords(frame: pd.DataFrame | pa.Table, source: str, problems: list[Problem]) -> None:
     """Name keyword cells that are not text (lists, numbers): they count as no keyword, which must not pass silently."""
     if isinstance(frame, pa.Table):
@@ -305,9 +329,7 @@ def _report_non_text_keywords(frame: pd.DataFrame | pa.Table, source: str, probl
         n_bad = len(column) - column.null_count
         kind = "lists" if pa.types.is_list(column.type) or pa.types.is_large_list(column.type) else str(column.type)
     else:
-        values = frame["keyword"]
-        bad = values.map(lambda v: not isinstance(v, str) and not (v is None or v is pd.NA or (isinstance(v, float) and np.isnan(v))))
-        n_bad = int(bad.sum())
+        n_bad = int(frame["keyword"].map(_neither_text_nor_missing).sum())
         kind = "not text"
     if n_bad:
         problems.append(
@@ -384,6 +406,9 @@ def _clean_ground_truth(frame: pd.DataFrame, source: str, problems: list[Problem
     bad = out["movie"].isna() | out["rank"].isna()
     if bad.any():
         problems.append(Problem(source, f"{int(bad.sum())} row(s) without movie or rank; dropped"))
+    not_text = frame["keyword"].map(_neither_text_nor_missing).to_numpy(dtype=bool)
+    if not_text.any():
+        problems.append(Problem(source, f"{int(not_text.sum())} keyword cell(s) are not text (e.g. lists); those GT rows are dropped"))
     out = out[~bad]
     if "review_id" in out:
         out = out.assign(_doc=out["review_id"].fillna(""))
@@ -534,22 +559,44 @@ def csv_quoting(table: pd.DataFrame) -> int:
 
 
 def write_tidy(dataset: Dataset, folder: Path, fmt: str = "parquet") -> list[Path]:
-    """Write `dataset` in the tidy layout; returns the files written."""
+    """Write `dataset` in the tidy layout; returns the files written.
+
+    Every table is written to a temporary file beside its place first and the
+    files are renamed into place only once all are written, so a failed write
+    (full disk, file-size limit) leaves no truncated table and no mix of old
+    and new tables; the OSError is raised.
+    """
+    if fmt not in ("parquet", "csv"):
+        raise ValueError(f"unknown format {fmt!r}; choose parquet or csv")
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, frame in (
+    tables = (
         ("movies", dataset.movies),
         ("reviews", dataset.reviews),
         ("predictions", dataset.predictions),
         ("ground_truth", dataset.ground_truth),
         ("models", dataset.models),
-    ):
-        path = folder / f"{name}.{fmt}"
-        if fmt == "parquet":
-            frame.to_parquet(path, index=False)
-        elif fmt == "csv":
-            frame.to_csv(path, index=False, quoting=csv_quoting(frame))
-        else:
-            raise ValueError(f"unknown format {fmt!r}; choose parquet or csv")
-        written.append(path)
-    return written
+    )
+    staged: list[tuple[str, Path]] = []
+    try:
+        for name, frame in tables:
+            handle, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=f".{fmt}.tmp")
+            os.close(handle)
+            staged.append((tmp, folder / f"{name}.{fmt}"))
+            if fmt == "parquet":
+                frame.to_parquet(tmp, index=False)
+            else:
+                frame.to_csv(tmp, index=False, quoting=csv_quoting(frame))
+            os.chmod(tmp, 0o666 & ~_umask())
+    except BaseException:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+    for tmp, path in staged:
+        os.replace(tmp, path)
+    return [path for _, path in staged]
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
