@@ -200,7 +200,7 @@ class EmbeddingStore:
             if bad:
                 self._guard(lambda: self._write("DELETE FROM embeddings WHERE rowid = ?", [(r,) for r in bad]), None)
                 self.dropped += len(bad)
-                self._note(f"{len(bad)} damaged row(s) dropped; they are recomputed")
+                self._note(f"{len(bad)} damaged row(s) of {self.path.name} dropped; they are recomputed")
             out = np.zeros((len(keys), self._dim or 0), dtype=self.dtype)
             found = np.zeros(len(keys), dtype=bool)
             for i, key in enumerate(keys):
@@ -261,7 +261,7 @@ class EmbeddingStore:
             if bad:
                 self._guard(lambda: self._write("DELETE FROM embeddings WHERE rowid = ?", [(r,) for r in bad]), None)
                 self.dropped += len(bad)
-                self._note(f"{len(bad)} damaged row(s) dropped; they are recomputed")
+                self._note(f"{len(bad)} damaged row(s) of {self.path.name} dropped; they are recomputed")
             return len(bad)
 
     def close(self) -> None:
@@ -295,7 +295,7 @@ class EmbeddingStore:
         return fallback
 
     def _note(self, message: str) -> None:
-        line = f"{self.path.name}: {message}"
+        line = message
         self.notes.append(line)
         if self._on_note is not None:
             self._on_note(line)
@@ -303,7 +303,7 @@ class EmbeddingStore:
     def _switch_off(self, exc: BaseException) -> None:
         self.close()
         self.disabled = f"{type(exc).__name__}: {exc}"
-        self._note(f"not usable ({exc}); this run goes on without the cache")
+        self._note(f"not usable ({exc}; store {self.path}); this run goes on without the cache")
 
     def _move_aside(self, reason: str) -> bool:
         self.close()
@@ -318,7 +318,7 @@ class EmbeddingStore:
         except OSError:
             return False
         self.moved += 1
-        self._note(f"damaged ({reason}); moved aside to {target.name} and rebuilt")
+        self._note(f"{self.path.name} was damaged ({reason}); moved aside to {target.name} and rebuilt")
         return True
 
     # ------------------------------------------------------------------ SQLite

@@ -26,6 +26,7 @@ SECTIONS = {
     "set": "3-per-review-metrics",
     "ranking": "3-per-review-metrics",
     "coverage": "3-per-review-metrics",
+    "keyphrase": "3-per-review-metrics",
     "semantic": "4-semantic-metrics",
     "sentiment": "5-sentiment-alignment",
     "aggregation": "6-aggregation",
@@ -115,7 +116,7 @@ def better(column: str) -> str:
     return entry.better if entry is not None else NEITHER
 
 
-def help_text(k: int | str = "k", groups: Iterable[str] = ("set", "ranking", "coverage", "semantic", "sentiment")) -> str:
+def help_text(k: int | str = "k", groups: Iterable[str] = ("set", "ranking", "coverage", "keyphrase", "semantic", "sentiment")) -> str:
     """The metric list for the CLI's ``--help`` (templates with `k` filled in; the letter k by default)."""
     wanted = set(groups)
     lines = []
@@ -156,6 +157,15 @@ _add("p@{k}", "P@{k}", "matched predictions among the first {k} / {k}", "ranking
 _add("ap@{k}", "AP@{k}", "average precision over the first {k}: Σ precision at each matched position / min({k}, |GT|)", "ranking")
 _add("rr", "Reciprocal rank", "1 / (position + 1) of the first matched prediction within k (0 if none); its mean is MRR@k", "ranking")
 _add("gt_coverage", "GT coverage", "share of the movie's GT keywords matched in at least one of its reviews (movie level)", "coverage")
+# ---- the keyphrase field's metrics (--keyphrase, --present; definitions kept beside their code in kweval.metrics)
+def _register_keyphrase() -> None:
+    from kweval.metrics import keyphrase_definitions
+
+    for d in keyphrase_definitions("{k}"):  # type: ignore[arg-type]  # "{k}" makes templates
+        _add(d["name"], d["label"], d["definition"], "keyphrase", d["range"], d["better"])
+
+
+_register_keyphrase()
 # ---- semantic (§4) and sentiment (§5)
 _add("sem_precision", "Semantic precision", "predictions whose nearest GT keyword has cosine > τ / predictions", "semantic")
 _add("sem_recall", "Semantic recall", "GT keywords whose nearest prediction has cosine > τ / GT keywords", "semantic")
@@ -198,6 +208,7 @@ _GROUP_TITLES = {
     "set": "Set-based and weighted",
     "ranking": "Ranking (cut off at k)",
     "coverage": "Movie level",
+    "keyphrase": "Keyphrase field (--keyphrase; the present/absent split with --present)",
     "semantic": "Semantic (--semantic)",
     "sentiment": "Sentiment (--sentiment)",
     "aggregation": "Summary counts",

@@ -9,6 +9,7 @@ import re
 import pandas as pd
 
 from kweval import registry
+from kweval.data.tidy import csv_quoting
 
 FORMATS = ("csv", "markdown", "latex", "json")
 _SUFFIX_FORMAT = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".json": "json"}
@@ -120,7 +121,7 @@ def to_csv(table: pd.DataFrame, decimals: int = 6, raw: bool = False) -> str:
     """The table as CSV; text cells that would run as spreadsheet formulas are neutralised unless `raw`."""
     if not raw:
         table = neutralise_formulas(table)
-    return table.to_csv(index=False, float_format=f"%.{decimals}f", lineterminator="\n")
+    return table.to_csv(index=False, float_format=f"%.{decimals}f", lineterminator="\n", quoting=csv_quoting(table))
 
 
 def _cell_rows(table: pd.DataFrame, decimals: int, escape, bold, bold_best: bool) -> list[list[str]]:
@@ -260,14 +261,14 @@ def to_json(table: pd.DataFrame, meta: dict | None = None) -> str:
     return json.dumps({"meta": meta or {}, "rows": rows}, indent=2) + "\n"
 
 
-def render(table: pd.DataFrame, fmt: str, meta: dict | None = None, raw_csv: bool = False) -> str:
-    """The summary `table` in one of FORMATS (CSV formulas neutralised unless `raw_csv`)."""
+def render(table: pd.DataFrame, fmt: str, meta: dict | None = None, raw_csv: bool = False, **latex) -> str:
+    """The summary `table` in one of FORMATS (CSV formulas neutralised unless `raw_csv`; `latex`: `to_latex`'s columns, ci, ci_style)."""
     if fmt == "csv":
         return to_csv(table, raw=raw_csv)
     if fmt == "markdown":
         return to_markdown(table)
     if fmt == "latex":
-        return to_latex(table, caption=latex_caption(meta or {}))
+        return to_latex(table, caption=latex_caption(meta or {}), **latex)
     if fmt == "json":
         return to_json(table, meta)
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -292,3 +293,24 @@ def per_review_table(evaluation) -> pd.DataFrame:
     out = scores.copy()
     out["matches"] = joined.reindex(idx).fillna("").to_numpy()
     return out
+
+
+def summary_intervals(scores: pd.DataFrame, metrics: list[str], how: str = "macro", n_boot: int | None = None) -> pd.DataFrame:
+    """Bootstrap CIs of every movie × model row of the summary and of each model's ALL row, for `to_latex(ci=...)`.
+
+    `scores`: `Evaluation.scores` (or the rows of the models shown).  Calls
+    `kweval.stats.bootstrap_summary_ci` on each row's reviews (the statistic
+    the summary reports).  Columns: movie, model, metric, ci_low, ci_high.
+    """
+    from kweval import stats
+    from kweval.aggregate import ALL
+
+    kwargs = {} if n_boot is None else {"n_boot": n_boot}
+    parts = []
+    for (movie, model), rows in scores.groupby(["movie", "model"], sort=False):
+        parts.append(stats.bootstrap_summary_ci(rows, metrics, how, **kwargs).assign(movie=movie, model=model))
+    for model, rows in scores.groupby("model", sort=False):
+        parts.append(stats.bootstrap_summary_ci(rows, metrics, how, **kwargs).assign(movie=ALL, model=model))
+    if not parts:
+        return pd.DataFrame(columns=["movie", "model", "metric", "ci_low", "ci_high"])
+    return pd.concat(parts, ignore_index=True)[["movie", "model", "metric", "ci_low", "ci_high"]]

@@ -175,19 +175,23 @@ def load_model(model_id: str = DEFAULT_MODEL, device: str | None = None):
     return model
 
 
-@lru_cache(maxsize=4)
 def load_encoder(model_id: str = DEFAULT_MODEL, device: str | None = None, backend: str = "torch") -> Callable[[list[str]], np.ndarray]:
-    """A function texts → unit float32 rows for `backend` (torch: `load_model`; onnx: the exported model, once)."""
+    """A function texts → unit float32 rows for `backend` (torch: `load_model`; onnx: the exported model), loaded once."""
+    variant(backend, device or "cpu")
     if backend == "torch":
         model = load_model(model_id, device)
         return lambda batch: model.encode(batch, batch_size=len(batch), normalize_embeddings=True,
                                           convert_to_numpy=True, show_progress_bar=False)
+    return _onnx_encoder(model_id, backend == "onnx-int8")
+
+
+@lru_cache(maxsize=4)
+def _onnx_encoder(model_id: str, quantized: bool) -> Callable[[list[str]], np.ndarray]:
     from kweval.cache import cache_dir
     from kweval.onnx_embedder import OnnxEncoder, onnx_file
 
-    variant(backend)
     path = resolve_model_path(model_id)
-    return OnnxEncoder(path, onnx_file(path, cache_dir(), quantized=backend == "onnx-int8")).encode
+    return OnnxEncoder(path, onnx_file(path, cache_dir(), quantized=quantized)).encode
 
 
 # --------------------------------------------------------------------------- embedding

@@ -83,7 +83,9 @@ def sentiment_value(texts: Sequence[str], store: "EmbeddingStore | None" = None)
     texts = list(texts)
     analyzer = _analyzer() if texts else None
     values = _memo(analyzer) if texts else {}
-    todo = list(dict.fromkeys(t for t in texts if isinstance(t, str) and t not in values))
+    distinct = dict.fromkeys(t for t in texts if isinstance(t, str))
+    # with a store, every text is looked up there, so what the process memo knew is persisted too
+    todo = list(distinct) if store is not None else [t for t in distinct if t not in values]
     if todo:
         scores, found = store.get_many(todo) if store is not None else (None, np.zeros(len(todo), dtype=bool))
         fresh = []

@@ -629,26 +629,15 @@ def sliced_evaluation(evaluation, labels: pd.Series):
     return dataclasses.replace(evaluation, scores=scores, movies=order, coverage=coverage, skipped=skipped)
 
 
-def paired_scores(scores: pd.DataFrame, a: str, b: str, metrics: Sequence[str], metric: str | None = None) -> pd.DataFrame:
-    """Reviews both models were evaluated on, with A's and B's metrics side by side (suffixes _a, _b).
-
-    With `metric`, adds ``difference`` = B − A of that metric (for sorting and plotting).
-    """
-    key = ["movie", "review_id"]
-    left = scores[scores["model"] == a][key + list(metrics)]
-    right = scores[scores["model"] == b][key + list(metrics)]
-    both = left.merge(right, on=key, suffixes=("_a", "_b"))
-    if metric is not None:
-        both["difference"] = both[f"{metric}_b"] - both[f"{metric}_a"]
-    return both
-
-
 # ----------------------------------------------------------------------------------------------
 # presentation: colours, labels, best values, explorer blocks
 
 # Mid-luminance hues: contrast ≥ 3 against both a white and Streamlit's dark background (#0E1117),
 # so one map serves both themes and a model keeps its colour when the theme changes.
 MODEL_PALETTE = ("#4E79A7", "#D95F02", "#1B9E77", "#E7298A", "#7570B3", "#A6761D", "#D62728", "#CC79A7")
+
+
+FLAG_BACKGROUND = "rgba(214, 39, 40, 0.22)"  # rows to notice: translucent, so legible on light and dark themes
 
 
 def model_colors(models: Sequence[str]) -> dict[str, str]:

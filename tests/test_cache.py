@@ -448,3 +448,19 @@ def test_file_size_limit_mid_run_goes_on_uncached(tmp_path):
     assert "without the cache" in proc.stdout and "Traceback" not in proc.stderr
     again = quiet_store("m", tmp_path)  # what was committed before the limit is intact
     assert 0 < len(again) < 2000 and again.verify() == 0
+
+
+@pytest.mark.slow
+def test_cli_semantic_run_with_an_unusable_cache_says_one_line(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    env = dict(os.environ, KWEVAL_CACHE_DIR=str(blocker / "cache"), HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO))
+    args = [sys.executable, "-m", "kweval", "evaluate", "--semantic", "--movies", "night_heist", "--models", "yake"]
+    proc = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if "cache" in line]
+    assert len(lines) == 1 and lines[0].startswith("kweval: embedding cache: ") and "without the cache" in lines[0]
+    assert "sem_f1" in proc.stdout.splitlines()[0] and "night_heist" in proc.stdout
+    info = subprocess.run([sys.executable, "-m", "kweval", "cache", "info"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert info.returncode == 0 and "Traceback" not in info.stderr

@@ -20,7 +20,7 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "metrics.md"
 
 @pytest.mark.parametrize("k", [1, 3, 5, 10, 20, 50])
 def test_every_metric_column_at_every_k_has_an_entry(k):
-    names = EvalOptions(k=k, semantic=True, sentiment=True).metric_names()
+    names = EvalOptions(k=k, semantic=True, sentiment=True, keyphrase=True, present=True).metric_names()
     missing = [n for n in names if registry.info(n) is None]
     assert not missing
     e = registry.info(f"ndcg@{k}")
@@ -69,5 +69,5 @@ def test_docs_metrics_md_is_the_registry():
 def test_cli_help_lists_every_metric_from_the_registry():
     text = build_parser().format_help()
     for e in registry.entries():
-        if e.group in ("set", "ranking", "coverage", "semantic", "sentiment"):
+        if e.group in ("set", "ranking", "coverage", "keyphrase", "semantic", "sentiment"):
             assert e.for_k("k").name in text and e.for_k("k").definition[:30] in text

@@ -78,3 +78,43 @@ def test_cli_latex_has_the_caption():
     with contextlib.redirect_stdout(out):
         assert main(["evaluate", "--quiet", "--format", "latex", "--k", "3", "--match", "word", "--aggregate", "micro"]) == 0
     assert "(k = 3, word matching, micro average over reviews)" in out.getvalue() and "\\toprule" in out.getvalue()
+
+
+def test_summary_intervals_bracket_every_value(summary):
+    ev = evaluate(load_dataset(None), EvalOptions(k=5))
+    ci = report.summary_intervals(ev.scores, ["f1", "ndcg@5"], "macro", n_boot=200)
+    merged = summary.melt(id_vars=["movie", "model"], value_vars=["f1", "ndcg@5"], var_name="metric").merge(ci, on=["movie", "model", "metric"])
+    assert len(merged) == 2 * len(summary)  # every movie × model row and every ALL row
+    assert ((merged["ci_low"] <= merged["value"] + 1e-12) & (merged["value"] <= merged["ci_high"] + 1e-12)).all()
+    tex = report.to_latex(summary, columns=["f1"], ci=ci)
+    assert all(" [" in row for row in _body(tex) if row != "\\midrule")
+
+
+def test_cli_latex_columns_and_ci():
+    from kweval.cli import main, build_parser
+    import contextlib, io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert main(["evaluate", "--quiet", "--format", "latex", "--columns", "ndcg@5,f1", "--ci", "pm"]) == 0
+    tex = out.getvalue()
+    assert "movie & model & nDCG@5 & F1 \\\\" in tex
+    rows = [r for r in _body(tex) if r != "\\midrule"]
+    assert rows and all(r.count("$\\pm$") == 2 for r in rows)
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        assert main(["evaluate", "--quiet", "--format", "latex", "--columns", "ndcg@5,nosuch"]) == 2
+    assert "unknown metric(s) nosuch" in err.getvalue()
+    for style in report.CI_STYLES:  # the CLI offers every style report knows
+        assert build_parser().parse_args(["evaluate", "--ci", style]).ci == style
+
+
+def test_protocol_card_caption_and_header_are_escaped_once():
+    # kweval.card imported report's former private escapers (an ImportError on --format latex/markdown of a protocol run)
+    from kweval import card
+
+    c = {"preset": "pke", "match": "exact_stem", "k": 5}
+    caption = card.card_latex_caption(c)
+    tex = report.to_latex(pd.DataFrame({"movie": ["d"], "model": ["m"], "f1": [0.5]}), caption=caption)
+    assert "\\caption{Protocol: " in tex and "exact\\_stem" in tex and "\\textbackslash{}" not in tex
+    assert "exact\\_stem" in card.card_markdown(c)

@@ -323,3 +323,11 @@ def test_jitter_is_seeded_and_small():
     x = [0.5] * 100
     j = ui.jitter(x, 0.01)
     assert j == ui.jitter(x, 0.01) and len(set(j)) == 100 and max(abs(v - 0.5) for v in j) <= 0.01
+
+
+def test_flag_background_is_translucent():
+    # a solid light pink made the flipped parity rows unreadable in dark mode: the flag colour must let the theme through
+    import re
+
+    alpha = float(re.fullmatch(r"rgba\(\d+, \d+, \d+, ([0-9.]+)\)", ui.FLAG_BACKGROUND).group(1))
+    assert 0 < alpha <= 0.3

@@ -40,6 +40,18 @@ class Problem:
         return f"{self.source}: {self.reason}"
 
 
+def duplicate_lists_problem(source: str, n_lists: int, n_rows: int | None = None) -> Problem:
+    """The problem every reader reports for review × model lists given more than once.
+
+    The rule, the same in every layout: the first list of a review × model
+    pair (in file order) is kept, later ones are dropped.
+    """
+    rows = "" if n_rows is None else f" ({n_rows} row(s))"
+    return Problem(
+        source, f"{n_lists} review × model list(s) given more than once: the first of each kept, the later one(s){rows} dropped"
+    )
+
+
 @dataclass
 class Dataset:
     """Reviews, model predictions and ranked ground truth, as tidy tables.
