@@ -29,6 +29,8 @@ EXTRAS = {
     "nltk": "stem",
     "streamlit": "app",
     "plotly": "app",
+    "dask": "dask",
+    "distributed": "dask",
 }
 
 
