@@ -367,8 +367,7 @@ def _keyphrase_options(options: EvalOptions, args: argparse.Namespace, dataset) 
     """The keyphrase and present/absent metrics default to on for a dataset whose GT is per document."""
     from dataclasses import replace
 
-    gt = dataset.ground_truth
-    per_document = "review_id" in gt.columns and bool(gt["review_id"].notna().any())
+    per_document = dataset.per_document
     return replace(
         options,
         keyphrase=per_document if args.keyphrase is None else args.keyphrase,

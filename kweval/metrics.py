@@ -196,23 +196,3 @@ def present_metrics(
         "recall_absent": safe_ratio(hit_absent, np.asarray(n_gt, dtype="int64") - n_gt_present),
     }
 
-
-def keyphrase_definitions(k: int) -> list[dict[str, str]]:
-    """Name, label, one-line definition, range and better direction of each keyphrase metric at cut-off `k`.
-
-    For the metric registry (and `docs/metrics.md`); the numbers come from
-    `keyphrase_metrics` and `present_metrics`.  M_c: matched pairs among the
-    top c predictions; G_present: the GT keywords occurring in the review's text.
-    """
-    rows = [
-        (f"r@{k}", f"R@{k}", f"|M_{k}| / |G|: the share of the GT found in the top {k}"),
-        (f"f1@{k}", f"F1@{k}", f"F1 of hard P@{k} = |M_{k}| / {k} and R@{k} (the keyphrase field's usual cut-off)"),
-        (f"f1@{k}_flex", f"F1@{k} (flexible)", f"F1 of flexible P@{k} = |M_{k}| / min({k}, |P|) and R@{k}: short lists are not penalised"),
-        ("f1@M", "F1@M", "F1 over all predictions: |M| / |P| and |M| / |G| (equals f1)"),
-        ("f1@O", "F1@O", "F1 at the oracle cut-off c = |G|: |M_c| / min(|G|, |P|) and |M_c| / |G|"),
-        ("r_precision", "R-precision", "|M_c| / |G| with c = |G|: precision at rank |G|"),
-        ("recall_present", "Recall (present)", "matched GT keywords that occur in the text / |G_present|"),
-        (f"f1@{k}_present", f"F1@{k} (present)", f"F1 of |M_{k} ∩ present| / {k} and |M_{k} ∩ present| / |G_present|"),
-        ("recall_absent", "Recall (absent)", "matched GT keywords that do not occur in the text / |G_absent|"),
-    ]
-    return [{"name": n, "label": label, "definition": d, "range": "[0, 1]", "better": "higher"} for n, label, d in rows]

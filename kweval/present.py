@@ -76,3 +76,11 @@ def occurrences(keywords: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarr
             found_text.append(t)
             pos = blob.find(keyword, ends[t])  # the next text: each pair once, however often it occurs
     return np.asarray(found_kw, dtype=np.int64), np.asarray(found_text, dtype=np.int64)
+
+
+def present_flags(gt_norms: Sequence[str], text: str | None, mode: str) -> list[bool]:
+    """For one review: whether each normalized GT keyword occurs in its text under `mode` (all False without text)."""
+    if not isinstance(text, str) or not text.strip():
+        return [False] * len(gt_norms)
+    haystack = searchable([text], mode)[0]
+    return [bool(k.strip()) and k in haystack for k in searchable_keywords(gt_norms, mode)]

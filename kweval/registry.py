@@ -26,11 +26,11 @@ SECTIONS = {
     "set": "3-per-review-metrics",
     "ranking": "3-per-review-metrics",
     "coverage": "3-per-review-metrics",
-    "keyphrase": "3-per-review-metrics",
     "semantic": "4-semantic-metrics",
     "sentiment": "5-sentiment-alignment",
     "aggregation": "6-aggregation",
     "statistics": "7-comparing-two-models",
+    "keyphrase": "9-keyphrase-benchmarks",
 }
 
 
@@ -116,7 +116,7 @@ def better(column: str) -> str:
     return entry.better if entry is not None else NEITHER
 
 
-def help_text(k: int | str = "k", groups: Iterable[str] = ("set", "ranking", "coverage", "keyphrase", "semantic", "sentiment")) -> str:
+def help_text(k: int | str = "k", groups: Iterable[str] = ("set", "ranking", "coverage", "semantic", "sentiment", "keyphrase")) -> str:
     """The metric list for the CLI's ``--help`` (templates with `k` filled in; the letter k by default)."""
     wanted = set(groups)
     lines = []
@@ -157,15 +157,6 @@ _add("p@{k}", "P@{k}", "matched predictions among the first {k} / {k}", "ranking
 _add("ap@{k}", "AP@{k}", "average precision over the first {k}: Σ precision at each matched position / min({k}, |GT|)", "ranking")
 _add("rr", "Reciprocal rank", "1 / (position + 1) of the first matched prediction within k (0 if none); its mean is MRR@k", "ranking")
 _add("gt_coverage", "GT coverage", "share of the movie's GT keywords matched in at least one of its reviews (movie level)", "coverage")
-# ---- the keyphrase field's metrics (--keyphrase, --present; definitions kept beside their code in kweval.metrics)
-def _register_keyphrase() -> None:
-    from kweval.metrics import keyphrase_definitions
-
-    for d in keyphrase_definitions("{k}"):  # type: ignore[arg-type]  # "{k}" makes templates
-        _add(d["name"], d["label"], d["definition"], "keyphrase", d["range"], d["better"])
-
-
-_register_keyphrase()
 # ---- semantic (§4) and sentiment (§5)
 _add("sem_precision", "Semantic precision", "predictions whose nearest GT keyword has cosine > τ / predictions", "semantic")
 _add("sem_recall", "Semantic recall", "GT keywords whose nearest prediction has cosine > τ / GT keywords", "semantic")
@@ -174,6 +165,18 @@ _add("sas_keywords", "SAS (GT keywords)", "1 − |mean VADER value of the predic
      reference="Hutto & Gilbert 2014 (VADER)")
 _add("sas_text", "SAS (review text)", "1 − |mean VADER value of the predictions − value of the review text|", "sentiment",
      reference="Hutto & Gilbert 2014 (VADER)")
+# ---- the keyphrase field's metrics (§9; --keyphrase, --present; on by default for per-document GT)
+_add("r@{k}", "R@{k}", "matched GT keywords among the first {k} predictions / |G|", "keyphrase")
+_add("f1@{k}", "F1@{k}", "F1 of hard P@{k} (matched among the first {k} / {k}, the field's usual cut-off) and R@{k}", "keyphrase",
+     reference="Meng et al. 2017")
+_add("f1@{k}_flex", "F1@{k} (flexible)", "F1 of flexible P@{k} (matched among the first {k} / min({k}, |P|)) and R@{k}", "keyphrase")
+_add("f1@M", "F1@M", "F1 over all predictions, |M| / |P| and |M| / |G| (the same number as f1)", "keyphrase", reference="Yuan et al. 2020")
+_add("f1@O", "F1@O", "F1 at the oracle cut-off c = |G|: matched among the first c / min(c, |P|) and / |G|", "keyphrase",
+     reference="Yuan et al. 2020")
+_add("r_precision", "R-precision", "matched among the first |G| predictions / |G|", "keyphrase", reference="Zesch & Gurevych 2009")
+_add("recall_present", "Recall (present)", "matched GT keywords that occur in the review's text / GT keywords that do", "keyphrase")
+_add("f1@{k}_present", "F1@{k} (present)", "F1 of matched present GT keywords among the first {k} / {k} and / present GT keywords", "keyphrase")
+_add("recall_absent", "Recall (absent)", "matched GT keywords that do not occur in the review's text / GT keywords that do not", "keyphrase")
 # ---- summary counts (§6)
 _add("n_reviews", "Reviews", "reviews evaluated for this row", "aggregation", "0, 1, 2, …", NEITHER)
 _add("n_skipped", "Skipped", "reviews skipped (no output from the model for them)", "aggregation", "0, 1, 2, …", LOWER)
@@ -208,9 +211,9 @@ _GROUP_TITLES = {
     "set": "Set-based and weighted",
     "ranking": "Ranking (cut off at k)",
     "coverage": "Movie level",
-    "keyphrase": "Keyphrase field (--keyphrase; the present/absent split with --present)",
     "semantic": "Semantic (--semantic)",
     "sentiment": "Sentiment (--sentiment)",
+    "keyphrase": "Keyphrase benchmarks (--keyphrase, --present)",
     "aggregation": "Summary counts",
     "statistics": "Comparison of model A with model B",
 }

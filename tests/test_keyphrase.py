@@ -333,10 +333,58 @@ def test_synth_per_document_gt(tmp_path):
     assert out.returncode == 2 and "needs --layout tidy" in out.stderr
 
 
-@pytest.mark.parametrize("k", [1, 5, 10])
-def test_every_keyphrase_metric_has_a_definition(k):
-    from kweval.metrics import keyphrase_definitions
+@pytest.mark.parametrize("k", [1, 5, 10, 50])
+def test_every_keyphrase_metric_is_in_the_registry(k):
+    from kweval import registry
 
-    names = [d["name"] for d in keyphrase_definitions(k)]
-    assert names == EvalOptions(k=k, keyphrase=True, present=True).keyphrase_metrics()
-    assert all(d["definition"] and d["label"] for d in keyphrase_definitions(k))
+    for name in EvalOptions(k=k, keyphrase=True, present=True).keyphrase_metrics():
+        entry = registry.info(name)
+        assert entry is not None and entry.group == "keyphrase" and entry.name == name, name
+        assert entry.better == registry.HIGHER
+    assert registry.info(f"f1@{k}_flex").label == f"F1@{k} (flexible)"
+    assert f"/ min({k}, |P|)" in registry.info(f"f1@{k}_flex").definition
+    assert f"first {k} / {k}" in registry.info(f"f1@{k}").definition
+
+
+def test_dashboard_on_per_document_gt(monkeypatch, collection, tmp_path):
+    """Sidebar says Collection/Document, Summary shows the keyphrase metrics, the explorer lists the document's own GT with present ones marked."""
+    from streamlit.testing.v1 import AppTest
+
+    root, preds = collection
+    data = tmp_path / "tidy"
+    assert run_cli("convert", str(root), str(data), "--predictions", f"m={preds}").returncode == 0
+    monkeypatch.setenv("KWEVAL_DATA", str(data))
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.sidebar.selectbox[0].label == "Collection"
+    assert any("2 document(s)" in c.value for c in at.sidebar.caption)
+    at.switch_page("dashboard/views/summary.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    shown = {c for df in at.dataframe for c in df.value.columns}
+    assert {"f1@5", "f1@5_flex", "f1@M", "f1@O", "r_precision", "recall_present", "recall_absent"} <= shown
+    at.query_params["review"] = "d1"
+    at.query_params["movie"] = "Toy"
+    at.switch_page("dashboard/views/explorer.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    body = " ".join(h.proto.body for h in at.html)
+    assert "Own ground truth (4; ● in the text, ○ absent):</b> ● a · ● b · ○ c · ○ d" in body
+    at.sidebar.toggle(key="sel_present").set_value(False).run()  # the split is a toggle
+    at.switch_page("dashboard/views/summary.py").run()
+    shown = {c for df in at.dataframe for c in df.value.columns}
+    assert "f1@5" in shown and "recall_present" not in shown
+
+
+def test_documents_without_keys_are_named_and_not_scored(tmp_path):
+    root = write_collection(tmp_path / "C", DOCS)
+    (root / "docsutf8" / "d3.txt").write_text("a lone document", encoding="utf-8")  # no d3.key
+    (root / "keys" / "d9.key").write_text("orphan\n", encoding="utf-8")  # no d9.txt
+    preds = write_jsonl(tmp_path / "p.jsonl", PREDS + [{"id": "d3", "keyphrases": ["a"]}])
+    ds = load_dataset(root, predictions={"m": preds})
+    reasons = [str(p) for p in ds.problems]
+    assert any("1 document(s) without a .key file (e.g. d3)" in r for r in reasons)
+    assert any("1 key file(s) without a document (e.g. d9)" in r for r in reasons)
+    ev = evaluate(ds, EvalOptions(match="exact"))
+    assert sorted(ev.scores["review_id"]) == ["d1", "d2"]
+    assert "d3" not in set(ev.skipped["review_id"])  # not "no output from the model": it has no GT
+    assert any("1 review(s) without their own ground truth are skipped" in str(p) for p in ev.problems)

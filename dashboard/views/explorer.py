@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import page_context
 
-from kweval import ui, why
+from kweval import present, ui, why
 
 ctx = page_context()
 sel = ctx.selection
@@ -41,7 +41,7 @@ def _details(key: tuple, movie: str, review: str, models: tuple, _rows: pd.DataF
     """
     from kweval import semantic, sentiment
 
-    gt = ev.ground_truth[ev.ground_truth["movie"] == movie]
+    gt = own_gt(movie, review)
     rows = _rows.reset_index()
     vectors = None
     if SEM:
@@ -53,11 +53,28 @@ def _details(key: tuple, movie: str, review: str, models: tuple, _rows: pd.DataF
     return details, sentiment.text_value(text), sentiment.gt_mean_value(gt)
 
 
+def own_gt(movie: str, review: str) -> pd.DataFrame:
+    """The GT list the review is scored against: its own (per-document GT) or its movie's."""
+    gt = ev.ground_truth[ev.ground_truth["movie"] == movie]
+    own = gt[gt["review_id"] == review]
+    return own if len(own) else gt[gt["review_id"].isna()]
+
+
+def own_gt_html(movie: str, review: str, text: object) -> str:
+    """A document's own GT list, each keyword marked present (● occurs in the text) or absent (○); '' for movie-level GT."""
+    gt = own_gt(movie, review)
+    if not len(gt) or gt["review_id"].isna().all():
+        return ""
+    flags = present.present_flags(gt["norm"].tolist(), text if isinstance(text, str) else None, ctx.options.match)
+    items = " · ".join(f"{'●' if f else '○'} {ui.esc(k)}" for k, f in zip(gt["keyword"], flags))
+    return (f'<div style="font-size:0.85em;margin-top:0.3rem"><b>Own ground truth ({len(gt)}; ● in the text, ○ absent):</b> '
+            f"{items}</div>")
+
+
 @st.cache_data(show_spinner=False, max_entries=512)
 def _reasons(key: tuple, movie: str, review: str, models: tuple, _rows: pd.DataFrame) -> pd.DataFrame:
     """The review's keywords with why each matched or not (kweval.why: per model, from the matching itself)."""
-    gt = ev.ground_truth[ev.ground_truth["movie"] == movie]
-    return why.match_reasons(_rows.reset_index(), gt, ctx.options.match)
+    return why.match_reasons(_rows.reset_index(), own_gt(movie, review), ctx.options.match)
 
 
 def _set(param: str, value: str | None) -> None:
@@ -93,11 +110,12 @@ def review_card(row: pd.Series, kw: pd.DataFrame, scores: pd.DataFrame, marked: 
         else:
             listing = ui.keyword_list_html(rows[rows["model"] == model], sel.k)
         cells.append(f'<div>{swatch}<b>{ui.esc(model)}</b><div style="font-size:0.85em;opacity:0.8">{vals}</div>{listing}</div>')
-    gt = ev.ground_truth[ev.ground_truth["movie"] == row["movie"]]
+    gt = own_gt(row["movie"], row["review_id"])
     marks = (f'<div style="font-size:0.85em;opacity:0.75">Marked: the words of {ui.esc(marked)}’s matched keywords.</div>'
              if marked else "")
     text = ui.review_html(row["text"], ui.matched_tooltips(rows, model=marked) if marked else {})
-    side = (f'<div style="display:flex;flex-wrap:wrap;gap:1rem"><div style="flex:3 1 18rem;min-width:0">{marks}{text}</div>'
+    own = own_gt_html(row["movie"], row["review_id"], row["text"])
+    side = (f'<div style="display:flex;flex-wrap:wrap;gap:1rem"><div style="flex:3 1 18rem;min-width:0">{marks}{text}{own}</div>'
             f'<div style="flex:1 1 12rem">{ui.gt_top_html(gt, sel.k, rows, COLORS)}</div></div>')
     st.html(head + side + extra + ui.model_grid_html(cells, 22 if (SEM or SAS) else 16))
     if links:

@@ -87,6 +87,16 @@ class Dataset:
     def model_names(self) -> list[str]:
         return self.models["model"].tolist()
 
+    @property
+    def per_document(self) -> bool:
+        """Whether some review has its own GT list (keyphrase benchmarks) rather than only its movie's."""
+        gt = self.ground_truth
+        return "review_id" in gt.columns and bool(gt["review_id"].notna().any())
+
+    def unit_names(self) -> tuple[str, str]:
+        """What to call a movie and a review for this data: ("Collection", "Document") for per-document GT."""
+        return ("Collection", "Document") if self.per_document else ("Movie", "Review")
+
     def subset(self, movies: list[str] | None = None, models: list[str] | None = None) -> "Dataset":
         """The same dataset restricted to some movies and/or models."""
         mv = self.movies
