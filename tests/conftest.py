@@ -6,17 +6,18 @@
   ``KWEVAL_REQUIRE_SHARED=1`` (exported by ``.ci/run``) it fails instead, so CI can never
   skip them silently.
 - ``slow`` and ``browser`` only select: the quick subset is ``-m "not slow and not browser"``.
+
+Paths (REPO, SHARED, DNLP, SEMEVAL) are constants in tests/helpers.py, importable by any test.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
 from kweval.data import Dataset, load_dataset
-from tests.helpers import DNLP, REPO, SEMEVAL
+from tests.helpers import DNLP, SEMEVAL
 
 REQUIRE_SHARED = os.environ.get("KWEVAL_REQUIRE_SHARED", "") not in ("", "0")
 # marker -> (the folder its tests read, why they skip without it)
@@ -40,18 +41,6 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 def pytest_report_header(config: pytest.Config) -> list[str]:
     absent = "absent: its tests " + ("FAIL" if REQUIRE_SHARED else "are skipped")
     return [f"kweval {marker} data: {folder} ({'present' if folder.is_dir() else absent})" for marker, (folder, _) in SHARED_DATA.items()]
-
-
-@pytest.fixture(scope="session")
-def repo_root() -> Path:
-    """The checkout's root (where app.py, README.md and pyproject.toml are)."""
-    return REPO
-
-
-@pytest.fixture(scope="session")
-def dnlp_path() -> Path:
-    """The DNLP Dataset/ folder; request it only from tests marked `dnlp`."""
-    return DNLP
 
 
 @pytest.fixture(scope="session")
