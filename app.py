@@ -16,7 +16,9 @@ from typing import Callable
 
 import streamlit as st
 
-from dashboard.context import Ctx, cli_data_path, get_evaluation, load_path, load_upload
+from dashboard.context import (Ctx, carry_url_warnings, cli_data_path, drop_unknown_params, get_evaluation, load_path, load_upload,
+                               selection_warnings, start_url_checks, url_notice)
+from dashboard.uploads import format_size, newest_by_name
 from kweval import ui
 from kweval.data import DatasetError
 from kweval.data.dataset import Dataset
@@ -31,7 +33,8 @@ st.set_page_config(page_title="kweval", page_icon=":material/key:", layout="wide
 # sidebar: dataset and selection
 
 
-def _choose_dataset() -> tuple[Dataset, str, str, list[str]] | None:
+def _choose_dataset() -> tuple[Dataset, str, str, dict[str, int]] | None:
+    """The dataset chosen in the sidebar: (dataset, content hash, label, uploaded file sizes by name)."""
     configured = cli_data_path()
     allow_local = os.environ.get("KWEVAL_ALLOW_LOCAL_PATHS") == "1"
     sources = (["configured"] if configured else []) + ["demo", "upload"] + (["local"] if allow_local else [])
@@ -42,10 +45,10 @@ def _choose_dataset() -> tuple[Dataset, str, str, list[str]] | None:
             if source == "configured":
                 st.caption(f"Path: {ui.md(configured)}")
                 ds, h = load_path(configured)
-                return ds, h, Path(configured).name, []
+                return ds, h, Path(configured).name, {}
             if source == "demo":
                 ds, h = load_path(None)
-                return ds, h, "embedded demo", []
+                return ds, h, "embedded demo", {}
             if source == "upload":
                 files = st.file_uploader(
                     "predictions, ground_truth (required), reviews, movies, models — .parquet or .csv",
@@ -54,16 +57,21 @@ def _choose_dataset() -> tuple[Dataset, str, str, list[str]] | None:
                 if not files:
                     st.info("Upload at least predictions and ground_truth tables.")
                     return None
-                blobs = tuple(sorted((f.name, f.getvalue()) for f in files))
-                digest = hashlib.sha256(b"".join(hashlib.sha256(n.encode() + b"\0" + b).digest() for n, b in blobs)).hexdigest()
-                ds, h = load_upload(digest, blobs)
-                return ds, h, "upload", [n for n, _ in blobs]
+                uploads = newest_by_name([(f.file_id, f.name, f.getvalue()) for f in files],
+                                         st.session_state.setdefault("upload_first_seen", {}))
+                for name, n in uploads.replaced.items():
+                    st.info(f"{ui.md(name)} was uploaded {n + 1} times: the newest copy is used "
+                            "(remove the older one with its ×).", icon=":material/swap_horiz:")
+                st.caption("Using: " + ", ".join(f"{ui.md(n)} ({format_size(b)})" for n, b in uploads.sizes.items()))
+                digest = hashlib.sha256(b"".join(hashlib.sha256(n.encode() + b"\0" + b).digest() for n, b in uploads.files)).hexdigest()
+                ds, h = load_upload(digest, uploads.files)
+                return ds, h, "upload", uploads.sizes
             path = st.text_input("Folder on this server", key="local_path")
             if not path:
                 return None
             ds, h = load_path(path)
-            return ds, h, Path(path).name, []
-        except DatasetError as exc:
+            return ds, h, Path(path).name, {}
+        except (DatasetError, OSError) as exc:  # OSError: a typed path the OS refuses (too long, unreadable)
             st.error(ui.md(str(exc)))
             return None
 
@@ -121,9 +129,8 @@ def _selection(dataset: Dataset) -> ui.Selection:
     wanted = sel.params()
     if any(st.query_params.get(k) != v for k, v in wanted.items()):
         st.query_params.update(wanted)
-    st.session_state["url_notes"] = list(sel.notes)
-    for note in [*st.session_state.pop("carried_url_notes", []), *sel.notes]:
-        sb.caption(f"URL: {ui.md(note)}")
+    for message in selection_warnings(url, sel, movies, models):
+        url_notice(message)
     return sel
 
 
@@ -143,7 +150,7 @@ def _pages() -> dict[str, st.Page]:
     pages = {name: st.Page(VIEWS / f"{name}.py", title=title, icon=icon, url_path=name) for name, (title, icon) in PAGES.items()}
 
     def start() -> None:
-        st.session_state["carried_url_notes"] = st.session_state.get("url_notes", [])  # shown after the switch
+        carry_url_warnings()
         st.switch_page(pages["summary"], query_params=st.query_params.to_dict())
 
     # Streamlit serves its default page at "/" only; a hidden default keeps "/summary" a real address
@@ -151,15 +158,30 @@ def _pages() -> dict[str, st.Page]:
     return pages
 
 
+def _mark_upload_links(source_label: str, uploaded: bool) -> None:
+    """Links made from uploaded data say so (`data=upload`); opened where no upload is loaded, warn."""
+    if uploaded:
+        st.query_params["data"] = "upload"
+    elif st.query_params.get("data") is not None:
+        if st.query_params.get("data") == "upload":
+            url_notice(f"This link was made with **uploaded** data, which a link cannot carry: showing {ui.md(source_label)} "
+                       "instead. Upload the same files (sidebar ▸ Dataset ▸ Upload tidy tables) to see what the link showed.")
+        else:
+            url_notice(f"URL parameter **data**: “{ui.md(st.query_params.get('data'))}” is not a valid value; ignored.")
+        st.query_params.pop("data", None)
+
+
 def main() -> None:
     pages = _pages()
     nav = st.navigation(list(pages.values()))
+    start_url_checks()
     st.sidebar.title("kweval")
     chosen = _choose_dataset()
     if chosen is None:
         st.info("Choose a dataset in the sidebar (Dataset).")
         st.stop()
-    dataset, data_hash, label, upload_names = chosen
+    dataset, data_hash, label, uploads = chosen
+    _mark_upload_links(label, bool(uploads))
     if dataset.predictions.empty or not dataset.model_names:
         st.error("This dataset has no predictions to evaluate; see the problems below.")
         for p in dataset.problems:
@@ -185,8 +207,9 @@ def main() -> None:
     movie_name, review_name = dataset.unit_names()
     st.sidebar.caption(f"Data: {ui.md(label)} · {len(dataset.movie_ids)} {movie_name.lower()}(s) · {len(dataset.reviews)} "
                        f"{review_name.lower()}(s) · {len(dataset.model_names)} models")
-    st.session_state["ctx"] = Ctx(dataset, data_hash, evaluation, selection, options, pages, label, upload_names)
+    st.session_state["ctx"] = Ctx(dataset, data_hash, evaluation, selection, options, pages, label, uploads)
     nav.run()
+    drop_unknown_params()  # only after a page that ran to its end: one that stopped early read less
 
 
 main()

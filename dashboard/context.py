@@ -52,7 +52,7 @@ def _stamp(path: str | None) -> tuple:
 @st.cache_resource(show_spinner="Loading the dataset…", max_entries=4)
 def _load(path: str | None, stamp: tuple) -> tuple[Dataset, str]:
     dataset = load_dataset(path)
-    return dataset, ui.dataset_hash(dataset)
+    return dataset, dataset.content_hash()
 
 
 def load_path(path: str | None) -> tuple[Dataset, str]:
@@ -63,7 +63,7 @@ def load_path(path: str | None) -> tuple[Dataset, str]:
 @st.cache_resource(show_spinner="Reading the uploaded tables…", max_entries=4)
 def _load_upload(digest: str, _files: tuple[tuple[str, bytes], ...]) -> tuple[Dataset, str]:
     dataset = read_tidy_tables(dict(_files), origin="upload")
-    return dataset, ui.dataset_hash(dataset)
+    return dataset, dataset.content_hash()
 
 
 def load_upload(digest: str, files: tuple[tuple[str, bytes], ...]) -> tuple[Dataset, str]:
@@ -128,12 +128,16 @@ class Ctx:
     options: EvalOptions
     pages: dict[str, Any]
     source_label: str
-    upload_names: list[str] = field(default_factory=list)
+    uploads: dict[str, int] = field(default_factory=dict)  # uploaded file name -> size in bytes (newest copy)
 
     @property
     def key(self) -> tuple:
         """Cache key of everything derived from this evaluation."""
         return (self.data_hash, tuple(self.options.as_dict().items()))
+
+    @property
+    def upload_names(self) -> list[str]:
+        return list(self.uploads)
 
     @property
     def metric(self) -> str:
@@ -170,19 +174,104 @@ class Ctx:
         return url_widget(widget, label, param, default, parse, fmt, resets=resets, **kwargs)
 
 
+def url_notice(message: str) -> None:
+    """A warning at the top of the page about the URL (`message` is Markdown; escape what it quotes)."""
+    st.session_state.setdefault("url_warnings", []).append(message)
+    st.session_state.get("url_notices", st).warning(message, icon=":material/link_off:")
+
+
+def invalid_param_message(param: str, raw: str, used: str) -> str:
+    """The warning for a URL parameter whose value cannot be used."""
+    return f"URL parameter **{ui.md(param)}**: “{ui.md(raw)}” is not a valid value here; used {ui.md(used)} instead."
+
+
+def selection_warnings(url: dict[str, str | None], selection: ui.Selection, movies: Sequence[str], models: Sequence[str]) -> list[str]:
+    """A warning per sidebar URL parameter whose value (or part of it, for `models`) was not used."""
+    used = selection.params()
+    out = []
+    for name in ui.SELECTION_KEYS:
+        raw = url.get(name)
+        if raw is None or raw == "":
+            continue
+        alone = ui.resolve_selection([{name: raw}], movies, models)
+        if alone.notes:
+            out.append(invalid_param_message(name, raw, used[name]))
+        elif name == "models":
+            unknown = [m for m in dict.fromkeys(s.strip() for s in raw.split(",")) if m not in models]
+            if unknown:
+                out.append(f"URL parameter **models**: unknown model(s) {ui.md(', '.join(unknown))} ignored; "
+                           f"used {ui.md(used['models'])}.")
+    return out
+
+
+def start_url_checks() -> None:
+    """At the start of a script run: a container at the top of the page for URL warnings; no parameter read yet."""
+    st.session_state["url_notices"] = st.container()
+    st.session_state["url_params_read"] = set(ui.SELECTION_KEYS) | {"data"}
+    st.session_state["url_warnings"] = []
+    for message in st.session_state.pop("carried_url_warnings", []):  # from the run that redirected here
+        url_notice(message)
+
+
+def carry_url_warnings() -> None:
+    """Before a redirect (st.switch_page): show this run's URL warnings on the next run."""
+    st.session_state["carried_url_warnings"] = list(st.session_state.get("url_warnings", []))
+
+
+def drop_unknown_params() -> None:
+    """After a page ran to its end: warn about and remove the URL parameters nothing read."""
+    read = st.session_state.get("url_params_read", set())
+    for name in [n for n in st.query_params if n not in read]:
+        url_notice(f"URL parameter **{ui.md(name)}** (“{ui.md(st.query_params.get(name))}”) is unknown here; ignored and removed from the URL.")
+        st.query_params.pop(name, None)
+
+
+def query_param(name: str) -> str | None:
+    """The URL query parameter `name`, which the page reads itself (so it is not reported as unknown)."""
+    st.session_state.setdefault("url_params_read", set()).add(name)
+    return st.query_params.get(name)
+
+
+def _fit(value: Any, kwargs: dict[str, Any]) -> Any:
+    """`value` as the widget can show it: one of its options, clamped into its bounds; None if impossible."""
+    if value is None:
+        return None
+    if "options" in kwargs:
+        return value if value in list(kwargs["options"]) else None
+    low, high = kwargs.get("min_value"), kwargs.get("max_value")
+    if low is None and high is None:
+        return value
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        return None
+    return min(max(value, low if low is not None else value), high if high is not None else value)
+
+
 def url_widget(widget: Callable, label: str, param: str, default: Any, parse: Callable[[str], Any] = str,
                fmt: Callable[[Any], str] = str, key: str | None = None, resets: tuple[str, ...] = (), **kwargs: Any) -> Any:
+    """See `Ctx.url_widget`.  A URL value that cannot be used (unparsable, not an option, out of bounds)
+    is replaced by the nearest usable one, with a warning naming parameter, value and what was used."""
     key = key or f"qp_{param}"
-    raw = st.query_params.get(param)
-    value = None
+    raw = query_param(param)
+    parsed = None
     if raw is not None:
         try:
-            value = parse(raw)
-        except (TypeError, ValueError):
-            value = None
+            parsed = parse(raw)
+        except (TypeError, ValueError, OverflowError):
+            parsed = None
+    value = _fit(parsed, kwargs)
     if value is None:
-        value = st.session_state.get(key, default)
+        value = _fit(st.session_state.get(key), kwargs)
+    if value is None:
+        value = _fit(default, kwargs)
+    if value is None:  # a default outside the widget's range or options
+        value = list(kwargs["options"])[0] if kwargs.get("options") else kwargs.get("min_value", default)
     st.session_state[key] = value
+    if raw is not None and (parsed is None or value != parsed):
+        url_notice(invalid_param_message(param, raw, fmt(value)))
+        if value == default:
+            st.query_params.pop(param, None)
+        else:
+            st.query_params[param] = fmt(value)
 
     def sync() -> None:
         new = st.session_state[key]

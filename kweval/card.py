@@ -48,9 +48,9 @@ def protocol_card(
     protocol = PROTOCOLS[preset]
     if preset == "kweval":
         stemming = "Porter" if match == "stem" else "none"
-        match_rule = f"{match} (METRICS.md §2)"
+        match_rule = f"{match} (docs/metrics.md §2)"
         cutoff_rule = "hard (p@k = matches / k)"
-        aggregation_rule = f"{aggregation or 'macro'} (METRICS.md §6)"
+        aggregation_rule = f"{aggregation or 'macro'} (docs/metrics.md §6)"
     else:
         stemming = "Porter (NLTK)"
         match_rule = MATCH_RULES[preset]
@@ -114,3 +114,39 @@ def sidecar_path(out: str) -> Path:
 
 def card_json(card: Mapping[str, object]) -> str:
     return json.dumps(card, indent=2, ensure_ascii=False) + "\n"
+
+
+def folder_hash(folder: Path) -> str:
+    """SHA-256 over the relative paths and bytes of every file under `folder` (sorted)."""
+    folder = Path(folder)
+    h = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(folder)).encode())
+        h.update(b"\0")
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def render_with_card(table, fmt: str, meta: Mapping[str, object] | None, card: Mapping[str, object], raw_csv: bool = False, **latex) -> str:
+    """`report.render` of `table` with the card: Markdown header, LaTeX caption, JSON field (CSV: see `sidecar_path`).
+
+    `latex`: `report.to_latex`'s columns, ci, ci_style; the caption names the run (`report.latex_caption`) and then the card.
+    """
+    from kweval import report
+
+    if fmt == "markdown":
+        return card_markdown(card) + report.to_markdown(table)
+    if fmt == "latex":
+        caption = (report.latex_caption(dict(meta)) + " " if meta else "") + card_latex_caption(card)
+        return report.to_latex(table, caption=caption, **latex)
+    if fmt == "json":
+        return report.to_json(table, {**(meta or {}), "protocol": dict(card)})
+    return report.render(table, fmt, dict(meta) if meta else None, raw_csv=raw_csv)
+
+
+def write_sidecar(fmt: str, out: str, card: Mapping[str, object]) -> None:
+    """Beside a CSV file written to `out`, its card as `<out>.protocol.json` (nothing for stdout)."""
+    from kweval.output import write_output
+
+    if fmt == "csv" and out != "-" and Path(out).is_file():  # not for /dev/null or a pipe
+        write_output(card_json(card), str(sidecar_path(out)))

@@ -15,12 +15,17 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from kweval.extras import MissingExtra, missing_extra
 from kweval import keyphrase_cli
+from kweval.evaluate import AGGREGATIONS, GT_ORDERS, EvalOptions
+from kweval.extras import MissingExtra, missing_extra
+from kweval.matching import MATCH_MODES
 from kweval.output import OutputError, check_output_file, check_output_folder, os_reason, write_output
+from kweval.ranking import DISCOUNTS, GAINS
+
+_DEFAULTS = EvalOptions()  # the CLI's defaults are the library's
 
 if TYPE_CHECKING:
-    from kweval.evaluate import EvalOptions, Evaluation
+    from kweval.evaluate import Evaluation
 
 USAGE_ERROR = 2
 THRESHOLD_FAILED = 1
@@ -130,16 +135,16 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     ev.add_argument("--models", type=_comma_list, help="comma-separated models to evaluate (default: all)")
     ev.add_argument("--movies", type=_comma_list, help="comma-separated movies to evaluate (default: all)")
-    ev.add_argument("--k", type=_positive_int, default=5, help="cut-off of the ranking metrics (default 5)")
-    ev.add_argument("--aggregate", choices=["macro", "micro"], default="macro", help="mean over reviews (macro, default) or ratio of sums (micro)")
-    ev.add_argument("--match", choices=["approx", "exact", "word", "stem"], default="approx", help="keyword match mode (default approx: equal or substring)")
-    ev.add_argument("--gt-order", choices=["file", "helpful"], default="file", help="GT rank: file order (default) or by helpful votes")
-    ev.add_argument("--gain", choices=["linear", "exponential"], default="linear", help="nDCG gain (default linear)")
-    ev.add_argument("--discount", choices=["log2", "jarvelin"], default="log2", help="nDCG discount (default log2)")
+    ev.add_argument("--k", type=_positive_int, default=_DEFAULTS.k, help=f"cut-off of the ranking metrics (default {_DEFAULTS.k})")
+    ev.add_argument("--aggregate", choices=AGGREGATIONS, default=AGGREGATIONS[0], help="mean over reviews (macro, default) or ratio of sums (micro)")
+    ev.add_argument("--match", choices=MATCH_MODES, default=_DEFAULTS.match, help="keyword match mode (default approx: equal or substring)")
+    ev.add_argument("--gt-order", choices=GT_ORDERS, default=_DEFAULTS.gt_order, help="GT rank: file order (default) or by helpful votes")
+    ev.add_argument("--gain", choices=GAINS, default=_DEFAULTS.gain, help="nDCG gain (default linear)")
+    ev.add_argument("--discount", choices=DISCOUNTS, default=_DEFAULTS.discount, help="nDCG discount (default log2)")
     ev.add_argument("--semantic", action="store_true", help="add sem_precision, sem_recall, sem_f1 (sentence embeddings, cached)")
-    ev.add_argument("--threshold", type=float, default=0.75, help="cosine threshold of the semantic metrics (default 0.75)")
-    ev.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
-    ev.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default="torch",
+    ev.add_argument("--threshold", type=float, default=_DEFAULTS.threshold, help=f"cosine threshold of the semantic metrics (default {_DEFAULTS.threshold})")
+    ev.add_argument("--embedding-model", default=_DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
+    ev.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default=_DEFAULTS.embedding_backend,
                     help="how --semantic embeds: torch, onnx (ONNX Runtime, same vectors) or onnx-int8 (quantized, approximate)")
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
     _add_predictions_argument(ev)
@@ -185,8 +190,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
     em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
-    em.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
-    em.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default="torch", help="torch, onnx or onnx-int8")
+    em.add_argument("--embedding-model", default=_DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
+    em.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default=_DEFAULTS.embedding_backend, help="torch, onnx or onnx-int8")
     em.add_argument("--batch-size", type=_positive_int, default=256)
 
     ca = sub.add_parser("cache", help="inspect or clear the embedding cache (KWEVAL_CACHE_DIR)")
@@ -258,9 +263,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if keyphrase_cli.wants_protocol_path(args):
         return keyphrase_cli.evaluate_protocol(args)
     from kweval.data import load_dataset
-    from kweval.evaluate import EvalOptions, evaluate
+    from kweval.evaluate import evaluate
     from kweval.aggregate import aggregate
     from kweval import report
+    from kweval.card import render_with_card as card_render, write_sidecar
 
     try:
         options = EvalOptions(
@@ -338,10 +344,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     fmt = args.format or report.format_for_path(args.out)
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
-    latex = {}
-    if fmt == "latex":
-        latex = _latex_options(args, summary, per_review)
-    write_output(report.render(summary, fmt, meta, raw_csv=args.raw_csv, **latex), args.out)
+    latex = _latex_options(args, summary, per_review) if fmt == "latex" else {}
+    card = keyphrase_cli.kweval_card(args, options, str(source))
+    write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, **latex), args.out)
+    write_sidecar(fmt, args.out, card)
     if args.per_review and per_review is not None:
         write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
 

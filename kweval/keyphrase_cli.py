@@ -149,18 +149,21 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         args.protocol, str(args.data), cards.files_hash(paths), k=args.k, aggregation="macro", cutoffs=cutoffs
     )
     fmt = args.format or reports.format_for_path(args.out)
-    if fmt == "markdown":
-        text = cards.card_markdown(card) + reports.to_markdown(table)
-    elif fmt == "latex":
-        text = reports.to_latex(table, caption=cards.card_latex_caption(card))
-    elif fmt == "json":
-        text = reports.to_json(table, {"protocol": card})
-    else:
-        text = reports.to_csv(table, raw=getattr(args, "raw_csv", False))
-    write_output(text, args.out)
-    if fmt == "csv" and args.out != "-":
-        write_output(cards.card_json(card), str(cards.sidecar_path(args.out)))
+    write_output(cards.render_with_card(table, fmt, None, card, raw_csv=getattr(args, "raw_csv", False)), args.out)
+    cards.write_sidecar(fmt, args.out, card)
     return 0
+
+
+def kweval_card(args: argparse.Namespace, options, source: str) -> dict[str, object]:
+    """The card of a `kweval evaluate` run on movie-level data (the kweval preset)."""
+    from kweval import card as cards
+
+    folder = Path(args.data) if args.data else Path(__file__).parent / "data" / "demo"
+    content = cards.folder_hash(folder) if folder.is_dir() else "unknown"
+    return cards.protocol_card(
+        "kweval", source, content, k=options.k, match=options.match, gt_order=options.gt_order,
+        aggregation="legacy: each column as its notebook (docs/notebook-parity.md)" if args.legacy else args.aggregate,
+    )
 
 
 def cmd_extract(args: argparse.Namespace) -> int:

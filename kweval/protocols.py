@@ -52,7 +52,7 @@ class Protocol:
 PROTOCOLS: dict[str, Protocol] = {
     "kweval": Protocol(
         name="kweval",
-        tool="kweval (METRICS.md)",
+        tool="kweval (docs/metrics.md)",
         tokenizer="kweval",
         stemming="none",
         prediction_dedup="stemmed",

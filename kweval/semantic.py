@@ -28,7 +28,9 @@ from typing import TYPE_CHECKING, Union
 import numpy as np
 import pandas as pd
 
+from kweval.data.dataset import KEY
 from kweval.extras import require
+from kweval.metrics import harmonic_mean, safe_ratio
 
 if TYPE_CHECKING:  # pragma: no cover
     from kweval.cache import EmbeddingStore
@@ -54,7 +56,6 @@ __all__ = [
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = frozenset({DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2"})
-KEY = ["movie", "review_id", "model"]
 SEMANTIC_COLUMNS = [
     "sem_n_pred",
     "sem_pred_matched",
@@ -384,9 +385,8 @@ class Similarities:
         n = len(self.keys)
         pred_matched = np.bincount(self.pred_group[self.pred_best > thr], minlength=n).astype(np.int64)
         gt_matched = np.bincount(self.gt_group[self.gt_best > thr], minlength=n).astype(np.int64)
-        precision = _ratio(pred_matched, self.n_pred)
-        recall = _ratio(gt_matched, self.n_gt)
-        total = precision + recall
+        precision = safe_ratio(pred_matched, self.n_pred)
+        recall = safe_ratio(gt_matched, self.n_gt)
         out = self.keys.copy()
         out["sem_n_pred"] = self.n_pred
         out["sem_pred_matched"] = pred_matched
@@ -394,7 +394,7 @@ class Similarities:
         out["sem_gt_matched"] = gt_matched
         out["sem_precision"] = precision
         out["sem_recall"] = recall
-        out["sem_f1"] = np.divide(2 * precision * recall, total, out=np.zeros_like(total), where=total > 0)
+        out["sem_f1"] = harmonic_mean(precision, recall)
         return out
 
 
@@ -474,11 +474,6 @@ def semantic_metrics(
     if not 0.0 <= float(threshold) <= 1.0:
         raise ValueError(f"threshold must be within [0, 1], got {threshold!r}")
     return similarities(pred, gt, vectors).at_threshold(threshold)
-
-
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    num = num.astype(np.float64)
-    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
 
 
 def nearest_gt(

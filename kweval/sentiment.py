@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from kweval.data.dataset import KEY
 from kweval.extras import require
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -30,7 +31,6 @@ if TYPE_CHECKING:  # pragma: no cover
 
 __all__ = ["sentiment_value", "vader_store", "keyword_values", "text_value", "gt_mean_value", "sas_metrics", "WEIGHTS"]
 
-KEY = ["movie", "review_id", "model"]
 WEIGHTS = {"pos": 1.0, "neu": 0.5, "neg": 0.0}
 
 

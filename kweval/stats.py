@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sp
 
-from kweval.metrics import safe_ratio
+from kweval.metrics import harmonic_mean, safe_ratio
 
 N_BOOT = 2000
 N_PERM = 10000
@@ -303,15 +303,15 @@ def bootstrap_summary_ci(
     means, as `kweval.aggregate` skips them; a metric NaN everywhere gets NaN.
     Columns: metric, value, ci_low, ci_high.
     """
-    from kweval.aggregate import _MICRO_F1, _MICRO_RATIOS
+    from kweval.aggregate import MICRO_F1, MICRO_RATIOS  # the micro statistic is the one aggregate reports
 
     metrics = list(metrics)
     present = [m for m in metrics if m in scores.columns and m != "gt_coverage"]
     needed: set[str] = set()
     if how == "micro":
         for m in present:
-            for part in (m, *_MICRO_F1.get(m, ())):
-                needed.update(_MICRO_RATIOS.get(part, ()))
+            for part in (m, *MICRO_F1.get(m, ())):
+                needed.update(MICRO_RATIOS.get(part, ()))
     counts = sorted(c for c in needed if c in scores.columns)
     columns = present + [c for c in counts if c not in present]
     out = pd.DataFrame({"metric": metrics, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan})
@@ -332,21 +332,16 @@ def bootstrap_summary_ci(
         x = np.column_stack([x, *extra])
     pos = {c: i for i, c in enumerate(columns)}
 
-    def ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-        res = np.zeros(np.broadcast(num, den).shape)
-        np.divide(num, den, out=res, where=den != 0)
-        return res
-
     def statistic(sums: np.ndarray, total: np.ndarray) -> np.ndarray:
         """Aggregated metrics from column sums (rows: resamples) and resample sizes."""
         res = np.empty((sums.shape[0], len(present)))
         for i, m in enumerate(present):
-            if how == "micro" and m in _MICRO_RATIOS and all(c in pos for c in _MICRO_RATIOS[m]):
-                num, den = _MICRO_RATIOS[m]
-                res[:, i] = ratio(sums[:, pos[num]], sums[:, pos[den]])
-            elif how == "micro" and m in _MICRO_F1 and all(c in pos for x_ in _MICRO_F1[m] for c in _MICRO_RATIOS[x_]):
-                p_, r_ = (ratio(sums[:, pos[_MICRO_RATIOS[x_][0]]], sums[:, pos[_MICRO_RATIOS[x_][1]]]) for x_ in _MICRO_F1[m])
-                res[:, i] = ratio(2 * p_ * r_, p_ + r_)
+            if how == "micro" and m in MICRO_RATIOS and all(c in pos for c in MICRO_RATIOS[m]):
+                num, den = MICRO_RATIOS[m]
+                res[:, i] = safe_ratio(sums[:, pos[num]], sums[:, pos[den]])
+            elif how == "micro" and m in MICRO_F1 and all(c in pos for x_ in MICRO_F1[m] for c in MICRO_RATIOS[x_]):
+                p_, r_ = (safe_ratio(sums[:, pos[MICRO_RATIOS[x_][0]]], sums[:, pos[MICRO_RATIOS[x_][1]]]) for x_ in MICRO_F1[m])
+                res[:, i] = harmonic_mean(p_, r_)
             elif m in defined:
                 with np.errstate(invalid="ignore", divide="ignore"):
                     res[:, i] = np.where(sums[:, defined[m]] > 0, sums[:, pos[m]] / sums[:, defined[m]], np.nan)

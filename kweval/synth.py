@@ -37,6 +37,7 @@ from kweval.data.dataset import (
     REVIEW_COLUMNS,
     Dataset,
 )
+from kweval.data.tidy import write_tidy
 
 LAYOUTS = ("tidy", "dnlp")
 GT_SHAPES = ("movie", "per-document")
@@ -391,24 +392,6 @@ def synthesize(
 # --- writers ----------------------------------------------------------------------------------------
 
 
-def write_tidy_layout(dataset: Dataset, folder: Path) -> list[Path]:
-    """The tidy layout (Parquet): predictions, ground_truth, reviews, movies, models."""
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    tables = {
-        "movies": dataset.movies[[c for c in ("movie", "title", "ranked") if c in dataset.movies]],
-        "reviews": dataset.reviews,
-        "predictions": dataset.predictions,
-        "ground_truth": dataset.ground_truth,
-        "models": dataset.models,
-    }
-    for name, frame in tables.items():
-        path = folder / f"{name}.parquet"
-        frame.to_parquet(path, index=False)
-        written.append(path)
-    return written
-
-
 def _cells(keywords: list, scores: list, bounds: np.ndarray, lengths: np.ndarray, kind) -> list:
     """The DNLP cells of one model: a list of (keyword, score) tuples, [] or None per review."""
     out: list = []
@@ -499,4 +482,4 @@ def write_synthetic(dataset: Dataset, folder: str | Path, layout: str = "tidy") 
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}; got {layout!r}")
     folder = Path(folder)
-    return write_tidy_layout(dataset, folder) if layout == "tidy" else write_dnlp_layout(dataset, folder)
+    return write_tidy(dataset, folder) if layout == "tidy" else write_dnlp_layout(dataset, folder)

@@ -41,11 +41,18 @@ def esc(value: object) -> str:
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|~>$^=:])")
 
 
+# GFM turns bare URLs, www. names and e-mail addresses into links after escapes are decoded: an
+# invisible WORD JOINER (U+2060) inside each pattern keeps them text (issue 15, item 8).
+_AUTOLINK = re.compile(r"(?i)(https?:|ftp:)(?=//)|\bwww(?=\.)|(?<=[\w.+-])@(?=[-\w]+\.[-\w])")
+
+
 def md(value: object) -> str:
-    """`value` as literal text inside Markdown: HTML escaped, Markdown/LaTeX punctuation backslash-escaped."""
+    """`value` as literal text inside Markdown: HTML escaped, Markdown/LaTeX punctuation backslash-escaped,
+    never an autolink."""
     if value is None or (isinstance(value, float) and value != value):
         return ""
-    text = _MD_SPECIAL.sub(r"\\\1", str(value)).replace("\n", " ")
+    text = _AUTOLINK.sub(lambda m: m.group(0) + "\u2060", str(value))
+    text = _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
     return html.escape(text, quote=True)
 
 
@@ -539,28 +546,6 @@ def paginate(table: pd.DataFrame, page: int, per_page: int) -> tuple[pd.DataFram
 # dataset identity and overview
 
 
-def dataset_hash(dataset) -> str:
-    """A stable content hash of a Dataset (every table's values and columns, problems, source): the cache key."""
-    import hashlib
-
-    h = hashlib.sha256()
-    for name in ("movies", "reviews", "predictions", "ground_truth", "models"):
-        frame: pd.DataFrame = getattr(dataset, name)
-        h.update(name.encode())
-        h.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
-        h.update(str(len(frame)).encode())
-        if len(frame):
-            # object columns may mix None/str/float: hash their string form so any cell content works
-            safe = frame.copy()
-            for col in safe.columns:
-                if safe[col].dtype == object:
-                    safe[col] = safe[col].map(lambda v: "\x00<NA>" if v is None or (isinstance(v, float) and v != v) else f"{type(v).__name__}:{v}")
-            h.update(pd.util.hash_pandas_object(safe, index=False).to_numpy().tobytes())
-    h.update(repr([str(p) for p in dataset.problems]).encode())
-    h.update(str(dataset.source).encode())
-    return h.hexdigest()
-
-
 def dataset_overview(dataset, evaluation) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per movie: title, reviews, GT keywords, evaluated review × model pairs, skipped;
     per model: score direction, predicted keywords, evaluated reviews, skipped reviews)."""
@@ -581,52 +566,6 @@ def dataset_overview(dataset, evaluation) -> tuple[pd.DataFrame, pd.DataFrame]:
     models["evaluated_reviews"] = models["model"].map(ev).fillna(0).astype("int64")
     models["skipped_reviews"] = models["model"].map(sk).fillna(0).astype("int64")
     return movies, models
-
-
-def slice_labels(scores: pd.DataFrame, reviews: pd.DataFrame, by: str) -> pd.Series | None:
-    """An ordered categorical label per row of `scores`: its review's rating band or text-length quartile.
-
-    None when the data has no ratings (or no texts).
-    """
-    rv = reviews.drop_duplicates(["movie", "review_id"]).set_index(["movie", "review_id"])
-    idx = pd.MultiIndex.from_frame(scores[["movie", "review_id"]])
-    if by == "rating":
-        if "rating" not in rv or pd.to_numeric(rv["rating"], errors="coerce").notna().sum() == 0:
-            return None
-        values = pd.Series(pd.to_numeric(rv["rating"], errors="coerce").reindex(idx).to_numpy())
-        names = ["rating ≤ 4", "rating 5–7", "rating ≥ 8"]
-        labels = pd.cut(values, bins=[-float("inf"), 4, 7, float("inf")], labels=names)
-        missing = "no rating"
-    elif by == "length":
-        if "text" not in rv or rv["text"].notna().sum() == 0:
-            return None
-        values = pd.Series(rv["text"].map(lambda t: len(t) if isinstance(t, str) else float("nan")).reindex(idx).to_numpy(dtype="float64"))
-        if values.notna().sum() < 4:
-            return None
-        edges = sorted(set(int(round(e)) for e in values.quantile([0.25, 0.5, 0.75])))
-        bins = [-float("inf"), *edges, float("inf")]
-        names = [f"≤ {edges[0]} chars"] + [f"{a + 1}–{b} chars" for a, b in zip(edges, edges[1:])] + [f"> {edges[-1]} chars"]
-        labels = pd.cut(values, bins=bins, labels=names)
-        missing = "no text"
-    else:
-        raise ValueError(f"unknown slice {by!r}; choose rating or length")
-    labels = labels.cat.add_categories([missing]).fillna(missing)
-    return labels.set_axis(scores.index)
-
-
-def sliced_evaluation(evaluation, labels: pd.Series):
-    """The evaluation with each score row's movie replaced by its slice label, for `kweval.aggregate`.
-
-    Movie-level results (gt_coverage, skipped pairs) do not apply to slices and are left empty.
-    """
-    import dataclasses
-
-    present = set(labels.astype(str))
-    order = [str(c) for c in labels.cat.categories if str(c) in present] if hasattr(labels, "cat") else sorted(present)
-    scores = evaluation.scores.assign(movie=labels.astype(str).to_numpy())
-    coverage = pd.DataFrame({"movie": pd.Series(dtype=object), "model": pd.Series(dtype=object), "n_gt": pd.Series(dtype="int64"), "n_covered": pd.Series(dtype="int64"), "gt_coverage": pd.Series(dtype="float64")})
-    skipped = evaluation.skipped.iloc[0:0]
-    return dataclasses.replace(evaluation, scores=scores, movies=order, coverage=coverage, skipped=skipped)
 
 
 # ----------------------------------------------------------------------------------------------

@@ -60,6 +60,7 @@ def run(monkeypatch, data, params=None, page=None, env=None) -> AppTest:
     at.query_params.update(params or {})
     at.run()
     if page:
+        at.query_params.update(params or {})  # the page's own parameters: the start page (/summary) dropped them as unknown
         at.switch_page(page).run()
     assert not at.exception, [e.message for e in at.exception]
     return at
@@ -278,10 +279,12 @@ def test_selection_lives_in_the_url(monkeypatch, cores):
     assert not at.exception
     assert at.query_params["movie"] == "SW_Episode5" and at.query_params["models"] == "sentiment,base" and at.query_params["k"] == "7"
     assert "Star Wars: Episode V" in texts(at).replace("\\", "")
-    # invalid values are ignored with a note
+    # invalid values are replaced, with a warning at the top of the page naming parameter, value and what was used
     at = run(monkeypatch, DNLP, {"movie": "nope", "k": "zero"})
     assert at.query_params["movie"] == ds.movie_ids[0] and at.query_params["k"] == "5"
-    assert any("ignored movie" in c.value for c in at.sidebar.caption)
+    warnings = [w.value.replace("\\", "") for w in at.main.warning]
+    assert any("**movie**" in w and "“nope”" in w and ds.movie_ids[0] in w for w in warnings), warnings
+    assert any("**k**" in w and "“zero”" in w and "used 5" in w for w in warnings), warnings
 
 
 @pytest.mark.dnlp
@@ -364,7 +367,9 @@ def test_uploads_never_take_pickles(monkeypatch):
     at = run(monkeypatch, None, {})
     at.sidebar.radio(key="data_source").set_value("upload").run()
     at.sidebar.file_uploader(key="upload").set_value([("predictions.pkl", b"\x80\x04K\x01.", "application/octet-stream")]).run()
-    assert at.exception and "Invalid file extension" in at.exception[0].message  # refused by the widget itself
+    # refused by the widget itself (its message is redacted for visitors: client.showErrorDetails = "none")
+    assert at.exception and any(t in at.exception[0].message for t in ("Invalid file extension", "error message is redacted"))
+    assert not at.sidebar.selectbox  # nothing was loaded
 
 
 # ---------------------------------------------------------------------------------------------
@@ -415,6 +420,7 @@ def test_streamlit_config():
     assert config["server"]["headless"] is True
     assert 0 < config["server"]["maxUploadSize"] <= 200
     assert config["browser"]["gatherUsageStats"] is False
+    assert config["client"]["showErrorDetails"] == "none"  # no traceback for visitors (issue 15, item 8)
 
 
 def test_core_does_not_import_streamlit():
@@ -685,3 +691,133 @@ def test_the_root_opens_the_summary_with_its_query(monkeypatch):
     at = run(monkeypatch, None, {"k": "3", "agg": "micro"})
     assert at.title[0].value == "Summary"
     assert at.query_params["k"] == "3" and at.query_params["agg"] == "micro"
+
+
+# ---------------------------------------------------------------------------------------------
+# URL parameters (issue 11, item 3) and uploads (item 4)
+
+
+def _warnings(at: AppTest) -> list[str]:
+    return [w.value.replace("\\", "") for w in at.main.warning]
+
+
+def test_bad_page_parameters_warn_at_the_top_and_leave_the_url(monkeypatch):
+    at = run(monkeypatch, None, {"k": "20"})
+    at.query_params.update({"ek": "11", "gain": "zzz", "zzz": "1"})
+    at.switch_page("dashboard/views/ndcg.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    warnings = _warnings(at)
+    assert any("**ek**" in w and "“11”" in w and "used 10" in w for w in warnings), warnings
+    assert any("**gain**" in w and "“zzz”" in w and "used linear" in w for w in warnings), warnings
+    assert any("**zzz**" in w and "unknown" in w for w in warnings), warnings
+    assert at.slider(key="qp_ek").value == 10  # the sidebar's k=20 is beyond the example's slider: clamped
+    assert at.query_params["ek"] == "10" and "gain" not in at.query_params and "zzz" not in at.query_params
+    at.query_params["ek"] = "0"
+    at.run()
+    assert at.slider(key="qp_ek").value == 1 and any("“0”" in w and "used 1" in w for w in _warnings(at))
+
+
+def test_unknown_models_in_the_url_are_named(monkeypatch, demo_dataset):
+    models = demo_dataset.model_names
+    at = run(monkeypatch, None, {"models": f"{models[0]},zzz"})
+    assert at.query_params["models"] == models[0]
+    assert any("**models**" in w and "zzz" in w and f"used {models[0]}" in w for w in _warnings(at)), _warnings(at)
+
+
+def _upload(at: AppTest, files) -> AppTest:
+    at.sidebar.radio(key="data_source").set_value("upload").run()
+    at.sidebar.file_uploader(key="upload").set_value(files).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_a_link_made_after_an_upload_says_so_elsewhere(monkeypatch):
+    at = _upload(run(monkeypatch, None, {}), xss_files())
+    assert at.query_params["data"] == "upload"
+    link = dict(at.query_params)
+    elsewhere = run(monkeypatch, None, link)  # a new session: no upload
+    assert any("uploaded" in w and "cannot carry" in w for w in _warnings(elsewhere)), _warnings(elsewhere)
+    assert "data" not in elsewhere.query_params
+
+
+def test_an_upload_under_the_same_name_replaces_the_earlier_one(monkeypatch):
+    files = xss_files()[:2]
+    first = pd.DataFrame({"movie": "m1", "review_id": ["r1"], "model": "base", "rank": [0], "keyword": ["nothing"], "score": [0.9]})
+    fixed = pd.DataFrame({"movie": "m1", "review_id": ["r1"], "model": "fixed", "rank": [0], "keyword": ["fraud"], "score": [0.9]})
+    at = _upload(run(monkeypatch, None, {}), [("predictions.csv", _csv(first), "text/csv"), files[1]])
+    assert at.sidebar.multiselect(key="sel_models").options == ["base"]
+    # the corrected file is uploaded later under the same name: both chips are there, the newest wins
+    at.sidebar.file_uploader(key="upload").set_value(
+        [("predictions.csv", _csv(first), "text/csv"), files[1], ("predictions.csv", _csv(fixed), "text/csv")]).run()
+    assert not at.exception
+    assert at.sidebar.multiselect(key="sel_models").options == ["fixed"]
+    notes = [i.value.replace("\\", "") for i in at.sidebar.info]
+    assert any("predictions.csv was uploaded 2 times" in n and "newest" in n for n in notes), notes
+    using = " ".join(c.value.replace("\\", "") for c in at.sidebar.caption)
+    assert f"predictions.csv ({len(_csv(fixed))} B)" in using and "ground_truth.parquet (" in using
+    at.switch_page("dashboard/views/data.py").run()
+    assert f"predictions.csv ({len(_csv(fixed))} B)" in texts(at).replace("\\", "")
+
+
+def test_newest_by_name_follows_the_order_first_seen():
+    from dashboard.uploads import format_size, newest_by_name
+
+    seen: dict[str, int] = {}
+    assert newest_by_name([("id1", "p.csv", b"old")], seen).files == (("p.csv", b"old"),)
+    # a later run lists the new copy first: still the newest wins, whatever the listing order or contents
+    later = newest_by_name([("id2", "p.csv", b"new"), ("id1", "p.csv", b"old"), ("id3", "g.csv", b"g")], seen)
+    assert later.files == (("g.csv", b"g"), ("p.csv", b"new")) and later.replaced == {"p.csv": 1}
+    assert later.sizes == {"g.csv": 1, "p.csv": 3}
+    assert [format_size(n) for n in (999, 1234, 2_500_000)] == ["999 B", "1.2 kB", "2.5 MB"]
+
+
+MD_IMAGE = "![t](http://tracker.invalid/t.png)"
+
+
+def hostile_files() -> list[tuple[str, bytes, str]]:
+    """Uploads a stranger might send: huge scores, an empty score_direction, Markdown links and images everywhere."""
+    predictions = pd.DataFrame(
+        {"movie": "m1", "review_id": ["r1", "r1", "r2"], "model": "base", "rank": [0, 1, 0],
+         "keyword": [MD_IMAGE, "fraud", "poverty"], "score": [1e308, 1e308, 1e308]}
+    )
+    gt = pd.DataFrame({"movie": "m1", "rank": [0, 1, 2], "keyword": ["fraud", MD_IMAGE, "[x](http://phish.invalid)"], "helpful": 1, "not_helpful": 0})
+    reviews = pd.DataFrame({"movie": "m1", "review_id": ["r1", "r2"], "text": [f"A fraud {MD_IMAGE} story", "Poverty."],
+                            "title": [MD_IMAGE, "fine"], "rating": [3, 9]})
+    return [
+        ("predictions.csv", _csv(predictions), "text/csv"),
+        ("ground_truth.csv", _csv(gt), "text/csv"),
+        ("reviews.csv", _csv(reviews), "text/csv"),
+        (f"{MD_IMAGE}.csv", b"a,b\n1,2\n", "text/csv"),
+    ]
+
+
+def test_hostile_uploads_give_messages_and_finite_metrics(monkeypatch):
+    at = _upload(run(monkeypatch, None, {}), hostile_files())
+    summary = table(at, "summary_table")
+    assert np.isfinite(summary[["w_precision", "w_recall", "w_f1"]].to_numpy(dtype="float64")).all()
+    for page in ["dashboard/views/data.py", "dashboard/views/explorer.py", "dashboard/views/parity.py", "dashboard/views/ndcg.py"]:
+        at.switch_page(page).run()
+        assert not at.exception, (page, [e.message for e in at.exception])
+        markdown = "\n".join(str(e.value) for kind in ("markdown", "caption", "title", "subheader", "info", "warning", "error")
+                             for e in getattr(at, kind))
+        assert MD_IMAGE not in markdown and "](http" not in markdown, page  # never Markdown that renders an image or link
+        html_parts = "\n".join(e.proto.body for e in at.html)
+        assert "<img" not in html_parts and "href=\"http" not in html_parts, page  # st.html shows it as text
+    at.switch_page("dashboard/views/data.py").run()
+    assert "not a tidy table" in texts(at)  # the odd file name is reported, escaped
+
+
+def test_an_empty_score_direction_cell_in_an_upload_is_reported(monkeypatch):
+    at = _upload(run(monkeypatch, None, {}), [*hostile_files()[:3], ("models.csv", b"model,score_direction\nbase,\n", "text/csv")])
+    assert table(at, "summary_table")["model"].tolist()[0] == "base"
+    at.switch_page("dashboard/views/data.py").run()
+    assert "score_direction" in texts(at)
+
+
+def test_markdown_escaping_never_makes_an_autolink():
+    """GFM links bare URLs, www. names and e-mail addresses even when their punctuation is escaped."""
+    out = ui.md("see http://x.invalid/a, HTTPS://y.invalid, www.z.invalid and a@b.invalid; ndcg@5")
+    plain = out.replace("\\", "")
+    assert "http://" not in plain.lower() and "https://" not in plain.lower() and "www." not in plain and "a@b" not in plain
+    assert plain.replace("\u2060", "") == "see http://x.invalid/a, HTTPS://y.invalid, www.z.invalid and a@b.invalid; ndcg@5"
+    assert "ndcg@5" in plain  # metric names keep their @

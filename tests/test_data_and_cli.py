@@ -192,7 +192,7 @@ def test_cli_csv_columns_and_precision(tmp_path: Path):
 
 def test_cli_formats_fail_under_and_per_review(tmp_path: Path):
     md = run_cli("evaluate", "--format", "markdown")
-    assert md.returncode == 0 and md.stdout.startswith("| movie | model |") and "**" in md.stdout
+    assert md.returncode == 0 and md.stdout.startswith("> **Protocol** — preset: kweval") and "\n| movie | model |" in md.stdout
     tex = run_cli("evaluate", "--format", "latex")
     assert "\\begin{tabular}" in tex.stdout and "\\textbf{" in tex.stdout
     js = json.loads(run_cli("evaluate", "--format", "json").stdout)

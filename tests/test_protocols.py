@@ -140,3 +140,67 @@ def test_semeval2017_firstphrases_equals_each_tool(name, semeval_firstphrases):
     for column, expected in REFERENCE["semeval2017_firstphrases"][name].items():
         assert not math.isnan(summary[column])
         assert summary[column] == pytest.approx(expected, abs=1e-12), column
+
+
+def _main(*argv, capsys):
+    from kweval.cli import main
+
+    status = main(list(argv))
+    out, err = capsys.readouterr()
+    return status, out, err
+
+
+def test_cli_protocol_json_carries_card_and_tool_numbers(tmp_path, capsys):
+    bad = tmp_path / "bad.jsonl"
+    lines = (DATA / "keyphrase_edge_predictions.jsonl").read_text().splitlines()
+    bad.write_text("\n".join(lines + ["{not json", '{"id": "d1"}']) + "\n")
+    status, out, err = _main(
+        "evaluate", str(DATA / "keyphrase_edge"), "--protocol", "kpeval", "--predictions", f"edge={bad}",
+        "--format", "json", capsys=capsys,
+    )
+    assert status == 0
+    assert err.count("kweval: ") == 2 and "bad.jsonl:7" in err and "bad.jsonl:8" in err and "Traceback" not in err
+    result = json.loads(out)
+    card = result["meta"]["protocol"]
+    assert card["preset"] == "kpeval" and card["cutoff"] == "hard (÷ k)" and card["aggregation"].startswith("macro: F1 of mean P")
+    assert len(card["dataset_sha256"]) == 64 and card["defects_reproduced"]
+    row = result["rows"][0]
+    for column, expected in REFERENCE["edge"]["kpeval_summary"].items():
+        assert row[column] == pytest.approx(expected, abs=1e-6), column
+
+
+def test_cli_protocol_csv_sidecar_and_tidy_predictions(tmp_path, capsys):
+    tidy = tmp_path / "predictions.csv"
+    rows = ["movie,review_id,model,rank,keyword,score"]
+    for obj in map(json.loads, (DATA / "keyphrase_edge_predictions.jsonl").read_text().splitlines()):
+        rows += [f'keyphrase_edge,{obj["id"]},m,{r},"{k}",1' for r, k in enumerate(obj["keyphrases"])]
+    tidy.write_text("\n".join(rows) + "\n")
+    out = tmp_path / "summary.csv"
+    status, _, err = _main(
+        "evaluate", str(DATA / "keyphrase_edge"), "--protocol", "meng", "--predictions", f"m={tidy}", "--out", str(out),
+        capsys=capsys,
+    )
+    assert status == 0, err
+    card = json.loads((tmp_path / "summary.csv.protocol.json").read_text())
+    assert card["preset"] == "meng" and card["cutoff"].startswith("flexible")
+    import pandas as pd
+
+    row = pd.read_csv(out).iloc[0]
+    assert row["f1@5"] == pytest.approx(REFERENCE["edge"]["meng_summary"]["f1@5"], abs=1e-6)
+
+
+def test_cli_protocol_needs_per_document_data(capsys):
+    status, _, err = _main("evaluate", "--protocol", "pke", capsys=capsys)
+    assert status == 2 and "needs per-document ground truth" in err
+
+
+def test_cli_extract_firstphrases_writes_ranked_jsonl(tmp_path, capsys):
+    out = tmp_path / "fp.jsonl"
+    status, _, err = _main(
+        "extract", str(DATA / "keyphrase_edge"), "--extractor", "firstphrases", "--top", "3", "--out", str(out),
+        capsys=capsys,
+    )
+    assert status == 0, err
+    lists = {o["id"]: o["keyphrases"] for o in map(json.loads, out.read_text().splitlines())}
+    assert lists["d1"] == ["Neural networks learn", "neural network", "trained"]  # runs of non-stop words, max 3
+    assert all(len(v) <= 3 for v in lists.values()) and set(lists) == {f"d{i}" for i in range(1, 7)}

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard import page_context
+from dashboard.uploads import format_size
 
 from kweval import ui
 
@@ -17,8 +18,9 @@ st.markdown(
     f"**Source:** {ui.md(ctx.source_label)} · {len(ds.movie_ids)} movies · {len(ds.reviews)} reviews · "
     f"{len(ds.model_names)} models · {len(ds.predictions)} predicted entries · {len(ds.ground_truth)} GT keywords"
 )
-if ctx.upload_names:
-    st.markdown("**Uploaded files:** " + ", ".join(f"`{ui.esc(n)}`" for n in ctx.upload_names))
+if ctx.uploads:
+    st.markdown("**Uploaded files** (the newest copy of each name): "
+                + ", ".join(f"{ui.md(name)} ({format_size(size)})" for name, size in ctx.uploads.items()))
 st.caption(f"Content hash (the cache key): {ctx.data_hash[:16]}…")
 
 movies, models = ui.dataset_overview(ds, ev)

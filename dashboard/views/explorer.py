@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import page_context
+from dashboard.context import query_param
 
 from kweval import present, ui, why
 
@@ -46,7 +47,7 @@ def _details(key: tuple, movie: str, review: str, models: tuple, _rows: pd.DataF
     vectors = None
     if SEM:
         texts = list(dict.fromkeys(t for t in [*rows["norm"], *gt["norm"]] if isinstance(t, str) and t))
-        vectors = dict(zip(texts, semantic.embed_texts(texts, model_id=ctx.options.embedding_model))) if texts else {}
+        vectors = dict(zip(texts, semantic.embed_texts(texts, model_id=ctx.options.embedding_model, backend=ctx.options.embedding_backend))) if texts else {}
     details = ui.keyword_details(rows, gt, vectors, ctx.options.threshold, sentiment=SAS)
     if not SAS:
         return details, float("nan"), float("nan")
@@ -144,7 +145,7 @@ marked = ctx.url_widget(st.radio, "Mark the matches of", "hl", sel.models[0] if 
                         parse=lambda s: s if s in sel.models else None, options=list(sel.models), horizontal=True,
                         format_func=str, help="Highlights are per model: a word is marked only if this model matched it.")
 
-review = st.query_params.get("review")
+review = query_param("review")
 if review:
     st.button("← All reviews", on_click=_set, args=("review", None))
     found = table[table["review_id"] == review]
@@ -176,7 +177,7 @@ n_pages = max(1, -(-len(shown) // per_page))
 if st.session_state.get("qp_p", 1) > n_pages:
     st.session_state["qp_p"] = n_pages
 p1, p2 = st.columns([1, 5], vertical_alignment="bottom")
-page = ctx.url_widget(p1.number_input, f"Page (of {n_pages})", "p", 1, parse=lambda s: min(max(int(s), 1), n_pages),
+page = ctx.url_widget(p1.number_input, f"Page (of {n_pages})", "p", 1, parse=int,
                       min_value=1, max_value=n_pages, step=1)
 rows, page, n_pages = ui.paginate(shown, page, per_page)
 p2.caption(f"{len(shown)} review(s) match · page {page} of {n_pages} · sorted by {ui.md(sort)}")

@@ -6,6 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import page_context
+from dashboard.context import query_param
 
 from kweval import explain, ui
 
@@ -58,7 +59,7 @@ if not ids:
     st.info("This model has no evaluated review for the selected movie.")
 else:
     labels = {f"{m}/{r}": (m, r) for m, r in ids}
-    wanted = st.query_params.get("review")
+    wanted = query_param("review")
     default = next((lbl for lbl, (m, r) in labels.items() if r == wanted), next(iter(labels)))
     choice = ctx.url_widget(st.selectbox, "Review", "rv", default, parse=lambda s: s if s in labels else None, options=list(labels),
                             format_func=lambda lbl: f"{ctx.movie_title(labels[lbl][0])} · review {labels[lbl][1]}")

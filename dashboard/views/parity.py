@@ -84,7 +84,9 @@ with st.expander("1 · Each review is scored against the letters of one GT keywo
         f"**{ui.md(ex['gt_keyword'])}** and compares its predictions with its characters: {ui.md(', '.join(repr(c) for c in ex['compared_against'][:12]))} …",
         f"Only the first {fmt(ex['n_gt'])} of {fmt(ex['n_reviews'])} reviews are scored at all; the rest are dropped by `zip`.",
         f"Legacy: {fmt(ex['legacy'].get('matched_score'))} of {fmt(ex['legacy'].get('score_sum'))} score units count as matched; "
-        f"scored as defined: w_precision {fmt(ex['corrected']['w_precision'])}, nDCG@{ctx.options.k} {fmt(ex['corrected'][f'ndcg@{ctx.options.k}'])}." if ex.get("corrected") else "",
+        f"scored as defined: w_precision {fmt(ex['corrected']['w_precision'])}, "
+        + ", ".join(f"{ui.md(name)} {fmt(value)}" for name, value in ex["corrected"].items() if name.startswith("ndcg@")) + "."
+        if ex.get("corrected") else "",  # the finder scores at its own k (5), whatever the sidebar's k
     ])
 with st.expander("2 · IDCG without the discount"):
     ex = _example(ctx.key, sel.movie, tuple(sel.models), "find_undiscounted_idcg_example", dataset)

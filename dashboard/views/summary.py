@@ -12,7 +12,8 @@ from dashboard import page_context
 from dashboard.tables import best_in_bold, number_columns
 
 from kweval import report, stats, ui
-from kweval.aggregate import ALL, aggregate
+from kweval.aggregate import ALL, aggregate, aggregate_by
+from kweval.slices import slice_labels
 
 ctx = page_context()
 sel = ctx.selection
@@ -28,8 +29,17 @@ def _cis(key: tuple, how: str, movie: str, models: tuple, _scores: pd.DataFrame)
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _sliced(key: tuple, how: str, by: str, _evaluation) -> pd.DataFrame | None:
-    labels = ui.slice_labels(_evaluation.scores, ctx.dataset.reviews, by)
-    return None if labels is None else aggregate(ui.sliced_evaluation(_evaluation, labels), how, include_all=False)
+    labels = slice_labels(_evaluation.scores, ctx.dataset.reviews, by)
+    return None if labels is None else aggregate_by(_evaluation, labels, how)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _exports(key: tuple, how: str, models: tuple, columns: tuple, ci_style: str, meta: tuple,
+             _table: pd.DataFrame, _intervals: pd.DataFrame | None) -> tuple[str, str, str]:
+    """CSV, Markdown and LaTeX of the summary, built once per selection (their cost grows with the number of movies)."""
+    latex = report.to_latex(_table, columns=list(columns) or None, ci=_intervals, ci_style=ci_style if ci_style != "none" else "brackets",
+                            caption=report.latex_caption(dict(meta)))
+    return report.to_csv(_table), report.to_markdown(_table), latex
 
 
 st.title("Summary")
@@ -46,8 +56,6 @@ config = number_columns([*metrics, "n_reviews", "n_skipped"], formats={"n_review
 st.dataframe(best_in_bold(table), hide_index=True, column_config=config, key="summary_table")
 meta = {"data": ctx.dataset.source, "k": sel.k, "match": sel.match, "aggregate": sel.agg}
 c1, c2, c3, c4 = st.columns([1, 1, 1, 5])
-c1.download_button("CSV", report.to_csv(table), report.download_name("summary", meta, "csv"), "text/csv")
-c2.download_button("Markdown", report.to_markdown(table), report.download_name("summary", meta, "md"), "text/markdown")
 with c4.popover("LaTeX options"):
     tex_columns = st.multiselect("Columns", metrics, default=metrics, format_func=ui.metric_label, key="tex_columns")
     tex_ci = st.radio("Confidence intervals", ["none", "brackets", "pm"], horizontal=True, key="tex_ci",
@@ -61,9 +69,10 @@ def _intervals(key: tuple, how: str, models: tuple, columns: tuple, _evaluation)
 
 
 intervals = _intervals(ctx.key, sel.agg, tuple(sel.models), tuple(tex_columns), ev) if tex_ci != "none" and tex_columns else None
-latex = report.to_latex(table, columns=tex_columns or metrics, ci=intervals, ci_style=tex_ci if tex_ci != "none" else "brackets",
-                        caption=report.latex_caption(meta))
-c3.download_button("LaTeX", latex, report.download_name("summary", meta, "tex"), "text/x-tex")
+csv_text, md_text, tex_text = _exports(ctx.key, sel.agg, tuple(sel.models), tuple(tex_columns), tex_ci, tuple(meta.items()), table, intervals)
+c1.download_button("CSV", csv_text, report.download_name("summary", meta, "csv"), "text/csv")
+c2.download_button("Markdown", md_text, report.download_name("summary", meta, "md"), "text/markdown")
+c3.download_button("LaTeX", tex_text, report.download_name("summary", meta, "tex"), "text/x-tex")
 skipped = int(table.loc[table["movie"] == ALL, "n_skipped"].sum())
 if skipped:
     st.caption(f"{skipped} review × model pair(s) without model output are skipped (counted in n_skipped; see Data).")
@@ -114,7 +123,7 @@ for col, by in zip(cols, ("rating", "length")):
         col.caption(f"This dataset has no review {by}s.")
         continue
     sliced = sliced[sliced["model"].isin(sel.models)]
-    wide = sliced.pivot(index="movie", columns="model", values=metric).reindex(index=pd.unique(sliced["movie"]), columns=list(sel.models))
-    wide.insert(0, "reviews", sliced.groupby("movie", sort=False)["n_reviews"].max())
+    wide = sliced.pivot(index="slice", columns="model", values=metric).reindex(index=pd.unique(sliced["slice"]), columns=list(sel.models))
+    wide.insert(0, "reviews", sliced.groupby("slice", sort=False)["n_reviews"].max())
     wide.index.name = by
     col.dataframe(wide, column_config={m: st.column_config.NumberColumn(m, format="%.4f") for m in sel.models})

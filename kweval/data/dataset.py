@@ -9,6 +9,7 @@ replay the notebooks on the very same cells.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -22,6 +23,7 @@ GROUND_TRUTH_COLUMNS = ["movie", "rank", "keyword", "helpful", "not_helpful"]
 MODEL_COLUMNS = ["model", "score_direction"]
 
 SCORE_DIRECTIONS = ("higher", "lower")
+KEY = ["movie", "review_id", "model"]  # one evaluated list: a review × model pair
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,25 @@ class Dataset:
     def unit_names(self) -> tuple[str, str]:
         """What to call a movie and a review for this data: ("Collection", "Document") for per-document GT."""
         return ("Collection", "Document") if self.per_document else ("Movie", "Review")
+
+    def content_hash(self) -> str:
+        """A stable content hash (every table's values and columns, problems, source): the dashboard's cache key."""
+        h = hashlib.sha256()
+        for name in ("movies", "reviews", "predictions", "ground_truth", "models"):
+            frame: pd.DataFrame = getattr(self, name)
+            h.update(name.encode())
+            h.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
+            h.update(str(len(frame)).encode())
+            if len(frame):
+                # object columns may mix None/str/float: hash their string form so any cell content works
+                safe = frame.copy()
+                for col in safe.columns:
+                    if safe[col].dtype == object:
+                        safe[col] = safe[col].map(lambda v: "\x00<NA>" if v is None or (isinstance(v, float) and v != v) else f"{type(v).__name__}:{v}")
+                h.update(pd.util.hash_pandas_object(safe, index=False).to_numpy().tobytes())
+        h.update(repr([str(p) for p in self.problems]).encode())
+        h.update(str(self.source).encode())
+        return h.hexdigest()
 
     def subset(self, movies: list[str] | None = None, models: list[str] | None = None) -> "Dataset":
         """The same dataset restricted to some movies and/or models."""

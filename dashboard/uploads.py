@@ -1,0 +1,47 @@
+"""Uploaded tidy tables: the newest copy of each file name wins (issue 11, item 4).
+
+Pure functions on (file id, name, bytes); the sidebar keeps the order in which
+it first saw each file id in session state, so "newest" does not depend on
+how the browser lists the files or how their contents sort.
+"""
+
+from __future__ import annotations
+
+from collections.abc import MutableMapping, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Uploads:
+    """The uploaded set after newest-wins: (name, bytes) sorted by name, and older copies dropped per name."""
+
+    files: tuple[tuple[str, bytes], ...]
+    replaced: dict[str, int]
+
+    @property
+    def sizes(self) -> dict[str, int]:
+        return {name: len(data) for name, data in self.files}
+
+
+def newest_by_name(files: Sequence[tuple[str, str, bytes]], first_seen: MutableMapping[str, int]) -> Uploads:
+    """Keep, per file name, the copy uploaded last.
+
+    `files` are (file id, name, bytes) in the widget's order; `first_seen` maps
+    file ids to the order in which they were first seen and is updated here
+    (ids new in this call are ordered as listed).
+    """
+    for file_id, _, _ in files:
+        first_seen.setdefault(file_id, len(first_seen))
+    newest: dict[str, tuple[str, bytes]] = {}
+    copies: dict[str, int] = {}
+    for file_id, name, data in sorted(files, key=lambda f: first_seen[f[0]]):
+        newest[name] = (name, data)
+        copies[name] = copies.get(name, 0) + 1
+    return Uploads(tuple(sorted(newest.values())), {name: n - 1 for name, n in copies.items() if n > 1})
+
+
+def format_size(n_bytes: int) -> str:
+    """1234 → '1.2 kB' (decimal units, as browsers show file sizes)."""
+    if n_bytes < 1000:
+        return f"{n_bytes} B"
+    return f"{n_bytes / 1000:.1f} kB" if n_bytes < 1_000_000 else f"{n_bytes / 1_000_000:.1f} MB"

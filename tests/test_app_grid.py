@@ -1,0 +1,122 @@
+"""No exception at any reachable setting (issue 11, item 1): every page over a sampled grid of the sidebar.
+
+Each case opens one page with one combination of the sidebar's axes (k, match
+mode, aggregation, one movie or ALL, one or several models, semantic and
+sentiment) plus that page's own parameters at and beyond their bounds.  The
+cases are a fixed covering sample: every value of every axis occurs on every
+page (see `test_the_grid_covers_every_value`), not the full product.  Loaded
+data and evaluations are shared through Streamlit's process-wide caches.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from kweval.matching import MATCH_MODES
+from tests.helpers import DNLP, REPO
+
+APP = REPO / "app.py"
+PAGES = ["summary", "explorer", "ndcg", "compare", "data", "parity"]
+KS = [1, 3, 5, 10, 20, 50]
+MATCHES = list(MATCH_MODES)
+AGGS = ["macro", "micro"]
+# each page's own URL parameters: values at and beyond their bounds, and nonsense
+PAGE_PARAMS = {
+    "summary": [{"metric": "ndcg@50"}, {"metric": "zzz"}, {"metric": "gt_coverage"}],
+    "explorer": [{"p": "0"}, {"p": "99999"}, {"p": "x"}, {"sort": "largest disagreement"}, {"sort": "most matched", "none": "1"},
+                 {"sort": "zzz", "a": "zzz", "b": "zzz"}, {"q": "<b>x</b>"}, {"review": "no such review"}],
+    "ndcg": [{"ek": "0"}, {"ek": "11"}, {"ek": "10"}, {"ek": "-3"}, {"ek": "x"}, {"gain": "exponential", "disc": "jarvelin"},
+             {"gain": "zzz", "disc": "zzz", "ex": "zzz", "model": "zzz", "rv": "zzz"}],
+    "compare": [{"a": "zzz", "b": "zzz", "metric": "zzz"}, {"metric": "ndcg@50"}, {"metric": "rr"}],
+    "data": [{}],
+    "parity": [{}],
+}
+
+
+def _cases(data: str, movie: str, models: list[str]) -> list[tuple[str, dict[str, str]]]:
+    """(page, query) pairs: per page one case per k, the other axes cycled so each of their values occurs."""
+    semantic_axes = [("0", "0"), ("1", "0"), ("0", "1"), ("1", "1")] if data == "demo" else [("0", "0")]
+    cases = []
+    for page in PAGES:
+        extra = itertools.cycle(PAGE_PARAMS[page])
+        for i, k in enumerate(KS):
+            sem, sas = semantic_axes[i % len(semantic_axes)]
+            query = {
+                "k": str(k), "match": MATCHES[i % len(MATCHES)], "agg": AGGS[i % 2],
+                "movie": movie if (i // 2) % 2 == 0 else "ALL",
+                "models": ",".join(models if i % 3 else models[:1]),
+                "sem": sem, "sas": sas, "tau": ["0.75", "0.5", "0.95"][i % 3],
+            }
+            cases.append((page, {**query, **next(extra)}))
+        for params in PAGE_PARAMS[page][len(KS):]:  # pages with more parameter cases than k values
+            cases.append((page, {"k": "50", "movie": "ALL", "models": ",".join(models), **params}))
+    return cases
+
+
+def _axis_values(cases: list[tuple[str, dict[str, str]]], page: str, axis: str) -> set[str]:
+    return {q[axis] for p, q in cases if p == page and axis in q}
+
+
+def test_the_grid_covers_every_value():
+    cases = _cases("demo", "m", ["a", "b", "c"])
+    for page in PAGES:
+        assert _axis_values(cases, page, "k") == {str(k) for k in KS}
+        assert _axis_values(cases, page, "match") == set(MATCHES)
+        assert _axis_values(cases, page, "agg") == set(AGGS)
+        assert _axis_values(cases, page, "movie") == {"m", "ALL"}
+        assert _axis_values(cases, page, "models") == {"a", "a,b,c"}
+        assert _axis_values(cases, page, "sem") == {"0", "1"} and _axis_values(cases, page, "sas") == {"0", "1"}
+        covered = [params for p, q in cases if p == page for params in PAGE_PARAMS[page] if params.items() <= q.items()]
+        assert all(params in covered for params in PAGE_PARAMS[page]), page
+
+
+@pytest.fixture(scope="module")
+def embedding_cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("grid_cache")
+
+
+def _run(monkeypatch, data_path, page: str, query: dict[str, str]) -> AppTest:
+    monkeypatch.delenv("KWEVAL_ALLOW_LOCAL_PATHS", raising=False)
+    if data_path is None:
+        monkeypatch.delenv("KWEVAL_DATA", raising=False)
+    else:
+        monkeypatch.setenv("KWEVAL_DATA", str(data_path))
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    at.query_params.update({k: v for k, v in query.items() if k not in ("p",)})  # the start page keeps only what it is given
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    at.query_params.update(query)
+    at.switch_page(f"dashboard/views/{page}.py").run()
+    return at
+
+
+def _check(at: AppTest, page: str, query: dict[str, str]) -> None:
+    assert not at.exception, (page, query, [e.message for e in at.exception])
+    assert not at.error, (page, query, [e.value for e in at.error])
+    assert at.title, (page, query, "no title: the page did not render")
+
+
+def _grid(monkeypatch, embedding_cache, name: str, data_path, movie: str, models: list[str]) -> None:
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(embedding_cache))
+    failures = []
+    for page, query in _cases(name, movie, models):
+        try:
+            _check(_run(monkeypatch, data_path, page, query), page, query)
+        except AssertionError as exc:
+            failures.append(str(exc)[:400])
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.slow
+def test_grid_on_the_demo(monkeypatch, embedding_cache, demo_dataset):
+    _grid(monkeypatch, embedding_cache, "demo", None, demo_dataset.movie_ids[0], demo_dataset.model_names)
+
+
+@pytest.mark.slow
+@pytest.mark.dnlp
+def test_grid_on_dnlp(monkeypatch, embedding_cache):
+    # semantic and sentiment stay off here: a cold DNLP embedding run takes minutes; the demo covers them
+    _grid(monkeypatch, embedding_cache, "dnlp", DNLP, "SW_Episode6", ["base", "reranker", "sentiment"])
