@@ -327,8 +327,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             try:
                 evaluation = evaluate(dataset, options, progress=progress)
             except (OSError, ImportError) as exc:
-                if not args.semantic or isinstance(exc, MissingExtra):
-                    raise
+                if not args.semantic or isinstance(exc, ImportError) and missing_extra(exc, "") is not None:
+                    raise  # main() names the extra to install
                 raise UsageError(f"cannot load the embedding model {args.embedding_model!r}: {exc}") from None
         summary = aggregate(evaluation, args.aggregate)
         problems = evaluation.problems
