@@ -22,9 +22,9 @@ from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy, write_tidy
 from kweval.evaluate import EvalOptions, evaluate
 from kweval.matching import MATCH_MODES
+from tests.helpers import SEMEVAL
 
 REPO = Path(__file__).resolve().parent.parent
-SEMEVAL = REPO.parent / "shared" / "data" / "keyphrase" / "SemEval2017"
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -156,7 +156,7 @@ def test_per_document_gt_equals_one_movie_per_document(collection, tmp_path, mat
     pd.testing.assert_frame_equal(per_doc, as_movies[per_doc.columns])
 
 
-@pytest.mark.skipif(not SEMEVAL.is_dir(), reason="the SemEval2017 benchmark (../shared/data/keyphrase) is not beside the checkout")
+@pytest.mark.keyphrase
 @pytest.mark.parametrize("match", ["exact", "approx"])
 def test_semeval_per_document_equals_one_movie_per_document(tmp_path, match):
     docs = sorted((SEMEVAL / "docsutf8").glob("*.txt"))[:60]
