@@ -1,12 +1,14 @@
 # Two commands on a fresh machine (Python 3.11):
-#   make run   — create .venv, install kweval, start the dashboard on the embedded demo
-#   make test  — create .venv, install kweval + test tools (+ Debian chromium for the browser test), run the tests
+#   make run [DATA=path]  — create .venv, install kweval, start the dashboard on DATA (default: the embedded demo)
+#   make test             — create .venv, install kweval + test tools (+ Debian chromium for the browser test), run every test
+#   make test-quick       — the same without the slow and browser tests (a minute or two)
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
+DATA   ?=
 
-.PHONY: run test venv dev browser bench clean
+.PHONY: run test test-quick venv dev browser bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -29,11 +31,15 @@ browser:
 	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || { \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; }
 
+# DATA is handed to app.py as `--data`: a tidy or DNLP folder (see README, "Your own data").
 run: $(VENV)/.runtime
-	HF_HUB_OFFLINE=1 $(BIN)/streamlit run app.py --server.port $(PORT)
+	HF_HUB_OFFLINE=1 $(BIN)/streamlit run app.py --server.port $(PORT) $(if $(DATA),-- --data "$(DATA)")
 
 test: $(VENV)/.dev browser
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q
+
+test-quick: $(VENV)/.dev
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -m "not slow and not browser"
 
 bench: $(VENV)/.dev
 	HF_HUB_OFFLINE=1 $(BIN)/python bench/run_all.py

@@ -106,9 +106,10 @@ def _selection(dataset: Dataset) -> ui.Selection:
         return sync
 
     titles = dict(zip(dataset.movies["movie"], dataset.movies["title"]))
+    movie_name, _ = dataset.unit_names()  # "Collection" where each document has its own GT
     sb = st.sidebar
-    sb.selectbox("Movie", ["ALL", *movies], key="sel_movie", on_change=push("movie", lambda: st.session_state["sel_movie"]),
-                 format_func=lambda m: "All movies" if m == "ALL" else f"{titles.get(m, m)}" + ("" if titles.get(m, m) == m else f" ({m})"))
+    sb.selectbox(movie_name, ["ALL", *movies], key="sel_movie", on_change=push("movie", lambda: st.session_state["sel_movie"]),
+                 format_func=lambda m: f"All {movie_name.lower()}s" if m == "ALL" else f"{titles.get(m, m)}" + ("" if titles.get(m, m) == m else f" ({m})"))
     sb.multiselect("Models", models, key="sel_models", on_change=push("models", lambda: ",".join(st.session_state["sel_models"])))
     sb.number_input("k (cut-off of the @k metrics)", min_value=1, max_value=ui.K_MAX, step=1, key="sel_k",
                     on_change=push("k", lambda: str(st.session_state["sel_k"])))
@@ -187,9 +188,13 @@ def main() -> None:
             st.markdown(f"- {ui.md(p)}")
         st.stop()
     selection = _selection(dataset)
+    present = st.sidebar.toggle("Present / absent split", value=dataset.per_document, key="sel_present",
+                                help="recall_present, f1@k_present, recall_absent (docs/metrics.md §9): GT keywords split by "
+                                     "whether they occur in the review's own text under the match mode.")
     options = EvalOptions(
         k=selection.k, match=selection.match, semantic=selection.semantic, sentiment=selection.sentiment,
         threshold=selection.threshold if selection.semantic else EvalOptions.threshold,  # τ changes nothing without sem
+        keyphrase=dataset.per_document, present=present,
     )
     try:
         evaluation = get_evaluation(dataset, data_hash, options)
@@ -197,9 +202,11 @@ def main() -> None:
         if not (options.semantic or options.sentiment):
             raise
         st.sidebar.error(f"Semantic/sentiment metrics unavailable: {ui.md(exc)}")
-        options = EvalOptions(k=selection.k, match=selection.match)
+        options = EvalOptions(k=selection.k, match=selection.match, keyphrase=dataset.per_document, present=present)
         evaluation = get_evaluation(dataset, data_hash, options)
-    st.sidebar.caption(f"Data: {ui.md(label)} · {len(dataset.movie_ids)} movies · {len(dataset.reviews)} reviews · {len(dataset.model_names)} models")
+    movie_name, review_name = dataset.unit_names()
+    st.sidebar.caption(f"Data: {ui.md(label)} · {len(dataset.movie_ids)} {movie_name.lower()}(s) · {len(dataset.reviews)} "
+                       f"{review_name.lower()}(s) · {len(dataset.model_names)} models")
     st.session_state["ctx"] = Ctx(dataset, data_hash, evaluation, selection, options, pages, label, uploads)
     nav.run()
     drop_unknown_params()  # only after a page that ran to its end: one that stopped early read less

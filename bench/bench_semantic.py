@@ -31,11 +31,14 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
+
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+DNLP = REPO.parent / "shared" / "data" / "dnlp" / "Dataset"
 DEFAULT_DATA = str(REPO.parent / "shared" / "data" / "dnlp" / "Dataset" / "Extracted_Keywords" / "kw_SW_Episode6.pkl")
 
 
@@ -49,6 +52,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--notebook-reviews", type=int, default=200, help="reviews timed in notebook style (0 = all)")
     ap.add_argument("--repeat", type=int, default=1, help="best of N for every timing")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
+    ap.add_argument("--mode", choices=["backends", "instant", "notebook"], default="backends",
+                    help="backends: torch vs onnx vs onnx-int8 (or the GPU sweep with --device cuda); "
+                         "instant: τ change and sentiment a second time; notebook: kweval vs the notebook's calls")
+    ap.add_argument("--limit", type=int, default=0, help="only the first N unique keywords (0 = all)")
+    ap.add_argument("--batch", type=int, default=256, help="batch size of the backends comparison")
+    ap.add_argument("--busy", action="store_true", help="repeat the comparison beside one busy process")
+    ap.add_argument("--backend", default="torch", help="embedding backend of --mode instant")
     return ap.parse_args(argv)
 
 
@@ -101,8 +111,7 @@ def notebook_style(model, reviews: list[list[str]], device: str) -> None:
             emb.cpu().numpy()  # like the notebook's use of the result: forces the device to finish
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = parse_args(argv)
+def notebook_main(args: argparse.Namespace) -> int:
     print("$ " + " ".join(shlex.quote(a) for a in [Path(sys.executable).name, *sys.argv]))
     sizes = [int(s) for s in args.batch_sizes.split(",") if s.strip()]
 
@@ -170,6 +179,160 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"whole movie ({len(reviews)} reviews): notebook {nb_secs:.3f} s / kweval {best_secs:.3f} s = {nb_secs / best_secs:.1f}x")
     return 0
+
+
+# --------------------------------------------------------------------------- issue 14 / 11 figures
+
+
+def dnlp_texts(limit: int) -> tuple[list[str], list[tuple[np.ndarray, np.ndarray]]]:
+    """The DNLP unique normalized keywords (predictions and GT), and per movie (keyword ids, GT ids) for agreement."""
+    from kweval.data import load_dataset
+    from kweval.evaluate import EvalOptions, evaluate
+
+    ev = evaluate(load_dataset(DNLP), EvalOptions())
+    kw, gt = ev.keywords, ev.ground_truth
+    texts = list(dict.fromkeys(kw["norm"].tolist() + gt["norm"].tolist()))
+    if limit:
+        keep = set(texts[:limit])
+        texts = texts[:limit]
+    else:
+        keep = set(texts)
+    pos = {t: i for i, t in enumerate(texts)}
+    pairs = []
+    for movie, rows in kw.groupby("movie", sort=False):
+        p = np.array([pos[t] for t in dict.fromkeys(rows["norm"]) if t in keep], dtype=np.int64)
+        g = np.array([pos[t] for t in dict.fromkeys(gt.loc[gt["movie"] == movie, "norm"]) if t in keep], dtype=np.int64)
+        if len(p) and len(g):
+            pairs.append((p, g))
+    return texts, pairs
+
+
+def timed_embed(texts: list[str], backend: str, device: str, batch: int) -> tuple[np.ndarray, float]:
+    from kweval import semantic
+
+    semantic.load_encoder(semantic.DEFAULT_MODEL, device, backend)  # load/export apart from the timing
+    semantic.embed_texts(texts[:64], store=False, backend=backend, device=device, batch_size=batch)  # warm-up
+    t0 = time.perf_counter()
+    vecs = semantic.embed_texts(texts, store=False, backend=backend, device=device, batch_size=batch)
+    return vecs, time.perf_counter() - t0
+
+
+def agreement(ref: np.ndarray, other: np.ndarray, pairs, tau: float = 0.75) -> tuple[float, float, int]:
+    """(max |Δcos|, share of keyword × GT pairs with the same decision at τ, pairs) over each movie's pairs."""
+    worst, same, total = 0.0, 0, 0
+    thr = np.float32(tau)
+    for p, g in pairs:
+        a, b = ref[p] @ ref[g].T, other[p] @ other[g].T
+        worst = max(worst, float(np.abs(a - b).max()))
+        same += int(((a > thr) == (b > thr)).sum())
+        total += a.size
+    return worst, same / max(total, 1), total
+
+
+def busy_process() -> "subprocess.Popen":
+    import subprocess
+
+    return subprocess.Popen([sys.executable, "-c", "while True: pass"])
+
+
+def backends_main(args: argparse.Namespace) -> int:
+    """Throughput of torch fp32, onnx and onnx-int8 on the DNLP keywords, and their agreement with torch fp32."""
+    from kweval.onnx_embedder import available_cores
+
+    texts, pairs = dnlp_texts(args.limit)
+    load = f"; load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
+    print(f"CPU {cpu_name()}, {available_cores()} cores available{load}")
+    print(f"data: {DNLP}: {len(texts)} unique normalized keywords (predictions + GT), "
+          f"{sum(len(p) * len(g) for p, g in pairs):,} keyword x GT pairs; batch {args.batch}")
+    print()
+    print("| backend | condition | seconds | strings/s | vs torch fp32 | max abs dcos | same decision at 0.75 |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    conditions = ["idle-ish", "1 busy process"] if args.busy else ["as is"]
+    for condition in conditions:
+        hog = busy_process() if condition == "1 busy process" else None
+        try:
+            ref = None
+            for backend in ("torch", "onnx", "onnx-int8"):
+                vecs, secs = timed_embed(texts, backend, "cpu", args.batch)
+                if ref is None:
+                    ref, ref_secs = vecs, secs
+                worst, same, _ = agreement(ref, vecs, pairs)
+                print(f"| {backend} | {condition} | {secs:.1f} | {len(texts) / secs:,.0f} | {ref_secs / secs:.2f}x "
+                      f"| {worst:.2e} | {100 * same:.3f} % |", flush=True)
+        finally:
+            if hog is not None:
+                hog.kill()
+    return 0
+
+
+def cuda_main(args: argparse.Namespace) -> int:
+    """GPU: throughput per batch size in fp32 and fp16, and fp16-vs-fp32 agreement."""
+    import torch
+
+    from kweval import semantic
+
+    if not torch.cuda.is_available():
+        print("--device cuda: no CUDA device available", file=sys.stderr)
+        return 2
+    texts, pairs = dnlp_texts(args.limit)
+    print(f"GPU {torch.cuda.get_device_name(0)}; {len(texts)} unique normalized keywords")
+    print("| precision | batch | seconds | strings/s |")
+    print("| --- | ---: | ---: | ---: |")
+    out = {}
+    for precision in ("fp32", "fp16"):
+        semantic.load_model.cache_clear()
+        model = semantic.load_model(semantic.DEFAULT_MODEL, "cuda")
+        model = model.float() if precision == "fp32" else model.half()
+        for bs in (64, 128, 256, 512, 1024):
+            model.encode(texts[:bs], batch_size=bs)
+            torch.cuda.synchronize()
+            t0 = time.perf_counter()
+            vecs = model.encode(texts, batch_size=bs, normalize_embeddings=True, convert_to_numpy=True)
+            torch.cuda.synchronize()
+            secs = time.perf_counter() - t0
+            out[precision] = semantic._unit_rows(np.asarray(vecs, dtype=np.float32))
+            print(f"| {precision} | {bs} | {secs:.2f} | {len(texts) / secs:,.0f} |", flush=True)
+    worst, same, n = agreement(out["fp32"], out["fp16"], pairs)
+    print(f"\nfp16 vs fp32: max |dcos| {worst:.2e}; same decision at 0.75 on {100 * same:.3f} % of {n:,} pairs")
+    return 0
+
+
+def instant_main(args: argparse.Namespace) -> int:
+    """Issue 11 item 7: τ change from stored similarities, and sentiment a second time (persistent VADER store)."""
+    from kweval.data import load_dataset
+    from kweval.evaluate import EvalOptions, evaluate, with_threshold
+    from kweval import sentiment
+
+    dataset = load_dataset(DNLP)
+    t0 = time.perf_counter()
+    ev = evaluate(dataset, EvalOptions(semantic=True, embedding_backend=args.backend))
+    print(f"semantic evaluation of {DNLP} ({args.backend}; store in {os.environ.get('KWEVAL_CACHE_DIR', 'the user cache')}): "
+          f"{time.perf_counter() - t0:.1f} s")
+    times = []
+    for tau in (0.76, 0.74, 0.8, 0.6):
+        t0 = time.perf_counter()
+        with_threshold(ev, tau)
+        times.append(time.perf_counter() - t0)
+    print(f"τ change (with_threshold): max {max(times):.3f} s over {len(times)} changes")
+    for attempt in ("first", "second"):
+        sentiment._MEMO.clear()  # as a new process: only the persistent store remembers
+        t0 = time.perf_counter()
+        evaluate(dataset, EvalOptions(sentiment=True))
+        print(f"sentiment evaluation, {attempt} time (process memo cleared): {time.perf_counter() - t0:.1f} s")
+    t0 = time.perf_counter()
+    evaluate(dataset, EvalOptions())
+    print(f"(the lexical evaluation alone: {time.perf_counter() - t0:.1f} s)")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    print("$ " + " ".join(shlex.quote(a) for a in [Path(sys.executable).name, *sys.argv]))
+    if args.mode == "notebook":
+        return notebook_main(args)
+    if args.mode == "instant":
+        return instant_main(args)
+    return cuda_main(args) if args.device == "cuda" else backends_main(args)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -23,7 +23,7 @@ from kweval.aggregate import aggregate
 from kweval.data import load_dataset
 from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy_tables
-from kweval.evaluate import EvalOptions, Evaluation, evaluate
+from kweval.evaluate import EvalOptions, Evaluation, evaluate, with_threshold
 
 # ---------------------------------------------------------------------------------------------
 # data: loaded once per source (cache_resource), identified by a content hash
@@ -52,7 +52,7 @@ def _stamp(path: str | None) -> tuple:
 @st.cache_resource(show_spinner="Loading the dataset…", max_entries=4)
 def _load(path: str | None, stamp: tuple) -> tuple[Dataset, str]:
     dataset = load_dataset(path)
-    return dataset, ui.dataset_hash(dataset)
+    return dataset, dataset.content_hash()
 
 
 def load_path(path: str | None) -> tuple[Dataset, str]:
@@ -63,7 +63,7 @@ def load_path(path: str | None) -> tuple[Dataset, str]:
 @st.cache_resource(show_spinner="Reading the uploaded tables…", max_entries=4)
 def _load_upload(digest: str, _files: tuple[tuple[str, bytes], ...]) -> tuple[Dataset, str]:
     dataset = read_tidy_tables(dict(_files), origin="upload")
-    return dataset, ui.dataset_hash(dataset)
+    return dataset, dataset.content_hash()
 
 
 def load_upload(digest: str, files: tuple[tuple[str, bytes], ...]) -> tuple[Dataset, str]:
@@ -91,6 +91,12 @@ def get_evaluation(dataset: Dataset, data_hash: str, options: EvalOptions) -> Ev
     seen = _evaluated_keys()
     if key in seen:
         return _evaluation(*key, dataset)
+    if options.semantic:  # only τ differs from an evaluation already made: re-threshold its similarities
+        for other in [k for k in seen if k[0] == data_hash]:
+            done = EvalOptions(**dict(other[1]))
+            if done.semantic and replace(done, threshold=options.threshold) == options:
+                seen.add(key)
+                return _evaluation(*key, dataset, _ready=with_threshold(_evaluation(*other, dataset), options.threshold))
     bar = st.progress(0.0, text="Evaluating…")
     notes = {"embedding": "embedding keywords (the first time loads the model; vectors are cached on disk)"}
     try:

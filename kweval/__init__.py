@@ -15,19 +15,8 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-import gc as _gc
-
-# Importing pandas creates ~100k objects, none of them garbage; the cyclic GC
-# would walk the growing heap many times over while they load (≈30 ms of a
-# short `kweval evaluate` run), so it is paused for these imports only.
-_gc_was_enabled = _gc.isenabled()
-_gc.disable()
-try:
-    from kweval.aggregate import aggregate
-    from kweval.data import Dataset, load_dataset
-    from kweval.evaluate import EvalOptions, Evaluation, evaluate
-finally:
-    if _gc_was_enabled:
-        _gc.enable()
+from kweval.aggregate import aggregate
+from kweval.data import Dataset, load_dataset
+from kweval.evaluate import EvalOptions, Evaluation, evaluate
 
 __all__ = ["load_dataset", "evaluate", "EvalOptions", "Evaluation", "aggregate", "Dataset", "__version__"]

@@ -22,7 +22,7 @@ from kweval.metrics import harmonic_mean, safe_ratio
 ALL = "ALL"
 
 # micro metric -> (numerator count, denominator count); F1s come from the pair
-_MICRO_RATIOS = {
+MICRO_RATIOS = {
     "precision": ("n_matched", "n_pred"),
     "recall": ("n_matched", "n_gt"),
     "w_precision": ("matched_score", "score_sum"),
@@ -30,7 +30,7 @@ _MICRO_RATIOS = {
     "sem_precision": ("sem_pred_matched", "sem_n_pred"),
     "sem_recall": ("sem_gt_matched", "sem_n_gt"),
 }
-_MICRO_F1 = {"f1": ("precision", "recall"), "w_f1": ("w_precision", "w_recall"), "sem_f1": ("sem_precision", "sem_recall")}
+MICRO_F1 = {"f1": ("precision", "recall"), "w_f1": ("w_precision", "w_recall"), "sem_f1": ("sem_precision", "sem_recall")}
 
 
 def _codes(values: pd.Series, names: list[str]) -> np.ndarray:
@@ -64,13 +64,13 @@ def _summarise(scores: pd.DataFrame, key: np.ndarray, n_keys: int, metric_cols: 
     means = grouped[metric_cols].mean().reindex(index)
     out = out.join(means)
     if how == "micro":
-        count_cols = sorted({c for pair in _MICRO_RATIOS.values() for c in pair if c in scores.columns})
+        count_cols = sorted({c for pair in MICRO_RATIOS.values() for c in pair if c in scores.columns})
         sums = grouped[count_cols].sum().reindex(index)
         has = out["n_reviews"].to_numpy() > 0
-        for metric, (num, den) in _MICRO_RATIOS.items():
+        for metric, (num, den) in MICRO_RATIOS.items():
             if metric in metric_cols:
                 out[metric] = np.where(has, safe_ratio(sums[num].to_numpy(), sums[den].to_numpy()), np.nan)
-        for metric, (a, b) in _MICRO_F1.items():
+        for metric, (a, b) in MICRO_F1.items():
             if metric in metric_cols:
                 out[metric] = np.where(has, harmonic_mean(out[a].to_numpy(), out[b].to_numpy()), np.nan)
     return out
@@ -121,3 +121,32 @@ def aggregate(evaluation: Evaluation, how: str = "macro", include_all: bool = Tr
     frame["n_reviews"] = frame["n_reviews"].fillna(0).astype("int64")
     frame["n_skipped"] = frame["n_skipped"].fillna(0).astype("int64")
     return frame[["movie", "model", "n_reviews", "n_skipped"] + evaluation.metric_names].reset_index(drop=True)
+
+
+def aggregate_by(evaluation: Evaluation, labels: pd.Series, how: str = "macro", name: str = "slice") -> pd.DataFrame:
+    """Label × model summary of the per-review table: `name`, model, n_reviews, then every metric.
+
+    `labels` gives each row of ``evaluation.scores`` a group (e.g. its rating
+    band, `kweval.slices.slice_labels`); rows come in the labels' category
+    order (else sorted), each with `aggregate`'s arithmetic for `how`.
+    Movie-level metrics (gt_coverage) do not apply to slices and are NaN.
+    """
+    if how not in AGGREGATIONS:
+        raise ValueError(f"aggregation must be one of {', '.join(AGGREGATIONS)}; got {how!r}")
+    if len(labels) != len(evaluation.scores):
+        raise ValueError("aggregate_by: one label per row of evaluation.scores")
+    text = pd.Series(labels.astype(str).to_numpy(dtype=object))
+    present = set(text)
+    groups = [str(c) for c in labels.cat.categories if str(c) in present] if hasattr(labels, "cat") else sorted(present)
+    metric_cols = [m for m in evaluation.metric_names if m != "gt_coverage"]
+    models = evaluation.models
+    n_models = len(models)
+    model_of = _codes(evaluation.scores["model"], models)
+    group_of = _codes(text, groups)
+    cell = np.where((group_of >= 0) & (model_of >= 0), group_of * n_models + model_of, -1)
+    frame = pd.DataFrame({name: [g for g in groups for _ in models], "model": [m for _ in groups for m in models]})
+    frame = frame.join(_summarise(evaluation.scores.reset_index(drop=True), cell, len(groups) * n_models, metric_cols, how))
+    frame["n_reviews"] = frame["n_reviews"].fillna(0).astype("int64")
+    if "gt_coverage" in evaluation.metric_names:
+        frame["gt_coverage"] = np.nan
+    return frame[[name, "model", "n_reviews"] + evaluation.metric_names]

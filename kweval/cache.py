@@ -1,88 +1,59 @@
-"""A persistent, process-safe store of text embeddings (one SQLite file per model id).
+"""A persistent store of per-text vectors (embeddings, VADER values): one SQLite file per *variant*.
 
-Layout: ``cache_dir()/<sanitized model id>-<10 hex of sha256(model id)>.sqlite``;
-``cache_dir()`` is ``$KWEVAL_CACHE_DIR`` when set, else
-``platformdirs.user_cache_dir("kweval")/embeddings``.
+A variant is (canonical model id, backend, precision), e.g.
+(``sentence-transformers/all-MiniLM-L6-v2``, ``onnx``, ``fp32``): vectors of one
+backend or precision are never served for another, and the aliases of one
+model share a store.  Files live in ``cache_dir()`` (``$KWEVAL_CACHE_DIR``,
+else ``platformdirs.user_cache_dir("kweval")/embeddings``).
 
-Each row is keyed by the SHA-256 of the text exactly as it was embedded (kweval
-embeds normalized keywords, METRICS.md §1, so this is the hash of the normalized
-text; the store itself never rewrites a text, so a key always names the very
-string whose vector it holds).  The first 8 bytes of the hash are the rowid
-(so a row is one b-tree lookup and its 1.5 kB vector stays inline in the page);
-the full hash is stored and compared on every read, so a rowid collision is a
-miss, never a wrong vector.  A row holds the float32 vector as a little-endian
-blob, its dimension and a CRC-32 over (hash, blob).
+A row is keyed by the SHA-256 of the exact text (its first 8 bytes are the
+rowid, the full hash is compared on read, so a collision is a miss) and holds
+the vector blob with a CRC-32 over (hash, blob).  Writes are one transaction
+per `put_many` (WAL, ``synchronous=FULL``), so a crash loses only that batch.
 
-Safety:
+The store is only ever a shortcut, hence one policy:
 
-- writes: one transaction per `put_many` call (``BEGIN IMMEDIATE`` … ``COMMIT``),
-  WAL journal, ``synchronous=FULL``; a crash mid-write loses only the
-  uncommitted batch;
-- several processes: WAL lets readers run beside one writer; writers wait on
-  ``busy_timeout`` and are retried with back-off on "database is locked";
-  ``INSERT OR IGNORE`` makes concurrent writes of the same key harmless;
-- damage: a file that is not a SQLite database, or that SQLite reports as
-  malformed (e.g. truncated), is moved aside to ``<file>.corrupt-<timestamp>``
-  and rebuilt empty (a `CacheCorruptionWarning` says so); a row whose length,
-  dimension or checksum is wrong is deleted and reported as a miss, so it is
-  recomputed and never returned.
+- any SQLite or OS error (full disk, file-size limit, read-only folder, a lock
+  held too long) switches the store off for the rest of the run: lookups miss,
+  writes are skipped, and one note says why (``store.notes``);
+- damage (not a database, pages that ``PRAGMA quick_check`` finds malformed
+  when an existing file is opened, metadata or tables of another schema) moves
+  the file aside to ``<file>.corrupt-<stamp>`` and starts it afresh; a row whose
+  checksum fails is deleted and recomputed, never returned.
 
-This module imports neither torch nor sentence-transformers.
+Imports neither torch nor sentence-transformers.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import random
 import re
 import sqlite3
 import threading
 import time
-import warnings
 import zlib
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TypeVar
 
 import numpy as np
 
-__all__ = [
-    "EmbeddingStore",
-    "CacheCorruptionWarning",
-    "cache_dir",
-    "cache_info",
-    "cache_clear",
-    "store_path",
-    "text_key",
-]
+__all__ = ["EmbeddingStore", "cache_dir", "cache_info", "cache_clear", "store_path", "text_key", "describe"]
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 SUFFIX = ".sqlite"
-BUSY_TIMEOUT_S = 60.0
-LOCK_RETRIES = 12
-QUERY_CHUNK = 500  # keys per SELECT … IN (…); far below SQLite's variable limit
-
-_SQLITE_MAGIC = b"SQLite format 3\x00"
-_CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB (primary codes)
-_BUSY_CODES = {5, 6}  # SQLITE_BUSY, SQLITE_LOCKED
-# Connections inherited through fork(): never used nor closed in the child
-# (closing could checkpoint/delete the parent's WAL), just kept referenced.
-_ORPHANS: list[sqlite3.Connection] = []
-
+BUSY_TIMEOUT_S = 30.0
+QUERY_CHUNK = 500  # keys per SELECT … IN (…): far below SQLite's variable limit
+_MAGIC = b"SQLite format 3\x00"
+_CORRUPT_CODES = {11, 26}  # SQLITE_CORRUPT, SQLITE_NOTADB
+_COLUMNS = ["rowid", "h", "dim", "crc", "vec"]
+_CHECKED: set[tuple] = set()  # files already quick-checked by this process (path, inode, size, mtime)
 T = TypeVar("T")
 
 
-class CacheCorruptionWarning(UserWarning):
-    """A store file or row was damaged; it was moved aside / dropped and will be recomputed."""
-
-
-class _Corrupt(Exception):
-    pass
-
-
-# --------------------------------------------------------------------------- paths
+class _Damaged(Exception):
+    """The file is not a store of this variant (damaged, truncated or of another schema)."""
 
 
 def cache_dir() -> Path:
@@ -94,17 +65,21 @@ def cache_dir() -> Path:
         from platformdirs import user_cache_dir
 
         base = Path(user_cache_dir("kweval"))
-    except ImportError:  # platformdirs is an optional dependency: the XDG default
+    except ImportError:  # platformdirs is optional: the XDG default
         base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kweval"
     return base / "embeddings"
 
 
-def store_path(model_id: str, cache_dir: str | os.PathLike | None = None) -> Path:
-    """The database file of `model_id`: sanitized id + short hash of the exact id."""
-    folder = Path(cache_dir) if cache_dir is not None else globals()["cache_dir"]()
-    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id).strip("._-")[:80] or "model"
-    digest = hashlib.sha256(model_id.encode("utf-8", "surrogatepass")).hexdigest()[:10]
-    return folder / f"{safe}-{digest}{SUFFIX}"
+def _folder(folder: str | os.PathLike | None) -> Path:
+    return Path(folder) if folder is not None else cache_dir()
+
+
+def store_path(model_id: str, folder: str | os.PathLike | None = None, backend: str = "torch", precision: str = "fp32") -> Path:
+    """The file of one variant: readable name + 10 hex of the hash of (model id, backend, precision)."""
+    ident = f"{model_id}|{backend}|{precision}"
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id).strip("._-")[-60:] or "model"
+    digest = hashlib.sha256(ident.encode("utf-8", "surrogatepass")).hexdigest()[:10]
+    return _folder(folder) / f"{safe}-{backend}-{precision}-{digest}{SUFFIX}"
 
 
 def text_key(text: str) -> bytes:
@@ -122,229 +97,171 @@ def _checksum(key: bytes, blob: bytes) -> int:
     return zlib.crc32(blob, zlib.crc32(key))
 
 
-def _sidecars(path: Path) -> list[Path]:
-    return [path, Path(f"{path}-wal"), Path(f"{path}-shm")]
-
-
-# --------------------------------------------------------------------------- errors
-
-
-def _code(exc: BaseException) -> int | None:
-    code = getattr(exc, "sqlite_errorcode", None)
-    return None if code is None else code & 0xFF
-
-
-def _is_corruption(exc: BaseException) -> bool:
-    if isinstance(exc, _Corrupt):
+def _is_damage(exc: BaseException) -> bool:
+    if isinstance(exc, _Damaged):
         return True
-    if not isinstance(exc, sqlite3.DatabaseError):
-        return False
-    code = _code(exc)
+    code = getattr(exc, "sqlite_errorcode", None)
     if code is not None:
-        return code in _CORRUPT_CODES
-    msg = str(exc).lower()
-    return "malformed" in msg or "not a database" in msg
+        return code & 0xFF in _CORRUPT_CODES
+    return isinstance(exc, sqlite3.DatabaseError) and any(w in str(exc).lower() for w in ("malformed", "not a database"))
 
 
-def _is_busy(exc: BaseException) -> bool:
-    if not isinstance(exc, sqlite3.OperationalError):
-        return False
-    code = _code(exc)
-    if code is not None:
-        return code in _BUSY_CODES
-    msg = str(exc).lower()
-    return "locked" in msg or "busy" in msg
-
-
-@contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    """An advisory inter-process lock (POSIX flock); a no-op where unavailable."""
-    try:
-        import fcntl
-    except ImportError:  # pragma: no cover - Windows
-        yield
-        return
-    with open(path, "a+b") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
-
-
-def _inode(path: Path) -> tuple[int, int] | None:
-    try:
-        st = path.stat()
-    except FileNotFoundError:
-        return None
-    return (st.st_dev, st.st_ino)
-
-
-# --------------------------------------------------------------------------- store
+def _check_file(conn: sqlite3.Connection, path: Path, meta_wanted: dict[str, str] | None, force: bool = False) -> dict[str, str]:
+    """Raise `_Damaged` unless `path` is a sound store (of the wanted metadata); return its metadata."""
+    with open(path, "rb") as fh:
+        head = fh.read(100)
+    if head and (len(head) < 100 or not head.startswith(_MAGIC)):
+        raise _Damaged("not a SQLite database (bad or truncated header)")
+    st = path.stat()
+    identity = (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
+    if force or identity not in _CHECKED:  # a full page check costs ~1 s per 100 MB: once per file state and process
+        problems = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
+        if problems != ["ok"]:
+            raise _Damaged("malformed: " + "; ".join(map(str, problems[:2])))
+        _CHECKED.add(identity)
+    tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+    if not tables:
+        return {}
+    if not {"meta", "embeddings"} <= tables:
+        raise _Damaged(f"foreign schema (tables {', '.join(sorted(tables))})")
+    meta = {str(k): str(v) for k, v in conn.execute("SELECT k, v FROM meta")}
+    columns = [r[1] for r in conn.execute("PRAGMA table_info(embeddings)")]
+    if meta.get("schema") != SCHEMA_VERSION or columns != _COLUMNS:
+        raise _Damaged(f"foreign schema (version {meta.get('schema')!r}, columns {columns})")
+    for k, v in (meta_wanted or {}).items():
+        if meta.get(k) != v:
+            raise _Damaged(f"holds {k} {meta.get(k)!r}, not {v!r}")
+    return meta
 
 
 class EmbeddingStore:
-    """Persistent text → float32 vector store for one embedding model.
+    """Text → vector store of one variant; never raises for a storage problem (see the module's policy).
 
-    >>> store = EmbeddingStore("all-MiniLM-L6-v2", cache_dir=tmp)    # doctest: +SKIP
-    >>> store.put_many(["scam"], np.ones((1, 3), np.float32))        # doctest: +SKIP
-    >>> vectors, found = store.get_many(["scam", "fraud"])           # doctest: +SKIP
-    >>> found, store.hits, store.misses                              # doctest: +SKIP
-    (array([ True, False]), 1, 1)
-
-    Counters on the object: ``hits`` / ``misses`` (per text looked up by
-    `get_many`), ``dropped`` (damaged rows deleted), ``rebuilt`` (damaged
-    files moved aside).  Safe to share between threads; each process opens
-    its own connection (a store object carried through fork reconnects).
+    Counters: ``hits`` / ``misses`` (texts looked up), ``dropped`` (damaged rows
+    deleted), ``moved`` (damaged files moved aside); ``notes``: one line per
+    problem met, ``disabled``: why the store is off for this run (or None).
+    `on_note`, when given, is also called with each note as it happens.
     """
 
-    def __init__(self, model_id: str, cache_dir: str | os.PathLike | None = None):
+    def __init__(
+        self,
+        model_id: str,
+        cache_dir: str | os.PathLike | None = None,
+        backend: str = "torch",
+        precision: str = "fp32",
+        on_note: Callable[[str], None] | None = None,
+    ):
         if not isinstance(model_id, str) or not model_id:
             raise ValueError("model_id must be a non-empty string")
-        self.model_id = model_id
-        self.path = store_path(model_id, cache_dir)
-        self.hits = 0
-        self.misses = 0
-        self.dropped = 0
-        self.rebuilt = 0
-        self.quarantined: list[Path] = []
+        from kweval.semantic import canonical_model_id
+
+        self.model_id = canonical_model_id(model_id)
+        self.backend, self.precision = backend, precision
+        self.dtype = np.dtype("<f8" if precision == "fp64" else "<f4")
+        self.path = store_path(self.model_id, cache_dir, backend, precision)
+        self.meta = {"schema": SCHEMA_VERSION, "model_id": self.model_id, "backend": backend, "precision": precision}
+        self.hits = self.misses = self.dropped = self.moved = 0
+        self.notes: list[str] = []
+        self.disabled: str | None = None
+        self._on_note = on_note
         self._dim: int | None = None
-        self._lock = threading.RLock()
         self._conn: sqlite3.Connection | None = None
         self._pid = os.getpid()
-        self._opened_inode: tuple[int, int] | None = None
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.RLock()
         with self._lock:
-            self._connection()
+            self._guard(self._connection, None)
 
-    # ---------------------------------------------------------------- public
+    # ------------------------------------------------------------------ public
 
     @property
     def dim(self) -> int | None:
-        """The vectors' dimension (None while the store is empty)."""
-        with self._lock:
-            self._connection()
-            return self._dim
+        """The vectors' dimension (None while the store is empty or off)."""
+        return self._dim
 
     def get_many(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-        """Vectors for `texts`: (float32 [n, d] with zero rows for misses, found bool [n]).
-
-        `d` is the store's dimension (0 while it is empty).  Damaged rows are
-        deleted and reported as misses.
-        """
-        texts = list(texts)
+        """(vectors [n, d] with zero rows for misses, found bool [n]); d is 0 while nothing is known."""
         keys = [text_key(t) for t in texts]
         with self._lock:
-            try:
-                rows = self._retry(lambda: self._select(keys))
-            except Exception as exc:
-                if not _is_corruption(exc):
-                    raise
-                self._quarantine(str(exc))
-                rows = {}
+            rows = self._guard(lambda: self._select(keys), {})
+            if rows and self._dim is None:  # another process may have stored the first vectors since we opened
+                self._dim = self._guard(self._stored_dim, None)
             good: dict[bytes, np.ndarray] = {}
-            bad: list[int] = []
-            want = {_rowid(k): k for k in keys}
-            for rowid, (h, dim, crc, blob) in rows.items():
-                key = want[rowid]
-                if bytes(h) != key:
-                    continue  # another text owns this rowid (64-bit collision): a miss
-                blob = bytes(blob)
-                if (
-                    not isinstance(dim, int)
-                    or dim <= 0
-                    or (self._dim is not None and dim != self._dim)
-                    or len(blob) != 4 * dim
-                    or crc != _checksum(key, blob)
-                ):
-                    bad.append(rowid)
+            bad = []
+            for key in keys:
+                row = rows.get(_rowid(key))
+                if row is None or bytes(row[0]) != key or key in good:
                     continue
-                good[key] = np.frombuffer(blob, dtype="<f4")
+                _, dim, crc, blob = row
+                blob = bytes(blob)
+                if dim != self._dim or len(blob) != dim * self.dtype.itemsize or crc != _checksum(key, blob):
+                    bad.append(_rowid(key))
+                    continue
+                good[key] = np.frombuffer(blob, dtype=self.dtype)
             if bad:
-                self._drop(bad)
-            d = self._dim or (len(next(iter(good.values()))) if good else 0)
-            out = np.zeros((len(texts), d), dtype=np.float32)
-            found = np.zeros(len(texts), dtype=bool)
+                self._guard(lambda: self._write("DELETE FROM embeddings WHERE rowid = ?", [(r,) for r in bad]), None)
+                self.dropped += len(bad)
+                self._note(f"{len(bad)} damaged row(s) of {self.path.name} dropped; they are recomputed")
+            out = np.zeros((len(keys), self._dim or 0), dtype=self.dtype)
+            found = np.zeros(len(keys), dtype=bool)
             for i, key in enumerate(keys):
                 vec = good.get(key)
                 if vec is not None:
-                    out[i] = vec
-                    found[i] = True
-            n_found = int(found.sum())
-            self.hits += n_found
-            self.misses += len(texts) - n_found
+                    out[i], found[i] = vec, True
+            self.hits += int(found.sum())
+            self.misses += len(keys) - int(found.sum())
             return out, found
 
     def put_many(self, texts: Sequence[str], vectors: np.ndarray) -> None:
-        """Store `vectors[i]` under `texts[i]`, in one transaction; existing keys are kept."""
-        texts = list(texts)
+        """Store `vectors[i]` under `texts[i]` in one transaction (existing keys are kept); a no-op when off."""
         vecs = np.asarray(vectors)
-        if vecs.ndim != 2 or vecs.shape[0] != len(texts):
-            raise ValueError(f"vectors must be [len(texts), d]; got shape {vecs.shape} for {len(texts)} text(s)")
-        if not texts:
-            return
-        vecs = np.ascontiguousarray(vecs, dtype="<f4")
-        if vecs.shape[1] == 0:
-            raise ValueError("vectors must have at least one dimension")
+        if vecs.ndim != 2 or vecs.shape[0] != len(texts) or (len(texts) and vecs.shape[1] == 0):
+            raise ValueError(f"vectors must be [len(texts), d > 0]; got shape {vecs.shape} for {len(texts)} text(s)")
         if not np.isfinite(vecs).all():
             raise ValueError("vectors contain NaN or infinite values; refusing to cache them")
+        if not len(texts):
+            return
+        vecs = np.ascontiguousarray(vecs, dtype=self.dtype)
         dim = int(vecs.shape[1])
-        rows = {}
+        params = []
         for text, vec in zip(texts, vecs):
-            key = text_key(text)
-            blob = vec.tobytes()
-            rows.setdefault(_rowid(key), (key, dim, _checksum(key, blob), blob))
-        params = [(rowid, *row) for rowid, row in rows.items()]
+            key, blob = text_key(text), vec.tobytes()
+            params.append((_rowid(key), key, dim, _checksum(key, blob), blob))
         with self._lock:
-            for attempt in range(2):
-                try:
-                    self._retry(lambda: self._insert(params, dim))
-                    return
-                except Exception as exc:
-                    if not _is_corruption(exc) or attempt:
-                        raise
-                    self._quarantine(str(exc))
+            if self._dim is None:
+                self._dim = self._guard(self._stored_dim, None)
+            if self._dim is not None and dim != self._dim:
+                raise ValueError(f"{self.path} holds {self._dim}-dimensional vectors; got {dim}")
+            sql = "INSERT OR IGNORE INTO embeddings (rowid, h, dim, crc, vec) VALUES (?, ?, ?, ?, ?)"
+            meta = [("dim", str(dim))] if self._dim is None else []
+            if self._guard(lambda: self._write(sql, params, meta), False) is not False:
+                self._dim = dim
 
     def __len__(self) -> int:
         with self._lock:
-            try:
-                return int(self._retry(lambda: self._connection().execute("SELECT count(*) FROM embeddings").fetchone()[0]))
-            except Exception as exc:
-                if not _is_corruption(exc):
-                    raise
-                self._quarantine(str(exc))
-                return 0
+            return int(self._guard(lambda: self._connection().execute("SELECT count(*) FROM embeddings").fetchone()[0], 0))
 
     def verify(self) -> int:
-        """Full check: SQLite's ``quick_check`` and every row's length/checksum.
-
-        A damaged file is moved aside and rebuilt; damaged rows are deleted.
-        Returns the number of rows dropped (or of rows lost with the file).
-        """
+        """Check every row's checksum (and the file with quick_check); drop bad rows.  Returns rows dropped, -1 if the file was moved aside or the store is off."""
         with self._lock:
-            try:
+            moved = self.moved
+
+            def scan() -> list[int]:
                 conn = self._connection()
-                res = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
-                if res != ["ok"]:
-                    raise _Corrupt("; ".join(map(str, res[:3])))
-                bad = []
-                for rowid, h, dim, crc, blob in conn.execute("SELECT rowid, h, dim, crc, vec FROM embeddings"):
-                    blob = bytes(blob)
-                    if (
-                        not isinstance(dim, int)
-                        or (self._dim is not None and dim != self._dim)
-                        or len(blob) != 4 * dim
-                        or crc != _checksum(bytes(h), blob)
-                        or _rowid(bytes(h)) != rowid
-                    ):
-                        bad.append(rowid)
-            except Exception as exc:
-                if not _is_corruption(exc):
-                    raise
-                self._quarantine(str(exc))
+                _check_file(conn, self.path, self.meta, force=True)
+                return [
+                    rowid
+                    for rowid, h, dim, crc, blob in conn.execute("SELECT rowid, h, dim, crc, vec FROM embeddings")
+                    if _rowid(bytes(h)) != rowid or len(bytes(blob)) != dim * self.dtype.itemsize
+                    or crc != _checksum(bytes(h), bytes(blob))
+                ]
+
+            bad = self._guard(scan, None)
+            if bad is None or self.moved != moved:
                 return -1
             if bad:
-                self._drop(bad)
+                self._guard(lambda: self._write("DELETE FROM embeddings WHERE rowid = ?", [(r,) for r in bad]), None)
+                self.dropped += len(bad)
+                self._note(f"{len(bad)} damaged row(s) of {self.path.name} dropped; they are recomputed")
             return len(bad)
 
     def close(self) -> None:
@@ -360,204 +277,112 @@ class EmbeddingStore:
         self.close()
 
     def __repr__(self) -> str:
-        return f"EmbeddingStore({self.model_id!r}, path={str(self.path)!r}, hits={self.hits}, misses={self.misses})"
+        return f"EmbeddingStore({self.model_id!r}, {self.backend}/{self.precision}, path={str(self.path)!r})"
 
-    # ---------------------------------------------------------------- internals
+    # ------------------------------------------------------------------ the policy
+
+    def _guard(self, action: Callable[[], T], fallback: T) -> T:
+        """Run `action`; damage → move the file aside and start afresh (once); any other storage error → off."""
+        for attempt in range(2):
+            if self.disabled:
+                return fallback
+            try:
+                return action()
+            except (sqlite3.Error, OSError, _Damaged) as exc:
+                if _is_damage(exc) and attempt == 0 and self._move_aside(str(exc)):
+                    continue
+                self._switch_off(exc)
+        return fallback
+
+    def _note(self, message: str) -> None:
+        line = message
+        self.notes.append(line)
+        if self._on_note is not None:
+            self._on_note(line)
+
+    def _switch_off(self, exc: BaseException) -> None:
+        self.close()
+        self.disabled = f"{type(exc).__name__}: {exc}"
+        self._note(f"not usable ({exc}; store {self.path}); this run goes on without the cache")
+
+    def _move_aside(self, reason: str) -> bool:
+        self.close()
+        self._dim = None
+        stamp = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
+        target = Path(f"{self.path}.corrupt-{stamp}")
+        try:
+            if self.path.exists():
+                os.replace(self.path, target)
+            for side in ("-wal", "-shm"):
+                Path(f"{self.path}{side}").unlink(missing_ok=True)
+        except OSError:
+            return False
+        self.moved += 1
+        self._note(f"{self.path.name} was damaged ({reason}); moved aside to {target.name} and rebuilt")
+        return True
+
+    # ------------------------------------------------------------------ SQLite
 
     def _connection(self) -> sqlite3.Connection:
-        if self._pid != os.getpid():  # carried through fork: start afresh in this process
-            if self._conn is not None:
-                _ORPHANS.append(self._conn)
-            self._conn = None
-            self._pid = os.getpid()
-        if self._conn is not None:
-            return self._conn
-        for attempt in range(3):
+        if self._pid != os.getpid():  # carried through fork: never touch the parent's connection
+            self._conn, self._pid = None, os.getpid()
+        if self._conn is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            existed = self.path.exists() and self.path.stat().st_size > 0
+            conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
             try:
-                self._conn = self._retry(self._open)
-                return self._conn
-            except Exception as exc:
-                if not _is_corruption(exc) or attempt == 2:
-                    raise
-                self._quarantine(str(exc))
-        raise AssertionError("unreachable")
+                meta = _check_file(conn, self.path, self.meta) if existed else {}
+                if not meta:
+                    self._create(conn)
+                    meta = {k: v for k, v in conn.execute("SELECT k, v FROM meta")}
+                conn.execute("PRAGMA synchronous=FULL")
+            except BaseException:
+                conn.close()
+                raise
+            self._conn, self._dim = conn, (int(meta["dim"]) if "dim" in meta else None)
+        return self._conn
 
-    def _open(self) -> sqlite3.Connection:
-        self._opened_inode = _inode(self.path)
-        self._check_header()
-        conn = sqlite3.connect(
-            str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+    def _stored_dim(self) -> int | None:
+        row = self._connection().execute("SELECT v FROM meta WHERE k = 'dim'").fetchone()
+        return int(row[0]) if row else None
+
+    def _create(self, conn: sqlite3.Connection) -> None:
+        conn.execute("PRAGMA page_size=8192")  # 8 KiB pages hold five 384-d rows (4 KiB only two)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)")
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS embeddings (rowid INTEGER PRIMARY KEY, h BLOB NOT NULL,"
+            " dim INTEGER NOT NULL, crc INTEGER NOT NULL, vec BLOB NOT NULL)"
         )
-        try:
-            conn.execute(f"PRAGMA busy_timeout={int(BUSY_TIMEOUT_S * 1000)}")
-            if conn.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
-                # a new file: 8 KiB pages hold five 384-d rows (4 KiB pages only two); then WAL
-                conn.execute("PRAGMA page_size=8192")
-                conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute("PRAGMA synchronous=FULL")
-            meta = self._read_meta(conn)
-            if meta.get("schema") != SCHEMA_VERSION or meta.get("model_id") != self.model_id:
-                if meta:
-                    raise _Corrupt(f"unexpected metadata {meta!r}")
-                conn.execute("BEGIN IMMEDIATE")
-                try:
-                    conn.execute("CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL)")
-                    conn.execute(
-                        "CREATE TABLE IF NOT EXISTS embeddings ("
-                        " rowid INTEGER PRIMARY KEY, h BLOB NOT NULL, dim INTEGER NOT NULL,"
-                        " crc INTEGER NOT NULL, vec BLOB NOT NULL)"
-                    )
-                    conn.executemany(
-                        "INSERT OR IGNORE INTO meta (k, v) VALUES (?, ?)",
-                        [("schema", SCHEMA_VERSION), ("model_id", self.model_id)],
-                    )
-                    conn.execute("COMMIT")
-                except BaseException:
-                    if conn.in_transaction:
-                        conn.execute("ROLLBACK")
-                    raise
-                meta = self._read_meta(conn)
-                if meta.get("schema") != SCHEMA_VERSION or meta.get("model_id") != self.model_id:
-                    raise _Corrupt(f"unexpected metadata {meta!r}")
-            conn.execute("SELECT count(*) FROM (SELECT 1 FROM embeddings LIMIT 1)").fetchone()
-            self._dim = int(meta["dim"]) if "dim" in meta else None
-        except BaseException:
-            conn.close()
-            raise
-        return conn
-
-    @staticmethod
-    def _read_meta(conn: sqlite3.Connection) -> dict[str, str]:
-        has = conn.execute("SELECT 1 FROM sqlite_master WHERE type='table' AND name='meta'").fetchone()
-        if not has:
-            return {}
-        return {k: v for k, v in conn.execute("SELECT k, v FROM meta")}
-
-    def _check_header(self) -> None:
-        """A non-empty file must start with SQLite's 100-byte header (catches files cut short or overwritten)."""
-        try:
-            with open(self.path, "rb") as fh:
-                head = fh.read(100)
-        except FileNotFoundError:
-            return
-        if head and (len(head) < 100 or not head.startswith(_SQLITE_MAGIC)):
-            raise _Corrupt("not a SQLite database (bad or truncated header)")
-
-    def _retry(self, fn: Callable[[], T]) -> T:
-        delay = 0.02
-        for attempt in range(LOCK_RETRIES):
-            try:
-                return fn()
-            except sqlite3.OperationalError as exc:
-                if not _is_busy(exc) or attempt == LOCK_RETRIES - 1:
-                    raise
-                time.sleep(delay * (1.0 + random.random()))
-                delay = min(delay * 2, 2.0)
-        raise AssertionError("unreachable")
+        conn.executemany("INSERT OR IGNORE INTO meta (k, v) VALUES (?, ?)", self.meta.items())
+        conn.execute("COMMIT")
+        _check_file(conn, self.path, self.meta)  # another process may have created it differently
 
     def _select(self, keys: list[bytes]) -> dict[int, tuple]:
         conn = self._connection()
         ids = list(dict.fromkeys(_rowid(k) for k in keys))
         rows: dict[int, tuple] = {}
-        # one read transaction: a consistent snapshot across the chunks
-        conn.execute("BEGIN")
-        try:
-            for start in range(0, len(ids), QUERY_CHUNK):
-                chunk = ids[start : start + QUERY_CHUNK]
-                marks = ",".join("?" * len(chunk))
-                for rowid, h, dim, crc, vec in conn.execute(
-                    f"SELECT rowid, h, dim, crc, vec FROM embeddings WHERE rowid IN ({marks})", chunk
-                ):
-                    rows[rowid] = (h, dim, crc, vec)
-        except BaseException:
-            if conn.in_transaction:
-                try:
-                    conn.execute("ROLLBACK")
-                except sqlite3.Error:
-                    pass
-            raise
-        conn.execute("COMMIT")
+        for start in range(0, len(ids), QUERY_CHUNK):
+            chunk = ids[start : start + QUERY_CHUNK]
+            sql = f"SELECT rowid, h, dim, crc, vec FROM embeddings WHERE rowid IN ({','.join('?' * len(chunk))})"
+            rows.update((r[0], r[1:]) for r in conn.execute(sql, chunk))
         return rows
 
-    def _insert(self, params: list[tuple], dim: int) -> None:
+    def _write(self, sql: str, params: list[tuple], meta: list[tuple[str, str]] = ()) -> None:
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
         try:
-            conn.execute("INSERT OR IGNORE INTO meta (k, v) VALUES ('dim', ?)", (str(dim),))
-            stored = int(conn.execute("SELECT v FROM meta WHERE k = 'dim'").fetchone()[0])
-            if stored != dim:
-                raise ValueError(f"{self.path} holds {stored}-dimensional vectors; got {dim}")
-            conn.executemany("INSERT OR IGNORE INTO embeddings (rowid, h, dim, crc, vec) VALUES (?, ?, ?, ?, ?)", params)
+            conn.executemany("INSERT OR IGNORE INTO meta (k, v) VALUES (?, ?)", meta)
+            conn.executemany(sql, params)
             conn.execute("COMMIT")
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
-        self._dim = dim
-
-    def _drop(self, rowids: list[int]) -> None:
-        warnings.warn(
-            f"kweval cache {self.path}: {len(rowids)} damaged row(s) (length/checksum) dropped; they will be recomputed",
-            CacheCorruptionWarning,
-            stacklevel=3,
-        )
-
-        def delete() -> None:
-            conn = self._connection()
-            conn.execute("BEGIN IMMEDIATE")
-            try:
-                conn.executemany("DELETE FROM embeddings WHERE rowid = ?", [(r,) for r in rowids])
-                conn.execute("COMMIT")
-            except BaseException:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                raise
-
-        try:
-            self._retry(delete)
-        except Exception as exc:
-            if not _is_corruption(exc):
-                raise
-            self._quarantine(str(exc))
-        self.dropped += len(rowids)
-
-    def _quarantine(self, reason: str) -> None:
-        """Move the damaged file (and its WAL) aside as ``*.corrupt-<timestamp>``; the next use rebuilds it empty."""
-        if self._conn is not None:
-            try:
-                self._conn.close()
-            except sqlite3.Error:
-                pass
-            self._conn = None
-        self._dim = None
-        stamp = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}-{random.randrange(16**4):04x}"
-        moved = None
-        with _file_lock(Path(f"{self.path}.lock")):
-            # Another process may have replaced the file already: then there is nothing to move.
-            if self._opened_inode is None or _inode(self.path) == self._opened_inode:
-                for part in _sidecars(self.path):
-                    if not part.exists():
-                        continue
-                    if part.name.endswith("-shm"):
-                        part.unlink(missing_ok=True)  # shared-memory index: derived, never worth keeping
-                        continue
-                    target = Path(f"{part}.corrupt-{stamp}")
-                    os.replace(part, target)
-                    if part == self.path:
-                        moved = target
-        self._opened_inode = None
-        self.rebuilt += 1
-        if moved is not None:
-            self.quarantined.append(moved)
-        warnings.warn(
-            f"kweval cache {self.path} is damaged ({reason}); "
-            + (f"moved aside to {moved.name} and rebuilt empty" if moved else "already rebuilt by another process"),
-            CacheCorruptionWarning,
-            stacklevel=3,
-        )
 
 
-# --------------------------------------------------------------------------- folder-level
+# --------------------------------------------------------------------------- the folder
 
 
 def _stores(folder: Path) -> list[Path]:
@@ -567,51 +392,54 @@ def _stores(folder: Path) -> list[Path]:
 
 
 def cache_info(cache_dir: str | os.PathLike | None = None) -> list[dict]:
-    """One dict per store file: model_id, entries, dimension, bytes (with WAL), path; `error` if unreadable."""
-    folder = Path(cache_dir) if cache_dir is not None else globals()["cache_dir"]()
+    """One dict per store file: model_id, backend, precision, entries, dimension, bytes, path, and `damage` (None when sound)."""
     out = []
-    for path in _stores(folder):
-        info = {
-            "model_id": None,
-            "entries": None,
-            "dimension": None,
-            "bytes": sum(p.stat().st_size for p in _sidecars(path) if p.exists()),
-            "path": str(path),
-        }
+    for path in _stores(_folder(cache_dir)):
+        info: dict = {"model_id": None, "backend": None, "precision": None, "entries": None, "dimension": None,
+                      "bytes": sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists()),
+                      "path": str(path), "damage": None}
         try:
-            conn = sqlite3.connect(f"file:{path}?mode=rw", uri=True, timeout=BUSY_TIMEOUT_S)
+            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
             try:
-                meta = {k: v for k, v in conn.execute("SELECT k, v FROM meta")}
-                info["model_id"] = meta.get("model_id")
+                meta = _check_file(conn, path, None, force=True)
+                info.update(model_id=meta.get("model_id"), backend=meta.get("backend"), precision=meta.get("precision"))
                 info["dimension"] = int(meta["dim"]) if "dim" in meta else None
-                info["entries"] = int(conn.execute("SELECT count(*) FROM embeddings").fetchone()[0])
+                info["entries"] = int(conn.execute("SELECT count(*) FROM embeddings").fetchone()[0]) if meta else 0
             finally:
                 conn.close()
-        except sqlite3.Error as exc:
-            info["error"] = str(exc)
+        except (sqlite3.Error, OSError, _Damaged, ValueError) as exc:
+            info["damage"] = str(exc)
         out.append(info)
     return out
 
 
+def describe(info: dict) -> str:
+    """One line for `kweval cache info`: what a store holds, or what is wrong with it."""
+    if info["damage"]:
+        return f"DAMAGED {info['path']}: {info['damage']} (moved aside and rebuilt on the next run that uses it)"
+    return (f"{info['model_id']} [{info['backend']}/{info['precision']}]: {info['entries']} vector(s), "
+            f"dim {info['dimension']}, {info['bytes'] / 1e6:.1f} MB, {info['path']}")
+
+
 def cache_clear(cache_dir: str | os.PathLike | None = None, model_id: str | None = None) -> int:
-    """Delete every store (or only `model_id`'s), with its WAL, lock and moved-aside copies; returns how many stores were removed."""
-    folder = Path(cache_dir) if cache_dir is not None else globals()["cache_dir"]()
+    """Delete every store (or only those of `model_id`) with their WAL and moved-aside copies; returns stores removed."""
+    folder = _folder(cache_dir)
     if not folder.is_dir():
         return 0
-    targets = [store_path(model_id, folder)] if model_id is not None else _stores(folder)
+    wanted = None
+    if model_id is not None:
+        from kweval.semantic import canonical_model_id
+
+        wanted = canonical_model_id(model_id)
     removed = 0
-    for path in targets:
-        if path.exists():
-            removed += 1
-        for part in [*_sidecars(path), Path(f"{path}.lock")]:
+    for info in cache_info(folder):
+        if wanted is not None and info["model_id"] != wanted:
+            continue
+        path = Path(info["path"])
+        removed += 1
+        for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
             part.unlink(missing_ok=True)
-        for leftover in folder.glob(f"{_glob_escape(path.name)}*.corrupt-*"):
-            leftover.unlink(missing_ok=True)
     if model_id is None:
-        for leftover in folder.glob(f"*{SUFFIX}*.corrupt-*"):
+        for leftover in folder.glob(f"*{SUFFIX}.corrupt-*"):
             leftover.unlink(missing_ok=True)
     return removed
-
-
-def _glob_escape(name: str) -> str:
-    return re.sub(r"([*?\[])", r"[\1]", name)

@@ -15,23 +15,31 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
-from kweval.extras import MissingExtra
+from kweval import keyphrase_cli
+from kweval.evaluate import AGGREGATIONS, GT_ORDERS, EvalOptions
+from kweval.extras import MissingExtra, missing_extra
+from kweval.matching import MATCH_MODES
+from kweval.output import OutputError, check_output_file, check_output_folder, os_reason, write_output
+from kweval.ranking import DISCOUNTS, GAINS
+
+_DEFAULTS = EvalOptions()  # the CLI's defaults are the library's
 
 if TYPE_CHECKING:
-    from kweval.evaluate import EvalOptions, Evaluation
+    from kweval.evaluate import Evaluation
 
 USAGE_ERROR = 2
 THRESHOLD_FAILED = 1
 
-EPILOG = """\
+EPILOG_TEMPLATE = """\
 DATA is a folder in the tidy layout (predictions.parquet|csv, ground_truth.parquet|csv,
 optional reviews, movies, models) or the DNLP layout (Extracted_Keywords/kw_<Movie>.pkl,
-keywords_ground_truth.pkl, optional Reviews_By_Movie/); the layout is detected.
+keywords_ground_truth.pkl, optional Reviews_By_Movie/) or a keyphrase benchmark
+(docsutf8/*.txt + keys/*.key: GT per document, unranked; predictions with
+--predictions NAME=PATH); the layout is detected.
 Without DATA the embedded demo dataset is used.
 
-Metrics (METRICS.md): precision recall f1 w_precision w_recall w_f1 ndcg@k p@k ap@k rr
-gt_coverage; with --semantic sem_precision sem_recall sem_f1; with --sentiment
-sas_keywords sas_text.
+Metrics (docs/metrics.md; keyphrase ones need --keyphrase/--present, semantic ones --semantic, sentiment ones --sentiment):
+{metrics}
 
 Examples:
   kweval evaluate                                   # the demo, CSV on stdout
@@ -39,18 +47,35 @@ Examples:
   kweval evaluate data/ --aggregate micro --out summary.csv --per-review reviews.csv
   kweval evaluate data/ --fail-under ndcg@5=0.3 --fail-under f1=0.1   # for CI
   kweval convert Dataset/ tidy/                     # DNLP pickles -> tidy Parquet
+  kweval evaluate SemEval2017/ --predictions yake=yake.jsonl --predictions kb=kb.parquet
 """
+
+
+def epilog() -> str:
+    """The help's closing text, its metric list read from `kweval.registry`."""
+    from kweval import registry
+
+    return EPILOG_TEMPLATE.replace("{metrics}", registry.help_text())
 
 
 class UsageError(Exception):
     """A mistake in the command line (exit 2)."""
 
 
-class OutputError(Exception):
-    """An output path that cannot be written (exit 2): printed as `kweval: PATH: REASON`."""
+def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
+    """`report.to_latex`'s column choice and intervals from --columns / --ci."""
+    from kweval import report
 
-    def __init__(self, path: str, reason: str) -> None:
-        super().__init__(f"{path}: {reason}")
+    available = report.metric_columns(summary)
+    columns = args.columns or available
+    unknown = [c for c in columns if c not in available]
+    if unknown:
+        raise UsageError(f"--columns: unknown metric(s) {', '.join(unknown)} (available: {', '.join(available)})")
+    if not args.ci:
+        return {"columns": columns}
+    if evaluation is None:
+        raise UsageError("--ci needs the per-review scores, which legacy mode does not keep")
+    return {"columns": columns, "ci": report.summary_intervals(evaluation.scores, columns, args.aggregate), "ci_style": args.ci}
 
 
 def _comma_list(value: str) -> list[str]:
@@ -93,35 +118,55 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="kweval",
         description="Evaluate keyword-extraction models against ranked ground-truth keywords.",
-        epilog=EPILOG,
+        epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"kweval {__version__}")
+    from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS  # numpy/pandas only; torch stays unimported
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     ev = sub.add_parser(
         "evaluate",
         help="score models and print a movie × model summary with ALL rows",
         description="Score every review × model and print a movie × model summary (plus ALL rows).",
-        epilog=EPILOG,
+        epilog=epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ev.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     ev.add_argument("--models", type=_comma_list, help="comma-separated models to evaluate (default: all)")
     ev.add_argument("--movies", type=_comma_list, help="comma-separated movies to evaluate (default: all)")
-    ev.add_argument("--k", type=_positive_int, default=5, help="cut-off of the ranking metrics (default 5)")
-    ev.add_argument("--aggregate", choices=["macro", "micro"], default="macro", help="mean over reviews (macro, default) or ratio of sums (micro)")
-    ev.add_argument("--match", choices=["approx", "exact", "word", "stem"], default="approx", help="keyword match mode (default approx: equal or substring)")
-    ev.add_argument("--gt-order", choices=["file", "helpful"], default="file", help="GT rank: file order (default) or by helpful votes")
-    ev.add_argument("--gain", choices=["linear", "exponential"], default="linear", help="nDCG gain (default linear)")
-    ev.add_argument("--discount", choices=["log2", "jarvelin"], default="log2", help="nDCG discount (default log2)")
+    ev.add_argument("--k", type=_positive_int, default=_DEFAULTS.k, help=f"cut-off of the ranking metrics (default {_DEFAULTS.k})")
+    ev.add_argument("--aggregate", choices=AGGREGATIONS, default=AGGREGATIONS[0], help="mean over reviews (macro, default) or ratio of sums (micro)")
+    ev.add_argument("--match", choices=MATCH_MODES, default=_DEFAULTS.match, help="keyword match mode (default approx: equal or substring)")
+    ev.add_argument("--gt-order", choices=GT_ORDERS, default=_DEFAULTS.gt_order, help="GT rank: file order (default) or by helpful votes")
+    ev.add_argument("--gain", choices=GAINS, default=_DEFAULTS.gain, help="nDCG gain (default linear)")
+    ev.add_argument("--discount", choices=DISCOUNTS, default=_DEFAULTS.discount, help="nDCG discount (default log2)")
     ev.add_argument("--semantic", action="store_true", help="add sem_precision, sem_recall, sem_f1 (sentence embeddings, cached)")
-    ev.add_argument("--threshold", type=float, default=0.75, help="cosine threshold of the semantic metrics (default 0.75)")
-    ev.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
+    ev.add_argument("--threshold", type=float, default=_DEFAULTS.threshold, help=f"cosine threshold of the semantic metrics (default {_DEFAULTS.threshold})")
+    ev.add_argument("--embedding-model", default=_DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
+    ev.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default=_DEFAULTS.embedding_backend,
+                    help="how --semantic embeds: torch, onnx (ONNX Runtime, same vectors) or onnx-int8 (quantized, approximate)")
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
+    _add_predictions_argument(ev)
+    ev.add_argument(
+        "--keyphrase",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="add the keyphrase field's metrics r@k, f1@k (hard: P@k = hits/k), f1@k_flex (P@k = hits/min(k, |P|)), "
+        "f1@M, f1@O, r_precision (default: on when the ground truth is per document)",
+    )
+    ev.add_argument(
+        "--present",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="add recall_present, f1@k_present, recall_absent: GT keywords split by whether they occur in the "
+        "review's own text under --match (default: on when the ground truth is per document)",
+    )
     ev.add_argument("--legacy", action="store_true", help="reproduce the seed notebooks' numbers, defects included (see docs/notebook-parity.md); each column keeps its notebook's own averaging, so --aggregate does not apply")
     ev.add_argument("--out", default="-", help="output file, or - for stdout (default)")
     ev.add_argument("--format", choices=["csv", "markdown", "latex", "json"], help="output format (default: from --out's suffix, else csv)")
+    ev.add_argument("--columns", type=_comma_list, metavar="METRIC,...", help="LaTeX output: the metric columns to show, in order (default: all)")
+    ev.add_argument("--ci", choices=["brackets", "pm"], help="LaTeX output: 95%% bootstrap interval after each value, as [low, high] (brackets) or ± half-width (pm)")
     ev.add_argument("--per-review", metavar="PATH", help="also write the per-review table (every metric and the matched pairs) as CSV")
     ev.add_argument("--fail-under", type=_threshold, action="append", default=[], metavar="METRIC=VALUE", help="exit 1 if an ALL row's METRIC is below VALUE (repeatable)")
     ev.add_argument("--raw-csv", action="store_true", help="write CSV cells verbatim (default: text cells starting with = + - @ TAB or CR get a leading ' so spreadsheets do not run them as formulas)")
@@ -134,10 +179,19 @@ def build_parser() -> argparse.ArgumentParser:
         help="processes sharing the movies of a dataset with a file per movie (DNLP) for the lexical metrics "
         "(default auto: one per CPU core when the files exceed a few MB; 1: this process only); the output is the same",
     )
+    ev.add_argument(
+        "--scheduler",
+        metavar="ADDRESS|local[:N]",
+        help="evaluate movie partitions on a dask.distributed cluster (a scheduler address such as tcp://host:8786, "
+        "or local[:N] for N local worker processes; needs kweval[dask]); lexical and sentiment metrics; the output is the same",
+    )
+
+    keyphrase_cli.add_evaluate_arguments(ev)
 
     em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
     em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
-    em.add_argument("--embedding-model", default="all-MiniLM-L6-v2", help="sentence-transformers model id or local path")
+    em.add_argument("--embedding-model", default=_DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
+    em.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default=_DEFAULTS.embedding_backend, help="torch, onnx or onnx-int8")
     em.add_argument("--batch-size", type=_positive_int, default=256)
 
     ca = sub.add_parser("cache", help="inspect or clear the embedding cache (KWEVAL_CACHE_DIR)")
@@ -149,6 +203,7 @@ def build_parser() -> argparse.ArgumentParser:
     cv.add_argument("dst", help="output folder")
     cv.add_argument("--format", choices=["parquet", "csv"], default="parquet")
     cv.add_argument("--raw-csv", action="store_true", help="with --format csv: write cells verbatim (default: text cells that a spreadsheet would run as formulas get a leading ')")
+    _add_predictions_argument(cv)
 
     sy = sub.add_parser("synth", help="write a synthetic dataset (for benchmarks and tests)")
     sy.add_argument("out", help="output folder")
@@ -157,7 +212,38 @@ def build_parser() -> argparse.ArgumentParser:
     sy.add_argument("--models", type=_positive_int, default=3, help="number of models (default 3)")
     sy.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same dataset (default 0)")
     sy.add_argument("--layout", choices=["tidy", "dnlp"], default="tidy", help="tidy Parquet tables (default) or DNLP pickles")
+    sy.add_argument("--gt", choices=["movie", "per-document"], default="movie", help="one ranked GT list per movie (default) or each review's own unranked GT (tidy layout)")
+    keyphrase_cli.add_commands(sub)
     return parser
+
+
+def _prediction_file(value: str) -> tuple[str, str]:
+    from kweval.data.predictions import parse_spec
+
+    try:
+        name, path = parse_spec(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return name, str(path)
+
+
+def _add_predictions_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--predictions",
+        type=_prediction_file,
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="model NAME's predictions from a JSONL file ({\"id\": doc, \"keyphrases\": [...], \"scores\": [...]}; "
+        "doc_id/predictions accepted too) or a tidy predictions .parquet/.csv; repeatable, any layout",
+    )
+
+
+def _prediction_files(args: argparse.Namespace) -> dict[str, str] | None:
+    files = dict(args.predictions or ())
+    if len(files) < len(args.predictions or ()):
+        raise UsageError("--predictions: each NAME once")
+    return files or None
 
 
 def _problem_lines(problems) -> list[str]:
@@ -173,95 +259,14 @@ def _select(available: list[str], wanted: list[str] | None, what: str) -> list[s
     return wanted
 
 
-def _os_reason(exc: OSError) -> str:
-    return exc.strerror or str(exc)
-
-
-def check_output_file(out: str) -> None:
-    """Fail now, before any work, if the file `out` ("-": stdout) cannot be written.
-
-    Makes its folder if needed and opens the file for appending (a file made
-    only for this check is removed again), so a parent that is a file, a
-    read-only or missing place, or an over-long name is found before the
-    evaluation runs.  A full device is found only when writing (`write_output`).
-    """
-    if out == "-":
-        return
-    path = Path(out)
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise OutputError(out, f"cannot make its folder ({_os_reason(exc)})") from None
-    if os.path.isdir(path):  # (os.path.isdir, unlike Path.is_dir, is False for an over-long name)
-        raise OutputError(out, "is a folder, not a file")
-    existed = os.path.lexists(path)
-    try:
-        with open(path, "a", encoding="utf-8"):
-            pass
-    except OSError as exc:
-        raise OutputError(out, f"cannot be written ({_os_reason(exc)})") from None
-    if not existed:
-        path.unlink(missing_ok=True)
-
-
-def check_output_folder(folder: str) -> None:
-    """Fail now if files cannot be made in `folder` (made if needed)."""
-    import tempfile
-
-    try:
-        Path(folder).mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryFile(dir=folder):
-            pass
-    except OSError as exc:
-        raise OutputError(folder, f"cannot write files there ({_os_reason(exc)})") from None
-
-
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
-def write_output(text: str, out: str) -> None:
-    """Write `text` to the file `out`, or to stdout for "-"; a failed write is an OutputError."""
-    if out == "-":
-        try:
-            sys.stdout.write(text)
-            sys.stdout.flush()
-        except BrokenPipeError:
-            raise
-        except OSError as exc:
-            raise OutputError("stdout", f"writing failed ({_os_reason(exc)})") from None
-        return
-    import stat
-    import tempfile
-
-    path = Path(out)
-    try:
-        regular = not path.exists() or stat.S_ISREG(path.stat().st_mode)
-        if not regular:  # a device or pipe (/dev/stdout, a FIFO): written in place
-            with open(path, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            return
-        # a regular file is replaced whole or not at all: a failed write leaves no truncated file
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                handle.write(text)
-            os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask())
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
-    except OSError as exc:
-        raise OutputError(out, f"writing failed ({_os_reason(exc)})") from None
-
-
 def cmd_evaluate(args: argparse.Namespace) -> int:
+    if keyphrase_cli.wants_protocol_path(args):
+        return keyphrase_cli.evaluate_protocol(args)
     from kweval.data import load_dataset
-    from kweval.evaluate import EvalOptions, evaluate
+    from kweval.evaluate import evaluate
     from kweval.aggregate import aggregate
     from kweval import report
+    from kweval.card import render_with_card as card_render, write_sidecar
 
     try:
         options = EvalOptions(
@@ -273,7 +278,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             semantic=args.semantic,
             threshold=args.threshold,
             embedding_model=args.embedding_model,
+            embedding_backend=args.embedding_backend,
             sentiment=args.sentiment,
+            keyphrase=bool(args.keyphrase),
+            present=bool(args.present),
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
@@ -281,16 +289,20 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         if out is not None:
             check_output_file(out)
 
+    if args.scheduler is not None and (args.legacy or args.semantic):
+        raise UsageError("--scheduler evaluates the lexical and sentiment metrics; run --legacy or --semantic without it")
     in_groups = None
-    if not (args.legacy or args.semantic or args.sentiment):  # the lexical metrics: shared out over processes
+    files = _prediction_files(args)
+    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files):  # the lexical metrics: shared out over processes
         in_groups = _evaluate_in_groups(args, options)
     if in_groups is not None:
         source, evaluation = in_groups
         dataset = None
     else:
-        dataset = load_dataset(args.data, movies=args.movies)  # files of other movies are not read
+        dataset = load_dataset(args.data, movies=args.movies, predictions=files)  # files of other movies are not read
         if args.movies and not set(args.movies) <= set(dataset.movie_ids):
-            dataset = load_dataset(args.data)  # to say which movies there are
+            dataset = load_dataset(args.data, predictions=files)  # to say which movies there are
+        options = _keyphrase_options(options, args, dataset)
         movies = _select(dataset.movie_ids, args.movies, "movie(s)")
         models = _select(dataset.model_names, args.models, "model(s)")
         dataset = dataset.subset(movies, models)
@@ -306,7 +318,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         n_evaluated = int(summary["n_reviews"].sum()) if len(summary) else 0
         per_review = None
     else:
-        if dataset is not None:  # not evaluated in groups already
+        if dataset is not None and args.scheduler is not None:
+            evaluation = _evaluate_on_scheduler(args.scheduler, dataset, options)
+        elif dataset is not None:  # not evaluated in groups already
             progress = None
             if args.semantic and not args.quiet and sys.stderr.isatty():
                 progress = _tqdm_progress()
@@ -330,11 +344,41 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
     fmt = args.format or report.format_for_path(args.out)
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
-    write_output(report.render(summary, fmt, meta, raw_csv=args.raw_csv), args.out)
+    latex = _latex_options(args, summary, per_review) if fmt == "latex" else {}
+    card = keyphrase_cli.kweval_card(args, options, str(source))
+    write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, **latex), args.out)
+    write_sidecar(fmt, args.out, card)
     if args.per_review and per_review is not None:
         write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
 
     return _check_thresholds(summary, args.fail_under)
+
+
+def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions) -> Evaluation:
+    """`evaluate` with the dataset's movies shared out over a dask cluster (kweval.distributed)."""
+    from kweval import distributed
+
+    try:
+        distributed.parse_scheduler(spec)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        with distributed.connect(spec) as client:
+            return distributed.evaluate_on_cluster(client, dataset, options)
+    except OSError as exc:  # no scheduler at that address, or it went away
+        raise UsageError(f"--scheduler {spec}: cannot reach the dask scheduler ({exc})") from None
+
+
+def _keyphrase_options(options: EvalOptions, args: argparse.Namespace, dataset) -> EvalOptions:
+    """The keyphrase and present/absent metrics default to on for a dataset whose GT is per document."""
+    from dataclasses import replace
+
+    per_document = dataset.per_document
+    return replace(
+        options,
+        keyphrase=per_document if args.keyphrase is None else args.keyphrase,
+        present=per_document if args.present is None else args.present,
+    )
 
 
 def _evaluate_in_groups(args: argparse.Namespace, options: EvalOptions) -> tuple[str, Evaluation] | None:
@@ -418,7 +462,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     from kweval.data.tidy import write_tidy
 
     check_output_folder(args.dst)
-    dataset = load_dataset(args.src)
+    dataset = load_dataset(args.src, predictions=_prediction_files(args))
     for line in _problem_lines(dataset.problems):
         print(line, file=sys.stderr)
     if dataset.predictions.empty:
@@ -428,8 +472,8 @@ def cmd_convert(args: argparse.Namespace) -> int:
         dataset = _without_formulas(dataset)
     try:
         written = write_tidy(dataset, Path(args.dst), args.format)
-    except OSError as exc:
-        raise OutputError(args.dst, f"writing failed ({_os_reason(exc)})") from None
+    except OSError as exc:  # (pyarrow's write errors are OSErrors too)
+        raise OutputError(args.dst, f"writing failed ({os_reason(exc)})") from None
     for path in written:
         print(path)
     return 0
@@ -459,9 +503,12 @@ def cmd_embed(args: argparse.Namespace) -> int:
     texts = [normalize(k) for k in keywords if isinstance(k, str)]
     texts += clean_ground_truth(dataset.ground_truth)["norm"].tolist()
     texts = [t for t in dict.fromkeys(texts) if t]
-    store = EmbeddingStore(args.embedding_model)
+    backend, precision = semantic.variant(args.embedding_backend)
+    store = EmbeddingStore(args.embedding_model, backend=backend, precision=precision,
+                           on_note=lambda note: print(f"kweval: embedding cache: {note}", file=sys.stderr))
     progress = _tqdm_counter(len(texts)) if sys.stderr.isatty() else None
-    semantic.embed_texts(texts, model_id=args.embedding_model, store=store, batch_size=args.batch_size, progress=progress)
+    semantic.embed_texts(texts, model_id=args.embedding_model, store=store, batch_size=args.batch_size,
+                         progress=progress, backend=args.embedding_backend)
     print(f"{len(texts)} keyword(s): {store.hits} already cached, {store.misses} embedded; store {store.path}")
     return 0
 
@@ -481,7 +528,7 @@ def _tqdm_counter(total: int):
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    from kweval.cache import cache_clear, cache_dir, cache_info
+    from kweval.cache import cache_clear, cache_dir, cache_info, describe
 
     if args.action == "clear":
         removed = cache_clear(model_id=args.embedding_model)
@@ -492,7 +539,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
     if not stores:
         print("no embedding store yet (run `kweval embed DATA`)")
     for info in stores:
-        print(f"{info['model_id']}: {info['entries']} embedding(s), dim {info['dimension']}, {info['bytes'] / 1e6:.1f} MB, {info['path']}")
+        print(describe(info))
     return 0
 
 
@@ -503,7 +550,9 @@ def cmd_synth(args: argparse.Namespace) -> int:
 
     check_output_folder(args.out)
     start = time.perf_counter()
-    dataset = synthesize(args.movies, args.reviews_per_movie, args.models, seed=args.seed)
+    if args.gt != "movie" and args.layout != "tidy":
+        raise UsageError("--gt per-document needs --layout tidy (the DNLP layout has one GT list per movie)")
+    dataset = synthesize(args.movies, args.reviews_per_movie, args.models, seed=args.seed, gt=args.gt)
     made = time.perf_counter()
     written = write_synthetic(dataset, Path(args.out), args.layout)
     done = time.perf_counter()
@@ -518,7 +567,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"evaluate": cmd_evaluate, "convert": cmd_convert, "embed": cmd_embed, "cache": cmd_cache, "synth": cmd_synth}
+COMMANDS = {"evaluate": cmd_evaluate, "convert": cmd_convert, "embed": cmd_embed, "cache": cmd_cache, "synth": cmd_synth, "extract": keyphrase_cli.cmd_extract}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -531,11 +580,17 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     try:
         return COMMANDS[args.command](args)
-    except (UsageError, DatasetError) as exc:
+    except (UsageError, DatasetError, keyphrase_cli.KeyphraseUsageError) as exc:
         print(f"kweval: error: {exc}", file=sys.stderr)
         return USAGE_ERROR
     except (MissingExtra, OutputError) as exc:  # an optional feature without its extra, or an unusable output path
         print(f"kweval: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    except ImportError as exc:  # an optional package imported directly (not through extras.require)
+        missing = missing_extra(exc, args.command)
+        if missing is None:
+            raise
+        print(f"kweval: {missing}", file=sys.stderr)
         return USAGE_ERROR
     except BrokenPipeError:  # e.g. `kweval evaluate | head`
         return 0
@@ -567,7 +622,7 @@ def exit_without_teardown(status: int) -> NoReturn:
         except OSError as exc:  # e.g. stdout on a full device
             name = "stdout" if stream is sys.stdout else "stderr"
             try:
-                sys.stderr.write(f"kweval: {name}: writing failed ({_os_reason(exc)})\n")
+                sys.stderr.write(f"kweval: {name}: writing failed ({os_reason(exc)})\n")
                 sys.stderr.flush()
             except (OSError, ValueError):
                 pass

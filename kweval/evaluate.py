@@ -9,22 +9,23 @@ from the assigned pairs.
 
 from __future__ import annotations
 
+import itertools
 import math
-import sqlite3
+import operator
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 
 import numpy as np
 import pandas as pd
 
 from kweval import metrics, ranking
-from kweval.data.dataset import Dataset, Problem
-from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table
+from kweval.data.dataset import KEY, Dataset, Problem
+from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table, keywords_match
+from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS
 from kweval.text import normalize_many
 
 GT_ORDERS = ("file", "helpful")
 AGGREGATIONS = ("macro", "micro")
-KEY = ["movie", "review_id", "model"]
 
 Progress = Callable[[str, float], None]
 
@@ -42,6 +43,9 @@ class EvalOptions:
     threshold: float = 0.75
     embedding_model: str = "all-MiniLM-L6-v2"
     sentiment: bool = False
+    embedding_backend: str = "torch"
+    keyphrase: bool = False  # r@k, f1@k (hard), f1@k_flex, f1@M, f1@O, r_precision
+    present: bool = False  # recall_present, f1@k_present, recall_absent (needs review texts)
 
     def __post_init__(self) -> None:
         if isinstance(self.k, (bool, np.bool_)) or not isinstance(self.k, (int, np.integer)) or self.k < 1:
@@ -56,6 +60,8 @@ class EvalOptions:
         ):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+        if self.embedding_backend not in EMBEDDING_BACKENDS:
+            raise ValueError(f"embedding_backend must be one of {', '.join(EMBEDDING_BACKENDS)}; got {self.embedding_backend!r}")
         if not 0.0 <= float(self.threshold) <= 1.0:
             raise ValueError(f"threshold must be within [0, 1], got {self.threshold!r}")
 
@@ -67,8 +73,16 @@ class EvalOptions:
         k = self.k
         return ["precision", "recall", "f1", "w_precision", "w_recall", "w_f1", f"ndcg@{k}", f"p@{k}", f"ap@{k}", "rr"]
 
+    def keyphrase_metrics(self) -> list[str]:
+        """The keyphrase field's metrics (kweval.metrics.keyphrase_metrics / present_metrics), when asked."""
+        k = self.k
+        cols = [f"r@{k}", f"f1@{k}", f"f1@{k}_flex", "f1@M", "f1@O", "r_precision"] if self.keyphrase else []
+        if self.present:
+            cols += ["recall_present", f"f1@{k}_present", "recall_absent"]
+        return cols
+
     def extra_metrics(self) -> list[str]:
-        cols = []
+        cols = self.keyphrase_metrics()
         if self.semantic:
             cols += ["sem_precision", "sem_recall", "sem_f1"]
         if self.sentiment:
@@ -105,6 +119,7 @@ class Evaluation:
     movies: list[str]
     models: list[str]
     problems: list[Problem] = field(default_factory=list)
+    similarities: object = None  # kweval.semantic.Similarities of a semantic evaluation: any τ re-thresholds them
 
     @property
     def metric_names(self) -> list[str]:
@@ -112,19 +127,93 @@ class Evaluation:
 
 
 def clean_ground_truth(gt: pd.DataFrame, order: str = "file") -> pd.DataFrame:
-    """Per movie: order (file rank, or helpful desc then not_helpful asc), normalize, drop empty and duplicates; re-rank 0..n-1."""
-    frame = gt.sort_values(["movie", "rank"], kind="stable")
+    """Per GT list: order (file rank, or helpful desc then not_helpful asc), normalize, drop empty and duplicates; re-rank 0..n-1.
+
+    A GT list is a movie's (rows without `review_id`) or one review's own
+    (rows with it); the result keeps `review_id` (None for a movie's list),
+    each movie's lists together, its movie-level list first.
+    """
+    doc = _gt_review_ids(gt)
+    frame = gt.assign(review_id=doc, _doc=doc.fillna("")).sort_values(["movie", "_doc", "rank"], kind="stable")
     if order == "helpful":
         helpful = pd.to_numeric(frame["helpful"], errors="coerce").fillna(0.0)
         not_helpful = pd.to_numeric(frame["not_helpful"], errors="coerce").fillna(0.0)
-        frame = frame.assign(_h=-helpful, _n=not_helpful).sort_values(["movie", "_h", "_n"], kind="stable")
+        frame = frame.assign(_h=-helpful, _n=not_helpful).sort_values(["movie", "_doc", "_h", "_n"], kind="stable")
     keywords = frame["keyword"].tolist()
     norms = normalize_many(keywords)
     frame = frame.assign(norm=norms)
     frame = frame[frame["norm"] != ""]
-    frame = frame.drop_duplicates(["movie", "norm"], keep="first")
-    frame = frame.assign(rank=frame.groupby("movie", sort=False).cumcount().astype("int64"))
-    return frame[["movie", "rank", "keyword", "norm"]].reset_index(drop=True)
+    frame = frame.drop_duplicates(["movie", "_doc", "norm"], keep="first")
+    frame = frame.assign(
+        rank=frame.groupby(["movie", "_doc"], sort=False).cumcount().astype("int64"),
+        review_id=_object_column(frame["review_id"].where(frame["_doc"] != "", None).tolist()).to_numpy(),
+    )
+    return frame[["movie", "rank", "keyword", "norm", "review_id"]].reset_index(drop=True)
+
+
+def _gt_review_ids(gt: pd.DataFrame) -> pd.Series:
+    """The GT table's `review_id` as text (None: the row belongs to the movie's list); all None without the column."""
+    if "review_id" not in gt.columns:
+        return pd.Series([None] * len(gt), index=gt.index, dtype=object)
+    return gt["review_id"].map(lambda v: None if v is None or v is pd.NA or (isinstance(v, float) and v != v) or v == "" else str(v)).astype(object)
+
+
+def ranked_movies(movies: pd.DataFrame) -> dict[str, bool]:
+    """Movie -> whether its GT is ranked (the `movies` table's optional `ranked` column; ranked when absent or unreadable)."""
+    if "ranked" not in movies.columns:
+        return {}
+    out = {}
+    for movie, flag in zip(movies["movie"], movies["ranked"]):
+        if isinstance(flag, str):
+            flag = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(flag.strip().lower())
+        if isinstance(flag, (bool, np.bool_)) or (isinstance(flag, (int, float, np.integer, np.floating)) and flag in (0, 1)):
+            out[movie] = bool(flag)
+    return out
+
+
+@dataclass
+class _GtLists:
+    """Where one movie's GT lists lie in its cleaned GT rows (movie-level list first, then one per review)."""
+
+    movie_level: tuple[int, int] | None  # (start, size) of the movie's own list, if it has one
+    by_review: dict  # review id -> (start, size) of that review's own list
+
+    def ranges(self, reviews: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(start, size) of the list each review is scored against: its own, else the movie's, else (0, 0)."""
+        fallback = self.movie_level or (0, 0)
+        spans = [self.by_review.get(r, fallback) for r in reviews.tolist()]
+        if not spans:
+            return np.zeros(0, np.int64), np.zeros(0, np.int64)
+        arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
+        return arr[:, 0], arr[:, 1]
+
+
+def _gt_lists(gt: pd.DataFrame) -> dict[str, _GtLists]:
+    """Movie -> its GT lists, for the movies with at least one review's own list (`gt` as clean_ground_truth gives it)."""
+    doc = gt["review_id"].to_numpy(dtype=object)
+    per_review = pd.notna(doc)
+    if not per_review.any():
+        return {}
+    movie_codes, movie_names = pd.factorize(gt["movie"].to_numpy(dtype=object), sort=False)  # each movie's rows are contiguous
+    movie_start = np.searchsorted(movie_codes, np.arange(len(movie_names)))
+    with_docs = set(np.unique(movie_codes[per_review]).tolist())
+    n = len(doc)
+    change = np.ones(n, dtype=bool)
+    change[1:] = (movie_codes[1:] != movie_codes[:-1]) | (per_review[1:] != per_review[:-1]) | (per_review[1:] & (doc[1:] != doc[:-1]))
+    heads = np.flatnonzero(change)
+    sizes = np.diff(np.append(heads, n))
+    out: dict[str, _GtLists] = {}
+    for head, size in zip(heads.tolist(), sizes.tolist()):
+        m = int(movie_codes[head])
+        if m not in with_docs:
+            continue
+        lists = out.setdefault(movie_names[m], _GtLists(None, {}))
+        span = (head - int(movie_start[m]), size)
+        if pd.isna(doc[head]):
+            lists.movie_level = span
+        else:
+            lists.by_review[doc[head]] = span
+    return out
 
 
 def _group_sum(group: np.ndarray, values: np.ndarray | None, n: int) -> np.ndarray:
@@ -184,7 +273,9 @@ class _MovieRows:
     norm: np.ndarray
     score: np.ndarray
     position: np.ndarray
-    gt_rank: np.ndarray
+    gt_rank: np.ndarray  # the matched GT row's position among the movie's cleaned GT rows, or -1
+    group_gt_start: np.ndarray  # per group: where its GT list starts among the movie's GT rows
+    group_n_gt: np.ndarray  # per group: |G| of its GT list
 
 
 class _RowBuffers:
@@ -235,7 +326,10 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     groups.
     """
     options = options or EvalOptions()
-    report = progress or (lambda stage, fraction: None)
+    progress = progress or (lambda stage, fraction: None)
+    # with semantic/sentiment, the lexical stages are a small share of the work: the bar follows the work
+    share = 0.1 if (options.semantic or options.sentiment) else 1.0
+    report = (lambda stage, fraction: progress(stage, share * fraction)) if share < 1 else progress
     problems: list[Problem] = list(dataset.problems)
     movie_order = [m for m in dataset.movies["movie"].tolist()]
     model_order = dataset.models["model"].tolist()
@@ -251,6 +345,8 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
             n_rev = int((dataset.reviews["movie"] == m).sum())
             movie_problems[m].append(Problem(m, f"no ground-truth keywords; its {n_rev} review(s) are skipped", "evaluate"))
     gt_norm_by_movie = {m: frame["norm"].tolist() for m, frame in gt.groupby("movie", sort=False)}
+    gt_lists = _gt_lists(gt)  # movies whose reviews have their own GT lists
+    ranked_of = ranked_movies(dataset.movies)
     gt_keyword_by_movie = {m: _object_array(frame["keyword"].tolist()) for m, frame in gt.groupby("movie", sort=False)}
 
     # --- rows of the evaluated movies and models, movie by movie ------------------------------------
@@ -277,17 +373,27 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     out = _RowBuffers(len(rows))
     group_reviews: list[np.ndarray] = []
     group_models: list[np.ndarray] = []
+    group_gt_starts: list[np.ndarray] = []
+    group_n_gts: list[np.ndarray] = []
     n_groups = 0
     dropped: list[tuple[str, int, int]] = []  # per movie: keywords empty after normalization, repeated
     for mi, movie in enumerate(movies):
         lo, hi = movie_bounds[mi], movie_bounds[mi + 1]
+        movie_rows = rows[lo:hi]
+        lists = gt_lists.get(movie)
+        if lists is not None and lists.movie_level is None:  # only reviews with their own GT are scored
+            movie_rows, n_without = _rows_with_gt(movie_rows, review_col, lists)
+            if n_without:
+                movie_problems[movie].append(Problem(movie, f"{n_without} review(s) without their own ground truth are skipped", "evaluate"))
         part, n_invalid, n_dup = _clean_and_match_movie(
-            rows[lo:hi], review_col, row_model, rank_col, keyword_col, score_col, n_models,
-            gt_norm_by_movie[movie], options.match,
+            movie_rows, review_col, row_model, rank_col, keyword_col, score_col, n_models,
+            gt_norm_by_movie[movie], options.match, lists,
         )
         out.add(part, movie, n_groups, model_names, gt_keyword_by_movie[movie])
         group_reviews.append(part.group_review)
         group_models.append(part.group_model)
+        group_gt_starts.append(part.group_gt_start)
+        group_n_gts.append(part.group_n_gt)
         n_groups += len(part.group_model)
         dropped.append((movie, n_invalid, n_dup))
         report("matching", 0.1 + 0.7 * (mi + 1) / max(len(movies), 1))
@@ -297,11 +403,14 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     group_movie = np.repeat(np.arange(len(movies), dtype=np.int64), [len(g) for g in group_models])
     group_model = _concat(group_models, np.int64)
     group_review = _concat(group_reviews, object)
-    del group_models, group_reviews
+    group_gt_start = _concat(group_gt_starts, np.int64)
+    n_gt = _concat(group_n_gts, np.int64)
+    del group_models, group_reviews, group_gt_starts, group_n_gts
     grp = rows_out.grp
     score_raw = rows_out.score
     position = rows_out.position
-    gt_rank = rows_out.gt_rank
+    gt_pos = rows_out.gt_rank  # position among the movie's GT rows (for coverage)
+    gt_rank = gt_pos if not gt_lists else np.where(gt_pos >= 0, gt_pos - group_gt_start[grp], -1)  # rank in its own list
 
     with np.errstate(invalid="ignore"):
         bad_score = ~np.isfinite(score_raw) | (score_raw < 0)
@@ -321,11 +430,11 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     report("metrics", 0.8)
     weight = _summable(confidence)
     movie_names = _object_array(movies)
-    gt_size_of_movie = np.array([int(gt_sizes[m]) for m in movies], dtype=np.int64)
-    n_gt = gt_size_of_movie[group_movie] if n_groups else np.zeros(0, np.int64)
+    ranked_movie = np.array([ranked_of.get(m, True) for m in movies], dtype=bool)
+    group_ranked = None if ranked_movie.all() else ranked_movie[group_movie]  # None: all ranked (graded gains)
     matched = gt_rank >= 0
     m_grp = grp[matched]
-    gains = ranking.apply_gain(metrics.graded_relevance(gt_rank[matched]), options.gain)
+    gains = ranking.apply_gain(metrics.relevance(gt_rank[matched], None if group_ranked is None else group_ranked[m_grp]), options.gain)
     counts = {
         "n_pred": np.bincount(grp, minlength=n_groups).astype("int64"),
         "n_gt": n_gt,
@@ -333,7 +442,7 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         "n_bad_scores": np.bincount(grp[bad_score], minlength=n_groups).astype("int64"),
         "score_sum": _group_sum(grp, weight, n_groups),
         "matched_score": _group_sum(m_grp, weight[matched], n_groups),
-        "gain_sum": metrics.gt_gain_total(n_gt, options.gain),
+        "gain_sum": metrics.gt_gain_total(n_gt, options.gain, group_ranked),
         "matched_gain": _group_sum(m_grp, gains, n_groups),
     }
     columns = {
@@ -347,8 +456,20 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         metrics.weighted_metrics(counts["score_sum"], counts["matched_score"], counts["gain_sum"], counts["matched_gain"])
     )
     columns.update(
-        metrics.ranking_metrics(m_grp, position[matched], gt_rank[matched], n_gt, options.k, options.gain, options.discount)
+        metrics.ranking_metrics(m_grp, position[matched], gt_rank[matched], n_gt, options.k, options.gain, options.discount, group_ranked)
     )
+    if options.keyphrase:
+        columns.update(metrics.keyphrase_metrics(counts["n_pred"], n_gt, counts["n_matched"], m_grp, position[matched], options.k))
+    if options.present:
+        n_gt_present, pair_present = _present_gt(
+            dataset.reviews, gt_norm_by_movie, movies, group_movie, group_review, group_gt_start, n_gt,
+            group_movie[m_grp], group_review[m_grp], gt_pos[matched], options.match,
+        )
+        columns["n_gt_present"] = n_gt_present
+        columns.update(metrics.present_metrics(n_gt_present, n_gt, m_grp, position[matched], pair_present, options.k))
+        without_text = n_gt_present < 0  # no text to look in: present/absent undefined
+        for name in ("recall_present", f"f1@{options.k}_present", "recall_absent"):
+            columns[name] = np.where(without_text, np.nan, columns[name])
     scores = pd.DataFrame(columns, copy=False)  # copy=False: no copy into consolidated blocks
 
     if bad_score.any():
@@ -382,8 +503,8 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     )
     del rows_out, out
 
-    coverage = _coverage(group_movie[m_grp], group_model[m_grp], gt_rank[matched], gt_sizes, movies, model_order)
-    skipped = _skipped(dataset, group_movie, group_review, group_model, movies, model_order)
+    coverage = _coverage(group_movie[m_grp], group_model[m_grp], gt_pos[matched], gt_sizes, movies, model_order)
+    skipped = _skipped(_reviews_with_gt(dataset.reviews, gt_lists), group_movie, group_review, group_model, movies, model_order)
 
     evaluation = Evaluation(
         scores=scores,
@@ -397,8 +518,8 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
         problems=problems,
     )
     if options.semantic or options.sentiment:
-        _add_semantic_and_sentiment(evaluation, dataset, report)
-    report("done", 1.0)
+        _add_semantic_and_sentiment(evaluation, dataset, progress)
+    progress("done", 1.0)
     return evaluation
 
 
@@ -473,12 +594,15 @@ def _clean_and_match_movie(
     n_models: int,
     gt_norms: list[str],
     match: str,
+    lists: _GtLists | None = None,
 ) -> tuple[_MovieRows, int, int]:
     """Group one movie's rows by review × model, order them, clean them, match them.
 
     Groups are ordered by the review's first appearance, then model order;
-    rows by rank, ties in the reader's order.  Returns the movie's rows and
-    the numbers of keywords dropped as empty and as repeated.
+    rows by rank, ties in the reader's order.  `lists`, when given, says which
+    slice of `gt_norms` each review is scored against (reviews with their own
+    GT); otherwise every review is scored against all of it.  Returns the
+    movie's rows and the numbers of keywords dropped as empty and as repeated.
     """
     review_code, review_uniques = _factorize_runs(review_col[rows], use_na_sentinel=False)
     model_of_row = row_model[rows]
@@ -516,10 +640,19 @@ def _clean_and_match_movie(
     position = np.arange(len(grp)) - starts[grp] if len(grp) else np.zeros(0, dtype=np.int64)
 
     gt_rank = np.full(len(grp), -1, dtype=np.int64)
+    if lists is None:
+        group_gt_start = np.zeros(n_local, dtype=np.int64)
+        group_n_gt = np.full(n_local, len(gt_norms), dtype=np.int64)
+    else:
+        group_gt_start, group_n_gt = lists.ranges(group_review)
     if len(grp):
         local_ids, inverse = np.unique(norm_id, return_inverse=True)
-        bounds, flat = candidate_table(norm_values[local_ids].tolist(), gt_norms, match)
-        gt_rank = assign_matches_table(grp, inverse.astype(np.int64).reshape(-1), bounds, flat)
+        inverse = inverse.astype(np.int64).reshape(-1)
+        if lists is None:
+            bounds, flat = candidate_table(norm_values[local_ids].tolist(), gt_norms, match)
+            gt_rank = assign_matches_table(grp, inverse, bounds, flat)
+        else:
+            gt_rank = _assign_within_lists(grp, inverse, norm_values[local_ids].tolist(), gt_norms, match, group_gt_start, group_n_gt)
     rows_out = _MovieRows(
         group_review=group_review,
         group_model=group_model,
@@ -529,8 +662,59 @@ def _clean_and_match_movie(
         score=raw_score[keep],
         position=position.astype(np.int64),
         gt_rank=gt_rank,
+        group_gt_start=group_gt_start,
+        group_n_gt=group_n_gt,
     )
     return rows_out, n_invalid, n_dup
+
+
+def _assign_within_lists(
+    grp: np.ndarray,
+    pred_id: np.ndarray,
+    preds: list[str],
+    gt_norms: list[str],
+    match: str,
+    group_gt_start: np.ndarray,
+    group_n_gt: np.ndarray,
+) -> np.ndarray:
+    """`assign_matches_table` where each group has its own GT list, a slice of `gt_norms` (per-review GT).
+
+    Matching runs once on the movie's distinct keywords × distinct GT strings;
+    each distinct (GT list, keyword) pair then keeps the positions of its own
+    list holding a matching string, so the one-to-one assignment is the
+    movie-level one, list by list.
+    """
+    gt_codes, gt_uniques = pd.factorize(_object_array(gt_norms))
+    n_unique_gt = len(gt_uniques)
+    # the distinct (GT list, keyword) pairs of the rows; lists are told apart by their start
+    pair_of_row, pair_keys = pd.factorize(group_gt_start[grp] * len(preds) + pred_id)
+    n_pairs = len(pair_keys)
+    pair_start, pair_pred = np.divmod(pair_keys, len(preds))
+    pair_size = np.zeros(n_pairs, dtype=np.int64)
+    pair_size[pair_of_row] = group_n_gt[grp]
+    # every GT position of each pair's list, kept where its string matches the pair's keyword
+    owner = np.repeat(np.arange(n_pairs, dtype=np.int64), pair_size)
+    offset = np.arange(len(owner), dtype=np.int64) - np.repeat(np.cumsum(pair_size) - pair_size, pair_size)
+    position = np.repeat(pair_start, pair_size) + offset
+    wanted = pair_pred[owner] * n_unique_gt + gt_codes[position]  # (keyword, GT string)
+    if match in ("approx", "word"):
+        # per-review lists are short: test each distinct (keyword, GT string) pair that shares a list
+        distinct, inverse = np.unique(wanted, return_inverse=True)
+        pred_of, gt_of = np.divmod(distinct, n_unique_gt)
+        ok = np.fromiter(
+            map(keywords_match, _object_array(preds)[pred_of].tolist(), gt_uniques[gt_of].tolist(), itertools.repeat(match)),
+            dtype=bool,
+            count=len(distinct),
+        )
+        hit = ok[inverse.reshape(-1)]
+    else:  # exact, stem: one hashed lookup per distinct string
+        bounds, flat = candidate_table(preds, gt_uniques.tolist(), match)
+        cand_key = np.repeat(np.arange(len(preds), dtype=np.int64), np.diff(bounds)) * n_unique_gt + flat  # sorted
+        at = np.minimum(np.searchsorted(cand_key, wanted), max(len(cand_key) - 1, 0))
+        hit = cand_key[at] == wanted if len(cand_key) else np.zeros(len(wanted), dtype=bool)
+    owner, position = owner[hit], position[hit]
+    pair_bounds = np.searchsorted(owner, np.arange(n_pairs + 1))
+    return assign_matches_table(grp, pair_of_row.astype(np.int64), pair_bounds, position)
 
 
 def _coverage(
@@ -555,8 +739,100 @@ def _coverage(
     return out
 
 
+def _rows_with_gt(rows: np.ndarray, review_col: np.ndarray, lists: _GtLists) -> tuple[np.ndarray, int]:
+    """The rows whose review has its own GT list, and how many reviews had none."""
+    codes, uniques = _factorize_runs(review_col[rows])
+    has = np.array([u in lists.by_review for u in uniques.tolist()] + [False], dtype=bool)
+    keep = has[codes]
+    return rows[keep], int((~has[:-1]).sum())
+
+
+def _reviews_with_gt(reviews: pd.DataFrame, gt_lists: dict[str, _GtLists]) -> pd.DataFrame:
+    """The reviews that are scored: all of a movie with a movie-level GT list, else only those with their own."""
+    only_own = {m: lists for m, lists in gt_lists.items() if lists.movie_level is None}
+    if not only_own:
+        return reviews
+    keep = [
+        m not in only_own or r in only_own[m].by_review
+        for m, r in zip(reviews["movie"].tolist(), reviews["review_id"].tolist())
+    ]
+    return reviews[np.asarray(keep, dtype=bool)]
+
+
+def _present_gt(
+    reviews: pd.DataFrame,
+    gt_norm_by_movie: dict[str, list[str]],
+    movies: list[str],
+    group_movie: np.ndarray,
+    group_review: np.ndarray,
+    group_gt_start: np.ndarray,
+    group_n_gt: np.ndarray,
+    pair_movie: np.ndarray,
+    pair_review: np.ndarray,
+    pair_gt_pos: np.ndarray,
+    match: str,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per group, how many keywords of its GT list occur in its review's text (-1: no text); per matched pair, whether its GT keyword does.
+
+    `pair_movie` are positions in `movies`, `pair_gt_pos` positions among the
+    movie's GT rows.  A list several reviews share (a movie's) is searched
+    once in all their texts (kweval.present.occurrences); a review's own list
+    is tested keyword by keyword in its one text.  Texts are normalized once
+    per review.
+    """
+    from kweval import present
+
+    # the distinct scored reviews, with their GT list and searchable text
+    review_codes, review_uniques = pd.factorize(group_review, use_na_sentinel=False)
+    n_rev = max(len(review_uniques), 1)
+    review_key = group_movie * n_rev + review_codes
+    keys, first, of_group = np.unique(review_key, return_index=True, return_inverse=True)
+    u_movie, u_review = group_movie[first], group_review[first]
+    u_start, u_size = group_gt_start[first], group_n_gt[first]
+    text_of = dict(zip(zip(reviews["movie"].tolist(), reviews["review_id"].tolist()), reviews["text"].tolist()))
+    raw = [text_of.get((movies[m], r)) for m, r in zip(u_movie.tolist(), u_review.tolist())]
+    has_text = np.fromiter((isinstance(t, str) and t.strip() != "" for t in raw), dtype=bool, count=len(raw))
+    texts = present.searchable(raw, match)
+    # every GT keyword once, searchable, indexed by movie offset + position
+    movie_offset = np.concatenate(([0], np.cumsum([len(gt_norm_by_movie[m]) for m in movies]))).astype(np.int64)
+    keywords = present.searchable_keywords([g for m in movies for g in gt_norm_by_movie[m]], match)
+    width = int(max(np.diff(movie_offset).max(initial=0), 1)) + 1
+
+    list_codes, _ = pd.factorize(u_movie * width + u_start)
+    shared = np.bincount(list_codes)[list_codes] > 1
+    found_review: list[np.ndarray] = []
+    found_pos: list[np.ndarray] = []
+    # lists several reviews share: one scan of their texts joined
+    scan = np.flatnonzero(shared & has_text)
+    scan = scan[np.argsort(list_codes[scan], kind="stable")]
+    for part in np.split(scan, np.flatnonzero(np.diff(list_codes[scan])) + 1) if len(scan) else []:
+        m, start, size = int(u_movie[part[0]]), int(u_start[part[0]]), int(u_size[part[0]])
+        base = int(movie_offset[m]) + start
+        kw_idx, text_idx = present.occurrences(keywords[base : base + size], [texts[i] for i in part.tolist()])
+        found_review.append(part[text_idx])
+        found_pos.append(start + kw_idx)
+    # a review's own list: each keyword tested in its text
+    own = np.flatnonzero(~shared & has_text)
+    sizes = u_size[own]
+    owner = np.repeat(own, sizes)
+    pos = np.repeat(u_start[own], sizes) + np.arange(len(owner), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    flat = movie_offset[u_movie[owner]] + pos
+    hit = np.fromiter(
+        map(operator.contains, [texts[i] for i in owner.tolist()], [keywords[j] for j in flat.tolist()]), dtype=bool, count=len(owner)
+    )
+    found_review.append(owner[hit])
+    found_pos.append(pos[hit])
+
+    found_review_all = np.concatenate(found_review)
+    n_present_u = np.where(has_text, np.bincount(found_review_all, minlength=len(keys)), -1)
+    found = np.unique(found_review_all * width + np.concatenate(found_pos))
+    pair_review_code = _positions(pair_review, {r: i for i, r in enumerate(review_uniques.tolist())})
+    pair_u = np.searchsorted(keys, np.asarray(pair_movie, dtype=np.int64) * n_rev + pair_review_code)
+    return n_present_u[of_group.reshape(-1)], np.isin(pair_u * width + pair_gt_pos, found)
+
+
 def _skipped(
-    dataset: Dataset,
+    reviews: pd.DataFrame,
     group_movie: np.ndarray,
     group_review: np.ndarray,
     group_model: np.ndarray,
@@ -569,8 +845,8 @@ def _skipped(
     each is paired with every model, in model order.
     """
     movie_pos = {m: i for i, m in enumerate(movies)}
-    rv_movie = _positions(dataset.reviews["movie"].to_numpy(dtype=object), movie_pos)
-    rv_review = dataset.reviews["review_id"].to_numpy(dtype=object)
+    rv_movie = _positions(reviews["movie"].to_numpy(dtype=object), movie_pos)
+    rv_review = reviews["review_id"].to_numpy(dtype=object)
     keep = rv_movie >= 0
     pair_movie = np.concatenate([rv_movie[keep], group_movie])
     pair_review = np.concatenate([rv_review[keep], group_review])
@@ -598,46 +874,86 @@ def _skipped(
     )
 
 
+def _gt_list_keys(gt: pd.DataFrame) -> Callable[[pd.DataFrame], pd.DataFrame]:
+    """A function giving a table (movie, review_id, ...) whose `movie` names the GT list its rows are scored against.
+
+    For the movie-keyed semantic and sentiment metrics: a review with its own
+    GT list gets the key "movie\x00review_id" (the separator never survives
+    normalization); everything else keeps its movie, so movie-level data
+    passes through unchanged.  Applied to `gt` itself it keys each list alike.
+    """
+    own = gt["review_id"].notna().to_numpy()
+    if not own.any():
+        return lambda frame: frame
+    lists = set(zip(gt["movie"][own].tolist(), gt["review_id"][own].tolist()))
+
+    def rekey(frame: pd.DataFrame) -> pd.DataFrame:
+        pairs = zip(frame["movie"].tolist(), frame["review_id"].tolist())
+        return frame.assign(movie=_object_column([f"{m}\x00{r}" if (m, r) in lists else m for m, r in pairs]).to_numpy())
+
+    return rekey
+
+
 def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, report: Progress) -> None:
     """Add sem_* and sas_* columns (METRICS.md §4–5); imports the heavy parts only when asked."""
-    scores = evaluation.scores
-    kw = evaluation.keywords
     if evaluation.options.semantic:
-        from kweval import semantic
-        from kweval.cache import EmbeddingStore
-
-        report("embedding", 0.85)
-        gt = evaluation.ground_truth
-        texts = list(dict.fromkeys(kw["norm"].tolist() + gt["norm"].tolist()))
-        model_id = evaluation.options.embedding_model
-        try:
-            store: EmbeddingStore | bool = EmbeddingStore(model_id)
-        except (OSError, sqlite3.Error) as exc:  # e.g. a read-only cache folder: slower, not wrong
-            evaluation.problems.append(
-                Problem("embedding cache", f"not usable ({exc}); embeddings are computed without caching", "evaluate")
-            )
-            store = False
-        vectors = semantic.embed_texts(
-            texts,
-            model_id=model_id,
-            store=store,
-            progress=lambda done, total: report("embedding", 0.85 + 0.1 * done / max(total, 1)),
-        )
-        sem = semantic.semantic_metrics(
-            kw[KEY + ["norm"]], gt[["movie", "rank", "norm"]], dict(zip(texts, vectors)), evaluation.options.threshold
-        )
-        sem = sem.set_index(KEY).reindex(pd.MultiIndex.from_frame(scores[KEY]))
-        # reviews with an empty prediction list have no row: |P| = 0, nothing matched, |G| still counts
-        for col in ("sem_n_pred", "sem_pred_matched", "sem_gt_matched"):
-            scores[col] = sem[col].fillna(0).to_numpy(dtype="int64")
-        scores["sem_n_gt"] = scores["n_gt"].to_numpy()
-        for col in ("sem_precision", "sem_recall", "sem_f1"):
-            scores[col] = sem[col].fillna(0.0).to_numpy(dtype="float64")
+        _add_semantic(evaluation, report)
     if evaluation.options.sentiment:
         from kweval import sentiment
 
         report("sentiment", 0.95)
-        sas = sentiment.sas_metrics(kw[KEY + ["keyword", "norm"]], evaluation.ground_truth[["movie", "keyword"]], dataset.reviews)
-        sas = sas.set_index(KEY).reindex(pd.MultiIndex.from_frame(scores[KEY]))
+        kw, scores = evaluation.keywords, evaluation.scores
+        by_list = _gt_list_keys(evaluation.ground_truth)
+        notes: list[str] = []
+        sas = sentiment.sas_metrics(by_list(kw[KEY + ["keyword", "norm"]]), by_list(evaluation.ground_truth[["movie", "keyword", "review_id"]])[["movie", "keyword"]],
+                                    by_list(dataset.reviews), store=sentiment.vader_store(on_note=notes.append))
+        evaluation.problems.extend(Problem("sentiment cache", note, "evaluate") for note in notes)
+        sas = sas.set_index(KEY).reindex(pd.MultiIndex.from_frame(by_list(scores[KEY])))
         for col in ("sent_pred", "sas_keywords", "sas_text"):
             scores[col] = sas[col].to_numpy()
+
+
+def _add_semantic(evaluation: Evaluation, report: Progress) -> None:
+    """Embed every distinct keyword (store first), keep the best cosines, then threshold them (`with_threshold`)."""
+    from kweval import semantic
+    from kweval.cache import EmbeddingStore
+
+    options = evaluation.options
+    kw, gt = evaluation.keywords, evaluation.ground_truth
+    texts = list(dict.fromkeys(kw["norm"].tolist() + gt["norm"].tolist()))
+    backend, precision = semantic.variant(options.embedding_backend)
+    notes: list[str] = []
+    store = EmbeddingStore(options.embedding_model, backend=backend, precision=precision, on_note=notes.append)
+    vectors = semantic.embed_texts(texts, model_id=options.embedding_model, store=store, backend=options.embedding_backend,
+                                   progress=semantic.progress_with_estimate(report, "keywords"))
+    evaluation.problems.extend(Problem("embedding cache", note, "evaluate") for note in notes)
+    report("similarities", 0.97)
+    by_list = _gt_list_keys(gt)
+    evaluation.similarities = semantic.similarities(
+        by_list(kw[KEY + ["norm"]]), by_list(gt[["movie", "rank", "norm", "review_id"]])[["movie", "rank", "norm"]], dict(zip(texts, vectors))
+    )
+    _set_semantic_columns(evaluation.scores, evaluation.similarities, options.threshold, by_list)
+
+
+def _set_semantic_columns(scores: pd.DataFrame, sims, threshold: float, by_list: Callable[[pd.DataFrame], pd.DataFrame]) -> None:
+    sem = sims.at_threshold(threshold).set_index(KEY).reindex(pd.MultiIndex.from_frame(by_list(scores[KEY])))
+    # reviews with an empty prediction list have no row: |P| = 0, nothing matched, |G| still counts
+    for col in ("sem_n_pred", "sem_pred_matched", "sem_gt_matched"):
+        scores[col] = sem[col].fillna(0).to_numpy(dtype="int64")
+    scores["sem_n_gt"] = scores["n_gt"].to_numpy()
+    for col in ("sem_precision", "sem_recall", "sem_f1"):
+        scores[col] = sem[col].fillna(0.0).to_numpy(dtype="float64")
+
+
+def with_threshold(evaluation: Evaluation, threshold: float) -> Evaluation:
+    """The same semantic evaluation at another τ, from its kept similarities (no embedding, no matching).
+
+    Returns a new Evaluation (the given one is left unchanged) equal to
+    ``evaluate(dataset, replace(options, threshold=threshold))``.
+    """
+    if not evaluation.options.semantic or evaluation.similarities is None:
+        raise ValueError("with_threshold needs an evaluation made with semantic=True")
+    options = replace(evaluation.options, threshold=threshold)
+    scores = evaluation.scores.copy()
+    _set_semantic_columns(scores, evaluation.similarities, options.threshold, _gt_list_keys(evaluation.ground_truth))
+    return replace(evaluation, scores=scores, options=options, problems=list(evaluation.problems))

@@ -228,3 +228,19 @@ SEED_004 = {
     "rA": {"relevances": [0, 3, 0, 0, 2, 3, 1, 0, 0, 0], "ideal": [3, 3, 2, 1]},
     "rB": {"relevances": [1, 2, 3, 0, 0, 3, 0, 0, 0, 0], "ideal": [3, 3, 2, 1]},
 }
+
+# What the examples are, in words a reader outside the project understands (the page's headings).
+EXAMPLE_TITLES = {
+    "seed000": "Three GT keywords, five predicted keywords (the worked example of docs/metrics.md)",
+    "classic": "Six results with graded relevance 2, 4, 5, 3, 1, 1 (the textbook example)",
+    "versus_ideal": "Eight results scored against a given ideal list",
+    "q1": "Query 1: three relevant results, all in the top 4 but the best one fourth",
+    "q2": "Query 2: five relevant results, two of them found only at positions 7 and 8",
+    "q3": "Query 3: six relevant results, most of them near the top",
+    "rA": "System A on a query with four relevant results: the first one at position 1",
+    "rB": "System B on the same query: relevant results earlier",
+}
+GAIN_LABELS = {
+    "linear": "GT-rank gain 1/log2(j+2)",
+    "exponential": "exponential GT-rank gain 2^gain − 1",
+}

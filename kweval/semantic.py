@@ -15,8 +15,12 @@ torch and sentence-transformers are imported only inside `load_model` /
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import re
+import time
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Union
@@ -24,7 +28,9 @@ from typing import TYPE_CHECKING, Union
 import numpy as np
 import pandas as pd
 
+from kweval.data.dataset import KEY
 from kweval.extras import require
+from kweval.metrics import harmonic_mean, safe_ratio
 
 if TYPE_CHECKING:  # pragma: no cover
     from kweval.cache import EmbeddingStore
@@ -34,16 +40,22 @@ __all__ = [
     "resolve_model_path",
     "pick_device",
     "load_model",
+    "load_encoder",
+    "canonical_model_id",
+    "variant",
+    "BACKENDS",
     "embed_texts",
+    "progress_with_estimate",
     "semantic_counts",
     "semantic_metrics",
+    "similarities",
+    "Similarities",
     "nearest_gt",
     "nearest_gt_table",
 ]
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = frozenset({DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2"})
-KEY = ["movie", "review_id", "model"]
 SEMANTIC_COLUMNS = [
     "sem_n_pred",
     "sem_pred_matched",
@@ -96,17 +108,62 @@ def pick_device() -> str:
     return "cpu"
 
 
+BACKENDS = ("torch", "onnx", "onnx-int8")
+
+
+def canonical_model_id(model_id: str) -> str:
+    """One name per model, so that aliases share a store.
+
+    The default model's aliases → ``sentence-transformers/all-MiniLM-L6-v2``;
+    a local folder → its absolute path; any other id as given.
+    """
+    if model_id in _DEFAULT_ALIASES:
+        return "sentence-transformers/all-MiniLM-L6-v2"
+    local = Path(model_id).expanduser()
+    return str(local.resolve()) if local.is_dir() else model_id
+
+
+def variant(backend: str = "torch", device: str | None = None) -> tuple[str, str]:
+    """(backend, precision) of the vectors a backend produces: torch fp32 on CPU, fp16 on CUDA; onnx fp32 or int8."""
+    if backend not in BACKENDS:
+        raise ValueError(f"embedding backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    if backend == "onnx-int8":
+        return "onnx", "int8"
+    if backend == "onnx":
+        return "onnx", "fp32"
+    return "torch", "fp16" if str(device or _default_device()).startswith("cuda") else "fp32"
+
+
+def _default_device() -> str:
+    """`pick_device()`, but without importing torch when its build has no CUDA (read from torch/version.py)."""
+    spec = importlib.util.find_spec("torch")
+    if spec is None or not spec.submodule_search_locations:
+        return "cpu"
+    try:
+        text = (Path(list(spec.submodule_search_locations)[0]) / "version.py").read_text()
+    except OSError:
+        text = ""
+    if re.search(r"^cuda\s*(:[^=]*)?=\s*None", text, re.M):
+        return "cpu"  # mps, if any, computes in fp32 as the CPU does
+    return pick_device()
+
+
 @lru_cache(maxsize=4)
 def load_model(model_id: str = DEFAULT_MODEL, device: str | None = None):
     """The sentence-transformers model for `model_id` on `device` (default `pick_device()`), loaded once per process.
 
-    fp16 on CUDA (``model.half()``); eval mode.  Imports torch and
+    fp16 on CUDA (``model.half()``); eval mode; on CPU torch uses as many
+    threads as the cores this process may run on.  Imports torch and
     sentence-transformers here, never at module import.
     """
     device = device or pick_device()
     path = resolve_model_path(model_id)
     SentenceTransformer = require("sentence_transformers", "semantic", "semantic matching").SentenceTransformer
+    import torch
 
+    from kweval.onnx_embedder import available_cores
+
+    torch.set_num_threads(available_cores())
     try:
         model = SentenceTransformer(path, device=device)
     except OSError as exc:
@@ -119,6 +176,25 @@ def load_model(model_id: str = DEFAULT_MODEL, device: str | None = None):
     return model
 
 
+def load_encoder(model_id: str = DEFAULT_MODEL, device: str | None = None, backend: str = "torch") -> Callable[[list[str]], np.ndarray]:
+    """A function texts → unit float32 rows for `backend` (torch: `load_model`; onnx: the exported model), loaded once."""
+    variant(backend, device or "cpu")
+    if backend == "torch":
+        model = load_model(model_id, device)
+        return lambda batch: model.encode(batch, batch_size=len(batch), normalize_embeddings=True,
+                                          convert_to_numpy=True, show_progress_bar=False)
+    return _onnx_encoder(model_id, backend == "onnx-int8")
+
+
+@lru_cache(maxsize=4)
+def _onnx_encoder(model_id: str, quantized: bool) -> Callable[[list[str]], np.ndarray]:
+    from kweval.cache import cache_dir
+    from kweval.onnx_embedder import OnnxEncoder, onnx_file
+
+    path = resolve_model_path(model_id)
+    return OnnxEncoder(path, onnx_file(path, cache_dir(), quantized=quantized)).encode
+
+
 # --------------------------------------------------------------------------- embedding
 
 
@@ -129,18 +205,19 @@ def embed_texts(
     batch_size: int = 256,
     progress: Progress | None = None,
     device: str | None = None,
+    backend: str = "torch",
 ) -> np.ndarray:
     """L2-normalized float32 embeddings, one row per input text (``[len(texts), d]``).
 
     Each distinct string is embedded once (rows of repeated texts are copies).
     `store`: an `EmbeddingStore` to read hits from and write misses to; None
-    (default) opens the store of `model_id` in `kweval.cache.cache_dir()`;
-    False disables caching.  Misses are encoded in batches of `batch_size`
-    after sorting them by length (similar lengths pad little) and each batch
-    is written to the store in its own transaction, so an interrupted run
-    keeps what it finished.  `progress(done, total)` is called with counts of
-    distinct strings (cache hits count as done at once).  When every string is
-    cached, the model is not loaded and torch is not imported.
+    (default) opens the store of `model_id` × `backend`'s variant in
+    `kweval.cache.cache_dir()`; False disables caching.  Misses are encoded in
+    batches of `batch_size` after sorting them by length (similar lengths pad
+    little) and each batch is written to the store in its own transaction, so
+    an interrupted run keeps what it finished.  `progress(done, total)` is
+    called with counts of distinct strings (cache hits count as done at once).
+    When every string is cached, the model is not loaded and torch is not imported.
     """
     texts = list(texts)
     for t in texts:
@@ -153,11 +230,13 @@ def embed_texts(
     if store is None:
         from kweval.cache import EmbeddingStore
 
-        store = EmbeddingStore(model_id)
+        store = EmbeddingStore(model_id, backend=variant(backend, device)[0], precision=variant(backend, device)[1])
     elif store is True:
         raise TypeError("store must be an EmbeddingStore, None (default store) or False (no cache)")
-    elif store is not False and getattr(store, "model_id", model_id) != model_id:
+    elif store is not False and getattr(store, "model_id", None) != canonical_model_id(model_id):
         raise ValueError(f"the store holds vectors of {store.model_id!r}, not {model_id!r}")
+    elif store is not False and (store.backend, store.precision) != variant(backend, device):
+        raise ValueError(f"the store holds {store.backend}/{store.precision} vectors, not {'/'.join(variant(backend, device))} ones")
 
     if store is not False and unique:
         cached, found = store.get_many(unique)
@@ -171,19 +250,12 @@ def embed_texts(
     dim = cached.shape[1]
     out = cached if dim else None
     if missing:
-        model = load_model(model_id, device)
+        encode = load_encoder(model_id, device, backend)
         order = sorted(missing, key=lambda i: len(unique[i]))
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
             batch = [unique[i] for i in idx]
-            vecs = model.encode(
-                batch,
-                batch_size=batch_size,
-                normalize_embeddings=True,
-                convert_to_numpy=True,
-                show_progress_bar=False,
-            )
-            vecs = _unit_rows(np.asarray(vecs, dtype=np.float32))  # fp16 output: re-normalize in float32
+            vecs = _unit_rows(np.asarray(encode(batch), dtype=np.float32))  # fp16 output: re-normalize in float32
             if out is None:
                 dim = vecs.shape[1]
                 out = np.zeros((total, dim), dtype=np.float32)
@@ -204,6 +276,38 @@ def embed_texts(
         return out
     position = {t: i for i, t in enumerate(unique)}
     return out[[position[t] for t in texts]]
+
+
+def progress_with_estimate(report: Callable[[str, float], None], unit: str, start: float = 0.1, end: float = 0.95) -> Progress:
+    """A ``(done, total)`` callback for `embed_texts` that reports ``(stage line, fraction)`` to `report`.
+
+    The line names counts and an estimate ("embedding 12,000 / 36,684 keywords · ~2 min left"), the
+    estimate from the rate measured so far; the fraction runs from `start` to `end` in proportion to
+    the strings actually embedded (cache hits cost nothing, so they do not move the bar).
+    """
+    state: dict[str, float] = {}
+
+    def update(done: int, total: int) -> None:
+        now = time.perf_counter()
+        if not state:
+            state.update(t0=now, done0=done)
+        todo = total - state["done0"]
+        work = (done - state["done0"]) / todo if todo > 0 else 1.0
+        line = f"embedding {done:,} / {total:,} {unit}"
+        elapsed = now - state["t0"]
+        if 0 < work < 1 and elapsed > 0:
+            line += f" · ~{_duration(elapsed * (1 - work) / work)} left"
+        report(line, start + (end - start) * work)
+
+    return update
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    if seconds < 90 * 60:
+        return f"{round(seconds / 60)} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def _unit_rows(mat: np.ndarray) -> np.ndarray:
@@ -255,111 +359,121 @@ def _threshold_like(threshold: float, dtype) -> np.floating:
     return dtype.type(threshold)
 
 
+@dataclass(frozen=True)
+class Similarities:
+    """What every threshold needs, computed once per embedding set (METRICS.md §4).
+
+    Per review × model group (``keys``, first-appearance order): ``n_pred`` |P|
+    and ``n_gt`` |G|; per distinct predicted keyword of a group, its best
+    cosine to the movie's GT (``pred_best``, grouped by ``pred_group``); per
+    GT keyword of a group, its best cosine to the group's keywords
+    (``gt_best``, grouped by ``gt_group``).  ``max_j S_ij > τ`` is the same test
+    as ``∃j S_ij > τ``, so any τ is then a comparison and a count (`at_threshold`).
+    """
+
+    keys: pd.DataFrame
+    n_pred: np.ndarray
+    n_gt: np.ndarray
+    pred_group: np.ndarray
+    pred_best: np.ndarray
+    gt_group: np.ndarray
+    gt_best: np.ndarray
+
+    def at_threshold(self, threshold: float) -> pd.DataFrame:
+        """The semantic counts and metrics at `threshold` (strict ``>``, in float32 as the cosines)."""
+        thr = _threshold_like(float(threshold), np.float32)
+        n = len(self.keys)
+        pred_matched = np.bincount(self.pred_group[self.pred_best > thr], minlength=n).astype(np.int64)
+        gt_matched = np.bincount(self.gt_group[self.gt_best > thr], minlength=n).astype(np.int64)
+        precision = safe_ratio(pred_matched, self.n_pred)
+        recall = safe_ratio(gt_matched, self.n_gt)
+        out = self.keys.copy()
+        out["sem_n_pred"] = self.n_pred
+        out["sem_pred_matched"] = pred_matched
+        out["sem_n_gt"] = self.n_gt
+        out["sem_gt_matched"] = gt_matched
+        out["sem_precision"] = precision
+        out["sem_recall"] = recall
+        out["sem_f1"] = harmonic_mean(precision, recall)
+        return out
+
+
+def similarities(pred: pd.DataFrame, gt: pd.DataFrame, vectors: Vectors) -> Similarities:
+    """The best cosines of `semantic_metrics`, for every threshold at once.
+
+    `pred`: movie, review_id, model, norm (rows without a usable norm are
+    ignored; a norm repeated within a review counts once).  `gt`: movie,
+    rank, norm (repeated norms count once).  `vectors`: a mapping text → vector
+    or a function list[str] → [n, d] (called once with every distinct text).
+    One matrix product per movie (its distinct keywords × its GT), reduced per
+    review with `np.maximum.reduceat` in slices of at most `_BLOCK_CELLS` cells.
+    """
+    p = pred[KEY + ["norm"]]
+    p = p[p["norm"].map(lambda t: isinstance(t, str) and t != "").to_numpy(dtype=bool)].drop_duplicates(KEY + ["norm"])
+    g = gt[["movie", "rank", "norm"]]
+    g = g[g["norm"].map(lambda t: isinstance(t, str) and t != "").to_numpy(dtype=bool)]
+    g = g.sort_values(["movie", "rank"], kind="stable").drop_duplicates(["movie", "norm"])
+    keys = p[KEY].drop_duplicates().reset_index(drop=True)
+    empty = np.zeros(0, dtype=np.int64)
+    if p.empty:
+        return Similarities(keys, empty, empty, empty, np.zeros(0, np.float32), empty, np.zeros(0, np.float32))
+
+    text_codes, texts = pd.factorize(pd.concat([p["norm"], g["norm"]], ignore_index=True), sort=False)
+    emb = _matrix(list(texts), vectors)
+    p_text, g_text = text_codes[: len(p)], text_codes[len(p) :]
+    group = p.groupby(KEY, sort=False, dropna=False).ngroup().to_numpy()
+    n_groups = len(keys)
+    movie_codes, movies = pd.factorize(p["movie"], sort=False)
+    gt_by_movie = dict(g.groupby("movie", sort=False).indices.items())
+    n_pred = np.bincount(group, minlength=n_groups).astype(np.int64)
+    first_row = np.unique(group, return_index=True)[1]
+    n_gt = np.array([len(gt_by_movie.get(m, ())) for m in movies], dtype=np.int64)[movie_codes[first_row]]
+
+    pred_best = np.full(len(p), -np.inf, dtype=np.float32)
+    gt_parts: list[np.ndarray] = []
+    gt_groups: list[np.ndarray] = []
+    order = np.lexsort((group, movie_codes))  # each movie a block, each review a sub-block
+    for block in np.split(order, np.flatnonzero(np.diff(movie_codes[order])) + 1):
+        gt_rows = gt_by_movie.get(movies[movie_codes[block[0]]])
+        if gt_rows is None or len(gt_rows) == 0:
+            continue
+        uniq, local = np.unique(p_text[block], return_inverse=True)
+        sim = emb[uniq] @ emb[g_text[gt_rows]].T
+        pred_best[block] = sim.max(axis=1)[local]
+        rows_group = group[block]
+        starts = np.concatenate(([0], np.flatnonzero(np.diff(rows_group)) + 1))
+        step = max(1, _BLOCK_CELLS // sim.shape[1])
+        s = 0
+        while s < len(starts):
+            lo = starts[s]
+            e = max(s + 1, int(np.searchsorted(starts, lo + step, side="left")))
+            hi = starts[e] if e < len(starts) else len(block)
+            best = np.maximum.reduceat(sim[local[lo:hi]], starts[s:e] - lo, axis=0)
+            gt_parts.append(best.ravel())
+            gt_groups.append(np.repeat(rows_group[starts[s:e]], sim.shape[1]))
+            s = e
+    gt_best = np.concatenate(gt_parts) if gt_parts else np.zeros(0, np.float32)
+    gt_group = np.concatenate(gt_groups) if gt_groups else empty
+    return Similarities(keys, n_pred, n_gt, group, pred_best, gt_group, gt_best.astype(np.float32))
+
+
 def semantic_metrics(
     pred: pd.DataFrame,
     gt: pd.DataFrame,
     vectors: Vectors,
     threshold: float = 0.75,
 ) -> pd.DataFrame:
-    """Per review × model semantic counts and metrics (METRICS.md §4).
+    """Per review × model semantic counts and metrics (METRICS.md §4): ``similarities(...).at_threshold(τ)``.
 
-    `pred`: movie, review_id, model, norm — one row per cleaned predicted
-    keyword (rows with a missing/empty norm are ignored; a norm repeated
-    within one review counts once).  `gt`: movie, rank, norm — the cleaned
-    GT (sorted by rank here; repeated norms count once).  `vectors`: a mapping
-    text → vector or a function list[str] → [n, d] array (called once with every
-    distinct text); rows are L2-normalized here, so cosines are exact even for
-    hand-made vectors.
-
-    Returns one row per (movie, review_id, model) of `pred`, in order of first
-    appearance: ``sem_n_pred`` |P|, ``sem_pred_matched``, ``sem_n_gt`` |G|,
-    ``sem_gt_matched``, ``sem_precision``, ``sem_recall``, ``sem_f1`` (0 where a
-    denominator is 0; a movie without GT scores 0 everywhere).
-
-    One matrix product per movie (its distinct predicted keywords × its GT);
-    per-review counts come from `np.add.reduceat` / `np.logical_or.reduceat`
-    over the rows grouped by review.
+    Returns one row per (movie, review_id, model) of `pred` with a usable
+    keyword, in order of first appearance: ``sem_n_pred`` |P|,
+    ``sem_pred_matched``, ``sem_n_gt`` |G|, ``sem_gt_matched``,
+    ``sem_precision``, ``sem_recall``, ``sem_f1`` (0 where a denominator is 0;
+    a movie without GT scores 0 everywhere).
     """
-    threshold = float(threshold)
-    empty = pd.DataFrame({c: pd.Series(dtype="object") for c in KEY})
-    for col, dtype in zip(SEMANTIC_COLUMNS, ["int64"] * 4 + ["float64"] * 3):
-        empty[col] = pd.Series(dtype=dtype)
-
-    p = pred[KEY + ["norm"]]
-    keep = p["norm"].map(lambda s: isinstance(s, str) and s != "").to_numpy(dtype=bool)
-    p = p[keep].drop_duplicates(KEY + ["norm"])
-    if p.empty:
-        return empty
-
-    g = gt[["movie", "rank", "norm"]]
-    g = g[g["norm"].map(lambda s: isinstance(s, str) and s != "").to_numpy(dtype=bool)]
-    g = g.sort_values(["movie", "rank"], kind="stable").drop_duplicates(["movie", "norm"])
-
-    # every distinct text once; one embedding matrix
-    text_codes, texts = pd.factorize(pd.concat([p["norm"], g["norm"]], ignore_index=True), sort=False)
-    emb = _matrix(list(texts), vectors)
-    p_text = text_codes[: len(p)]
-    g_text = text_codes[len(p) :]
-
-    group = p.groupby(KEY, sort=False, dropna=False).ngroup().to_numpy()
-    n_groups = int(group.max()) + 1
-    keys = p[KEY].drop_duplicates().reset_index(drop=True)  # same first-appearance order as ngroup(sort=False)
-    movie_codes, movies = pd.factorize(p["movie"], sort=False)
-    gt_by_movie = {m: idx for m, idx in g.groupby("movie", sort=False).indices.items()}
-
-    n_pred = np.bincount(group, minlength=n_groups).astype(np.int64)
-    pred_matched = np.zeros(n_groups, dtype=np.int64)
-    gt_matched = np.zeros(n_groups, dtype=np.int64)
-    n_gt_movie = np.array([len(gt_by_movie.get(m, ())) for m in movies], dtype=np.int64)
-    n_gt = np.zeros(n_groups, dtype=np.int64)
-    first_row = np.unique(group, return_index=True)[1]
-    n_gt[:] = n_gt_movie[movie_codes[first_row]]
-
-    thr = _threshold_like(threshold, emb.dtype)
-    # rows sorted by movie, then review group: each movie a block, each review a sub-block
-    order = np.lexsort((group, movie_codes))
-    mc_sorted = movie_codes[order]
-    bounds = np.flatnonzero(np.diff(mc_sorted)) + 1
-    for block in np.split(order, bounds):
-        m = movie_codes[block[0]]
-        gt_rows = gt_by_movie.get(movies[m])
-        if gt_rows is None or len(gt_rows) == 0:
-            continue
-        uniq, local = np.unique(p_text[block], return_inverse=True)
-        above = (emb[uniq] @ emb[g_text[gt_rows]].T) > thr  # the movie's distinct predicted keywords × its GT
-        rows_group = group[block]
-        starts = np.concatenate(([0], np.flatnonzero(np.diff(rows_group)) + 1))
-        ids = rows_group[starts]
-        pred_matched[ids] = np.add.reduceat(above.any(axis=1)[local].astype(np.int64), starts)
-        # GT recall: OR each review's rows of the boolean matrix (reduceat), in slices of whole
-        # reviews holding at most _BLOCK_CELLS cells
-        step = max(1, _BLOCK_CELLS // above.shape[1])
-        s = 0
-        while s < len(starts):
-            lo = starts[s]
-            e = max(s + 1, int(np.searchsorted(starts, lo + step, side="left")))
-            hi = starts[e] if e < len(starts) else len(block)
-            gt_matched[ids[s:e]] = np.logical_or.reduceat(above[local[lo:hi]], starts[s:e] - lo, axis=0).sum(axis=1)
-            s = e
-
-    precision = _ratio(pred_matched, n_pred)
-    recall = _ratio(gt_matched, n_gt)
-    total = precision + recall
-    f1 = np.divide(2 * precision * recall, total, out=np.zeros_like(total), where=total > 0)
-    out = keys.copy()
-    out["sem_n_pred"] = n_pred
-    out["sem_pred_matched"] = pred_matched
-    out["sem_n_gt"] = n_gt
-    out["sem_gt_matched"] = gt_matched
-    out["sem_precision"] = precision
-    out["sem_recall"] = recall
-    out["sem_f1"] = f1
-    return out
-
-
-def _ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    num = num.astype(np.float64)
-    return np.divide(num, den, out=np.zeros_like(num), where=den > 0)
+    if not 0.0 <= float(threshold) <= 1.0:
+        raise ValueError(f"threshold must be within [0, 1], got {threshold!r}")
+    return similarities(pred, gt, vectors).at_threshold(threshold)
 
 
 def nearest_gt(

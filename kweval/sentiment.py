@@ -15,18 +15,22 @@ notebook (legacy defect 7), the model's own keyword scores are never used.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import weakref
+from collections.abc import Callable, Sequence
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from kweval.data.dataset import KEY
 from kweval.extras import require
 
-__all__ = ["sentiment_value", "keyword_values", "text_value", "gt_mean_value", "sas_metrics", "WEIGHTS"]
+if TYPE_CHECKING:  # pragma: no cover
+    from kweval.cache import EmbeddingStore
 
-KEY = ["movie", "review_id", "model"]
+__all__ = ["sentiment_value", "vader_store", "keyword_values", "text_value", "gt_mean_value", "sas_metrics", "WEIGHTS"]
+
 WEIGHTS = {"pos": 1.0, "neu": 0.5, "neg": 0.0}
 
 
@@ -52,25 +56,50 @@ def _memo(analyzer) -> dict[str, float]:
         return {}
 
 
-def sentiment_value(texts: Sequence[str]) -> np.ndarray:
+def vader_store(on_note: Callable[[str], None] | None = None) -> "EmbeddingStore":
+    """The persistent store of VADER's (pos, neu, neg) per text, in `kweval.cache.cache_dir()`.
+
+    Keyed by the exact text and VADER's version, so a second evaluation of the same data reads
+    every value instead of scoring it again (~2 ms per review text).
+    """
+    from importlib.metadata import PackageNotFoundError, version
+
+    from kweval.cache import EmbeddingStore
+
+    try:
+        release = version("vaderSentiment")
+    except PackageNotFoundError:  # pragma: no cover - vendored copies
+        release = "unknown"
+    return EmbeddingStore(f"vaderSentiment-{release}", backend="vader", precision="fp64", on_note=on_note)
+
+
+def sentiment_value(texts: Sequence[str], store: "EmbeddingStore | None" = None) -> np.ndarray:
     """v(x) for each text (float64); NaN for a non-string.
 
-    Each distinct string is scored once, and remembered for the process (per analyzer).
+    Each distinct string is scored once and remembered for the process (per
+    analyzer); with `store` (see `vader_store`), VADER's scores are also read
+    from and written to it.
     """
     texts = list(texts)
     analyzer = _analyzer() if texts else None
     values = _memo(analyzer) if texts else {}
-    out = np.full(len(texts), np.nan, dtype=np.float64)
-    for i, text in enumerate(texts):
-        if not isinstance(text, str):
-            continue
-        v = values.get(text)
-        if v is None:
-            s = analyzer.polarity_scores(text)
-            v = WEIGHTS["pos"] * s["pos"] + WEIGHTS["neu"] * s["neu"] + WEIGHTS["neg"] * s["neg"]
-            values[text] = v
-        out[i] = v
-    return out
+    distinct = dict.fromkeys(t for t in texts if isinstance(t, str))
+    # with a store, every text is looked up there, so what the process memo knew is persisted too
+    todo = list(distinct) if store is not None else [t for t in distinct if t not in values]
+    if todo:
+        scores, found = store.get_many(todo) if store is not None else (None, np.zeros(len(todo), dtype=bool))
+        fresh = []
+        for i, text in enumerate(todo):
+            if found[i]:
+                pos, neu, neg = scores[i]
+            else:
+                s = analyzer.polarity_scores(text)
+                pos, neu, neg = s["pos"], s["neu"], s["neg"]
+                fresh.append((text, (pos, neu, neg)))
+            values[text] = WEIGHTS["pos"] * pos + WEIGHTS["neu"] * neu + WEIGHTS["neg"] * neg
+        if store is not None and fresh:
+            store.put_many([t for t, _ in fresh], np.array([v for _, v in fresh], dtype=np.float64))
+    return np.array([values[t] if isinstance(t, str) else np.nan for t in texts], dtype=np.float64)
 
 
 def _keyword_text(frame: pd.DataFrame) -> pd.Series:
@@ -118,7 +147,9 @@ def gt_mean_value(gt: pd.DataFrame) -> float:
     return float(values.mean()) if len(values) else float("nan")
 
 
-def sas_metrics(pred: pd.DataFrame, gt: pd.DataFrame, reviews: pd.DataFrame) -> pd.DataFrame:
+def sas_metrics(
+    pred: pd.DataFrame, gt: pd.DataFrame, reviews: pd.DataFrame, store: "EmbeddingStore | None" = None
+) -> pd.DataFrame:
     """Per review × model: ``sent_pred``, ``sas_keywords``, ``sas_text``.
 
     `pred`: movie, review_id, model and ``keyword`` (raw, preferred) and/or
@@ -129,6 +160,7 @@ def sas_metrics(pred: pd.DataFrame, gt: pd.DataFrame, reviews: pd.DataFrame) -> 
     appearance.  A review whose rows hold no usable keyword gets NaN in all
     three columns; ``sas_keywords`` is NaN for a movie without GT keywords and
     ``sas_text`` is NaN where the review has no text (missing or blank).
+    `store`: VADER's persistent store (`vader_store`), or None for the process memo only.
     """
     kw_text = _keyword_text(pred)
     keys = pred[KEY].drop_duplicates().reset_index(drop=True)
@@ -140,7 +172,7 @@ def sas_metrics(pred: pd.DataFrame, gt: pd.DataFrame, reviews: pd.DataFrame) -> 
         )
     group = pred.groupby(KEY, sort=False, dropna=False).ngroup().to_numpy()
     n_groups = len(keys)
-    v = sentiment_value(kw_text.tolist())
+    v = sentiment_value(kw_text.tolist(), store)
     ok = ~np.isnan(v)
     count = np.bincount(group[ok], minlength=n_groups)
     total = np.bincount(group[ok], weights=v[ok], minlength=n_groups)
@@ -148,7 +180,7 @@ def sas_metrics(pred: pd.DataFrame, gt: pd.DataFrame, reviews: pd.DataFrame) -> 
 
     # reference 1: mean v over each movie's GT keywords
     gt_text = _keyword_text(gt)
-    gv = sentiment_value(gt_text.tolist())
+    gv = sentiment_value(gt_text.tolist(), store)
     gt_mean = pd.Series(gv, index=gt["movie"].to_numpy()).dropna().groupby(level=0).mean()
     ref_kw = gt_mean.reindex(keys["movie"]).to_numpy(dtype=np.float64)
 
@@ -156,7 +188,7 @@ def sas_metrics(pred: pd.DataFrame, gt: pd.DataFrame, reviews: pd.DataFrame) -> 
     rv = reviews[["movie", "review_id", "text"]].drop_duplicates(["movie", "review_id"])
     rv = rv[rv["text"].map(lambda t: isinstance(t, str) and t.strip() != "").to_numpy(dtype=bool)]
     rv = rv.merge(keys[["movie", "review_id"]].drop_duplicates(), on=["movie", "review_id"])
-    text_v = pd.Series(sentiment_value(rv["text"].tolist()), index=pd.MultiIndex.from_frame(rv[["movie", "review_id"]]))
+    text_v = pd.Series(sentiment_value(rv["text"].tolist(), store), index=pd.MultiIndex.from_frame(rv[["movie", "review_id"]]))
     ref_text = text_v.reindex(pd.MultiIndex.from_frame(keys[["movie", "review_id"]])).to_numpy(dtype=np.float64)
 
     out = keys.copy()

@@ -37,8 +37,10 @@ from kweval.data.dataset import (
     REVIEW_COLUMNS,
     Dataset,
 )
+from kweval.data.tidy import write_tidy
 
 LAYOUTS = ("tidy", "dnlp")
+GT_SHAPES = ("movie", "per-document")
 MODEL_NAMES = ("base", "reranker", "sentiment", "metadata")
 
 # The head of the vocabulary: words every movie review uses.  Short ones ("war",
@@ -74,6 +76,8 @@ class SynthOptions:
     n_noise: int = 6_000  # unrelated candidate phrases of a movie with 1,500 reviews
     heaps_beta: float = 0.65  # ... growing like (reviews / 1,500) ** beta (Heaps' law)
     text: bool = True  # give each review a short text (needed for highlighting)
+    doc_gt_min: int = 3  # per-document GT (gt="per-document"): keywords per review, drawn from the movie's list
+    doc_gt_max: int = 8
 
 
 def _zipf_cdf(n: int, s: float) -> np.ndarray:
@@ -162,6 +166,32 @@ def _movie_candidates(rng: np.random.Generator, vocab: np.ndarray, cdf: np.ndarr
     return gt, np.array(cands, dtype=object), is_related
 
 
+def _document_gt(
+    rng: np.random.Generator, movie: str, gt: list[str], first_model: np.ndarray, first_review: int, opts: SynthOptions
+) -> pd.DataFrame:
+    """Each review's own unranked GT: doc_gt_min..doc_gt_max keywords, some of them among the first model's
+    keywords for the review (`first_model`, reviews × list length), the rest drawn from the movie's list by popularity."""
+    n_reviews, list_length = first_model.shape
+    width = min(opts.doc_gt_max, len(gt))
+    picks = np.asarray(gt, dtype=object)[_unique_rows(rng, _zipf_cdf(len(gt), opts.popularity_s), n_reviews, width)]
+    n_found = np.minimum(rng.binomial(list_length, 0.4, size=n_reviews), width)  # keywords a model can find
+    slot = np.arange(width)[None, :]
+    picks = np.where(slot < n_found[:, None], first_model[:, np.minimum(slot, list_length - 1)[0]], picks)
+    lengths = rng.integers(min(opts.doc_gt_min, width), width + 1, size=n_reviews)
+    keep = slot < lengths[:, None]
+    review = np.repeat(np.arange(first_review, first_review + n_reviews), lengths)
+    return pd.DataFrame(
+        {
+            "movie": pd.Series([movie] * len(review), dtype=object),
+            "rank": np.zeros(len(review), dtype="int64"),
+            "keyword": pd.Series(picks[keep], dtype=object),
+            "helpful": np.nan,
+            "not_helpful": np.nan,
+            "review_id": pd.Series([str(8_000_000 + i) for i in review.tolist()], dtype=object),
+        }
+    )
+
+
 def _model_cdf(rng: np.random.Generator, is_related: np.ndarray, boost: float, s: float) -> np.ndarray:
     """Popularity of each candidate for one model: Zipf over a random order, GT-related ones boosted."""
     pop = 1.0 / np.power(1.0 + rng.permutation(len(is_related)), s)
@@ -202,14 +232,21 @@ def synthesize(
     models: int = 3,
     seed: int = 0,
     options: SynthOptions | None = None,
+    gt: str = "movie",
 ) -> Dataset:
     """A synthetic `Dataset`: `movies` × `reviews_per_movie` reviews, `models` models.
 
     Deterministic for a seed.  Movie i's GT and candidate keywords depend only
     on (seed, i), so a larger `movies` extends a smaller one's GT lists.
+    `gt="per-document"` gives every review its own unranked GT instead (a few
+    keywords drawn from its movie's list by popularity; the movie is marked
+    unranked), the shape of the keyphrase benchmarks; predictions are the same.
     """
     if movies < 1 or reviews_per_movie < 1 or models < 1:
         raise ValueError("movies, reviews_per_movie and models must be at least 1")
+    if gt not in GT_SHAPES:
+        raise ValueError(f"gt must be one of {', '.join(GT_SHAPES)}; got {gt!r}")
+    gt_shape = gt
     opts = options or SynthOptions()
     L = opts.list_length
     names = model_names(models)
@@ -258,6 +295,9 @@ def synthesize(
             else:
                 cdf = _model_cdf(rng, is_related, boosts.get(name, 0.5), opts.popularity_s)
                 codes[:, k, :] = _unique_rows(rng, cdf, R, L)
+        if gt_shape == "per-document":
+            doc_rng = np.random.default_rng(np.random.SeedSequence([seed, 1 + mi, 2]))  # the predictions stay those of gt="movie"
+            gt_rows[-1] = _document_gt(doc_rng, movie, gt, cands[codes[:, 0, :]], mi * R, opts)
         lengths = np.full((R, models), L, dtype=np.int64)
         u = rng.random((R, models))
         if L > 1:
@@ -327,15 +367,19 @@ def synthesize(
         },
         columns=REVIEW_COLUMNS,
     )
-    ground_truth = pd.concat(gt_rows, ignore_index=True)[GROUND_TRUTH_COLUMNS]
+    ground_truth = pd.concat(gt_rows, ignore_index=True)
+    ground_truth = ground_truth[GROUND_TRUTH_COLUMNS + (["review_id"] if gt_shape == "per-document" else [])]
+    movie_table = pd.DataFrame(
+        {
+            "movie": pd.Series(movie_ids, dtype=object),
+            "title": pd.Series([f"Synthetic Movie {i}" for i in range(movies)], dtype=object),
+            "imdb_id": pd.Series([f"tt{9_000_000 + i}" for i in range(movies)], dtype=object),
+        }
+    )
+    if gt_shape == "per-document":
+        movie_table["ranked"] = False
     return Dataset(
-        movies=pd.DataFrame(
-            {
-                "movie": pd.Series(movie_ids, dtype=object),
-                "title": pd.Series([f"Synthetic Movie {i}" for i in range(movies)], dtype=object),
-                "imdb_id": pd.Series([f"tt{9_000_000 + i}" for i in range(movies)], dtype=object),
-            }
-        ),
+        movies=movie_table,
         reviews=reviews,
         predictions=predictions,
         ground_truth=ground_truth,
@@ -346,24 +390,6 @@ def synthesize(
 
 
 # --- writers ----------------------------------------------------------------------------------------
-
-
-def write_tidy_layout(dataset: Dataset, folder: Path) -> list[Path]:
-    """The tidy layout (Parquet): predictions, ground_truth, reviews, movies, models."""
-    folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    tables = {
-        "movies": dataset.movies[["movie", "title"]],
-        "reviews": dataset.reviews,
-        "predictions": dataset.predictions,
-        "ground_truth": dataset.ground_truth,
-        "models": dataset.models,
-    }
-    for name, frame in tables.items():
-        path = folder / f"{name}.parquet"
-        frame.to_parquet(path, index=False)
-        written.append(path)
-    return written
 
 
 def _cells(keywords: list, scores: list, bounds: np.ndarray, lengths: np.ndarray, kind) -> list:
@@ -456,4 +482,4 @@ def write_synthetic(dataset: Dataset, folder: str | Path, layout: str = "tidy") 
     if layout not in LAYOUTS:
         raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}; got {layout!r}")
     folder = Path(folder)
-    return write_tidy_layout(dataset, folder) if layout == "tidy" else write_dnlp_layout(dataset, folder)
+    return write_tidy(dataset, folder) if layout == "tidy" else write_dnlp_layout(dataset, folder)

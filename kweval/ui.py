@@ -17,8 +17,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote_plus, urlencode
 
+import numpy as np
 import pandas as pd
 
+from kweval import registry
 from kweval.evaluate import AGGREGATIONS
 from kweval.matching import MATCH_MODES
 
@@ -64,32 +66,54 @@ _STOPWORDS = frozenset(
 _WORD = re.compile(r"\w+")
 
 
-def keyword_patterns(keyword: str) -> list[re.Pattern[str]]:
-    """Case-insensitive patterns finding `keyword` in a text: the whole phrase, then each content word."""
-    words = _WORD.findall(keyword or "")
-    if not words:
+def _text_words(text: str) -> tuple[list[tuple[int, int]], list[str], dict[str, list[int]]]:
+    """The text's words: their spans, their casefolded forms, and word → indices of its occurrences."""
+    spans = [m.span() for m in _WORD.finditer(text)]
+    words = [text[a:b].casefold() for a, b in spans]
+    index: dict[str, list[int]] = {}
+    for i, w in enumerate(words):
+        index.setdefault(w, []).append(i)
+    return spans, words, index
+
+
+def _keyword_hits(keyword: str, spans, words, index) -> list[tuple[int, int]]:
+    """Spans of the text where `keyword` occurs: the whole phrase (consecutive words), then each content word.
+
+    Word lookups in the text's index, no regex per keyword: the cost is the
+    keyword's length plus the occurrences found in the text, however long
+    the keyword is.
+    """
+    kw_words = [w.casefold() for w in _WORD.findall(keyword or "")]
+    if not kw_words:
         return []
-    patterns = [re.compile(r"(?<!\w)" + r"\W+".join(re.escape(w) for w in words) + r"(?!\w)", re.IGNORECASE)]
-    if len(words) > 1:
-        for w in dict.fromkeys(w.casefold() for w in words):
+    hits: list[tuple[int, int]] = []
+    n = len(kw_words)
+    if n <= len(words):  # a phrase longer than the text cannot occur in it
+        for i in index.get(kw_words[0], ()):
+            if words[i : i + n] == kw_words:
+                hits.append((spans[i][0], spans[i + n - 1][1]))
+    if n > 1:
+        for w in dict.fromkeys(kw_words):
             if len(w) > 1 and w not in _STOPWORDS:
-                patterns.append(re.compile(r"(?<!\w)" + re.escape(w) + r"(?!\w)", re.IGNORECASE))
-    return patterns
+                hits.extend(spans[i] for i in index.get(w, ()))
+    return hits
 
 
 def match_spans(text: str, keywords: Mapping[str, str] | Iterable[str]) -> list[tuple[int, int, str]]:
-    """Merged, sorted (start, end, tooltip) spans of `text` where the keywords' words occur.
+    """Merged, sorted (start, end, tooltip) spans of `text` where the keywords' words occur (any case).
 
     `keywords` maps each keyword to its tooltip (or is a plain iterable of
-    keywords).  Overlapping spans are merged and their tooltips joined.
+    keywords).  A keyword marks its whole phrase and, when it has several
+    words, each content word.  Overlapping spans are merged and their
+    tooltips joined.
     """
     if not text:
         return []
     items = keywords.items() if isinstance(keywords, Mapping) else ((k, k) for k in keywords)
+    spans, words, index = _text_words(text)
     raw: list[tuple[int, int, str]] = []
     for keyword, tip in items:
-        for pattern in keyword_patterns(keyword):
-            raw.extend((m.start(), m.end(), tip) for m in pattern.finditer(text) if m.end() > m.start())
+        raw.extend((a, b, tip) for a, b in _keyword_hits(keyword, spans, words, index))
     raw.sort()
     merged: list[list] = []
     for start, end, tip in raw:
@@ -136,7 +160,8 @@ def keyword_list_html(rows: pd.DataFrame, k: int) -> str:
     if rows.empty:
         return '<div class="kw-list"><em>empty output</em></div>'
     items = []
-    for pos, kw, rank, gt_kw in zip(rows["position"], rows["keyword"], rows["gt_rank"], rows["gt_keyword"]):
+    for row in rows.to_dict("records"):
+        pos, kw, rank, gt_kw = row["position"], row["keyword"], row["gt_rank"], row["gt_keyword"]
         beyond = ' <span style="opacity:0.6">(beyond k)</span>' if int(pos) >= k else ""
         if int(rank) >= 0:
             items.append(
@@ -144,7 +169,7 @@ def keyword_list_html(rows: pd.DataFrame, k: int) -> str:
                 f'<span class="kw-gt">(GT rank {int(rank)})</span>{beyond}</li>'
             )
         else:
-            items.append(f'<li><span style="opacity:0.75">{esc(kw)}</span> <span class="kw-unmatched">— unmatched</span>{beyond}</li>')
+            items.append(f'<li><span style="opacity:0.75">{esc(kw)}</span> {unmatched_html(row)}{beyond}</li>')
     return f'<ol class="kw-list" start="0" style="margin:0;padding-left:1.6rem">{"".join(items)}</ol>'
 
 
@@ -215,7 +240,7 @@ def keyword_table_html(rows: pd.DataFrame, k: int, semantic: bool = False, senti
         matched = int(r["gt_rank"]) >= 0
         kw = f"<mark>{esc(r['keyword'])}</mark>" if matched else esc(r["keyword"])
         lex = (f'<b>{esc(r["gt_keyword"])}</b> <span class="kw-gt">(GT rank {int(r["gt_rank"])})</span>' if matched
-               else '<span class="kw-unmatched">— unmatched</span>')
+               else unmatched_html(r))
         cells = [f"{pos} <span class='kw-beyond'>(beyond k)</span>" if beyond else str(pos), kw, lex]
         if semantic:
             near = r.get("nearest_gt")
@@ -242,13 +267,27 @@ def sentiment_line(text_v: float, gt_v: float) -> str:
             f'review text v = <b>{fmt_num(text_v)}</b> · GT keywords mean v = <b>{fmt_num(gt_v)}</b></div>')
 
 
-def matched_tooltips(keywords: pd.DataFrame) -> dict[str, str]:
-    """{predicted keyword: "model: GT keyword (GT rank j)"} for the matched rows of `keywords`."""
+def matched_tooltips(keywords: pd.DataFrame, model: str | None = None) -> dict[str, str]:
+    """{predicted keyword: "model: GT keyword (GT rank j)"} for the matched rows of `keywords`.
+
+    With `model`, only that model's matches: the review text then marks what
+    that model found, never what another model found (highlights are per model).
+    """
     tips: dict[str, list[str]] = {}
     matched = keywords[keywords["gt_rank"] >= 0]
-    for model, kw, rank, gt_kw in zip(matched["model"], matched["keyword"], matched["gt_rank"], matched["gt_keyword"]):
-        tips.setdefault(str(kw), []).append(f"{model}: {gt_kw} (GT rank {int(rank)})")
+    if model is not None:
+        matched = matched[matched["model"] == model]
+    for name, kw, rank, gt_kw in zip(matched["model"], matched["keyword"], matched["gt_rank"], matched["gt_keyword"]):
+        tips.setdefault(str(kw), []).append(f"{name}: {gt_kw} (GT rank {int(rank)})")
     return {kw: ", ".join(v) for kw, v in tips.items()}
+
+
+def unmatched_html(row: Mapping) -> str:
+    """The 'unmatched' cell of a keyword: the reason from `kweval.why.match_reasons` when the row has one."""
+    status = row.get("status") if hasattr(row, "get") else None
+    if status == "taken":
+        return f'<span class="kw-unmatched kw-taken">— {esc(row["reason"])}</span>'
+    return '<span class="kw-unmatched">— unmatched</span>'
 
 
 # ----------------------------------------------------------------------------------------------
@@ -410,7 +449,8 @@ def page_links(path: str, selection: Selection, **per_row: Sequence[object]) -> 
 # ----------------------------------------------------------------------------------------------
 # explorer tables (reshaping only)
 
-SORTS = ("review order", "lowest nDCG", "largest disagreement", "most matched")
+SORTS = ("review order", "lowest nDCG", "largest disagreement", "A worse than B", "B worse than A", "most matched")
+DIRECTIONAL_SORTS = {"A worse than B": (0, 1), "B worse than A": (1, 0)}  # (worse, better) index into `pair`
 
 
 def review_table(
@@ -462,7 +502,8 @@ def filter_reviews(
     - ``nothing_matched``: only reviews where no selected model matched a GT keyword.
     - sorts: review order; lowest `metric` (mean over the models); largest
       disagreement (|A − B| for `pair`, else max − min over the models);
-      most matched keywords.
+      "A worse than B" / "B worse than A" (only the reviews where that model of
+      `pair` scores strictly lower, the largest gap first); most matched keywords.
     """
     out = table
     if query:
@@ -485,6 +526,10 @@ def filter_reviews(
         else:
             key = out[cols].max(axis=1) - out[cols].min(axis=1)
         out = out.assign(_key=key).sort_values("_key", ascending=False, kind="stable", na_position="last").drop(columns="_key")
+    elif sort in DIRECTIONAL_SORTS and pair and all(f"{metric}·{m}" in out for m in pair):
+        worse, better = (f"{metric}·{pair[i]}" for i in DIRECTIONAL_SORTS[sort])
+        gap = out[better] - out[worse]
+        out = out.assign(_key=gap)[gap > 0].sort_values("_key", ascending=False, kind="stable").drop(columns="_key")
     elif sort == "most matched":
         out = out.sort_values("n_matched_total", ascending=False, kind="stable")
     return out
@@ -499,28 +544,6 @@ def paginate(table: pd.DataFrame, page: int, per_page: int) -> tuple[pd.DataFram
 
 # ----------------------------------------------------------------------------------------------
 # dataset identity and overview
-
-
-def dataset_hash(dataset) -> str:
-    """A stable content hash of a Dataset (every table's values and columns, problems, source): the cache key."""
-    import hashlib
-
-    h = hashlib.sha256()
-    for name in ("movies", "reviews", "predictions", "ground_truth", "models"):
-        frame: pd.DataFrame = getattr(dataset, name)
-        h.update(name.encode())
-        h.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
-        h.update(str(len(frame)).encode())
-        if len(frame):
-            # object columns may mix None/str/float: hash their string form so any cell content works
-            safe = frame.copy()
-            for col in safe.columns:
-                if safe[col].dtype == object:
-                    safe[col] = safe[col].map(lambda v: "\x00<NA>" if v is None or (isinstance(v, float) and v != v) else f"{type(v).__name__}:{v}")
-            h.update(pd.util.hash_pandas_object(safe, index=False).to_numpy().tobytes())
-    h.update(repr([str(p) for p in dataset.problems]).encode())
-    h.update(str(dataset.source).encode())
-    return h.hexdigest()
 
 
 def dataset_overview(dataset, evaluation) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -545,61 +568,89 @@ def dataset_overview(dataset, evaluation) -> tuple[pd.DataFrame, pd.DataFrame]:
     return movies, models
 
 
-def slice_labels(scores: pd.DataFrame, reviews: pd.DataFrame, by: str) -> pd.Series | None:
-    """An ordered categorical label per row of `scores`: its review's rating band or text-length quartile.
+# ----------------------------------------------------------------------------------------------
+# presentation: colours, labels, best values, explorer blocks
 
-    None when the data has no ratings (or no texts).
-    """
-    rv = reviews.drop_duplicates(["movie", "review_id"]).set_index(["movie", "review_id"])
-    idx = pd.MultiIndex.from_frame(scores[["movie", "review_id"]])
-    if by == "rating":
-        if "rating" not in rv or pd.to_numeric(rv["rating"], errors="coerce").notna().sum() == 0:
-            return None
-        values = pd.Series(pd.to_numeric(rv["rating"], errors="coerce").reindex(idx).to_numpy())
-        names = ["rating ≤ 4", "rating 5–7", "rating ≥ 8"]
-        labels = pd.cut(values, bins=[-float("inf"), 4, 7, float("inf")], labels=names)
-        missing = "no rating"
-    elif by == "length":
-        if "text" not in rv or rv["text"].notna().sum() == 0:
-            return None
-        values = pd.Series(rv["text"].map(lambda t: len(t) if isinstance(t, str) else float("nan")).reindex(idx).to_numpy(dtype="float64"))
-        if values.notna().sum() < 4:
-            return None
-        edges = sorted(set(int(round(e)) for e in values.quantile([0.25, 0.5, 0.75])))
-        bins = [-float("inf"), *edges, float("inf")]
-        names = [f"≤ {edges[0]} chars"] + [f"{a + 1}–{b} chars" for a, b in zip(edges, edges[1:])] + [f"> {edges[-1]} chars"]
-        labels = pd.cut(values, bins=bins, labels=names)
-        missing = "no text"
+# Mid-luminance hues: contrast ≥ 3 against both a white and Streamlit's dark background (#0E1117),
+# so one map serves both themes and a model keeps its colour when the theme changes.
+MODEL_PALETTE = ("#4E79A7", "#D95F02", "#1B9E77", "#E7298A", "#7570B3", "#A6761D", "#D62728", "#CC79A7")
+
+
+FLAG_BACKGROUND = "rgba(214, 39, 40, 0.22)"  # rows to notice: translucent, so legible on light and dark themes
+
+
+def model_colors(models: Sequence[str]) -> dict[str, str]:
+    """{model: colour} by the model's place in the dataset's model list (not the selection), so it never shifts."""
+    return {m: MODEL_PALETTE[i % len(MODEL_PALETTE)] for i, m in enumerate(dict.fromkeys(models))}
+
+
+def metric_label(metric: str) -> str:
+    """The registry's label of a column (the column name when unregistered)."""
+    entry = registry.info(metric)
+    return entry.label if entry is not None else metric
+
+
+def axis_title(metric: str, agg: str) -> str:
+    """An axis title naming the metric and how reviews were aggregated (ranking metrics and SAS are means in both modes)."""
+    entry = registry.info(metric)
+    if agg == "micro" and entry is not None and entry.group in ("set", "semantic"):
+        how = "micro: from counts summed over reviews"
+    elif entry is not None and entry.group == "coverage":
+        how = "per movie"
     else:
-        raise ValueError(f"unknown slice {by!r}; choose rating or length")
-    labels = labels.cat.add_categories([missing]).fillna(missing)
-    return labels.set_axis(scores.index)
+        how = "mean over reviews"
+    return f"{metric_label(metric)} ({how})"
 
 
-def sliced_evaluation(evaluation, labels: pd.Series):
-    """The evaluation with each score row's movie replaced by its slice label, for `kweval.aggregate`.
+def best_mask(table: pd.DataFrame) -> pd.DataFrame:
+    """True where a cell holds its column's best value among its movie's rows (`kweval.report.best_rows`)."""
+    from kweval.report import best_rows
 
-    Movie-level results (gt_coverage, skipped pairs) do not apply to slices and are left empty.
+    frame = table.reset_index(drop=True)
+    mask = pd.DataFrame(False, index=frame.index, columns=frame.columns)
+    for col, rows in best_rows(frame).items():
+        mask.loc[sorted(rows), col] = True
+    mask.index = table.index
+    return mask
+
+
+def best_styles(table: pd.DataFrame) -> pd.DataFrame:
+    """CSS per cell for `DataFrame.style.apply(..., axis=None)`: the best value per movie and column in bold."""
+    return best_mask(table).replace({True: "font-weight: 700", False: ""}).astype(object)
+
+
+def gt_top_html(gt: pd.DataFrame, k: int, keywords: pd.DataFrame, colors: Mapping[str, str] | None = None) -> str:
+    """The movie's top-k GT keywords with their rank, each followed by the models that matched it in this review.
+
+    `gt`: the movie's rows of `Evaluation.ground_truth`; `keywords`: the
+    review's rows of `Evaluation.keywords`.  Visible text, not a tooltip
+    (touch screens have no hover).  Everything escaped.
     """
-    import dataclasses
+    top = gt.sort_values("rank").head(max(int(k), 0))
+    matched = keywords[keywords["gt_rank"] >= 0]
+    by_rank: dict[int, list[str]] = {}
+    for model, rank in zip(matched["model"], matched["gt_rank"]):
+        by_rank.setdefault(int(rank), []).append(str(model))
+    items = []
+    for rank, kw in zip(top["rank"], top["keyword"]):
+        who = by_rank.get(int(rank), [])
+        tags = "".join(
+            f' <span class="kw-by" style="border:1px solid {esc((colors or {}).get(m, "currentColor"))};border-radius:0.6em;'
+            f'padding:0 0.35em;font-size:0.8em">{esc(m)}</span>' for m in who
+        )
+        items.append(f'<li><span class="kw-gt-rank" style="opacity:0.7">{int(rank)}.</span> <b>{esc(kw)}</b>{tags}</li>')
+    more = f'<div style="opacity:0.7;font-size:0.85em">{len(gt) - len(top)} more GT keyword(s) below rank {int(k) - 1}</div>' if len(gt) > len(top) else ""
+    return (f'<div class="kw-gt-top"><div style="font-weight:600">Top {len(top)} GT keywords</div>'
+            f'<ul style="list-style:none;margin:0;padding-left:0">{"".join(items)}</ul>{more}</div>')
 
-    present = set(labels.astype(str))
-    order = [str(c) for c in labels.cat.categories if str(c) in present] if hasattr(labels, "cat") else sorted(present)
-    scores = evaluation.scores.assign(movie=labels.astype(str).to_numpy())
-    coverage = pd.DataFrame({"movie": pd.Series(dtype=object), "model": pd.Series(dtype=object), "n_gt": pd.Series(dtype="int64"), "n_covered": pd.Series(dtype="int64"), "gt_coverage": pd.Series(dtype="float64")})
-    skipped = evaluation.skipped.iloc[0:0]
-    return dataclasses.replace(evaluation, scores=scores, movies=order, coverage=coverage, skipped=skipped)
+
+def model_grid_html(cells: Sequence[str], min_width_rem: float = 16) -> str:
+    """Model columns side by side that wrap to one column on a narrow (phone) screen."""
+    return (f'<div class="kw-models" style="display:grid;grid-template-columns:repeat(auto-fit,minmax(min({float(min_width_rem):g}rem,100%),1fr));'
+            f'gap:0.8rem;margin-top:0.4rem">{"".join(cells)}</div>')
 
 
-def paired_scores(scores: pd.DataFrame, a: str, b: str, metrics: Sequence[str], metric: str | None = None) -> pd.DataFrame:
-    """Reviews both models were evaluated on, with A's and B's metrics side by side (suffixes _a, _b).
-
-    With `metric`, adds ``difference`` = B − A of that metric (for sorting and plotting).
-    """
-    key = ["movie", "review_id"]
-    left = scores[scores["model"] == a][key + list(metrics)]
-    right = scores[scores["model"] == b][key + list(metrics)]
-    both = left.merge(right, on=key, suffixes=("_a", "_b"))
-    if metric is not None:
-        both["difference"] = both[f"{metric}_b"] - both[f"{metric}_a"]
-    return both
+def jitter(values: Sequence[float], amount: float = 0.01, seed: int = 0) -> list[float]:
+    """`values` plus seeded uniform noise in [−amount, amount]: overlapping scatter points become visible."""
+    x = np.asarray(values, dtype="float64")
+    return (x + np.random.default_rng(seed).uniform(-amount, amount, size=x.shape)).tolist()

@@ -206,9 +206,11 @@ def test_ndcg_page(monkeypatch):
     seed000 = table(at, "terms")
     assert [None if pd.isna(v) else v for v in seed000["gt_keyword"]] == ["scam", None, "poverty", None, "fraud"]
     seeds = table(at, "seed_table").set_index(["example", "gain", "k"])
-    assert round(seeds.loc[("002 classic", "linear", 6), "nDCG"], 6) == 0.852342
-    assert round(seeds.loc[("002 versus_ideal", "exponential", 8), "nDCG"], 6) == 0.915492
-    assert round(seeds.loc[("004 q2", "linear", 10), "nDCG"], 3) == 0.705
+    title = explain.EXAMPLE_TITLES  # examples are named by what they are, not by seed file
+    assert round(seeds.loc[(title["classic"], "linear", 6), "nDCG"], 6) == 0.852342
+    assert round(seeds.loc[(title["versus_ideal"], "exponential", 8), "nDCG"], 6) == 0.915492
+    assert round(seeds.loc[(title["q2"], "linear", 10), "nDCG"], 3) == 0.705
+    assert "seed" not in texts(at).lower()
     # toggles: exponential gain, Järvelin discount, k = 3 — the numbers follow kweval.explain
     at.radio(key="qp_gain").set_value("exponential").run()
     at.radio(key="qp_disc").set_value("jarvelin").run()
@@ -231,7 +233,7 @@ def test_compare_page_equals_stats(monkeypatch, cores):
     metrics = [m for m in ev.metric_names if m != "gt_coverage"]
     a = sc[sc["model"] == "base"].set_index("review_id")[metrics]
     b = sc[sc["model"] == "sentiment"].set_index("review_id").reindex(a.index)[metrics]
-    core = stats.paired_comparison(b, a, metrics)
+    core = stats.paired_comparison(a, b, metrics)
     np.testing.assert_allclose(shown["diff"], core["diff"])
     np.testing.assert_allclose(shown["mean A"], a.mean().to_numpy())  # base
     np.testing.assert_allclose(shown["mean B"], b.mean().to_numpy())  # sentiment
@@ -511,10 +513,12 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     core = aggregate(sem_core, "macro").reset_index(drop=True)
     pd.testing.assert_frame_equal(shown, core, check_dtype=False)
     assert {"sem_precision", "sem_recall", "sem_f1", "sas_keywords", "sas_text"} <= set(shown.columns)
-    csv = pd.read_csv(io.BytesIO(files["kweval_summary_macro.csv"]))
+    csv = pd.read_csv(io.BytesIO(files["kweval_summary_demo_k5_approx_macro.csv"]))  # the name says dataset, k, match, aggregation
     np.testing.assert_allclose(csv["sem_precision"], core["sem_precision"], atol=1e-6)
-    assert "sem\\_precision & sem\\_recall & sem\\_f1 & sas\\_keywords & sas\\_text" in files["kweval_summary_macro.tex"].decode()
-    assert "| sem\\_precision | sem\\_recall | sem\\_f1 | sas\\_keywords | sas\\_text |" in files["kweval_summary_macro.md"].decode()
+    tex = files["kweval_summary_demo_k5_approx_macro.tex"].decode()
+    assert "Semantic precision & Semantic recall & Semantic F1 & SAS (GT keywords) & SAS (review text)" in tex and "\\toprule" in tex
+    assert "(k = 5, approx matching, macro average over reviews)" in tex
+    assert "| sem\\_precision | sem\\_recall | sem\\_f1 | sas\\_keywords | sas\\_text |" in files["kweval_summary_demo_k5_approx_macro.md"].decode()
     metric = at.selectbox(key="qp_metric")
     assert "sem_f1" in metric.options and "sas_text" in metric.options
 
@@ -556,7 +560,7 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     a = sc[sc["model"] == "keybert"].set_index("review_id")
     b = sc[sc["model"] == "keybert_vader"].set_index("review_id").reindex(a.index)
     assert res.loc["f1", "n"] == len(a) and res.loc["sas_text", "n"] == int((a["sas_text"].notna() & b["sas_text"].notna()).sum()) < len(a)
-    core = stats.paired_comparison(b, a, list(res.index)).set_index("metric")
+    core = stats.paired_comparison(a, b, list(res.index)).set_index("metric")
     np.testing.assert_allclose(res["diff"], core["diff"])
     np.testing.assert_allclose(res["p_ttest_holm"], core["p_ttest_holm"])
     assert np.isfinite(res.loc[["sem_f1", "sas_keywords", "sas_text"], ["diff", "ci_low", "ci_high", "p_randomization", "p_ttest"]].to_numpy()).all()

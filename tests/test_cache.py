@@ -8,14 +8,13 @@ import sqlite3
 import subprocess
 import sys
 import textwrap
-import warnings
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from kweval import cache
-from kweval.cache import CacheCorruptionWarning, EmbeddingStore, cache_clear, cache_info, store_path
+from kweval.cache import EmbeddingStore, cache_clear, cache_info, describe, store_path
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL = "all-MiniLM-L6-v2"
@@ -33,9 +32,9 @@ def vecs_of(texts, dim: int = 8) -> np.ndarray:
 
 
 def quiet_store(*args, **kwargs) -> EmbeddingStore:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")  # a healthy store must not warn
-        return EmbeddingStore(*args, **kwargs)
+    store = EmbeddingStore(*args, **kwargs)
+    assert store.notes == [] and store.disabled is None  # a healthy store has nothing to say
+    return store
 
 
 # ----------------------------------------------------------------------------- basics
@@ -126,13 +125,13 @@ def _filled(tmp_path, n: int = 400) -> tuple[EmbeddingStore, list[str]]:
 
 
 def _recovers(store_path_: Path, tmp_path, texts) -> EmbeddingStore:
-    with pytest.warns(CacheCorruptionWarning, match="moved aside"):
-        store = EmbeddingStore(MODEL, tmp_path)
-        vectors, found = store.get_many(texts)
+    store = EmbeddingStore(MODEL, tmp_path)
+    vectors, found = store.get_many(texts)
+    assert len(store.notes) == 1 and "moved aside" in store.notes[0], store.notes
     assert not found.any() and not vectors.any()  # nothing from the damaged file is trusted
-    assert store.rebuilt == 1 and len(store) == 0
+    assert store.moved == 1 and len(store) == 0 and store.disabled is None
     aside = list(tmp_path.glob(f"{store_path_.name}.corrupt-*"))
-    assert len(aside) == 1 and aside[0] == store.quarantined[0]
+    assert len(aside) == 1 and aside[0].name in store.notes[0]
     # rebuilt: usable again
     store.put_many(texts[:3], vecs_of(texts[:3], 384))
     assert store.get_many(texts[:3])[1].all()
@@ -168,9 +167,9 @@ def test_corrupted_blob_in_the_file_is_dropped_not_returned(tmp_path):
     raw[at + 700] ^= 0x5A  # one byte inside the vector, as a bad disk sector would
     store.path.write_bytes(bytes(raw))
 
-    with pytest.warns(CacheCorruptionWarning, match="1 damaged row"):
-        again = EmbeddingStore(MODEL, tmp_path)
-        vectors, found = again.get_many(texts)
+    again = EmbeddingStore(MODEL, tmp_path)
+    vectors, found = again.get_many(texts)
+    assert len(again.notes) == 1 and "1 damaged row" in again.notes[0], again.notes
     assert found.sum() == len(texts) - 1 and not found[123]
     assert not vectors[123].any()
     np.testing.assert_array_equal(vectors[found], vecs_of(texts, 384)[found])
@@ -196,9 +195,9 @@ def test_bad_rows_are_detected(tmp_path, update):
     conn.execute(f"{update} WHERE rowid = ?", (rowid,))
     conn.commit()
     conn.close()
-    with pytest.warns(CacheCorruptionWarning):
-        again = EmbeddingStore(MODEL, tmp_path)
-        vectors, found = again.get_many(texts)
+    again = EmbeddingStore(MODEL, tmp_path)
+    vectors, found = again.get_many(texts)
+    assert len(again.notes) == 1 and "damaged row" in again.notes[0]
     assert found.sum() == 19 and again.dropped == 1 and len(again) == 19
     np.testing.assert_array_equal(vectors[found], vecs_of(texts, 384)[found])
 
@@ -210,8 +209,7 @@ def test_verify_finds_bad_rows(tmp_path):
     conn.commit()
     conn.close()
     again = quiet_store(MODEL, tmp_path)
-    with pytest.warns(CacheCorruptionWarning):
-        assert again.verify() == 2
+    assert again.verify() == 2 and len(again.notes) == 1
     assert again.verify() == 0 and len(again) == 28
 
 
@@ -221,6 +219,7 @@ import numpy as np
 from kweval.cache import EmbeddingStore, _rowid, _checksum, text_key
 store = EmbeddingStore("m", sys.argv[1])
 store.put_many(["committed 1", "committed 2"], np.ones((2, 4), np.float32))
+assert store.notes == [], store.notes
 conn = store._connection()
 conn.execute("BEGIN IMMEDIATE")
 for t in ["half-written 1", "half-written 2"]:
@@ -336,3 +335,131 @@ def test_cache_info_and_clear(tmp_path):
     (tmp_path / f"{a.path.name}.corrupt-20250101T000000").write_bytes(b"old")
     assert cache_clear(tmp_path) == 2
     assert cache_info(tmp_path) == [] and not any(tmp_path.glob("*.sqlite*"))
+
+
+# ----------------------------------------------------------------------------- variants
+
+
+def test_aliases_share_a_store_and_variants_never_mix(tmp_path):
+    short = quiet_store("all-MiniLM-L6-v2", tmp_path)
+    full = quiet_store("sentence-transformers/all-MiniLM-L6-v2", tmp_path)
+    assert short.path == full.path and short.model_id == "sentence-transformers/all-MiniLM-L6-v2"
+    short.put_many(["scam"], vecs_of(["scam"]))
+    assert full.get_many(["scam"])[1].all()
+    others = [quiet_store(MODEL, tmp_path, backend=b, precision=p)
+              for b, p in (("torch", "fp16"), ("onnx", "fp32"), ("onnx", "int8"))]
+    assert len({short.path, *(o.path for o in others)}) == 4
+    for other in others:
+        assert not other.get_many(["scam"])[1].any()  # a torch fp32 vector is never served as another variant's
+    info = {(i["backend"], i["precision"]): i for i in cache_info(tmp_path)}
+    assert info[("torch", "fp32")]["entries"] == 1 and info[("onnx", "int8")]["entries"] == 0
+    assert all(i["model_id"] == "sentence-transformers/all-MiniLM-L6-v2" for i in info.values())
+
+
+def test_a_file_of_another_variant_under_this_name_is_damage(tmp_path):
+    fp16 = quiet_store(MODEL, tmp_path, precision="fp16")
+    fp16.put_many(["scam"], vecs_of(["scam"]))
+    fp16.close()
+    os.replace(fp16.path, store_path("sentence-transformers/all-MiniLM-L6-v2", tmp_path))  # a misplaced file
+    fp32 = EmbeddingStore(MODEL, tmp_path)
+    assert not fp32.get_many(["scam"])[1].any()
+    assert len(fp32.notes) == 1 and "precision" in fp32.notes[0] and "moved aside" in fp32.notes[0]
+
+
+def test_fp64_store_keeps_exact_values(tmp_path):
+    store = quiet_store("vaderSentiment-x", tmp_path, backend="vader", precision="fp64")
+    values = np.array([[0.1, 0.7, 0.2], [1 / 3, 0.0, 2 / 3]])
+    store.put_many(["good", "bad"], values)
+    got, found = quiet_store("vaderSentiment-x", tmp_path, backend="vader", precision="fp64").get_many(["bad", "good"])
+    assert found.all() and got.dtype == np.float64
+    np.testing.assert_array_equal(got, values[::-1])
+
+
+# ----------------------------------------------------------------------------- the policy: never stops a run
+
+
+def test_foreign_schema_is_moved_aside_and_rebuilt(tmp_path):
+    path = store_path("sentence-transformers/all-MiniLM-L6-v2", tmp_path)
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE embeddings (text TEXT PRIMARY KEY, vector BLOB)")
+    conn.execute("INSERT INTO embeddings VALUES ('scam', x'00')")
+    conn.commit()
+    conn.close()
+    store = EmbeddingStore(MODEL, tmp_path)
+    assert len(store.notes) == 1 and "foreign schema" in store.notes[0] and store.moved == 1
+    store.put_many(["scam"], vecs_of(["scam"]))
+    assert store.get_many(["scam"])[1].all() and store.disabled is None
+
+
+def test_malformed_page_found_by_the_check_on_open(tmp_path):
+    store, texts = _filled(tmp_path)
+    raw = bytearray(store.path.read_bytes())
+    page = 8192
+    assert len(raw) > 6 * page
+    raw[4 * page : 4 * page + 16] = b"\xff" * 16  # a b-tree page header scribbled over
+    store.path.write_bytes(bytes(raw))
+    assert "damage" in cache_info(tmp_path)[0] and cache_info(tmp_path)[0]["damage"]
+    assert describe(cache_info(tmp_path)[0]).startswith("DAMAGED ")
+    _recovers(store.path, tmp_path, texts)
+    assert cache_info(tmp_path)[0]["damage"] is None
+
+
+def test_cache_info_names_damage_not_none(tmp_path):
+    store, _ = _filled(tmp_path, 5)
+    store.path.write_bytes(b"garbage" * 100)
+    [info] = cache_info(tmp_path)
+    line = describe(info)
+    assert "None" not in line and "not a SQLite database" in line and str(store.path) in line
+
+
+def test_folder_that_cannot_exist_switches_the_store_off(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    store = EmbeddingStore(MODEL, blocker / "cache")  # its parent is a regular file: works as root too
+    assert store.disabled and len(store.notes) == 1 and "without the cache" in store.notes[0]
+    vectors, found = store.get_many(["scam"])
+    assert not found.any()
+    store.put_many(["scam"], vecs_of(["scam"]))  # a no-op, no exception
+    assert len(store) == 0 and store.verify() == -1 and len(store.notes) == 1
+
+
+_FSIZE = """
+import resource, sys
+import numpy as np
+from kweval.cache import EmbeddingStore
+store = EmbeddingStore("m", sys.argv[1])
+resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))  # the disk 'fills' at 200 kB
+texts = [f"keyword {i}" for i in range(2000)]
+for i in range(0, 2000, 20):
+    store.put_many(texts[i:i + 20], np.ones((20, 384), np.float32))
+found = store.get_many(texts)[1]
+print(store.disabled is not None, len(store.notes), int(found.sum()))
+print(store.notes[0])
+"""
+
+
+def test_file_size_limit_mid_run_goes_on_uncached(tmp_path):
+    proc = subprocess.run([sys.executable, "-c", _FSIZE, str(tmp_path)], cwd=REPO, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert proc.returncode == 0, proc.stderr
+    flag, notes, found = proc.stdout.splitlines()[0].split()
+    assert (flag, notes, found) == ("True", "1", "0")  # off after the error: lookups miss, nothing raised
+    assert "without the cache" in proc.stdout and "Traceback" not in proc.stderr
+    again = quiet_store("m", tmp_path)  # what was committed before the limit is intact
+    assert 0 < len(again) < 2000 and again.verify() == 0
+
+
+@pytest.mark.slow
+def test_cli_semantic_run_with_an_unusable_cache_says_one_line(tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    env = dict(os.environ, KWEVAL_CACHE_DIR=str(blocker / "cache"), HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO))
+    args = [sys.executable, "-m", "kweval", "evaluate", "--semantic", "--movies", "night_heist", "--models", "yake"]
+    proc = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if "cache" in line]
+    assert len(lines) == 1 and lines[0].startswith("kweval: embedding cache: ") and "without the cache" in lines[0]
+    assert "sem_f1" in proc.stdout.splitlines()[0] and "night_heist" in proc.stdout
+    info = subprocess.run([sys.executable, "-m", "kweval", "cache", "info"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True)
+    assert info.returncode == 0 and "Traceback" not in info.stderr

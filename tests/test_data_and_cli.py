@@ -192,7 +192,7 @@ def test_cli_csv_columns_and_precision(tmp_path: Path):
 
 def test_cli_formats_fail_under_and_per_review(tmp_path: Path):
     md = run_cli("evaluate", "--format", "markdown")
-    assert md.returncode == 0 and md.stdout.startswith("| movie | model |") and "**" in md.stdout
+    assert md.returncode == 0 and md.stdout.startswith("> **Protocol** — preset: kweval") and "\n| movie | model |" in md.stdout
     tex = run_cli("evaluate", "--format", "latex")
     assert "\\begin{tabular}" in tex.stdout and "\\textbf{" in tex.stdout
     js = json.loads(run_cli("evaluate", "--format", "json").stdout)
@@ -295,6 +295,7 @@ def test_unusable_cache_folder_falls_back_to_uncached_embeddings(tmp_path: Path)
     proc = run_cli("evaluate", "--semantic", "--movies", "night_heist", "--models", "keybert",
                    env_extra={"KWEVAL_CACHE_DIR": str(blocker / "sub")})
     assert proc.returncode == 0, proc.stderr[-800:]
-    assert "kweval: embedding cache: not usable" in proc.stderr
+    notes = [line for line in proc.stderr.splitlines() if line.startswith("kweval: ")]
+    assert len(notes) == 1 and "not usable" in notes[0] and "goes on without the cache" in notes[0], proc.stderr
     table = pd.read_csv(pd.io.common.StringIO(proc.stdout))
     assert table["sem_precision"].notna().all()

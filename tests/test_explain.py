@@ -93,3 +93,10 @@ def test_discounts_and_formulas():
     assert "2^" in explain.formulas("exponential")["gain"]
     with pytest.raises(ValueError):
         explain.ndcg_steps(["a"], ["a"], k=0)
+
+
+def test_every_example_has_a_plain_title_and_gains_are_named():
+    assert set(explain.EXAMPLE_TITLES) == {"seed000", *explain.SEED_002, *explain.SEED_004}
+    assert not any("seed" in t.lower() for t in explain.EXAMPLE_TITLES.values())
+    assert explain.GAIN_LABELS["linear"].startswith("GT-rank gain") and "exponential" in explain.GAIN_LABELS["exponential"]
+    assert set(explain.GAIN_LABELS) == set(__import__("kweval.ranking", fromlist=["GAINS"]).GAINS)

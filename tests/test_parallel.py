@@ -60,8 +60,11 @@ def _pid_and_square(x: int) -> tuple[int, int]:
 
 def test_fork_map_returns_item_order_and_uses_other_processes():
     parent, results = in_fresh_python(
-        "import json, os; from kweval import parallel\n"
-        "print(json.dumps([os.getpid(), parallel.fork_map(lambda x: (os.getpid(), x * x), [1, 2, 3])]))"
+        "import json, os, time; from kweval import parallel\n"
+        "def work(x):\n"
+        "    time.sleep(0.5)  # real items take seconds: each waiting worker takes one\n"
+        "    return os.getpid(), x * x\n"
+        "print(json.dumps([os.getpid(), parallel.fork_map(work, [1, 2, 3])]))"
     )
     assert [sq for _, sq in results] == [1, 4, 9]
     pids = [pid for pid, _ in results]

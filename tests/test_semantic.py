@@ -287,3 +287,110 @@ def test_nearest_gt_table_agrees_with_semantic_metrics():
     # a movie without GT
     none = semantic.nearest_gt_table(pred, gt.iloc[:0], V)
     assert none["nearest_gt"].isna().all() and (none["nearest_rank"] == -1).all() and not none["above"].any()
+
+
+# ----------------------------------------------------------------------------- τ instant, progress, backends
+
+
+def test_similarities_at_any_threshold_equal_semantic_metrics():
+    rng = np.random.default_rng(7)
+    vocab = [f"w{i}" for i in range(40)]
+    vec = {w: rng.standard_normal(12) for w in vocab}
+    rows = [(m, f"r{r}", x, w) for m in ("m0", "m1") for r in range(15) for x in ("x", "y")
+            for w in rng.choice(vocab, size=rng.integers(1, 6))]
+    pred = preds(rows)
+    gt = gts([(m, j, w) for m in ("m0", "m1") for j, w in enumerate(rng.choice(vocab, size=8, replace=False))])
+    sims = semantic.similarities(pred, gt, vec)
+    for tau in (0.0, 0.2, 0.45, 0.7, 0.95):  # (at 1.0, a keyword equal to a GT one sits on float rounding)
+        want = _naive(pred, gt, vec, tau)
+        got = sims.at_threshold(tau)
+        pd.testing.assert_frame_equal(got[want.columns].reset_index(drop=True), want, check_dtype=False)
+
+
+def test_with_threshold_equals_a_fresh_evaluation(demo_dataset, tmp_path, monkeypatch):
+    """evaluate(τ=a) re-thresholded to b is evaluate(τ=b), from stored vectors (deterministic stand-ins)."""
+    from dataclasses import replace
+
+    from kweval.evaluate import EvalOptions, evaluate, with_threshold
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    lexical = evaluate(demo_dataset, EvalOptions())
+    texts = list(dict.fromkeys(lexical.keywords["norm"].tolist() + lexical.ground_truth["norm"].tolist()))
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((5, 24))
+    vectors = np.stack([base[i % 5] + rng.standard_normal(24) for i in range(len(texts))])
+    EmbeddingStore(semantic.DEFAULT_MODEL).put_many(texts, vectors)  # warm: no model is loaded
+    at_75 = evaluate(demo_dataset, EvalOptions(semantic=True))
+    assert at_75.similarities is not None and not any(p.source == "embedding cache" for p in at_75.problems)
+    for tau in (0.3, 0.5, 0.9):
+        fresh = evaluate(demo_dataset, replace(at_75.options, threshold=tau))
+        moved = with_threshold(at_75, tau)
+        assert moved.options == fresh.options
+        pd.testing.assert_frame_equal(moved.scores, fresh.scores)
+        assert fresh.scores["sem_pred_matched"].sum() > 0
+    assert at_75.options.threshold == 0.75  # left unchanged
+    with pytest.raises(ValueError, match="semantic"):
+        with_threshold(lexical, 0.5)
+
+
+def test_progress_line_counts_estimate_and_work_share(monkeypatch):
+    clock = iter([100.0, 110.0, 130.0, 150.0])
+    monkeypatch.setattr(semantic.time, "perf_counter", lambda: next(clock))
+    seen = []
+    update = semantic.progress_with_estimate(lambda line, f: seen.append((line, f)), "keywords")
+    update(20_000, 36_684)  # cache hits: done at once, no bar movement
+    update(24_000, 36_684)
+    update(32_000, 36_684)
+    update(36_684, 36_684)
+    lines, fractions = zip(*seen)
+    assert lines[0] == "embedding 20,000 / 36,684 keywords"
+    assert lines[1].startswith("embedding 24,000 / 36,684 keywords · ~") and lines[1].endswith("left")
+    assert "~32 s left" in lines[1]  # 4,000 in 10 s: 12,684 more take ~32 s
+    assert fractions[0] == pytest.approx(0.1) and fractions[-1] == pytest.approx(0.95)
+    assert list(fractions) == sorted(fractions)
+    assert fractions[1] == pytest.approx(0.1 + 0.85 * 4000 / 16_684)
+
+
+def test_variant_and_canonical_ids(tmp_path):
+    assert semantic.variant("torch", "cpu") == ("torch", "fp32")
+    assert semantic.variant("torch", "cuda") == ("torch", "fp16")
+    assert semantic.variant("onnx") == ("onnx", "fp32") and semantic.variant("onnx-int8") == ("onnx", "int8")
+    with pytest.raises(ValueError, match="backend"):
+        semantic.variant("tensorrt")
+    assert semantic.canonical_model_id("all-MiniLM-L6-v2") == semantic.canonical_model_id("sentence-transformers/all-MiniLM-L6-v2")
+    assert semantic.canonical_model_id(str(tmp_path / ".")) == str(tmp_path.resolve())
+    store = EmbeddingStore(semantic.DEFAULT_MODEL, tmp_path, backend="onnx")
+    with pytest.raises(ValueError, match="onnx/fp32"):
+        semantic.embed_texts(["x"], store=store, backend="torch", device="cpu")
+
+
+@pytest.fixture(scope="module")
+def onnx_cache(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("onnx_cache")
+    old = os.environ.get("KWEVAL_CACHE_DIR")
+    os.environ["KWEVAL_CACHE_DIR"] = str(folder)  # the export is written once, beside the stores
+    try:
+        yield folder
+    finally:
+        if old is None:
+            os.environ.pop("KWEVAL_CACHE_DIR", None)
+        else:
+            os.environ["KWEVAL_CACHE_DIR"] = old
+
+
+@pytest.mark.slow
+def test_onnx_backend_agrees_with_torch(real_model, onnx_cache):
+    texts = ["scam", "fraud", "space battle", "the emperor's final defeat at endor", "ewoks", "poverty", "war",
+             "cinematography", "luke skywalker redemption arc", "a"]
+    torch_vecs = semantic.embed_texts(texts, store=False, device="cpu")
+    onnx_vecs = semantic.embed_texts(texts, store=False, backend="onnx", batch_size=3)
+    assert onnx_vecs.shape == torch_vecs.shape and onnx_vecs.dtype == np.float32
+    assert np.abs(onnx_vecs @ onnx_vecs.T - torch_vecs @ torch_vecs.T).max() <= 2e-3
+    assert list(onnx_cache.glob("onnx/*/model.onnx"))
+    int8 = semantic.embed_texts(texts, store=False, backend="onnx-int8")
+    np.testing.assert_allclose(np.linalg.norm(int8, axis=1), 1.0, atol=1e-5)
+    assert np.abs(int8 @ int8.T - torch_vecs @ torch_vecs.T).max() < 0.1  # approximate, hence opt-in
+    # each backend fills its own store
+    semantic.embed_texts(texts[:3], backend="onnx")
+    info = {(i["backend"], i["precision"]): i["entries"] for i in __import__("kweval.cache").cache.cache_info()}
+    assert info.get(("onnx", "fp32")) == 3 and ("torch", "fp32") not in info

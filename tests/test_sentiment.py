@@ -130,3 +130,41 @@ def test_sentiment_values_are_remembered_per_analyzer(scored):
     again = sentiment_value(["dull", "A wonderful film.", "new"])
     assert scored == ["A wonderful film.", "dull", "new"]
     assert again[:2].tolist() == [first[1], first[0]] and again[0] == pytest.approx(v("dull"))
+
+
+def test_vader_values_persist_across_processes(tmp_path, monkeypatch):
+    """Turning sentiment on again (a new server, a new CLI run) reads VADER's scores from the store."""
+    from kweval import sentiment
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    texts = ["A wonderful film.", "dull", "GREAT!", "great"]
+    first = sentiment_value(texts, sentiment.vader_store())
+    store = sentiment.vader_store()
+    assert len(store) == 4 and store.precision == "fp64" and store.backend == "vader"
+
+    seen: list[str] = []
+
+    class Recording:  # a fresh analyzer: an empty process memo, as in a new process
+        def polarity_scores(self, text):
+            seen.append(text)
+            return {"pos": 0.0, "neu": 0.0, "neg": 1.0}  # would change every value if it were asked
+
+    monkeypatch.setattr(sentiment, "_analyzer", lambda: Recording())
+    again = sentiment_value(texts + ["new one"], sentiment.vader_store())
+    assert seen == ["new one"]  # only the unseen text is scored
+    np.testing.assert_array_equal(again[:4], first)  # the very same float64 values
+    assert again[4] == 0.0
+
+
+def test_sas_metrics_with_an_unusable_store_still_scores(tmp_path, monkeypatch):
+    from kweval import sentiment
+
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(blocker / "cache"))
+    notes: list[str] = []
+    store = sentiment.vader_store(on_note=notes.append)
+    pred = pd.DataFrame({"movie": ["m"], "review_id": ["r"], "model": ["x"], "keyword": ["great"], "norm": ["great"]})
+    out = sas_metrics(pred, pd.DataFrame({"movie": ["m"], "keyword": ["awful"]}), pd.DataFrame(
+        {"movie": ["m"], "review_id": ["r"], "text": ["fine"]}), store=store)
+    assert out.loc[0, "sent_pred"] == pytest.approx(v("great")) and len(notes) == 1

@@ -68,9 +68,9 @@ def test_paired_bootstrap_is_bootstrap_of_differences():
     a = _rng(4).random(60)
     b = a - 0.1 + _rng(5).normal(scale=0.05, size=60)
     diff, lo, hi = stats.paired_bootstrap_ci(a, b, n_boot=2000)
-    assert diff == pytest.approx(np.mean(a - b))
+    assert diff == pytest.approx(np.mean(b - a))  # B − A
     assert lo < diff < hi
-    assert lo > 0  # B is clearly worse
+    assert hi < 0  # B is clearly worse
 
 
 def test_randomization_exact_equals_scipy():
@@ -86,6 +86,17 @@ def test_randomization_exact_equals_scipy():
     d = a - b
     signs = np.array([[1 - 2 * ((c >> i) & 1) for i in range(8)] for c in range(256)])
     assert p == pytest.approx(np.mean(np.abs(signs @ d) >= abs(d.sum()) - 1e-12))
+
+
+def test_randomization_monte_carlo_agrees_with_scipy_on_every_column():
+    rng = _rng(11)
+    a = rng.random((300, 3))
+    b = a + np.c_[rng.normal(0.02, 0.2, 300), rng.normal(0, 0.2, 300), rng.normal(0.08, 0.2, 300)]
+    p = stats.paired_randomization_test(a, b, n_perm=4000, seed=3)
+    ref = sp.permutation_test((b - a,), lambda d, axis: np.mean(d, axis=axis), permutation_type="samples",
+                              n_resamples=4000, vectorized=True, axis=0, random_state=3).pvalue
+    np.testing.assert_allclose(p, ref, atol=0.03)  # different random sign vectors, the same test
+    assert p[2] < 0.001 and p[1] > 0.01
 
 
 def test_randomization_known_values_and_monte_carlo():
@@ -128,8 +139,9 @@ def test_holm_known_values():
 
 
 def test_win_tie_loss():
-    assert stats.win_tie_loss([1, 0.5, 0.2, 0.3], [0.5, 0.5, 0.4, 0.3]) == (1, 2, 1)
-    w, t, l = stats.win_tie_loss(np.c_[[1, 0.0], [0, 0.0]], np.c_[[0, 0.0], [1, 0.0]])
+    # from B's side: B wins where b > a
+    assert stats.win_tie_loss([0.5, 0.5, 0.4, 0.3], [1, 0.5, 0.2, 0.3]) == (1, 2, 1)
+    w, t, l = stats.win_tie_loss(np.c_[[0, 0.0], [1, 0.0]], np.c_[[1, 0.0], [0, 0.0]])
     assert list(w) == [1, 0] and list(t) == [1, 1] and list(l) == [0, 1]
 
 
@@ -139,8 +151,10 @@ def test_paired_comparison_table():
     b = pd.DataFrame({"ndcg@5": a["ndcg@5"] - 0.2, "recall": rng.random(80)})
     out = stats.paired_comparison(a, b, ["ndcg@5", "recall"], n_boot=500, n_perm=2000)
     row = out.set_index("metric").loc["ndcg@5"]
-    assert row["diff"] == pytest.approx(0.2)
-    assert row["wins"] == 80 and row["ties"] == 0 and row["losses"] == 0
+    assert row["diff"] == pytest.approx(-0.2)  # B − A: B is 0.2 lower
+    assert row["ci_low"] == pytest.approx(-0.2) and row["ci_high"] == pytest.approx(-0.2)
+    assert row["mean_b"] - row["mean_a"] == pytest.approx(row["diff"])
+    assert row["wins"] == 0 and row["ties"] == 0 and row["losses"] == 80  # B loses on every review
     assert row["p_ttest"] < 1e-10
     np.testing.assert_allclose(out["p_ttest_holm"], stats.holm(out["p_ttest"]))
     assert (out["p_randomization_holm"] >= out["p_randomization"]).all()
@@ -215,3 +229,21 @@ def test_bootstrap_summary_ci_skips_nan_like_aggregate():
     # and the interval is close to a plain bootstrap of the defined values
     _, lo, hi = stats.bootstrap_ci(scores["sas_text"].dropna().to_numpy(), n_boot=2000)
     assert res.loc["sas_text", "ci_low"] == pytest.approx(lo, abs=0.02) and res.loc["sas_text", "ci_high"] == pytest.approx(hi, abs=0.02)
+
+
+def test_compare_models_pairs_reviews_and_reports_b_minus_a():
+    scores = pd.DataFrame({
+        "movie": ["m1", "m1", "m1", "m2", "m1", "m1", "m2", "m2"],
+        "review_id": ["r1", "r2", "r3", "r1", "r1", "r2", "r1", "r9"],
+        "model": ["A", "A", "A", "A", "B", "B", "B", "B"],
+        "f1": [0.2, 0.4, 0.9, 0.5, 0.6, 0.4, 0.8, 1.0],
+    })
+    both = stats.paired_scores(scores, "A", "B", ["f1"], "f1")
+    assert list(zip(both["movie"], both["review_id"])) == [("m1", "r1"), ("m1", "r2"), ("m2", "r1")]  # r3 and r9 unpaired
+    assert both["difference"].tolist() == pytest.approx([0.4, 0.0, 0.3])
+    res = stats.compare_models(scores, "A", "B", ["f1"], n_boot=200).set_index("metric").loc["f1"]
+    assert res["n"] == 3 and res["diff"] == pytest.approx(0.7 / 3)
+    assert (res["wins"], res["ties"], res["losses"]) == (2, 1, 0)
+    swapped = stats.compare_models(scores, "B", "A", ["f1"], n_boot=200).set_index("metric").loc["f1"]
+    assert swapped["diff"] == pytest.approx(-res["diff"]) and swapped["losses"] == 2
+    assert swapped["p_randomization"] == pytest.approx(res["p_randomization"])

@@ -210,3 +210,124 @@ def test_keyword_table_html_marks_cosines_above_tau_and_escapes():
     assert "empty output" in ui.keyword_table_html(rows.iloc[:0], 5, True, True)
     line = ui.sentiment_line(0.5123, float("nan"))
     assert "review text v = <b>0.512</b>" in line and "GT keywords mean v = <b>n/a</b>" in line
+
+
+def test_highlights_are_per_model_never_pooled(evaluation):
+    ds, ev = evaluation
+    kw = ev.keywords[ev.keywords["review_id"] == "r2"]
+    text = "Poverty and FRAUD."
+    only_a = ui.highlight(text, ui.matched_tooltips(kw, model="a"))
+    only_b = ui.highlight(text, ui.matched_tooltips(kw, model="b"))
+    assert "<mark" in only_a and ">FRAUD</mark>" not in only_a  # a never matched fraud: not lit under a
+    assert ">FRAUD</mark>" in only_b and ">Poverty</mark>" in only_b
+    assert ui.matched_tooltips(kw, model="zzz") == {}
+
+
+def test_directional_disagreement_sorts(evaluation):
+    ds, ev = evaluation
+    t = ui.review_table(ev.scores, ds.reviews, "m", ["a", "b"], "ndcg@5")
+    scores = ev.scores.set_index(["review_id", "model"])["ndcg@5"]
+    a_worse = ui.filter_reviews(t, "ndcg@5", ["a", "b"], sort="A worse than B", pair=("a", "b"))["review_id"].tolist()
+    b_worse = ui.filter_reviews(t, "ndcg@5", ["a", "b"], sort="B worse than A", pair=("a", "b"))["review_id"].tolist()
+    assert a_worse == [r for r in ("r1", "r2") if scores[(r, "a")] < scores[(r, "b")]]
+    assert b_worse == [r for r in ("r1", "r2") if scores[(r, "b")] < scores[(r, "a")]]
+    assert a_worse and b_worse and not set(a_worse) & set(b_worse)  # a direction, not |A − B|
+    # the pair's order decides which model is A
+    assert ui.filter_reviews(t, "ndcg@5", ["a", "b"], sort="A worse than B", pair=("b", "a"))["review_id"].tolist() == b_worse
+
+
+def _regex_spans(text, keywords):
+    """The former regex implementation of match_spans, as a reference."""
+    import re
+
+    raw = []
+    for kw in keywords:
+        words = re.findall(r"\w+", kw)
+        if not words:
+            continue
+        pats = [re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.IGNORECASE)]
+        if len(words) > 1:
+            pats += [re.compile(r"(?<!\w)" + re.escape(w) + r"(?!\w)", re.IGNORECASE)
+                     for w in dict.fromkeys(w.casefold() for w in words) if len(w) > 1 and w not in ui._STOPWORDS]
+        raw += [(m.start(), m.end()) for p in pats for m in p.finditer(text)]
+    merged = []
+    for a, b in sorted(raw):
+        if merged and a < merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    return [tuple(m) for m in merged]
+
+
+def test_highlight_spans_equal_the_regex_reference():
+    text = "Star Wars: the star war saga. Darth-Vader's fall; a WAR of stars, star  war again."
+    keywords = ["star war", "war", "darth vader", "the fall", "saga of stars", "stars", "a", "x y z", "?!"]
+    assert [(a, b) for a, b, _ in ui.match_spans(text, keywords)] == _regex_spans(text, keywords)
+
+
+def test_highlight_cost_follows_the_text_not_the_keyword():
+    # a 200,000-word keyword (hostile upload) against a short text: word lookups, no pattern per word
+    huge = " ".join(f"w{i}" for i in range(200_000)) + " fraud"
+    spans = ui.match_spans("A fraud, w7 and w199999.", [huge])
+    assert [s[:2] for s in spans] == [(2, 7), (9, 11), (16, 23)]
+    assert ui.match_spans("short", ["x" * 100_000]) == []
+
+
+def _contrast(hex_a: str, hex_b: str) -> float:
+    def lum(h):
+        c = [int(h.lstrip("#")[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+        c = [x / 12.92 if x <= 0.03928 else ((x + 0.055) / 1.055) ** 2.4 for x in c]
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+
+    hi, lo = sorted([lum(hex_a), lum(hex_b)], reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_model_colours_are_stable_and_legible_in_both_themes():
+    colors = ui.model_colors(["base", "reranker", "yake"])
+    assert {m: ui.model_colors(["base", "reranker", "yake", "new"])[m] for m in colors} == colors  # a new model shifts none
+    assert len(set(colors.values())) == 3
+    for c in ui.MODEL_PALETTE:
+        assert _contrast(c, "#FFFFFF") >= 3 and _contrast(c, "#0E1117") >= 3, c
+
+
+def test_axis_titles_name_metric_and_aggregation():
+    assert ui.axis_title("ndcg@5", "micro") == "nDCG@5 (mean over reviews)"  # ranking metrics are means in both modes
+    assert ui.axis_title("f1", "micro") == "F1 (micro: from counts summed over reviews)"
+    assert ui.axis_title("f1", "macro") == "F1 (mean over reviews)"
+    assert ui.axis_title("gt_coverage", "macro") == "GT coverage (per movie)"
+    assert ui.axis_title("zzz", "macro") == "zzz (mean over reviews)"
+
+
+def test_best_values_marked_per_movie():
+    table = pd.DataFrame({"movie": ["m", "m", "ALL", "ALL"], "model": ["a", "b", "a", "b"], "n_reviews": [2, 2, 4, 4],
+                          "f1": [0.1, 0.3, 0.5, 0.2], "p_ttest": [0.5, 0.01, 0.2, 0.3]}, index=[10, 11, 12, 13])
+    mask = ui.best_mask(table)
+    assert mask["f1"].tolist() == [False, True, True, False] and mask["p_ttest"].tolist() == [False, True, True, False]
+    assert not mask["n_reviews"].any() and list(mask.index) == [10, 11, 12, 13]
+    assert ui.best_styles(table).loc[11, "f1"] == "font-weight: 700"
+
+
+def test_gt_top_and_model_grid_html(evaluation):
+    _, ev = evaluation
+    gt = ev.ground_truth[ev.ground_truth["movie"] == "m"].assign(keyword=["fraud", XSS, "scam"])
+    kw = ev.keywords[ev.keywords["review_id"] == "r2"]
+    html_ = ui.gt_top_html(gt, 2, kw, ui.model_colors(["a", "b"]))
+    assert "Top 2 GT keywords" in html_ and "<b>fraud</b>" in html_ and "&lt;img" in html_ and "<img" not in html_
+    assert "1 more GT keyword(s)" in html_ and html_.count(">b</span>") == 2 and html_.count(">a</span>") == 1
+    grid = ui.model_grid_html(["<div>1</div>", "<div>2</div>"])
+    assert "auto-fit" in grid and "minmax(min(16rem,100%),1fr)" in grid
+
+
+def test_jitter_is_seeded_and_small():
+    x = [0.5] * 100
+    j = ui.jitter(x, 0.01)
+    assert j == ui.jitter(x, 0.01) and len(set(j)) == 100 and max(abs(v - 0.5) for v in j) <= 0.01
+
+
+def test_flag_background_is_translucent():
+    # a solid light pink made the flipped parity rows unreadable in dark mode: the flag colour must let the theme through
+    import re
+
+    alpha = float(re.fullmatch(r"rgba\(\d+, \d+, \d+, ([0-9.]+)\)", ui.FLAG_BACKGROUND).group(1))
+    assert 0 < alpha <= 0.3

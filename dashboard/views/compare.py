@@ -7,8 +7,9 @@ import plotly.express as px
 import streamlit as st
 
 from dashboard import page_context
+from dashboard.tables import number_columns, text_columns
 
-from kweval import stats, ui
+from kweval import stats, ui, verdict
 
 ctx = page_context()
 sel = ctx.selection
@@ -17,20 +18,17 @@ METRICS = [m for m in ev.metric_names if m != "gt_coverage"]
 
 
 def paired(scores: pd.DataFrame, a: str, b: str, metric: str | None = None) -> pd.DataFrame:
-    return ui.paired_scores(scores, a, b, METRICS, metric)
+    return stats.paired_scores(scores, a, b, METRICS, metric)
 
 
-# stats.paired_comparison(x, y) reports x − y with x's side as "a": called with (B, A) it gives B − A
-SIDES = {"mean_a": "mean B", "mean_b": "mean A"}
+SIDES = {"mean_a": "mean A", "mean_b": "mean B"}
 
 
 @st.cache_data(show_spinner="Bootstrap and randomization tests…", max_entries=32)
 def _compare(key: tuple, movie: str, a: str, others: tuple, _scores: pd.DataFrame) -> pd.DataFrame:
     parts = []
     for b in others:
-        both = paired(_scores, a, b)
-        res = stats.paired_comparison(both[[f"{m}_b" for m in METRICS]].set_axis(METRICS, axis=1),
-                                      both[[f"{m}_a" for m in METRICS]].set_axis(METRICS, axis=1), METRICS)
+        res = stats.compare_models(_scores, a, b, METRICS)
         parts.append(res.rename(columns=SIDES).assign(model=b))
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
@@ -40,7 +38,7 @@ def _per_movie(key: tuple, a: str, b: str, metric: str, _scores: pd.DataFrame) -
     both = paired(_scores, a, b)
     parts = []
     for movie, grp in both.groupby("movie", sort=False):
-        res = stats.paired_comparison(grp[[f"{metric}_b"]].set_axis([metric], axis=1), grp[[f"{metric}_a"]].set_axis([metric], axis=1), [metric])
+        res = stats.paired_comparison(grp[[f"{metric}_a"]].set_axis([metric], axis=1), grp[[f"{metric}_b"]].set_axis([metric], axis=1), [metric])
         parts.append(res.rename(columns=SIDES).assign(movie=movie))
     if not parts:
         return pd.DataFrame()
@@ -69,11 +67,21 @@ st.caption(
 )
 
 res = _compare(ctx.key, sel.movie, a, tuple(others), scores)
+ALIASES = {"mean A": "mean_a", "mean B": "mean_b"}
+res = verdict.with_significance(res) if not res.empty else res
+st.subheader(f"Verdicts: each model against {ui.md(a)}")
+for b_model, rows in res.groupby("model", sort=False):
+    said = verdict.verdicts(rows.rename(columns=ALIASES), a, b_model)
+    lines = [("✅ " if sig else "▫️ ") + ui.md(text) for text, sig in zip(said, rows["significant"])]
+    st.markdown("\n".join(f"- {line}" for line in lines))
+st.caption(f"Significant: Holm-adjusted randomization p < {verdict.ALPHA} across the metrics of each model pair.")
 st.subheader(f"Every metric, each model against {ui.md(a)}")
-shown = res[["model", "metric", "n", "mean A", "mean B", "diff", "ci_low", "ci_high", "p_randomization_holm", "p_ttest_holm",
+shown = res[["model", "metric", "n", "mean A", "mean B", "diff", "ci_low", "ci_high", "p_randomization_holm", "significant", "p_ttest_holm",
              "p_randomization", "p_ttest", "wins", "ties", "losses"]]
-num = {c: st.column_config.NumberColumn(c, format="%.4f") for c in shown.columns if c.startswith(("mean", "diff", "ci_"))}
-num |= {c: st.column_config.NumberColumn(c, format="%.2g") for c in shown.columns if c.startswith("p_")}
+num = number_columns([c for c in shown.columns if c.startswith(("mean", "diff", "ci_"))], aliases=ALIASES)
+num |= number_columns([c for c in shown.columns if c.startswith("p_")], fmt="%.2g")
+num |= number_columns(["n", "wins", "ties", "losses"], fmt="%d")
+num |= text_columns(["significant"])
 st.dataframe(shown, hide_index=True, column_config=num, key="compare_table")
 
 st.subheader(f"{metric} per movie: {ui.md(b)} − {ui.md(a)}")
@@ -87,16 +95,24 @@ st.subheader(f"Per review: {metric} of {ui.md(a)} (x) vs {ui.md(b)} (y)")
 both = paired(scores, a, b, metric)
 both["movie "] = both["movie"].map(ui.esc)  # plotly renders some HTML in hover labels: show escaped copies
 both["review "] = both["review_id"].map(ui.esc)
-fig = px.scatter(both, x=f"{metric}_a", y=f"{metric}_b", hover_data=["movie ", "review ", "difference"], opacity=0.5,
-                 labels={f"{metric}_a": f"{ui.esc(a)} (A)", f"{metric}_b": f"{ui.esc(b)} (B)"}, custom_data=["movie", "review_id"])
+# many reviews share the same values (0, 1/k, ...): a little seeded jitter shows how many points sit on each
+both["x "] = ui.jitter(both[f"{metric}_a"], 0.012, seed=1)
+both["y "] = ui.jitter(both[f"{metric}_b"], 0.012, seed=2)
+label = ui.metric_label(metric)
+fig = px.scatter(both, x="x ", y="y ", hover_data={"movie ": True, "review ": True, "difference": ":.4f", f"{metric}_a": ":.4f",
+                 f"{metric}_b": ":.4f", "x ": False, "y ": False}, opacity=0.45,
+                 labels={"x ": f"{label} of {ui.esc(a)} (A)", "y ": f"{label} of {ui.esc(b)} (B)",
+                         f"{metric}_a": f"{ui.esc(a)} (A)", f"{metric}_b": f"{ui.esc(b)} (B)"}, custom_data=["movie", "review_id"])
+fig.update_traces(marker=dict(color=ui.model_colors(ctx.dataset.model_names).get(b), size=7))
 fig.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line=dict(dash="dot", color="grey"))
-fig.update_layout(height=460, margin=dict(t=10, b=10))
-event = st.plotly_chart(fig, on_select="rerun", selection_mode="points", key="scatter")
+fig.update_layout(height=460, margin=dict(t=40, b=10))
+event = st.plotly_chart(fig, on_select="rerun", selection_mode="points", key="scatter", config={"displaylogo": False})
 points = event.selection.points if event and event.selection else []
 if points:
     movie, review = points[0]["customdata"][:2]
     st.switch_page(ctx.pages["explorer"], query_params=ctx.params(movie=movie, review=review))
-st.caption("Click a point to open that review in the explorer.")
+st.caption("Points are jittered slightly (±0.012) so that reviews with equal values stay visible; hover shows the exact values. "
+           "Click a point to open that review in the explorer.")
 
 st.subheader("Reviews by difference (B − A)")
 listing = both.reindex(both["difference"].abs().sort_values(ascending=False, kind="stable").index)

@@ -8,7 +8,7 @@ import streamlit as st
 from dashboard import page_context
 from dashboard.context import query_param
 
-from kweval import ui
+from kweval import present, ui, why
 
 ctx = page_context()
 sel = ctx.selection
@@ -42,7 +42,7 @@ def _details(key: tuple, movie: str, review: str, models: tuple, _rows: pd.DataF
     """
     from kweval import semantic, sentiment
 
-    gt = ev.ground_truth[ev.ground_truth["movie"] == movie]
+    gt = own_gt(movie, review)
     rows = _rows.reset_index()
     vectors = None
     if SEM:
@@ -54,6 +54,30 @@ def _details(key: tuple, movie: str, review: str, models: tuple, _rows: pd.DataF
     return details, sentiment.text_value(text), sentiment.gt_mean_value(gt)
 
 
+def own_gt(movie: str, review: str) -> pd.DataFrame:
+    """The GT list the review is scored against: its own (per-document GT) or its movie's."""
+    gt = ev.ground_truth[ev.ground_truth["movie"] == movie]
+    own = gt[gt["review_id"] == review]
+    return own if len(own) else gt[gt["review_id"].isna()]
+
+
+def own_gt_html(movie: str, review: str, text: object) -> str:
+    """A document's own GT list, each keyword marked present (● occurs in the text) or absent (○); '' for movie-level GT."""
+    gt = own_gt(movie, review)
+    if not len(gt) or gt["review_id"].isna().all():
+        return ""
+    flags = present.present_flags(gt["norm"].tolist(), text if isinstance(text, str) else None, ctx.options.match)
+    items = " · ".join(f"{'●' if f else '○'} {ui.esc(k)}" for k, f in zip(gt["keyword"], flags))
+    return (f'<div style="font-size:0.85em;margin-top:0.3rem"><b>Own ground truth ({len(gt)}; ● in the text, ○ absent):</b> '
+            f"{items}</div>")
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _reasons(key: tuple, movie: str, review: str, models: tuple, _rows: pd.DataFrame) -> pd.DataFrame:
+    """The review's keywords with why each matched or not (kweval.why: per model, from the matching itself)."""
+    return why.match_reasons(_rows.reset_index(), own_gt(movie, review), ctx.options.match)
+
+
 def _set(param: str, value: str | None) -> None:
     if value is None:
         st.query_params.pop(param, None)
@@ -61,10 +85,11 @@ def _set(param: str, value: str | None) -> None:
         st.query_params[param] = value
 
 
-def review_card(row: pd.Series, kw: pd.DataFrame, scores: pd.DataFrame) -> None:
-    """One review: header, highlighted text, per model its metrics and ranked keywords (all escaped)."""
+def review_card(row: pd.Series, kw: pd.DataFrame, scores: pd.DataFrame, marked: str | None, links: bool = False) -> None:
+    """One review: header, the text with `marked`'s matches, the movie's top-k GT, per model its metrics and keywords (all escaped)."""
     key = (row["movie"], row["review_id"])
     rows = kw.loc[[key]] if key in kw.index else kw.iloc[0:0]
+    rows = _reasons(ctx.key, row["movie"], row["review_id"], tuple(sel.models), rows)
     mine = scores[(scores["movie"] == row["movie"]) & (scores["review_id"] == row["review_id"])].set_index("model")
     rating = "" if pd.isna(row["rating"]) else f" · rating {row['rating']:g}"
     title = f" · “{ui.esc(row['title'])}”" if isinstance(row["title"], str) else ""
@@ -75,8 +100,9 @@ def review_card(row: pd.Series, kw: pd.DataFrame, scores: pd.DataFrame) -> None:
         extra = ui.sentiment_line(text_v, gt_v) if SAS else ""
     cells = []
     for model in sel.models:
+        swatch = f'<span style="display:inline-block;width:0.7em;height:0.7em;border-radius:50%;background:{COLORS.get(model, "grey")};margin-right:0.3em"></span>'
         if model not in mine.index:
-            cells.append(f'<div><b>{ui.esc(model)}</b><div style="opacity:0.7">skipped: no output for this review</div></div>')
+            cells.append(f'<div>{swatch}<b>{ui.esc(model)}</b><div style="opacity:0.7">skipped: no output for this review</div></div>')
             continue
         m = mine.loc[model]
         vals = " · ".join(f"{ui.esc(name)} {ui.fmt_num(m[name])}" for name in REVIEW_METRICS if name in m)
@@ -84,10 +110,23 @@ def review_card(row: pd.Series, kw: pd.DataFrame, scores: pd.DataFrame) -> None:
             listing = ui.keyword_table_html(details[details["model"] == model], sel.k, SEM, SAS, ctx.options.threshold)
         else:
             listing = ui.keyword_list_html(rows[rows["model"] == model], sel.k)
-        cells.append(f'<div><b>{ui.esc(model)}</b><div style="font-size:0.85em;opacity:0.8">{vals}</div>{listing}</div>')
-    width = min(len(cells), 2 if (SEM or SAS) else 4)  # the tables need more room than the lists
-    grid = f'<div style="display:grid;grid-template-columns:repeat({width},minmax(0,1fr));gap:0.8rem;margin-top:0.4rem">{"".join(cells)}</div>'
-    st.html(head + ui.review_html(row["text"], ui.matched_tooltips(rows)) + extra + grid)
+        cells.append(f'<div>{swatch}<b>{ui.esc(model)}</b><div style="font-size:0.85em;opacity:0.8">{vals}</div>{listing}</div>')
+    gt = own_gt(row["movie"], row["review_id"])
+    marks = (f'<div style="font-size:0.85em;opacity:0.75">Marked: the words of {ui.esc(marked)}’s matched keywords.</div>'
+             if marked else "")
+    text = ui.review_html(row["text"], ui.matched_tooltips(rows, model=marked) if marked else {})
+    own = own_gt_html(row["movie"], row["review_id"], row["text"])
+    side = (f'<div style="display:flex;flex-wrap:wrap;gap:1rem"><div style="flex:3 1 18rem;min-width:0">{marks}{text}{own}</div>'
+            f'<div style="flex:1 1 12rem">{ui.gt_top_html(gt, sel.k, rows, COLORS)}</div></div>')
+    st.html(head + side + extra + ui.model_grid_html(cells, 22 if (SEM or SAS) else 16))
+    if links:
+        cols = st.columns(min(len(sel.models), 4) or 1)
+        for i, model in enumerate(m for m in sel.models if m in mine.index):
+            cols[i % len(cols)].page_link(ctx.pages["ndcg"], label=f"nDCG step by step: {model}", icon=":material/calculate:",
+                                          query_params=ctx.params(movie=row["movie"], review=row["review_id"], model=model))
+
+
+COLORS = ui.model_colors(ctx.dataset.model_names)
 
 
 st.title("Review explorer")
@@ -96,10 +135,15 @@ keywords = _keywords(ctx.key, sel.movie, tuple(sel.models), ev.keywords)
 scores = ctx.scores()
 st.caption(
     f"{ui.md(ctx.movie_title(sel.movie))} · {len(table)} evaluated reviews · k = {sel.k} · match {sel.match}. "
-    "Marked words: predicted keywords matched to a GT keyword (hover for the GT keyword and its 0-based rank)."
+    "Marked words: the chosen model's predicted keywords that matched a GT keyword (each model's list also names the GT keyword, its 0-based rank, "
+    "and why an unmatched keyword did not match, e.g. when an earlier keyword already took that GT keyword)."
     + (f" Semantic: each keyword's nearest GT keyword and their cosine, marked ✓ when above τ = {ui.format_tau(ctx.options.threshold)}." if SEM else "")
     + (" Sentiment: each keyword's VADER value v(x) beside the review text's and the GT mean; the review's `sas_keywords` / `sas_text` are among the metrics." if SAS else "")
 )
+
+marked = ctx.url_widget(st.radio, "Mark the matches of", "hl", sel.models[0] if sel.models else None,
+                        parse=lambda s: s if s in sel.models else None, options=list(sel.models), horizontal=True,
+                        format_func=str, help="Highlights are per model: a word is marked only if this model matched it.")
 
 review = query_param("review")
 if review:
@@ -108,7 +152,7 @@ if review:
     if found.empty:
         st.warning(f"Review {ui.md(review)} is not among the evaluated reviews of {ui.md(ctx.movie_title(sel.movie))}.")
     for _, row in found.iterrows():
-        review_card(row, keywords, scores)
+        review_card(row, keywords, scores, marked, links=True)
     st.stop()
 
 c1, c2, c3 = st.columns([2, 3, 1], vertical_alignment="bottom")
@@ -118,11 +162,14 @@ query = ctx.url_widget(c2.text_input, "Search the text", "q", "", placeholder="w
 none = ctx.url_widget(c3.checkbox, "Nothing matched", "none", False, parse=lambda s: s == "1", fmt=lambda v: "1" if v else "0",
                       resets=("p",), help="Only reviews where no selected model matched any GT keyword.")
 pair = None
-if sort == "largest disagreement" and len(sel.models) >= 2:
+if sort in ("largest disagreement", *ui.DIRECTIONAL_SORTS) and len(sel.models) >= 2:
     d1, d2, _ = st.columns([2, 2, 2])
     a = ctx.url_widget(d1.selectbox, "Model A", "a", sel.models[0], parse=lambda s: s if s in sel.models else None, options=list(sel.models))
     b = ctx.url_widget(d2.selectbox, "Model B", "b", sel.models[1], parse=lambda s: s if s in sel.models else None, options=list(sel.models))
     pair = (a, b)
+    if sort in ui.DIRECTIONAL_SORTS:
+        worse, better = (pair[i] for i in ui.DIRECTIONAL_SORTS[sort])
+        st.caption(f"Only reviews where {ui.md(worse)} scores lower than {ui.md(better)} on {ui.md(metric)}, the largest gap first.")
 
 shown = ui.filter_reviews(table, metric, sel.models, sort=sort, query=query, nothing_matched=none, pair=pair)
 per_page = 10
@@ -136,5 +183,5 @@ rows, page, n_pages = ui.paginate(shown, page, per_page)
 p2.caption(f"{len(shown)} review(s) match · page {page} of {n_pages} · sorted by {ui.md(sort)}")
 for _, row in rows.iterrows():
     with st.container(border=True):
-        review_card(row, keywords, scores)
+        review_card(row, keywords, scores, marked)
         st.button("Open this review", key=f"open_{row['movie']}_{row['review_id']}", on_click=_set, args=("review", str(row["review_id"])))

@@ -31,7 +31,9 @@ st.title("nDCG, step by step")
 c1, c2, c3 = st.columns(3)
 k = ctx.url_widget(c1.slider, "k", "ek", sel.k, parse=int, min_value=1, max_value=10)
 gain = ctx.url_widget(c2.radio, "Gain", "gain", "linear", parse=lambda s: s if s in ("linear", "exponential") else None,
-                      options=["linear", "exponential"], horizontal=True)
+                      options=["linear", "exponential"], horizontal=True, format_func=explain.GAIN_LABELS.get,
+                      help="A matched keyword earns the GT-rank gain of the GT keyword it matched: 1/log2(j+2) for GT rank j "
+                           "(the top GT keyword earns 1); the exponential variant uses 2^gain − 1.")
 discount = ctx.url_widget(c3.radio, "Discount", "disc", "log2", parse=lambda s: s if s in ("log2", "jarvelin") else None,
                           options=["log2", "jarvelin"], horizontal=True, format_func=lambda d: {"log2": "log2", "jarvelin": "Järvelin"}[d])
 f = explain.formulas(gain, discount)
@@ -39,11 +41,11 @@ st.latex(f["gain"] + r"\qquad " + f["discount"])
 st.latex(rf"\mathrm{{DCG}}@k = \sum_{{(i,j)\in M,\ i<k}} \mathrm{{gain}}(j)\,\mathrm{{disc}}(i)\qquad \mathrm{{IDCG}}@k = \sum_{{j<\min(k,|G|)}} \mathrm{{gain}}(j)\,\mathrm{{disc}}(j)")
 
 KW_COLUMNS = ["position", "keyword", "gt_keyword", "gt_rank", "gain", "discount", "contribution"]
-st.header("The seed 000 example")
+st.header(explain.EXAMPLE_TITLES["seed000"])
 st.markdown(
     f"GT (rank 0 first): **{', '.join(explain.SEED_000['ground_truth'])}** · predictions: **{', '.join(explain.SEED_000['predictions'])}**. "
     "Each prediction takes the best-ranked GT keyword it matches that is still free (one-to-one); "
-    "its gain comes from that GT rank j, its discount from its own position i."
+    "its GT-rank gain comes from that GT rank j, its discount from its own position i."
 )
 show(explain.ndcg_steps(**explain.SEED_000, k=k, gain=gain, discount=discount, match=sel.match), "seed000", KW_COLUMNS)
 
@@ -59,35 +61,41 @@ else:
     labels = {f"{m}/{r}": (m, r) for m, r in ids}
     wanted = query_param("review")
     default = next((lbl for lbl, (m, r) in labels.items() if r == wanted), next(iter(labels)))
-    choice = ctx.url_widget(st.selectbox, "Review", "rv", default, parse=lambda s: s if s in labels else None, options=list(labels))
+    choice = ctx.url_widget(st.selectbox, "Review", "rv", default, parse=lambda s: s if s in labels else None, options=list(labels),
+                            format_func=lambda lbl: f"{ctx.movie_title(labels[lbl][0])} · review {labels[lbl][1]}")
     movie, review = labels[choice]
     kw = ev.keywords[(ev.keywords["movie"] == movie) & (ev.keywords["review_id"] == review) & (ev.keywords["model"] == model)]
     gt = ev.ground_truth.loc[ev.ground_truth["movie"] == movie, "keyword"].tolist()
+    text = ctx.dataset.reviews.loc[(ctx.dataset.reviews["movie"] == movie) & (ctx.dataset.reviews["review_id"] == review), "text"]
+    st.html(ui.review_html(text.iloc[0] if len(text) else None, ui.matched_tooltips(kw, model=model), max_height=180))
+    st.caption(f"The review's text; marked: the words of {ui.md(model)}'s keywords that matched a GT keyword.")
     st.markdown(f"GT of {ui.md(ctx.movie_title(movie))}: {len(gt)} keywords, top {min(k, len(gt))}: " + ", ".join(f"*{ui.md(g)}*" for g in gt[:k]))
     steps = explain.keyword_steps(kw, gt, k=k, gain=gain, discount=discount)
     show(steps, "review", KW_COLUMNS)
     st.page_link(ctx.pages["explorer"], label="Open this review in the explorer", icon="🔍",
                  query_params=ctx.params(review=review, movie=movie))
 
-st.header("Plain relevance lists (seeds 002 and 004)")
+st.header("Textbook examples: ranked results with graded relevance")
 st.markdown(
-    "Seed 002 (log2 discount, whole list): DCG 9.058809, IDCG 10.628132, nDCG 0.852342; "
-    "versus its ideal: 0.899662 (linear gain) and 0.915492 (exponential). "
-    "Seed 004 (Järvelin discount): q1 0.799/0.799, q2 0.549/0.705, q3 0.908/0.949, rA 0.497/0.693, rB 0.630/0.780 (nDCG@5/@10)."
+    "Each result has a relevance grade (0: not relevant); the gain is the grade itself (or 2^grade − 1). "
+    "The six-result list gives nDCG 0.852342 over the whole list; the eight-result list scored against its given ideal "
+    "gives 0.899662 (linear gain) and 0.915492 (exponential). The query and system examples use the Järvelin discount "
+    "and are shown at k = 5 and k = 10 (query 1: 0.799 at both)."
 )
 rows = []
 for name, ex in explain.SEED_002.items():
     for g in ("linear", "exponential"):
         s = explain.relevance_steps(**ex, gain=g)
-        rows.append({"example": f"002 {name}", "gain": g, "discount": "log2", "k": s.k, "DCG": s.dcg, "IDCG": s.idcg, "nDCG": s.ndcg})
+        rows.append({"example": explain.EXAMPLE_TITLES[name], "gain": g, "discount": "log2", "k": s.k, "DCG": s.dcg, "IDCG": s.idcg, "nDCG": s.ndcg})
 for name, ex in explain.SEED_004.items():
     for kk in (5, 10):
         s = explain.relevance_steps(**ex, k=kk, discount="jarvelin")
-        rows.append({"example": f"004 {name}", "gain": "linear", "discount": "jarvelin", "k": kk, "DCG": s.dcg, "IDCG": s.idcg, "nDCG": s.ndcg})
+        rows.append({"example": explain.EXAMPLE_TITLES[name], "gain": "linear", "discount": "jarvelin", "k": kk, "DCG": s.dcg, "IDCG": s.idcg, "nDCG": s.ndcg})
 st.dataframe(pd.DataFrame(rows), hide_index=True, key="seed_table",
              column_config={c: st.column_config.NumberColumn(c, format="%.6f") for c in ("DCG", "IDCG", "nDCG")})
 examples = {f"002 {n}": ex for n, ex in explain.SEED_002.items()} | {f"004 {n}": ex for n, ex in explain.SEED_004.items()}
 name = ctx.url_widget(st.selectbox, "Step through (with the k, gain and discount above)", "ex", "002 classic",
-                      parse=lambda s: s if s in examples else None, options=list(examples))
+                      parse=lambda s: s if s in examples else None, options=list(examples),
+                      format_func=lambda key: explain.EXAMPLE_TITLES[key.split(" ", 1)[1]])
 show(explain.relevance_steps(**examples[name], k=k, gain=gain, discount=discount), "relevance",
      ["position", "relevance", "gain", "discount", "contribution"])

@@ -45,7 +45,8 @@ flips = flips[flips["flips"]][["movie", "metric", "legacy_winner", "corrected_wi
 c1, c2 = st.columns([3, 2])
 c1.subheader("Legacy vs corrected (macro)")
 c1.dataframe(
-    table.style.apply(lambda row: ["background-color: #fde2e1" if row["flips"] else ""] * len(row), axis=1),
+    # a translucent red reads on light and dark themes alike (the text keeps the theme's own colour)
+    table.style.apply(lambda row: [f"background-color: {ui.FLAG_BACKGROUND}" if row["flips"] else ""] * len(row), axis=1),
     hide_index=True,
     column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in ("legacy", "corrected", "difference")},
     key="parity_table",

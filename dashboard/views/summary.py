@@ -9,9 +9,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard import page_context
+from dashboard.tables import best_in_bold, number_columns
 
 from kweval import report, stats, ui
-from kweval.aggregate import ALL, aggregate
+from kweval.aggregate import ALL, aggregate, aggregate_by
+from kweval.slices import slice_labels
 
 ctx = page_context()
 sel = ctx.selection
@@ -27,32 +29,50 @@ def _cis(key: tuple, how: str, movie: str, models: tuple, _scores: pd.DataFrame)
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _sliced(key: tuple, how: str, by: str, _evaluation) -> pd.DataFrame | None:
-    labels = ui.slice_labels(_evaluation.scores, ctx.dataset.reviews, by)
-    return None if labels is None else aggregate(ui.sliced_evaluation(_evaluation, labels), how, include_all=False)
+    labels = slice_labels(_evaluation.scores, ctx.dataset.reviews, by)
+    return None if labels is None else aggregate_by(_evaluation, labels, how)
 
 
-# Rendered once per selection, not on every rerun: their cost grows with the number of movies.
 @st.cache_data(show_spinner=False, max_entries=32)
-def _exports(key: tuple, how: str, k: int, models: tuple, _table: pd.DataFrame) -> tuple[str, str, str]:
-    return report.to_csv(_table), report.to_markdown(_table), report.to_latex(_table, caption=f"kweval summary ({how}, k={k})")
+def _exports(key: tuple, how: str, models: tuple, columns: tuple, ci_style: str, meta: tuple,
+             _table: pd.DataFrame, _intervals: pd.DataFrame | None) -> tuple[str, str, str]:
+    """CSV, Markdown and LaTeX of the summary, built once per selection (their cost grows with the number of movies)."""
+    latex = report.to_latex(_table, columns=list(columns) or None, ci=_intervals, ci_style=ci_style if ci_style != "none" else "brackets",
+                            caption=report.latex_caption(dict(meta)))
+    return report.to_csv(_table), report.to_markdown(_table), latex
 
 
 st.title("Summary")
 st.caption(
     f"{ui.md(ctx.source_label)} · {sel.agg} aggregation · match {sel.match} · k = {sel.k} · "
-    f"{len(sel.models)} model(s). Bold in the downloads: the best value of each movie."
+    f"{len(sel.models)} model(s). **Bold**: the best value of each movie (and of ALL) per column, here and in the downloads. "
+    "Hover a column name for its definition (docs/metrics.md)."
 )
 
 table = ctx.summary()
 table = table[table["model"].isin(sel.models)].reset_index(drop=True)
-fmt = {m: st.column_config.NumberColumn(m, format="%.4f") for m in metrics}
 st.subheader(f"Every metric, movies × models ({sel.agg})")
-st.dataframe(table, hide_index=True, column_config=fmt, key="summary_table")
-c1, c2, c3, _ = st.columns([1, 1, 1, 5])
-csv_text, md_text, tex_text = _exports(ctx.key, sel.agg, sel.k, tuple(sel.models), table)
-c1.download_button("CSV", csv_text, f"kweval_summary_{sel.agg}.csv", "text/csv")
-c2.download_button("Markdown", md_text, f"kweval_summary_{sel.agg}.md", "text/markdown")
-c3.download_button("LaTeX", tex_text, f"kweval_summary_{sel.agg}.tex", "text/x-tex")
+config = number_columns([*metrics, "n_reviews", "n_skipped"], formats={"n_reviews": "%d", "n_skipped": "%d"})
+st.dataframe(best_in_bold(table), hide_index=True, column_config=config, key="summary_table")
+meta = {"data": ctx.dataset.source, "k": sel.k, "match": sel.match, "aggregate": sel.agg}
+c1, c2, c3, c4 = st.columns([1, 1, 1, 5])
+with c4.popover("LaTeX options"):
+    tex_columns = st.multiselect("Columns", metrics, default=metrics, format_func=ui.metric_label, key="tex_columns")
+    tex_ci = st.radio("Confidence intervals", ["none", "brackets", "pm"], horizontal=True, key="tex_ci",
+                      format_func={"none": "none", "brackets": "0.612 [0.58, 0.64]", "pm": "0.612 ± 0.03"}.get)
+    st.caption("booktabs table; the best value per movie in bold; the caption names dataset, k, match mode and aggregation.")
+
+
+@st.cache_data(show_spinner="Bootstrapping the intervals…", max_entries=16)
+def _intervals(key: tuple, how: str, models: tuple, columns: tuple, _evaluation) -> pd.DataFrame:
+    return report.summary_intervals(_evaluation.scores[_evaluation.scores["model"].isin(models)], list(columns), how)
+
+
+intervals = _intervals(ctx.key, sel.agg, tuple(sel.models), tuple(tex_columns), ev) if tex_ci != "none" and tex_columns else None
+csv_text, md_text, tex_text = _exports(ctx.key, sel.agg, tuple(sel.models), tuple(tex_columns), tex_ci, tuple(meta.items()), table, intervals)
+c1.download_button("CSV", csv_text, report.download_name("summary", meta, "csv"), "text/csv")
+c2.download_button("Markdown", md_text, report.download_name("summary", meta, "md"), "text/markdown")
+c3.download_button("LaTeX", tex_text, report.download_name("summary", meta, "tex"), "text/x-tex")
 skipped = int(table.loc[table["movie"] == ALL, "n_skipped"].sum())
 if skipped:
     st.caption(f"{skipped} review × model pair(s) without model output are skipped (counted in n_skipped; see Data).")
@@ -63,17 +83,22 @@ st.subheader(f"Per metric, with bootstrap 95% CIs — {ui.md(ctx.movie_title(sco
 scores = ctx.scores() if scope != ALL else ev.scores[ev.scores["model"].isin(sel.models)]
 cis = _cis(ctx.key, sel.agg, scope, tuple(sel.models), scores)
 rows = table[table["movie"] == scope].set_index("model")
+colors = ui.model_colors(ctx.dataset.model_names)  # by the dataset's model list: a model keeps its colour
+labels = [ui.metric_label(m) for m in metrics]
 fig = go.Figure()
 for model in sel.models:
     ci = cis[cis["model"] == model].set_index("metric").reindex(metrics)
     value = rows.loc[model, metrics].to_numpy(dtype="float64") if model in rows.index else np.full(len(metrics), np.nan)
     fig.add_bar(
-        name=ui.esc(model), x=metrics, y=value,  # plotly renders some HTML in labels: escaped
+        name=ui.esc(model), x=metrics, y=value, marker_color=colors.get(model),  # plotly renders some HTML in labels: escaped
         error_y=dict(type="data", symmetric=False, array=np.clip(ci["ci_high"].to_numpy() - value, 0, None),
                      arrayminus=np.clip(value - ci["ci_low"].to_numpy(), 0, None)),
     )
-fig.update_layout(barmode="group", yaxis_title=sel.agg, height=380, margin=dict(t=10, b=10), legend_title_text="model")
-st.plotly_chart(fig, key="bars")
+how = "micro: ratios of summed counts; ranking metrics and SAS: mean over reviews" if sel.agg == "micro" else "macro: mean over reviews"
+fig.update_layout(barmode="group", yaxis_title=f"value ({how})", xaxis_title="metric", height=420, margin=dict(t=40, b=10),
+                  legend=dict(title_text="model", orientation="h", yanchor="bottom", y=1.02, x=0))  # above the plot, clear of the toolbar
+fig.update_xaxes(tickvals=metrics, ticktext=[ui.esc(label) for label in labels])  # registry labels under the bars
+st.plotly_chart(fig, key="bars", config={"displaylogo": False})
 st.caption("Error bars: percentile bootstrap over reviews (2000 resamples, seed 0); gt_coverage is movie-level and has none.")
 
 # --- heatmap -------------------------------------------------------------------------------------
@@ -81,10 +106,13 @@ metric = ctx.url_widget(st.selectbox, "Metric for the heatmap and slices", "metr
                         parse=lambda s: s if s in metrics else None, options=metrics)
 movies_only = table[table["movie"] != ALL]
 per_movie = movies_only.pivot(index="movie", columns="model", values=metric).reindex(index=pd.unique(movies_only["movie"]), columns=list(sel.models))
-st.subheader(f"{metric}: movie × model")
-heat = px.imshow(per_movie.rename(index=ui.esc, columns=ui.esc), text_auto=".3f", aspect="auto", color_continuous_scale="Viridis", labels=dict(color=metric))
-heat.update_layout(height=80 + 40 * len(per_movie), margin=dict(t=10, b=10))
-st.plotly_chart(heat, key="heatmap")
+st.subheader(f"{ui.metric_label(metric)}: movie × model")
+heat = px.imshow(per_movie.rename(index=ui.esc, columns=ui.esc), text_auto=".3f", aspect="auto", color_continuous_scale="Viridis",
+                 labels=dict(color=ui.esc(ui.axis_title(metric, sel.agg)), x="model", y="movie"))
+# a colour bar needs room to be read even for one or two movies; the toolbar sits in the top margin, off the cells
+heat.update_layout(height=max(280, 90 + 40 * len(per_movie)), margin=dict(t=40, b=10),
+                   coloraxis_colorbar=dict(title=dict(side="right"), thickness=14, len=1.0, tickformat=".2f"))
+st.plotly_chart(heat, key="heatmap", config={"displaylogo": False})
 
 # --- slices --------------------------------------------------------------------------------------
 st.subheader(f"{metric} by review rating and length")
@@ -95,7 +123,7 @@ for col, by in zip(cols, ("rating", "length")):
         col.caption(f"This dataset has no review {by}s.")
         continue
     sliced = sliced[sliced["model"].isin(sel.models)]
-    wide = sliced.pivot(index="movie", columns="model", values=metric).reindex(index=pd.unique(sliced["movie"]), columns=list(sel.models))
-    wide.insert(0, "reviews", sliced.groupby("movie", sort=False)["n_reviews"].max())
+    wide = sliced.pivot(index="slice", columns="model", values=metric).reindex(index=pd.unique(sliced["slice"]), columns=list(sel.models))
+    wide.insert(0, "reviews", sliced.groupby("slice", sort=False)["n_reviews"].max())
     wide.index.name = by
     col.dataframe(wide, column_config={m: st.column_config.NumberColumn(m, format="%.4f") for m in sel.models})

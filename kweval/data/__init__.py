@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import errno
+from collections.abc import Mapping
 from pathlib import Path
 
 from kweval.data.dataset import Dataset, Problem
@@ -21,30 +23,41 @@ def demo_path() -> Path:
 
 
 def detect_layout(path: Path) -> str:
-    """'tidy' or 'dnlp' for a folder holding a dataset; raises DatasetError otherwise."""
-    from kweval.data import dnlp, tidy
+    """'tidy', 'dnlp' or 'keyphrase' (docsutf8/ + keys/) for a folder holding a dataset; raises DatasetError otherwise."""
+    from kweval.data import dnlp, keyphrase, tidy
 
-    if not path.exists():
-        raise DatasetError(f"{path}: no such file or folder")
+    try:
+        path.stat()
+    except FileNotFoundError:
+        raise DatasetError(f"{path}: no such file or folder") from None
+    except OSError as exc:
+        reason = "a path longer than the system allows" if exc.errno == errno.ENAMETOOLONG else exc.strerror or str(exc)
+        raise DatasetError(f"{path}: cannot be read ({reason})") from None
     if not path.is_dir():
         raise DatasetError(f"{path}: expected a folder (tidy tables, or the DNLP Dataset/ layout)")
     if tidy.is_tidy(path):
         return "tidy"
     if dnlp.find_root(path) is not None:
         return "dnlp"
+    if keyphrase.find_collections(path):
+        return "keyphrase"
     raise DatasetError(
-        f"{path}: not a dataset folder: expected predictions.parquet/.csv (tidy layout) "
-        "or Extracted_Keywords/ (DNLP layout)"
+        f"{path}: not a dataset folder: expected predictions.parquet/.csv (tidy layout), "
+        "Extracted_Keywords/ (DNLP layout) or docsutf8/ + keys/ (keyphrase benchmark layout)"
     )
 
 
-def load_dataset(path: str | Path | None = None, movies: list[str] | None = None) -> Dataset:
+def load_dataset(
+    path: str | Path | None = None, movies: list[str] | None = None, predictions: Mapping[str, str | Path] | None = None
+) -> Dataset:
     """Load a dataset folder (layout auto-detected), or the embedded demo when `path` is None.
 
     `movies`, when given, keeps only those movies (a layout with a file per
-    movie reads only their files).
+    movie reads only their files).  `predictions` ({model name: JSONL or tidy
+    predictions file}) adds (or replaces) those models' predictions, in any layout.
     """
-    from kweval.data import dnlp, tidy
+    from kweval.data import dnlp, keyphrase, tidy
+    from kweval.data.predictions import attach_predictions
 
     folder = Path(path) if path is not None else DEMO_DIR
     layout = detect_layout(folder)
@@ -52,8 +65,13 @@ def load_dataset(path: str | Path | None = None, movies: list[str] | None = None
         ds = tidy.read_tidy(folder)
         if path is None:
             ds.source = "demo"
-        return ds if movies is None else ds.subset(movies)
-    return dnlp.read_dnlp(folder, movies)
+    elif layout == "keyphrase":
+        ds = keyphrase.read_keyphrase(folder)
+    else:
+        ds = dnlp.read_dnlp(folder, movies)
+    if predictions:
+        ds = attach_predictions(ds, {name: Path(p) for name, p in predictions.items()})
+    return ds if movies is None or layout == "dnlp" else ds.subset(movies)
 
 
 def movie_file_sizes(path: str | Path | None) -> dict[str, int] | None:
@@ -66,4 +84,4 @@ def movie_file_sizes(path: str | Path | None) -> dict[str, int] | None:
     if path is None or detect_layout(Path(path)) != "dnlp":
         return None
     root = dnlp.find_root(Path(path))
-    return {movie: file.stat().st_size for movie, file in dnlp.movie_files(root).items()}
+    return {movie: dnlp.file_size(file) for movie, file in dnlp.movie_files(root).items()}

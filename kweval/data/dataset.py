@@ -9,6 +9,7 @@ replay the notebooks on the very same cells.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -22,6 +23,7 @@ GROUND_TRUTH_COLUMNS = ["movie", "rank", "keyword", "helpful", "not_helpful"]
 MODEL_COLUMNS = ["model", "score_direction"]
 
 SCORE_DIRECTIONS = ("higher", "lower")
+KEY = ["movie", "review_id", "model"]  # one evaluated list: a review × model pair
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,18 @@ class Problem:
 
     def __str__(self) -> str:
         return f"{self.source}: {self.reason}"
+
+
+def duplicate_lists_problem(source: str, n_lists: int, n_rows: int | None = None) -> Problem:
+    """The problem every reader reports for review × model lists given more than once.
+
+    The rule, the same in every layout: the first list of a review × model
+    pair (in file order) is kept, later ones are dropped.
+    """
+    rows = "" if n_rows is None else f" ({n_rows} row(s))"
+    return Problem(
+        source, f"{n_lists} review × model list(s) given more than once: the first of each kept, the later one(s){rows} dropped"
+    )
 
 
 @dataclass
@@ -74,6 +88,35 @@ class Dataset:
     @property
     def model_names(self) -> list[str]:
         return self.models["model"].tolist()
+
+    @property
+    def per_document(self) -> bool:
+        """Whether some review has its own GT list (keyphrase benchmarks) rather than only its movie's."""
+        gt = self.ground_truth
+        return "review_id" in gt.columns and bool(gt["review_id"].notna().any())
+
+    def unit_names(self) -> tuple[str, str]:
+        """What to call a movie and a review for this data: ("Collection", "Document") for per-document GT."""
+        return ("Collection", "Document") if self.per_document else ("Movie", "Review")
+
+    def content_hash(self) -> str:
+        """A stable content hash (every table's values and columns, problems, source): the dashboard's cache key."""
+        h = hashlib.sha256()
+        for name in ("movies", "reviews", "predictions", "ground_truth", "models"):
+            frame: pd.DataFrame = getattr(self, name)
+            h.update(name.encode())
+            h.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
+            h.update(str(len(frame)).encode())
+            if len(frame):
+                # object columns may mix None/str/float: hash their string form so any cell content works
+                safe = frame.copy()
+                for col in safe.columns:
+                    if safe[col].dtype == object:
+                        safe[col] = safe[col].map(lambda v: "\x00<NA>" if v is None or (isinstance(v, float) and v != v) else f"{type(v).__name__}:{v}")
+                h.update(pd.util.hash_pandas_object(safe, index=False).to_numpy().tobytes())
+        h.update(repr([str(p) for p in self.problems]).encode())
+        h.update(str(self.source).encode())
+        return h.hexdigest()
 
     def subset(self, movies: list[str] | None = None, models: list[str] | None = None) -> "Dataset":
         """The same dataset restricted to some movies and/or models."""

@@ -12,11 +12,13 @@ tidy Parquet/CSV only).
 
 from __future__ import annotations
 
+import errno
 import gc
 import itertools
 import math
 import numbers
 import operator
+import os
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +32,7 @@ from kweval.data.dataset import (
     REVIEW_COLUMNS,
     Dataset,
     Problem,
+    duplicate_lists_problem,
 )
 
 GT_FILE = "keywords_ground_truth.pkl"
@@ -41,9 +44,30 @@ MODEL_PREFIX = "keywords_"
 def find_root(path: Path) -> Path | None:
     """The folder holding `Extracted_Keywords/`: `path` itself or its `Dataset/` child."""
     for candidate in (path, path / "Dataset"):
-        if (candidate / KW_DIR).is_dir():
+        if os.path.isdir(candidate / KW_DIR):  # False, not an error, for an over-long path or a link loop
             return candidate
     return None
+
+
+def file_size(path: Path) -> int:
+    """Size of the file at `path`, 0 when it cannot be read (the reader names the problem)."""
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
+
+
+def os_error_reason(path: Path, exc: OSError) -> str:
+    """What an OSError met while reading `path` means, in words."""
+    if exc.errno == errno.ELOOP:
+        return "a symbolic link loop"
+    if exc.errno == errno.ENAMETOOLONG:
+        return "a path longer than the system allows"
+    if exc.errno == errno.ENOENT and os.path.islink(path):
+        return f"a dangling symbolic link (to {os.readlink(path)})"
+    if exc.errno == errno.EISDIR:
+        return "a folder, not a file"
+    return exc.strerror or type(exc).__name__
 
 
 def movie_files(root: Path) -> dict[str, Path]:
@@ -54,6 +78,9 @@ def movie_files(root: Path) -> dict[str, Path]:
 def _read_pickle(path: Path, problems: list[Problem], what: str) -> pd.DataFrame | None:
     try:
         frame = pd.read_pickle(path)
+    except OSError as exc:
+        problems.append(Problem(path.name, f"unreadable {what}: {os_error_reason(path, exc)}; skipped"))
+        return None
     except Exception as exc:  # any unreadable file is a data problem, not a crash
         problems.append(Problem(path.name, f"unreadable {what} ({type(exc).__name__}: {exc}); skipped"))
         return None
@@ -234,7 +261,7 @@ def _read_dnlp(path: Path, only: list[str] | None) -> Dataset:
     gt_frames: list[pd.DataFrame] = []
     gt_raw = None
     gt_path = root / GT_FILE
-    if gt_path.is_file():
+    if os.path.lexists(gt_path):  # a link loop or a folder is read, so its problem is named
         gt_raw = _read_pickle(gt_path, problems, "ground-truth file")
         if gt_raw is not None and not {"Movie_ID", "Keyword"} <= set(gt_raw.columns):
             problems.append(Problem(GT_FILE, "lacks the Movie_ID/Keyword columns; no ground truth"))
@@ -256,8 +283,14 @@ def _read_dnlp(path: Path, only: list[str] | None) -> Dataset:
             problems.append(Problem(kw_path.name, "lacks a Review_ID column or any keywords_<model> column; skipped"))
             continue
         frame = frame[frame["Review_ID"].notna()]
-        frame = frame.drop_duplicates("Review_ID", keep="first")
         review_ids = _as_strings(frame["Review_ID"])
+        repeated = pd.Series(review_ids, dtype=object).duplicated(keep="first").to_numpy()
+        if repeated.any():  # a review's row repeated: the first row's lists win (as in the tidy reader)
+            dropped_cells = [cell for col in model_cols for cell in frame.loc[repeated, col].tolist() if not _is_missing(cell)]
+            n_rows = sum(max(len(c), 1) if isinstance(c, _LIST_TYPES) else 0 for c in dropped_cells)
+            problems.append(duplicate_lists_problem(kw_path.name, len(dropped_cells), n_rows))
+            frame = frame[~repeated]
+            review_ids = [rid for rid, again in zip(review_ids, repeated.tolist()) if not again]
         imdb_id = None
         if "Movie_ID" in frame.columns and frame["Movie_ID"].notna().any():
             imdb_id = str(frame["Movie_ID"].dropna().iloc[0])
@@ -275,7 +308,7 @@ def _read_dnlp(path: Path, only: list[str] | None) -> Dataset:
         columns["rating"] = np.full(n_rv, np.nan)
         title = movie
         extra_path = root / REVIEWS_DIR / f"{movie}.pkl"
-        if extra_path.is_file():
+        if os.path.lexists(extra_path):
             extra = _read_pickle(extra_path, problems, "reviews file")
             if extra is not None and "Review_ID" in extra.columns:
                 extra = extra.drop_duplicates("Review_ID")

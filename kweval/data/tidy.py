@@ -7,7 +7,10 @@ pickles.
 
 from __future__ import annotations
 
+import csv
 import io
+import os
+import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -25,11 +28,12 @@ from kweval.data.dataset import (
     SCORE_DIRECTIONS,
     Dataset,
     Problem,
+    duplicate_lists_problem,
 )
 
 TABLES = {
     "predictions": PREDICTION_COLUMNS,
-    "ground_truth": GROUND_TRUTH_COLUMNS,
+    "ground_truth": ["movie", "rank", "keyword"],  # helpful, not_helpful optional (NaN); review_id optional
     "reviews": ["movie", "review_id"],
     "movies": ["movie"],
     "models": ["model"],
@@ -45,7 +49,7 @@ def table_files(folder: Path) -> dict[str, Path]:
     for name in TABLES:
         for suffix in SUFFIXES:
             candidate = folder / f"{name}{suffix}"
-            if candidate.is_file():
+            if os.path.isfile(candidate):
                 found[name] = candidate
                 break
     return found
@@ -156,15 +160,25 @@ def _text_values(frame: pd.DataFrame | pa.Table, name: str, as_string: bool) -> 
 
 
 def _numbers(frame: pd.DataFrame | pa.Table, name: str) -> np.ndarray:
-    """A numeric column as `pd.to_numeric(column, errors="coerce")` gives it, as an array."""
+    """A numeric column as `pd.to_numeric(column, errors="coerce")` gives it, as an array.
+
+    Booleans are not numbers here (True is no score of 1.0): a boolean column
+    is all NaN, as boolean entries are in the DNLP reader.
+    """
     if isinstance(frame, pa.Table):
         column = frame.column(name)
+        if pa.types.is_boolean(column.type):
+            return np.full(len(column), np.nan)
         if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
             # nulls become NaN (an integer column with nulls becomes float64), as through pandas
             return np.asarray(column.to_numpy(zero_copy_only=False))
         series = column.to_pandas()
     else:
         series = frame[name]
+    if pd.api.types.is_bool_dtype(series):
+        return np.full(len(series), np.nan)
+    if series.dtype == object:
+        series = series.map(lambda v: np.nan if isinstance(v, (bool, np.bool_)) else v)
     return pd.to_numeric(series, errors="coerce").to_numpy()
 
 
@@ -192,6 +206,8 @@ def _clean_predictions(
     review_c, review_u = _key_codes(frame, "review_id")
     model_c, model_u = _key_codes(frame, "model")
     rank = _numbers(frame, "rank")
+    _report_nested_keys(frame, ("movie", "review_id", "model"), source, problems)
+    _report_non_text_keywords(frame, source, problems)
     keyword_c, keyword_u = _keyword_codes(frame)
     score = _numbers(frame, "score").astype("float64", copy=False)
     del frame  # the caller's last reference: the Arrow table goes now
@@ -220,6 +236,12 @@ def _clean_predictions(
         return values if rows is None else values[rows]
 
     m, r, d = take(movie_c), take(review_c), take(model_c)
+    later = _later_lists(m, r, d, take(rank), np.arange(len(movie_c)) if rows is None else rows)
+    if later.any():
+        n_lists = _count_pairs_with(later, m, r, d)
+        problems.append(duplicate_lists_problem(source, n_lists, int(later.sum())))
+        rows = np.flatnonzero(~later) if rows is None else rows[~later]
+        m, r, d = take(movie_c), take(review_c), take(model_c)
     n = len(m)
     pair_start = np.flatnonzero(np.concatenate(([True], (m[1:] != m[:-1]) | (r[1:] != r[:-1])))) if n else np.zeros(0, np.int64)
     out = pd.DataFrame(
@@ -237,6 +259,82 @@ def _clean_predictions(
     movie_order = movie_u[pd.unique(m)].tolist() if n else []
     model_order = model_u[pd.unique(d)].tolist() if n else []
     return out, pair_start, movie_order, model_order
+
+
+def _later_lists(m: np.ndarray, r: np.ndarray, d: np.ndarray, rank: np.ndarray, file_row: np.ndarray) -> np.ndarray:
+    """Which rows (sorted by pair, then rank) belong to a review × model pair's second or later list.
+
+    A pair holds more than one list when a rank repeats.  Its rows are then
+    read in file order, a new list starting wherever a rank repeats one of the
+    current list; only the first list is kept (METRICS.md's "first wins", the
+    DNLP reader's rule for a repeated review).
+    """
+    n = len(m)
+    later = np.zeros(n, dtype=bool)
+    if n < 2:
+        return later
+    same_pair = (m[1:] == m[:-1]) & (r[1:] == r[:-1]) & (d[1:] == d[:-1])
+    repeats = np.flatnonzero(same_pair & (rank[1:] == rank[:-1]))
+    if len(repeats) == 0:
+        return later
+    pair_start = np.flatnonzero(np.concatenate(([True], ~same_pair)))
+    pair_end = np.append(pair_start[1:], n)
+    for p in np.unique(np.searchsorted(pair_start, repeats + 1, side="right") - 1).tolist():
+        lo, hi = int(pair_start[p]), int(pair_end[p])
+        in_file_order = lo + np.argsort(file_row[lo:hi], kind="stable")
+        seen: set = set()
+        first_list = True
+        for i in in_file_order.tolist():
+            if rank[i] in seen:
+                first_list = False
+            seen.add(rank[i])
+            later[i] = not first_list
+    return later
+
+
+def _count_pairs_with(flags: np.ndarray, m: np.ndarray, r: np.ndarray, d: np.ndarray) -> int:
+    """Number of distinct (m, r, d) pairs among the flagged rows."""
+    keys = pd.DataFrame({"m": m[flags], "r": r[flags], "d": d[flags]})
+    return int(len(keys.drop_duplicates()))
+
+
+def _neither_text_nor_missing(value: object) -> bool:
+    """A cell holding something other than text (a list, a number), as opposed to text or nothing."""
+    if isinstance(value, str) or value is None or value is pd.NA:
+        return False
+    return not (isinstance(value, float) and np.isnan(value))
+
+
+def _is_nested(kind: pa.DataType) -> bool:
+    return pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_struct(kind) or pa.types.is_map(kind)
+
+
+def _report_nested_keys(frame: pd.DataFrame | pa.Table, columns: tuple[str, ...], source: str, problems: list[Problem]) -> None:
+    """Name key columns whose cells are lists or records: they are read as their text, which is rarely what was meant."""
+    if not isinstance(frame, pa.Table):
+        return  # CSV cells are always text
+    for name in columns:
+        column = frame.column(name)
+        if _is_nested(column.type):
+            n = len(column) - column.null_count
+            problems.append(Problem(source, f"{n} {name} cell(s) hold {column.type}, not one value per row; read as their text"))
+
+
+def _report_non_text_keywords(frame: pd.DataFrame | pa.Table, source: str, problems: list[Problem]) -> None:
+    """Name keyword cells that are not text (lists, numbers): they count as no keyword, which must not pass silently."""
+    if isinstance(frame, pa.Table):
+        column = frame.column("keyword")
+        if _is_text(column.type):
+            return
+        n_bad = len(column) - column.null_count
+        kind = "lists" if pa.types.is_list(column.type) or pa.types.is_large_list(column.type) else str(column.type)
+    else:
+        n_bad = int(frame["keyword"].map(_neither_text_nor_missing).sum())
+        kind = "not text"
+    if n_bad:
+        problems.append(
+            Problem(source, f"{n_bad} keyword cell(s) hold {kind}, not one keyword per row; those rows have no keyword")
+        )
 
 
 def _keyword_codes(frame: pd.DataFrame | pa.Table) -> tuple[np.ndarray, np.ndarray]:
@@ -291,6 +389,7 @@ def _stable_order(rows: np.ndarray | None, n_all: int, *keys) -> np.ndarray | No
 
 
 def _clean_ground_truth(frame: pd.DataFrame, source: str, problems: list[Problem]) -> pd.DataFrame:
+    """movie, rank (positions 0..n-1 per GT list), keyword, helpful, not_helpful (+ review_id: a review's own list)."""
     out = pd.DataFrame(
         {
             "movie": _as_str(frame["movie"].astype("string")),
@@ -300,13 +399,32 @@ def _clean_ground_truth(frame: pd.DataFrame, source: str, problems: list[Problem
             "not_helpful": pd.to_numeric(frame["not_helpful"], errors="coerce") if "not_helpful" in frame else np.nan,
         }
     )
+    lists = ["movie"]
+    if "review_id" in frame:
+        out["review_id"] = _as_str(frame["review_id"].astype("string"))
+        lists = ["movie", "_doc"]
     bad = out["movie"].isna() | out["rank"].isna()
     if bad.any():
         problems.append(Problem(source, f"{int(bad.sum())} row(s) without movie or rank; dropped"))
-    out = out[~bad].sort_values(["movie", "rank"], kind="stable")
+    not_text = frame["keyword"].map(_neither_text_nor_missing).to_numpy(dtype=bool)
+    if not_text.any():
+        problems.append(Problem(source, f"{int(not_text.sum())} keyword cell(s) are not text (e.g. lists); those GT rows are dropped"))
+    out = out[~bad]
+    if "review_id" in out:
+        out = out.assign(_doc=out["review_id"].fillna(""))
+    out = out.sort_values(lists + ["rank"], kind="stable")
     # ranks become positions 0..n-1 in rank order
-    out["rank"] = out.groupby("movie", sort=False).cumcount().astype("int64")
-    return out.reset_index(drop=True)
+    out["rank"] = out.groupby(lists, sort=False).cumcount().astype("int64")
+    return out.drop(columns=["_doc"], errors="ignore").reset_index(drop=True)
+
+
+def unranked_movies(frame: pd.DataFrame) -> set[str]:
+    """Movies whose every GT list gives all its keywords the same rank: unranked GT (before ranks become positions)."""
+    rank = pd.to_numeric(frame["rank"], errors="coerce")
+    keys = [frame["movie"].astype("string")] + ([frame["review_id"].astype("string").fillna("")] if "review_id" in frame else [])
+    spread = rank.groupby(keys, sort=False).agg(lambda r: r.nunique(dropna=True))
+    per_movie = spread.groupby(level=0, sort=False).max()
+    return {str(m) for m, n in per_movie.items() if n <= 1 and isinstance(m, str)}
 
 
 def _clean_reviews(frame: pd.DataFrame | pa.Table) -> pd.DataFrame:
@@ -364,6 +482,7 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
         if "ground_truth" in frames
         else pd.DataFrame({c: pd.Series(dtype="object") for c in GROUND_TRUTH_COLUMNS})
     )
+    unranked = unranked_movies(frames["ground_truth"]) if "ground_truth" in frames else set()
 
     if "reviews" in frames:
         reviews = _clean_reviews(frames.pop("reviews"))
@@ -377,12 +496,21 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
         )
     )
     titles: dict[str, str] = {}
+    extra: dict[str, dict] = {}  # optional movie columns: ranked (GT order matters), language
     if "movies" in frames:
         mv = frames["movies"]
         title_col = mv["title"] if "title" in mv else mv["movie"]
         titles = {str(m): str(t) for m, t in zip(mv["movie"], title_col) if isinstance(m, str) and isinstance(t, str)}
         movie_order = list(dict.fromkeys([str(m) for m in mv["movie"] if isinstance(m, str)] + movie_order))
+        for col in ("ranked", "language"):
+            if col in mv:
+                extra[col] = {m: v for m, v in zip(mv["movie"], mv[col]) if isinstance(m, str) and not (isinstance(v, float) and v != v)}
     movies = pd.DataFrame({"movie": movie_order, "title": [titles.get(m, m) for m in movie_order]}, columns=MOVIE_COLUMNS)
+    if unranked or "ranked" in extra:
+        given = extra.pop("ranked", {})
+        movies["ranked"] = [given.get(m, m not in unranked) for m in movie_order]
+    for col, values in extra.items():
+        movies[col] = [values.get(m) for m in movie_order]
 
     model_order = list(pred_models)
     directions: dict[str, str] = {}
@@ -395,10 +523,13 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
         for name, direction in zip(md["model"], md["score_direction"] if "score_direction" in md else ["higher"] * len(md)):
             if not isinstance(name, str):
                 continue
-            if direction not in SCORE_DIRECTIONS:
+            if not isinstance(direction, str) or direction.strip() == "":
+                problems.append(Problem("models", f"model {name!r}: no score_direction; using higher"))
+                direction = "higher"
+            elif direction.strip().lower() not in SCORE_DIRECTIONS:
                 problems.append(Problem("models", f"model {name!r}: score_direction {direction!r} is not higher/lower; using higher"))
                 direction = "higher"
-            directions[name] = direction
+            directions[name] = direction.strip().lower()
     models = pd.DataFrame({"model": model_order, "score_direction": [directions.get(m, "higher") for m in model_order]}, columns=MODEL_COLUMNS)
     return Dataset(movies, reviews, predictions, ground_truth, models, problems, source=origin)
 
@@ -408,23 +539,64 @@ def read_tidy(folder: Path) -> Dataset:
     return read_tidy_tables({p.name: p for p in table_files(folder).values()}, origin=str(folder))
 
 
+def csv_quoting(table: pd.DataFrame) -> int:
+    """The `csv` quoting mode that keeps `table` readable: QUOTE_MINIMAL, or QUOTE_ALL when a text cell holds a CR.
+
+    The csv module quotes a field holding "\n" but not one holding a lone "\r"
+    (with "\n" line ends), which readers take as a line break; quoting every
+    field then is rare and leaves the usual output unchanged.
+    """
+    for col in table.columns:
+        if isinstance(col, str) and "\r" in col:
+            return csv.QUOTE_ALL
+        if table[col].dtype == object or pd.api.types.is_string_dtype(table[col]):
+            try:
+                if table[col].str.contains("\r", regex=False, na=False).any():
+                    return csv.QUOTE_ALL
+            except AttributeError:  # no string in the column
+                continue
+    return csv.QUOTE_MINIMAL
+
+
 def write_tidy(dataset: Dataset, folder: Path, fmt: str = "parquet") -> list[Path]:
-    """Write `dataset` in the tidy layout; returns the files written."""
+    """Write `dataset` in the tidy layout; returns the files written.
+
+    Every table is written to a temporary file beside its place first and the
+    files are renamed into place only once all are written, so a failed write
+    (full disk, file-size limit) leaves no truncated table and no mix of old
+    and new tables; the OSError is raised.
+    """
+    if fmt not in ("parquet", "csv"):
+        raise ValueError(f"unknown format {fmt!r}; choose parquet or csv")
     folder.mkdir(parents=True, exist_ok=True)
-    written = []
-    for name, frame in (
+    tables = (
         ("movies", dataset.movies),
         ("reviews", dataset.reviews),
         ("predictions", dataset.predictions),
         ("ground_truth", dataset.ground_truth),
         ("models", dataset.models),
-    ):
-        path = folder / f"{name}.{fmt}"
-        if fmt == "parquet":
-            frame.to_parquet(path, index=False)
-        elif fmt == "csv":
-            frame.to_csv(path, index=False)
-        else:
-            raise ValueError(f"unknown format {fmt!r}; choose parquet or csv")
-        written.append(path)
-    return written
+    )
+    staged: list[tuple[str, Path]] = []
+    try:
+        for name, frame in tables:
+            handle, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=f".{fmt}.tmp")
+            os.close(handle)
+            staged.append((tmp, folder / f"{name}.{fmt}"))
+            if fmt == "parquet":
+                frame.to_parquet(tmp, index=False)
+            else:
+                frame.to_csv(tmp, index=False, quoting=csv_quoting(frame))
+            os.chmod(tmp, 0o666 & ~_umask())
+    except BaseException:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        raise
+    for tmp, path in staged:
+        os.replace(tmp, path)
+    return [path for _, path in staged]
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -1,0 +1,42 @@
+"""Table presentation shared by the pages: column help from `kweval.registry` and the best value per column in bold."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+
+import pandas as pd
+import streamlit as st
+
+from kweval import registry, ui
+
+
+def number_columns(columns: Iterable[str], fmt: str = "%.4f", aliases: Mapping[str, str] | None = None,
+                   formats: Mapping[str, str] | None = None) -> dict:
+    """`st.dataframe` column_config for `columns`: each column's help is its registry definition.
+
+    `aliases` maps a shown column name to its registry name (e.g. "mean A" → "mean_a");
+    `formats` overrides `fmt` per column.  Unregistered columns get no help.
+    """
+    config = {}
+    for col in columns:
+        entry = registry.info((aliases or {}).get(col, col))
+        help_ = f"{entry.label}: {entry.help()}" if entry is not None else None
+        config[col] = st.column_config.NumberColumn(col, format=(formats or {}).get(col, fmt), help=help_)
+    return config
+
+
+def text_columns(columns: Iterable[str], aliases: Mapping[str, str] | None = None) -> dict:
+    """Column help for non-numeric registered columns (e.g. ``significant``)."""
+    config = {}
+    for col in columns:
+        entry = registry.info((aliases or {}).get(col, col))
+        if entry is not None:
+            config[col] = st.column_config.Column(col, help=f"{entry.label}: {entry.help()}")
+    return config
+
+
+def best_in_bold(table: pd.DataFrame, decimals: int = 4):
+    """`table` styled with each movie's best value per metric column in bold (`kweval.ui.best_styles`)."""
+    styles = ui.best_styles(table)
+    numeric = [c for c in table.columns if pd.api.types.is_float_dtype(table[c])]
+    return table.style.apply(lambda _: styles, axis=None).format(precision=decimals, subset=numeric, na_rep="")

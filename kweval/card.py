@@ -1,0 +1,152 @@
+"""The protocol card: everything needed to reproduce a table of numbers, printed with it.
+
+Every output of `kweval evaluate` carries one: a Markdown header, a LaTeX
+caption, a JSON field, or a `<out>.protocol.json` sidecar beside a CSV file.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+
+from kweval.protocols import PROTOCOLS
+
+MATCH_RULES = {
+    "kweval": None,  # the --match option decides
+    "pke": "exact, on Porter stems of whitespace-split lower-cased words",
+    "kpeval": "exact, on Porter stems of words split on single spaces",
+    "meng": "exact, on Porter stems of words split on non-word characters",
+}
+
+
+def files_hash(paths: Iterable[Path]) -> str:
+    """SHA-256 over the names and bytes of `paths` (sorted), for data given as files."""
+    h = hashlib.sha256()
+    for path in sorted(Path(p) for p in paths):
+        h.update(path.name.encode())
+        h.update(b"\0")
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def protocol_card(
+    preset: str,
+    data: str,
+    content_hash: str,
+    *,
+    k: int | None = None,
+    match: str | None = None,
+    aggregation: str | None = None,
+    gt_order: str | None = None,
+    cutoffs: Iterable[object] = (),
+) -> dict[str, object]:
+    """The card of one result: preset and each convention it fixes, data identity, options."""
+    from kweval import __version__
+
+    protocol = PROTOCOLS[preset]
+    if preset == "kweval":
+        stemming = "Porter" if match == "stem" else "none"
+        match_rule = f"{match} (docs/metrics.md §2)"
+        cutoff_rule = "hard (p@k = matches / k)"
+        aggregation_rule = f"{aggregation or 'macro'} (docs/metrics.md §6)"
+    else:
+        stemming = "Porter (NLTK)"
+        match_rule = MATCH_RULES[preset]
+        cutoff_rule = "hard (÷ k)" if protocol.cutoff == "hard" else "flexible (÷ min(k, |P|))"
+        aggregation_rule = (
+            "macro: F1 of mean P and mean R" if protocol.macro_f1 == "f1_of_means" else "macro: mean of per-document F1"
+        )
+    return {
+        "kweval_version": __version__,
+        "preset": preset,
+        "tool": protocol.tool,
+        "data": data,
+        "dataset_sha256": content_hash,
+        "match": match_rule,
+        "stemming": stemming,
+        "cutoff": cutoff_rule,
+        "aggregation": aggregation_rule,
+        "k": k,
+        "cutoffs": [str(c) for c in cutoffs],
+        "gt_order": gt_order or "unranked",
+        "prediction_dedup": protocol.prediction_dedup,
+        "gt_dedup": protocol.gt_dedup,
+        "present_rule": protocol.present_rule,
+        "empty_predictions": protocol.empty_predictions,
+        "invalid_predictions": protocol.invalid_predictions,
+        "defects_reproduced": list(protocol.defects),
+    }
+
+
+_SHORT = ("preset", "kweval_version", "dataset_sha256", "match", "stemming", "cutoff", "aggregation", "k", "gt_order")
+
+
+def card_line(card: Mapping[str, object]) -> str:
+    """One sentence naming the conventions (a Markdown header line or a LaTeX caption)."""
+    parts = []
+    for key in _SHORT:
+        value = card.get(key)
+        if key == "dataset_sha256" and isinstance(value, str):
+            value = value[:12]
+        if value not in (None, "", []):
+            parts.append(f"{key.replace('_', ' ')}: {value}")
+    return "; ".join(parts)
+
+
+def card_markdown(card: Mapping[str, object]) -> str:
+    """The card as a Markdown block to print above a table (values escaped)."""
+    from kweval.report import escape_markdown
+
+    return f"> **Protocol** — {escape_markdown(card_line(card))}\n\n"
+
+
+def card_latex_caption(card: Mapping[str, object]) -> str:
+    """The card as a LaTeX caption text (plain: `kweval.report.to_latex` escapes its caption)."""
+    return f"Protocol: {card_line(card)}"
+
+
+def sidecar_path(out: str) -> Path:
+    """Where the card of a CSV written to `out` goes: `<out>.protocol.json`."""
+    return Path(f"{out}.protocol.json")
+
+
+def card_json(card: Mapping[str, object]) -> str:
+    return json.dumps(card, indent=2, ensure_ascii=False) + "\n"
+
+
+def folder_hash(folder: Path) -> str:
+    """SHA-256 over the relative paths and bytes of every file under `folder` (sorted)."""
+    folder = Path(folder)
+    h = hashlib.sha256()
+    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(folder)).encode())
+        h.update(b"\0")
+        h.update(path.read_bytes())
+    return h.hexdigest()
+
+
+def render_with_card(table, fmt: str, meta: Mapping[str, object] | None, card: Mapping[str, object], raw_csv: bool = False, **latex) -> str:
+    """`report.render` of `table` with the card: Markdown header, LaTeX caption, JSON field (CSV: see `sidecar_path`).
+
+    `latex`: `report.to_latex`'s columns, ci, ci_style; the caption names the run (`report.latex_caption`) and then the card.
+    """
+    from kweval import report
+
+    if fmt == "markdown":
+        return card_markdown(card) + report.to_markdown(table)
+    if fmt == "latex":
+        caption = (report.latex_caption(dict(meta)) + " " if meta else "") + card_latex_caption(card)
+        return report.to_latex(table, caption=caption, **latex)
+    if fmt == "json":
+        return report.to_json(table, {**(meta or {}), "protocol": dict(card)})
+    return report.render(table, fmt, dict(meta) if meta else None, raw_csv=raw_csv)
+
+
+def write_sidecar(fmt: str, out: str, card: Mapping[str, object]) -> None:
+    """Beside a CSV file written to `out`, its card as `<out>.protocol.json` (nothing for stdout)."""
+    from kweval.output import write_output
+
+    if fmt == "csv" and out != "-" and Path(out).is_file():  # not for /dev/null or a pipe
+        write_output(card_json(card), str(sidecar_path(out)))

@@ -1,0 +1,132 @@
+"""Reader for the keyphrase-benchmark layout (the LIAAD collection of 20 datasets, SemEval, Inspec, ...).
+
+    <Collection>/
+      docsutf8/<doc_id>.txt   the document text (UTF-8)
+      keys/<doc_id>.key       its gold keyphrases, one per line (unranked)
+      lan.txt                 language code (optional)
+
+The collection plays the part of a movie and each document that of a review
+with its own ground truth: the GT rows carry the document's `review_id`, and
+the movie is marked unranked (`ranked` False), so every keyphrase has gain 1.
+A folder holding several such collections is read as several movies.  The
+layout has no predictions: they come from `--predictions NAME=PATH`
+(kweval.data.predictions) or a tidy `predictions` table beside `docsutf8/`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from kweval.data.dataset import MODEL_COLUMNS, PREDICTION_COLUMNS, Dataset, Problem
+
+DOCS_DIR = "docsutf8"
+KEYS_DIR = "keys"
+LANGUAGE_FILE = "lan.txt"
+
+
+def is_collection(folder: Path) -> bool:
+    """Whether `folder` holds `docsutf8/` and `keys/`."""
+    return (folder / DOCS_DIR).is_dir() and (folder / KEYS_DIR).is_dir()
+
+
+def find_collections(folder: Path) -> list[Path]:
+    """`folder` itself when it is a collection, else its sub-folders that are (sorted by name); [] if none."""
+    if is_collection(folder):
+        return [folder]
+    try:
+        children = sorted(p for p in folder.iterdir() if p.is_dir())
+    except OSError:
+        return []
+    return [p for p in children if is_collection(p)]
+
+
+def _read_text(path: Path, problems: list[Problem], what: str) -> str | None:
+    """The file's UTF-8 text (undecodable bytes replaced, with a note), or None with a problem when unreadable."""
+    try:
+        raw = path.read_bytes()
+    except OSError as exc:
+        problems.append(Problem(str(path), f"unreadable {what} ({exc.strerror or type(exc).__name__}); skipped"))
+        return None
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        problems.append(Problem(str(path), f"{what} is not valid UTF-8; undecodable bytes replaced"))
+        return raw.decode("utf-8-sig", errors="replace")
+
+
+def _language(collection: Path, problems: list[Problem]) -> str | None:
+    path = collection / LANGUAGE_FILE
+    if not path.is_file():
+        return None
+    text = _read_text(path, problems, "language file")
+    return (text or "").strip() or None
+
+
+def read_collection(collection: Path, problems: list[Problem]) -> tuple[pd.DataFrame, pd.DataFrame, str | None]:
+    """(reviews, ground_truth, language) of one collection; documents without a key file get no GT (reported)."""
+    name = collection.name
+    docs = {p.stem: p for p in sorted((collection / DOCS_DIR).glob("*.txt")) if p.is_file()}
+    keys = {p.stem: p for p in sorted((collection / KEYS_DIR).glob("*.key")) if p.is_file()}
+    review_rows: list[tuple] = []
+    gt_rows: list[tuple] = []
+    for doc_id, path in docs.items():
+        text = _read_text(path, problems, "document")
+        if text is None:
+            continue
+        review_rows.append((name, doc_id, text))
+    without_keys = [d for d in docs if d not in keys]
+    if without_keys:
+        problems.append(Problem(f"{collection / KEYS_DIR}", f"{len(without_keys)} document(s) without a .key file (e.g. {without_keys[0]}); they have no ground truth"))
+    orphans = [d for d in keys if d not in docs]
+    if orphans:
+        problems.append(Problem(f"{collection / DOCS_DIR}", f"{len(orphans)} key file(s) without a document (e.g. {orphans[0]}); their keyphrases are still read"))
+    for doc_id, path in keys.items():
+        text = _read_text(path, problems, "key file")
+        if text is None:
+            continue
+        phrases = [line.strip() for line in text.splitlines() if line.strip()]
+        if not phrases:
+            problems.append(Problem(str(path), "holds no keyphrase; the document has no ground truth"))
+        gt_rows += [(name, doc_id, 0, phrase) for phrase in phrases]
+    reviews = pd.DataFrame(review_rows, columns=["movie", "review_id", "text"])
+    ground_truth = pd.DataFrame(gt_rows, columns=["movie", "review_id", "rank", "keyword"])
+    return reviews, ground_truth, _language(collection, problems)
+
+
+def read_keyphrase(folder: Path) -> Dataset:
+    """Load one collection, or a folder of collections, as a Dataset with per-document, unranked GT.
+
+    GT ranks are positions in the key file (kept for display; the movie's
+    `ranked` flag False makes every gain 1).  A tidy `predictions` table in a
+    collection folder is read too; otherwise the dataset has no predictions yet.
+    """
+    from kweval.data import predictions as pred_files
+
+    problems: list[Problem] = []
+    reviews, gts, movies, predictions = [], [], [], []
+    for collection in find_collections(folder):
+        rv, gt, language = read_collection(collection, problems)
+        reviews.append(rv)
+        gts.append(gt)
+        movies.append((collection.name, collection.name, False, language))
+        for path in pred_files.tidy_prediction_files(collection):
+            predictions.append(pred_files.read_predictions(path, None, problems, default_movie=collection.name))
+    review_table = pd.concat(reviews, ignore_index=True) if reviews else pd.DataFrame(columns=["movie", "review_id", "text"])
+    review_table = review_table.assign(title=None, rating=np.nan)[["movie", "review_id", "text", "title", "rating"]]
+    gt_table = pd.concat(gts, ignore_index=True) if gts else pd.DataFrame(columns=["movie", "review_id", "rank", "keyword"])
+    gt_table["rank"] = gt_table.groupby(["movie", "review_id"], sort=False).cumcount().astype("int64")
+    gt_table = gt_table.assign(helpful=np.nan, not_helpful=np.nan)[["movie", "rank", "keyword", "helpful", "not_helpful", "review_id"]]
+    pred_table = pd.concat(predictions, ignore_index=True) if predictions else pd.DataFrame({c: pd.Series(dtype="object") for c in PREDICTION_COLUMNS})
+    models = list(dict.fromkeys(pred_table["model"].tolist()))
+    return Dataset(
+        movies=pd.DataFrame(movies, columns=["movie", "title", "ranked", "language"]),
+        reviews=review_table,
+        predictions=pred_table,
+        ground_truth=gt_table.reset_index(drop=True),
+        models=pd.DataFrame({"model": models, "score_direction": "higher"}, columns=MODEL_COLUMNS),
+        problems=problems,
+        source=str(folder),
+    )

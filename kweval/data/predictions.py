@@ -1,0 +1,238 @@
+"""Prediction files given on their own (`--predictions NAME=PATH`): JSONL, or a tidy predictions table.
+
+JSONL, one object per document, as KPEval and keyphrase-generation tools write::
+
+    {"id": "<doc id>", "keyphrases": ["...", ...], "scores": [0.9, ...]}
+
+`doc_id` is accepted for `id` and `predictions` for `keyphrases`; `scores` is
+optional (list order is the ranking either way); an optional `movie` (or
+`collection`) names the movie when document ids alone are ambiguous.  A tidy
+table (`.parquet`/`.csv`) needs `review_id` (or `doc_id`/`id`) and `keyword`;
+`movie`, `rank` (default: file order) and `score` are optional.  Every bad
+line, cell or file is one `Problem`; the rest is read.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import numbers
+from collections.abc import Mapping
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from kweval.data.dataset import MODEL_COLUMNS, PREDICTION_COLUMNS, Dataset, Problem
+
+JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
+TABLE_SUFFIXES = (".parquet", ".csv")
+ID_KEYS = ("id", "doc_id")
+KEYPHRASE_KEYS = ("keyphrases", "predictions")
+MOVIE_KEYS = ("movie", "collection")
+_MAX_LINE_PROBLEMS = 20  # bad lines named one by one per file; the rest are counted
+
+
+def tidy_prediction_files(folder: Path) -> list[Path]:
+    """`predictions.parquet` (preferred) or `predictions.csv` in `folder`, if any."""
+    for suffix in TABLE_SUFFIXES:
+        path = folder / f"predictions{suffix}"
+        if path.is_file():
+            return [path]
+    return []
+
+
+def parse_spec(spec: str) -> tuple[str, Path]:
+    """`NAME=PATH` -> (name, path); ValueError with a usage message otherwise."""
+    name, sep, path = spec.partition("=")
+    if not sep or not name.strip() or not path.strip():
+        raise ValueError(f"expected NAME=PATH, got {spec!r}")
+    return name.strip(), Path(path.strip())
+
+
+def _score(value) -> float:
+    """A score cell as a float; NaN for anything that is not a real number (booleans included)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        return math.nan
+    return float(value)
+
+
+def _first(obj: dict, keys: tuple[str, ...]):
+    for key in keys:
+        if key in obj:
+            return obj[key]
+    return None
+
+
+def read_jsonl(path: Path, model: str, problems: list[Problem], default_movie: str | None = None) -> pd.DataFrame:
+    """Prediction rows of a JSONL file; movie is `default_movie` unless a line names one (None: resolved later)."""
+    rows: list[tuple] = []
+    bad: list[str] = []
+    seen: set[tuple] = set()
+    try:
+        handle = path.open("rb")
+    except OSError as exc:
+        problems.append(Problem(str(path), f"unreadable ({exc.strerror or type(exc).__name__}); no predictions for {model}"))
+        return _empty()
+    with handle:
+        for number, raw in enumerate(handle, start=1):
+            line = raw.strip()
+            if not line:
+                continue
+            try:
+                obj = json.loads(line)
+            except (ValueError, RecursionError) as exc:
+                bad.append(f"line {number}: not JSON ({str(exc)[:80]}); skipped")
+                continue
+            if not isinstance(obj, dict):
+                bad.append(f"line {number}: not a JSON object; skipped")
+                continue
+            doc = _first(obj, ID_KEYS)
+            if isinstance(doc, bool) or not isinstance(doc, (str, int)) or doc == "":
+                bad.append(f"line {number}: no document id (`id` or `doc_id`); skipped")
+                continue
+            phrases = _first(obj, KEYPHRASE_KEYS)
+            if not isinstance(phrases, list):
+                bad.append(f"line {number}: `keyphrases` (or `predictions`) is not a list; skipped")
+                continue
+            scores = obj.get("scores")
+            if scores is not None and (not isinstance(scores, list) or len(scores) != len(phrases)):
+                bad.append(f"line {number}: `scores` is not a list as long as the keyphrases; scores ignored")
+                scores = None
+            movie = _first(obj, MOVIE_KEYS)
+            movie = movie if isinstance(movie, str) and movie else default_movie
+            key = (movie, str(doc))
+            if key in seen:
+                bad.append(f"line {number}: document {doc} again; the first line wins")
+                continue
+            seen.add(key)
+            if not phrases:
+                rows.append((movie, str(doc), model, 0, None, math.nan))  # a real, empty prediction
+            for rank, phrase in enumerate(phrases):
+                keyword = phrase if isinstance(phrase, str) and phrase != "" else None
+                rows.append((movie, str(doc), model, rank, keyword, _score(scores[rank]) if scores is not None else math.nan))
+    _report_lines(path, bad, problems)
+    frame = pd.DataFrame(rows, columns=PREDICTION_COLUMNS)
+    frame["score"] = frame["score"].astype("float64")
+    frame["rank"] = frame["rank"].astype("int64")
+    return frame
+
+
+def _report_lines(path: Path, bad: list[str], problems: list[Problem]) -> None:
+    """One problem per bad line (`"line N: reason"`), the first few by name and the rest counted."""
+    for message in bad[:_MAX_LINE_PROBLEMS]:
+        where, reason = message.split(": ", 1)
+        problems.append(Problem(f"{path}: {where}", reason))
+    if len(bad) > _MAX_LINE_PROBLEMS:
+        problems.append(Problem(str(path), f"{len(bad) - _MAX_LINE_PROBLEMS} more bad line(s) skipped"))
+
+
+def read_table(path: Path, model: str | None, problems: list[Problem], default_movie: str | None = None) -> pd.DataFrame:
+    """Prediction rows of a tidy table; `model` (when given) names every row's model."""
+    try:
+        frame = pd.read_csv(path, dtype=str, keep_default_na=False) if path.suffix == ".csv" else pd.read_parquet(path)
+    except Exception as exc:  # an unreadable table is a data problem
+        problems.append(Problem(str(path), f"unreadable ({type(exc).__name__}: {str(exc)[:200]}); skipped"))
+        return _empty()
+    doc_col = next((c for c in ("review_id", "doc_id", "id") if c in frame.columns), None)
+    if doc_col is None or "keyword" not in frame.columns or (model is None and "model" not in frame.columns):
+        needs = "review_id (or doc_id/id), keyword" + ("" if model is not None else ", model")
+        problems.append(Problem(str(path), f"lacks column(s) among {needs}; skipped"))
+        return _empty()
+    n = len(frame)
+    movie = frame["movie"].astype(object) if "movie" in frame.columns else pd.Series([default_movie] * n, dtype=object)
+    rank = pd.to_numeric(frame["rank"], errors="coerce") if "rank" in frame.columns else pd.Series(np.arange(n), dtype="float64")
+    score = pd.to_numeric(frame["score"], errors="coerce") if "score" in frame.columns else pd.Series(np.full(n, math.nan))
+    out = pd.DataFrame(
+        {
+            "movie": movie.where(movie.map(lambda v: isinstance(v, str) and v != ""), default_movie).astype(object),
+            "review_id": frame[doc_col].map(lambda v: None if v is None or (isinstance(v, float) and math.isnan(v)) or v == "" else str(v)).astype(object),
+            "model": model if model is not None else frame["model"].astype(object),
+            "rank": rank,
+            "keyword": frame["keyword"].map(lambda v: v if isinstance(v, str) and v != "" else None).astype(object),
+            "score": score.astype("float64"),
+        }
+    )
+    bad = out["review_id"].isna() | out["rank"].isna() | (out["rank"] < 0) | out["model"].map(lambda v: not isinstance(v, str) or v == "")
+    if bad.any():
+        problems.append(Problem(str(path), f"{int(bad.sum())} row(s) without a document id, model or valid rank; dropped"))
+        out = out[~bad]
+    out["rank"] = out["rank"].astype("int64")
+    return out.sort_values(["movie", "review_id", "model", "rank"], kind="stable", na_position="first").reset_index(drop=True)
+
+
+def read_predictions(path: Path, model: str | None, problems: list[Problem], default_movie: str | None = None) -> pd.DataFrame:
+    """Prediction rows of one file, JSONL or tidy table by its suffix; a problem (and no rows) for anything else."""
+    suffix = path.suffix.lower()
+    if not path.exists():
+        problems.append(Problem(str(path), "no such file; no predictions read from it"))
+        return _empty()
+    if suffix in JSONL_SUFFIXES:
+        if model is None:
+            model = path.stem
+        return read_jsonl(path, model, problems, default_movie)
+    if suffix in TABLE_SUFFIXES:
+        return read_table(path, model, problems, default_movie)
+    problems.append(Problem(str(path), f"not a predictions file (expected {', '.join(JSONL_SUFFIXES + TABLE_SUFFIXES)}); ignored"))
+    return _empty()
+
+
+def _empty() -> pd.DataFrame:
+    frame = pd.DataFrame({c: pd.Series(dtype="object") for c in PREDICTION_COLUMNS})
+    frame["rank"] = frame["rank"].astype("int64")
+    frame["score"] = frame["score"].astype("float64")
+    return frame
+
+
+def _resolve_movies(rows: pd.DataFrame, reviews: pd.DataFrame, source: str, problems: list[Problem]) -> pd.DataFrame:
+    """Rows without a movie get the movie of the review with that id, when exactly one has it; others are dropped, reported."""
+    missing = rows["movie"].isna()
+    if not missing.any():
+        return rows
+    counts = reviews.groupby("review_id", sort=False)["movie"].agg(["first", "size"])
+    unique = counts[counts["size"] == 1]["first"]
+    movie = rows.loc[missing, "review_id"].map(unique)
+    rows = rows.copy()
+    rows.loc[missing, "movie"] = movie
+    unresolved = rows["movie"].isna()
+    if unresolved.any():
+        ids = rows.loc[unresolved, "review_id"].drop_duplicates()
+        problems.append(Problem(source, f"{len(ids)} document id(s) not found in the dataset, or in several of its collections (e.g. {ids.iloc[0]}); their predictions are skipped"))
+        rows = rows[~unresolved]
+    return rows
+
+
+def attach_predictions(dataset: Dataset, files: Mapping[str, Path]) -> Dataset:
+    """`dataset` with each model's predictions read from its file ({model name: path}), in that order.
+
+    A model the dataset already has is replaced (noted).  Documents the
+    dataset does not know are reported and skipped.
+    """
+    problems = list(dataset.problems)
+    movies = dataset.movies["movie"].tolist()
+    default_movie = movies[0] if len(movies) == 1 else None
+    frames = [dataset.predictions]
+    replaced = [m for m in files if m in set(dataset.models["model"])]
+    for name in replaced:
+        problems.append(Problem(f"--predictions {name}", "replaces the model of the same name in the dataset"))
+    if replaced:
+        frames = [dataset.predictions[~dataset.predictions["model"].isin(replaced)]]
+    for name, path in files.items():
+        rows = read_predictions(Path(path), name, problems, default_movie)
+        rows = rows.assign(model=name)
+        rows = _resolve_movies(rows, dataset.reviews, str(path), problems)
+        known = set(zip(dataset.reviews["movie"], dataset.reviews["review_id"]))
+        if known and len(rows):
+            inside = pd.Series([pair in known for pair in zip(rows["movie"], rows["review_id"])], index=rows.index)
+            if not inside.all():
+                ids = rows.loc[~inside, "review_id"].drop_duplicates()
+                problems.append(Problem(str(path), f"{len(ids)} document id(s) not in the dataset (e.g. {ids.iloc[0]}); skipped"))
+                rows = rows[inside]
+        if rows.empty:
+            problems.append(Problem(str(path), f"no usable predictions for {name}"))
+        frames.append(rows)
+    predictions = pd.concat([f for f in frames if len(f)] or frames[:1], ignore_index=True)
+    model_order = [m for m in dataset.models["model"] if m not in files] + list(files)
+    directions = dict(zip(dataset.models["model"], dataset.models["score_direction"]))
+    models = pd.DataFrame({"model": model_order, "score_direction": [directions.get(m, "higher") for m in model_order]}, columns=MODEL_COLUMNS)
+    return Dataset(dataset.movies, dataset.reviews, predictions[PREDICTION_COLUMNS].reset_index(drop=True), dataset.ground_truth, models, problems, dataset.source)

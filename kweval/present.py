@@ -1,0 +1,86 @@
+"""Present / absent GT keywords: whether a GT keyword occurs in a review's (document's) own text.
+
+A GT keyword is *present* for a review when it occurs in the review's
+normalized text (METRICS.md §1 `norm`) under the match mode:
+
+- ``approx``: as a substring of the text (the mode's substring rule);
+- ``exact`` and ``word``: as a run of whole tokens;
+- ``stem``: its Porter-stemmed tokens as a run of the text's stemmed tokens.
+
+Each keyword is searched once in all the texts that share its GT list, joined
+into one string, so the cost is linear in the text rather than a Python loop
+over keyword × review pairs.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+from collections.abc import Sequence
+from functools import lru_cache
+
+import numpy as np
+
+from kweval.text import normalize_many, stem_tokens
+
+_SEP = "\x00"  # never survives normalize(), so no keyword can span two texts
+
+
+def searchable(texts: Sequence[str | None], mode: str) -> list[str]:
+    """Texts as `occurrences` searches them under `mode` (a missing text becomes an empty one)."""
+    norms = normalize_many([t if isinstance(t, str) else "" for t in texts])
+    if mode == "stem":
+        return [" " + " ".join(_stems(t.split())) + " " if t else "" for t in norms]
+    if mode in ("exact", "word"):
+        return [f" {t} " if t else "" for t in norms]
+    return list(norms)
+
+
+def searchable_keywords(norms: Sequence[str], mode: str) -> list[str]:
+    """Normalized GT keywords as `occurrences` looks for them under `mode`."""
+    if mode == "stem":
+        return [" " + " ".join(_stems(g.split())) + " " for g in norms]
+    if mode in ("exact", "word"):
+        return [f" {g} " for g in norms]
+    return list(norms)
+
+
+@lru_cache(maxsize=1 << 18)
+def _stem(token: str) -> str:
+    return stem_tokens(token)[0]
+
+
+def _stems(tokens: list[str]) -> list[str]:
+    """Porter stems of tokens, each distinct token stemmed once (texts repeat their words)."""
+    return [_stem(tok) for tok in tokens]
+
+
+def occurrences(keywords: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(keyword index, text index) of every keyword occurring in every text, each pair once.
+
+    Both sides as `searchable_keywords` / `searchable` give them.
+    """
+    if not keywords or not texts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    ends = list(itertools.accumulate(len(t) + 1 for t in texts))  # one past each text's separator
+    blob = _SEP.join(texts) + _SEP
+    found_kw: list[int] = []
+    found_text: list[int] = []
+    for i, keyword in enumerate(keywords):
+        if not keyword.strip():
+            continue
+        pos = blob.find(keyword)
+        while pos != -1:
+            t = bisect.bisect_right(ends, pos)
+            found_kw.append(i)
+            found_text.append(t)
+            pos = blob.find(keyword, ends[t])  # the next text: each pair once, however often it occurs
+    return np.asarray(found_kw, dtype=np.int64), np.asarray(found_text, dtype=np.int64)
+
+
+def present_flags(gt_norms: Sequence[str], text: str | None, mode: str) -> list[bool]:
+    """For one review: whether each normalized GT keyword occurs in its text under `mode` (all False without text)."""
+    if not isinstance(text, str) or not text.strip():
+        return [False] * len(gt_norms)
+    haystack = searchable([text], mode)[0]
+    return [bool(k.strip()) and k in haystack for k in searchable_keywords(gt_norms, mode)]

@@ -1,0 +1,330 @@
+"""Evaluation protocols of the keyphrase field (pke, KPEval, Meng et al.) as presets.
+
+Every tool of the field computes "F1@5" with its own conventions: how phrases are
+tokenised and stemmed, whether duplicates are removed, whether P@k divides by k
+or by the number of predictions, and how a macro F1 is formed.  A `Protocol`
+names each of those choices; `score_documents` applies one to per-document
+ground truth and ranked predictions, and `summarize` aggregates the way that
+tool does.  The numbers equal the tools' own on the same inputs (tests/
+test_protocols.py holds reference vectors obtained by running them); the
+defects each tool has are reproduced on purpose and listed in `Protocol.defects`
+and docs/protocols.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from functools import lru_cache
+
+import numpy as np
+
+# Cut-offs every protocol reports: two ranks and the two list-relative ones.
+CUTOFFS: tuple[int | str, ...] = (5, 10, "M", "O")
+ABSENT_CUTOFFS: tuple[int | str, ...] = (50, "M")
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """Every convention that changes a keyphrase score, with the tool that uses it."""
+
+    name: str
+    tool: str
+    tokenizer: str  # how a phrase / document becomes words: "kweval", "whitespace", "space", "nonword"
+    stemming: str  # "porter" (NLTK's) or "none"
+    prediction_dedup: str  # "stemmed" (later duplicates dropped), "numerator" (pke), "none"
+    gt_dedup: bool  # duplicate gold phrases (after stemming) removed before |G| is counted
+    cutoff: str  # "hard": P@k = matches / k;  "flexible": / min(k, |P|)
+    macro_f1: str  # "mean_f1": mean of per-document F1;  "f1_of_means": F1 of macro P and macro R
+    present_rule: str  # when a gold phrase counts as present in its document
+    empty_predictions: str  # what a document without predictions scores
+    invalid_predictions: str  # which predictions are dropped before scoring
+    defects: tuple[str, ...] = field(default=())
+
+    def as_dict(self) -> dict[str, object]:
+        """Plain fields, for the protocol card."""
+        out = asdict(self)
+        out["defects"] = list(self.defects)
+        return out
+
+
+PROTOCOLS: dict[str, Protocol] = {
+    "kweval": Protocol(
+        name="kweval",
+        tool="kweval (docs/metrics.md)",
+        tokenizer="kweval",
+        stemming="none",
+        prediction_dedup="stemmed",
+        gt_dedup=True,
+        cutoff="hard",
+        macro_f1="mean_f1",
+        present_rule="normalized phrase's words occur consecutively in the normalized document",
+        empty_predictions="scores 0 and is counted",
+        invalid_predictions="empty after normalization",
+    ),
+    "pke": Protocol(
+        name="pke",
+        tool="pke (boudinfl/pke, examples/benchmarking-models.py evaluate + utils.load_references)",
+        tokenizer="whitespace",
+        stemming="porter",
+        prediction_dedup="numerator",
+        gt_dedup=False,
+        cutoff="flexible",
+        macro_f1="mean_f1",
+        present_rule="none (pke has no present/absent split; not reported)",
+        empty_predictions="pke divides by zero; kweval scores 0 and counts the document",
+        invalid_predictions="none",
+        defects=(
+            "P divides by the number of predictions returned (flexible cut-off), so a list shorter than k is not penalised",
+            "duplicate gold phrases are counted in |G| (recall denominator)",
+            "a duplicated prediction counts once in the numerator but twice in the denominator",
+            "phrases are split on whitespace only: 'non-linear' and 'non linear' differ",
+        ),
+    ),
+    "kpeval": Protocol(
+        name="kpeval",
+        tool="KPEval (uclanlp/KPEval, metrics/exact_matching_metric.py)",
+        tokenizer="space",
+        stemming="porter",
+        prediction_dedup="stemmed",
+        gt_dedup=True,
+        cutoff="hard",
+        macro_f1="f1_of_means",
+        present_rule="stemmed words occur consecutively in the lower-cased document split on single spaces (punctuation stays on words)",
+        empty_predictions="an empty list is one empty prediction: scores 0 and is counted",
+        invalid_predictions="none (the validity filter is switched off by invalidate_unk=True, passed as disable_valid_filter)",
+        defects=(
+            "filter_prediction receives invalidate_unk as disable_valid_filter: with the shipped config the validity filter never runs",
+            "documents are split on single spaces: a word followed by punctuation ('langevin,') never matches, so presence is under-counted",
+            "duplicate detection joins words with '_': 'a_b' and 'a b' are duplicates",
+            "SemR's exact-match shortcut compares the whole label list with the predictions (labels_stemmed in preds_stemmed), so it never fires (semantic metrics, not reproduced here)",
+        ),
+    ),
+    "meng": Protocol(
+        name="meng",
+        tool="OpenNMT-kpg (memray/OpenNMT-kpg-release, kp_evaluate.py with tokenizer split_nopunc)",
+        tokenizer="nonword",
+        stemming="porter",
+        prediction_dedup="stemmed",
+        gt_dedup=False,
+        cutoff="flexible",
+        macro_f1="mean_f1",
+        present_rule="stemmed words (split on \\W) occur consecutively in the stemmed document",
+        empty_predictions="scores 0 and is counted",
+        invalid_predictions="no words, or the word 'unk' (the unk token under split_nopunc)",
+        defects=(
+            "duplicate gold phrases are counted in |G| (targets are not de-duplicated)",
+            "under split_nopunc any prediction containing the word 'unk' is dropped as if it were the <unk> token",
+            "documents without gold phrases score 0 and are averaged in",
+        ),
+    ),
+}
+
+
+@lru_cache(maxsize=None)
+def _stem(word: str) -> str:
+    from kweval.text import _porter
+
+    return _porter().stem(word)
+
+
+_NON_WORD = re.compile(r"\W")
+
+
+def phrase_words(protocol: Protocol, phrase: str) -> tuple[str, ...]:
+    """The (stemmed) words of one phrase under the protocol's tokenizer."""
+    if protocol.tokenizer == "kweval":
+        from kweval.text import normalize
+
+        words = normalize(phrase).split()
+    elif protocol.tokenizer == "whitespace":
+        words = phrase.split()
+    elif protocol.tokenizer == "space":  # KPEval: lower-case, the BERT '##' joins, then single spaces
+        cleaned = phrase.lower().strip().replace(" ##", "").replace("[ digit ]", "[digit]")
+        words = [w.strip().lower() for w in cleaned.split(" ")]
+    elif protocol.tokenizer == "nonword":
+        words = [w.lower() for w in _NON_WORD.split(phrase) if w]
+    else:
+        raise ValueError(f"unknown tokenizer {protocol.tokenizer!r}")
+    if protocol.stemming == "porter":
+        return tuple(_stem(w) for w in words)
+    return tuple(words)
+
+
+def document_words(protocol: Protocol, text: str) -> tuple[str, ...]:
+    """The (stemmed) words of a document, as the protocol checks presence in it."""
+    if protocol.tokenizer == "space":  # KPEval reads one line per document
+        line = " ".join(text.splitlines()).strip().lower()
+        words: Sequence[str] = [w.strip().lower() for w in line.split(" ")]
+        return tuple(_stem(w) for w in words)
+    return phrase_words(protocol, text)
+
+
+def _dedup_key(protocol: Protocol, words: tuple[str, ...]) -> object:
+    return "_".join(words) if protocol.name in ("kpeval", "meng") else words
+
+
+def _is_valid(protocol: Protocol, words: tuple[str, ...]) -> bool:
+    if protocol.invalid_predictions.startswith("none"):
+        return True
+    if not words:
+        return False
+    return not (protocol.name == "meng" and "unk" in words)
+
+
+def _occurs(
+    protocol: Protocol, doc: tuple[str, ...], phrase: tuple[str, ...], index: Mapping[str, list[int]]
+) -> bool:
+    """Whether `phrase` occurs as consecutive words of `doc` (index: positions of each word)."""
+    if not phrase:  # OpenNMT-kpg's loop finds a phrase without words everywhere
+        return protocol.name == "meng"
+    if not " ".join(phrase).strip():
+        return False
+    n = len(phrase)
+    return any(doc[start : start + n] == phrase for start in index.get(phrase[0], ()))
+
+
+def _word_index(doc: tuple[str, ...]) -> dict[str, list[int]]:
+    index: dict[str, list[int]] = {}
+    for pos, word in enumerate(doc):
+        index.setdefault(word, []).append(pos)
+    return index
+
+
+@dataclass(frozen=True)
+class DocumentLists:
+    """One document's scored lists under a protocol."""
+
+    matched: np.ndarray  # per kept prediction, in rank order: it counts as a match
+    n_gold: int
+    present_matched: np.ndarray | None  # the same for present predictions vs present gold
+    n_present_gold: int
+    absent_matched: np.ndarray | None
+    n_absent_gold: int
+
+
+def prepare_document(
+    protocol: Protocol, gold: Sequence[str], predictions: Sequence[str], text: str | None
+) -> DocumentLists:
+    """Tokenise, stem, filter and de-duplicate one document's lists; mark matches and presence."""
+    gold_words = [phrase_words(protocol, g) for g in gold]
+    if protocol.tokenizer == "kweval":
+        gold_words = [g for g in gold_words if g]
+    if protocol.gt_dedup:
+        seen: set[object] = set()
+        unique = []
+        for g in gold_words:
+            key = _dedup_key(protocol, g)
+            if key not in seen:
+                seen.add(key)
+                unique.append(g)
+        gold_words = unique
+    preds = list(predictions)
+    if protocol.name == "kpeval" and not preds:
+        preds = [""]  # KPEval reads an empty line as one empty prediction
+    pred_words = [phrase_words(protocol, p) for p in preds]
+    kept: list[tuple[str, ...]] = []
+    first: list[bool] = []  # pke: a repeated prediction is kept in the list but cannot match again
+    seen_pred: set[object] = set()
+    for words in pred_words:
+        if not _is_valid(protocol, words) or (protocol.tokenizer == "kweval" and not words):
+            continue
+        key = _dedup_key(protocol, words)
+        if key in seen_pred and protocol.prediction_dedup == "stemmed":
+            continue
+        first.append(key not in seen_pred)
+        seen_pred.add(key)
+        kept.append(words)
+    gold_set = {" ".join(g) for g in gold_words}
+    matched = np.array([f and " ".join(w) in gold_set for w, f in zip(kept, first)], dtype=bool)
+    if text is None or protocol.present_rule.startswith("none"):
+        return DocumentLists(matched, len(gold_words), None, 0, None, 0)
+    doc = document_words(protocol, text)
+    index = _word_index(doc)
+    gold_present = np.array([_occurs(protocol, doc, g, index) for g in gold_words], dtype=bool)
+    pred_present = np.array([_occurs(protocol, doc, w, index) for w in kept], dtype=bool)
+    present_gold = {" ".join(g) for g, p in zip(gold_words, gold_present) if p}
+    absent_gold = {" ".join(g) for g, p in zip(gold_words, gold_present) if not p}
+    present_preds = [w for w, p in zip(kept, pred_present) if p]
+    absent_preds = [w for w, p in zip(kept, pred_present) if not p]
+    present_first = [f for f, p in zip(first, pred_present) if p]
+    absent_first = [f for f, p in zip(first, pred_present) if not p]
+    return DocumentLists(
+        matched,
+        len(gold_words),
+        np.array([f and " ".join(w) in present_gold for w, f in zip(present_preds, present_first)], dtype=bool),
+        int(gold_present.sum()),
+        np.array([f and " ".join(w) in absent_gold for w, f in zip(absent_preds, absent_first)], dtype=bool),
+        len(gold_words) - int(gold_present.sum()),
+    )
+
+
+def prf_at(protocol: Protocol, matched: np.ndarray, n_gold: int, cutoff: int | str) -> tuple[float, float, float]:
+    """Precision, recall and F1 of one ranked match list at a cut-off (an int, "M" = all, "O" = |G|)."""
+    n = len(matched)
+    k = n if cutoff == "M" else n_gold if cutoff == "O" else int(cutoff)
+    hits = float(matched[: max(k, 0)].sum()) if n else 0.0
+    if protocol.name == "meng" and n_gold == 0:
+        return 0.0, 0.0, 0.0
+    if protocol.cutoff == "hard":
+        p_den = k if n else 0
+    else:
+        p_den = min(k, n)
+    precision = hits / p_den if p_den > 0 else 0.0
+    recall = hits / n_gold if n_gold > 0 else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
+    return precision, recall, f1
+
+
+def score_documents(
+    protocol: Protocol,
+    gold: Mapping[str, Sequence[str]],
+    predictions: Mapping[str, Sequence[str]],
+    texts: Mapping[str, str] | None = None,
+    cutoffs: Sequence[int | str] = CUTOFFS,
+) -> dict[str, np.ndarray]:
+    """Per-document precision/recall/F1 at each cut-off (and present/absent when texts are given).
+
+    Every document of `gold` is scored; one missing from `predictions` has an
+    empty list.  Returns columns of equal length, "doc" first.
+    """
+    docs = list(gold)
+    columns: dict[str, list[float]] = {}
+    present_cols = [f"{m}@{c}_present" for c in cutoffs for m in ("p", "r", "f1")]
+    absent_cols = [f"r@{c}_absent" for c in ABSENT_CUTOFFS]
+    for doc_id in docs:
+        lists = prepare_document(
+            protocol, gold[doc_id], predictions.get(doc_id, ()), None if texts is None else texts.get(doc_id)
+        )
+        row: dict[str, float] = {"n_gold": lists.n_gold, "n_predictions": len(lists.matched)}
+        for c in cutoffs:
+            row[f"p@{c}"], row[f"r@{c}"], row[f"f1@{c}"] = prf_at(protocol, lists.matched, lists.n_gold, c)
+        if lists.present_matched is not None and lists.absent_matched is not None:
+            for c in cutoffs:
+                p, r, f = prf_at(protocol, lists.present_matched, lists.n_present_gold, c)
+                row[f"p@{c}_present"], row[f"r@{c}_present"], row[f"f1@{c}_present"] = p, r, f
+            for c in ABSENT_CUTOFFS:
+                row[f"r@{c}_absent"] = prf_at(protocol, lists.absent_matched, lists.n_absent_gold, c)[1]
+        else:
+            row.update({name: float("nan") for name in present_cols + absent_cols})
+        for name, value in row.items():
+            columns.setdefault(name, []).append(value)
+    out: dict[str, np.ndarray] = {"doc": np.array(docs, dtype=object)}
+    out.update({name: np.asarray(values, dtype=float) for name, values in columns.items()})
+    return out
+
+
+def summarize(protocol: Protocol, per_document: Mapping[str, np.ndarray]) -> dict[str, float]:
+    """Macro scores as the protocol's tool forms them: F1 as a mean of F1s or as F1 of mean P and R."""
+    means = {
+        name: float(np.mean(values)) if len(values) else 0.0
+        for name, values in per_document.items()
+        if name not in ("doc", "n_gold", "n_predictions")
+    }
+    if protocol.macro_f1 == "f1_of_means":
+        for name in [n for n in means if n.startswith("f1@")]:
+            p, r = means["p" + name[2:]], means["r" + name[2:]]
+            means[name] = 2 * p * r / (p + r) if p + r > 0 else 0.0
+    means["n_documents"] = float(len(per_document["doc"]))
+    return means

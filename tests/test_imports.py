@@ -1,0 +1,94 @@
+"""The import rules of ARCHITECTURE.md, read from the source with `ast` (every import, also inside functions).
+
+1. `kweval/` never imports streamlit, the dashboard or app.py: the core runs without a UI.
+2. torch and the model libraries are imported only by the embedder modules listed in EMBEDDERS.
+3. Dashboard pages (dashboard/views/) never import metric internals: the matching, ranking,
+   metric and normalization modules, or any private (underscore) name of kweval.  They call
+   kweval's public functions, which the CLI and the tests call too.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORE = ROOT / "kweval"
+PAGES = ROOT / "dashboard" / "views"
+
+UI_PACKAGES = {"streamlit", "dashboard", "app", "plotly"}
+MODEL_PACKAGES = {"torch", "transformers", "sentence_transformers", "onnxruntime", "optimum"}
+EMBEDDERS = {"kweval/semantic.py", "kweval/onnx_embedder.py", "kweval/legacy/encoder.py"}  # where a model is loaded
+METRIC_INTERNALS = {"kweval.matching", "kweval.ranking", "kweval.metrics", "kweval.text", "kweval._arrays"}
+
+
+def imports(path: Path, root: Path = ROOT) -> list[tuple[int, str, str | None]]:
+    """(line, module, imported name or None) of every import statement in a file, relative imports resolved."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    package = ".".join(path.relative_to(root).with_suffix("").parts[:-1])
+    found: list[tuple[int, str, str | None]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name, None) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(parent + ([base] if base else []))
+            found += [(node.lineno, base, alias.name) for alias in node.names]
+    return found
+
+
+def rel(path: Path) -> str:
+    return path.relative_to(ROOT).as_posix()
+
+
+def core_files() -> list[Path]:
+    return sorted(CORE.rglob("*.py"))
+
+
+def top(module: str) -> str:
+    return module.split(".")[0]
+
+
+def test_the_rules_see_every_import_form(tmp_path: Path):
+    """The parser is what the rules rest on: it finds nested, aliased and relative imports."""
+    sample = tmp_path / "kweval" / "data" / "probe.py"
+    sample.parent.mkdir(parents=True)
+    sample.write_text("import os, torch as t\ndef f():\n    from streamlit import cache_data\n    from ..matching import _x\n", encoding="utf-8")
+    found = imports(sample, root=tmp_path)
+    assert found == [(1, "os", None), (1, "torch", None), (3, "streamlit", "cache_data"), (4, "kweval.matching", "_x")]
+
+
+def test_core_never_imports_a_ui():
+    offending = [f"{rel(p)}:{line} {mod}" for p in core_files() for line, mod, _ in imports(p) if top(mod) in UI_PACKAGES]
+    assert offending == []
+
+
+def test_models_are_loaded_only_by_the_embedders():
+    offending = [
+        f"{rel(p)}:{line} {mod}"
+        for p in core_files()
+        if rel(p) not in EMBEDDERS
+        for line, mod, _ in imports(p)
+        if top(mod) in MODEL_PACKAGES
+    ]
+    assert offending == []
+    assert any(top(mod) == "torch" for p in core_files() if rel(p) in EMBEDDERS for _, mod, _ in imports(p)), "the embedder list is stale"
+
+
+@pytest.mark.skipif(not PAGES.is_dir(), reason="no dashboard/views in this checkout")
+def test_pages_never_import_metric_internals():
+    pages = sorted(PAGES.rglob("*.py"))
+    assert pages, "dashboard/views holds the pages"
+    offending = []
+    for page in pages:
+        for line, mod, name in imports(page):
+            full = f"{mod}.{name}" if name else mod
+            if mod in METRIC_INTERNALS or full in METRIC_INTERNALS:
+                offending.append(f"{rel(page)}:{line} {full}")
+            elif top(mod) == "kweval" and ((name or "").startswith("_") or any(part.startswith("_") for part in mod.split(".")[1:])):
+                offending.append(f"{rel(page)}:{line} {full} (private)")
+    assert offending == []

@@ -1,0 +1,71 @@
+"""kweval.why: the reason each keyword did or did not match, from the matching functions themselves."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kweval import why
+from kweval.evaluate import EvalOptions, evaluate
+from kweval.matching import MATCH_MODES, keywords_match
+from tests.helpers import make_dataset
+
+
+def _reasons(gt, preds, mode="approx"):
+    ds = make_dataset({"m": gt}, {("m", "r", model): [(p, 1.0) for p in kws] for model, kws in preds.items()})
+    ev = evaluate(ds, EvalOptions(match=mode))
+    return ev, why.match_reasons(ev.keywords, ev.ground_truth, mode)
+
+
+def test_taken_gt_keyword_names_the_earlier_keyword():
+    _, out = _reasons(["comedy", "drama"], {"a": ["dark comedy", "comedy", "thriller", "drama"]})
+    assert out["status"].tolist() == [why.MATCHED, why.TAKEN, why.NO_MATCH, why.MATCHED]
+    assert out["reason"].tolist() == [
+        "matches GT ‘comedy’ (GT rank 0)",
+        "GT ‘comedy’ already taken by #0",
+        "no GT keyword matches (approx)",
+        "matches GT ‘drama’ (GT rank 1)",
+    ]
+    assert out["taken_by"].tolist() == [-1, 0, -1, -1] and out["taken_gt_rank"].tolist() == [-1, 0, -1, -1]
+
+
+def test_each_model_is_explained_on_its_own():
+    # model b's "comedy" is first in its own list: matched, although model a's earlier keyword took comedy in a's list
+    _, out = _reasons(["comedy"], {"a": ["dark comedy", "comedy"], "b": ["comedy", "comedy club"]})
+    got = {(m, p): s for m, p, s in zip(out["model"], out["position"], out["status"])}
+    assert got == {("a", 0): why.MATCHED, ("a", 1): why.TAKEN, ("b", 0): why.MATCHED, ("b", 1): why.TAKEN}
+    assert out.loc[(out["model"] == "b") & (out["position"] == 1), "reason"].item() == "GT ‘comedy’ already taken by #0"
+
+
+def test_the_best_ranked_blocked_gt_keyword_is_named():
+    # "war" matches "star war" (rank 0) and "war drama" (rank 1); both taken by earlier keywords
+    _, out = _reasons(["star war", "war drama"], {"a": ["war drama", "star war", "war"]})
+    assert out["reason"].tolist()[2] == "GT ‘star war’ already taken by #1"
+
+
+words = st.sampled_from(["war", "star", "star war", "wars", "drama", "war drama", "duel", "duels", "comedy"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(gt=st.lists(words, min_size=1, max_size=5, unique=True), preds=st.lists(words, max_size=7), mode=st.sampled_from(MATCH_MODES))
+def test_reasons_agree_with_keywords_match(gt, preds, mode):
+    ev, out = _reasons(gt, {"a": preds}, mode)
+    gt_norm = dict(zip(ev.ground_truth["rank"], ev.ground_truth["norm"]))
+    owner = {r: p for p, r in zip(out["position"], out["gt_rank"]) if r >= 0}
+    for row in out.to_dict("records"):
+        if row["status"] == why.NO_MATCH:
+            assert not any(keywords_match(row["norm"], g, mode) for g in gt_norm.values())
+        elif row["status"] == why.TAKEN:
+            j = row["taken_gt_rank"]
+            assert keywords_match(row["norm"], gt_norm[j], mode) and owner[j] == row["taken_by"] < row["position"]
+            # every GT keyword it matches is held by an earlier keyword: that is why it is unmatched
+            assert all(owner.get(r, row["position"]) < row["position"] for r, g in gt_norm.items() if keywords_match(row["norm"], g, mode))
+        else:
+            assert row["gt_rank"] >= 0 and keywords_match(row["norm"], gt_norm[row["gt_rank"]], mode)
+
+
+def test_empty_keywords():
+    ev, _ = _reasons(["x"], {"a": ["x"]})
+    out = why.match_reasons(ev.keywords.iloc[0:0], ev.ground_truth)
+    assert list(out.columns)[-4:] == ["status", "reason", "taken_gt_rank", "taken_by"] and out.empty
