@@ -802,8 +802,6 @@ def test_hostile_uploads_give_messages_and_finite_metrics(monkeypatch):
     assert "not a tidy table" in texts(at)  # the odd file name is reported, escaped
 
 
-@pytest.mark.xfail(strict=True, reason="kweval/data/tidy.py (helper faults' scope) raises on an empty score_direction cell "
-                                       "from an upload: 'boolean value of NA is ambiguous'")
 def test_an_empty_score_direction_cell_in_an_upload_is_reported(monkeypatch):
     at = _upload(run(monkeypatch, None, {}), [*hostile_files()[:3], ("models.csv", b"model,score_direction\nbase,\n", "text/csv")])
     assert table(at, "summary_table")["model"].tolist()[0] == "base"
