@@ -35,7 +35,7 @@ PARAMS = "movie=star_tide&models=keybert,yake,keybert_vader&k=5"
 PAGES = {
     "Summary": ["Every metric, movies × models", "bootstrap 95% CIs", "by review rating and length"],
     "Review explorer": ["review(s) match", "GT rank", "unmatched"],
-    "nDCG worked example": ["The seed 000 example", "0.7295", "Plain relevance lists"],
+    "nDCG worked example": ["Three GT keywords, five predicted keywords", "0.7295", "Textbook examples"],
     "Compare models": ["Every metric, each model against", "Reviews by difference"],
     "Data": ["Validation messages", "The tidy layout", "kweval convert"],
 }
