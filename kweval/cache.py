@@ -185,28 +185,32 @@ class EmbeddingStore:
             rows = self._guard(lambda: self._select(keys), {})
             if rows and self._dim is None:  # another process may have stored the first vectors since we opened
                 self._dim = self._guard(self._stored_dim, None)
-            good: dict[bytes, np.ndarray] = {}
-            bad = []
-            for key in keys:
-                row = rows.get(_rowid(key))
-                if row is None or bytes(row[0]) != key or key in good:
-                    continue
-                _, dim, crc, blob = row
+            dim = self._dim or 0
+            width = dim * self.dtype.itemsize
+            hit_rows: list[int] = []
+            blobs: list[bytes] = []
+            bad: set[int] = set()
+            for i, key in enumerate(keys):
+                rowid = _rowid(key)
+                row = rows.get(rowid)
+                if row is None or bytes(row[0]) != key:
+                    continue  # a miss, or another text owns this rowid (a 64-bit collision): a miss
+                _, row_dim, crc, blob = row
                 blob = bytes(blob)
-                if dim != self._dim or len(blob) != dim * self.dtype.itemsize or crc != _checksum(key, blob):
-                    bad.append(_rowid(key))
+                if row_dim != dim or len(blob) != width or crc != _checksum(key, blob):
+                    bad.add(rowid)
                     continue
-                good[key] = np.frombuffer(blob, dtype=self.dtype)
+                hit_rows.append(i)
+                blobs.append(blob)
             if bad:
                 self._guard(lambda: self._write("DELETE FROM embeddings WHERE rowid = ?", [(r,) for r in bad]), None)
                 self.dropped += len(bad)
                 self._note(f"{len(bad)} damaged row(s) of {self.path.name} dropped; they are recomputed")
-            out = np.zeros((len(keys), self._dim or 0), dtype=self.dtype)
+            out = np.zeros((len(keys), dim), dtype=self.dtype)
             found = np.zeros(len(keys), dtype=bool)
-            for i, key in enumerate(keys):
-                vec = good.get(key)
-                if vec is not None:
-                    out[i], found[i] = vec, True
+            if hit_rows:  # one buffer for every hit, not an array per row
+                out[hit_rows] = np.frombuffer(b"".join(blobs), dtype=self.dtype).reshape(len(hit_rows), dim)
+                found[hit_rows] = True
             self.hits += int(found.sum())
             self.misses += len(keys) - int(found.sum())
             return out, found

@@ -327,8 +327,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             try:
                 evaluation = evaluate(dataset, options, progress=progress)
             except (OSError, ImportError) as exc:
-                if not args.semantic or isinstance(exc, MissingExtra):
-                    raise
+                if not args.semantic or isinstance(exc, ImportError) and missing_extra(exc, "") is not None:
+                    raise  # main() names the extra to install
                 raise UsageError(f"cannot load the embedding model {args.embedding_model!r}: {exc}") from None
         summary = aggregate(evaluation, args.aggregate)
         problems = evaluation.problems
@@ -567,7 +567,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     return 0
 
 
-COMMANDS = {"evaluate": cmd_evaluate, "convert": cmd_convert, "embed": cmd_embed, "cache": cmd_cache, "synth": cmd_synth, "extract": keyphrase_cli.cmd_extract}
+COMMANDS = {"evaluate": cmd_evaluate, "convert": cmd_convert, "embed": cmd_embed, "cache": cmd_cache, "synth": cmd_synth, "extract": keyphrase_cli.cmd_extract, "export": keyphrase_cli.cmd_export}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,6 +20,7 @@ this module imports it only when called.
 from __future__ import annotations
 
 import contextlib
+import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -60,8 +61,9 @@ def connect(spec: str) -> Iterator["Client"]:
         with Client(address) as client:
             yield client
         return
-    with LocalCluster(
-        n_workers=n_workers or usable_cores(), threads_per_worker=1, processes=True, dashboard_address=None
+    with LocalCluster(  # a free port for its status page, and no logs: a failure reaches kweval as an exception from gather
+        n_workers=n_workers or usable_cores(), threads_per_worker=1, processes=True, dashboard_address=":0",
+        silence_logs=logging.CRITICAL,
     ) as cluster, Client(cluster) as client:
         yield client
 

@@ -9,7 +9,6 @@ from the assigned pairs.
 
 from __future__ import annotations
 
-import itertools
 import math
 import operator
 from collections.abc import Callable, Sequence
@@ -20,7 +19,7 @@ import pandas as pd
 
 from kweval import metrics, ranking
 from kweval.data.dataset import KEY, Dataset, Problem
-from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table, keywords_match
+from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table, keywords_match_pairs
 from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS
 from kweval.text import normalize_many
 
@@ -701,11 +700,7 @@ def _assign_within_lists(
         # per-review lists are short: test each distinct (keyword, GT string) pair that shares a list
         distinct, inverse = np.unique(wanted, return_inverse=True)
         pred_of, gt_of = np.divmod(distinct, n_unique_gt)
-        ok = np.fromiter(
-            map(keywords_match, _object_array(preds)[pred_of].tolist(), gt_uniques[gt_of].tolist(), itertools.repeat(match)),
-            dtype=bool,
-            count=len(distinct),
-        )
+        ok = keywords_match_pairs(_object_array(preds)[pred_of].tolist(), gt_uniques[gt_of].tolist(), match)
         hit = ok[inverse.reshape(-1)]
     else:  # exact, stem: one hashed lookup per distinct string
         bounds, flat = candidate_table(preds, gt_uniques.tolist(), match)

@@ -168,10 +168,12 @@ def keyword_steps(
         }
     )
     # the totals and the quotient exactly as kweval.metrics computes them (one review's relevance row)
-    rel = np.zeros((1, k))
+    # (as wide as the lists, not k: positions past them are non-relevant, so any k costs nothing)
+    width = max(n, n_ideal, 1)
+    rel = np.zeros((1, width))
     top = matched & counted
     rel[0, pos[top]] = metrics.graded_relevance(gt_rank[top])
-    ideal_row = np.zeros((1, k))
+    ideal_row = np.zeros((1, width))
     ideal_row[0, :n_ideal] = ideal_rel
     dcg = float(ranking.dcg(rel, k=k, gain=gain, discount=discount)[0])
     idcg = float(ranking.dcg(ideal_row, k=k, gain=gain, discount=discount)[0])

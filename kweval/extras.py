@@ -29,6 +29,8 @@ EXTRAS = {
     "nltk": "stem",
     "streamlit": "app",
     "plotly": "app",
+    "dask": "dask",
+    "distributed": "dask",
 }
 
 
@@ -45,6 +47,8 @@ def missing_extra(exc: ImportError, feature: str) -> MissingExtra | None:
 
     The safety net for code that imports an optional package directly instead of through `require`.
     """
+    if isinstance(exc, MissingExtra):
+        return exc
     top = (exc.name or "").split(".")[0]
     return _missing(top, EXTRAS[top], feature) if top in EXTRAS else None
 

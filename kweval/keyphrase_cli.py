@@ -54,6 +54,12 @@ def add_commands(sub) -> None:
     ex.add_argument("--out", required=True, help="predictions file: .csv, .parquet or .jsonl")
     ex.add_argument("--model-name", help="model name written in the table (default: the extractor's)")
 
+    xp = sub.add_parser("export", help="write a TREC run per model and qrels (graded from GT gain) for trec_eval, pytrec_eval, ranx")
+    xp.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
+    xp.add_argument("--format", choices=["trec"], default="trec")
+    xp.add_argument("--out", required=True, help="output folder (qrels.txt, run.<model>.txt)")
+    xp.add_argument("--match", choices=["approx", "exact", "word", "stem"], default="approx", help="match mode whose pairs the run carries")
+
 
 def wants_protocol_path(args: argparse.Namespace) -> bool:
     """Whether `kweval evaluate` goes through the keyphrase protocols (per-document data or a non-kweval preset)."""
@@ -184,7 +190,11 @@ def cmd_extract(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     with tqdm(total=len(texts), desc=f"{args.extractor}", unit="doc", file=sys.stderr, disable=None) as bar:
-        lists = run_extractor(args.extractor, texts, args.top, collection.language, progress=lambda n: bar.update(1))
+        try:
+            lists = run_extractor(args.extractor, texts, args.top, collection.language, progress=lambda n: bar.update(1))
+        except ImportError as exc:
+            extra = "extract,semantic" if args.extractor == "keybert" else "extract"
+            raise KeyphraseUsageError(f"{args.extractor} needs {exc.name or exc}: pip install 'kweval[{extra}]'") from None
     model = args.model_name or args.extractor
     if out.suffix == ".jsonl":
         lines = [
@@ -209,4 +219,25 @@ def cmd_extract(args: argparse.Namespace) -> int:
         f"(scores: {SCORE_DIRECTION[args.extractor]} is better) -> {out}",
         file=sys.stderr,
     )
+    return 0
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    """`kweval export DATA --format trec --out DIR`: kweval's matches as a TREC run and graded qrels."""
+    from kweval.data import load_dataset
+    from kweval.evaluate import EvalOptions, evaluate
+    from kweval.export import write_trec
+
+    from kweval.output import check_output_folder
+
+    check_output_folder(args.out)
+    dataset = load_dataset(args.data)
+    evaluation = evaluate(dataset, EvalOptions(match=args.match))
+    for problem in evaluation.problems:
+        print(f"kweval: {problem.source}: {problem.reason}", file=sys.stderr)
+    try:
+        written = write_trec(evaluation, Path(args.out))
+    except OSError as exc:
+        raise KeyphraseUsageError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
+    print(f"kweval: wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
     return 0

@@ -9,6 +9,8 @@ keywords across thousands of reviews, so this shares almost all the work.
 from __future__ import annotations
 
 import bisect
+import itertools
+import operator
 from collections.abc import Sequence
 
 import numpy as np
@@ -41,6 +43,25 @@ def keywords_match(p: str, g: str, mode: str = "approx") -> bool:
 
 
 _INDEXED_LENGTH = 48  # items up to this long have their substrings indexed; longer ones are scanned
+
+
+def keywords_match_pairs(preds: Sequence[str], gts: Sequence[str], mode: str = "approx") -> np.ndarray:
+    """`keywords_match(preds[i], gts[i], mode)` for every i, as a bool array.
+
+    The substring modes test both directions with `operator.contains` mapped
+    in C, many times faster than a Python call per pair (for per-review GT
+    lists, where each review's keywords meet only its own short list).
+    """
+    n = len(preds)
+    if mode == "exact":
+        return np.fromiter(map(operator.eq, preds, gts), dtype=bool, count=n)
+    if mode in ("approx", "word"):
+        if mode == "word":
+            preds = [f" {p} " for p in preds]
+            gts = [f" {g} " for g in gts]
+        p_in_g = np.fromiter(map(operator.contains, gts, preds), dtype=bool, count=n)
+        return p_in_g | np.fromiter(map(operator.contains, preds, gts), dtype=bool, count=n)
+    return np.fromiter(map(keywords_match, preds, gts, itertools.repeat(mode)), dtype=bool, count=n)
 
 
 def _substrings(items: Sequence[str]) -> set[str]:

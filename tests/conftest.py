@@ -1,54 +1,46 @@
 """Shared fixtures and the markers' rules (the markers are registered in pyproject.toml).
 
-- ``dnlp``: the test reads the DNLP data (``tests.helpers.DNLP``, ../shared/data/dnlp beside
-  the checkout, which a plain clone does not have).  Without it the test is skipped, all of
-  them for one stated reason; with ``KWEVAL_REQUIRE_SHARED=1`` (exported by ``.ci/run``) it
-  fails instead, so CI can never skip them silently.
+- ``dnlp`` / ``keyphrase``: the test reads data from ../shared beside the checkout, which a
+  plain clone does not have (``tests.helpers.DNLP``, ``tests.helpers.SEMEVAL``).  Without it
+  the test is skipped, all of them for one stated reason per folder; with
+  ``KWEVAL_REQUIRE_SHARED=1`` (exported by ``.ci/run``) it fails instead, so CI can never
+  skip them silently.
 - ``slow`` and ``browser`` only select: the quick subset is ``-m "not slow and not browser"``.
+
+Paths (REPO, SHARED, DNLP, SEMEVAL) are constants in tests/helpers.py, importable by any test.
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
 from kweval.data import Dataset, load_dataset
-from tests.helpers import DNLP, REPO
+from tests.helpers import DNLP, SEMEVAL
 
 REQUIRE_SHARED = os.environ.get("KWEVAL_REQUIRE_SHARED", "") not in ("", "0")
-DNLP_MISSING = (
-    f"DNLP data not found at {DNLP} (../shared/data/dnlp beside the checkout, or $KWEVAL_SHARED/data/dnlp); "
-    "README: 'The DNLP layout'"
-)
+# marker -> (the folder its tests read, why they skip without it)
+SHARED_DATA = {
+    "dnlp": (DNLP, f"DNLP data not found at {DNLP} (../shared/data/dnlp beside the checkout, or $KWEVAL_SHARED/data/dnlp)"),
+    "keyphrase": (SEMEVAL, f"SemEval2017 not found at {SEMEVAL} (../shared/data/keyphrase beside the checkout, or $KWEVAL_SHARED/data/keyphrase)"),
+}
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Skip (or, under KWEVAL_REQUIRE_SHARED=1, fail) a `dnlp` test before its fixtures load the data."""
-    if item.get_closest_marker("dnlp") is None or DNLP.is_dir():
-        return
-    if REQUIRE_SHARED:
-        pytest.fail(f"KWEVAL_REQUIRE_SHARED=1 and {DNLP_MISSING}", pytrace=False)
-    pytest.skip(DNLP_MISSING)
+    """Skip (or, under KWEVAL_REQUIRE_SHARED=1, fail) a test whose shared data is absent, before its fixtures load it."""
+    for marker, (folder, missing) in SHARED_DATA.items():
+        if item.get_closest_marker(marker) is None or folder.is_dir():
+            continue
+        if REQUIRE_SHARED:
+            pytest.fail(f"KWEVAL_REQUIRE_SHARED=1 and {missing}", pytrace=False)
+        pytest.skip(missing)
 
 
-def pytest_report_header(config: pytest.Config) -> str:
-    state = "present" if DNLP.is_dir() else "absent: dnlp tests " + ("FAIL" if REQUIRE_SHARED else "skipped")
-    return f"kweval DNLP data: {DNLP} ({state})"
-
-
-@pytest.fixture(scope="session")
-def repo_root() -> Path:
-    """The checkout's root (where app.py, README.md and pyproject.toml are)."""
-    return REPO
-
-
-@pytest.fixture(scope="session")
-def dnlp_path() -> Path:
-    """The DNLP Dataset/ folder; request it only from tests marked `dnlp`."""
-    return DNLP
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    absent = "absent: its tests " + ("FAIL" if REQUIRE_SHARED else "are skipped")
+    return [f"kweval {marker} data: {folder} ({'present' if folder.is_dir() else absent})" for marker, (folder, _) in SHARED_DATA.items()]
 
 
 @pytest.fixture(scope="session")

@@ -16,6 +16,7 @@ REPO = Path(__file__).resolve().parents[1]
 # KWEVAL_SHARED points elsewhere.  Tests that read it are marked (see conftest.py).
 SHARED = Path(os.environ.get("KWEVAL_SHARED") or REPO.parent / "shared")
 DNLP = SHARED / "data" / "dnlp" / "Dataset"
+SEMEVAL = SHARED / "data" / "keyphrase" / "SemEval2017"  # docsutf8/ + keys/ (issue 12)
 
 
 def make_dataset(

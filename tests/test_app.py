@@ -496,6 +496,7 @@ def _plotly_array(value) -> np.ndarray:
     return np.asarray(value, dtype="float64")
 
 
+@pytest.mark.slow  # real embeddings / several processes: tens of seconds
 def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cache, sem_core):
     from kweval import semantic
 
@@ -575,6 +576,7 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
         assert np.isfinite(ci.loc[m, "ci_high"]) and upper[m] == pytest.approx(ci.loc[m, "ci_high"]), m
 
 
+@pytest.mark.slow  # real embeddings / several processes: tens of seconds
 def test_threshold_slider_and_toggles(monkeypatch, cores, sem_cache, sem_core):
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(sem_cache))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -592,6 +594,7 @@ def test_threshold_slider_and_toggles(monkeypatch, cores, sem_cache, sem_core):
     assert at.query_params["sem"] == "0" and "sem_precision" not in table(at, "summary_table")
 
 
+@pytest.mark.slow  # real embeddings / several processes: tens of seconds
 def test_warm_semantic_run_does_not_load_the_model(monkeypatch, cores, sem_cache, sem_core, tmp_path):
     """The model is loaded only for strings the persistent store lacks: a new process with a warm cache never loads it."""
     import streamlit as st
@@ -632,6 +635,7 @@ def test_warm_semantic_run_does_not_load_the_model(monkeypatch, cores, sem_cache
     assert len(loads) == before
 
 
+@pytest.mark.slow  # real embeddings / several processes: tens of seconds
 def test_semantic_and_sentiment_views_escape_uploads(monkeypatch, tmp_path):
     """The explorer's nearest-GT and sentiment columns show user content (keywords, GT keywords) escaped."""
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path / "cache"))
@@ -652,6 +656,7 @@ def test_semantic_and_sentiment_views_escape_uploads(monkeypatch, tmp_path):
     assert '<span class="kw-near">&lt;img src=x onerror=alert(1)&gt;</span>' in out
 
 
+@pytest.mark.slow  # real embeddings / several processes: tens of seconds
 def test_semantic_unavailable_falls_back_to_lexical(monkeypatch, cores, tmp_path):
     from kweval import semantic
 

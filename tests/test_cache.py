@@ -251,6 +251,7 @@ def _writer(folder: str, texts: list[str], start, batch: int) -> None:
     store.close()
 
 
+@pytest.mark.slow  # real embeddings / several processes: tens of seconds
 def test_two_writer_processes_lose_nothing(tmp_path):
     shared = [f"shared {i}" for i in range(300)]
     own_a = [f"only a {i}" for i in range(300)]

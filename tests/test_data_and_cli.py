@@ -282,6 +282,7 @@ def test_public_api_is_the_functions():
     assert callable(clean_ground_truth) and callable(kweval.evaluate)
 
 
+@pytest.mark.slow  # real embeddings / several processes: tens of seconds
 def test_unknown_embedding_model_is_a_usage_error(tmp_path: Path):
     proc = run_cli("evaluate", "--semantic", "--embedding-model", str(tmp_path / "no-such-model"), "--quiet",
                    env_extra={"KWEVAL_CACHE_DIR": str(tmp_path / "cache")})
@@ -289,6 +290,7 @@ def test_unknown_embedding_model_is_a_usage_error(tmp_path: Path):
     assert "cannot load the embedding model" in proc.stderr and "Traceback" not in proc.stderr
 
 
+@pytest.mark.slow  # real embeddings / several processes: tens of seconds
 def test_unusable_cache_folder_falls_back_to_uncached_embeddings(tmp_path: Path):
     blocker = tmp_path / "file-not-folder"
     blocker.write_text("x")

@@ -209,6 +209,22 @@ def test_huge_k_costs_memory_of_the_lists_not_of_k():
     np.testing.assert_allclose(huge[f"p@{10**9}"] * 10**9, small["p@1000"] * 1000)
 
 
+def test_ndcg_walkthrough_at_a_huge_k_equals_the_evaluation():
+    from kweval import explain
+
+    ds = make_dataset({"m": GT}, {("m", "r1", "a"): [("scam", 0.9), ("x", 0.5), ("fraud", 0.1)]})
+    k = 10**9
+    ev = evaluate(ds, EvalOptions(k=k))
+    tracemalloc.start()
+    try:
+        steps = explain.keyword_steps(ev.keywords, ev.ground_truth["keyword"].tolist(), k=k)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 20 * 2**20
+    assert steps.ndcg == pytest.approx(ev.scores[f"ndcg@{k}"].iloc[0])
+
+
 def test_cli_k_one_billion_runs(capsys):
     status, out, err = cli(capsys, "evaluate", "--k", "1000000000")
     assert status == 0 and "ndcg@1000000000" in out.splitlines()[0] and "Traceback" not in err

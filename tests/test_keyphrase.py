@@ -22,9 +22,9 @@ from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy, write_tidy
 from kweval.evaluate import EvalOptions, evaluate
 from kweval.matching import MATCH_MODES
+from tests.helpers import SEMEVAL
 
 REPO = Path(__file__).resolve().parent.parent
-SEMEVAL = REPO.parent / "shared" / "data" / "keyphrase" / "SemEval2017"
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
@@ -156,7 +156,7 @@ def test_per_document_gt_equals_one_movie_per_document(collection, tmp_path, mat
     pd.testing.assert_frame_equal(per_doc, as_movies[per_doc.columns])
 
 
-@pytest.mark.skipif(not SEMEVAL.is_dir(), reason="the SemEval2017 benchmark (../shared/data/keyphrase) is not beside the checkout")
+@pytest.mark.keyphrase
 @pytest.mark.parametrize("match", ["exact", "approx"])
 def test_semeval_per_document_equals_one_movie_per_document(tmp_path, match):
     docs = sorted((SEMEVAL / "docsutf8").glob("*.txt"))[:60]
@@ -388,3 +388,15 @@ def test_documents_without_keys_are_named_and_not_scored(tmp_path):
     assert sorted(ev.scores["review_id"]) == ["d1", "d2"]
     assert "d3" not in set(ev.skipped["review_id"])  # not "no output from the model": it has no GT
     assert any("1 review(s) without their own ground truth are skipped" in str(p) for p in ev.problems)
+
+
+@pytest.mark.parametrize("mode", MATCH_MODES)
+def test_keywords_match_pairs_is_keywords_match(mode):
+    from kweval.matching import keywords_match, keywords_match_pairs
+
+    words = ["war", "star war", "star wars", "wars", "a", "star", "lightsaber duels", "lightsaber duel", "return jedi", "jedi", "x"]
+    preds = [p for p in words for _ in words]
+    gts = [g for _ in words for g in words]
+    expected = [keywords_match(p, g, mode) for p, g in zip(preds, gts)]
+    assert keywords_match_pairs(preds, gts, mode).tolist() == expected
+    assert any(expected) and not all(expected)

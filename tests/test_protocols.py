@@ -19,10 +19,10 @@ import pytest
 
 from kweval.extract import firstphrases_lists, read_collection
 from kweval.protocols import PROTOCOLS, phrase_words, prf_at, score_documents, summarize
+from tests.helpers import SEMEVAL
 
 DATA = Path(__file__).parent / "data"
 REFERENCE = json.loads((DATA / "protocols_reference.json").read_text())
-SEMEVAL = Path(__file__).resolve().parents[1] / ".." / "shared" / "data" / "keyphrase" / "SemEval2017"
 
 
 @pytest.fixture(scope="module")
@@ -127,13 +127,12 @@ def test_every_preset_describes_every_convention():
 
 @pytest.fixture(scope="module")
 def semeval_firstphrases():
-    if not SEMEVAL.is_dir():
-        pytest.skip("SemEval2017 is not beside the checkout (../shared/data/keyphrase)")
     collection = read_collection(SEMEVAL)
     lists = firstphrases_lists([collection.texts[d] for d in collection.doc_ids], 20)
     return collection, {d: [k for k, _ in entries] for d, entries in zip(collection.doc_ids, lists)}
 
 
+@pytest.mark.keyphrase
 @pytest.mark.parametrize("name", ["pke", "kpeval", "meng"])
 def test_semeval2017_firstphrases_equals_each_tool(name, semeval_firstphrases):
     collection, predictions = semeval_firstphrases

@@ -47,7 +47,7 @@ def _details(key: tuple, movie: str, review: str, models: tuple, _rows: pd.DataF
     vectors = None
     if SEM:
         texts = list(dict.fromkeys(t for t in [*rows["norm"], *gt["norm"]] if isinstance(t, str) and t))
-        vectors = dict(zip(texts, semantic.embed_texts(texts, model_id=ctx.options.embedding_model))) if texts else {}
+        vectors = dict(zip(texts, semantic.embed_texts(texts, model_id=ctx.options.embedding_model, backend=ctx.options.embedding_backend))) if texts else {}
     details = ui.keyword_details(rows, gt, vectors, ctx.options.threshold, sentiment=SAS)
     if not SAS:
         return details, float("nan"), float("nan")
