@@ -143,7 +143,7 @@ st.caption(
 
 marked = ctx.url_widget(st.radio, "Mark the matches of", "hl", sel.models[0] if sel.models else None,
                         parse=lambda s: s if s in sel.models else None, options=list(sel.models), horizontal=True,
-                        format_func=str, help="Highlights are per model: a word is marked only if this model matched it.")
+                        format_func=ui.md, help="Highlights are per model: a word is marked only if this model matched it.")
 
 review = query_param("review")
 if review:
