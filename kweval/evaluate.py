@@ -123,6 +123,7 @@ class Evaluation:
     models: list[str]
     problems: list[Problem] = field(default_factory=list)
     similarities: object = None  # kweval.semantic.Similarities of a semantic evaluation: any τ re-thresholds them
+    score_exponent: int = 0  # scores' score_sum and matched_score are in units of 2**score_exponent (huge scores: `_summable`)
 
     @property
     def metric_names(self) -> list[str]:
@@ -316,6 +317,7 @@ class _Counts:
     m_grp: np.ndarray  # per matched row: its group
     group_ranked: np.ndarray | None  # per group: whether its GT is ranked; None when all are
     counts: dict[str, np.ndarray]  # n_pred, n_gt, n_matched, n_bad_scores, score_sum, matched_score, gain_sum, matched_gain
+    score_exponent: int  # score_sum and matched_score are in units of 2**score_exponent
 
 
 def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Progress | None = None) -> Evaluation:
@@ -457,7 +459,7 @@ def _count_stage(
             reason = f"{n_invalid} keyword(s) empty after normalization and {n_dup} repeated keyword(s) within a review were dropped"
             movie_problems[movie].append(Problem(movie, reason, "evaluate"))
 
-    weight = _summable(confidence)
+    weight, score_exponent = _summable(confidence)
     ranked_movie = np.array([gt.ranked.get(m, True) for m in gt.movies], dtype=bool)
     group_ranked = None if ranked_movie.all() else ranked_movie[matches.group_movie]  # None: all ranked (graded gains)
     matched = matches.gt_rank >= 0
@@ -473,7 +475,8 @@ def _count_stage(
         "gain_sum": metrics.gt_gain_total(n_gt, options.gain, group_ranked),
         "matched_gain": group_sum(m_grp, gains, n_groups),
     }
-    return _Counts(bad_score=bad_score, confidence=confidence, matched=matched, m_grp=m_grp, group_ranked=group_ranked, counts=counts)
+    return _Counts(bad_score=bad_score, confidence=confidence, matched=matched, m_grp=m_grp, group_ranked=group_ranked, counts=counts,
+                   score_exponent=score_exponent)
 
 
 def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, counts: _Counts, options: EvalOptions) -> pd.DataFrame:
@@ -570,6 +573,7 @@ def _tables_stage(
         movies=gt.movies,
         models=model_order,
         problems=[],
+        score_exponent=counts.score_exponent,
     )
 
 
@@ -597,6 +601,8 @@ def combine_evaluations(parts: Sequence[Evaluation]) -> Evaluation:
 
     loading = list(dict.fromkeys(pr for p in parts for pr in p.problems if pr.stage == "load"))
     evaluating = [pr for p in parts for pr in p.problems if pr.stage != "load"]
+    exponent = max(p.score_exponent for p in parts)
+    parts = [_in_score_units(p, exponent) for p in parts]
     return Evaluation(
         scores=concat("scores"),
         keywords=concat("keywords"),
@@ -607,27 +613,39 @@ def combine_evaluations(parts: Sequence[Evaluation]) -> Evaluation:
         movies=[m for p in parts for m in p.movies],
         models=list(first.models),
         problems=loading + evaluating,
+        score_exponent=exponent,
     )
+
+
+def _in_score_units(part: Evaluation, exponent: int) -> Evaluation:
+    """`part` with its score sums in units of 2**exponent, so that parts scaled differently (`_summable`) add up exactly."""
+    if part.score_exponent == exponent or not len(part.scores):
+        return part
+    scores = part.scores.copy()
+    for column in ("score_sum", "matched_score"):
+        scores[column] = np.ldexp(scores[column].to_numpy(dtype="float64"), part.score_exponent - exponent)
+    return replace(part, scores=scores, score_exponent=exponent)
 
 
 _SUM_LIMIT_EXPONENT = 1000  # sums of confidences stay below 2**1000 (float64 overflows past 2**1024)
 
 
-def _summable(confidence: np.ndarray) -> np.ndarray:
-    """`confidence` scaled by a power of two so that no sum of its values overflows (itself when none can).
+def _summable(confidence: np.ndarray) -> tuple[np.ndarray, int]:
+    """`confidence` scaled by 2**-e so that no sum of its values overflows, and e (itself and 0 when none can).
 
     Scores near 1e308 are finite but their sums are not, which would make
     w_precision NaN.  Scaling every confidence by the same power of two is
     exact and keeps every ratio (w_precision, macro and micro) unchanged; the
-    per-review `score_sum` and `matched_score` are then in those units.
+    per-review `score_sum` and `matched_score` are then in those units
+    (`Evaluation.score_exponent`; `combine_evaluations` brings parts to one unit).
     """
     if len(confidence) == 0:
-        return confidence
+        return confidence, 0
     top = float(confidence.max())
     if top * len(confidence) < 2.0**_SUM_LIMIT_EXPONENT:
-        return confidence
+        return confidence, 0
     excess = math.frexp(top)[1] + math.frexp(float(len(confidence)))[1] - _SUM_LIMIT_EXPONENT
-    return np.ldexp(confidence, -excess)
+    return np.ldexp(confidence, -excess), excess
 
 
 def _clean_and_match_movie(

@@ -24,7 +24,7 @@ from kweval import ranking, report
 from kweval.aggregate import aggregate
 from kweval.cli import main
 from kweval.data import load_dataset
-from kweval.evaluate import EvalOptions, evaluate
+from kweval.evaluate import EvalOptions, combine_evaluations, evaluate
 from kweval.matching import candidate_table, keywords_match
 from kweval.text import normalize, normalize_many
 from tests.helpers import make_dataset, write_bad_dnlp
@@ -257,6 +257,22 @@ def test_huge_finite_scores_give_finite_weighted_metrics_without_warnings():
                 assert np.isfinite(got["w_precision"]).all() and np.isfinite(got["w_f1"]).all()
                 np.testing.assert_allclose(got["w_precision"], want["w_precision"], rtol=1e-12)
     assert ev_huge.scores["w_precision"].tolist() == pytest.approx([2 / 3, 1.0])
+
+
+def test_parts_scaled_differently_combine_to_the_whole_evaluation():
+    """--jobs and --scheduler evaluate movies apart: a part whose score sums would overflow is scaled, a part just below
+    that is not (1e300 scores sum finitely); micro w_precision over both must still be the whole evaluation's."""
+    preds = {("big", "r1", "a"): [("fraud", 1e308), ("x", 1e308)], ("big", "r2", "a"): [("poverty", 1.7e308)],
+             ("small", "r1", "a"): [("fraud", 9e299), ("x", 1e299)], ("small", "r2", "a"): [("y", 5e299), ("scam", 5e299)]}
+    ds = make_dataset({"big": GT, "small": GT}, preds)
+    whole = evaluate(ds)
+    parts = [evaluate(ds.subset(movies=[m])) for m in ("big", "small")]
+    assert parts[0].score_exponent > 0 == parts[1].score_exponent  # the two parts' score sums are in different units
+    combined = combine_evaluations(parts)
+    for agg in ("macro", "micro"):
+        got, want = aggregate(combined, agg), aggregate(whole, agg)
+        np.testing.assert_allclose(got["w_precision"], want["w_precision"], rtol=1e-12)
+        assert np.isfinite(got["w_precision"]).all()
 
 
 def test_cli_huge_scores_print_no_numpy_warning(tmp_path: Path):
