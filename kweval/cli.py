@@ -145,7 +145,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--threshold", type=float, default=_DEFAULTS.threshold, help=f"cosine threshold of the semantic metrics (default {_DEFAULTS.threshold})")
     ev.add_argument("--embedding-model", default=_DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
     ev.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default=_DEFAULTS.embedding_backend,
-                    help="how --semantic embeds: torch, onnx (ONNX Runtime, same vectors) or onnx-int8 (quantized, approximate)")
+                    help="how --semantic embeds: auto (default: onnx on the CPU, torch on a GPU), torch, onnx (ONNX Runtime, same vectors) "
+                         "or onnx-int8 (quantized, approximate)")
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
     _add_predictions_argument(ev)
     ev.add_argument(
@@ -191,7 +192,8 @@ def build_parser() -> argparse.ArgumentParser:
     em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
     em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     em.add_argument("--embedding-model", default=_DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
-    em.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default=_DEFAULTS.embedding_backend, help="torch, onnx or onnx-int8")
+    em.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default=_DEFAULTS.embedding_backend,
+                    help="auto (default: onnx on the CPU, torch on a GPU), torch, onnx or onnx-int8")
     em.add_argument("--batch-size", type=_positive_int, default=256)
 
     ca = sub.add_parser("cache", help="inspect or clear the embedding cache (KWEVAL_CACHE_DIR)")

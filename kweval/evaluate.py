@@ -46,7 +46,7 @@ class EvalOptions:
     threshold: float = 0.75
     embedding_model: str = "all-MiniLM-L6-v2"
     sentiment: bool = False
-    embedding_backend: str = "torch"
+    embedding_backend: str = "auto"  # onnx on the CPU, torch on a GPU: semantic.resolve_backend
     keyphrase: bool = False  # r@k, f1@k (hard), f1@k_flex, f1@M, f1@O, r_precision
     present: bool = False  # recall_present, f1@k_present, recall_absent (needs review texts)
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,6 +45,8 @@ __all__ = [
     "canonical_model_id",
     "variant",
     "BACKENDS",
+    "DEFAULT_BACKEND",
+    "resolve_backend",
     "embed_texts",
     "progress_with_estimate",
     "semantic_counts",
@@ -108,7 +111,8 @@ def pick_device() -> str:
     return "cpu"
 
 
-BACKENDS = ("torch", "onnx", "onnx-int8")
+BACKENDS = ("auto", "torch", "onnx", "onnx-int8")
+DEFAULT_BACKEND = "auto"
 
 
 def canonical_model_id(model_id: str) -> str:
@@ -123,10 +127,28 @@ def canonical_model_id(model_id: str) -> str:
     return str(local.resolve()) if local.is_dir() else model_id
 
 
-def variant(backend: str = "torch", device: str | None = None) -> tuple[str, str]:
-    """(backend, precision) of the vectors a backend produces: torch fp32 on CPU, fp16 on CUDA; onnx fp32 or int8."""
+def resolve_backend(backend: str = DEFAULT_BACKEND, device: str | None = None) -> str:
+    """The concrete backend that `backend` runs on `device` (default: the best available, see `pick_device`).
+
+    ``auto`` is onnx on the CPU (the same vectors as torch fp32 within 6e-7 in
+    cosine, and faster: ``bench/bench_semantic.py --mode backends``), torch on
+    CUDA or MPS (fp16 on CUDA) or where onnxruntime is not installed.  Any other
+    name is returned as is (after checking it is one of `BACKENDS`).
+    """
     if backend not in BACKENDS:
         raise ValueError(f"embedding backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    if backend != "auto":
+        return backend
+    on_cpu = str(device or _default_device()) == "cpu"
+    return "onnx" if on_cpu and importlib.util.find_spec("onnxruntime") is not None else "torch"
+
+
+def variant(backend: str = DEFAULT_BACKEND, device: str | None = None) -> tuple[str, str]:
+    """(backend, precision) of the vectors a backend produces: torch fp32 on CPU, fp16 on CUDA; onnx fp32 or int8.
+
+    ``auto`` is resolved first (`resolve_backend`): stores are keyed by what actually computed the vectors.
+    """
+    backend = resolve_backend(backend, device)
     if backend == "onnx-int8":
         return "onnx", "int8"
     if backend == "onnx":
@@ -176,9 +198,9 @@ def load_model(model_id: str = DEFAULT_MODEL, device: str | None = None):
     return model
 
 
-def load_encoder(model_id: str = DEFAULT_MODEL, device: str | None = None, backend: str = "torch") -> Callable[[list[str]], np.ndarray]:
+def load_encoder(model_id: str = DEFAULT_MODEL, device: str | None = None, backend: str = DEFAULT_BACKEND) -> Callable[[list[str]], np.ndarray]:
     """A function texts → unit float32 rows for `backend` (torch: `load_model`; onnx: the exported model), loaded once."""
-    variant(backend, device or "cpu")
+    backend = resolve_backend(backend, device)
     if backend == "torch":
         model = load_model(model_id, device)
         return lambda batch: model.encode(batch, batch_size=len(batch), normalize_embeddings=True,
@@ -192,7 +214,11 @@ def _onnx_encoder(model_id: str, quantized: bool) -> Callable[[list[str]], np.nd
     from kweval.onnx_embedder import OnnxEncoder, onnx_file
 
     path = resolve_model_path(model_id)
-    return OnnxEncoder(path, onnx_file(path, cache_dir(), quantized=quantized)).encode
+    try:
+        return OnnxEncoder(path, onnx_file(path, cache_dir(), quantized=quantized)).encode
+    except OSError:  # the cache folder is unusable (the store says so and runs uncached): export for this run only
+        with tempfile.TemporaryDirectory(prefix="kweval-onnx-") as folder:
+            return OnnxEncoder(path, onnx_file(path, Path(folder), quantized=quantized)).encode  # the session holds the model
 
 
 # --------------------------------------------------------------------------- embedding
@@ -205,7 +231,7 @@ def embed_texts(
     batch_size: int = 256,
     progress: Progress | None = None,
     device: str | None = None,
-    backend: str = "torch",
+    backend: str = DEFAULT_BACKEND,
 ) -> np.ndarray:
     """L2-normalized float32 embeddings, one row per input text (``[len(texts), d]``).
 
@@ -227,16 +253,18 @@ def embed_texts(
         raise ValueError(f"batch_size must be positive, got {batch_size}")
     unique = list(dict.fromkeys(texts))
     total = len(unique)
+    backend = resolve_backend(backend, device)
+    kind = variant(backend, device)
     if store is None:
         from kweval.cache import EmbeddingStore
 
-        store = EmbeddingStore(model_id, backend=variant(backend, device)[0], precision=variant(backend, device)[1])
+        store = EmbeddingStore(model_id, backend=kind[0], precision=kind[1])
     elif store is True:
         raise TypeError("store must be an EmbeddingStore, None (default store) or False (no cache)")
     elif store is not False and getattr(store, "model_id", None) != canonical_model_id(model_id):
         raise ValueError(f"the store holds vectors of {store.model_id!r}, not {model_id!r}")
-    elif store is not False and (store.backend, store.precision) != variant(backend, device):
-        raise ValueError(f"the store holds {store.backend}/{store.precision} vectors, not {'/'.join(variant(backend, device))} ones")
+    elif store is not False and (store.backend, store.precision) != kind:
+        raise ValueError(f"the store holds {store.backend}/{store.precision} vectors, not {'/'.join(kind)} ones")
 
     if store is not False and unique:
         cached, found = store.get_many(unique)

@@ -280,8 +280,11 @@ def test_two_writer_processes_lose_nothing(tmp_path):
 
 
 def test_warm_call_does_not_load_the_model_nor_import_torch(tmp_path):
+    from kweval import semantic
+
     texts = ["scam", "fraud", "cinematography", "lightsaber duel"]
-    store = quiet_store(MODEL, tmp_path)
+    backend, precision = semantic.variant()  # the default backend's store (auto: onnx/fp32 on a CPU)
+    store = quiet_store(MODEL, tmp_path, backend=backend, precision=precision)
     store.put_many(texts, vecs_of(texts, 384))
     store.close()
     script = textwrap.dedent(
@@ -293,10 +296,12 @@ def test_warm_call_does_not_load_the_model_nor_import_torch(tmp_path):
         texts = ["scam", "fraud", "scam", "cinematography", "lightsaber duel"]
         calls = []
         default = semantic.embed_texts(texts, progress=lambda d, t: calls.append((d, t)))  # store from $KWEVAL_CACHE_DIR
-        store = EmbeddingStore(semantic.DEFAULT_MODEL)
+        backend, precision = semantic.variant()
+        store = EmbeddingStore(semantic.DEFAULT_MODEL, backend=backend, precision=precision)
         explicit = semantic.embed_texts(texts, store=store)
-        assert semantic.load_model.cache_info().currsize == 0, "model loaded"
+        assert semantic.load_model.cache_info().currsize == 0 and semantic._onnx_encoder.cache_info().currsize == 0, "model loaded"
         assert "torch" not in sys.modules and "sentence_transformers" not in sys.modules, "torch imported"
+        assert "onnxruntime" not in sys.modules, "onnxruntime imported"
         assert calls == [(4, 4)], calls
         assert (store.hits, store.misses) == (4, 0), (store.hits, store.misses)
         np.save(sys.argv[1], np.stack([default, explicit]))
