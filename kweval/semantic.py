@@ -202,10 +202,31 @@ def load_encoder(model_id: str = DEFAULT_MODEL, device: str | None = None, backe
     """A function texts → unit float32 rows for `backend` (torch: `load_model`; onnx: the exported model), loaded once."""
     backend = resolve_backend(backend, device)
     if backend == "torch":
-        model = load_model(model_id, device)
-        return lambda batch: model.encode(batch, batch_size=len(batch), normalize_embeddings=True,
-                                          convert_to_numpy=True, show_progress_bar=False)
+        return _TorchEncoder(load_model(model_id, device))
     return _onnx_encoder(model_id, backend == "onnx-int8")
+
+
+class _TorchEncoder:
+    """sentence-transformers' ``encode`` on one batch, and the token counts `embed_texts` sorts by."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def __call__(self, batch: list[str]) -> np.ndarray:
+        return self.model.encode(batch, batch_size=len(batch), normalize_embeddings=True, convert_to_numpy=True,
+                                 show_progress_bar=False)
+
+    def token_counts(self, texts: list[str]) -> np.ndarray:
+        ids = self.model.tokenizer(texts, truncation=True, max_length=self.model.max_seq_length)["input_ids"]
+        return np.fromiter(map(len, ids), dtype=np.int64, count=len(texts))
+
+
+def _token_counts(encode: Callable[[list[str]], np.ndarray], texts: list[str]) -> np.ndarray:
+    """Tokens per text as the encoder counts them (its ``token_counts``), else characters: the sort key of batches."""
+    counts = getattr(encode, "token_counts", None)
+    if counts is None:
+        return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    return np.asarray(counts(texts), dtype=np.int64)
 
 
 @lru_cache(maxsize=4)
@@ -215,10 +236,10 @@ def _onnx_encoder(model_id: str, quantized: bool) -> Callable[[list[str]], np.nd
 
     path = resolve_model_path(model_id)
     try:
-        return OnnxEncoder(path, onnx_file(path, cache_dir(), quantized=quantized)).encode
+        return OnnxEncoder(path, onnx_file(path, cache_dir(), quantized=quantized))
     except OSError:  # the cache folder is unusable (the store says so and runs uncached): export for this run only
         with tempfile.TemporaryDirectory(prefix="kweval-onnx-") as folder:
-            return OnnxEncoder(path, onnx_file(path, Path(folder), quantized=quantized)).encode  # the session holds the model
+            return OnnxEncoder(path, onnx_file(path, Path(folder), quantized=quantized))  # the session holds the model
 
 
 # --------------------------------------------------------------------------- embedding
@@ -239,8 +260,8 @@ def embed_texts(
     `store`: an `EmbeddingStore` to read hits from and write misses to; None
     (default) opens the store of `model_id` × `backend`'s variant in
     `kweval.cache.cache_dir()`; False disables caching.  Misses are encoded in
-    batches of `batch_size` after sorting them by length (similar lengths pad
-    little) and each batch is written to the store in its own transaction, so
+    batches of `batch_size` after sorting them by token count (similar lengths
+    pad little) and each batch is written to the store in its own transaction, so
     an interrupted run keeps what it finished.  `progress(done, total)` is
     called with counts of distinct strings (cache hits count as done at once).
     When every string is cached, the model is not loaded and torch is not imported.
@@ -279,7 +300,8 @@ def embed_texts(
     out = cached if dim else None
     if missing:
         encode = load_encoder(model_id, device, backend)
-        order = sorted(missing, key=lambda i: len(unique[i]))
+        # sorted by token count, a batch pads little (by characters: 1.69× the real tokens at 256 on DNLP; by tokens 1.02×)
+        order = [missing[j] for j in np.argsort(_token_counts(encode, [unique[i] for i in missing]), kind="stable")]
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
             batch = [unique[i] for i in idx]

@@ -388,6 +388,10 @@ def test_onnx_backend_agrees_with_torch(real_model, onnx_cache):
     assert onnx_vecs.shape == torch_vecs.shape and onnx_vecs.dtype == np.float32
     assert np.abs(onnx_vecs @ onnx_vecs.T - torch_vecs @ torch_vecs.T).max() <= 2e-3
     assert list(onnx_cache.glob("onnx/*/model.onnx"))
+    # both backends count the same tokens (the sort key of their batches): [CLS] + word pieces + [SEP]
+    counts = semantic.load_encoder(backend="onnx").token_counts(texts)
+    assert list(counts) == list(semantic.load_encoder(backend="torch", device="cpu").token_counts(texts))
+    assert counts[texts.index("war")] == 3 and counts[texts.index("the emperor's final defeat at endor")] > 8
     int8 = semantic.embed_texts(texts, store=False, backend="onnx-int8")
     np.testing.assert_allclose(np.linalg.norm(int8, axis=1), 1.0, atol=1e-5)
     assert np.abs(int8 @ int8.T - torch_vecs @ torch_vecs.T).max() < 0.1  # approximate, hence opt-in
@@ -461,3 +465,25 @@ def test_auto_vectors_are_stored_as_the_backend_that_made_them(monkeypatch, tmp_
     # an explicit store of another variant is refused, not silently mixed
     with pytest.raises(ValueError, match="torch/fp32 vectors, not onnx/fp32"):
         semantic.embed_texts(texts, store=EmbeddingStore(semantic.DEFAULT_MODEL), device="cpu")
+
+
+def test_batches_are_sorted_by_the_encoders_token_counts(monkeypatch):
+    """Batches follow the encoder's token counts (little padding), not characters; without counts, characters."""
+    batches = []
+
+    class Encoder:
+        def __call__(self, batch):
+            batches.append(list(batch))
+            return np.ones((len(batch), 3), dtype=np.float32)
+
+        def token_counts(self, texts):  # "x" * n counts 10 - n tokens: the reverse of their lengths
+            return [10 - len(t) for t in texts]
+
+    texts = ["xxx", "x", "xxxx", "xx"]
+    monkeypatch.setattr(semantic, "load_encoder", lambda *a, **k: Encoder())
+    semantic.embed_texts(texts, store=False, batch_size=2, device="cpu")
+    assert batches == [["xxxx", "xxx"], ["xx", "x"]]
+    batches.clear()
+    monkeypatch.setattr(semantic, "load_encoder", lambda *a, **k: lambda batch: Encoder()(batch))  # a plain function
+    semantic.embed_texts(texts, store=False, batch_size=2, device="cpu")
+    assert batches == [["x", "xx"], ["xxx", "xxxx"]]
