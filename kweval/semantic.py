@@ -10,7 +10,17 @@
   (strict ``>``) with one matrix product per movie.
 
 torch and sentence-transformers are imported only inside `load_model` /
-`pick_device`.
+`pick_device`; onnxruntime only in `kweval.onnx_embedder`.
+
+Why one module (~580 lines): the embedder and the metrics share one
+numeric contract (unit float32 rows, τ compared in float32 with strict
+``>``: `_unit_rows`, `_threshold_like`), and the CLI, the dashboard and the
+tests reach the loader through this one namespace (`load_encoder` is what
+they patch to count or refuse model loads).  The stages inside are separate
+functions: backend choice (`resolve_backend`, `variant`), loading
+(`load_model`, `load_encoder`), embedding through the store (`embed_texts`),
+similarities once per embedding set (`similarities`) and thresholds
+(`Similarities.at_threshold`).
 """
 
 from __future__ import annotations
