@@ -487,3 +487,32 @@ def test_batches_are_sorted_by_the_encoders_token_counts(monkeypatch):
     monkeypatch.setattr(semantic, "load_encoder", lambda *a, **k: lambda batch: Encoder()(batch))  # a plain function
     semantic.embed_texts(texts, store=False, batch_size=2, device="cpu")
     assert batches == [["x", "xx"], ["xxx", "xxxx"]]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="CPU affinity is Linux-only")
+def test_threads_follow_the_cores_this_process_may_use(real_model, onnx_cache):
+    """Pinned to one core, torch and onnxruntime each run one thread (not the machine's count)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    from kweval.onnx_embedder import available_cores
+
+    assert available_cores() == len(os.sched_getaffinity(0))
+    script = textwrap.dedent(
+        """
+        import os
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        import torch
+        from kweval import semantic
+        onnx = semantic.load_encoder(backend="onnx")
+        semantic.load_encoder(backend="torch", device="cpu")
+        print(torch.get_num_threads(), onnx.session.get_session_options().intra_op_num_threads)
+        """
+    )
+    env = dict(os.environ, KWEVAL_CACHE_DIR=str(onnx_cache), HF_HUB_OFFLINE="1",
+               PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["1", "1"]
