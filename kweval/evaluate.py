@@ -8,6 +8,13 @@ assigns them one-to-one per review; `_count_stage` turns scores into
 confidences (invalid scores count as 0) and counts per review × model;
 `_score_stage` computes every metric from those counts and the assigned
 pairs; `_tables_stage` builds the keywords, coverage and skipped tables.
+
+Why one module (about 1,000 lines): the stages share private row layouts
+(`_GtLists`, `_MovieRows`, `_RowBuffers`, `_Matches`, `_Counts`) whose
+invariants (row order, one-to-one assignment within a GT list, the score
+units `combine_evaluations` relies on) hold only together; split over
+modules they would become an internal API with several readers.  The metric
+arithmetic itself is in metrics.py, ranking.py and matching.py.
 """
 
 from __future__ import annotations
