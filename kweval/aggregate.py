@@ -1,4 +1,4 @@
-"""Aggregation of the per-review table into movie × model summaries (METRICS.md §6).
+"""Aggregation of the per-review table into movie × model summaries (docs/metrics.md §6).
 
 - ``macro``: the mean over reviews of each per-review value.
 - ``micro``: ratios of sums for the set-based, weighted and semantic metrics

@@ -271,8 +271,8 @@ def _later_lists(m: np.ndarray, r: np.ndarray, d: np.ndarray, rank: np.ndarray, 
 
     A pair holds more than one list when a rank repeats.  Its rows are then
     read in file order, a new list starting wherever a rank repeats one of the
-    current list; only the first list is kept (METRICS.md's "first wins", the
-    DNLP reader's rule for a repeated review).
+    current list; only the first list is kept (the first wins, as for a repeated keyword in
+    docs/metrics.md §1 and for a repeated review in the DNLP reader).
     """
     n = len(m)
     later = np.zeros(n, dtype=bool)
