@@ -24,6 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kweval._arrays import object_column as _object_column
 from kweval.data.dataset import (
     GROUND_TRUTH_COLUMNS,
     MODEL_COLUMNS,
@@ -185,10 +186,6 @@ def _numbers(frame: pd.DataFrame | pa.Table, name: str) -> np.ndarray:
     if series.dtype == object:
         series = series.map(lambda v: np.nan if isinstance(v, (bool, np.bool_)) else v)
     return pd.to_numeric(series, errors="coerce").to_numpy()
-
-
-def _object_column(values: np.ndarray) -> pd.Series:
-    return pd.Series(values, dtype=object, copy=False)
 
 
 def _as_str(series: pd.Series) -> pd.Series:
