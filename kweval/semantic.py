@@ -142,7 +142,7 @@ def resolve_backend(backend: str = DEFAULT_BACKEND, device: str | None = None) -
 
     ``auto`` is onnx on the CPU (the same vectors as torch fp32 within 6e-7 in
     cosine, and faster: ``bench/bench_semantic.py --mode backends``), torch on
-    CUDA or MPS (fp16 on CUDA) or where onnxruntime is not installed.  Any other
+    CUDA or MPS (fp16 on CUDA) or where onnxruntime or onnx is not installed.  Any other
     name is returned as is (after checking it is one of `BACKENDS`).
     """
     if backend not in BACKENDS:
@@ -150,7 +150,8 @@ def resolve_backend(backend: str = DEFAULT_BACKEND, device: str | None = None) -
     if backend != "auto":
         return backend
     on_cpu = str(device or _default_device()) == "cpu"
-    return "onnx" if on_cpu and importlib.util.find_spec("onnxruntime") is not None else "torch"
+    exportable = all(importlib.util.find_spec(name) is not None for name in ("onnxruntime", "onnx"))  # run and export
+    return "onnx" if on_cpu and exportable else "torch"
 
 
 def variant(backend: str = DEFAULT_BACKEND, device: str | None = None) -> tuple[str, str]:

@@ -418,6 +418,8 @@ def test_auto_backend_is_onnx_on_cpu_and_torch_on_gpu(monkeypatch):
     real_find_spec = semantic.importlib.util.find_spec
     monkeypatch.setattr(semantic.importlib.util, "find_spec", lambda name, *a: None if name == "onnxruntime" else real_find_spec(name, *a))
     assert semantic.resolve_backend("auto", "cpu") == "torch" and semantic.variant("auto", "cpu") == ("torch", "fp32")
+    monkeypatch.setattr(semantic.importlib.util, "find_spec", lambda name, *a: None if name == "onnx" else real_find_spec(name, *a))
+    assert semantic.resolve_backend("auto", "cpu") == "torch"  # onnx (the exporter's package) missing: torch too
 
 
 def test_the_default_evaluation_cli_and_dashboard_use_auto():
