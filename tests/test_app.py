@@ -635,6 +635,40 @@ def test_warm_semantic_run_does_not_load_the_model(monkeypatch, cores, sem_cache
     assert len(loads) == before
 
 
+def test_sentiment_on_again_does_no_lexical_work(monkeypatch, cores, tmp_path):
+    """Turning sentiment on adds its columns to the cached evaluation (issue 11 item 7): after a change of k made with
+    sentiment off, turning it on again neither re-evaluates nor rescores; the numbers are the core's."""
+    import dashboard.context as context
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    calls = {"evaluate": [], "sentiment": 0}
+    real_evaluate, real_scores = context.evaluate, context.sentiment_scores
+
+    def counting_evaluate(dataset, options, *args, **kwargs):
+        calls["evaluate"].append(options)
+        return real_evaluate(dataset, options, *args, **kwargs)
+
+    def counting_scores(*args, **kwargs):
+        calls["sentiment"] += 1
+        return real_scores(*args, **kwargs)
+
+    monkeypatch.setattr(context, "evaluate", counting_evaluate)
+    monkeypatch.setattr(context, "sentiment_scores", counting_scores)
+    _fresh_streamlit_caches()
+    at = run(monkeypatch, None, {"movie": "ALL", "sas": "1", "match": "word"})
+    assert [o.sentiment for o in calls["evaluate"]] == [False] and calls["sentiment"] == 1  # lexical, then the add-on
+    at.sidebar.toggle(key="sel_sas").set_value(False).run()
+    at.sidebar.number_input(key="sel_k").set_value(7).run()
+    assert "sas_text" not in table(at, "summary_table") and len(calls["evaluate"]) == 2
+    at.sidebar.toggle(key="sel_sas").set_value(True).run()
+    assert not at.exception and at.query_params["sas"] == "1" and at.query_params["k"] == "7"
+    assert len(calls["evaluate"]) == 2 and calls["sentiment"] == 1  # no lexical work, no VADER store read
+    shown = table(at, "summary_table").reset_index(drop=True)
+    core = aggregate(evaluate(cores["demo"], EvalOptions(k=7, match="word", sentiment=True)), "macro").reset_index(drop=True)
+    pd.testing.assert_frame_equal(shown, core, check_dtype=False)
+    assert shown["sas_text"].notna().any()
+
+
 @pytest.mark.slow  # real embeddings / several processes: tens of seconds
 def test_semantic_and_sentiment_views_escape_uploads(monkeypatch, tmp_path):
     """The explorer's nearest-GT and sentiment columns show user content (keywords, GT keywords) escaped."""

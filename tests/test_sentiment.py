@@ -168,3 +168,28 @@ def test_sas_metrics_with_an_unusable_store_still_scores(tmp_path, monkeypatch):
     out = sas_metrics(pred, pd.DataFrame({"movie": ["m"], "keyword": ["awful"]}), pd.DataFrame(
         {"movie": ["m"], "review_id": ["r"], "text": ["fine"]}), store=store)
     assert out.loc[0, "sent_pred"] == pytest.approx(v("great")) and len(notes) == 1
+
+
+@pytest.mark.parametrize("per_document", [False, True], ids=["movie-level GT", "per-document GT"])
+def test_sentiment_as_an_add_on_equals_evaluating_with_it(demo_dataset, tmp_path, monkeypatch, per_document):
+    """The dashboard turns sentiment on by adding its columns to the cached lexical evaluation (issue 11 item 7):
+    the same table as evaluating with sentiment, whatever k / match mode the sentiment scores were taken from."""
+    from dataclasses import replace
+
+    from kweval.evaluate import EvalOptions, evaluate, sentiment_scores, with_sentiment
+    from kweval.synth import synthesize
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    dataset = synthesize(2, 40, 3, seed=3, gt="per-document") if per_document else demo_dataset
+    options = EvalOptions(k=7, match="word", keyphrase=per_document)
+    lexical = evaluate(dataset, options)
+    sas = sentiment_scores(evaluate(dataset, EvalOptions(k=2, match="exact")), dataset)  # other k and match mode
+    added = with_sentiment(lexical, sas)
+    whole = evaluate(dataset, replace(options, sentiment=True))
+
+    assert added.options == whole.options
+    pd.testing.assert_frame_equal(added.scores, whole.scores)
+    assert added.scores["sas_keywords"].notna().any() and added.problems == whole.problems
+    assert "sas_text" not in lexical.scores.columns  # the cached lexical evaluation is left as it was
+    with pytest.raises(ValueError, match="without sentiment"):
+        with_sentiment(whole, sas)
