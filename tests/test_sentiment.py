@@ -193,3 +193,19 @@ def test_sentiment_as_an_add_on_equals_evaluating_with_it(demo_dataset, tmp_path
     assert "sas_text" not in lexical.scores.columns  # the cached lexical evaluation is left as it was
     with pytest.raises(ValueError, match="without sentiment"):
         with_sentiment(whole, sas)
+
+
+def test_texts_scored_without_a_store_are_persisted_by_the_next_call_with_one(scored, tmp_path, monkeypatch):
+    """The store is asked only for texts the process memo lacks, yet nothing scored is left out of it."""
+    from kweval import sentiment
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    first = sentiment_value(["a fine film", "awful", "a fine film"])  # no store: the process memo only
+    assert len(sentiment.vader_store()) == 0
+    again = sentiment_value(["awful", "a fine film", "new", None], sentiment.vader_store())
+    assert scored == ["a fine film", "awful", "new"]  # nothing scored twice
+    store = sentiment.vader_store()
+    assert len(store) == 3
+    stored, found = store.get_many(["a fine film", "awful"])
+    assert found.all() and stored[0].tolist() == pytest.approx([ANALYZER.polarity_scores("a fine film")[k] for k in ("pos", "neu", "neg")])
+    assert again[:2].tolist() == [first[1], first[0]] and np.isnan(again[3])
