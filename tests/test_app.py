@@ -292,6 +292,36 @@ def test_data_page_and_slices_tables_explain_their_columns(monkeypatch):
         assert helps["reviews"].startswith("Reviews: reviews evaluated for this row")
 
 
+def test_summary_and_compare_explain_every_number_and_mark_the_best_on_screen(monkeypatch):
+    """Issue 11 "Why": no help on w_precision, ap@5, rr, gt_coverage, p_randomization_holm; "bold in the downloads"
+    but nothing marked on screen; a bar chart axis saying only "macro"."""
+    from kweval import registry
+
+    at = run(monkeypatch, None, {"movie": "ALL", "agg": "micro"})
+    summary = next(df for df in at.dataframe if "n_skipped" in df.value.columns)
+    helps = _column_help(summary)
+    for col in ("w_precision", "ap@5", "rr", "gt_coverage", "ndcg@5", "n_reviews"):
+        entry = registry.info(col)
+        assert helps[col] == f"{entry.label}: {entry.help()}", col
+    # the best value per movie and column is bold on screen: the styler's cells are the core's best cells
+    shown = summary.value.reset_index(drop=True)
+    expected = ui.best_styles(shown)
+    bold_rules = [rule for rule in summary.proto.arrow_data.styler.styles.split("}") if "font-weight: 700" in rule]
+    bold = {(int(r), int(c)) for rule in bold_rules for r, c in re.findall(r"_row(\d+)_col(\d+)", rule)}
+    want = {(r, c) for r in range(expected.shape[0]) for c in range(expected.shape[1]) if "font-weight: 700" in expected.iat[r, c]}
+    assert bold and bold == want
+    bars = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
+    title = bars["yaxis"]["title"]["text"]
+    assert "micro" in title and title != "micro" and bars["legend"]["y"] > 1  # the legend sits above the plot, off the toolbar
+
+    at.switch_page("dashboard/views/compare.py").run()
+    compare = next(df for df in at.dataframe if "p_ttest_holm" in df.value.columns)
+    helps = _column_help(compare)
+    for col in ("p_randomization_holm", "p_ttest_holm", "significant"):
+        entry = registry.info(col)
+        assert helps[col] == f"{entry.label}: {entry.help()}", col
+
+
 # ---------------------------------------------------------------------------------------------
 # URL state
 
