@@ -646,8 +646,14 @@ def test_threshold_slider_and_toggles(monkeypatch, cores, sem_cache, sem_core):
     assert at.query_params["sem"] == "0" and at.query_params["sas"] == "0"
     assert at.sidebar.slider(key="sel_tau").disabled and "sem_precision" not in table(at, "summary_table")
     at.sidebar.toggle(key="sel_sem").set_value(True).run()
+    import dashboard.context as context
+
+    evaluations = []
+    real_evaluate = context.evaluate
+    monkeypatch.setattr(context, "evaluate", lambda *a, **kw: evaluations.append(a) or real_evaluate(*a, **kw))
     at.sidebar.slider(key="sel_tau").set_value(0.6).run()
     assert not at.exception and at.query_params["sem"] == "1" and at.query_params["tau"] == "0.60"
+    assert evaluations == []  # a τ change re-thresholds the kept similarities: no evaluation, no embedding (issue 11 "Why")
     shown = table(at, "summary_table").reset_index(drop=True)
     core = aggregate(evaluate(cores["demo"], EvalOptions(semantic=True, threshold=0.6)), "micro").reset_index(drop=True)
     pd.testing.assert_frame_equal(shown, core, check_dtype=False)
