@@ -8,8 +8,9 @@ import streamlit as st
 from dashboard import page_context
 from dashboard.tables import number_columns, text_columns
 from dashboard.uploads import format_size
+from dashboard.escape import md
 
-from kweval import ui
+from kweval.aggregate import dataset_overview
 
 ctx = page_context()
 ds = ctx.dataset
@@ -17,12 +18,12 @@ ev = ctx.evaluation
 
 st.title("Data")
 st.markdown(
-    f"**Source:** {ui.md(ctx.source_label)} · {len(ds.movie_ids)} movies · {len(ds.reviews)} reviews · "
+    f"**Source:** {md(ctx.source_label)} · {len(ds.movie_ids)} movies · {len(ds.reviews)} reviews · "
     f"{len(ds.model_names)} models · {len(ds.predictions)} predicted entries · {len(ds.ground_truth)} GT keywords"
 )
 if ctx.uploads:
     st.markdown("**Uploaded files** (the newest copy of each name): "
-                + ", ".join(f"{ui.md(name)} ({format_size(size)})" for name, size in ctx.uploads.items()))
+                + ", ".join(f"{md(name)} ({format_size(size)})" for name, size in ctx.uploads.items()))
 st.caption(f"Content hash (the cache key): {ctx.data_hash[:16]}…")
 
 
@@ -33,7 +34,7 @@ def _help(table) -> dict:
     return number_columns(counts, fmt="%d") | text_columns([c for c in table.columns if c not in counts])
 
 
-movies, models = ui.dataset_overview(ds, ev)
+movies, models = dataset_overview(ds, ev)
 c1, c2 = st.columns([3, 2])
 c1.subheader("Movies")
 c1.dataframe(movies, hide_index=True, key="movies_table", column_config=_help(movies))
@@ -43,7 +44,7 @@ c2.dataframe(models, hide_index=True, key="models_table", column_config=_help(mo
 st.subheader("Validation messages")
 messages = list(dict.fromkeys(str(p) for p in ev.problems))
 if messages:
-    st.markdown("\n".join(f"- {ui.md(m)}" for m in messages))
+    st.markdown("\n".join(f"- {md(m)}" for m in messages))
 else:
     st.success("No problems: every file and cell was usable.")
 if len(ev.skipped):

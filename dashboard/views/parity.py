@@ -8,8 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import page_context
+from dashboard.escape import esc, md
+from dashboard.style import FLAG_BACKGROUND
 
-from kweval import legacy, ui
+from kweval import legacy
 
 ctx = page_context()
 sel = ctx.selection
@@ -33,7 +35,7 @@ st.markdown(
     "The seed notebooks published numbers that kweval does not reproduce in its normal mode, because their code "
     "has defects (METRICS.md §7). `kweval evaluate --legacy` replays their code exactly, defects included; this page "
     "puts both side by side and shows each defect on a review of the loaded data. "
-    f"Scope: **{ui.md(ctx.movie_title(sel.movie))}**, models {ui.md(', '.join(sel.models))}."
+    f"Scope: **{md(ctx.movie_title(sel.movie))}**, models {md(', '.join(sel.models))}."
 )
 
 table = _side_by_side(ctx.key, sel.movie, tuple(sel.models), dataset)
@@ -46,7 +48,7 @@ c1, c2 = st.columns([3, 2])
 c1.subheader("Legacy vs corrected (macro)")
 c1.dataframe(
     # a translucent red reads on light and dark themes alike (the text keeps the theme's own colour)
-    table.style.apply(lambda row: [f"background-color: {ui.FLAG_BACKGROUND}" if row["flips"] else ""] * len(row), axis=1),
+    table.style.apply(lambda row: [f"background-color: {FLAG_BACKGROUND}" if row["flips"] else ""] * len(row), axis=1),
     hide_index=True,
     column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in ("legacy", "corrected", "difference")},
     key="parity_table",
@@ -66,7 +68,7 @@ def show(example: dict | None, lines: list[str]) -> None:
         st.info("The loaded data holds no review that shows this defect; see docs/notebook-parity.md for a made-up case.")
         return
     st.markdown(
-        f"Movie **{ui.md(example.get('movie'))}**, model **{ui.md(example.get('model'))}**, review `{ui.esc(example.get('review_id'))}`."
+        f"Movie **{md(example.get('movie'))}**, model **{md(example.get('model'))}**, review `{esc(example.get('review_id'))}`."
         if example.get("review_id") is not None
         else ""
     )
@@ -74,18 +76,18 @@ def show(example: dict | None, lines: list[str]) -> None:
 
 
 def fmt(value: object) -> str:
-    return f"{value:.4f}" if isinstance(value, float) else ui.md(value)
+    return f"{value:.4f}" if isinstance(value, float) else md(value)
 
 
 with st.expander("1 · Each review is scored against the letters of one GT keyword (zip)", expanded=True):
     ex = _example(ctx.key, sel.movie, tuple(sel.models), "find_zip_pairing_example", dataset)
     show(ex, [] if not ex else [
         f"The notebook pairs review #{fmt(ex['review_index'])} with GT keyword #{fmt(ex['review_index'])} "
-        f"**{ui.md(ex['gt_keyword'])}** and compares its predictions with its characters: {ui.md(', '.join(repr(c) for c in ex['compared_against'][:12]))} …",
+        f"**{md(ex['gt_keyword'])}** and compares its predictions with its characters: {md(', '.join(repr(c) for c in ex['compared_against'][:12]))} …",
         f"Only the first {fmt(ex['n_gt'])} of {fmt(ex['n_reviews'])} reviews are scored at all; the rest are dropped by `zip`.",
         f"Legacy: {fmt(ex['legacy'].get('matched_score'))} of {fmt(ex['legacy'].get('score_sum'))} score units count as matched; "
         f"scored as defined: w_precision {fmt(ex['corrected']['w_precision'])}, "
-        + ", ".join(f"{ui.md(name)} {fmt(value)}" for name, value in ex["corrected"].items() if name.startswith("ndcg@")) + "."
+        + ", ".join(f"{md(name)} {fmt(value)}" for name, value in ex["corrected"].items() if name.startswith("ndcg@")) + "."
         if ex.get("corrected") else "",  # the finder scores at its own k (5), whatever the sidebar's k
     ])
 with st.expander("2 · IDCG without the discount"):
@@ -97,12 +99,12 @@ with st.expander("2 · IDCG without the discount"):
 with st.expander("3 · One GT keyword credited many times"):
     ex = _example(ctx.key, sel.movie, tuple(sel.models), "find_many_to_one_example", dataset)
     show(ex, [] if not ex else [
-        f"GT keyword **{ui.md(ex['gt_keyword'])}** (rank {fmt(ex['gt_rank'])}) is credited {fmt(ex['times_credited'])} times, at positions {ui.md(ex['positions'])}.",
+        f"GT keyword **{md(ex['gt_keyword'])}** (rank {fmt(ex['gt_rank'])}) is credited {fmt(ex['times_credited'])} times, at positions {md(ex['positions'])}.",
         f"nDCG: notebook {fmt(ex['ndcg_notebook'])}, one-to-one {fmt(ex['ndcg_spec'])}. {fmt(ex['n_reviews_affected'])} of {fmt(ex['n_reviews_scanned'])} reviews scanned are affected.",
     ])
 with st.expander("4 · ASCII-only normalization"):
     ex = _example(ctx.key, sel.movie, tuple(sel.models), "find_ascii_normalization_example", dataset)
-    show(ex, [] if not ex else [f"{ui.md(k)}: {ui.md(v)}" for k, v in ex.items() if k not in ("movie", "model", "review_id")])
+    show(ex, [] if not ex else [f"{md(k)}: {md(v)}" for k, v in ex.items() if k not in ("movie", "model", "review_id")])
 with st.expander("5 · Recall counts matched predictions, not matched GT keywords"):
     ex = _example(ctx.key, sel.movie, tuple(sel.models), "find_recall_counts_predictions_example", dataset)
     show(ex, [] if not ex else [
@@ -116,12 +118,12 @@ with st.expander("6 · Semantic pooling over padding, and two thresholds"):
     )
     if st.button("Find a live example (loads the embedding model)", key="semantic_example"):
         ex = _example(ctx.key, sel.movie, tuple(sel.models), "find_semantic_padding_example", dataset)
-        show(ex, [] if not ex else [f"{ui.md(k)}: {ui.md(v)}" for k, v in ex.items() if k not in ("movie", "model", "review_id")])
+        show(ex, [] if not ex else [f"{md(k)}: {md(v)}" for k, v in ex.items() if k not in ("movie", "model", "review_id")])
 with st.expander("7 · SAS averages the model's own scores as if they were sentiments"):
     ex = _example(ctx.key, sel.movie, tuple(sel.models), "find_sas_score_example", dataset)
     show(ex, [] if not ex else [
-        f"Scores {ui.md(ex['scores'])} are averaged as sentiment {fmt(ex['sentiment_pred_notebook'])}; "
-        f"VADER on the keywords gives {ui.md(ex['vader_values'])}, mean {fmt(ex['sentiment_pred_spec'])}.",
+        f"Scores {md(ex['scores'])} are averaged as sentiment {fmt(ex['sentiment_pred_notebook'])}; "
+        f"VADER on the keywords gives {md(ex['vader_values'])}, mean {fmt(ex['sentiment_pred_spec'])}.",
         f"sas_keywords: notebook {fmt(ex['sas_keywords_notebook'])}, as defined {fmt(ex['sas_keywords_spec'])}.",
     ])
 st.caption("Reproduce the published table: `kweval evaluate DATA --legacy --models base,reranker --movies SW_Episode6`. More in docs/notebook-parity.md.")
