@@ -823,6 +823,32 @@ def test_bad_page_parameters_warn_at_the_top_and_leave_the_url(monkeypatch):
     assert at.slider(key="qp_ek").value == 1 and any("“0”" in w and "used 1" in w for w in _warnings(at))
 
 
+def test_present_absent_split_lives_in_the_url_and_in_links(monkeypatch):
+    """Issue 12 item 8: the present/absent toggle is a URL parameter like the others: read, warned when invalid, kept in links."""
+    at = run(monkeypatch, None, {"movie": "ALL", "present": "1"})
+    assert at.sidebar.toggle(key="sel_present").value is True and at.query_params["present"] == "1"
+    assert {"recall_present", "f1@5_present", "recall_absent"} <= set(table(at, "summary_table").columns)
+    at.query_params["a"] = at.sidebar.multiselect(key="sel_models").value[0]
+    at.switch_page("dashboard/views/compare.py").run()  # its per-review rows link to the explorer with the selection
+    links = [dict(parse_qsl(link.split("?", 1)[1])) for link in table(at, "review_diffs")["open"]]
+    assert links and all(q["present"] == "1" for q in links)
+    at.sidebar.toggle(key="sel_present").set_value(False).run()
+    assert at.query_params["present"] == "0" and "recall_present" not in {c for df in at.dataframe for c in df.value.columns}
+
+    at = run(monkeypatch, None, {"movie": "ALL", "present": "maybe"})
+    assert any("**present**" in w and "“maybe”" in w and "used 0" in w for w in _warnings(at)), _warnings(at)
+    assert at.query_params["present"] == "0" and at.sidebar.toggle(key="sel_present").value is False
+
+
+def test_present_defaults_to_the_datas_kind():
+    from dashboard.selection import resolve_selection
+
+    assert resolve_selection([{}], ["m"], ["a"], present_default=True).present is True  # per-document GT: on
+    assert resolve_selection([{}], ["m"], ["a"]).present is False
+    assert resolve_selection([{"present": "0"}], ["m"], ["a"], present_default=True).present is False
+    assert resolve_selection([{"present": "x"}, {"present": "1"}], ["m"], ["a"]).present is True  # URL invalid: the session's
+
+
 def test_unknown_models_in_the_url_are_named(monkeypatch, demo_dataset):
     models = demo_dataset.model_names
     at = run(monkeypatch, None, {"models": f"{models[0]},zzz"})
