@@ -169,7 +169,8 @@ class Ctx:
         return list(self.uploads)
 
     @property
-    def metric(self) -> str:
+    def ndcg_at_k(self) -> str:
+        """The nDCG column at the sidebar's k: the pages' default metric."""
         return f"ndcg@{self.options.k}"
 
     def summary(self, how: str | None = None) -> pd.DataFrame:

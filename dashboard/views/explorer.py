@@ -19,7 +19,7 @@ from kweval import present, why
 ctx = page_context()
 sel = ctx.selection
 ev = ctx.evaluation
-metric = ctx.metric
+metric = ctx.ndcg_at_k
 REVIEW_METRICS = ["precision", "recall", "f1", "w_f1", metric, f"p@{sel.k}", f"ap@{sel.k}", "rr", *ctx.options.extra_metrics()]
 SEM = ctx.options.semantic  # what was evaluated (the sidebar's choice, unless the metrics were unavailable)
 SAS = ctx.options.sentiment

@@ -104,7 +104,7 @@ st.plotly_chart(fig, key="bars", config={"displaylogo": False})
 st.caption("Error bars: percentile bootstrap over reviews (2000 resamples, seed 0); gt_coverage is movie-level and has none.")
 
 # --- heatmap -------------------------------------------------------------------------------------
-metric = ctx.url_widget(st.selectbox, "Metric for the heatmap and slices", "metric", ctx.metric,
+metric = ctx.url_widget(st.selectbox, "Metric for the heatmap and slices", "metric", ctx.ndcg_at_k,
                         parse=lambda s: s if s in metrics else None, options=metrics)
 movies_only = table[table["movie"] != ALL]
 per_movie = movies_only.pivot(index="movie", columns="model", values=metric).reindex(index=pd.unique(movies_only["movie"]), columns=list(sel.models))
