@@ -317,6 +317,8 @@ def test_summary_and_compare_explain_every_number_and_mark_the_best_on_screen(mo
     bars = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
     title = bars["yaxis"]["title"]["text"]
     assert "micro" in title and title != "micro" and bars["legend"]["y"] > 1  # the legend sits above the plot, off the toolbar
+    heat = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
+    assert heat["margin"]["t"] >= 40 and heat["height"] >= 280  # the toolbar sits in the top margin, off the cells; room for the bar
 
     at.switch_page("dashboard/views/compare.py").run()
     compare = next(df for df in at.dataframe if "p_ttest_holm" in df.value.columns)
