@@ -773,6 +773,7 @@ def test_semantic_unavailable_falls_back_to_lexical(monkeypatch, cores, tmp_path
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path / "empty"))
     monkeypatch.setattr(semantic, "load_model", missing)
+    _fresh_streamlit_caches()  # else a semantic evaluation cached by an earlier test is re-thresholded without the model
     at = run(monkeypatch, None, {"movie": "star_tide", "sem": "1", "tau": "0.8"})
     assert any("Semantic/sentiment metrics unavailable" in e.value and "gt\\-all\\-minilm" in e.value for e in at.sidebar.error)
     shown = table(at, "summary_table")
