@@ -1,15 +1,20 @@
 """Evaluation on a dask.distributed cluster: ``kweval evaluate --scheduler ADDRESS|local[:N]``.
 
-The dataset is read here (the client), cut into partitions of consecutive
-movies with similar numbers of prediction rows, and each partition's tables
-are sent to a worker, which runs `kweval.evaluate.evaluate` on it and sends
-its `Evaluation` back.  `combine_evaluations` joins them in movie order, so
-the result is the one a single process computes (movies share nothing in
-evaluate; tests/test_distributed.py checks the outputs are byte-identical).
+Two ways to share the work out, both combined with `combine_evaluations` in
+movie order, so the result is the one a single process computes (movies
+share nothing in evaluate; tests/test_distributed.py checks the outputs are
+byte-identical):
 
-What crosses the network: each partition's rows of the dataset tables (a
-pickled `Dataset`) out, its per-review and per-keyword tables back.  Workers
-need kweval (and its dependencies) installed, not the data files.
+- a dataset with a file per movie (DNLP layout): `evaluate_files_on_cluster`
+  sends each worker the folder's path and a run of movie names; the worker
+  reads those files itself (kweval.file_groups, as `--jobs` does).  Only
+  paths and options go out; per-review tables (and per-keyword tables when
+  asked for) come back.  The folder must be at the same path on every
+  worker (a shared filesystem); each worker's view is checked first
+  (same movie files, same sizes) and otherwise the other way is taken.
+- any other dataset: `evaluate_on_cluster` cuts the dataset read here into
+  partitions of consecutive movies with similar numbers of prediction
+  rows and scatters each partition's rows (a pickled `Dataset`) to a worker.
 
 The semantic metrics are not shared out yet: they embed the keywords through
 this machine's embedding store, which workers cannot write to (see
@@ -21,9 +26,12 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
+from kweval import file_groups
 from kweval.data import Dataset
 from kweval.evaluate import EvalOptions, Evaluation, combine_evaluations, evaluate
 from kweval.extras import require
@@ -88,3 +96,39 @@ def evaluate_on_cluster(client: "Client", dataset: Dataset, options: EvalOptions
     parts = [dataset.subset(movies=group) for group in movie_partitions(dataset, n)]
     futures = client.map(evaluate, client.scatter(parts), options=options, pure=False)  # scattered: data, not task graph
     return combine_evaluations(client.gather(futures))
+
+
+def evaluate_files_on_cluster(
+    client: "Client",
+    path: str | Path,
+    options: EvalOptions,
+    movies: Sequence[str] | None = None,
+    models: Sequence[str] | None = None,
+    keywords: bool = True,
+    partitions: int | None = None,
+) -> tuple[str, Evaluation] | None:
+    """(dataset source, evaluation) of the dataset folder `path` with a file per movie, each worker reading its own files.
+
+    `partitions` defaults to the cluster's worker threads.  None when the
+    layout has no file per movie, when a worker does not see the same movie
+    files (then send the rows: `evaluate_on_cluster`), or when a movie or
+    model asked for is missing (kweval.file_groups.combine_groups).
+    """
+    if options.semantic:
+        raise ValueError(f"--scheduler evaluates the {SCHEDULER_METRICS} metrics; run --semantic without --scheduler")
+    folder = os.path.abspath(path)  # a worker's working folder is its own
+    sizes = file_groups.movie_file_sizes(folder, movies)
+    if not sizes or not workers_see_files(client, folder, movies, sizes):
+        return None
+    n = partitions or max(1, sum(client.nthreads().values()))
+    futures = client.map(
+        file_groups.evaluate_movie_files, file_groups.movie_groups(sizes, n),
+        path=folder, options=options, models=models, keywords=keywords, pure=False,
+    )
+    return file_groups.combine_groups(client.gather(futures), movies, models)
+
+
+def workers_see_files(client: "Client", folder: str, movies: Sequence[str] | None, sizes: dict[str, int]) -> bool:
+    """Whether every worker finds the same movie files (names and sizes) at `folder` as this machine does."""
+    seen = client.run(file_groups.movie_file_sizes, folder, movies, on_error="return")
+    return bool(seen) and all(view == sizes for view in seen.values())

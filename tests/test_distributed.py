@@ -97,3 +97,58 @@ def test_demo_with_problems_and_more_partitions_than_workers(client):
     pd.testing.assert_frame_equal(there.scores, here.scores, check_exact=True)
     pd.testing.assert_frame_equal(there.keywords, here.keywords, check_exact=True)
     assert there.problems == here.problems
+
+
+@pytest.fixture(scope="module")
+def dnlp_folder(tmp_path_factory) -> Path:
+    """A synthetic DNLP-layout folder (a file per movie): 6 movies × 500 reviews × 3 models."""
+    from kweval.synth import write_synthetic
+
+    folder = tmp_path_factory.mktemp("dnlp")
+    write_synthetic(synthesize(movies=6, reviews_per_movie=500, models=3, seed=7), folder, layout="dnlp")
+    return folder
+
+
+@pytest.mark.slow
+def test_workers_read_their_own_movie_files_and_equal_one_process(client, dnlp_folder: Path):
+    from kweval.data import movie_file_sizes
+
+    options = EvalOptions(k=5, match="approx", sentiment=False)
+    here = evaluate(load_dataset(dnlp_folder), options)
+    source, there = distributed.evaluate_files_on_cluster(client, dnlp_folder, options, partitions=4)
+    assert source == load_dataset(dnlp_folder).source and len(there.scores) == len(here.scores) > 8000
+    for table in ("scores", "keywords", "ground_truth", "coverage", "skipped"):
+        pd.testing.assert_frame_equal(getattr(there, table), getattr(here, table), check_exact=True)
+    assert there.problems == here.problems
+
+    movies, models = list(movie_file_sizes(dnlp_folder))[1:4], ["reranker", "sentiment"]  # the users' --movies / --models
+    want = evaluate(load_dataset(dnlp_folder, movies=movies).subset(models=models), options)
+    _, got = distributed.evaluate_files_on_cluster(client, dnlp_folder, options, movies=movies, models=models, keywords=False)
+    pd.testing.assert_frame_equal(got.scores, want.scores, check_exact=True)
+    assert got.keywords.empty and list(got.keywords.columns) == list(want.keywords.columns)  # asked not to send it back
+
+
+@pytest.mark.slow
+def test_files_path_declines_what_it_cannot_do_alike(client, dnlp_folder: Path):
+    options = EvalOptions()
+    from kweval.data import demo_path
+
+    assert distributed.evaluate_files_on_cluster(client, demo_path(), options) is None  # tidy: no file per movie
+    assert distributed.evaluate_files_on_cluster(client, dnlp_folder, options, models=["no_such_model"]) is None
+    sizes = distributed.file_groups.movie_file_sizes(dnlp_folder)
+    folder = str(dnlp_folder.resolve())
+    assert distributed.workers_see_files(client, folder, None, sizes)
+    assert not distributed.workers_see_files(client, folder, None, {**sizes, "movie000": sizes["movie000"] + 1})  # a different copy
+    assert not distributed.workers_see_files(client, folder + "-elsewhere", None, sizes)  # not there at all on the workers
+
+
+@pytest.mark.slow
+def test_cli_dnlp_layout_on_local_cluster_is_byte_identical(tmp_path: Path, dnlp_folder: Path):
+    pytest.importorskip("distributed")
+    outputs = {}
+    for name, extra in (("one", ("--jobs", "1")), ("dask", ("--scheduler", "local:2"))):
+        res = kweval_cli("evaluate", str(dnlp_folder), "--aggregate", "micro", "--models", "base,sentiment",
+                         "--out", f"{name}.csv", "--per-review", f"{name}_reviews.csv", *extra, cwd=tmp_path)
+        assert res.returncode == 0, res.stderr
+        outputs[name] = ((tmp_path / f"{name}.csv").read_bytes(), (tmp_path / f"{name}_reviews.csv").read_bytes(), res.stderr)
+    assert outputs["dask"] == outputs["one"]
