@@ -184,7 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--scheduler",
         metavar="ADDRESS|local[:N]",
         help="evaluate movie partitions on a dask.distributed cluster (a scheduler address such as tcp://host:8786, "
-        "or local[:N] for N local worker processes; needs kweval[dask]); lexical and sentiment metrics; the output is the same",
+        "or local[:N] for N local worker processes; needs kweval[dask]); --semantic embeds the keywords on the workers; the output is the same",
     )
 
     keyphrase_cli.add_evaluate_arguments(ev)
@@ -290,8 +290,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         if out is not None:
             check_output_file(out)
 
-    if args.scheduler is not None and (args.legacy or args.semantic):
-        raise UsageError("--scheduler evaluates the lexical and sentiment metrics; run --legacy or --semantic without it")
+    if args.scheduler is not None and args.legacy:
+        raise UsageError("--scheduler evaluates the lexical, semantic and sentiment metrics; run --legacy without it")
     in_groups = None
     files = _prediction_files(args)
     if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files):  # the lexical metrics: shared out over processes
@@ -390,6 +390,8 @@ def _scheduler_client(spec: str):
     try:
         with distributed.connect(spec) as client:
             yield client
+    except distributed.EmbeddingError as exc:  # a worker could not load the embedding model
+        raise UsageError(f"--scheduler {spec}: {exc}") from None
     except OSError as exc:  # no scheduler at that address, or it went away
         raise UsageError(f"--scheduler {spec}: cannot reach the dask scheduler ({exc})") from None
 

@@ -18,8 +18,8 @@ from kweval.synth import synthesize
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def kweval_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(cwd)}
+def kweval_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(cwd), **(env or {})}
     return subprocess.run([sys.executable, "-m", "kweval", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -51,8 +51,8 @@ def test_missing_extra_is_one_line(monkeypatch):
 def test_cli_usage_errors_without_starting_a_cluster(tmp_path: Path):
     bad = kweval_cli("evaluate", "--scheduler", "local:0", cwd=tmp_path)
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == ["kweval: error: --scheduler local:0: N in local:N must be a positive whole number"]
-    sem = kweval_cli("evaluate", "--scheduler", "local:2", "--semantic", cwd=tmp_path)
-    assert sem.returncode == 2 and "Traceback" not in sem.stderr and "--semantic without it" in sem.stderr
+    legacy = kweval_cli("evaluate", "--scheduler", "local:2", "--legacy", cwd=tmp_path)
+    assert legacy.returncode == 2 and "Traceback" not in legacy.stderr and "--legacy without it" in legacy.stderr
 
 
 @pytest.mark.slow
@@ -152,3 +152,39 @@ def test_cli_dnlp_layout_on_local_cluster_is_byte_identical(tmp_path: Path, dnlp
         assert res.returncode == 0, res.stderr
         outputs[name] = ((tmp_path / f"{name}.csv").read_bytes(), (tmp_path / f"{name}_reviews.csv").read_bytes(), res.stderr)
     assert outputs["dask"] == outputs["one"]
+
+
+@pytest.mark.slow
+def test_keywords_embedded_on_workers_go_into_the_store_here(client, tmp_path: Path, monkeypatch):
+    pytest.importorskip("sentence_transformers")
+    import numpy as np
+
+    from kweval import semantic
+    from kweval.cache import EmbeddingStore
+    from kweval.evaluate import semantic_texts
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    texts = semantic_texts(evaluate(load_dataset(), EvalOptions()))
+    store = EmbeddingStore(semantic.DEFAULT_MODEL, backend="torch", precision="fp32")
+    assert distributed.embed_on_cluster(client, texts + texts[:5], semantic.DEFAULT_MODEL, "torch", store) == len(texts)
+    vectors, found = store.get_many(texts)
+    assert found.all()
+    here = semantic.embed_texts(texts, store=False, device="cpu")
+    assert np.abs(vectors - here).max() < 1e-5  # the same model and variant, only the thread count differs
+    assert distributed.embed_on_cluster(client, texts, semantic.DEFAULT_MODEL, "torch", store) == 0  # all in the store now
+
+
+@pytest.mark.slow
+def test_cli_semantic_on_local_cluster_is_byte_identical(tmp_path: Path):
+    pytest.importorskip("distributed")
+    pytest.importorskip("sentence_transformers")
+    outputs = {}
+    # the cluster first, with an empty cache: its workers embed every keyword; one process then finds them all stored
+    for name, extra in (("dask", ("--scheduler", "local:2")), ("one", ())):
+        res = kweval_cli("evaluate", "--semantic", "--sentiment", "--k", "3", "--out", f"{name}.csv",
+                         "--per-review", f"{name}_reviews.csv", *extra, cwd=tmp_path,
+                         env={"KWEVAL_CACHE_DIR": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"})
+        assert res.returncode == 0, res.stderr
+        outputs[name] = ((tmp_path / f"{name}.csv").read_bytes(), (tmp_path / f"{name}_reviews.csv").read_bytes(), res.stderr)
+    assert b"sem_f1" in outputs["one"][0] and b"sas_text" in outputs["one"][0]
+    assert outputs["dask"][:2] == outputs["one"][:2] and "Traceback" not in outputs["dask"][2]  # the workers' model loading may print
