@@ -1,4 +1,4 @@
-"""Aggregation of the per-review table into movie × model summaries (METRICS.md §6).
+"""Aggregation of the per-review table into movie × model summaries (docs/metrics.md §6).
 
 - ``macro``: the mean over reviews of each per-review value.
 - ``micro``: ratios of sums for the set-based, weighted and semantic metrics
@@ -16,6 +16,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from kweval._arrays import positions
+from kweval.data.dataset import Dataset
 from kweval.evaluate import AGGREGATIONS, Evaluation
 from kweval.metrics import harmonic_mean, safe_ratio
 
@@ -34,19 +36,8 @@ MICRO_F1 = {"f1": ("precision", "recall"), "w_f1": ("w_precision", "w_recall"), 
 
 
 def _codes(values: pd.Series, names: list[str]) -> np.ndarray:
-    """Each value's position in `names` (-1 if absent), hashing one value per run of equal neighbours."""
-    arr = values.to_numpy(dtype=object)
-    n = len(arr)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    change = np.empty(n, dtype=bool)
-    change[0] = True
-    np.not_equal(arr[1:], arr[:-1], out=change[1:])
-    heads = np.flatnonzero(change)
-    codes, uniques = pd.factorize(arr[heads])
-    pos = {name: i for i, name in enumerate(names)}
-    lookup = np.array([pos.get(u, -1) for u in uniques.tolist()] + [-1], dtype=np.int64)
-    return np.repeat(lookup[codes], np.diff(np.append(heads, n)))
+    """Each value's position in `names` (-1 if absent)."""
+    return positions(values.to_numpy(dtype=object), {name: i for i, name in enumerate(names)})
 
 
 def _summarise(scores: pd.DataFrame, key: np.ndarray, n_keys: int, metric_cols: list[str], how: str) -> pd.DataFrame:
@@ -150,3 +141,23 @@ def aggregate_by(evaluation: Evaluation, labels: pd.Series, how: str = "macro", 
     if "gt_coverage" in evaluation.metric_names:
         frame["gt_coverage"] = np.nan
     return frame[[name, "model", "n_reviews"] + evaluation.metric_names]
+
+
+def dataset_overview(dataset: Dataset, evaluation: Evaluation) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per movie: title, reviews, GT keywords, evaluated review × model pairs, skipped;
+    per model: score direction, predicted keywords, evaluated reviews, skipped reviews)."""
+
+    def with_counts(table: pd.DataFrame, by: str, rows_of: dict[str, pd.DataFrame]) -> pd.DataFrame:
+        for name, rows in rows_of.items():
+            sizes = rows.groupby(by).size() if len(rows) else pd.Series(dtype="int64")
+            table[name] = table[by].map(sizes).fillna(0).astype("int64")
+        return table
+
+    movies = with_counts(dataset.movies[["movie", "title"]].copy(), "movie", {
+        "reviews": dataset.reviews, "gt_keywords": evaluation.ground_truth,
+        "evaluated_pairs": evaluation.scores, "skipped_pairs": evaluation.skipped,
+    })
+    models = with_counts(dataset.models[["model", "score_direction"]].copy(), "model", {
+        "keywords": evaluation.keywords, "evaluated_reviews": evaluation.scores, "skipped_reviews": evaluation.skipped,
+    })
+    return movies, models
