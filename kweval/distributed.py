@@ -135,7 +135,10 @@ def evaluate_files_on_cluster(
     combined = file_groups.combine_groups(client.gather(futures), movies, models)
     if combined is None:
         return None
-    source, evaluation = combined
+    from kweval.data import dnlp
+
+    _, evaluation = combined
+    source = str(dnlp.find_root(Path(path)) or path)  # named as given here, as one process names it, not as the workers read it
     evaluation = with_semantic(client, evaluation, options)
     if not keywords:
         evaluation.keywords = evaluation.keywords.iloc[:0]

@@ -104,7 +104,7 @@ def dnlp_folder(tmp_path_factory) -> Path:
     """A synthetic DNLP-layout folder (a file per movie): 6 movies × 500 reviews × 3 models."""
     from kweval.synth import write_synthetic
 
-    folder = tmp_path_factory.mktemp("dnlp")
+    folder = tmp_path_factory.mktemp("data") / "dnlp"
     write_synthetic(synthesize(movies=6, reviews_per_movie=500, models=3, seed=7), folder, layout="dnlp")
     return folder
 
@@ -143,14 +143,15 @@ def test_files_path_declines_what_it_cannot_do_alike(client, dnlp_folder: Path):
 
 
 @pytest.mark.slow
-def test_cli_dnlp_layout_on_local_cluster_is_byte_identical(tmp_path: Path, dnlp_folder: Path):
+def test_cli_dnlp_layout_on_local_cluster_is_byte_identical(dnlp_folder: Path):
     pytest.importorskip("distributed")
     outputs = {}
     for name, extra in (("one", ("--jobs", "1")), ("dask", ("--scheduler", "local:2"))):
-        res = kweval_cli("evaluate", str(dnlp_folder), "--aggregate", "micro", "--models", "base,sentiment",
-                         "--out", f"{name}.csv", "--per-review", f"{name}_reviews.csv", *extra, cwd=tmp_path)
-        assert res.returncode == 0, res.stderr
-        outputs[name] = ((tmp_path / f"{name}.csv").read_bytes(), (tmp_path / f"{name}_reviews.csv").read_bytes(), res.stderr)
+        res = kweval_cli("evaluate", "dnlp", "--aggregate", "micro", "--models", "base,sentiment", "--format", "json",
+                         "--out", f"{name}.json", "--per-review", f"{name}_reviews.csv", *extra, cwd=dnlp_folder.parent)
+        assert res.returncode == 0, res.stderr  # the data named relative to the working folder: workers get its absolute path
+        outputs[name] = [(dnlp_folder.parent / f"{name}{suffix}").read_bytes() for suffix in (".json", "_reviews.csv")]
+        outputs[name].append(res.stderr)
     assert outputs["dask"] == outputs["one"]
 
 
