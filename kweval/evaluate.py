@@ -961,6 +961,9 @@ def _gt_list_keys(gt: pd.DataFrame) -> Callable[[pd.DataFrame], pd.DataFrame]:
     return rekey
 
 
+SENTIMENT_COLUMNS = ("sent_pred", "sas_keywords", "sas_text")
+
+
 def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, progress: Progress) -> None:
     """Add sem_* and sas_* columns (docs/metrics.md §4–5); imports the heavy parts only when asked."""
     if evaluation.options.semantic:
@@ -972,6 +975,22 @@ def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, progre
         _set_sentiment_columns(evaluation.scores, sas.table, _gt_list_keys(evaluation.ground_truth))
 
 
+def semantic_texts(evaluation: Evaluation) -> list[str]:
+    """The distinct normalized keywords (predicted, then GT) that the semantic metrics embed."""
+    return list(dict.fromkeys(evaluation.keywords["norm"].tolist() + evaluation.ground_truth["norm"].tolist()))
+
+
+def add_semantic(evaluation: Evaluation, progress: Progress | None = None) -> Evaluation:
+    """`evaluation` (made with semantic=False) with the semantic columns added as `evaluate` adds them, its options
+    marked semantic; for lexical parts evaluated apart and combined (kweval.distributed), the keywords then embedded."""
+    evaluation.options = replace(evaluation.options, semantic=True)
+    _add_semantic(evaluation, progress or (lambda stage, fraction: None))
+    scores = evaluation.scores
+    added_after = [c for c in SENTIMENT_COLUMNS if c in scores]  # evaluate adds the sentiment columns after the semantic ones
+    evaluation.scores = scores[[c for c in scores.columns if c not in added_after] + added_after]
+    return evaluation
+
+
 def _add_semantic(evaluation: Evaluation, progress: Progress) -> None:
     """Embed every distinct keyword (store first), keep the best cosines, then threshold them (`with_threshold`)."""
     from kweval import semantic
@@ -979,7 +998,7 @@ def _add_semantic(evaluation: Evaluation, progress: Progress) -> None:
 
     options = evaluation.options
     kw, gt = evaluation.keywords, evaluation.ground_truth
-    texts = list(dict.fromkeys(kw["norm"].tolist() + gt["norm"].tolist()))
+    texts = semantic_texts(evaluation)
     backend, precision = semantic.variant(options.embedding_backend)
     notes: list[str] = []
     store = EmbeddingStore(options.embedding_model, backend=backend, precision=precision, on_note=notes.append)
@@ -1050,7 +1069,7 @@ def sentiment_scores(evaluation: Evaluation, dataset: Dataset) -> SentimentScore
 
 def _set_sentiment_columns(scores: pd.DataFrame, sas: pd.DataFrame, by_list: Callable[[pd.DataFrame], pd.DataFrame]) -> None:
     by_key = sas.set_index(KEY).reindex(pd.MultiIndex.from_frame(by_list(scores[KEY])))
-    for col in ("sent_pred", "sas_keywords", "sas_text"):
+    for col in SENTIMENT_COLUMNS:
         scores[col] = by_key[col].to_numpy()
 
 
