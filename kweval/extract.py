@@ -75,25 +75,42 @@ def yake_lists(texts: Sequence[str], top: int, language: str = "en", max_ngram: 
 
 
 def keybert_lists(
-    texts: Sequence[str], top: int, ngram_range: tuple[int, int] = (1, 3), batch: int = 64, encoder=None
+    texts: Sequence[str], top: int, ngram_range: tuple[int, int] = (1, 3), batch: int = 64, backend: str = "torch"
 ) -> Iterable[Ranked]:
-    """KeyBERT's best `top` phrases of each text (score: cosine to the document), in batches."""
+    """KeyBERT's best `top` phrases of each text (score: cosine to the document), in batches.
+
+    KeyBERT's own candidate selection and ranking; its embeddings come from
+    kweval's embedding store (`store_embedder`), so each distinct candidate is
+    embedded once for the whole collection (and never again on a rerun).
+    """
     from keybert import KeyBERT
 
-    if encoder is None:
-        from kweval.semantic import load_model
-
-        encoder = load_model("all-MiniLM-L6-v2", device="cpu")
-    kb = KeyBERT(model=encoder)
+    kb = KeyBERT(model=store_embedder(backend))
     options = {"keyphrase_ngram_range": ngram_range, "stop_words": "english"}
     for start in range(0, len(texts), batch):
         chunk = list(texts[start : start + batch])
-        doc_emb, word_emb = kb.extract_embeddings(chunk, **options)
-        found = kb.extract_keywords(chunk, top_n=top, doc_embeddings=doc_emb, word_embeddings=word_emb, **options)
+        found = kb.extract_keywords(chunk, top_n=top, **options)
         if len(chunk) == 1:  # KeyBERT flattens the result for a single document
             found = [found]
         for entries in found:
             yield ordered(entries)[:top]
+
+
+def store_embedder(backend: str = "torch"):
+    """A KeyBERT embedding backend reading all-MiniLM-L6-v2 vectors through `kweval.semantic.embed_texts`.
+
+    Candidates repeat across the batches of a collection; the persistent store
+    means each distinct string is encoded once, by `backend` (torch, onnx, ...).
+    """
+    from keybert.backend import BaseEmbedder
+
+    from kweval.semantic import embed_texts
+
+    class StoreEmbedder(BaseEmbedder):
+        def embed(self, documents, verbose: bool = False):
+            return embed_texts([str(d) for d in documents], backend=backend, device="cpu")
+
+    return StoreEmbedder()
 
 
 _WORD = re.compile(r"[^\W\d_][\w-]*", re.UNICODE)
@@ -143,13 +160,21 @@ def _emit(run: list[tuple[int, str]], found: Ranked, seen: set[str], max_words: 
 
 
 def run_extractor(
-    name: str, texts: Sequence[str], top: int, language: str = "en", progress: Callable[[int], None] | None = None
+    name: str,
+    texts: Sequence[str],
+    top: int,
+    language: str = "en",
+    progress: Callable[[int], None] | None = None,
+    backend: str = "torch",
 ) -> list[Ranked]:
-    """One ranked list per text from extractor `name`; `progress(n_done)` after each text."""
+    """One ranked list per text from extractor `name`; `progress(n_done)` after each text.
+
+    `backend`: the embedding backend of KeyBERT (`kweval.semantic.BACKENDS`).
+    """
     if name == "yake":
         lists = yake_lists(texts, top, language)
     elif name == "keybert":
-        lists = keybert_lists(texts, top)
+        lists = keybert_lists(texts, top, backend=backend)
     elif name == "firstphrases":
         lists = firstphrases_lists(texts, top)
     else:

@@ -53,6 +53,10 @@ def add_commands(sub) -> None:
     ex.add_argument("--top", type=int, default=20, help="keyphrases per document (default 20)")
     ex.add_argument("--out", required=True, help="predictions file: .csv, .parquet or .jsonl")
     ex.add_argument("--model-name", help="model name written in the table (default: the extractor's)")
+    from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS
+
+    ex.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default="torch",
+                    help="KeyBERT's embedding backend (vectors go through kweval's embedding store)")
 
     xp = sub.add_parser("export", help="write a TREC run per model and qrels (graded from GT gain) for trec_eval, pytrec_eval, ranx")
     xp.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
@@ -191,7 +195,8 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
     with tqdm(total=len(texts), desc=f"{args.extractor}", unit="doc", file=sys.stderr, disable=None) as bar:
         try:
-            lists = run_extractor(args.extractor, texts, args.top, collection.language, progress=lambda n: bar.update(1))
+            lists = run_extractor(args.extractor, texts, args.top, collection.language, progress=lambda n: bar.update(1),
+                                  backend=args.embedding_backend)
         except ImportError as exc:
             extra = "extract,semantic" if args.extractor == "keybert" else "extract"
             raise KeyphraseUsageError(f"{args.extractor} needs {exc.name or exc}: pip install 'kweval[{extra}]'") from None
