@@ -144,6 +144,12 @@ def render_with_card(table, fmt: str, meta: Mapping[str, object] | None, card: M
     return report.render(table, fmt, dict(meta) if meta else None, raw_csv=raw_csv)
 
 
+def rows_json_with_card(rows: list[Mapping[str, object]], card: Mapping[str, object]) -> str:
+    """Rows (plain dicts) and the card as `report.to_json` writes a table (floats to 15 decimals), without pandas."""
+    plain = [{k: round(v, 15) if isinstance(v, float) else v for k, v in row.items()} for row in rows]
+    return json.dumps({"meta": {"protocol": dict(card)}, "rows": plain}, indent=2) + "\n"
+
+
 def write_sidecar(fmt: str, out: str, card: Mapping[str, object]) -> None:
     """Beside a CSV file written to `out`, its card as `<out>.protocol.json` (nothing for stdout)."""
     from kweval.output import write_output

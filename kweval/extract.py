@@ -12,50 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 
 Ranked = list[tuple[str, float]]
 
 EXTRACTORS = ("yake", "keybert", "firstphrases")
 # Higher-is-better flag per extractor: YAKE's score is a cost.
 SCORE_DIRECTION = {"yake": "lower", "keybert": "higher", "firstphrases": "higher"}
-
-
-@dataclass(frozen=True)
-class Collection:
-    """Documents with their own gold keyphrases (the docsutf8/ + keys/ layout)."""
-
-    name: str
-    language: str
-    doc_ids: tuple[str, ...]
-    texts: dict[str, str]
-    keys: dict[str, list[str]]
-
-
-def is_docsutf8(folder: Path) -> bool:
-    """Whether `folder` has the docsutf8/ (+ keys/) layout of the LIAAD keyphrase collections."""
-    return (folder / "docsutf8").is_dir()
-
-
-def read_collection(folder: Path) -> Collection:
-    """Read docsutf8/<id>.txt, keys/<id>.key (one phrase a line, unranked) and lan.txt.
-
-    A small reader for this module and kweval.protocols until the data layer
-    reads the layout itself.  Undecodable bytes are replaced, not fatal.
-    """
-    folder = Path(folder)
-    lan = folder / "lan.txt"
-    language = lan.read_text(encoding="utf-8", errors="replace").strip() if lan.is_file() else "en"
-    texts: dict[str, str] = {}
-    keys: dict[str, list[str]] = {}
-    for path in sorted((folder / "docsutf8").glob("*.txt")):
-        doc_id = path.stem
-        texts[doc_id] = path.read_text(encoding="utf-8", errors="replace")
-        key_path = folder / "keys" / f"{doc_id}.key"
-        lines = key_path.read_text(encoding="utf-8", errors="replace").splitlines() if key_path.is_file() else []
-        keys[doc_id] = [line.strip() for line in lines if line.strip()]
-    return Collection(folder.name, language, tuple(texts), texts, keys)
 
 
 def ordered(entries: Iterable[tuple[str, float]], lower_is_better: bool = False) -> Ranked:
