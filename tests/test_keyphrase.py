@@ -81,6 +81,22 @@ def test_collection_layout_is_detected_and_read(collection):
     assert ds.problems == []
 
 
+def test_micro_recall_present_and_absent_are_ratios_of_sums(collection):
+    """d1: present a, b both matched (2/2), absent c, d one matched (1/2); d2 ("nothing here e"): present e
+    unmatched (0/1), absent a matched (1/1).  Micro: (2+0)/(2+1) and (1+1)/(2+1); macro: means 0.5 and 0.75."""
+    root, preds = collection
+    ev = evaluate(load_dataset(root, predictions={"m": preds}), EvalOptions(k=5, match="exact", keyphrase=True, present=True))
+    micro = aggregate(ev, "micro").set_index("movie").loc["Toy"]
+    macro = aggregate(ev, "macro").set_index("movie").loc["Toy"]
+    assert micro["recall_present"] == pytest.approx(2 / 3) and macro["recall_present"] == pytest.approx(0.5)
+    assert micro["recall_absent"] == pytest.approx(2 / 3) and macro["recall_absent"] == pytest.approx(0.75)
+    no_text = ev.scores.assign(recall_present=np.nan, recall_absent=np.nan, n_gt_present=0, n_gt_absent=0,
+                               n_matched_present=0.0, n_matched_absent=0.0)  # reviews without text define neither
+    ev.scores = no_text
+    row = aggregate(ev, "micro").set_index("movie").loc["Toy"]
+    assert math.isnan(row["recall_present"]) and math.isnan(row["recall_absent"])
+
+
 def test_keyphrase_metrics_hand_computed(collection):
     root, preds = collection
     ev = evaluate(load_dataset(root, predictions={"m": preds}), EvalOptions(k=5, match="exact", keyphrase=True, present=True))
