@@ -128,7 +128,7 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         print("kweval: nothing could be evaluated (no readable predictions)", file=sys.stderr)
         return 2
     card = cards.protocol_card(
-        args.protocol, str(args.data), cards.files_hash(paths), k=args.k, aggregation="macro", cutoffs=cutoffs
+        args.protocol, str(args.data), cards.files_hash(paths, folder), k=args.k, aggregation="macro", cutoffs=cutoffs
     )
     fmt = args.format or _format_for_path(args.out)
     if fmt == "json":
