@@ -49,29 +49,26 @@ class Protocol:
         return out
 
 
-PROTOCOLS: dict[str, Protocol] = {
-    "kweval": Protocol(
-        name="kweval",
+# The conventions that change the numbers, one row per preset (docs/protocols.md's table).
+_CONVENTION_FIELDS = ("tokenizer", "stemming", "prediction_dedup", "gt_dedup", "cutoff", "macro_f1")
+_CONVENTIONS: dict[str, tuple[str, str, str, bool, str, str]] = {
+    #          tokenizer      stemming  prediction_dedup gt_dedup cutoff       macro_f1
+    "kweval": ("kweval",     "none",   "stemmed",       True,    "hard",     "mean_f1"),
+    "pke":    ("whitespace", "porter", "numerator",     False,   "flexible", "mean_f1"),
+    "kpeval": ("space",      "porter", "stemmed",       True,    "hard",     "f1_of_means"),
+    "meng":   ("nonword",    "porter", "stemmed",       False,   "flexible", "mean_f1"),
+}
+
+# What each tool is, and the rules it states in words (the protocol card prints them).
+_DESCRIPTIONS: dict[str, dict[str, object]] = {
+    "kweval": dict(
         tool="kweval (docs/metrics.md)",
-        tokenizer="kweval",
-        stemming="none",
-        prediction_dedup="stemmed",
-        gt_dedup=True,
-        cutoff="hard",
-        macro_f1="mean_f1",
         present_rule="normalized phrase's words occur consecutively in the normalized document",
         empty_predictions="scores 0 and is counted",
         invalid_predictions="empty after normalization",
     ),
-    "pke": Protocol(
-        name="pke",
+    "pke": dict(
         tool="pke (boudinfl/pke, examples/benchmarking-models.py evaluate + utils.load_references)",
-        tokenizer="whitespace",
-        stemming="porter",
-        prediction_dedup="numerator",
-        gt_dedup=False,
-        cutoff="flexible",
-        macro_f1="mean_f1",
         present_rule="none (pke has no present/absent split; not reported)",
         empty_predictions="pke divides by zero; kweval scores 0 and counts the document",
         invalid_predictions="none",
@@ -82,15 +79,8 @@ PROTOCOLS: dict[str, Protocol] = {
             "phrases are split on whitespace only: 'non-linear' and 'non linear' differ",
         ),
     ),
-    "kpeval": Protocol(
-        name="kpeval",
+    "kpeval": dict(
         tool="KPEval (uclanlp/KPEval, metrics/exact_matching_metric.py)",
-        tokenizer="space",
-        stemming="porter",
-        prediction_dedup="stemmed",
-        gt_dedup=True,
-        cutoff="hard",
-        macro_f1="f1_of_means",
         present_rule="stemmed words occur consecutively in the lower-cased document split on single spaces (punctuation stays on words)",
         empty_predictions="an empty list is one empty prediction: scores 0 and is counted",
         invalid_predictions="none (the validity filter is switched off by invalidate_unk=True, passed as disable_valid_filter)",
@@ -101,15 +91,8 @@ PROTOCOLS: dict[str, Protocol] = {
             "SemR's exact-match shortcut compares the whole label list with the predictions (labels_stemmed in preds_stemmed), so it never fires (semantic metrics, not reproduced here)",
         ),
     ),
-    "meng": Protocol(
-        name="meng",
+    "meng": dict(
         tool="OpenNMT-kpg (memray/OpenNMT-kpg-release, kp_evaluate.py with tokenizer split_nopunc)",
-        tokenizer="nonword",
-        stemming="porter",
-        prediction_dedup="stemmed",
-        gt_dedup=False,
-        cutoff="flexible",
-        macro_f1="mean_f1",
         present_rule="stemmed words (split on \\W) occur consecutively in the stemmed document",
         empty_predictions="scores 0 and is counted",
         invalid_predictions="no words, or the word 'unk' (the unk token under split_nopunc)",
@@ -119,6 +102,11 @@ PROTOCOLS: dict[str, Protocol] = {
             "documents without gold phrases score 0 and are averaged in",
         ),
     ),
+}
+
+PROTOCOLS: dict[str, Protocol] = {
+    name: Protocol(name=name, **dict(zip(_CONVENTION_FIELDS, row)), **_DESCRIPTIONS[name])
+    for name, row in _CONVENTIONS.items()
 }
 
 
