@@ -19,7 +19,9 @@ import streamlit as st
 from dashboard.context import (Ctx, carry_url_warnings, cli_data_path, drop_unknown_params, get_evaluation, load_path, load_upload,
                                selection_warnings, start_url_checks, url_notice)
 from dashboard.uploads import format_size, newest_by_name
-from kweval import ui
+from dashboard.escape import md
+from dashboard.selection import K_MAX, SELECTION_KEYS, TAU_MAX, TAU_MIN, TAU_STEP, Selection, format_tau, resolve_selection
+
 from kweval.data import DatasetError
 from kweval.data.dataset import Dataset
 from kweval.evaluate import AGGREGATIONS, EvalOptions
@@ -43,7 +45,7 @@ def _choose_dataset() -> tuple[Dataset, str, str, dict[str, int]] | None:
         source = st.radio("Source", sources, format_func=labels.get, key="data_source")
         try:
             if source == "configured":
-                st.caption(f"Path: {ui.md(configured)}")
+                st.caption(f"Path: {md(configured)}")
                 ds, h = load_path(configured)
                 return ds, h, Path(configured).name, {}
             if source == "demo":
@@ -60,9 +62,9 @@ def _choose_dataset() -> tuple[Dataset, str, str, dict[str, int]] | None:
                 uploads = newest_by_name([(f.file_id, f.name, f.getvalue()) for f in files],
                                          st.session_state.setdefault("upload_first_seen", {}))
                 for name, n in uploads.replaced.items():
-                    st.info(f"{ui.md(name)} was uploaded {n + 1} times: the newest copy is used "
+                    st.info(f"{md(name)} was uploaded {n + 1} times: the newest copy is used "
                             "(remove the older one with its ×).", icon=":material/swap_horiz:")
-                st.caption("Using: " + ", ".join(f"{ui.md(n)} ({format_size(b)})" for n, b in uploads.sizes.items()))
+                st.caption("Using: " + ", ".join(f"{md(n)} ({format_size(b)})" for n, b in uploads.sizes.items()))
                 digest = hashlib.sha256(b"".join(hashlib.sha256(n.encode() + b"\0" + b).digest() for n, b in uploads.files)).hexdigest()
                 ds, h = load_upload(digest, uploads.files)
                 return ds, h, "upload", uploads.sizes
@@ -72,11 +74,11 @@ def _choose_dataset() -> tuple[Dataset, str, str, dict[str, int]] | None:
             ds, h = load_path(path)
             return ds, h, Path(path).name, {}
         except (DatasetError, OSError) as exc:  # OSError: a typed path the OS refuses (too long, unreadable)
-            st.error(ui.md(str(exc)))
+            st.error(md(str(exc)))
             return None
 
 
-def _selection(dataset: Dataset) -> ui.Selection:
+def _selection(dataset: Dataset) -> Selection:
     movies = dataset.movie_ids
     models = dataset.model_names
     session = {
@@ -89,8 +91,8 @@ def _selection(dataset: Dataset) -> ui.Selection:
         "tau": st.session_state.get("sel_tau"),
         "sas": None if "sel_sas" not in st.session_state else ("1" if st.session_state["sel_sas"] else "0"),
     }
-    url = {k: st.query_params.get(k) for k in ui.SELECTION_KEYS}
-    sel = ui.resolve_selection([url, session], movies, models)
+    url = {k: st.query_params.get(k) for k in SELECTION_KEYS}
+    sel = resolve_selection([url, session], movies, models)
     st.session_state["sel_movie"] = sel.movie
     st.session_state["sel_models"] = list(sel.models)
     st.session_state["sel_k"] = sel.k
@@ -111,7 +113,7 @@ def _selection(dataset: Dataset) -> ui.Selection:
     sb.selectbox(movie_name, ["ALL", *movies], key="sel_movie", on_change=push("movie", lambda: st.session_state["sel_movie"]),
                  format_func=lambda m: f"All {movie_name.lower()}s" if m == "ALL" else f"{titles.get(m, m)}" + ("" if titles.get(m, m) == m else f" ({m})"))
     sb.multiselect("Models", models, key="sel_models", on_change=push("models", lambda: ",".join(st.session_state["sel_models"])))
-    sb.number_input("k (cut-off of the @k metrics)", min_value=1, max_value=ui.K_MAX, step=1, key="sel_k",
+    sb.number_input("k (cut-off of the @k metrics)", min_value=1, max_value=K_MAX, step=1, key="sel_k",
                     on_change=push("k", lambda: str(st.session_state["sel_k"])))
     sb.radio("Aggregation", list(AGGREGATIONS), key="sel_agg", horizontal=True, on_change=push("agg", lambda: st.session_state["sel_agg"]),
              help="macro: mean over reviews; micro: ratios of sums (set-based and weighted metrics).")
@@ -120,8 +122,8 @@ def _selection(dataset: Dataset) -> ui.Selection:
     sb.toggle("Semantic matching", key="sel_sem", on_change=push("sem", lambda: "1" if st.session_state["sel_sem"] else "0"),
               help="sem_precision / sem_recall / sem_f1 (METRICS.md §4): a keyword counts when its cosine to some GT keyword "
                    "(sentence embeddings, all-MiniLM-L6-v2) is above the threshold. The first run embeds and caches the keywords.")
-    sb.slider("Cosine threshold τ", min_value=ui.TAU_MIN, max_value=ui.TAU_MAX, step=ui.TAU_STEP, format="%.2f", key="sel_tau",
-              disabled=not sel.semantic, on_change=push("tau", lambda: ui.format_tau(st.session_state["sel_tau"])),
+    sb.slider("Cosine threshold τ", min_value=TAU_MIN, max_value=TAU_MAX, step=TAU_STEP, format="%.2f", key="sel_tau",
+              disabled=not sel.semantic, on_change=push("tau", lambda: format_tau(st.session_state["sel_tau"])),
               help="Strict: a cosine must exceed τ.")
     sb.toggle("Sentiment (VADER)", key="sel_sas", on_change=push("sas", lambda: "1" if st.session_state["sel_sas"] else "0"),
               help="sas_keywords / sas_text (METRICS.md §5): 1 − |mean v(keywords) − mean v(GT)| and − v(review text).")
@@ -164,10 +166,10 @@ def _mark_upload_links(source_label: str, uploaded: bool) -> None:
         st.query_params["data"] = "upload"
     elif st.query_params.get("data") is not None:
         if st.query_params.get("data") == "upload":
-            url_notice(f"This link was made with **uploaded** data, which a link cannot carry: showing {ui.md(source_label)} "
+            url_notice(f"This link was made with **uploaded** data, which a link cannot carry: showing {md(source_label)} "
                        "instead. Upload the same files (sidebar ▸ Dataset ▸ Upload tidy tables) to see what the link showed.")
         else:
-            url_notice(f"URL parameter **data**: “{ui.md(st.query_params.get('data'))}” is not a valid value; ignored.")
+            url_notice(f"URL parameter **data**: “{md(st.query_params.get('data'))}” is not a valid value; ignored.")
         st.query_params.pop("data", None)
 
 
@@ -185,7 +187,7 @@ def main() -> None:
     if dataset.predictions.empty or not dataset.model_names:
         st.error("This dataset has no predictions to evaluate; see the problems below.")
         for p in dataset.problems:
-            st.markdown(f"- {ui.md(p)}")
+            st.markdown(f"- {md(p)}")
         st.stop()
     selection = _selection(dataset)
     present = st.sidebar.toggle("Present / absent split", value=dataset.per_document, key="sel_present",
@@ -201,11 +203,11 @@ def main() -> None:
     except (ImportError, OSError, RuntimeError) as exc:  # no sentence-transformers / model / VADER: evaluate without them
         if not (options.semantic or options.sentiment):
             raise
-        st.sidebar.error(f"Semantic/sentiment metrics unavailable: {ui.md(exc)}")
+        st.sidebar.error(f"Semantic/sentiment metrics unavailable: {md(exc)}")
         options = EvalOptions(k=selection.k, match=selection.match, keyphrase=dataset.per_document, present=present)
         evaluation = get_evaluation(dataset, data_hash, options)
     movie_name, review_name = dataset.unit_names()
-    st.sidebar.caption(f"Data: {ui.md(label)} · {len(dataset.movie_ids)} {movie_name.lower()}(s) · {len(dataset.reviews)} "
+    st.sidebar.caption(f"Data: {md(label)} · {len(dataset.movie_ids)} {movie_name.lower()}(s) · {len(dataset.reviews)} "
                        f"{review_name.lower()}(s) · {len(dataset.model_names)} models")
     st.session_state["ctx"] = Ctx(dataset, data_hash, evaluation, selection, options, pages, label, uploads)
     nav.run()

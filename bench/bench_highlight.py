@@ -1,4 +1,4 @@
-"""Explorer highlighting cost: kweval.ui.match_spans (word index) vs the former regex-per-keyword method.
+"""Explorer highlighting cost: dashboard.highlight.match_spans (word index) vs the former regex-per-keyword method.
 
 Prints, for a ~1,000-character review and keywords of growing length (a hostile upload's
 2,500-character keyword and beyond), the time of each method, their ratio, and whether both
@@ -14,7 +14,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from kweval import ui  # noqa: E402
+from dashboard.highlight import _STOPWORDS, match_spans  # noqa: E402
 
 
 def regex_spans(text: str, keywords: list[str]) -> list[tuple[int, int]]:
@@ -27,7 +27,7 @@ def regex_spans(text: str, keywords: list[str]) -> list[tuple[int, int]]:
         pats = [re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.IGNORECASE)]
         if len(words) > 1:
             pats += [re.compile(r"(?<!\w)" + re.escape(w) + r"(?!\w)", re.IGNORECASE)
-                     for w in dict.fromkeys(w.casefold() for w in words) if len(w) > 1 and w not in ui._STOPWORDS]
+                     for w in dict.fromkeys(w.casefold() for w in words) if len(w) > 1 and w not in _STOPWORDS]
         raw += [(m.start(), m.end()) for p in pats for m in p.finditer(text)]
     merged: list[list[int]] = []
     for a, b in sorted(raw):
@@ -53,9 +53,9 @@ def main() -> None:
     print(f"{'keyword chars':>14} {'word index ms':>14} {'regex ms':>10} {'ratio':>7} same")
     for n_words in (10, 400, 4000):
         keyword = " ".join(f"w{i}" for i in range(n_words)) + " fraud"
-        new = best_of(lambda: ui.match_spans(text, [keyword]))
+        new = best_of(lambda: match_spans(text, [keyword]))
         old = best_of(lambda: regex_spans(text, [keyword]), repeat=1)
-        same = [s[:2] for s in ui.match_spans(text, [keyword])] == regex_spans(text, [keyword])
+        same = [s[:2] for s in match_spans(text, [keyword])] == regex_spans(text, [keyword])
         print(f"{len(keyword):>14} {new * 1000:>14.2f} {old * 1000:>10.1f} {old / new:>6.0f}x {same}")
 
 

@@ -18,7 +18,10 @@ from typing import Any, Callable
 import pandas as pd
 import streamlit as st
 
-from kweval import ui
+from dashboard.escape import md
+from dashboard.links import page_links, page_params
+from dashboard.selection import SELECTION_KEYS, Selection, resolve_selection
+
 from kweval.aggregate import aggregate
 from kweval.data import load_dataset
 from kweval.data.dataset import Dataset
@@ -124,7 +127,7 @@ class Ctx:
     dataset: Dataset
     data_hash: str
     evaluation: Evaluation
-    selection: ui.Selection
+    selection: Selection
     options: EvalOptions
     pages: dict[str, Any]
     source_label: str
@@ -140,7 +143,8 @@ class Ctx:
         return list(self.uploads)
 
     @property
-    def metric(self) -> str:
+    def ndcg_at_k(self) -> str:
+        """The nDCG column at the sidebar's k: the pages' default metric."""
         return f"ndcg@{self.options.k}"
 
     def summary(self, how: str | None = None) -> pd.DataFrame:
@@ -157,11 +161,11 @@ class Ctx:
         return "All movies" if movie == "ALL" else str(titles.get(movie, movie))
 
     def params(self, **extra: object) -> dict[str, str]:
-        return ui.page_params(self.selection, **extra)
+        return page_params(self.selection, **extra)
 
     def urls(self, page: str, **per_row: Sequence[object]) -> list[str]:
         """Relative links to `page` with the current selection, one per row of `per_row` (for link columns)."""
-        return ui.page_links(self.pages[page].url_path, self.selection, **per_row)
+        return page_links(self.pages[page].url_path, self.selection, **per_row)
 
     def url_widget(self, widget: Callable, label: str, param: str, default: Any, parse: Callable[[str], Any] = str,
                    fmt: Callable[[Any], str] = str, resets: tuple[str, ...] = (), **kwargs: Any) -> Any:
@@ -182,32 +186,32 @@ def url_notice(message: str) -> None:
 
 def invalid_param_message(param: str, raw: str, used: str) -> str:
     """The warning for a URL parameter whose value cannot be used."""
-    return f"URL parameter **{ui.md(param)}**: “{ui.md(raw)}” is not a valid value here; used {ui.md(used)} instead."
+    return f"URL parameter **{md(param)}**: “{md(raw)}” is not a valid value here; used {md(used)} instead."
 
 
-def selection_warnings(url: dict[str, str | None], selection: ui.Selection, movies: Sequence[str], models: Sequence[str]) -> list[str]:
+def selection_warnings(url: dict[str, str | None], selection: Selection, movies: Sequence[str], models: Sequence[str]) -> list[str]:
     """A warning per sidebar URL parameter whose value (or part of it, for `models`) was not used."""
     used = selection.params()
     out = []
-    for name in ui.SELECTION_KEYS:
+    for name in SELECTION_KEYS:
         raw = url.get(name)
         if raw is None or raw == "":
             continue
-        alone = ui.resolve_selection([{name: raw}], movies, models)
+        alone = resolve_selection([{name: raw}], movies, models)
         if alone.notes:
             out.append(invalid_param_message(name, raw, used[name]))
         elif name == "models":
             unknown = [m for m in dict.fromkeys(s.strip() for s in raw.split(",")) if m not in models]
             if unknown:
-                out.append(f"URL parameter **models**: unknown model(s) {ui.md(', '.join(unknown))} ignored; "
-                           f"used {ui.md(used['models'])}.")
+                out.append(f"URL parameter **models**: unknown model(s) {md(', '.join(unknown))} ignored; "
+                           f"used {md(used['models'])}.")
     return out
 
 
 def start_url_checks() -> None:
     """At the start of a script run: a container at the top of the page for URL warnings; no parameter read yet."""
     st.session_state["url_notices"] = st.container()
-    st.session_state["url_params_read"] = set(ui.SELECTION_KEYS) | {"data"}
+    st.session_state["url_params_read"] = set(SELECTION_KEYS) | {"data"}
     st.session_state["url_warnings"] = []
     for message in st.session_state.pop("carried_url_warnings", []):  # from the run that redirected here
         url_notice(message)
@@ -222,7 +226,7 @@ def drop_unknown_params() -> None:
     """After a page ran to its end: warn about and remove the URL parameters nothing read."""
     read = st.session_state.get("url_params_read", set())
     for name in [n for n in st.query_params if n not in read]:
-        url_notice(f"URL parameter **{ui.md(name)}** (“{ui.md(st.query_params.get(name))}”) is unknown here; ignored and removed from the URL.")
+        url_notice(f"URL parameter **{md(name)}** (“{md(st.query_params.get(name))}”) is unknown here; ignored and removed from the URL.")
         st.query_params.pop(name, None)
 
 

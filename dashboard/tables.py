@@ -7,7 +7,9 @@ from collections.abc import Iterable, Mapping
 import pandas as pd
 import streamlit as st
 
-from kweval import registry, ui
+from dashboard.style import best_styles
+
+from kweval import registry
 
 
 def number_columns(columns: Iterable[str], fmt: str = "%.4f", aliases: Mapping[str, str] | None = None,
@@ -36,7 +38,7 @@ def text_columns(columns: Iterable[str], aliases: Mapping[str, str] | None = Non
 
 
 def best_in_bold(table: pd.DataFrame, decimals: int = 4):
-    """`table` styled with each movie's best value per metric column in bold (`kweval.ui.best_styles`)."""
-    styles = ui.best_styles(table)
+    """`table` styled with each movie's best value per metric column in bold (`kweval.best_styles`)."""
+    styles = best_styles(table)
     numeric = [c for c in table.columns if pd.api.types.is_float_dtype(table[c])]
     return table.style.apply(lambda _: styles, axis=None).format(precision=decimals, subset=numeric, na_rep="")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from kweval.data.dataset import Dataset
 from kweval.evaluate import AGGREGATIONS, Evaluation
 from kweval.metrics import harmonic_mean, safe_ratio
 
@@ -155,3 +156,25 @@ def aggregate_by(evaluation: Evaluation, labels: pd.Series, how: str = "macro", 
     if "gt_coverage" in evaluation.metric_names:
         frame["gt_coverage"] = np.nan
     return frame[[name, "model", "n_reviews"] + evaluation.metric_names]
+
+
+def dataset_overview(dataset: Dataset, evaluation: Evaluation) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per movie: title, reviews, GT keywords, evaluated review × model pairs, skipped;
+    per model: score direction, predicted keywords, evaluated reviews, skipped reviews)."""
+    movies = dataset.movies[["movie", "title"]].copy()
+    n_rev = dataset.reviews.groupby("movie").size()
+    n_gt = evaluation.ground_truth.groupby("movie").size()
+    n_pairs = evaluation.scores.groupby("movie").size()
+    n_skip = evaluation.skipped.groupby("movie").size() if len(evaluation.skipped) else pd.Series(dtype="int64")
+    movies["reviews"] = movies["movie"].map(n_rev).fillna(0).astype("int64")
+    movies["gt_keywords"] = movies["movie"].map(n_gt).fillna(0).astype("int64")
+    movies["evaluated_pairs"] = movies["movie"].map(n_pairs).fillna(0).astype("int64")
+    movies["skipped_pairs"] = movies["movie"].map(n_skip).fillna(0).astype("int64")
+    models = dataset.models[["model", "score_direction"]].copy()
+    kw = evaluation.keywords.groupby("model").size()
+    ev = evaluation.scores.groupby("model").size()
+    sk = evaluation.skipped.groupby("model").size() if len(evaluation.skipped) else pd.Series(dtype="int64")
+    models["keywords"] = models["model"].map(kw).fillna(0).astype("int64")
+    models["evaluated_reviews"] = models["model"].map(ev).fillna(0).astype("int64")
+    models["skipped_reviews"] = models["model"].map(sk).fillna(0).astype("int64")
+    return movies, models

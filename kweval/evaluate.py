@@ -8,6 +8,13 @@ assigns them one-to-one per review; `_count_stage` turns scores into
 confidences (invalid scores count as 0) and counts per review × model;
 `_score_stage` computes every metric from those counts and the assigned
 pairs; `_tables_stage` builds the keywords, coverage and skipped tables.
+
+Why one module (about 1,000 lines): the stages share private row layouts
+(`_GtLists`, `_MovieRows`, `_RowBuffers`, `_Matches`, `_Counts`) whose
+invariants (row order, one-to-one assignment within a GT list, the score
+units `combine_evaluations` relies on) hold only together; split over
+modules they would become an internal API with several readers.  The metric
+arithmetic itself is in metrics.py, ranking.py and matching.py.
 """
 
 from __future__ import annotations
@@ -958,14 +965,14 @@ def _gt_list_keys(gt: pd.DataFrame) -> Callable[[pd.DataFrame], pd.DataFrame]:
     return rekey
 
 
-def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, report: Progress) -> None:
+def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, progress: Progress) -> None:
     """Add sem_* and sas_* columns (docs/metrics.md §4–5); imports the heavy parts only when asked."""
     if evaluation.options.semantic:
-        _add_semantic(evaluation, report)
+        _add_semantic(evaluation, progress)
     if evaluation.options.sentiment:
         from kweval import sentiment
 
-        report("sentiment", 0.95)
+        progress("sentiment", 0.95)
         kw, scores = evaluation.keywords, evaluation.scores
         by_list = _gt_list_keys(evaluation.ground_truth)
         notes: list[str] = []
@@ -977,7 +984,7 @@ def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, report
             scores[col] = sas[col].to_numpy()
 
 
-def _add_semantic(evaluation: Evaluation, report: Progress) -> None:
+def _add_semantic(evaluation: Evaluation, progress: Progress) -> None:
     """Embed every distinct keyword (store first), keep the best cosines, then threshold them (`with_threshold`)."""
     from kweval import semantic
     from kweval.cache import EmbeddingStore
@@ -989,9 +996,9 @@ def _add_semantic(evaluation: Evaluation, report: Progress) -> None:
     notes: list[str] = []
     store = EmbeddingStore(options.embedding_model, backend=backend, precision=precision, on_note=notes.append)
     vectors = semantic.embed_texts(texts, model_id=options.embedding_model, store=store, backend=options.embedding_backend,
-                                   progress=semantic.progress_with_estimate(report, "keywords"))
+                                   progress=semantic.progress_with_estimate(progress, "keywords"))
     evaluation.problems.extend(Problem("embedding cache", note, "evaluate") for note in notes)
-    report("similarities", 0.97)
+    progress("similarities", 0.97)
     by_list = _gt_list_keys(gt)
     evaluation.similarities = semantic.similarities(
         by_list(kw[KEY + ["norm"]]), by_list(gt[["movie", "rank", "norm", "review_id"]])[["movie", "rank", "norm"]], dict(zip(texts, vectors))

@@ -1,8 +1,8 @@
-"""Keyword matching (METRICS.md §2): match modes and the one-to-one assignment.
+"""Keyword matching (docs/metrics.md §2): match modes and the one-to-one assignment.
 
 Matching is done once per *unique* normalized keyword of a movie against that
-movie's GT list (`candidate_lists`), then each review's ranked predictions are
-assigned greedily (`assign_matches`).  Real predictions repeat the same
+movie's GT list (`candidate_table`), then each review's ranked predictions are
+assigned greedily, every list at once (`assign_matches_table`).  Real predictions repeat the same
 keywords across thousands of reviews, so this shares almost all the work.
 """
 
@@ -254,29 +254,11 @@ def candidate_table(preds: Sequence[str], gt: Sequence[str], mode: str = "approx
     return np.searchsorted(p_idx, np.arange(n_pred + 1)), g_idx
 
 
-def assign_matches(candidates: Sequence[Sequence[int]]) -> list[int]:
-    """One-to-one assignment for one ranked list (METRICS.md §2).
-
-    Walk the predictions in rank order; each takes the lowest-rank GT keyword
-    among its candidates not yet taken, or -1 when none is left.
-    """
-    taken: set[int] = set()
-    assigned: list[int] = []
-    for cands in candidates:
-        choice = -1
-        for j in cands:
-            j = int(j)
-            if j not in taken:
-                choice = j
-                break
-        if choice >= 0:
-            taken.add(choice)
-        assigned.append(choice)
-    return assigned
-
-
 def assign_matches_table(group: np.ndarray, cand_id: np.ndarray, bounds: np.ndarray, flat: np.ndarray) -> np.ndarray:
-    """`assign_matches` for many ranked lists at once, candidates given as a `candidate_table` (bounds, flat).
+    """The one-to-one assignment (docs/metrics.md §2) of many ranked lists at once, candidates given as a `candidate_table`.
+
+    Within a list, rows in rank order each take the lowest GT position among
+    their candidates not yet taken, or -1 when none is left.
 
     `group[r]` is the list (review × model) of row `r`, rows sorted by group
     then rank; `cand_id[r]` indexes the table (the row's unique keyword).

@@ -107,25 +107,6 @@ def bootstrap_ci(
     return mean, lo, hi
 
 
-def bootstrap_ci_ratio(
-    numerator: np.ndarray | Sequence[float],
-    denominator: np.ndarray | Sequence[float],
-    n_boot: int = N_BOOT,
-    confidence: float = CONFIDENCE,
-    seed: int = SEED,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(Σnum/Σden, low, high) with reviews resampled: the CI of a micro-averaged ratio (0 where Σden = 0)."""
-    num, flat = _as_2d(numerator)
-    den, _ = _as_2d(denominator)
-    n = num.shape[0]
-    point = safe_ratio(num.sum(axis=0), den.sum(axis=0))
-    samples = bootstrap_statistics(n, lambda w: safe_ratio(w @ num, w @ den), n_boot, seed)
-    lo, hi = _percentile_ci(samples, confidence)
-    if flat:
-        return float(point[0]), float(lo[0]), float(hi[0])
-    return point, lo, hi
-
-
 def paired_differences(a: np.ndarray | Sequence[float], b: np.ndarray | Sequence[float]) -> np.ndarray:
     """b − a per review: the one sign convention of every paired statistic here (positive: B higher)."""
     return np.asarray(b, dtype="float64") - np.asarray(a, dtype="float64")

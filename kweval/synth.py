@@ -20,6 +20,10 @@ What makes it realistic enough to benchmark and test the evaluator:
   occasional cell is missing (the model did not run on that review);
 - a model named "reranker" reorders the "base" model's keywords with new
   scores, as the real reranker does.
+
+Why one module (about 500 lines): one generator whose random draws follow
+each other in a fixed order (the seed → dataset mapping); the DNLP pickle
+writer is here because only synthetic data is ever written in that layout.
 """
 
 from __future__ import annotations

@@ -66,11 +66,6 @@ def normalize_many(values: Sequence[object]) -> list[str]:
     return out
 
 
-def tokenize(normalized: str) -> tuple[str, ...]:
-    """Whitespace tokens of an already normalized keyword."""
-    return tuple(normalized.split())
-
-
 @lru_cache(maxsize=1)
 def _porter():
     # NLTK's Porter stemmer, as pke and KPEval use; imported only when stem matching is asked for.

@@ -19,7 +19,10 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from kweval import explain, stats, ui
+from dashboard.escape import esc, md
+from dashboard.review_tables import SORTS, keyword_details
+
+from kweval import explain, stats
 from kweval.aggregate import aggregate
 from kweval.data import load_dataset
 from kweval.evaluate import EvalOptions, evaluate
@@ -150,7 +153,7 @@ def test_explorer_shows_the_cores_matches(monkeypatch, cores, data):
     row = kw.iloc[len(kw) // 2]  # some matched keyword of some review
     at = run(monkeypatch, DATASETS[data], {"movie": row["movie"], "models": row["model"], "review": row["review_id"]}, "dashboard/views/explorer.py")
     body = at.html[0].proto.body
-    assert f"<mark>{ui.esc(row['keyword'])}</mark> → <b>{ui.esc(row['gt_keyword'])}</b> <span class=\"kw-gt\">(GT rank {row['gt_rank']})</span>" in body
+    assert f"<mark>{esc(row['keyword'])}</mark> → <b>{esc(row['gt_keyword'])}</b> <span class=\"kw-gt\">(GT rank {row['gt_rank']})</span>" in body
     score = ev.scores[(ev.scores["movie"] == row["movie"]) & (ev.scores["review_id"] == row["review_id"]) & (ev.scores["model"] == row["model"])]
     assert f"ndcg@5 {score['ndcg@5'].iloc[0]:.3f}" in body
 
@@ -185,7 +188,7 @@ def test_pages_share_the_cached_evaluation_and_leave_it_unchanged(monkeypatch, c
         assert not at.exception, [e.message for e in at.exception]
         assert at.session_state["ctx"].evaluation is ev  # the same object on every page and rerun
     at.switch_page("dashboard/views/explorer.py").run()
-    for sort in ui.SORTS:
+    for sort in SORTS:
         at.selectbox(key="qp_sort").set_value(sort).run()
     at.text_input(key="qp_q").input("Ewok").run()
     at.button[0].click().run()  # open a review
@@ -528,7 +531,7 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     gt = sem_core.ground_truth[sem_core.ground_truth["movie"] == movie]
     texts_ = list(dict.fromkeys([*kw["norm"], *gt["norm"]]))
     vectors = dict(zip(texts_, semantic.embed_texts(texts_)))
-    details = ui.keyword_details(kw, gt, vectors, 0.75, sentiment=True)
+    details = keyword_details(kw, gt, vectors, 0.75, sentiment=True)
     above = details[details["above"] & (details["gt_rank"] < 0)]  # a semantic match the lexical one missed
     row = (above if len(above) else details[details["above"]]).iloc[0]
     at.query_params["review"] = row["review_id"]
@@ -536,7 +539,7 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     assert not at.exception, [e.message for e in at.exception]
     body = at.html[0].proto.body
     cos = f"{row['cosine']:.3f}"
-    assert f'<span class="kw-near">{ui.esc(row["nearest_gt"])}</span> <span class="kw-gt">(GT rank {row["nearest_rank"]})</span></td>' \
+    assert f'<span class="kw-near">{esc(row["nearest_gt"])}</span> <span class="kw-gt">(GT rank {row["nearest_rank"]})</span></td>' \
            f'<td><mark class="kw-cos kw-above" title="cosine &gt; τ = 0.75">{cos} ✓</mark></td>' in body
     assert "<th>nearest GT</th><th>cosine</th><th>v(x)</th>" in body
     below = details[(details["review_id"] == row["review_id"]) & ~details["above"] & details["cosine"].notna()]
@@ -816,7 +819,7 @@ def test_an_empty_score_direction_cell_in_an_upload_is_reported(monkeypatch):
 
 def test_markdown_escaping_never_makes_an_autolink():
     """GFM links bare URLs, www. names and e-mail addresses even when their punctuation is escaped."""
-    out = ui.md("see http://x.invalid/a, HTTPS://y.invalid, www.z.invalid and a@b.invalid; ndcg@5")
+    out = md("see http://x.invalid/a, HTTPS://y.invalid, www.z.invalid and a@b.invalid; ndcg@5")
     plain = out.replace("\\", "")
     assert "http://" not in plain.lower() and "https://" not in plain.lower() and "www." not in plain and "a@b" not in plain
     assert plain.replace("\u2060", "") == "see http://x.invalid/a, HTTPS://y.invalid, www.z.invalid and a@b.invalid; ndcg@5"

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import re
 
-from kweval import ui, why
+from dashboard.escape import esc, md
+from dashboard.highlight import highlight, matched_tooltips
+
+from kweval import why
 from kweval.data import load_dataset
 from kweval.evaluate import EvalOptions, evaluate
 from tests.test_app import run, texts
@@ -28,10 +31,10 @@ def test_open_review_says_why_marks_one_model_and_links_to_ndcg(monkeypatch):
     models = list(dict.fromkeys(ev.keywords.loc[(ev.keywords["movie"] == movie) & (ev.keywords["review_id"] == review), "model"]))
     at = run(monkeypatch, None, {"movie": movie, "models": ",".join(models), "review": review, "hl": row["model"]}, EXPLORER)
     body = at.html[0].proto.body
-    assert f"— {ui.esc(row['reason'])}" in body and "already taken by #" in row["reason"]
+    assert f"— {esc(row['reason'])}" in body and "already taken by #" in row["reason"]
     # top-k GT beside the review, with ranks as text (no hover needed)
     gt = ev.ground_truth[ev.ground_truth["movie"] == movie].sort_values("rank")
-    assert "Top 5 GT keywords" in body and f"<b>{ui.esc(gt['keyword'].iloc[0])}</b>" in body
+    assert "Top 5 GT keywords" in body and f"<b>{esc(gt['keyword'].iloc[0])}</b>" in body
     # highlights: only the chosen model's matches appear in the tooltips of the review text
     tips = re.findall(r'<mark title="([^"]*)">', body)
     assert tips and all(t.startswith(f"{row['model']}:") for tip in tips for t in tip.split("; "))
@@ -49,7 +52,7 @@ def test_directional_sort_names_the_direction(monkeypatch):
     ds = load_dataset(None)
     a, b = ds.model_names[:2]
     at = run(monkeypatch, None, {"movie": ds.movie_ids[0], "models": f"{a},{b}", "sort": "A worse than B", "a": a, "b": b}, EXPLORER)
-    assert f"Only reviews where {ui.md(a)} scores lower than {ui.md(b)}" in texts(at)
+    assert f"Only reviews where {md(a)} scores lower than {md(b)}" in texts(at)
 
 
 def test_compare_verdicts_on_screen(monkeypatch):
@@ -72,4 +75,4 @@ def test_ndcg_page_names_examples_and_shows_the_review(monkeypatch):
     assert explain.EXAMPLE_TITLES["seed000"] in shown and "seed" not in shown.lower()
     assert at.radio(key="qp_gain").options == [explain.GAIN_LABELS["linear"], explain.GAIN_LABELS["exponential"]]
     text = ds.reviews.loc[(ds.reviews["movie"] == row["movie"]) & (ds.reviews["review_id"] == row["review_id"]), "text"].iloc[0]
-    assert ui.highlight(text, ui.matched_tooltips(ev.keywords[(ev.keywords["movie"] == row["movie"]) & (ev.keywords["review_id"] == row["review_id"])], model=row["model"])) in shown
+    assert highlight(text, matched_tooltips(ev.keywords[(ev.keywords["movie"] == row["movie"]) & (ev.keywords["review_id"] == row["review_id"])], model=row["model"])) in shown

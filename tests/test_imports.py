@@ -5,6 +5,8 @@
 3. Dashboard pages (dashboard/views/) never import metric internals: the matching, ranking,
    metric and normalization modules, or any private (underscore) name of kweval.  They call
    kweval's public functions, which the CLI and the tests call too.
+4. The dashboard's presentation modules (escaping, highlighting, URL state, explorer tables,
+   style) never import streamlit: they are plain functions, tested and benchmarked without a server.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ PAGES = ROOT / "dashboard" / "views"
 UI_PACKAGES = {"streamlit", "dashboard", "app", "plotly"}
 MODEL_PACKAGES = {"torch", "transformers", "sentence_transformers", "onnxruntime", "optimum"}
 EMBEDDERS = {"kweval/semantic.py", "kweval/onnx_embedder.py", "kweval/legacy/encoder.py"}  # where a model is loaded
+STREAMLIT_FREE = ("escape", "highlight", "keyword_html", "selection", "links", "review_tables", "style")
 METRIC_INTERNALS = {"kweval.matching", "kweval.ranking", "kweval.metrics", "kweval.text", "kweval._arrays"}
 
 
@@ -91,4 +94,12 @@ def test_pages_never_import_metric_internals():
                 offending.append(f"{rel(page)}:{line} {full}")
             elif top(mod) == "kweval" and ((name or "").startswith("_") or any(part.startswith("_") for part in mod.split(".")[1:])):
                 offending.append(f"{rel(page)}:{line} {full} (private)")
+    assert offending == []
+
+
+def test_presentation_modules_never_import_streamlit():
+    modules = [ROOT / "dashboard" / f"{name}.py" for name in STREAMLIT_FREE]
+    assert all(p.is_file() for p in modules), "the list of presentation modules is stale"
+    offending = [f"{rel(p)}:{line} {mod}" for p in modules for line, mod, _ in imports(p)
+                 if top(mod) == "streamlit" or mod in ("dashboard", "dashboard.context", "dashboard.tables")]
     assert offending == []

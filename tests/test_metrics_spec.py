@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from kweval.aggregate import ALL, aggregate
 from kweval.evaluate import EvalOptions, evaluate
-from kweval.matching import assign_matches, candidate_lists, keywords_match
+from kweval.matching import candidate_lists, keywords_match
 from kweval.text import normalize, normalize_many
 from tests import reference
 from tests.helpers import make_dataset
@@ -120,8 +120,13 @@ def test_candidate_lists_agree_with_pairwise_rule():
 
 
 def test_one_to_one_assignment_never_credits_a_gt_keyword_twice():
-    # "star" and "star wars" both match GT 0; the second must take the next free candidate or nothing
-    assert assign_matches([[0, 2], [0], [0, 1]]) == [0, -1, 1]
+    # all three match GT 0; the second has no other candidate, the third takes its next free one
+    gt = ["luke skywalker", "han solo", "young luke"]
+    preds = ["luke", "skywalker", "luke skywalker han solo"]
+    assert [c.tolist() for c in candidate_lists(preds, gt)] == [[0, 2], [0], [0, 1]]
+    row, ev = one_review(preds, gt=gt)
+    assert ev.keywords.sort_values("position")["gt_rank"].tolist() == [0, -1, 1]
+    assert row["n_matched"] == 2
 
 
 # --- §3 test vectors -----------------------------------------------------------------------------

@@ -200,7 +200,7 @@ def test_combine_refuses_different_models():
 def test_cli_groups_are_used_for_dnlp_with_jobs_and_not_for_one_job(tmp_path: Path):
     root = write_bad_dnlp(tmp_path)
     code = (
-        "import json, os; from kweval.cli import _evaluate_in_groups, build_parser; from kweval.evaluate import EvalOptions\n"
+        "import json, os; from kweval.cli import build_parser; from kweval.cli.cmd_evaluate import _evaluate_in_groups; from kweval.evaluate import EvalOptions\n"
         "out = {}\n"
         f"for jobs in ('1', '2'):\n"
         f"    got = _evaluate_in_groups(build_parser().parse_args(['evaluate', {str(root)!r}, '--jobs', jobs]), EvalOptions())\n"

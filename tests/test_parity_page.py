@@ -7,7 +7,7 @@ import pytest
 
 from kweval import legacy
 from kweval.data import load_dataset
-from tests.test_app import DNLP, run
+from tests.test_app import DNLP, run, texts
 
 
 @pytest.mark.dnlp
@@ -30,3 +30,17 @@ def test_parity_page_on_sw_episode6_shows_the_flips(monkeypatch):
 def test_parity_page_on_the_demo_renders(monkeypatch):
     at = run(monkeypatch, None, page="dashboard/views/parity.py")
     assert any({"legacy", "corrected"} <= set(getattr(df.value, "data", df.value).columns) for df in at.dataframe)
+    shown = texts(at)
+    for title in ("IDCG without the discount", "One GT keyword credited many times", "SAS averages"):
+        assert title in " ".join(e.label for e in at.expander)
+    assert "IDCG in the code:" in shown and "sas_keywords: notebook" in shown  # read from the examples' attributes
+
+
+def test_parity_page_semantic_example_on_demand(monkeypatch):
+    """Defect 6 runs the notebook encoder only when asked; its lines come from the example's attributes."""
+    at = run(monkeypatch, None, page="dashboard/views/parity.py")
+    assert "padding token(s)" not in texts(at)
+    at.button(key="semantic_example").click().run()
+    assert not at.exception, [e.message for e in at.exception]
+    shown = texts(at)
+    assert "padding token(s) in its review" in shown and "best cosine to the GT" in shown, shown[-2000:]

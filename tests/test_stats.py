@@ -54,9 +54,12 @@ def test_bootstrap_constant_and_chunking(monkeypatch):
 
 
 def test_bootstrap_ratio():
+    """A micro ratio's CI (reviews resampled, Σ num / Σ den per resample), as the summary's CIs compute it."""
     num = np.array([1, 0, 2, 3, 1.0])
     den = np.array([5, 5, 5, 5, 5.0])
-    point, lo, hi = stats.bootstrap_ci_ratio(num, den, n_boot=1000)
+    scores = pd.DataFrame({"precision": num / den, "n_matched": num, "n_pred": den})
+    ci = stats.bootstrap_summary_ci(scores, ["precision"], "micro", n_boot=1000).iloc[0]
+    point, lo, hi = ci["value"], ci["ci_low"], ci["ci_high"]
     assert point == pytest.approx(7 / 25)
     assert 0 <= lo <= point <= hi <= 3 / 5
     # equal denominators: the ratio of sums is the mean of num/den, so the intervals coincide

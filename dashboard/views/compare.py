@@ -8,8 +8,10 @@ import streamlit as st
 
 from dashboard import page_context
 from dashboard.tables import number_columns, text_columns
+from dashboard.escape import esc, md
+from dashboard.style import jitter, metric_label, model_colors
 
-from kweval import stats, ui, verdict
+from kweval import stats, verdict
 
 ctx = page_context()
 sel = ctx.selection
@@ -57,11 +59,11 @@ c1, c2, c3 = st.columns(3)
 a = ctx.url_widget(c1.selectbox, "Reference model A", "a", models[0], parse=lambda s: s if s in models else None, options=models)
 others = [m for m in models if m != a]
 b = ctx.url_widget(c2.selectbox, "Model B (scatter, per movie, reviews)", "b", others[0], parse=lambda s: s if s in others else None, options=others)
-metric = ctx.url_widget(c3.selectbox, "Metric (scatter, per movie, reviews)", "metric", ctx.metric,
+metric = ctx.url_widget(c3.selectbox, "Metric (scatter, per movie, reviews)", "metric", ctx.ndcg_at_k,
                         parse=lambda s: s if s in METRICS else None, options=METRICS)
 scores = ctx.scores()
 st.caption(
-    f"{ui.md(ctx.movie_title(sel.movie))}: differences are B − A over the reviews both models were evaluated on "
+    f"{md(ctx.movie_title(sel.movie))}: differences are B − A over the reviews both models were evaluated on "
     "(positive: B better). CI: paired bootstrap 95% (2000 resamples); p: paired randomization test (10 000 sign flips) "
     "and paired t-test, Holm-corrected across the metrics of each model; wins/ties/losses from B's side."
 )
@@ -69,13 +71,13 @@ st.caption(
 res = _compare(ctx.key, sel.movie, a, tuple(others), scores)
 ALIASES = {"mean A": "mean_a", "mean B": "mean_b"}
 res = verdict.with_significance(res) if not res.empty else res
-st.subheader(f"Verdicts: each model against {ui.md(a)}")
+st.subheader(f"Verdicts: each model against {md(a)}")
 for b_model, rows in res.groupby("model", sort=False):
     said = verdict.verdicts(rows.rename(columns=ALIASES), a, b_model)
-    lines = [("✅ " if sig else "▫️ ") + ui.md(text) for text, sig in zip(said, rows["significant"])]
+    lines = [("✅ " if sig else "▫️ ") + md(text) for text, sig in zip(said, rows["significant"])]
     st.markdown("\n".join(f"- {line}" for line in lines))
 st.caption(f"Significant: Holm-adjusted randomization p < {verdict.ALPHA} across the metrics of each model pair.")
-st.subheader(f"Every metric, each model against {ui.md(a)}")
+st.subheader(f"Every metric, each model against {md(a)}")
 shown = res[["model", "metric", "n", "mean A", "mean B", "diff", "ci_low", "ci_high", "p_randomization_holm", "significant", "p_ttest_holm",
              "p_randomization", "p_ttest", "wins", "ties", "losses"]]
 num = number_columns([c for c in shown.columns if c.startswith(("mean", "diff", "ci_"))], aliases=ALIASES)
@@ -84,26 +86,26 @@ num |= number_columns(["n", "wins", "ties", "losses"], fmt="%d")
 num |= text_columns(["significant"])
 st.dataframe(shown, hide_index=True, column_config=num, key="compare_table")
 
-st.subheader(f"{metric} per movie: {ui.md(b)} − {ui.md(a)}")
+st.subheader(f"{metric} per movie: {md(b)} − {md(a)}")
 per_movie = _per_movie(ctx.key, a, b, metric, ev.scores[ev.scores["model"].isin([a, b])])
 if not per_movie.empty:
     st.dataframe(per_movie[["movie", "n", "mean A", "mean B", "diff", "ci_low", "ci_high", "p_randomization_holm", "p_ttest_holm", "wins", "ties", "losses"]],
                  hide_index=True, column_config=num, key="per_movie_table")
     st.caption("Holm correction here is across the movies.")
 
-st.subheader(f"Per review: {metric} of {ui.md(a)} (x) vs {ui.md(b)} (y)")
+st.subheader(f"Per review: {metric} of {md(a)} (x) vs {md(b)} (y)")
 both = paired(scores, a, b, metric)
-both["movie "] = both["movie"].map(ui.esc)  # plotly renders some HTML in hover labels: show escaped copies
-both["review "] = both["review_id"].map(ui.esc)
+both["movie "] = both["movie"].map(esc)  # plotly renders some HTML in hover labels: show escaped copies
+both["review "] = both["review_id"].map(esc)
 # many reviews share the same values (0, 1/k, ...): a little seeded jitter shows how many points sit on each
-both["x "] = ui.jitter(both[f"{metric}_a"], 0.012, seed=1)
-both["y "] = ui.jitter(both[f"{metric}_b"], 0.012, seed=2)
-label = ui.metric_label(metric)
+both["x "] = jitter(both[f"{metric}_a"], 0.012, seed=1)
+both["y "] = jitter(both[f"{metric}_b"], 0.012, seed=2)
+label = metric_label(metric)
 fig = px.scatter(both, x="x ", y="y ", hover_data={"movie ": True, "review ": True, "difference": ":.4f", f"{metric}_a": ":.4f",
                  f"{metric}_b": ":.4f", "x ": False, "y ": False}, opacity=0.45,
-                 labels={"x ": f"{label} of {ui.esc(a)} (A)", "y ": f"{label} of {ui.esc(b)} (B)",
-                         f"{metric}_a": f"{ui.esc(a)} (A)", f"{metric}_b": f"{ui.esc(b)} (B)"}, custom_data=["movie", "review_id"])
-fig.update_traces(marker=dict(color=ui.model_colors(ctx.dataset.model_names).get(b), size=7))
+                 labels={"x ": f"{label} of {esc(a)} (A)", "y ": f"{label} of {esc(b)} (B)",
+                         f"{metric}_a": f"{esc(a)} (A)", f"{metric}_b": f"{esc(b)} (B)"}, custom_data=["movie", "review_id"])
+fig.update_traces(marker=dict(color=model_colors(ctx.dataset.model_names).get(b), size=7))
 fig.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line=dict(dash="dot", color="grey"))
 fig.update_layout(height=460, margin=dict(t=40, b=10))
 event = st.plotly_chart(fig, on_select="rerun", selection_mode="points", key="scatter", config={"displaylogo": False})

@@ -6,8 +6,9 @@ import streamlit as st
 
 from dashboard import page_context
 from dashboard.uploads import format_size
+from dashboard.escape import md
 
-from kweval import ui
+from kweval.aggregate import dataset_overview
 
 ctx = page_context()
 ds = ctx.dataset
@@ -15,15 +16,15 @@ ev = ctx.evaluation
 
 st.title("Data")
 st.markdown(
-    f"**Source:** {ui.md(ctx.source_label)} · {len(ds.movie_ids)} movies · {len(ds.reviews)} reviews · "
+    f"**Source:** {md(ctx.source_label)} · {len(ds.movie_ids)} movies · {len(ds.reviews)} reviews · "
     f"{len(ds.model_names)} models · {len(ds.predictions)} predicted entries · {len(ds.ground_truth)} GT keywords"
 )
 if ctx.uploads:
     st.markdown("**Uploaded files** (the newest copy of each name): "
-                + ", ".join(f"{ui.md(name)} ({format_size(size)})" for name, size in ctx.uploads.items()))
+                + ", ".join(f"{md(name)} ({format_size(size)})" for name, size in ctx.uploads.items()))
 st.caption(f"Content hash (the cache key): {ctx.data_hash[:16]}…")
 
-movies, models = ui.dataset_overview(ds, ev)
+movies, models = dataset_overview(ds, ev)
 c1, c2 = st.columns([3, 2])
 c1.subheader("Movies")
 c1.dataframe(movies, hide_index=True, key="movies_table")
@@ -33,7 +34,7 @@ c2.dataframe(models, hide_index=True, key="models_table")
 st.subheader("Validation messages")
 messages = list(dict.fromkeys(str(p) for p in ev.problems))
 if messages:
-    st.markdown("\n".join(f"- {ui.md(m)}" for m in messages))
+    st.markdown("\n".join(f"- {md(m)}" for m in messages))
 else:
     st.success("No problems: every file and cell was usable.")
 if len(ev.skipped):

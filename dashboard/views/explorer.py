@@ -7,13 +7,19 @@ import streamlit as st
 
 from dashboard import page_context
 from dashboard.context import query_param
+from dashboard.escape import esc, fmt_num, md
+from dashboard.highlight import matched_tooltips, review_html
+from dashboard.keyword_html import gt_top_html, keyword_list_html, keyword_table_html, model_grid_html, sentiment_line
+from dashboard.review_tables import DIRECTIONAL_SORTS, SORTS, filter_reviews, keyword_details, paginate, review_table
+from dashboard.selection import format_tau
+from dashboard.style import model_colors
 
-from kweval import present, ui, why
+from kweval import present, why
 
 ctx = page_context()
 sel = ctx.selection
 ev = ctx.evaluation
-metric = ctx.metric
+metric = ctx.ndcg_at_k
 REVIEW_METRICS = ["precision", "recall", "f1", "w_f1", metric, f"p@{sel.k}", f"ap@{sel.k}", "rr", *ctx.options.extra_metrics()]
 SEM = ctx.options.semantic  # what was evaluated (the sidebar's choice, unless the metrics were unavailable)
 SAS = ctx.options.sentiment
@@ -24,7 +30,7 @@ if SAS:
 # Shared, not copied on every rerun (cache_data would unpickle ≈100 ms of tables for all DNLP movies): read-only here.
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _table(key: tuple, movie: str, models: tuple, _scores: pd.DataFrame, _reviews: pd.DataFrame) -> pd.DataFrame:
-    return ui.review_table(_scores, _reviews, movie, list(models), metric)
+    return review_table(_scores, _reviews, movie, list(models), metric)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -48,7 +54,7 @@ def _details(key: tuple, movie: str, review: str, models: tuple, _rows: pd.DataF
     if SEM:
         texts = list(dict.fromkeys(t for t in [*rows["norm"], *gt["norm"]] if isinstance(t, str) and t))
         vectors = dict(zip(texts, semantic.embed_texts(texts, model_id=ctx.options.embedding_model, backend=ctx.options.embedding_backend))) if texts else {}
-    details = ui.keyword_details(rows, gt, vectors, ctx.options.threshold, sentiment=SAS)
+    details = keyword_details(rows, gt, vectors, ctx.options.threshold, sentiment=SAS)
     if not SAS:
         return details, float("nan"), float("nan")
     return details, sentiment.text_value(text), sentiment.gt_mean_value(gt)
@@ -67,7 +73,7 @@ def own_gt_html(movie: str, review: str, text: object) -> str:
     if not len(gt) or gt["review_id"].isna().all():
         return ""
     flags = present.present_flags(gt["norm"].tolist(), text if isinstance(text, str) else None, ctx.options.match)
-    items = " · ".join(f"{'●' if f else '○'} {ui.esc(k)}" for k, f in zip(gt["keyword"], flags))
+    items = " · ".join(f"{'●' if f else '○'} {esc(k)}" for k, f in zip(gt["keyword"], flags))
     return (f'<div style="font-size:0.85em;margin-top:0.3rem"><b>Own ground truth ({len(gt)}; ● in the text, ○ absent):</b> '
             f"{items}</div>")
 
@@ -92,33 +98,33 @@ def review_card(row: pd.Series, kw: pd.DataFrame, scores: pd.DataFrame, marked: 
     rows = _reasons(ctx.key, row["movie"], row["review_id"], tuple(sel.models), rows)
     mine = scores[(scores["movie"] == row["movie"]) & (scores["review_id"] == row["review_id"])].set_index("model")
     rating = "" if pd.isna(row["rating"]) else f" · rating {row['rating']:g}"
-    title = f" · “{ui.esc(row['title'])}”" if isinstance(row["title"], str) else ""
-    head = f'<div style="font-weight:600">Review {ui.esc(row["review_id"])}{title}<span style="font-weight:400;opacity:0.7"> · {ui.esc(ctx.movie_title(row["movie"]))}{rating} · {int(row["length"])} chars</span></div>'
+    title = f" · “{esc(row['title'])}”" if isinstance(row["title"], str) else ""
+    head = f'<div style="font-weight:600">Review {esc(row["review_id"])}{title}<span style="font-weight:400;opacity:0.7"> · {esc(ctx.movie_title(row["movie"]))}{rating} · {int(row["length"])} chars</span></div>'
     extra = ""
     if SEM or SAS:
         details, text_v, gt_v = _details(ctx.key, row["movie"], row["review_id"], tuple(sel.models), rows, row["text"])
-        extra = ui.sentiment_line(text_v, gt_v) if SAS else ""
+        extra = sentiment_line(text_v, gt_v) if SAS else ""
     cells = []
     for model in sel.models:
         swatch = f'<span style="display:inline-block;width:0.7em;height:0.7em;border-radius:50%;background:{COLORS.get(model, "grey")};margin-right:0.3em"></span>'
         if model not in mine.index:
-            cells.append(f'<div>{swatch}<b>{ui.esc(model)}</b><div style="opacity:0.7">skipped: no output for this review</div></div>')
+            cells.append(f'<div>{swatch}<b>{esc(model)}</b><div style="opacity:0.7">skipped: no output for this review</div></div>')
             continue
         m = mine.loc[model]
-        vals = " · ".join(f"{ui.esc(name)} {ui.fmt_num(m[name])}" for name in REVIEW_METRICS if name in m)
+        vals = " · ".join(f"{esc(name)} {fmt_num(m[name])}" for name in REVIEW_METRICS if name in m)
         if SEM or SAS:
-            listing = ui.keyword_table_html(details[details["model"] == model], sel.k, SEM, SAS, ctx.options.threshold)
+            listing = keyword_table_html(details[details["model"] == model], sel.k, SEM, SAS, ctx.options.threshold)
         else:
-            listing = ui.keyword_list_html(rows[rows["model"] == model], sel.k)
-        cells.append(f'<div>{swatch}<b>{ui.esc(model)}</b><div style="font-size:0.85em;opacity:0.8">{vals}</div>{listing}</div>')
+            listing = keyword_list_html(rows[rows["model"] == model], sel.k)
+        cells.append(f'<div>{swatch}<b>{esc(model)}</b><div style="font-size:0.85em;opacity:0.8">{vals}</div>{listing}</div>')
     gt = own_gt(row["movie"], row["review_id"])
-    marks = (f'<div style="font-size:0.85em;opacity:0.75">Marked: the words of {ui.esc(marked)}’s matched keywords.</div>'
+    marks = (f'<div style="font-size:0.85em;opacity:0.75">Marked: the words of {esc(marked)}’s matched keywords.</div>'
              if marked else "")
-    text = ui.review_html(row["text"], ui.matched_tooltips(rows, model=marked) if marked else {})
+    text = review_html(row["text"], matched_tooltips(rows, model=marked) if marked else {})
     own = own_gt_html(row["movie"], row["review_id"], row["text"])
     side = (f'<div style="display:flex;flex-wrap:wrap;gap:1rem"><div style="flex:3 1 18rem;min-width:0">{marks}{text}{own}</div>'
-            f'<div style="flex:1 1 12rem">{ui.gt_top_html(gt, sel.k, rows, COLORS)}</div></div>')
-    st.html(head + side + extra + ui.model_grid_html(cells, 22 if (SEM or SAS) else 16))
+            f'<div style="flex:1 1 12rem">{gt_top_html(gt, sel.k, rows, COLORS)}</div></div>')
+    st.html(head + side + extra + model_grid_html(cells, 22 if (SEM or SAS) else 16))
     if links:
         cols = st.columns(min(len(sel.models), 4) or 1)
         for i, model in enumerate(m for m in sel.models if m in mine.index):
@@ -126,7 +132,7 @@ def review_card(row: pd.Series, kw: pd.DataFrame, scores: pd.DataFrame, marked: 
                                           query_params=ctx.params(movie=row["movie"], review=row["review_id"], model=model))
 
 
-COLORS = ui.model_colors(ctx.dataset.model_names)
+COLORS = model_colors(ctx.dataset.model_names)
 
 
 st.title("Review explorer")
@@ -134,44 +140,44 @@ table = _table(ctx.key, sel.movie, tuple(sel.models), ev.scores, ctx.dataset.rev
 keywords = _keywords(ctx.key, sel.movie, tuple(sel.models), ev.keywords)
 scores = ctx.scores()
 st.caption(
-    f"{ui.md(ctx.movie_title(sel.movie))} · {len(table)} evaluated reviews · k = {sel.k} · match {sel.match}. "
+    f"{md(ctx.movie_title(sel.movie))} · {len(table)} evaluated reviews · k = {sel.k} · match {sel.match}. "
     "Marked words: the chosen model's predicted keywords that matched a GT keyword (each model's list also names the GT keyword, its 0-based rank, "
     "and why an unmatched keyword did not match, e.g. when an earlier keyword already took that GT keyword)."
-    + (f" Semantic: each keyword's nearest GT keyword and their cosine, marked ✓ when above τ = {ui.format_tau(ctx.options.threshold)}." if SEM else "")
+    + (f" Semantic: each keyword's nearest GT keyword and their cosine, marked ✓ when above τ = {format_tau(ctx.options.threshold)}." if SEM else "")
     + (" Sentiment: each keyword's VADER value v(x) beside the review text's and the GT mean; the review's `sas_keywords` / `sas_text` are among the metrics." if SAS else "")
 )
 
 marked = ctx.url_widget(st.radio, "Mark the matches of", "hl", sel.models[0] if sel.models else None,
                         parse=lambda s: s if s in sel.models else None, options=list(sel.models), horizontal=True,
-                        format_func=ui.md, help="Highlights are per model: a word is marked only if this model matched it.")
+                        format_func=md, help="Highlights are per model: a word is marked only if this model matched it.")
 
 review = query_param("review")
 if review:
     st.button("← All reviews", on_click=_set, args=("review", None))
     found = table[table["review_id"] == review]
     if found.empty:
-        st.warning(f"Review {ui.md(review)} is not among the evaluated reviews of {ui.md(ctx.movie_title(sel.movie))}.")
+        st.warning(f"Review {md(review)} is not among the evaluated reviews of {md(ctx.movie_title(sel.movie))}.")
     for _, row in found.iterrows():
         review_card(row, keywords, scores, marked, links=True)
     st.stop()
 
 c1, c2, c3 = st.columns([2, 3, 1], vertical_alignment="bottom")
-sort = ctx.url_widget(c1.selectbox, "Sort", "sort", "review order", parse=lambda s: s if s in ui.SORTS else None,
-                     options=list(ui.SORTS), resets=("p",))
+sort = ctx.url_widget(c1.selectbox, "Sort", "sort", "review order", parse=lambda s: s if s in SORTS else None,
+                     options=list(SORTS), resets=("p",))
 query = ctx.url_widget(c2.text_input, "Search the text", "q", "", placeholder="words in the review, title or id", resets=("p",))
 none = ctx.url_widget(c3.checkbox, "Nothing matched", "none", False, parse=lambda s: s == "1", fmt=lambda v: "1" if v else "0",
                       resets=("p",), help="Only reviews where no selected model matched any GT keyword.")
 pair = None
-if sort in ("largest disagreement", *ui.DIRECTIONAL_SORTS) and len(sel.models) >= 2:
+if sort in ("largest disagreement", *DIRECTIONAL_SORTS) and len(sel.models) >= 2:
     d1, d2, _ = st.columns([2, 2, 2])
     a = ctx.url_widget(d1.selectbox, "Model A", "a", sel.models[0], parse=lambda s: s if s in sel.models else None, options=list(sel.models))
     b = ctx.url_widget(d2.selectbox, "Model B", "b", sel.models[1], parse=lambda s: s if s in sel.models else None, options=list(sel.models))
     pair = (a, b)
-    if sort in ui.DIRECTIONAL_SORTS:
-        worse, better = (pair[i] for i in ui.DIRECTIONAL_SORTS[sort])
-        st.caption(f"Only reviews where {ui.md(worse)} scores lower than {ui.md(better)} on {ui.md(metric)}, the largest gap first.")
+    if sort in DIRECTIONAL_SORTS:
+        worse, better = (pair[i] for i in DIRECTIONAL_SORTS[sort])
+        st.caption(f"Only reviews where {md(worse)} scores lower than {md(better)} on {md(metric)}, the largest gap first.")
 
-shown = ui.filter_reviews(table, metric, sel.models, sort=sort, query=query, nothing_matched=none, pair=pair)
+shown = filter_reviews(table, metric, sel.models, sort=sort, query=query, nothing_matched=none, pair=pair)
 per_page = 10
 n_pages = max(1, -(-len(shown) // per_page))
 if st.session_state.get("qp_p", 1) > n_pages:
@@ -179,8 +185,8 @@ if st.session_state.get("qp_p", 1) > n_pages:
 p1, p2 = st.columns([1, 5], vertical_alignment="bottom")
 page = ctx.url_widget(p1.number_input, f"Page (of {n_pages})", "p", 1, parse=int,
                       min_value=1, max_value=n_pages, step=1)
-rows, page, n_pages = ui.paginate(shown, page, per_page)
-p2.caption(f"{len(shown)} review(s) match · page {page} of {n_pages} · sorted by {ui.md(sort)}")
+rows, page, n_pages = paginate(shown, page, per_page)
+p2.caption(f"{len(shown)} review(s) match · page {page} of {n_pages} · sorted by {md(sort)}")
 for _, row in rows.iterrows():
     with st.container(border=True):
         review_card(row, keywords, scores, marked)

@@ -7,8 +7,10 @@ import streamlit as st
 
 from dashboard import page_context
 from dashboard.context import query_param
+from dashboard.escape import md
+from dashboard.highlight import matched_tooltips, review_html
 
-from kweval import explain, ui
+from kweval import explain
 
 ctx = page_context()
 sel = ctx.selection
@@ -67,9 +69,9 @@ else:
     kw = ev.keywords[(ev.keywords["movie"] == movie) & (ev.keywords["review_id"] == review) & (ev.keywords["model"] == model)]
     gt = ev.ground_truth.loc[ev.ground_truth["movie"] == movie, "keyword"].tolist()
     text = ctx.dataset.reviews.loc[(ctx.dataset.reviews["movie"] == movie) & (ctx.dataset.reviews["review_id"] == review), "text"]
-    st.html(ui.review_html(text.iloc[0] if len(text) else None, ui.matched_tooltips(kw, model=model), max_height=180))
-    st.caption(f"The review's text; marked: the words of {ui.md(model)}'s keywords that matched a GT keyword.")
-    st.markdown(f"GT of {ui.md(ctx.movie_title(movie))}: {len(gt)} keywords, top {min(k, len(gt))}: " + ", ".join(f"*{ui.md(g)}*" for g in gt[:k]))
+    st.html(review_html(text.iloc[0] if len(text) else None, matched_tooltips(kw, model=model), max_height=180))
+    st.caption(f"The review's text; marked: the words of {md(model)}'s keywords that matched a GT keyword.")
+    st.markdown(f"GT of {md(ctx.movie_title(movie))}: {len(gt)} keywords, top {min(k, len(gt))}: " + ", ".join(f"*{md(g)}*" for g in gt[:k]))
     steps = explain.keyword_steps(kw, gt, k=k, gain=gain, discount=discount)
     show(steps, "review", KW_COLUMNS)
     st.page_link(ctx.pages["explorer"], label="Open this review in the explorer", icon="🔍",

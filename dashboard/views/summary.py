@@ -10,8 +10,10 @@ import streamlit as st
 
 from dashboard import page_context
 from dashboard.tables import best_in_bold, number_columns
+from dashboard.escape import esc, md
+from dashboard.style import axis_title, metric_label, model_colors
 
-from kweval import report, stats, ui
+from kweval import report, stats
 from kweval.aggregate import ALL, aggregate, aggregate_by
 from kweval.slices import slice_labels
 
@@ -44,7 +46,7 @@ def _exports(key: tuple, how: str, models: tuple, columns: tuple, ci_style: str,
 
 st.title("Summary")
 st.caption(
-    f"{ui.md(ctx.source_label)} · {sel.agg} aggregation · match {sel.match} · k = {sel.k} · "
+    f"{md(ctx.source_label)} · {sel.agg} aggregation · match {sel.match} · k = {sel.k} · "
     f"{len(sel.models)} model(s). **Bold**: the best value of each movie (and of ALL) per column, here and in the downloads. "
     "Hover a column name for its definition (docs/metrics.md)."
 )
@@ -57,7 +59,7 @@ st.dataframe(best_in_bold(table), hide_index=True, column_config=config, key="su
 meta = {"data": ctx.dataset.source, "k": sel.k, "match": sel.match, "aggregate": sel.agg}
 c1, c2, c3, c4 = st.columns([1, 1, 1, 5])
 with c4.popover("LaTeX options"):
-    tex_columns = st.multiselect("Columns", metrics, default=metrics, format_func=ui.metric_label, key="tex_columns")
+    tex_columns = st.multiselect("Columns", metrics, default=metrics, format_func=metric_label, key="tex_columns")
     tex_ci = st.radio("Confidence intervals", ["none", "brackets", "pm"], horizontal=True, key="tex_ci",
                       format_func={"none": "none", "brackets": "0.612 [0.58, 0.64]", "pm": "0.612 ± 0.03"}.get)
     st.caption("booktabs table; the best value per movie in bold; the caption names dataset, k, match mode and aggregation.")
@@ -79,36 +81,36 @@ if skipped:
 
 # --- bars with CIs for the selected movie (or all movies) ---------------------------------------
 scope = sel.movie if sel.movie in set(table["movie"]) else ALL
-st.subheader(f"Per metric, with bootstrap 95% CIs — {ui.md(ctx.movie_title(scope))}")
+st.subheader(f"Per metric, with bootstrap 95% CIs — {md(ctx.movie_title(scope))}")
 scores = ctx.scores() if scope != ALL else ev.scores[ev.scores["model"].isin(sel.models)]
 cis = _cis(ctx.key, sel.agg, scope, tuple(sel.models), scores)
 rows = table[table["movie"] == scope].set_index("model")
-colors = ui.model_colors(ctx.dataset.model_names)  # by the dataset's model list: a model keeps its colour
-labels = [ui.metric_label(m) for m in metrics]
+colors = model_colors(ctx.dataset.model_names)  # by the dataset's model list: a model keeps its colour
+labels = [metric_label(m) for m in metrics]
 fig = go.Figure()
 for model in sel.models:
     ci = cis[cis["model"] == model].set_index("metric").reindex(metrics)
     value = rows.loc[model, metrics].to_numpy(dtype="float64") if model in rows.index else np.full(len(metrics), np.nan)
     fig.add_bar(
-        name=ui.esc(model), x=metrics, y=value, marker_color=colors.get(model),  # plotly renders some HTML in labels: escaped
+        name=esc(model), x=metrics, y=value, marker_color=colors.get(model),  # plotly renders some HTML in labels: escaped
         error_y=dict(type="data", symmetric=False, array=np.clip(ci["ci_high"].to_numpy() - value, 0, None),
                      arrayminus=np.clip(value - ci["ci_low"].to_numpy(), 0, None)),
     )
 how = "micro: ratios of summed counts; ranking metrics and SAS: mean over reviews" if sel.agg == "micro" else "macro: mean over reviews"
 fig.update_layout(barmode="group", yaxis_title=f"value ({how})", xaxis_title="metric", height=420, margin=dict(t=40, b=10),
                   legend=dict(title_text="model", orientation="h", yanchor="bottom", y=1.02, x=0))  # above the plot, clear of the toolbar
-fig.update_xaxes(tickvals=metrics, ticktext=[ui.esc(label) for label in labels])  # registry labels under the bars
+fig.update_xaxes(tickvals=metrics, ticktext=[esc(label) for label in labels])  # registry labels under the bars
 st.plotly_chart(fig, key="bars", config={"displaylogo": False})
 st.caption("Error bars: percentile bootstrap over reviews (2000 resamples, seed 0); gt_coverage is movie-level and has none.")
 
 # --- heatmap -------------------------------------------------------------------------------------
-metric = ctx.url_widget(st.selectbox, "Metric for the heatmap and slices", "metric", ctx.metric,
+metric = ctx.url_widget(st.selectbox, "Metric for the heatmap and slices", "metric", ctx.ndcg_at_k,
                         parse=lambda s: s if s in metrics else None, options=metrics)
 movies_only = table[table["movie"] != ALL]
 per_movie = movies_only.pivot(index="movie", columns="model", values=metric).reindex(index=pd.unique(movies_only["movie"]), columns=list(sel.models))
-st.subheader(f"{ui.metric_label(metric)}: movie × model")
-heat = px.imshow(per_movie.rename(index=ui.esc, columns=ui.esc), text_auto=".3f", aspect="auto", color_continuous_scale="Viridis",
-                 labels=dict(color=ui.esc(ui.axis_title(metric, sel.agg)), x="model", y="movie"))
+st.subheader(f"{metric_label(metric)}: movie × model")
+heat = px.imshow(per_movie.rename(index=esc, columns=esc), text_auto=".3f", aspect="auto", color_continuous_scale="Viridis",
+                 labels=dict(color=esc(axis_title(metric, sel.agg)), x="model", y="movie"))
 # a colour bar needs room to be read even for one or two movies; the toolbar sits in the top margin, off the cells
 heat.update_layout(height=max(280, 90 + 40 * len(per_movie)), margin=dict(t=40, b=10),
                    coloraxis_colorbar=dict(title=dict(side="right"), thickness=14, len=1.0, tickformat=".2f"))

@@ -148,9 +148,3 @@ class Dataset:
             problems=list(self.problems),
             source=self.source,
         )
-
-
-def empty_table(columns: list[str]) -> pd.DataFrame:
-    import pandas as pd
-
-    return pd.DataFrame({c: pd.Series(dtype="object") for c in columns})

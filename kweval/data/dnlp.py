@@ -220,26 +220,6 @@ def _object_column(values) -> pd.Series:
     return pd.Series(values, dtype=object, copy=False)
 
 
-def flatten_cells(
-    movie: str, review_ids: list[str], model: str, cells: list[object], source: str, problems: list[Problem]
-) -> pd.DataFrame:
-    """Prediction rows of one model's column; missing cells give no rows (the review is skipped)."""
-    ids = np.empty(len(review_ids), dtype=object)
-    ids[:] = review_ids
-    rid, rank, keyword, score = _flatten(ids, model, cells, source, problems)
-    return pd.DataFrame(
-        {
-            "movie": _object_column(np.full(len(rid), movie, dtype=object)),
-            "review_id": _object_column(rid),
-            "model": _object_column(np.full(len(rid), model, dtype=object)),
-            "rank": rank,
-            "keyword": _object_column(keyword),
-            "score": score,
-        },
-        columns=PREDICTION_COLUMNS,
-    )
-
-
 def read_dnlp(path: Path, movies: list[str] | None = None) -> Dataset:
     """Load a DNLP-layout folder (only the files of `movies`, when given); every unreadable part is skipped and named in `problems`."""
     # Unpickling and flattening allocate millions of small tuples, each allocation

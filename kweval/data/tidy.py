@@ -3,6 +3,11 @@
 See ARCHITECTURE.md for the columns.  Tables may come from a folder or from
 in-memory uploads (name → bytes); only Parquet and CSV are ever parsed, never
 pickles.
+
+Why one module (about 600 lines): reading and writing share the layout's
+rules (key columns, text and number checks, the stable row order, CSV
+quoting), and each table's cleaning step works on Arrow or pandas columns
+alike beside the reader that calls it; apart, the rules would be restated.
 """
 
 from __future__ import annotations

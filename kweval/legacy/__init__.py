@@ -58,6 +58,16 @@ from kweval.legacy.summary import (
     legacy_vs_corrected,
 )
 from kweval.legacy.examples import (
+    AsciiNormalizationExample,
+    IntendedScores,
+    ManyToOneExample,
+    RecallCountsPredictionsExample,
+    ReviewExample,
+    SasScoreExample,
+    SemanticPaddingExample,
+    UndiscountedIdcgExample,
+    ZipLegacyScores,
+    ZipPairingExample,
     find_ascii_normalization_example,
     find_many_to_one_example,
     find_recall_counts_predictions_example,
@@ -65,7 +75,6 @@ from kweval.legacy.examples import (
     find_semantic_padding_example,
     find_undiscounted_idcg_example,
     find_zip_pairing_example,
-    zip_dropped_reviews,
     zip_pairing_example,
 )
 
@@ -97,7 +106,6 @@ __all__ = [
     "legacy_summary",
     "legacy_vs_corrected",
     "zip_pairing_example",
-    "zip_dropped_reviews",
     "find_zip_pairing_example",
     "find_undiscounted_idcg_example",
     "find_many_to_one_example",
@@ -105,4 +113,14 @@ __all__ = [
     "find_recall_counts_predictions_example",
     "find_semantic_padding_example",
     "find_sas_score_example",
+    "ReviewExample",
+    "ZipPairingExample",
+    "ZipLegacyScores",
+    "IntendedScores",
+    "UndiscountedIdcgExample",
+    "ManyToOneExample",
+    "AsciiNormalizationExample",
+    "RecallCountsPredictionsExample",
+    "SemanticPaddingExample",
+    "SasScoreExample",
 ]

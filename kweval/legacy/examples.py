@@ -1,12 +1,19 @@
-"""Live examples: one finder per notebook defect, each returning the first real review that shows it."""
+"""Live examples: one finder per notebook defect, each returning the first real review that shows it.
+
+Each finder returns a frozen dataclass (None when the data holds no
+example); the parity page and docs/notebook-parity.md read its attributes.
+Why one module (about 570 lines): each result type stands beside the finder
+that fills it, and the seven finders share the review scan (`_scan_reviews`)
+and the one-to-one relevance they contrast with the notebooks'.
+"""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 import pandas as pd
 
 from kweval.data.dataset import Dataset
@@ -37,6 +44,149 @@ from kweval.text import normalize
 
 if TYPE_CHECKING:  # kweval.evaluate is only needed for the corrected side-by-side
     from kweval.evaluate import EvalOptions
+
+
+@dataclass(frozen=True)
+class ReviewExample:
+    """Where an example was found: a review of a movie, as one model ranked its keywords."""
+
+    movie: str
+    model: str
+    review_id: str
+
+
+@dataclass(frozen=True)
+class ZipLegacyScores:
+    """Seed 000's numbers for one review scored against the characters of one GT keyword (defect 1)."""
+
+    score_sum: float
+    matched_score: float
+    pairs: list[tuple[str, float, str | None]]  # (keyword, score, character credited or None)
+    n_gt_entries: int
+    relevance: list[float]
+    dcg: float
+    idcg: float
+    ndcg: float
+
+
+@dataclass(frozen=True)
+class IntendedScores:
+    """Seed 000's own functions called with the whole GT list for this one review."""
+
+    w_precision: float
+    w_recall: float
+    w_f1: float
+    ndcg: float
+
+
+@dataclass(frozen=True)
+class ZipPairingExample(ReviewExample):
+    """Defect 1: what seed 000 compares a review against (the letters of GT keyword i, or nothing past the GT's length)."""
+
+    review_index: int
+    n_reviews: int
+    n_gt: int
+    paired: bool  # False: beyond the GT's length, dropped by zip
+    gt_keyword: str | None
+    predictions: list[tuple[str, float]]
+    compared_against: list[str] | None  # the GT keyword's normalized characters
+    legacy: ZipLegacyScores | None
+    intended: IntendedScores
+    corrected: dict[str, float] | None  # kweval's per-review value of each lexical metric
+
+
+@dataclass(frozen=True)
+class UndiscountedIdcgExample(ReviewExample):
+    """Defect 2: nDCG@k under the notebook's undiscounted IDCG and under the defined one."""
+
+    predictions: list[str]
+    gt_top: list[str]
+    relevance_notebook: list[float]
+    relevance_one_to_one: list[float]
+    dcg_notebook: float
+    dcg_one_to_one: float
+    idcg_notebook: float
+    idcg_spec: float
+    idcg_ratio: float
+    ndcg_notebook: float
+    ndcg_notebook_spec_idcg: float  # notebook relevance over the defined IDCG: can exceed 1
+    ndcg_spec: float
+
+
+@dataclass(frozen=True)
+class ManyToOneExample(ReviewExample):
+    """Defect 3: one GT keyword credited at several positions of the top k."""
+
+    predictions: list[str]
+    gt_keyword: str
+    gt_rank: int
+    positions: list[int]
+    times_credited: int
+    relevance_notebook: list[float]
+    relevance_one_to_one: list[float]
+    ndcg_notebook: float
+    ndcg_spec: float
+    n_reviews_affected: int
+    n_reviews_scanned: int
+
+
+@dataclass(frozen=True)
+class AsciiNormalizationExample:
+    """Defect 4: a keyword the notebooks' ASCII-only normalization changes (not tied to one review)."""
+
+    source: str  # "ground truth" or "predictions"
+    keyword: str
+    legacy: str
+    unicode: str
+    n_keywords_affected: int
+    n_keywords_checked: int
+
+
+@dataclass(frozen=True)
+class RecallCountsPredictionsExample(ReviewExample):
+    """Defect 5: seed 001's recall counts matched predictions, not matched GT keywords."""
+
+    predictions: list[str]
+    matches: dict[str, list[str]]  # prediction -> the GT keywords it can match
+    n_gt: int
+    matched_predictions: int
+    matched_gt: int
+    recall_notebook: float
+    recall_one_to_one: float
+    precision_notebook: float
+    n_reviews_affected: int
+    n_reviews_scanned: int
+
+
+@dataclass(frozen=True)
+class SemanticPaddingExample(ReviewExample):
+    """Defect 6: a keyword whose unmasked, padded embedding moves its best GT cosine."""
+
+    keywords: list[str]
+    token_lengths: list[int]
+    keyword: str
+    padding_tokens: int
+    cosine_padded_vs_alone: float
+    cosine_alone_vs_masked: float
+    best_gt_cosine_padded: float
+    best_gt_cosine_alone: float
+    crosses_threshold: bool
+    sem_prf_at_low: tuple[float, float, float]  # at LEGACY_SEMANTIC_THRESHOLD (0.5)
+    sem_prf_at_default: tuple[float, float, float]  # at NOTEBOOK_DEFAULT_THRESHOLD (0.75)
+
+
+@dataclass(frozen=True)
+class SasScoreExample(ReviewExample):
+    """Defect 7: SAS from the model's scores against SAS from the keywords' own VADER values."""
+
+    keywords: list[str]
+    scores: list[float]
+    vader_values: list[float]
+    gt_sentiment: float
+    sentiment_pred_notebook: float
+    sentiment_pred_spec: float
+    sas_keywords_notebook: float
+    sas_keywords_spec: float
 
 
 def _reviews_of(dataset: Dataset, movie: str, model: str) -> pd.DataFrame:
@@ -75,17 +225,10 @@ def zip_pairing_example(
     k: int = 5,
     options: EvalOptions | None = None,
     corrected: bool = True,
-) -> dict[str, Any]:
+) -> ZipPairingExample:
     """What seed 000 compares review `review_index` (0-based, among the reviews with a list) against (defect 1).
 
-    Returns: movie, model, review_id, review_index, n_reviews, n_gt, paired
-    (False: beyond the GT's length, dropped by zip), gt_keyword (GT keyword i),
-    compared_against (its normalized characters: what the review is really
-    scored against), predictions (the prepared list), legacy (this pair's
-    score_sum, matched_score, pairs (keyword, score, character credited),
-    n_gt_entries, relevance, dcg, idcg, ndcg), intended (the same functions
-    called with the whole GT list for this one review: w_precision, w_recall,
-    w_f1, ndcg) and corrected (kweval's per-review values, when `corrected`).
+    `corrected` adds kweval's per-review values (one evaluation of the movie × model).
     """
     reviews = _reviews_of(dataset, movie, model)
     if not 0 <= review_index < len(reviews):
@@ -93,55 +236,42 @@ def zip_pairing_example(
     gt = gt_lists(dataset).get(movie, [])
     row = reviews.iloc[review_index]
     preds = seed000_predictions(row["entries"])
-    out: dict[str, Any] = {
-        "movie": movie,
-        "model": model,
-        "review_id": row["review_id"],
-        "review_index": review_index,
-        "n_reviews": len(reviews),
-        "n_gt": len(gt),
-        "paired": review_index < len(gt),
-        "gt_keyword": gt[review_index] if review_index < len(gt) else None,
-        "predictions": preds,
-    }
-    if out["paired"]:
+    paired = review_index < len(gt)
+    chars = legacy = None
+    if paired:
         gt_kw = gt[review_index]
         chars = [legacy_normalize(c) for c in gt_kw]
         score_sum, pairs, n_entries = seed000_review_weighted(preds, gt_kw)
-        rel = legacy_relevance([kw for kw, _ in preds[:k]], chars)
         dcg, idcg, ndcg = seed000_review_ndcg([kw for kw, _ in preds], chars, k)
-        out["compared_against"] = chars
-        out["legacy"] = {
-            "score_sum": score_sum,
-            "matched_score": sum(s for _, s, hit in pairs if hit is not None),
-            "pairs": pairs,
-            "n_gt_entries": n_entries,
-            "relevance": rel,
-            "dcg": dcg,
-            "idcg": idcg,
-            "ndcg": ndcg,
-        }
-    else:
-        out["compared_against"] = None
-        out["legacy"] = None
+        legacy = ZipLegacyScores(
+            score_sum=score_sum,
+            matched_score=sum(s for _, s, hit in pairs if hit is not None),
+            pairs=pairs,
+            n_gt_entries=n_entries,
+            relevance=legacy_relevance([kw for kw, _ in preds[:k]], chars),
+            dcg=dcg,
+            idcg=idcg,
+            ndcg=ndcg,
+        )
     wp, wr, wf = seed000_weighted([preds], [gt])
-    out["intended"] = {"w_precision": wp, "w_recall": wr, "w_f1": wf, "ndcg": seed000_global_ndcg([preds], [gt], k)}
-    out["corrected"] = _corrected_review_scores(dataset, movie, model, row["review_id"], options) if corrected else None
-    return out
+    return ZipPairingExample(
+        movie=movie,
+        model=model,
+        review_id=row["review_id"],
+        review_index=review_index,
+        n_reviews=len(reviews),
+        n_gt=len(gt),
+        paired=paired,
+        gt_keyword=gt[review_index] if paired else None,
+        predictions=preds,
+        compared_against=chars,
+        legacy=legacy,
+        intended=IntendedScores(wp, wr, wf, seed000_global_ndcg([preds], [gt], k)),
+        corrected=_corrected_review_scores(dataset, movie, model, row["review_id"], options) if corrected else None,
+    )
 
 
-def zip_dropped_reviews(dataset: Dataset) -> pd.DataFrame:
-    """Per movie × model: reviews with a list, GT size, reviews seed 000's zip scores, and those it drops (defect 1)."""
-    lists = review_lists(dataset)
-    gts = gt_lists(dataset)
-    counts = lists.groupby(["movie", "model"], sort=False).size().rename("n_reviews").reset_index()
-    counts["n_gt"] = counts["movie"].map(lambda m: len(gts.get(m, []))).astype("int64")
-    counts["n_scored"] = np.minimum(counts["n_reviews"], counts["n_gt"])
-    counts["n_dropped"] = counts["n_reviews"] - counts["n_scored"]
-    return counts
-
-
-def find_zip_pairing_example(dataset: Dataset, model: str | None = None, k: int = 5, corrected: bool = True) -> dict[str, Any] | None:
+def find_zip_pairing_example(dataset: Dataset, model: str | None = None, k: int = 5, corrected: bool = True) -> ZipPairingExample | None:
     """Defect 1 on a real review: the first paired review that the zip credits with a match although,
     scored against the whole GT list, none of its keywords matches anything."""
     gts = gt_lists(dataset)
@@ -187,7 +317,7 @@ def _dcg(rel: Sequence[float]) -> float:
     return sum(r / math.log2(i + 2) for i, r in enumerate(rel))
 
 
-def find_undiscounted_idcg_example(dataset: Dataset, k: int = 5, model: str | None = None) -> dict[str, Any] | None:
+def find_undiscounted_idcg_example(dataset: Dataset, k: int = 5, model: str | None = None) -> UndiscountedIdcgExample | None:
     """Defect 2 on a real review: the review with the best one-to-one DCG@k, scored against its whole GT list.
 
     Returns its predictions, both relevance lists, dcg_notebook (many-to-one),
@@ -208,26 +338,26 @@ def find_undiscounted_idcg_example(dataset: Dataset, k: int = 5, model: str | No
     rel_nb = legacy_relevance(top, matcher.gt, matcher.first)
     dcg_nb = _dcg(rel_nb)
     idcg_nb, idcg_sp = legacy_idcg(len(gt), k), spec_idcg(len(gt), k)
-    return {
-        "movie": movie,
-        "model": md,
-        "review_id": rid,
-        "predictions": top,
-        "gt_top": gt[:k],
-        "relevance_notebook": rel_nb,
-        "relevance_one_to_one": rel_1,
-        "dcg_notebook": dcg_nb,
-        "dcg_one_to_one": dcg_1,
-        "idcg_notebook": idcg_nb,
-        "idcg_spec": idcg_sp,
-        "idcg_ratio": idcg_sp / idcg_nb,
-        "ndcg_notebook": dcg_nb / idcg_nb,
-        "ndcg_notebook_spec_idcg": dcg_nb / idcg_sp,
-        "ndcg_spec": dcg_1 / idcg_sp,
-    }
+    return UndiscountedIdcgExample(
+        movie=movie,
+        model=md,
+        review_id=rid,
+        predictions=top,
+        gt_top=gt[:k],
+        relevance_notebook=rel_nb,
+        relevance_one_to_one=rel_1,
+        dcg_notebook=dcg_nb,
+        dcg_one_to_one=dcg_1,
+        idcg_notebook=idcg_nb,
+        idcg_spec=idcg_sp,
+        idcg_ratio=idcg_sp / idcg_nb,
+        ndcg_notebook=dcg_nb / idcg_nb,
+        ndcg_notebook_spec_idcg=dcg_nb / idcg_sp,
+        ndcg_spec=dcg_1 / idcg_sp,
+    )
 
 
-def find_many_to_one_example(dataset: Dataset, k: int = 5, model: str | None = None) -> dict[str, Any] | None:
+def find_many_to_one_example(dataset: Dataset, k: int = 5, model: str | None = None) -> ManyToOneExample | None:
     """Defect 3 on a real review: top-k predictions credited with the same GT keyword (scored against the whole GT list).
 
     Picks the review where one GT keyword is credited most often (the first
@@ -253,25 +383,25 @@ def find_many_to_one_example(dataset: Dataset, k: int = 5, model: str | None = N
     n, j, movie, md, rid, top, gt, matcher = best
     rel_nb = legacy_relevance(top, matcher.gt, matcher.first)
     rel_1 = _one_to_one_relevance(top, matcher)
-    return {
-        "movie": movie,
-        "model": md,
-        "review_id": rid,
-        "predictions": top,
-        "gt_keyword": gt[j],
-        "gt_rank": j,
-        "positions": [i for i, p in enumerate(top) if matcher.first(p) == j],
-        "times_credited": n,
-        "relevance_notebook": rel_nb,
-        "relevance_one_to_one": rel_1,
-        "ndcg_notebook": _dcg(rel_nb) / legacy_idcg(len(gt), k),
-        "ndcg_spec": _dcg(rel_1) / spec_idcg(len(gt), k),
-        "n_reviews_affected": affected,
-        "n_reviews_scanned": scanned,
-    }
+    return ManyToOneExample(
+        movie=movie,
+        model=md,
+        review_id=rid,
+        predictions=top,
+        gt_keyword=gt[j],
+        gt_rank=j,
+        positions=[i for i, p in enumerate(top) if matcher.first(p) == j],
+        times_credited=n,
+        relevance_notebook=rel_nb,
+        relevance_one_to_one=rel_1,
+        ndcg_notebook=_dcg(rel_nb) / legacy_idcg(len(gt), k),
+        ndcg_spec=_dcg(rel_1) / spec_idcg(len(gt), k),
+        n_reviews_affected=affected,
+        n_reviews_scanned=scanned,
+    )
 
 
-def find_ascii_normalization_example(dataset: Dataset) -> dict[str, Any] | None:
+def find_ascii_normalization_example(dataset: Dataset) -> AsciiNormalizationExample | None:
     """Defect 4 on real data: a GT or predicted keyword whose notebook normalization differs from METRICS.md's.
 
     Returns source ("ground truth" or "predictions"), keyword, legacy, unicode
@@ -284,17 +414,17 @@ def find_ascii_normalization_example(dataset: Dataset) -> dict[str, Any] | None:
     if not hits:
         return None
     src, kw = hits[0]
-    return {
-        "source": src,
-        "keyword": kw,
-        "legacy": legacy_normalize(kw),
-        "unicode": normalize(kw),
-        "n_keywords_affected": len(hits),
-        "n_keywords_checked": len(candidates),
-    }
+    return AsciiNormalizationExample(
+        source=src,
+        keyword=kw,
+        legacy=legacy_normalize(kw),
+        unicode=normalize(kw),
+        n_keywords_affected=len(hits),
+        n_keywords_checked=len(candidates),
+    )
 
 
-def find_recall_counts_predictions_example(dataset: Dataset, model: str | None = None) -> dict[str, Any] | None:
+def find_recall_counts_predictions_example(dataset: Dataset, model: str | None = None) -> RecallCountsPredictionsExample | None:
     """Defect 5 on a real review: seed 001's recall (matched predictions / |G|) above the one-to-one recall (matched GT / |G|).
 
     Same normalization and matching on both sides, so only the counting
@@ -318,26 +448,26 @@ def find_recall_counts_predictions_example(dataset: Dataset, model: str | None =
     if best is None:
         return None
     _, movie, md, rid, preds, gt, matcher, n_legacy, n_one = best
-    return {
-        "movie": movie,
-        "model": md,
-        "review_id": rid,
-        "predictions": preds,
-        "matches": {p: [gt[j] for j in matcher.all(p)] for p in preds if matcher.any(p)},
-        "n_gt": len(gt),
-        "matched_predictions": n_legacy,
-        "matched_gt": n_one,
-        "recall_notebook": n_legacy / len(gt),
-        "recall_one_to_one": n_one / len(gt),
-        "precision_notebook": n_legacy / len(preds),
-        "n_reviews_affected": affected,
-        "n_reviews_scanned": scanned,
-    }
+    return RecallCountsPredictionsExample(
+        movie=movie,
+        model=md,
+        review_id=rid,
+        predictions=preds,
+        matches={p: [gt[j] for j in matcher.all(p)] for p in preds if matcher.any(p)},
+        n_gt=len(gt),
+        matched_predictions=n_legacy,
+        matched_gt=n_one,
+        recall_notebook=n_legacy / len(gt),
+        recall_one_to_one=n_one / len(gt),
+        precision_notebook=n_legacy / len(preds),
+        n_reviews_affected=affected,
+        n_reviews_scanned=scanned,
+    )
 
 
 def find_semantic_padding_example(
     dataset: Dataset, movie: str | None = None, model: str | None = None, max_reviews: int = 200
-) -> dict[str, Any] | None:
+) -> SemanticPaddingExample | None:
     """Defect 6 on a real review: a keyword whose unmasked, padded embedding changes its semantic match.
 
     Among the first `max_reviews` reviews of `movie` × `model` (default: the
@@ -384,25 +514,25 @@ def find_semantic_padding_example(
     at = {thr: seed001_semantic(padded[slot], gt_emb, thr) for thr in (LEGACY_SEMANTIC_THRESHOLD, NOTEBOOK_DEFAULT_THRESHOLD)}
     alone_vec = alone[kw]
     masked_vec = enc.embed_masked([kw])[0]
-    return {
-        "movie": movie,
-        "model": model,
-        "review_id": reviews.iloc[i]["review_id"],
-        "keywords": batch,
-        "token_lengths": enc.lengths(batch),
-        "keyword": kw,
-        "padding_tokens": max(enc.lengths(batch)) - enc.lengths([kw])[0],
-        "cosine_padded_vs_alone": float(padded[slot][t] @ alone_vec),
-        "cosine_alone_vs_masked": float(alone_vec @ masked_vec),
-        "best_gt_cosine_padded": s_pad,
-        "best_gt_cosine_alone": s_alone,
-        "crosses_threshold": bool(crosses),
-        "sem_prf_at_0.5": at[LEGACY_SEMANTIC_THRESHOLD],
-        "sem_prf_at_0.75": at[NOTEBOOK_DEFAULT_THRESHOLD],
-    }
+    return SemanticPaddingExample(
+        movie=movie,
+        model=model,
+        review_id=reviews.iloc[i]["review_id"],
+        keywords=batch,
+        token_lengths=enc.lengths(batch),
+        keyword=kw,
+        padding_tokens=max(enc.lengths(batch)) - enc.lengths([kw])[0],
+        cosine_padded_vs_alone=float(padded[slot][t] @ alone_vec),
+        cosine_alone_vs_masked=float(alone_vec @ masked_vec),
+        best_gt_cosine_padded=s_pad,
+        best_gt_cosine_alone=s_alone,
+        crosses_threshold=bool(crosses),
+        sem_prf_at_low=at[LEGACY_SEMANTIC_THRESHOLD],
+        sem_prf_at_default=at[NOTEBOOK_DEFAULT_THRESHOLD],
+    )
 
 
-def find_sas_score_example(dataset: Dataset, movie: str | None = None, model: str | None = None) -> dict[str, Any] | None:
+def find_sas_score_example(dataset: Dataset, movie: str | None = None, model: str | None = None) -> SasScoreExample | None:
     """Defect 7 on a real review: SAS computed from the model's scores vs from the keywords' own VADER sentiment.
 
     Among the reviews of `movie` × `model` (default: the first movie with GT,
@@ -427,16 +557,16 @@ def find_sas_score_example(dataset: Dataset, movie: str | None = None, model: st
     if best is None:
         return None
     _, rid, structured, values, sas_nb, sas_spec = best
-    return {
-        "movie": movie,
-        "model": model,
-        "review_id": rid,
-        "keywords": [kw for kw, _ in structured],
-        "scores": [s for _, s in structured],
-        "vader_values": values,
-        "gt_sentiment": gt_value,
-        "sentiment_pred_notebook": sum(s for _, s in structured) / len(structured),
-        "sentiment_pred_spec": sum(values) / len(values),
-        "sas_keywords_notebook": sas_nb,
-        "sas_keywords_spec": sas_spec,
-    }
+    return SasScoreExample(
+        movie=movie,
+        model=model,
+        review_id=rid,
+        keywords=[kw for kw, _ in structured],
+        scores=[s for _, s in structured],
+        vader_values=values,
+        gt_sentiment=gt_value,
+        sentiment_pred_notebook=sum(s for _, s in structured) / len(structured),
+        sentiment_pred_spec=sum(values) / len(values),
+        sas_keywords_notebook=sas_nb,
+        sas_keywords_spec=sas_spec,
+    )

@@ -1,0 +1,132 @@
+"""HTML blocks of the explorer: a model's ranked keywords, the top-k GT list, the sentiment line, the model grid.
+
+Everything user-supplied is escaped with `dashboard.escape.esc`; nothing here
+computes a metric (the rows come from `Evaluation.keywords` and
+`dashboard.review_tables.keyword_details`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from dashboard.escape import esc, fmt_num
+from dashboard.selection import TAU_DEFAULT, format_tau
+
+
+def keyword_list_html(rows: pd.DataFrame, k: int) -> str:
+    """One model's ranked keywords (rows with position, keyword, gt_rank, gt_keyword) as an escaped HTML list.
+
+    Matched keywords show the GT keyword they took and its 0-based GT rank;
+    unmatched ones say so; positions at or beyond k are marked (they do not
+    count for the @k metrics).
+    """
+    if rows.empty:
+        return '<div class="kw-list"><em>empty output</em></div>'
+    items = []
+    for row in rows.to_dict("records"):
+        pos, kw, rank, gt_kw = row["position"], row["keyword"], row["gt_rank"], row["gt_keyword"]
+        beyond = ' <span style="opacity:0.6">(beyond k)</span>' if int(pos) >= k else ""
+        if int(rank) >= 0:
+            items.append(
+                f'<li><mark>{esc(kw)}</mark> → <b>{esc(gt_kw)}</b> '
+                f'<span class="kw-gt">(GT rank {int(rank)})</span>{beyond}</li>'
+            )
+        else:
+            items.append(f'<li><span style="opacity:0.75">{esc(kw)}</span> {unmatched_html(row)}{beyond}</li>')
+    return f'<ol class="kw-list" start="0" style="margin:0;padding-left:1.6rem">{"".join(items)}</ol>'
+
+
+_TABLE_STYLE = (
+    "<style>.kw-table{border-collapse:collapse;font-size:0.85em;width:100%;margin-top:0.2rem}"
+    ".kw-table th{text-align:left;font-weight:600;padding:0.1rem 0.35rem}"
+    ".kw-table td{padding:0.1rem 0.35rem;border-bottom:1px solid rgba(128,128,128,0.25);vertical-align:top}</style>"
+)
+
+
+def keyword_table_html(rows: pd.DataFrame, k: int, semantic: bool = False, sentiment: bool = False,
+                       threshold: float = TAU_DEFAULT) -> str:
+    """One model's ranked keywords as an escaped HTML table: the lexical match, then (from `keyword_details`)
+    the nearest GT keyword and its cosine (marked when above `threshold`) and the VADER value v(x).
+
+    Positions at or beyond k are dimmed and say so.
+    """
+    if rows.empty:
+        return '<div class="kw-list"><em>empty output</em></div>'
+    head = ["#", "keyword", "lexical match"]
+    if semantic:
+        head += ["nearest GT", "cosine"]
+    if sentiment:
+        head += ["v(x)"]
+    lines = []
+    for _, r in rows.iterrows():
+        pos = int(r["position"])
+        beyond = pos >= k
+        matched = int(r["gt_rank"]) >= 0
+        kw = f"<mark>{esc(r['keyword'])}</mark>" if matched else esc(r["keyword"])
+        lex = (f'<b>{esc(r["gt_keyword"])}</b> <span class="kw-gt">(GT rank {int(r["gt_rank"])})</span>' if matched
+               else unmatched_html(r))
+        cells = [f"{pos} <span class='kw-beyond'>(beyond k)</span>" if beyond else str(pos), kw, lex]
+        if semantic:
+            near = r.get("nearest_gt")
+            if near is None or (isinstance(near, float) and near != near):
+                cells += ['<span class="kw-near">—</span>', '<span class="kw-cos">n/a</span>']
+            else:
+                cells.append(f'<span class="kw-near">{esc(near)}</span> <span class="kw-gt">(GT rank {int(r["nearest_rank"])})</span>')
+                cos = fmt_num(r["cosine"])
+                if bool(r["above"]):
+                    cells.append(f'<mark class="kw-cos kw-above" title="cosine &gt; τ = {format_tau(threshold)}">{cos} ✓</mark>')
+                else:
+                    cells.append(f'<span class="kw-cos">{cos}</span>')
+        if sentiment:
+            cells.append(f'<span class="kw-v">{fmt_num(r.get("v"))}</span>')
+        style = ' style="opacity:0.6"' if beyond else ""
+        lines.append(f"<tr{style}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    th = "".join(f"<th>{esc(h)}</th>" for h in head)
+    return (f"{_TABLE_STYLE}<table class=\"kw-table\"><thead><tr>{th}</tr></thead><tbody>{''.join(lines)}</tbody></table>")
+
+
+def sentiment_line(text_v: float, gt_v: float) -> str:
+    """The review's reference sentiments as escaped HTML: v(review text) and the movie's GT mean."""
+    return (f'<div class="kw-sentiment" style="font-size:0.9em;margin-top:0.3rem">Sentiment (VADER, v = pos + ½·neu): '
+            f'review text v = <b>{fmt_num(text_v)}</b> · GT keywords mean v = <b>{fmt_num(gt_v)}</b></div>')
+
+
+def unmatched_html(row: Mapping) -> str:
+    """The 'unmatched' cell of a keyword: the reason from `kweval.why.match_reasons` when the row has one."""
+    status = row.get("status") if hasattr(row, "get") else None
+    if status == "taken":
+        return f'<span class="kw-unmatched kw-taken">— {esc(row["reason"])}</span>'
+    return '<span class="kw-unmatched">— unmatched</span>'
+
+
+def gt_top_html(gt: pd.DataFrame, k: int, keywords: pd.DataFrame, colors: Mapping[str, str] | None = None) -> str:
+    """The movie's top-k GT keywords with their rank, each followed by the models that matched it in this review.
+
+    `gt`: the movie's rows of `Evaluation.ground_truth`; `keywords`: the
+    review's rows of `Evaluation.keywords`.  Visible text, not a tooltip
+    (touch screens have no hover).  Everything escaped.
+    """
+    top = gt.sort_values("rank").head(max(int(k), 0))
+    matched = keywords[keywords["gt_rank"] >= 0]
+    by_rank: dict[int, list[str]] = {}
+    for model, rank in zip(matched["model"], matched["gt_rank"]):
+        by_rank.setdefault(int(rank), []).append(str(model))
+    items = []
+    for rank, kw in zip(top["rank"], top["keyword"]):
+        who = by_rank.get(int(rank), [])
+        tags = "".join(
+            f' <span class="kw-by" style="border:1px solid {esc((colors or {}).get(m, "currentColor"))};border-radius:0.6em;'
+            f'padding:0 0.35em;font-size:0.8em">{esc(m)}</span>' for m in who
+        )
+        items.append(f'<li><span class="kw-gt-rank" style="opacity:0.7">{int(rank)}.</span> <b>{esc(kw)}</b>{tags}</li>')
+    more = f'<div style="opacity:0.7;font-size:0.85em">{len(gt) - len(top)} more GT keyword(s) below rank {int(k) - 1}</div>' if len(gt) > len(top) else ""
+    return (f'<div class="kw-gt-top"><div style="font-weight:600">Top {len(top)} GT keywords</div>'
+            f'<ul style="list-style:none;margin:0;padding-left:0">{"".join(items)}</ul>{more}</div>')
+
+
+def model_grid_html(cells: Sequence[str], min_width_rem: float = 16) -> str:
+    """Model columns side by side that wrap to one column on a narrow (phone) screen."""
+    return (f'<div class="kw-models" style="display:grid;grid-template-columns:repeat(auto-fit,minmax(min({float(min_width_rem):g}rem,100%),1fr));'
+            f'gap:0.8rem;margin-top:0.4rem">{"".join(cells)}</div>')

@@ -1,0 +1,127 @@
+"""The sidebar's selection and its URL query parameters: parsing, defaults, validation.
+
+Defaults are read from the core (`EvalOptions()`, `AGGREGATIONS`,
+`MATCH_MODES`) rather than restated; an invalid URL value is skipped with a
+note the page shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kweval.evaluate import AGGREGATIONS, EvalOptions
+from kweval.matching import MATCH_MODES
+
+AGG_DEFAULT = AGGREGATIONS[0]
+MATCH_DEFAULT = EvalOptions.match
+K_DEFAULT = EvalOptions.k
+K_MAX = 50  # the sidebar's k range
+TAU_DEFAULT = EvalOptions.threshold  # docs/metrics.md's default cosine threshold
+TAU_MIN, TAU_MAX, TAU_STEP = 0.50, 0.95, 0.01  # the sidebar slider's range
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the sidebar selects; it round-trips through the URL query parameters.
+
+    `semantic` / `threshold` / `sentiment` are the optional semantic and
+    sentiment metrics of docs/metrics.md (URL ``sem=1``, ``tau=0.75``, ``sas=1``).
+    """
+
+    movie: str
+    models: tuple[str, ...]
+    k: int = K_DEFAULT
+    agg: str = AGG_DEFAULT
+    match: str = MATCH_DEFAULT
+    semantic: bool = False
+    threshold: float = TAU_DEFAULT
+    sentiment: bool = False
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    def params(self) -> dict[str, str]:
+        return {
+            "movie": self.movie, "models": ",".join(self.models), "k": str(self.k), "agg": self.agg, "match": self.match,
+            "sem": "1" if self.semantic else "0", "tau": format_tau(self.threshold), "sas": "1" if self.sentiment else "0",
+        }
+
+
+SELECTION_KEYS = ("movie", "models", "k", "agg", "match", "sem", "tau", "sas")
+_TRUE = frozenset({"1", "true", "on", "yes"})
+_FALSE = frozenset({"0", "false", "off", "no"})
+
+
+def format_tau(tau: float) -> str:
+    """The threshold as the URL writes it (two decimals: the slider's step)."""
+    return f"{float(tau):.2f}"
+
+
+def parse_flag(raw: str) -> bool | None:
+    """``1/true/on/yes`` → True, ``0/false/off/no`` → False (any case), else None."""
+    text = str(raw).strip().casefold()
+    return True if text in _TRUE else False if text in _FALSE else None
+
+
+def parse_tau(raw: str) -> float | None:
+    """A threshold within the slider's range, rounded to its step; else None."""
+    try:
+        tau = round(float(raw), 2)
+    except (TypeError, ValueError):
+        return None
+    return tau if TAU_MIN <= tau <= TAU_MAX else None  # NaN fails both comparisons
+
+
+def _first(value: object) -> str | None:
+    if isinstance(value, (list, tuple)):
+        value = value[-1] if value else None
+    return None if value is None else str(value)
+
+
+def resolve_selection(
+    sources: Sequence[Mapping[str, object]],
+    movies: Sequence[str],
+    models: Sequence[str],
+) -> Selection:
+    """The selection from the first source that holds a valid value for each key (URL first, then session).
+
+    Invalid values are skipped with a note (shown to the user); defaults:
+    the first movie (``ALL`` stands for every movie), every model, k=5,
+    macro, approx, semantic and sentiment off, threshold 0.75.
+    """
+    notes: list[str] = []
+
+    def pick(key: str, parse, default):
+        for src in sources:
+            raw = _first(src.get(key))
+            if raw is None or raw == "":
+                continue
+            value = parse(raw)
+            if value is None:
+                notes.append(f"ignored {key}={raw!r}")
+                continue
+            return value
+        return default
+
+    def parse_movie(raw: str):
+        return raw if raw in movies or raw == "ALL" else None
+
+    def parse_models(raw: str):
+        chosen = [m for m in dict.fromkeys(s.strip() for s in raw.split(",")) if m in models]
+        return tuple(chosen) or None
+
+    def parse_k(raw: str):
+        try:
+            k = int(raw)
+        except ValueError:
+            return None
+        return k if 1 <= k <= K_MAX else None
+
+    movie = pick("movie", parse_movie, movies[0] if movies else "ALL")
+    chosen = pick("models", parse_models, tuple(models))
+    k = pick("k", parse_k, K_DEFAULT)
+    agg = pick("agg", lambda r: r if r in AGGREGATIONS else None, AGG_DEFAULT)
+    match = pick("match", lambda r: r if r in MATCH_MODES else None, MATCH_DEFAULT)
+    semantic = pick("sem", parse_flag, False)
+    tau = pick("tau", parse_tau, TAU_DEFAULT)
+    sentiment = pick("sas", parse_flag, False)
+    return Selection(movie, chosen, k, agg, match, semantic, tau, sentiment, tuple(notes))

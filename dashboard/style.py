@@ -1,0 +1,62 @@
+"""Colours, labels and emphasis shared by the pages' tables and charts (both themes)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from kweval import registry
+from kweval.report import best_rows
+
+# Mid-luminance hues: contrast ≥ 3 against both a white and Streamlit's dark background (#0E1117),
+# so one map serves both themes and a model keeps its colour when the theme changes.
+MODEL_PALETTE = ("#4E79A7", "#D95F02", "#1B9E77", "#E7298A", "#7570B3", "#A6761D", "#D62728", "#CC79A7")
+
+
+FLAG_BACKGROUND = "rgba(214, 39, 40, 0.22)"  # rows to notice: translucent, so legible on light and dark themes
+
+
+def model_colors(models: Sequence[str]) -> dict[str, str]:
+    """{model: colour} by the model's place in the dataset's model list (not the selection), so it never shifts."""
+    return {m: MODEL_PALETTE[i % len(MODEL_PALETTE)] for i, m in enumerate(dict.fromkeys(models))}
+
+
+def metric_label(metric: str) -> str:
+    """The registry's label of a column (the column name when unregistered)."""
+    entry = registry.info(metric)
+    return entry.label if entry is not None else metric
+
+
+def axis_title(metric: str, agg: str) -> str:
+    """An axis title naming the metric and how reviews were aggregated (ranking metrics and SAS are means in both modes)."""
+    entry = registry.info(metric)
+    if agg == "micro" and entry is not None and entry.group in ("set", "semantic"):
+        how = "micro: from counts summed over reviews"
+    elif entry is not None and entry.group == "coverage":
+        how = "per movie"
+    else:
+        how = "mean over reviews"
+    return f"{metric_label(metric)} ({how})"
+
+
+def best_mask(table: pd.DataFrame) -> pd.DataFrame:
+    """True where a cell holds its column's best value among its movie's rows (`kweval.report.best_rows`)."""
+    frame = table.reset_index(drop=True)
+    mask = pd.DataFrame(False, index=frame.index, columns=frame.columns)
+    for col, rows in best_rows(frame).items():
+        mask.loc[sorted(rows), col] = True
+    mask.index = table.index
+    return mask
+
+
+def best_styles(table: pd.DataFrame) -> pd.DataFrame:
+    """CSS per cell for `DataFrame.style.apply(..., axis=None)`: the best value per movie and column in bold."""
+    return best_mask(table).replace({True: "font-weight: 700", False: ""}).astype(object)
+
+
+def jitter(values: Sequence[float], amount: float = 0.01, seed: int = 0) -> list[float]:
+    """`values` plus seeded uniform noise in [−amount, amount]: overlapping scatter points become visible."""
+    x = np.asarray(values, dtype="float64")
+    return (x + np.random.default_rng(seed).uniform(-amount, amount, size=x.shape)).tolist()

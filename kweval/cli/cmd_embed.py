@@ -1,0 +1,78 @@
+"""`kweval embed` (fill the embedding cache for a dataset) and `kweval cache` (inspect or clear it)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kweval.cli.common import DEFAULTS, positive_int, problem_lines
+
+
+def add_parsers(sub, embedding_backends: tuple[str, ...]) -> None:
+    """Register `embed` and `cache` on the CLI's subparsers."""
+    em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
+    em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
+    em.add_argument("--embedding-model", default=DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
+    em.add_argument("--embedding-backend", choices=embedding_backends, default=DEFAULTS.embedding_backend, help="torch, onnx or onnx-int8")
+    em.add_argument("--batch-size", type=positive_int, default=256)
+
+    ca = sub.add_parser("cache", help="inspect or clear the embedding cache (KWEVAL_CACHE_DIR)")
+    ca.add_argument("action", choices=["info", "clear"])
+    ca.add_argument("--embedding-model", help="with clear: only this model's store")
+
+
+def cmd_embed(args: argparse.Namespace) -> int:
+    """Embed every distinct normalised keyword and GT keyword of a dataset into the cache."""
+    from kweval.data import load_dataset
+    from kweval.evaluate import clean_ground_truth
+    from kweval.text import normalize
+    from kweval import semantic
+    from kweval.cache import EmbeddingStore
+
+    dataset = load_dataset(args.data)
+    for line in problem_lines(dataset.problems):
+        print(line, file=sys.stderr)
+    keywords = dataset.predictions["keyword"].dropna().unique().tolist()
+    texts = [normalize(k) for k in keywords if isinstance(k, str)]
+    texts += clean_ground_truth(dataset.ground_truth)["norm"].tolist()
+    texts = [t for t in dict.fromkeys(texts) if t]
+    backend, precision = semantic.variant(args.embedding_backend)
+    store = EmbeddingStore(args.embedding_model, backend=backend, precision=precision,
+                           on_note=lambda note: print(f"kweval: embedding cache: {note}", file=sys.stderr))
+    progress = _tqdm_counter(len(texts)) if sys.stderr.isatty() else None
+    semantic.embed_texts(texts, model_id=args.embedding_model, store=store, batch_size=args.batch_size,
+                         progress=progress, backend=args.embedding_backend)
+    print(f"{len(texts)} keyword(s): {store.hits} already cached, {store.misses} embedded; store {store.path}")
+    return 0
+
+
+def _tqdm_counter(total: int):
+    """A progress bar on stderr counting embedded keywords."""
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, desc="embedding", unit="kw", file=sys.stderr)
+
+    def update(done: int, _total: int) -> None:
+        bar.n = done
+        bar.refresh()
+        if done >= _total:
+            bar.close()
+
+    return update
+
+
+def cmd_cache(args: argparse.Namespace) -> int:
+    """`cache info` lists the stores; `cache clear` removes them (or one model's)."""
+    from kweval.cache import cache_clear, cache_dir, cache_info, describe
+
+    if args.action == "clear":
+        removed = cache_clear(model_id=args.embedding_model)
+        print(f"removed {removed} store(s) from {cache_dir()}")
+        return 0
+    stores = cache_info()
+    print(f"cache directory: {cache_dir()}")
+    if not stores:
+        print("no embedding store yet (run `kweval embed DATA`)")
+    for info in stores:
+        print(describe(info))
+    return 0

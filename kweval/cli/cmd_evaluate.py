@@ -1,0 +1,303 @@
+"""`kweval evaluate`: score every review × model and write the movie × model summary.
+
+The lexical metrics of a dataset with a file per movie are shared out over
+--jobs processes or a dask cluster (--scheduler); the output is the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kweval import keyphrase_cli
+from kweval.cli.common import (DEFAULTS, THRESHOLD_FAILED, USAGE_ERROR, UsageError, add_predictions_argument, comma_list, jobs,
+                               positive_int, prediction_files, problem_lines, select, threshold)
+from kweval.evaluate import AGGREGATIONS, GT_ORDERS, EvalOptions, Evaluation
+from kweval.extras import missing_extra
+from kweval.matching import MATCH_MODES
+from kweval.output import check_output_file, write_output
+from kweval.ranking import DISCOUNTS, GAINS
+
+
+def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
+    """Register `evaluate` on the CLI's subparsers."""
+    ev = sub.add_parser(
+        "evaluate",
+        help="score models and print a movie × model summary with ALL rows",
+        description="Score every review × model and print a movie × model summary (plus ALL rows).",
+        epilog=epilog,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ev.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
+    ev.add_argument("--models", type=comma_list, help="comma-separated models to evaluate (default: all)")
+    ev.add_argument("--movies", type=comma_list, help="comma-separated movies to evaluate (default: all)")
+    ev.add_argument("--k", type=positive_int, default=DEFAULTS.k, help=f"cut-off of the ranking metrics (default {DEFAULTS.k})")
+    ev.add_argument("--aggregate", choices=AGGREGATIONS, default=AGGREGATIONS[0], help="mean over reviews (macro, default) or ratio of sums (micro)")
+    ev.add_argument("--match", choices=MATCH_MODES, default=DEFAULTS.match, help="keyword match mode (default approx: equal or substring)")
+    ev.add_argument("--gt-order", choices=GT_ORDERS, default=DEFAULTS.gt_order, help="GT rank: file order (default) or by helpful votes")
+    ev.add_argument("--gain", choices=GAINS, default=DEFAULTS.gain, help="nDCG gain (default linear)")
+    ev.add_argument("--discount", choices=DISCOUNTS, default=DEFAULTS.discount, help="nDCG discount (default log2)")
+    ev.add_argument("--semantic", action="store_true", help="add sem_precision, sem_recall, sem_f1 (sentence embeddings, cached)")
+    ev.add_argument("--threshold", type=float, default=DEFAULTS.threshold, help=f"cosine threshold of the semantic metrics (default {DEFAULTS.threshold})")
+    ev.add_argument("--embedding-model", default=DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
+    ev.add_argument("--embedding-backend", choices=embedding_backends, default=DEFAULTS.embedding_backend,
+                    help="how --semantic embeds: torch, onnx (ONNX Runtime, same vectors) or onnx-int8 (quantized, approximate)")
+    ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
+    add_predictions_argument(ev)
+    ev.add_argument(
+        "--keyphrase",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="add the keyphrase field's metrics r@k, f1@k (hard: P@k = hits/k), f1@k_flex (P@k = hits/min(k, |P|)), "
+        "f1@M, f1@O, r_precision (default: on when the ground truth is per document)",
+    )
+    ev.add_argument(
+        "--present",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="add recall_present, f1@k_present, recall_absent: GT keywords split by whether they occur in the "
+        "review's own text under --match (default: on when the ground truth is per document)",
+    )
+    ev.add_argument("--legacy", action="store_true", help="reproduce the seed notebooks' numbers, defects included (see docs/notebook-parity.md); each column keeps its notebook's own averaging, so --aggregate does not apply")
+    ev.add_argument("--out", default="-", help="output file, or - for stdout (default)")
+    ev.add_argument("--format", choices=["csv", "markdown", "latex", "json"], help="output format (default: from --out's suffix, else csv)")
+    ev.add_argument("--columns", type=comma_list, metavar="METRIC,...", help="LaTeX output: the metric columns to show, in order (default: all)")
+    ev.add_argument("--ci", choices=["brackets", "pm"], help="LaTeX output: 95%% bootstrap interval after each value, as [low, high] (brackets) or ± half-width (pm)")
+    ev.add_argument("--per-review", metavar="PATH", help="also write the per-review table (every metric and the matched pairs) as CSV")
+    ev.add_argument("--fail-under", type=threshold, action="append", default=[], metavar="METRIC=VALUE", help="exit 1 if an ALL row's METRIC is below VALUE (repeatable)")
+    ev.add_argument("--raw-csv", action="store_true", help="write CSV cells verbatim (default: text cells starting with = + - @ TAB or CR get a leading ' so spreadsheets do not run them as formulas)")
+    ev.add_argument("--quiet", action="store_true", help="do not print skipped/cleaned data messages")
+    ev.add_argument(
+        "--jobs",
+        type=jobs,
+        default="auto",
+        metavar="N",
+        help="processes sharing the movies of a dataset with a file per movie (DNLP) for the lexical metrics "
+        "(default auto: one per CPU core when the files exceed a few MB; 1: this process only); the output is the same",
+    )
+    ev.add_argument(
+        "--scheduler",
+        metavar="ADDRESS|local[:N]",
+        help="evaluate movie partitions on a dask.distributed cluster (a scheduler address such as tcp://host:8786, "
+        "or local[:N] for N local worker processes; needs kweval[dask]); lexical and sentiment metrics; the output is the same",
+    )
+
+    keyphrase_cli.add_evaluate_arguments(ev)
+
+
+def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
+    """`report.to_latex`'s column choice and intervals from --columns / --ci."""
+    from kweval import report
+
+    available = report.metric_columns(summary)
+    columns = args.columns or available
+    unknown = [c for c in columns if c not in available]
+    if unknown:
+        raise UsageError(f"--columns: unknown metric(s) {', '.join(unknown)} (available: {', '.join(available)})")
+    if not args.ci:
+        return {"columns": columns}
+    if evaluation is None:
+        raise UsageError("--ci needs the per-review scores, which legacy mode does not keep")
+    return {"columns": columns, "ci": report.summary_intervals(evaluation.scores, columns, args.aggregate), "ci_style": args.ci}
+
+
+
+def cmd_evaluate(args: argparse.Namespace) -> int:
+    """`kweval evaluate`: the summary (and --per-review table) of a dataset, or of a collection under --protocol."""
+    if keyphrase_cli.wants_protocol_path(args):
+        return keyphrase_cli.evaluate_protocol(args)
+    from kweval.data import load_dataset
+    from kweval.evaluate import evaluate
+    from kweval.aggregate import aggregate
+    from kweval import report
+    from kweval.card import render_with_card as card_render, write_sidecar
+
+    try:
+        options = EvalOptions(
+            k=args.k,
+            match=args.match,
+            gt_order=args.gt_order,
+            gain=args.gain,
+            discount=args.discount,
+            semantic=args.semantic,
+            threshold=args.threshold,
+            embedding_model=args.embedding_model,
+            embedding_backend=args.embedding_backend,
+            sentiment=args.sentiment,
+            keyphrase=bool(args.keyphrase),
+            present=bool(args.present),
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    for out in (args.out, args.per_review):
+        if out is not None:
+            check_output_file(out)
+
+    if args.scheduler is not None and (args.legacy or args.semantic):
+        raise UsageError("--scheduler evaluates the lexical and sentiment metrics; run --legacy or --semantic without it")
+    in_groups = None
+    files = prediction_files(args)
+    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files):  # the lexical metrics: shared out over processes
+        in_groups = _evaluate_in_groups(args, options)
+    if in_groups is not None:
+        source, evaluation = in_groups
+        dataset = None
+    else:
+        dataset = load_dataset(args.data, movies=args.movies, predictions=files)  # files of other movies are not read
+        if args.movies and not set(args.movies) <= set(dataset.movie_ids):
+            dataset = load_dataset(args.data, predictions=files)  # to say which movies there are
+        options = _keyphrase_options(options, args, dataset)
+        movies = select(dataset.movie_ids, args.movies, "movie(s)")
+        models = select(dataset.model_names, args.models, "model(s)")
+        dataset = dataset.subset(movies, models)
+        source = dataset.source
+
+    if args.legacy:
+        from kweval import legacy
+
+        if args.fail_under:
+            raise UsageError("--fail-under needs ALL rows, which legacy mode (like the notebooks) does not produce")
+
+        summary, problems = legacy.legacy_summary(dataset, options)
+        n_evaluated = int(summary["n_reviews"].sum()) if len(summary) else 0
+        per_review = None
+    else:
+        if dataset is not None and args.scheduler is not None:
+            evaluation = _evaluate_on_scheduler(args.scheduler, dataset, options)
+        elif dataset is not None:  # not evaluated in groups already
+            progress = None
+            if args.semantic and not args.quiet and sys.stderr.isatty():
+                progress = _tqdm_progress()
+            try:
+                evaluation = evaluate(dataset, options, progress=progress)
+            except (OSError, ImportError) as exc:
+                if not args.semantic or isinstance(exc, ImportError) and missing_extra(exc, "") is not None:
+                    raise  # main() names the extra to install
+                raise UsageError(f"cannot load the embedding model {args.embedding_model!r}: {exc}") from None
+        summary = aggregate(evaluation, args.aggregate)
+        problems = evaluation.problems
+        n_evaluated = len(evaluation.scores)
+        per_review = evaluation
+
+    if not args.quiet:
+        for line in problem_lines(problems):
+            print(line, file=sys.stderr)
+    if n_evaluated == 0:
+        print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
+        return USAGE_ERROR
+
+    fmt = args.format or report.format_for_path(args.out)
+    meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
+    latex = _latex_options(args, summary, per_review) if fmt == "latex" else {}
+    card = keyphrase_cli.kweval_card(args, options, str(source))
+    write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, **latex), args.out)
+    write_sidecar(fmt, args.out, card)
+    if args.per_review and per_review is not None:
+        write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
+
+    return _check_thresholds(summary, args.fail_under)
+
+
+def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions) -> Evaluation:
+    """`evaluate` with the dataset's movies shared out over a dask cluster (kweval.distributed)."""
+    from kweval import distributed
+
+    try:
+        distributed.parse_scheduler(spec)
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        with distributed.connect(spec) as client:
+            return distributed.evaluate_on_cluster(client, dataset, options)
+    except OSError as exc:  # no scheduler at that address, or it went away
+        raise UsageError(f"--scheduler {spec}: cannot reach the dask scheduler ({exc})") from None
+
+
+def _keyphrase_options(options: EvalOptions, args: argparse.Namespace, dataset) -> EvalOptions:
+    """The keyphrase and present/absent metrics default to on for a dataset whose GT is per document."""
+    from dataclasses import replace
+
+    per_document = dataset.per_document
+    return replace(
+        options,
+        keyphrase=per_document if args.keyphrase is None else args.keyphrase,
+        present=per_document if args.present is None else args.present,
+    )
+
+
+def _evaluate_in_groups(args: argparse.Namespace, options: EvalOptions) -> tuple[str, Evaluation] | None:
+    """(dataset source, evaluation) of a dataset with a file per movie, its movies shared out over --jobs processes.
+
+    Each process reads and evaluates a run of consecutive movie files, so the
+    combined result is the one a single process gets (kweval.evaluate.combine_evaluations).
+    None when the layout, the size or --jobs 1 calls for one process, and when the
+    groups' models differ or a movie or model asked for is missing (then one
+    process evaluates everything, or reports the mistake).
+    """
+    from kweval import parallel
+    from kweval.data import load_dataset, movie_file_sizes
+    from kweval.evaluate import combine_evaluations, evaluate
+
+    sizes = movie_file_sizes(args.data)
+    if not sizes:
+        return None
+    if args.movies is not None:
+        sizes = {m: size for m, size in sizes.items() if m in args.movies}
+    jobs = parallel.auto_jobs(list(sizes.values())) if args.jobs == "auto" else min(args.jobs, len(sizes))
+    if jobs < 2 or not parallel.can_fork():
+        return None
+    names = list(sizes)
+    groups = [[names[i] for i in run] for run in parallel.contiguous_groups(list(sizes.values()), jobs)]
+
+    def evaluate_group(movies: list[str]) -> tuple[list[str], list[str], str, Evaluation]:
+        dataset = load_dataset(args.data, movies=movies)
+        wanted = None if args.models is None else [m for m in args.models if m in dataset.model_names]
+        evaluation = evaluate(dataset.subset(models=wanted), options)
+        if not args.per_review:  # the summary needs only the per-review scores: send back less
+            evaluation.keywords = evaluation.keywords.iloc[:0]
+        return dataset.movie_ids, dataset.model_names, dataset.source, evaluation
+
+    parts = parallel.fork_map(evaluate_group, groups)
+    loaded_movies = {m for movies, _, _, _ in parts for m in movies}
+    loaded_models = {m for _, models, _, _ in parts for m in models}
+    if not (loaded_movies >= set(args.movies or ()) and loaded_models >= set(args.models or ())):
+        return None  # a movie or model asked for is not there: the one-process path says which
+    try:
+        return parts[0][2], combine_evaluations([evaluation for _, _, _, evaluation in parts])
+    except ValueError:  # the groups' files name different models: evaluate them together
+        return None
+
+
+def _check_thresholds(summary, thresholds: list[tuple[str, float]]) -> int:
+    """THRESHOLD_FAILED when an ALL row's metric is below its --fail-under value (each said on stderr), else 0."""
+    if not thresholds:
+        return 0
+    from kweval.aggregate import ALL
+
+    all_rows = summary[summary["movie"] == ALL]
+    failed = False
+    for metric, minimum in thresholds:
+        if metric not in summary.columns:
+            raise UsageError(f"--fail-under: unknown metric {metric!r} (available: {', '.join(summary.columns[4:])})")
+        for _, row in all_rows.iterrows():
+            value = row[metric]
+            if not value >= minimum:  # NaN fails too
+                failed = True
+                print(f"kweval: {row['model']}: {metric} = {value:.6f} is below {minimum}", file=sys.stderr)
+    return THRESHOLD_FAILED if failed else 0
+
+
+def _tqdm_progress():
+    """A progress bar on stderr for `evaluate(progress=...)` (stage, fraction done)."""
+    from tqdm import tqdm
+
+    bar = tqdm(total=100, desc="kweval", unit="%", file=sys.stderr)
+
+    def update(stage: str, fraction: float) -> None:
+        bar.set_description(stage)
+        bar.n = int(100 * fraction)
+        bar.refresh()
+        if fraction >= 1.0:
+            bar.close()
+
+    return update

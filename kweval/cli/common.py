@@ -1,0 +1,130 @@
+"""What every `kweval` command shares: exit statuses, usage errors, argument types, the help's epilog."""
+
+from __future__ import annotations
+
+import argparse
+
+from kweval.evaluate import EvalOptions
+
+DEFAULTS = EvalOptions()  # the CLI's defaults are the library's
+
+USAGE_ERROR = 2
+THRESHOLD_FAILED = 1
+
+EPILOG_TEMPLATE = """\
+DATA is a folder in the tidy layout (predictions.parquet|csv, ground_truth.parquet|csv,
+optional reviews, movies, models) or the DNLP layout (Extracted_Keywords/kw_<Movie>.pkl,
+keywords_ground_truth.pkl, optional Reviews_By_Movie/) or a keyphrase benchmark
+(docsutf8/*.txt + keys/*.key: GT per document, unranked; predictions with
+--predictions NAME=PATH); the layout is detected.
+Without DATA the embedded demo dataset is used.
+
+Metrics (docs/metrics.md; keyphrase ones need --keyphrase/--present, semantic ones --semantic, sentiment ones --sentiment):
+{metrics}
+
+Examples:
+  kweval evaluate                                   # the demo, CSV on stdout
+  kweval evaluate data/ --models base,reranker --format markdown
+  kweval evaluate data/ --aggregate micro --out summary.csv --per-review reviews.csv
+  kweval evaluate data/ --fail-under ndcg@5=0.3 --fail-under f1=0.1   # for CI
+  kweval convert Dataset/ tidy/                     # DNLP pickles -> tidy Parquet
+  kweval evaluate SemEval2017/ --predictions yake=yake.jsonl --predictions kb=kb.parquet
+"""
+
+
+def epilog() -> str:
+    """The help's closing text, its metric list read from `kweval.registry`."""
+    from kweval import registry
+
+    return EPILOG_TEMPLATE.replace("{metrics}", registry.help_text())
+
+
+class UsageError(Exception):
+    """A mistake in the command line (exit 2)."""
+
+
+
+def comma_list(value: str) -> list[str]:
+    """argparse type of A,B,C."""
+    items = [v.strip() for v in value.split(",") if v.strip()]
+    if not items:
+        raise argparse.ArgumentTypeError("expected a comma-separated list")
+    return items
+
+
+def threshold(value: str) -> tuple[str, float]:
+    """argparse type of METRIC=VALUE with VALUE within [0, 1] (--fail-under)."""
+    metric, sep, number = value.partition("=")
+    if not sep or not metric.strip():
+        raise argparse.ArgumentTypeError(f"expected METRIC=VALUE, got {value!r}")
+    try:
+        minimum = float(number)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{number!r} is not a number") from None
+    if not 0.0 <= minimum <= 1.0:  # also NaN and infinities: a threshold never or always met
+        raise argparse.ArgumentTypeError(f"{metric.strip()}: {number.strip()!r} is outside [0, 1], where every metric lies")
+    return metric.strip(), minimum
+
+
+def positive_int(value: str) -> int:
+    """argparse type of an integer ≥ 1."""
+    try:
+        k = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not an integer") from None
+    if k < 1:
+        raise argparse.ArgumentTypeError("must be at least 1")
+    return k
+
+
+def jobs(value: str) -> int | str:
+    """argparse type of --jobs: auto or an integer ≥ 1."""
+    return value if value == "auto" else positive_int(value)
+
+
+
+def prediction_file(value: str) -> tuple[str, str]:
+    """argparse type of --predictions NAME=PATH."""
+    from kweval.data.predictions import parse_spec
+
+    try:
+        name, path = parse_spec(value)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return name, str(path)
+
+
+def add_predictions_argument(parser: argparse.ArgumentParser) -> None:
+    """--predictions NAME=PATH, the same on every command that reads a dataset."""
+    parser.add_argument(
+        "--predictions",
+        type=prediction_file,
+        action="append",
+        default=[],
+        metavar="NAME=PATH",
+        help="model NAME's predictions from a JSONL file ({\"id\": doc, \"keyphrases\": [...], \"scores\": [...]}; "
+        "doc_id/predictions accepted too) or a tidy predictions .parquet/.csv; repeatable, any layout",
+    )
+
+
+def prediction_files(args: argparse.Namespace) -> dict[str, str] | None:
+    """{model: path} of the --predictions options (None without any); each NAME once."""
+    files = dict(args.predictions or ())
+    if len(files) < len(args.predictions or ()):
+        raise UsageError("--predictions: each NAME once")
+    return files or None
+
+
+def problem_lines(problems) -> list[str]:
+    """The one `kweval: SOURCE: REASON` line of each data problem."""
+    return [f"kweval: {p.source}: {p.reason}" for p in problems]
+
+
+def select(available: list[str], wanted: list[str] | None, what: str) -> list[str] | None:
+    """`wanted` when all of it is `available` (None when nothing was asked for); else a UsageError naming the rest."""
+    if wanted is None:
+        return None
+    unknown = [w for w in wanted if w not in available]
+    if unknown:
+        raise UsageError(f"unknown {what}: {', '.join(unknown)} (available: {', '.join(available) or 'none'})")
+    return wanted
