@@ -416,3 +416,37 @@ def test_keywords_match_pairs_is_keywords_match(mode):
     expected = [keywords_match(p, g, mode) for p, g in zip(preds, gts)]
     assert keywords_match_pairs(preds, gts, mode).tolist() == expected
     assert any(expected) and not all(expected)
+
+
+@pytest.mark.slow
+def test_keybert_embeds_each_candidate_once_through_the_store_with_keybert_own_results(tmp_path, monkeypatch):
+    """Same keyphrases and scores as KeyBERT with its own encoder; a rerun reads every vector from the store."""
+    pytest.importorskip("keybert")
+    from keybert import KeyBERT
+
+    from kweval import semantic
+    from kweval.extract import keybert_lists, ordered
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    texts = ["Graph neural networks learn molecular properties from atom graphs.",
+             "Neural networks for protein folding use attention over residues.",
+             "Molecular dynamics simulations of protein folding."]
+    encoded: list[int] = []
+    real_encoder = semantic.load_encoder
+
+    def counting_encoder(*args, **kwargs):
+        encode = real_encoder(*args, **kwargs)
+        return lambda batch: (encoded.append(len(batch)), encode(batch))[1]
+
+    monkeypatch.setattr(semantic, "load_encoder", counting_encoder)
+    ours = list(keybert_lists(texts, 5, batch=2))
+    own = KeyBERT(model=semantic.load_model("all-MiniLM-L6-v2", device="cpu"))
+    theirs = own.extract_keywords(texts, top_n=5, keyphrase_ngram_range=(1, 3), stop_words="english")
+    for mine, reference in zip(ours, theirs):
+        assert [k for k, _ in mine] == [k for k, _ in ordered(reference)[:5]]
+        assert [s for _, s in mine] == pytest.approx([s for _, s in ordered(reference)[:5]], abs=1e-4)
+    first = sum(encoded)
+    candidates = {c for t in texts for c in own.extract_keywords(t, top_n=1000, keyphrase_ngram_range=(1, 3), stop_words="english")}
+    assert first <= len(candidates) + len(texts)  # each distinct string once, across the two batches
+    encoded.clear()
+    assert list(keybert_lists(texts, 5, batch=2)) == ours and sum(encoded) == 0  # all from the store
