@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO))
 import bench_lexical  # noqa: E402
 import bench_scale  # noqa: E402
 
-OPTIONAL = ("bench_semantic.py", "bench_app.py", "bench_keyphrase.py")
+OPTIONAL = ("bench_semantic.py", "bench_app.py", "bench_keyphrase.py", "bench_per_document.py")
 OPTIONAL_TIMEOUT_S = 1800
 
 
