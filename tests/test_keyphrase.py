@@ -450,3 +450,16 @@ def test_keybert_embeds_each_candidate_once_through_the_store_with_keybert_own_r
     assert first <= len(candidates) + len(texts)  # each distinct string once, across the two batches
     encoded.clear()
     assert list(keybert_lists(texts, 5, batch=2)) == ours and sum(encoded) == 0  # all from the store
+
+
+def test_tidy_key_cells_become_str_or_none_and_unranked_lists_are_found():
+    """The vectorised readers keep their rules: NA/empty/non-text -> None; a movie is unranked when each list has one rank."""
+    from kweval.data.tidy import _as_str, unranked_movies
+
+    for dtype in ("string", "string[pyarrow]", "string[python]"):  # the readers pass key columns as strings
+        cells = _as_str(pd.Series(["a", "", None, math.nan, 3, "b"], dtype=object, index=range(5, 11)).astype(dtype))
+        assert cells.dtype == object and cells.tolist() == ["a", None, None, None, "3", "b"]
+        assert all(c is None or type(c) is str for c in cells) and list(cells.index) == list(range(5, 11))
+    gt = pd.DataFrame({"movie": ["a", "a", "a", "b", "b", "c", "c"], "review_id": [None, None, "r1", "x", "x", None, None],
+                       "rank": [0, 1, 0, 2, 2, math.nan, math.nan]})
+    assert unranked_movies(gt) == {"b", "c"}  # a's movie-level list has two ranks
