@@ -120,13 +120,13 @@ def _selection(dataset: Dataset) -> Selection:
     sb.selectbox("Match mode", list(MATCH_MODES), key="sel_match", on_change=push("match", lambda: st.session_state["sel_match"]),
                  help="approx: equal or substring (default); exact; word: whole tokens; stem: Porter stems equal.")
     sb.toggle("Semantic matching", key="sel_sem", on_change=push("sem", lambda: "1" if st.session_state["sel_sem"] else "0"),
-              help="sem_precision / sem_recall / sem_f1 (METRICS.md §4): a keyword counts when its cosine to some GT keyword "
+              help="sem_precision / sem_recall / sem_f1 (docs/metrics.md §4): a keyword counts when its cosine to some GT keyword "
                    "(sentence embeddings, all-MiniLM-L6-v2) is above the threshold. The first run embeds and caches the keywords.")
     sb.slider("Cosine threshold τ", min_value=TAU_MIN, max_value=TAU_MAX, step=TAU_STEP, format="%.2f", key="sel_tau",
               disabled=not sel.semantic, on_change=push("tau", lambda: format_tau(st.session_state["sel_tau"])),
               help="Strict: a cosine must exceed τ.")
     sb.toggle("Sentiment (VADER)", key="sel_sas", on_change=push("sas", lambda: "1" if st.session_state["sel_sas"] else "0"),
-              help="sas_keywords / sas_text (METRICS.md §5): 1 − |mean v(keywords) − mean v(GT)| and − v(review text).")
+              help="sas_keywords / sas_text (docs/metrics.md §5): 1 − |mean v(keywords) − mean v(GT)| and − v(review text).")
     # the URL always shows the whole selection (also after a page switch cleared it)
     wanted = sel.params()
     if any(st.query_params.get(k) != v for k, v in wanted.items()):

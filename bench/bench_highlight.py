@@ -7,35 +7,14 @@ find the same spans.  Usage: python bench/bench_highlight.py
 
 from __future__ import annotations
 
-import re
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dashboard.highlight import _STOPWORDS, match_spans  # noqa: E402
-
-
-def regex_spans(text: str, keywords: list[str]) -> list[tuple[int, int]]:
-    """The former implementation: one compiled pattern for the phrase and one per content word."""
-    raw = []
-    for kw in keywords:
-        words = re.findall(r"\w+", kw)
-        if not words:
-            continue
-        pats = [re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.IGNORECASE)]
-        if len(words) > 1:
-            pats += [re.compile(r"(?<!\w)" + re.escape(w) + r"(?!\w)", re.IGNORECASE)
-                     for w in dict.fromkeys(w.casefold() for w in words) if len(w) > 1 and w not in _STOPWORDS]
-        raw += [(m.start(), m.end()) for p in pats for m in p.finditer(text)]
-    merged: list[list[int]] = []
-    for a, b in sorted(raw):
-        if merged and a < merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], b)
-        else:
-            merged.append([a, b])
-    return [(a, b) for a, b in merged]
+from dashboard.highlight import match_spans  # noqa: E402
+from tests.highlight_reference import regex_spans  # noqa: E402  (the former method)
 
 
 def best_of(fn, repeat: int = 3) -> float:

@@ -1,4 +1,4 @@
-"""Aggregation of the per-review table into movie × model summaries (METRICS.md §6).
+"""Aggregation of the per-review table into movie × model summaries (docs/metrics.md §6).
 
 - ``macro``: the mean over reviews of each per-review value.
 - ``micro``: ratios of sums for the set-based, weighted and semantic metrics
@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from kweval._arrays import positions
 from kweval.data.dataset import Dataset
 from kweval.evaluate import AGGREGATIONS, Evaluation
 from kweval.metrics import harmonic_mean, safe_ratio
@@ -39,19 +40,8 @@ MICRO_F1 = {"f1": ("precision", "recall"), "w_f1": ("w_precision", "w_recall"), 
 
 
 def _codes(values: pd.Series, names: list[str]) -> np.ndarray:
-    """Each value's position in `names` (-1 if absent), hashing one value per run of equal neighbours."""
-    arr = values.to_numpy(dtype=object)
-    n = len(arr)
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    change = np.empty(n, dtype=bool)
-    change[0] = True
-    np.not_equal(arr[1:], arr[:-1], out=change[1:])
-    heads = np.flatnonzero(change)
-    codes, uniques = pd.factorize(arr[heads])
-    pos = {name: i for i, name in enumerate(names)}
-    lookup = np.array([pos.get(u, -1) for u in uniques.tolist()] + [-1], dtype=np.int64)
-    return np.repeat(lookup[codes], np.diff(np.append(heads, n)))
+    """Each value's position in `names` (-1 if absent)."""
+    return positions(values.to_numpy(dtype=object), {name: i for i, name in enumerate(names)})
 
 
 def _summarise(scores: pd.DataFrame, key: np.ndarray, n_keys: int, metric_cols: list[str], how: str) -> pd.DataFrame:
@@ -161,20 +151,18 @@ def aggregate_by(evaluation: Evaluation, labels: pd.Series, how: str = "macro", 
 def dataset_overview(dataset: Dataset, evaluation: Evaluation) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(per movie: title, reviews, GT keywords, evaluated review × model pairs, skipped;
     per model: score direction, predicted keywords, evaluated reviews, skipped reviews)."""
-    movies = dataset.movies[["movie", "title"]].copy()
-    n_rev = dataset.reviews.groupby("movie").size()
-    n_gt = evaluation.ground_truth.groupby("movie").size()
-    n_pairs = evaluation.scores.groupby("movie").size()
-    n_skip = evaluation.skipped.groupby("movie").size() if len(evaluation.skipped) else pd.Series(dtype="int64")
-    movies["reviews"] = movies["movie"].map(n_rev).fillna(0).astype("int64")
-    movies["gt_keywords"] = movies["movie"].map(n_gt).fillna(0).astype("int64")
-    movies["evaluated_pairs"] = movies["movie"].map(n_pairs).fillna(0).astype("int64")
-    movies["skipped_pairs"] = movies["movie"].map(n_skip).fillna(0).astype("int64")
-    models = dataset.models[["model", "score_direction"]].copy()
-    kw = evaluation.keywords.groupby("model").size()
-    ev = evaluation.scores.groupby("model").size()
-    sk = evaluation.skipped.groupby("model").size() if len(evaluation.skipped) else pd.Series(dtype="int64")
-    models["keywords"] = models["model"].map(kw).fillna(0).astype("int64")
-    models["evaluated_reviews"] = models["model"].map(ev).fillna(0).astype("int64")
-    models["skipped_reviews"] = models["model"].map(sk).fillna(0).astype("int64")
+
+    def with_counts(table: pd.DataFrame, by: str, rows_of: dict[str, pd.DataFrame]) -> pd.DataFrame:
+        for name, rows in rows_of.items():
+            sizes = rows.groupby(by).size() if len(rows) else pd.Series(dtype="int64")
+            table[name] = table[by].map(sizes).fillna(0).astype("int64")
+        return table
+
+    movies = with_counts(dataset.movies[["movie", "title"]].copy(), "movie", {
+        "reviews": dataset.reviews, "gt_keywords": evaluation.ground_truth,
+        "evaluated_pairs": evaluation.scores, "skipped_pairs": evaluation.skipped,
+    })
+    models = with_counts(dataset.models[["model", "score_direction"]].copy(), "model", {
+        "keywords": evaluation.keywords, "evaluated_reviews": evaluation.scores, "skipped_reviews": evaluation.skipped,
+    })
     return movies, models

@@ -53,7 +53,7 @@ class Steps:
 
 
 def formulas(gain: str = "linear", discount: str = "log2", graded: bool = True) -> dict[str, str]:
-    """LaTeX of the gain and discount definitions in force (METRICS.md §3)."""
+    """LaTeX of the gain and discount definitions in force (docs/metrics.md §3)."""
     rel = r"\frac{1}{\log_2(j+2)}" if graded else r"\mathrm{rel}_i"
     g = rel if gain == "linear" else rf"2^{{{rel}}} - 1"
     d = r"\frac{1}{\log_2(i+2)}" if discount == "log2" else r"\begin{cases}1 & i = 0\\ \frac{1}{\log_2(i+1)} & i \ge 1\end{cases}"
@@ -216,7 +216,7 @@ def ndcg_steps(
     return keyword_steps(ev.keywords, gt, k, gain, discount)
 
 
-# The worked examples of the seeds (METRICS.md §3 test vectors).
+# The worked examples of the seeds (docs/metrics.md §3 test vectors).
 SEED_000 = {"ground_truth": ["fraud", "poverty", "scam"], "predictions": ["scam", "family", "poverty", "cinematography", "fraud"]}
 SEED_002 = {
     "classic": {"relevances": [2, 4, 5, 3, 1, 1]},

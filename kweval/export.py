@@ -5,7 +5,7 @@ file per model.  The "documents" are keywords: a predicted keyword that
 kweval matched to GT keyword j is written as that GT keyword's document id,
 so the TREC tools see kweval's own matching (whatever the match mode), and an
 unmatched one gets an id no qrel names.  Qrels grade each GT keyword of the
-movie by its gain (METRICS.md §3: 1/log2(j + 2)) as an integer, scaled by
+movie by its gain (docs/metrics.md §3: 1/log2(j + 2)) as an integer, scaled by
 GRADE_SCALE, because trec_eval reads integer grades; nDCG does not change
 with the scale.  Run scores are n − position, so every tool ranks as kweval.
 

@@ -35,7 +35,7 @@ def add_evaluate_arguments(ev: argparse.ArgumentParser) -> None:
         "--protocol",
         choices=PRESETS,
         default="kweval",
-        help="conventions of the numbers: kweval (METRICS.md, default), pke, kpeval, meng (OpenNMT-kpg); "
+        help="conventions of the numbers: kweval (docs/metrics.md, default), pke, kpeval, meng (OpenNMT-kpg); "
         "the presets other than kweval need per-document ground truth (docs/protocols.md)",
     )
     # --predictions NAME=PATH is the CLI's own (kweval/cli.py), shared by every layout.

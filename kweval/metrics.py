@@ -1,4 +1,4 @@
-"""Per-review metrics from one-to-one assignments (METRICS.md §3), vectorised over reviews.
+"""Per-review metrics from one-to-one assignments (docs/metrics.md §3), vectorised over reviews.
 
 Every function takes flat numpy arrays (one entry per review × model, or per
 matched keyword with its review index) and returns arrays: no Python loop over
@@ -15,7 +15,7 @@ from kweval import ranking
 
 
 def safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    """num / den, and 0 where den is 0 (METRICS.md: "0 if P empty", "0 if the sum is 0")."""
+    """num / den, and 0 where den is 0 (docs/metrics.md §3: "0 if P empty", "0 if the sum is 0")."""
     num = np.asarray(num, dtype="float64")
     den = np.asarray(den, dtype="float64")
     out = np.zeros(np.broadcast(num, den).shape, dtype="float64")

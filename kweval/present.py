@@ -1,7 +1,7 @@
 """Present / absent GT keywords: whether a GT keyword occurs in a review's (document's) own text.
 
 A GT keyword is *present* for a review when it occurs in the review's
-normalized text (METRICS.md §1 `norm`) under the match mode:
+normalized text (docs/metrics.md §1 `norm`) under the match mode:
 
 - ``approx``: as a substring of the text (the mode's substring rule);
 - ``exact`` and ``word``: as a run of whole tokens;

@@ -25,7 +25,7 @@ Discounts (``discount=``), the weight of 0-based position i:
 - ``"jarvelin"`` (Järvelin & Kekäläinen 2000): 1 for i == 0, 1 / log2(i + 1)
   for i >= 1, so the first two positions are undiscounted.
 
-METRICS.md §3 defines the review-level metrics in terms of these functions.
+docs/metrics.md §3 defines the review-level metrics in terms of these functions.
 """
 
 from __future__ import annotations
@@ -255,7 +255,7 @@ def average_precision(relevances, k: int | None = None, n_relevant=None):
     - a number, or in the 2-D case a 1-D array with one value per row: e.g.
       the number of relevant judgements, so relevant items never retrieved
       lower the score (trec_eval's ``map``), or ``min(k, |G|)`` for AP@k as in
-      METRICS.md §3.
+      docs/metrics.md §3.
 
     The result is 0 where ``n_relevant`` is 0.  It is not clipped: an
     ``n_relevant`` smaller than the relevant items found gives values above 1.

@@ -144,7 +144,7 @@ def _add(name: str, label: str, definition: str, group: str, range_: str = "[0, 
     register(MetricInfo(name, label, definition, range_, better_, group, reference))
 
 
-# ---- per-review lexical metrics (METRICS.md §3)
+# ---- per-review lexical metrics (docs/metrics.md §3)
 _add("precision", "Precision", "matched predictions / predictions (0 without predictions)", "set")
 _add("recall", "Recall", "matched GT keywords / GT keywords of the movie", "set")
 _add("f1", "F1", "harmonic mean of precision and recall", "set")

@@ -1,4 +1,4 @@
-"""Sentence embeddings of keywords and the semantic metrics (METRICS.md §4).
+"""Sentence embeddings of keywords and the semantic metrics (docs/metrics.md §4).
 
 - `embed_texts` embeds each *unique* string once, L2-normalized float32, with
   the model's own pooling (sentence-transformers ``encode``: mean pooling over
@@ -361,7 +361,7 @@ def _threshold_like(threshold: float, dtype) -> np.floating:
 
 @dataclass(frozen=True)
 class Similarities:
-    """What every threshold needs, computed once per embedding set (METRICS.md §4).
+    """What every threshold needs, computed once per embedding set (docs/metrics.md §4).
 
     Per review × model group (``keys``, first-appearance order): ``n_pred`` |P|
     and ``n_gt`` |G|; per distinct predicted keyword of a group, its best
@@ -463,7 +463,7 @@ def semantic_metrics(
     vectors: Vectors,
     threshold: float = 0.75,
 ) -> pd.DataFrame:
-    """Per review × model semantic counts and metrics (METRICS.md §4): ``similarities(...).at_threshold(τ)``.
+    """Per review × model semantic counts and metrics (docs/metrics.md §4): ``similarities(...).at_threshold(τ)``.
 
     Returns one row per (movie, review_id, model) of `pred` with a usable
     keyword, in order of first appearance: ``sem_n_pred`` |P|,

@@ -1,11 +1,11 @@
-"""Sentiment alignment (SAS) with VADER (METRICS.md §5).
+"""Sentiment alignment (SAS) with VADER (docs/metrics.md §5).
 
 ``v(x) = 1.0·pos + 0.5·neu + 0.0·neg`` from VADER's ``polarity_scores(x)``;
 ``sent_pred`` is the mean v over a review's predicted keywords,
 ``sas_keywords = 1 − |sent_pred − mean v(GT keywords of the movie)|`` and
 ``sas_text = 1 − |sent_pred − v(review text)|``.
 
-Which string VADER sees: METRICS.md scores "the predicted keywords", and VADER
+Which string VADER sees: docs/metrics.md §5 scores "the predicted keywords", and VADER
 reads case and punctuation ("GREAT!" scores higher than "great"), so the
 *raw* keyword strings are scored whenever a ``keyword`` column is given (for
 predictions and for GT alike); the normalized ``norm`` is the fallback when it

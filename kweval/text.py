@@ -1,4 +1,4 @@
-"""Keyword text normalization, tokenization and stemming (METRICS.md §1–2)."""
+"""Keyword text normalization, tokenization and stemming (docs/metrics.md §1–2)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from kweval.extras import require
 _ALREADY_NORMAL = re.compile(r"[a-z0-9]+(?: [a-z0-9]+)*")
 
 
-_KEPT_CATEGORIES = frozenset("LNM")  # letters, numbers, marks (METRICS.md §1)
+_KEPT_CATEGORIES = frozenset("LNM")  # letters, numbers, marks (docs/metrics.md §1)
 
 
 def _kept(ch: str) -> bool:

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from dashboard.escape import esc, md
-from dashboard.highlight import _STOPWORDS, highlight, match_spans, matched_tooltips, review_html
+from dashboard.highlight import highlight, match_spans, matched_tooltips, review_html
 from dashboard.keyword_html import gt_top_html, keyword_list_html, keyword_table_html, model_grid_html, sentiment_line
 from dashboard.links import page_links, page_params
 from dashboard.review_tables import filter_reviews, keyword_details, paginate, review_table
@@ -14,6 +14,7 @@ from dashboard.selection import SELECTION_KEYS, Selection, resolve_selection
 from dashboard.style import FLAG_BACKGROUND, MODEL_PALETTE, axis_title, best_mask, best_styles, jitter, model_colors
 
 from kweval.evaluate import EvalOptions, evaluate
+from tests.highlight_reference import regex_spans
 from tests.helpers import make_dataset
 
 XSS = "<img src=x onerror=alert(1)>"
@@ -243,33 +244,10 @@ def test_directional_disagreement_sorts(evaluation):
     assert filter_reviews(t, "ndcg@5", ["a", "b"], sort="A worse than B", pair=("b", "a"))["review_id"].tolist() == b_worse
 
 
-def _regex_spans(text, keywords):
-    """The former regex implementation of match_spans, as a reference."""
-    import re
-
-    raw = []
-    for kw in keywords:
-        words = re.findall(r"\w+", kw)
-        if not words:
-            continue
-        pats = [re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.IGNORECASE)]
-        if len(words) > 1:
-            pats += [re.compile(r"(?<!\w)" + re.escape(w) + r"(?!\w)", re.IGNORECASE)
-                     for w in dict.fromkeys(w.casefold() for w in words) if len(w) > 1 and w not in _STOPWORDS]
-        raw += [(m.start(), m.end()) for p in pats for m in p.finditer(text)]
-    merged = []
-    for a, b in sorted(raw):
-        if merged and a < merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], b)
-        else:
-            merged.append([a, b])
-    return [tuple(m) for m in merged]
-
-
 def test_highlight_spans_equal_the_regex_reference():
     text = "Star Wars: the star war saga. Darth-Vader's fall; a WAR of stars, star  war again."
     keywords = ["star war", "war", "darth vader", "the fall", "saga of stars", "stars", "a", "x y z", "?!"]
-    assert [(a, b) for a, b, _ in match_spans(text, keywords)] == _regex_spans(text, keywords)
+    assert [(a, b) for a, b, _ in match_spans(text, keywords)] == regex_spans(text, keywords)
 
 
 def test_highlight_cost_follows_the_text_not_the_keyword():

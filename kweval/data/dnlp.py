@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from kweval._arrays import object_array, object_column
 from kweval.data.dataset import (
     GROUND_TRUTH_COLUMNS,
     MODEL_COLUMNS,
@@ -134,14 +135,10 @@ def _split_entries(entries: list) -> tuple[np.ndarray, np.ndarray, int]:
         except IndexError:  # a tuple with fewer than two items
             score_types = set()
         if score_types and score_types <= _NUMERIC_TYPES and set(map(type, kws)) == {str}:
-            kw_arr = np.empty(n, dtype=object)
-            kw_arr[:] = kws
-            return kw_arr, np.fromiter(map(_SECOND, entries), dtype="float64", count=n), 0
+            return object_array(kws), np.fromiter(map(_SECOND, entries), dtype="float64", count=n), 0
     pairs = [_entry(e) for e in entries]
-    kw_arr = np.empty(n, dtype=object)
-    kw_arr[:] = [kw for kw, _ in pairs]
     n_bad = sum(1 for kw, _ in pairs if kw is None)
-    return kw_arr, np.fromiter((sc for _, sc in pairs), dtype="float64", count=n), n_bad
+    return object_array([kw for kw, _ in pairs]), np.fromiter((sc for _, sc in pairs), dtype="float64", count=n), n_bad
 
 
 def _flatten(
@@ -202,22 +199,11 @@ def _as_strings(column: pd.Series) -> list:
     return [math.nan if _is_missing(v) else str(v) for v in values]
 
 
-def _object_array(values) -> np.ndarray:
-    out = np.empty(len(values), dtype=object)
-    out[:] = values
-    return out
-
-
 def _lookup(column: pd.Series, where: np.ndarray, found: np.ndarray) -> np.ndarray:
     """column's values at rows `where` (an object array), NaN where a review was not found."""
     out = np.full(len(where), np.nan, dtype=object)
     out[found] = column.to_numpy(dtype=object)[where[found]]
     return out
-
-
-def _object_column(values) -> pd.Series:
-    """A plain object column (no inference to the pyarrow-backed str dtype: cheaper to build and to hash)."""
-    return pd.Series(values, dtype=object, copy=False)
 
 
 def read_dnlp(path: Path, movies: list[str] | None = None) -> Dataset:
@@ -276,12 +262,11 @@ def _read_dnlp(path: Path, only: list[str] | None) -> Dataset:
             imdb_id = str(frame["Movie_ID"].dropna().iloc[0])
 
         n_rv = len(review_ids)
-        ids = np.empty(n_rv, dtype=object)
-        ids[:] = review_ids
+        ids = object_array(review_ids)
         columns: dict[str, object] = {"movie": np.full(n_rv, movie, dtype=object), "review_id": ids}
         if "Preprocessed_Review" in frame.columns:
             texts = frame["Preprocessed_Review"].tolist()
-            columns["text"] = _object_array([t if isinstance(t, str) else None for t in texts])
+            columns["text"] = object_array([t if isinstance(t, str) else None for t in texts])
         else:
             columns["text"] = np.full(n_rv, None, dtype=object)
         columns["title"] = np.full(n_rv, None, dtype=object)
@@ -304,13 +289,12 @@ def _read_dnlp(path: Path, only: list[str] | None) -> Dataset:
                     text = columns["text"]
                     missing = np.flatnonzero(pd.isna(text))
                     text[missing] = _lookup(extra["Review_Text"], where[missing], found[missing])
-        rv = pd.DataFrame({name: (_object_column(v) if v.dtype == object else v) for name, v in columns.items()}, copy=False)
+        rv = pd.DataFrame({name: (object_column(v) if v.dtype == object else v) for name, v in columns.items()}, copy=False)
         rv["rating"] = pd.to_numeric(rv["rating"], errors="coerce")
         reviews.append(rv)
         movies.append({"movie": movie, "title": title, "imdb_id": imdb_id})
 
-        ids = np.empty(len(review_ids), dtype=object)
-        ids[:] = review_ids
+        ids = object_array(review_ids)
         for col in model_cols:
             model = col[len(MODEL_PREFIX) :]
             if model not in models_seen:
@@ -357,17 +341,15 @@ def _predictions_table(parts: list[tuple]) -> pd.DataFrame:
     if not parts:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in PREDICTION_COLUMNS})
     sizes = [len(p[2]) for p in parts]
-    movies = np.empty(len(parts), dtype=object)
-    movies[:] = [p[0] for p in parts]
-    models = np.empty(len(parts), dtype=object)
-    models[:] = [p[1] for p in parts]
+    movies = object_array([p[0] for p in parts])
+    models = object_array([p[1] for p in parts])
     return pd.DataFrame(
         {
-            "movie": _object_column(np.repeat(movies, sizes)),
-            "review_id": _object_column(np.concatenate([p[2] for p in parts])),
-            "model": _object_column(np.repeat(models, sizes)),
+            "movie": object_column(np.repeat(movies, sizes)),
+            "review_id": object_column(np.concatenate([p[2] for p in parts])),
+            "model": object_column(np.repeat(models, sizes)),
             "rank": np.concatenate([p[3] for p in parts]).astype("int64"),
-            "keyword": _object_column(np.concatenate([p[4] for p in parts])),
+            "keyword": object_column(np.concatenate([p[4] for p in parts])),
             "score": np.concatenate([p[5] for p in parts]).astype("float64"),
         },
         columns=PREDICTION_COLUMNS,

@@ -24,6 +24,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kweval._arrays import object_column as _object_column
 from kweval.data.dataset import (
     GROUND_TRUTH_COLUMNS,
     MODEL_COLUMNS,
@@ -187,10 +188,6 @@ def _numbers(frame: pd.DataFrame | pa.Table, name: str) -> np.ndarray:
     return pd.to_numeric(series, errors="coerce").to_numpy()
 
 
-def _object_column(values: np.ndarray) -> pd.Series:
-    return pd.Series(values, dtype=object, copy=False)
-
-
 def _as_str(series: pd.Series) -> pd.Series:
     """Strings stay strings; NA, empty and non-string cells become None."""
     if isinstance(series.dtype, pd.StringDtype):  # every cell a str or NA: masks, not a call per cell
@@ -276,8 +273,8 @@ def _later_lists(m: np.ndarray, r: np.ndarray, d: np.ndarray, rank: np.ndarray, 
 
     A pair holds more than one list when a rank repeats.  Its rows are then
     read in file order, a new list starting wherever a rank repeats one of the
-    current list; only the first list is kept (METRICS.md's "first wins", the
-    DNLP reader's rule for a repeated review).
+    current list; only the first list is kept (the first wins, as for a repeated keyword in
+    docs/metrics.md §1 and for a repeated review in the DNLP reader).
     """
     n = len(m)
     later = np.zeros(n, dtype=bool)

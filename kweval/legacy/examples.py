@@ -402,7 +402,7 @@ def find_many_to_one_example(dataset: Dataset, k: int = 5, model: str | None = N
 
 
 def find_ascii_normalization_example(dataset: Dataset) -> AsciiNormalizationExample | None:
-    """Defect 4 on real data: a GT or predicted keyword whose notebook normalization differs from METRICS.md's.
+    """Defect 4 on real data: a GT or predicted keyword whose notebook normalization differs from docs/metrics.md §1's.
 
     Returns source ("ground truth" or "predictions"), keyword, legacy, unicode
     and n_keywords_affected / n_keywords_checked (unique keywords); None when

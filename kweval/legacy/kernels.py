@@ -130,13 +130,13 @@ def legacy_relevance(pred_norms: Sequence[str], gt_norms: Sequence[str], first_m
 def legacy_idcg(n_gt: int, k: int) -> float:
     """Seed 000's IDCG@k: Σ_{i<min(k,|G|)} 1/log2(i+2) — the gains without the discount (defect 2).
 
-    The prose (and METRICS.md) defines IDCG@k = Σ gain(j)·disc(j) = Σ 1/log2(j+2)².
+    The prose (and docs/metrics.md §3) defines IDCG@k = Σ gain(j)·disc(j) = Σ 1/log2(j+2)².
     """
     return sum(1 / math.log2(i + 2) for i in range(min(k, n_gt)))
 
 
 def spec_idcg(n_gt: int, k: int) -> float:
-    """IDCG@k as METRICS.md (and the notebook's own prose) define it: Σ_{j<min(k,|G|)} gain(j)·disc(j)."""
+    """IDCG@k as docs/metrics.md §3 (and the notebook's own prose) define it: Σ_{j<min(k,|G|)} gain(j)·disc(j)."""
     return sum(1 / math.log2(j + 2) ** 2 for j in range(min(k, n_gt)))
 
 
@@ -230,7 +230,7 @@ def seed001_prf(
 
 
 def one_to_one_count(pred_norms: Sequence[str], gt_norms: Sequence[str], candidates: Callable[[str], list[int]] | None = None) -> int:
-    """|M| under METRICS.md §2's one-to-one assignment, on already normalized strings (for comparisons)."""
+    """|M| under docs/metrics.md §2's one-to-one assignment, on already normalized strings (for comparisons)."""
     taken: set[int] = set()
     for p in pred_norms:
         cands = candidates(p) if candidates is not None else [j for j, g in enumerate(gt_norms) if legacy_match(p, g)]
