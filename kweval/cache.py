@@ -39,6 +39,8 @@ from typing import TypeVar
 
 import numpy as np
 
+from kweval.cachedir import cache_dir
+
 __all__ = ["EmbeddingStore", "cache_dir", "cache_info", "cache_clear", "store_path", "text_key", "describe"]
 
 SCHEMA_VERSION = "2"
@@ -54,20 +56,6 @@ T = TypeVar("T")
 
 class _Damaged(Exception):
     """The file is not a store of this variant (damaged, truncated or of another schema)."""
-
-
-def cache_dir() -> Path:
-    """The folder holding the stores: ``$KWEVAL_CACHE_DIR`` or ``user_cache_dir("kweval")/embeddings``."""
-    env = os.environ.get("KWEVAL_CACHE_DIR", "").strip()
-    if env:
-        return Path(env).expanduser()
-    try:
-        from platformdirs import user_cache_dir
-
-        base = Path(user_cache_dir("kweval"))
-    except ImportError:  # platformdirs is optional: the XDG default
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kweval"
-    return base / "embeddings"
 
 
 def _folder(folder: str | os.PathLike | None) -> Path:

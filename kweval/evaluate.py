@@ -513,11 +513,15 @@ def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, cou
             dataset.reviews, gt.norms, gt.movies, matches.group_movie, matches.group_review, matches.group_gt_start, n_gt,
             matches.group_movie[m_grp], matches.group_review[m_grp], matches.gt_pos[matched], options.match,
         )
-        columns["n_gt_present"] = n_gt_present
         columns.update(metrics.present_metrics(n_gt_present, n_gt, m_grp, position[matched], pair_present, options.k))
         without_text = n_gt_present < 0  # no text to look in: present/absent undefined
         for name in ("recall_present", f"f1@{options.k}_present", "recall_absent"):
             columns[name] = np.where(without_text, np.nan, columns[name])
+        # the counts of micro recall_present / recall_absent (aggregate.MICRO_RATIOS): 0 where there is no text
+        columns["n_gt_present"] = np.where(without_text, 0, n_gt_present)
+        columns["n_gt_absent"] = np.where(without_text, 0, n_gt - n_gt_present)
+        for name in ("n_matched_present", "n_matched_absent"):
+            columns[name] = np.where(without_text, 0.0, columns[name])
     return pd.DataFrame(columns, copy=False)  # copy=False: no copy into consolidated blocks
 
 
