@@ -26,6 +26,7 @@ from kweval.data import DatasetError
 from kweval.data.dataset import Dataset
 from kweval.evaluate import AGGREGATIONS, EvalOptions
 from kweval.matching import MATCH_MODES
+from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS
 
 HERE = Path(__file__).resolve().parent
 st.set_page_config(page_title="kweval", page_icon=":material/key:", layout="wide")
@@ -90,9 +91,10 @@ def _selection(dataset: Dataset) -> Selection:
         "sem": None if "sel_sem" not in st.session_state else ("1" if st.session_state["sel_sem"] else "0"),
         "tau": st.session_state.get("sel_tau"),
         "sas": None if "sel_sas" not in st.session_state else ("1" if st.session_state["sel_sas"] else "0"),
+        "present": None if "sel_present" not in st.session_state else ("1" if st.session_state["sel_present"] else "0"),
     }
     url = {k: st.query_params.get(k) for k in SELECTION_KEYS}
-    sel = resolve_selection([url, session], movies, models)
+    sel = resolve_selection([url, session], movies, models, present_default=dataset.per_document)
     st.session_state["sel_movie"] = sel.movie
     st.session_state["sel_models"] = list(sel.models)
     st.session_state["sel_k"] = sel.k
@@ -101,6 +103,7 @@ def _selection(dataset: Dataset) -> Selection:
     st.session_state["sel_sem"] = sel.semantic
     st.session_state["sel_tau"] = sel.threshold
     st.session_state["sel_sas"] = sel.sentiment
+    st.session_state["sel_present"] = sel.present
 
     def push(name: str, value: Callable[[], str]) -> Callable[[], None]:
         def sync() -> None:
@@ -125,8 +128,14 @@ def _selection(dataset: Dataset) -> Selection:
     sb.slider("Cosine threshold τ", min_value=TAU_MIN, max_value=TAU_MAX, step=TAU_STEP, format="%.2f", key="sel_tau",
               disabled=not sel.semantic, on_change=push("tau", lambda: format_tau(st.session_state["sel_tau"])),
               help="Strict: a cosine must exceed τ.")
+    sb.selectbox("Embedding backend", EMBEDDING_BACKENDS, key="sel_backend", disabled=not sel.semantic,
+                 help="auto: onnx on the CPU, torch on a GPU. onnx gives torch's vectors (faster on CPU); onnx-int8 is "
+                      "quantized (faster, approximate). Each backend keeps its own cache.")
     sb.toggle("Sentiment (VADER)", key="sel_sas", on_change=push("sas", lambda: "1" if st.session_state["sel_sas"] else "0"),
               help="sas_keywords / sas_text (docs/metrics.md §5): 1 − |mean v(keywords) − mean v(GT)| and − v(review text).")
+    sb.toggle("Present / absent split", key="sel_present", on_change=push("present", lambda: "1" if st.session_state["sel_present"] else "0"),
+              help="recall_present, f1@k_present, recall_absent (docs/metrics.md §9): GT keywords split by "
+                   "whether they occur in the review's own text under the match mode.")
     # the URL always shows the whole selection (also after a page switch cleared it)
     wanted = sel.params()
     if any(st.query_params.get(k) != v for k, v in wanted.items()):
@@ -190,12 +199,11 @@ def main() -> None:
             st.markdown(f"- {md(p)}")
         st.stop()
     selection = _selection(dataset)
-    present = st.sidebar.toggle("Present / absent split", value=dataset.per_document, key="sel_present",
-                                help="recall_present, f1@k_present, recall_absent (docs/metrics.md §9): GT keywords split by "
-                                     "whether they occur in the review's own text under the match mode.")
+    present = selection.present
     options = EvalOptions(
         k=selection.k, match=selection.match, semantic=selection.semantic, sentiment=selection.sentiment,
         threshold=selection.threshold if selection.semantic else EvalOptions.threshold,  # τ changes nothing without sem
+        embedding_backend=st.session_state.get("sel_backend", EvalOptions.embedding_backend) if selection.semantic else EvalOptions.embedding_backend,
         keyphrase=dataset.per_document, present=present,
     )
     try:

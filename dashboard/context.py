@@ -26,7 +26,8 @@ from kweval.aggregate import aggregate
 from kweval.data import load_dataset
 from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy_tables
-from kweval.evaluate import EvalOptions, Evaluation, evaluate, with_threshold
+from kweval.evaluate import (SENTIMENT_OPTIONS, EvalOptions, Evaluation, SentimentScores, evaluate, sentiment_scores,
+                             with_sentiment, with_threshold)
 
 # ---------------------------------------------------------------------------------------------
 # data: loaded once per source (cache_resource), identified by a content hash
@@ -88,27 +89,52 @@ def _evaluation(data_hash: str, options: tuple, _dataset: Dataset, _ready: Evalu
     return _ready if _ready is not None else evaluate(_dataset, EvalOptions(**dict(options)))
 
 
+# One table per dataset: the sentiment columns depend on no sidebar setting (`SENTIMENT_OPTIONS`), so turning
+# sentiment on again, after any change of k, match mode or τ, only joins them to the cached evaluation.
+@st.cache_resource(show_spinner="Scoring sentiment (VADER; the scores are cached on disk)…", max_entries=4)
+def _sentiment(data_hash: str, sentiment_options: tuple, _evaluation: Evaluation, _dataset: Dataset) -> SentimentScores:
+    return sentiment_scores(_evaluation, _dataset)
+
+
 def get_evaluation(dataset: Dataset, data_hash: str, options: EvalOptions) -> Evaluation:
-    """The evaluation of `dataset` under `options`, shared by every session; a first run shows progress."""
+    """The evaluation of `dataset` under `options`, shared by every session; a first run shows progress.
+
+    Built from what is cached where it can be: sentiment on is the evaluation without it plus the
+    dataset's sentiment columns; another τ re-thresholds a semantic evaluation's similarities.
+    """
     key = (data_hash, tuple(options.as_dict().items()))
     seen = _evaluated_keys()
     if key in seen:
         return _evaluation(*key, dataset)
-    if options.semantic:  # only τ differs from an evaluation already made: re-threshold its similarities
-        for other in [k for k in seen if k[0] == data_hash]:
-            done = EvalOptions(**dict(other[1]))
-            if done.semantic and replace(done, threshold=options.threshold) == options:
-                seen.add(key)
-                return _evaluation(*key, dataset, _ready=with_threshold(_evaluation(*other, dataset), options.threshold))
+    if options.sentiment:
+        base = get_evaluation(dataset, data_hash, replace(options, sentiment=False))
+        sas = _sentiment(data_hash, tuple(getattr(options, name) for name in SENTIMENT_OPTIONS), base, dataset)
+        ready = with_sentiment(base, sas)
+    else:
+        ready = _rethresholded(dataset, data_hash, options) or _evaluate_with_progress(dataset, options)
+    seen.add(key)
+    return _evaluation(*key, dataset, _ready=ready)
+
+
+def _rethresholded(dataset: Dataset, data_hash: str, options: EvalOptions) -> Evaluation | None:
+    """A cached semantic evaluation that differs only in τ, re-thresholded to `options.threshold`; None if there is none."""
+    if not options.semantic:
+        return None
+    for other in [k for k in _evaluated_keys() if k[0] == data_hash]:
+        done = EvalOptions(**dict(other[1]))
+        if done.semantic and replace(done, threshold=options.threshold) == options:
+            return with_threshold(_evaluation(*other, dataset), options.threshold)
+    return None
+
+
+def _evaluate_with_progress(dataset: Dataset, options: EvalOptions) -> Evaluation:
     bar = st.progress(0.0, text="Evaluating…")
     notes = {"embedding": "embedding keywords (the first time loads the model; vectors are cached on disk)"}
     try:
-        ready = evaluate(dataset, options, progress=lambda stage, f: bar.progress(
+        return evaluate(dataset, options, progress=lambda stage, f: bar.progress(
             min(max(float(f), 0.0), 1.0), text=f"Evaluating: {notes.get(stage, stage)}…"))
     finally:
         bar.empty()
-    seen.add(key)
-    return _evaluation(*key, dataset, _ready=ready)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

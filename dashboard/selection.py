@@ -26,7 +26,8 @@ class Selection:
     """What the sidebar selects; it round-trips through the URL query parameters.
 
     `semantic` / `threshold` / `sentiment` are the optional semantic and
-    sentiment metrics of docs/metrics.md (URL ``sem=1``, ``tau=0.75``, ``sas=1``).
+    sentiment metrics of docs/metrics.md (URL ``sem=1``, ``tau=0.75``, ``sas=1``);
+    `present` the present/absent split (``present=1``; on by default for per-document GT).
     """
 
     movie: str
@@ -37,16 +38,18 @@ class Selection:
     semantic: bool = False
     threshold: float = TAU_DEFAULT
     sentiment: bool = False
+    present: bool = False
     notes: tuple[str, ...] = field(default=(), compare=False)
 
     def params(self) -> dict[str, str]:
         return {
             "movie": self.movie, "models": ",".join(self.models), "k": str(self.k), "agg": self.agg, "match": self.match,
             "sem": "1" if self.semantic else "0", "tau": format_tau(self.threshold), "sas": "1" if self.sentiment else "0",
+            "present": "1" if self.present else "0",
         }
 
 
-SELECTION_KEYS = ("movie", "models", "k", "agg", "match", "sem", "tau", "sas")
+SELECTION_KEYS = ("movie", "models", "k", "agg", "match", "sem", "tau", "sas", "present")
 _TRUE = frozenset({"1", "true", "on", "yes"})
 _FALSE = frozenset({"0", "false", "off", "no"})
 
@@ -81,12 +84,14 @@ def resolve_selection(
     sources: Sequence[Mapping[str, object]],
     movies: Sequence[str],
     models: Sequence[str],
+    present_default: bool = False,
 ) -> Selection:
     """The selection from the first source that holds a valid value for each key (URL first, then session).
 
     Invalid values are skipped with a note (shown to the user); defaults:
     the first movie (``ALL`` stands for every movie), every model, k=5,
-    macro, approx, semantic and sentiment off, threshold 0.75.
+    macro, approx, semantic and sentiment off, threshold 0.75, the
+    present/absent split `present_default` (the data's: on for per-document GT).
     """
     notes: list[str] = []
 
@@ -124,4 +129,5 @@ def resolve_selection(
     semantic = pick("sem", parse_flag, False)
     tau = pick("tau", parse_tau, TAU_DEFAULT)
     sentiment = pick("sas", parse_flag, False)
-    return Selection(movie, chosen, k, agg, match, semantic, tau, sentiment, tuple(notes))
+    present = pick("present", parse_flag, present_default)
+    return Selection(movie, chosen, k, agg, match, semantic, tau, sentiment, present, tuple(notes))

@@ -244,30 +244,6 @@ class EmbeddingStore:
         with self._lock:
             return int(self._guard(lambda: self._connection().execute("SELECT count(*) FROM embeddings").fetchone()[0], 0))
 
-    def verify(self) -> int:
-        """Check every row's checksum (and the file with quick_check); drop bad rows.  Returns rows dropped, -1 if the file was moved aside or the store is off."""
-        with self._lock:
-            moved = self.moved
-
-            def scan() -> list[int]:
-                conn = self._connection()
-                _check_file(conn, self.path, self.meta, force=True)
-                return [
-                    rowid
-                    for rowid, h, dim, crc, blob in conn.execute("SELECT rowid, h, dim, crc, vec FROM embeddings")
-                    if _rowid(bytes(h)) != rowid or len(bytes(blob)) != dim * self.dtype.itemsize
-                    or crc != _checksum(bytes(h), bytes(blob))
-                ]
-
-            bad = self._guard(scan, None)
-            if bad is None or self.moved != moved:
-                return -1
-            if bad:
-                self._guard(lambda: self._write("DELETE FROM embeddings WHERE rowid = ?", [(r,) for r in bad]), None)
-                self.dropped += len(bad)
-                self._note(f"{len(bad)} damaged row(s) of {self.path.name} dropped; they are recomputed")
-            return len(bad)
-
     def close(self) -> None:
         with self._lock:
             if self._conn is not None and self._pid == os.getpid():

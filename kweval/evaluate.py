@@ -53,7 +53,7 @@ class EvalOptions:
     threshold: float = 0.75
     embedding_model: str = "all-MiniLM-L6-v2"
     sentiment: bool = False
-    embedding_backend: str = "torch"
+    embedding_backend: str = "auto"  # onnx on the CPU, torch on a GPU: semantic.resolve_backend
     keyphrase: bool = False  # r@k, f1@k (hard), f1@k_flex, f1@M, f1@O, r_precision
     present: bool = False  # recall_present, f1@k_present, recall_absent (needs review texts)
 
@@ -969,18 +969,10 @@ def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, progre
     if evaluation.options.semantic:
         _add_semantic(evaluation, progress)
     if evaluation.options.sentiment:
-        from kweval import sentiment
-
         progress("sentiment", 0.95)
-        kw, scores = evaluation.keywords, evaluation.scores
-        by_list = _gt_list_keys(evaluation.ground_truth)
-        notes: list[str] = []
-        sas = sentiment.sas_metrics(by_list(kw[KEY + ["keyword", "norm"]]), by_list(evaluation.ground_truth[["movie", "keyword", "review_id"]])[["movie", "keyword"]],
-                                    by_list(dataset.reviews), store=sentiment.vader_store(on_note=notes.append))
-        evaluation.problems.extend(Problem("sentiment cache", note, "evaluate") for note in notes)
-        sas = sas.set_index(KEY).reindex(pd.MultiIndex.from_frame(by_list(scores[KEY])))
-        for col in SENTIMENT_COLUMNS:
-            scores[col] = sas[col].to_numpy()
+        sas = sentiment_scores(evaluation, dataset)
+        evaluation.problems.extend(sas.problems)
+        _set_sentiment_columns(evaluation.scores, sas.table, _gt_list_keys(evaluation.ground_truth))
 
 
 def semantic_texts(evaluation: Evaluation) -> list[str]:
@@ -1043,3 +1035,53 @@ def with_threshold(evaluation: Evaluation, threshold: float) -> Evaluation:
     scores = evaluation.scores.copy()
     _set_semantic_columns(scores, evaluation.similarities, options.threshold, _gt_list_keys(evaluation.ground_truth))
     return replace(evaluation, scores=scores, options=options, problems=list(evaluation.problems))
+
+
+# Options the sentiment columns depend on (besides the data): they read only the cleaned keywords and GT,
+# never k, the match mode, τ or the semantic metrics, so one `SentimentScores` serves all of those.
+SENTIMENT_OPTIONS = ("gt_order",)
+
+
+@dataclass(frozen=True)
+class SentimentScores:
+    """Per review × model ``sent_pred``, ``sas_keywords``, ``sas_text`` (docs/metrics.md §5), and what the VADER store noted."""
+
+    table: pd.DataFrame
+    problems: tuple[Problem, ...] = ()
+
+
+def sentiment_scores(evaluation: Evaluation, dataset: Dataset) -> SentimentScores:
+    """The sentiment columns of `evaluation`'s data, scored once for any k, match mode or τ (`SENTIMENT_OPTIONS`).
+
+    VADER values come from the persistent store (`kweval.sentiment.vader_store`) where known.
+    """
+    from kweval import sentiment
+
+    by_list = _gt_list_keys(evaluation.ground_truth)
+    notes: list[str] = []
+    table = sentiment.sas_metrics(
+        by_list(evaluation.keywords[KEY + ["keyword", "norm"]]),
+        by_list(evaluation.ground_truth[["movie", "keyword", "review_id"]])[["movie", "keyword"]],
+        by_list(dataset.reviews), store=sentiment.vader_store(on_note=notes.append),
+    )
+    return SentimentScores(table, tuple(Problem("sentiment cache", note, "evaluate") for note in notes))
+
+
+def _set_sentiment_columns(scores: pd.DataFrame, sas: pd.DataFrame, by_list: Callable[[pd.DataFrame], pd.DataFrame]) -> None:
+    by_key = sas.set_index(KEY).reindex(pd.MultiIndex.from_frame(by_list(scores[KEY])))
+    for col in SENTIMENT_COLUMNS:
+        scores[col] = by_key[col].to_numpy()
+
+
+def with_sentiment(evaluation: Evaluation, sas: SentimentScores) -> Evaluation:
+    """`evaluation` with the sentiment columns added from `sas` (no lexical work; the given evaluation is left unchanged).
+
+    Equal to ``evaluate(dataset, replace(options, sentiment=True))`` when `sas` was scored from the
+    same data under the same `SENTIMENT_OPTIONS` (the dashboard turns sentiment on this way).
+    """
+    if evaluation.options.sentiment:
+        raise ValueError("with_sentiment needs an evaluation made without sentiment")
+    scores = evaluation.scores.copy()
+    _set_sentiment_columns(scores, sas.table, _gt_list_keys(evaluation.ground_truth))
+    return replace(evaluation, scores=scores, options=replace(evaluation.options, sentiment=True),
+                   problems=list(evaluation.problems) + list(sas.problems))

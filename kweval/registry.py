@@ -31,6 +31,7 @@ SECTIONS = {
     "aggregation": "6-aggregation",
     "statistics": "7-comparing-two-models",
     "keyphrase": "9-keyphrase-benchmarks",
+    "dataset": "1-inputs-and-cleaning",
 }
 
 
@@ -180,6 +181,19 @@ _add("recall_absent", "Recall (absent)", "matched GT keywords that do not occur 
 # ---- summary counts (§6)
 _add("n_reviews", "Reviews", "reviews evaluated for this row", "aggregation", "0, 1, 2, …", NEITHER)
 _add("n_skipped", "Skipped", "reviews skipped (no output from the model for them)", "aggregation", "0, 1, 2, …", LOWER)
+# ---- what was loaded and evaluated, per movie and per model (§1; the dashboard's Data page)
+_add("reviews", "Reviews", "reviews of the movie in the data (evaluated or not)", "dataset", "0, 1, 2, …", NEITHER)
+_add("gt_keywords", "GT keywords", "the movie's GT keywords after cleaning (normalized; empty and repeated ones dropped)", "dataset",
+     "0, 1, 2, …", NEITHER)
+_add("evaluated_pairs", "Evaluated pairs", "review × model pairs of the movie that were scored", "dataset", "0, 1, 2, …", NEITHER)
+_add("skipped_pairs", "Skipped pairs", "review × model pairs of the movie without output from the model", "dataset", "0, 1, 2, …", LOWER)
+_add("score_direction", "Score direction", "whether the model's keyword scores are better high (higher) or low (lower, e.g. YAKE)",
+     "dataset", "higher / lower", NEITHER)
+_add("keywords", "Keywords", "the model's predicted keywords after cleaning (normalized; empty and repeated ones dropped)", "dataset",
+     "0, 1, 2, …", NEITHER)
+_add("evaluated_reviews", "Evaluated reviews", "reviews the model was scored on", "dataset", "0, 1, 2, …", NEITHER)
+_add("skipped_reviews", "Skipped reviews", "reviews without output from the model", "dataset", "0, 1, 2, …", LOWER)
+_add("reason", "Reason", "why the review × model pair was not scored", "dataset", "text", NEITHER)
 # ---- paired comparison of model A with model B (§7)
 _add("n", "Pairs", "reviews both models were evaluated on (where the metric is defined on both)", "statistics", "0, 1, 2, …", NEITHER)
 _add("mean_a", "Mean A", "model A's mean of the metric over the paired reviews", "statistics", "as the metric", NEITHER)
@@ -215,6 +229,7 @@ _GROUP_TITLES = {
     "sentiment": "Sentiment (--sentiment)",
     "keyphrase": "Keyphrase benchmarks (--keyphrase, --present)",
     "aggregation": "Summary counts",
+    "dataset": "Dataset overview (the dashboard's Data page)",
     "statistics": "Comparison of model A with model B",
 }
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from kweval._arrays import object_array
 from kweval.data.dataset import KEY
 from kweval.extras import require
 
@@ -42,18 +43,20 @@ def _analyzer():
 
 # v(x) already computed, per analyzer object, for the life of the process: VADER takes ~2 ms per review
 # text, so a dashboard that re-evaluates (another k, match mode or τ) would otherwise rescore every text.
-_MEMO: "weakref.WeakKeyDictionary[object, dict[str, float]]" = weakref.WeakKeyDictionary()
+# VADER's scores of texts scored without a store are kept as unsaved, so the next call with a store persists them.
+_MEMO: "weakref.WeakKeyDictionary[object, tuple[dict[str, float], dict[str, tuple]]]" = weakref.WeakKeyDictionary()
 _MEMO_MAX = 1_000_000  # strings per analyzer; past this the memo starts over
 
 
-def _memo(analyzer) -> dict[str, float]:
+def _memo(analyzer) -> tuple[dict[str, float], dict[str, tuple]]:
+    """(v per text, VADER's (pos, neu, neg) per text not yet written to a store) remembered for `analyzer`."""
     try:
-        values = _MEMO.get(analyzer)
-        if values is None or len(values) > _MEMO_MAX:
-            values = _MEMO[analyzer] = {}
-        return values
+        memo = _MEMO.get(analyzer)
+        if memo is None or len(memo[0]) > _MEMO_MAX:
+            memo = _MEMO[analyzer] = ({}, {})
+        return memo
     except TypeError:  # an analyzer that cannot be weakly referenced: memo for this call only
-        return {}
+        return {}, {}
 
 
 def vader_store(on_note: Callable[[str], None] | None = None) -> "EmbeddingStore":
@@ -80,33 +83,38 @@ def sentiment_value(texts: Sequence[str], store: "EmbeddingStore | None" = None)
     analyzer); with `store` (see `vader_store`), VADER's scores are also read
     from and written to it.
     """
-    texts = list(texts)
-    analyzer = _analyzer() if texts else None
-    values = _memo(analyzer) if texts else {}
-    distinct = dict.fromkeys(t for t in texts if isinstance(t, str))
-    # with a store, every text is looked up there, so what the process memo knew is persisted too
-    todo = list(distinct) if store is not None else [t for t in distinct if t not in values]
-    if todo:
-        scores, found = store.get_many(todo) if store is not None else (None, np.zeros(len(todo), dtype=bool))
-        fresh = []
-        for i, text in enumerate(todo):
-            if found[i]:
-                pos, neu, neg = scores[i]
-            else:
-                s = analyzer.polarity_scores(text)
-                pos, neu, neg = s["pos"], s["neu"], s["neg"]
-                fresh.append((text, (pos, neu, neg)))
-            values[text] = WEIGHTS["pos"] * pos + WEIGHTS["neu"] * neu + WEIGHTS["neg"] * neg
-        if store is not None and fresh:
-            store.put_many([t for t, _ in fresh], np.array([v for _, v in fresh], dtype=np.float64))
-    return np.array([values[t] if isinstance(t, str) else np.nan for t in texts], dtype=np.float64)
+    codes, uniques = pd.factorize(object_array(list(texts)))  # per distinct text: fast on a keyword table's rows
+    analyzer = _analyzer() if len(codes) else None
+    values, unsaved = _memo(analyzer) if len(codes) else ({}, {})
+    distinct = dict.fromkeys(t for t in uniques.tolist() if isinstance(t, str))
+    todo = [t for t in distinct if t not in values]
+    scores, found = store.get_many(todo) if store is not None and todo else (None, np.zeros(len(todo), dtype=bool))
+    fresh: dict[str, tuple[float, float, float]] = {}
+    for i, text in enumerate(todo):
+        if found[i]:
+            pos, neu, neg = scores[i]
+        else:
+            s = analyzer.polarity_scores(text)
+            pos, neu, neg = fresh[text] = (s["pos"], s["neu"], s["neg"])
+        values[text] = WEIGHTS["pos"] * pos + WEIGHTS["neu"] * neu + WEIGHTS["neg"] * neg
+    if store is None:
+        unsaved.update(fresh)
+    else:  # what this call scored, and what earlier calls without a store scored, is persisted now
+        owed = unsaved.keys() & distinct.keys()
+        fresh.update((t, unsaved.pop(t)) for t in owed)
+        if fresh:
+            store.put_many(list(fresh), np.array(list(fresh.values()), dtype=np.float64))
+    per_unique = np.array([values[t] if isinstance(t, str) else np.nan for t in uniques.tolist()] + [np.nan], dtype=np.float64)
+    return per_unique[codes]  # code -1 (None, NaN) picks the trailing NaN
 
 
 def _keyword_text(frame: pd.DataFrame) -> pd.Series:
     """The string VADER scores per row: raw `keyword` when it is a non-empty string, else `norm`."""
 
-    def usable(s: pd.Series) -> pd.Series:
-        return s.map(lambda x: isinstance(x, str) and x.strip() != "")
+    def usable(s: pd.Series) -> np.ndarray:
+        codes, uniques = pd.factorize(s.to_numpy(dtype=object))
+        ok = [isinstance(x, str) and x.strip() != "" for x in uniques.tolist()] + [False]
+        return np.array(ok, dtype=bool)[codes]
 
     raw = frame["keyword"] if "keyword" in frame.columns else None
     norm = frame["norm"] if "norm" in frame.columns else None

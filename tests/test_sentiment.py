@@ -168,3 +168,44 @@ def test_sas_metrics_with_an_unusable_store_still_scores(tmp_path, monkeypatch):
     out = sas_metrics(pred, pd.DataFrame({"movie": ["m"], "keyword": ["awful"]}), pd.DataFrame(
         {"movie": ["m"], "review_id": ["r"], "text": ["fine"]}), store=store)
     assert out.loc[0, "sent_pred"] == pytest.approx(v("great")) and len(notes) == 1
+
+
+@pytest.mark.parametrize("per_document", [False, True], ids=["movie-level GT", "per-document GT"])
+def test_sentiment_as_an_add_on_equals_evaluating_with_it(demo_dataset, tmp_path, monkeypatch, per_document):
+    """The dashboard turns sentiment on by adding its columns to the cached lexical evaluation (issue 11 item 7):
+    the same table as evaluating with sentiment, whatever k / match mode the sentiment scores were taken from."""
+    from dataclasses import replace
+
+    from kweval.evaluate import EvalOptions, evaluate, sentiment_scores, with_sentiment
+    from kweval.synth import synthesize
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    dataset = synthesize(2, 40, 3, seed=3, gt="per-document") if per_document else demo_dataset
+    options = EvalOptions(k=7, match="word", keyphrase=per_document)
+    lexical = evaluate(dataset, options)
+    sas = sentiment_scores(evaluate(dataset, EvalOptions(k=2, match="exact")), dataset)  # other k and match mode
+    added = with_sentiment(lexical, sas)
+    whole = evaluate(dataset, replace(options, sentiment=True))
+
+    assert added.options == whole.options
+    pd.testing.assert_frame_equal(added.scores, whole.scores)
+    assert added.scores["sas_keywords"].notna().any() and added.problems == whole.problems
+    assert "sas_text" not in lexical.scores.columns  # the cached lexical evaluation is left as it was
+    with pytest.raises(ValueError, match="without sentiment"):
+        with_sentiment(whole, sas)
+
+
+def test_texts_scored_without_a_store_are_persisted_by_the_next_call_with_one(scored, tmp_path, monkeypatch):
+    """The store is asked only for texts the process memo lacks, yet nothing scored is left out of it."""
+    from kweval import sentiment
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    first = sentiment_value(["a fine film", "awful", "a fine film"])  # no store: the process memo only
+    assert len(sentiment.vader_store()) == 0
+    again = sentiment_value(["awful", "a fine film", "new", None], sentiment.vader_store())
+    assert scored == ["a fine film", "awful", "new"]  # nothing scored twice
+    store = sentiment.vader_store()
+    assert len(store) == 3
+    stored, found = store.get_many(["a fine film", "awful"])
+    assert found.all() and stored[0].tolist() == pytest.approx([ANALYZER.polarity_scores("a fine film")[k] for k in ("pos", "neu", "neg")])
+    assert again[:2].tolist() == [first[1], first[0]] and np.isnan(again[3])

@@ -77,7 +77,7 @@ def test_resolve_selection_precedence_and_validation():
     sel = resolve_selection([{"movie": "m2", "models": "yake,nope,base", "k": "10", "agg": "micro", "match": "stem"}], movies, models)
     assert sel == Selection("m2", ("yake", "base"), 10, "micro", "stem")
     assert sel.params() == {"movie": "m2", "models": "yake,base", "k": "10", "agg": "micro", "match": "stem",
-                            "sem": "0", "tau": "0.75", "sas": "0"}
+                            "sem": "0", "tau": "0.75", "sas": "0", "present": "0"}
     # invalid URL values fall back to the session, then to defaults, with a note
     sel = resolve_selection([{"movie": "zzz", "k": "0", "agg": "x"}, {"movie": "m1", "k": 7}], movies, models)
     assert (sel.movie, sel.models, sel.k, sel.agg, sel.match) == ("m1", tuple(models), 7, "macro", "approx")

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from dashboard import page_context
+from dashboard.tables import number_columns, text_columns
 from dashboard.uploads import format_size
 from dashboard.escape import md
 
@@ -24,12 +26,20 @@ if ctx.uploads:
                 + ", ".join(f"{md(name)} ({format_size(size)})" for name, size in ctx.uploads.items()))
 st.caption(f"Content hash (the cache key): {ctx.data_hash[:16]}…")
 
+
+
+def _help(table) -> dict:
+    """Column help from the metric registry: counts as integers, text columns as they are."""
+    counts = [c for c in table.columns if pd.api.types.is_integer_dtype(table[c])]
+    return number_columns(counts, fmt="%d") | text_columns([c for c in table.columns if c not in counts])
+
+
 movies, models = dataset_overview(ds, ev)
 c1, c2 = st.columns([3, 2])
 c1.subheader("Movies")
-c1.dataframe(movies, hide_index=True, key="movies_table")
+c1.dataframe(movies, hide_index=True, key="movies_table", column_config=_help(movies))
 c2.subheader("Models")
-c2.dataframe(models, hide_index=True, key="models_table")
+c2.dataframe(models, hide_index=True, key="models_table", column_config=_help(models))
 
 st.subheader("Validation messages")
 messages = list(dict.fromkeys(str(p) for p in ev.problems))
@@ -39,7 +49,7 @@ else:
     st.success("No problems: every file and cell was usable.")
 if len(ev.skipped):
     with st.expander(f"{len(ev.skipped)} skipped review × model pairs"):
-        st.dataframe(ev.skipped, hide_index=True, key="skipped_table")
+        st.dataframe(ev.skipped, hide_index=True, key="skipped_table", column_config=_help(ev.skipped))
 
 st.subheader("The tidy layout")
 st.markdown(

@@ -61,10 +61,11 @@ if not ids:
     st.info("This model has no evaluated review for the selected movie.")
 else:
     labels = {f"{m}/{r}": (m, r) for m, r in ids}
+    titles = {m: ctx.movie_title(m) for m in dict.fromkeys(m for m, _ in ids)}  # once per movie: ALL lists thousands of reviews
     wanted = query_param("review")
     default = next((lbl for lbl, (m, r) in labels.items() if r == wanted), next(iter(labels)))
     choice = ctx.url_widget(st.selectbox, "Review", "rv", default, parse=lambda s: s if s in labels else None, options=list(labels),
-                            format_func=lambda lbl: f"{ctx.movie_title(labels[lbl][0])} · review {labels[lbl][1]}")
+                            format_func=lambda lbl: f"{titles[labels[lbl][0]]} · review {labels[lbl][1]}")
     movie, review = labels[choice]
     kw = ev.keywords[(ev.keywords["movie"] == movie) & (ev.keywords["review_id"] == review) & (ev.keywords["model"] == model)]
     gt = ev.ground_truth.loc[ev.ground_truth["movie"] == movie, "keyword"].tolist()

@@ -128,4 +128,6 @@ for col, by in zip(cols, ("rating", "length")):
     wide = sliced.pivot(index="slice", columns="model", values=metric).reindex(index=pd.unique(sliced["slice"]), columns=list(sel.models))
     wide.insert(0, "reviews", sliced.groupby("slice", sort=False)["n_reviews"].max())
     wide.index.name = by
-    col.dataframe(wide, column_config={m: st.column_config.NumberColumn(m, format="%.4f") for m in sel.models})
+    # each model's column holds `metric`: its help is the metric's; "reviews" is the slice's review count
+    col.dataframe(wide, column_config=number_columns(sel.models, aliases={m: metric for m in sel.models})
+                  | number_columns(["reviews"], fmt="%d", aliases={"reviews": "n_reviews"}), key=f"slices_{by}")

@@ -42,7 +42,8 @@ def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
     ev.add_argument("--threshold", type=float, default=DEFAULTS.threshold, help=f"cosine threshold of the semantic metrics (default {DEFAULTS.threshold})")
     ev.add_argument("--embedding-model", default=DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
     ev.add_argument("--embedding-backend", choices=embedding_backends, default=DEFAULTS.embedding_backend,
-                    help="how --semantic embeds: torch, onnx (ONNX Runtime, same vectors) or onnx-int8 (quantized, approximate)")
+                    help="how --semantic embeds: auto (default: onnx on the CPU, torch on a GPU), torch, onnx (ONNX Runtime, same vectors) "
+                         "or onnx-int8 (quantized, approximate)")
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
     add_predictions_argument(ev)
     ev.add_argument(
