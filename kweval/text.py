@@ -22,6 +22,10 @@ def _kept(ch: str) -> bool:
     return ch.isspace() or unicodedata.category(ch)[0] in _KEPT_CATEGORIES
 
 
+# ASCII text: NFKC leaves it as it is and casefold() is lower(), so one translate() drops what _kept() would.
+_ASCII_NOT_KEPT = {i: None for i in range(128) if not _kept(chr(i))}
+
+
 def normalize(text: str) -> str:
     """NFKC, casefold, keep only whitespace and characters of Unicode categories L, N, M; collapse whitespace.
 
@@ -33,6 +37,8 @@ def normalize(text: str) -> str:
     """
     if _ALREADY_NORMAL.fullmatch(text):
         return text
+    if text.isascii():
+        return " ".join(text.lower().translate(_ASCII_NOT_KEPT).split())
     folded = unicodedata.normalize("NFKC", text).casefold()
     kept = "".join(ch for ch in folded if _kept(ch))
     return " ".join(kept.split())

@@ -51,6 +51,18 @@ def test_normalize_many_equals_normalize(values):
     assert normalize_many(values) == [normalize(v) if isinstance(v, str) else "" for v in values]
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.characters(max_codepoint=127), max_size=12))
+def test_normalize_ascii_shortcut_follows_the_unicode_definition(text):
+    """ASCII text takes a translate() shortcut; it must equal NFKC + casefold + keep L/N/M and whitespace."""
+    import unicodedata
+
+    folded = unicodedata.normalize("NFKC", text).casefold()
+    kept = "".join(ch for ch in folded if ch.isspace() or unicodedata.category(ch)[0] in "LNM")
+    assert normalize(text) == " ".join(kept.split())
+    assert normalize(text + "é") == " ".join((kept + "é").split())  # the Unicode path, for comparison
+
+
 def test_duplicates_after_normalization_keep_the_first():
     row, ev = one_review([("Scam!", 0.9), ("scam", 0.5), ("fraud", 0.4)])
     kept = ev.keywords["keyword"].tolist()
