@@ -166,6 +166,12 @@ def _gt_review_ids(gt: pd.DataFrame) -> pd.Series:
     """The GT table's `review_id` as text (None: the row belongs to the movie's list); all None without the column."""
     if "review_id" not in gt.columns:
         return pd.Series([None] * len(gt), index=gt.index, dtype=object)
+    values = gt["review_id"].to_numpy(dtype=object)
+    if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
+        # text ids (as the readers give them): mapped once per distinct id, its rows sharing one string
+        codes, uniques = factorize_runs(values)
+        mapped = object_array([None if u == "" else u for u in uniques.tolist()] + [None])
+        return pd.Series(mapped[codes], index=gt.index, dtype=object, copy=False)
     return gt["review_id"].map(lambda v: None if v is None or v is pd.NA or (isinstance(v, float) and v != v) or v == "" else str(v)).astype(object)
 
 

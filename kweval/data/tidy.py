@@ -188,12 +188,22 @@ def _numbers(frame: pd.DataFrame | pa.Table, name: str) -> np.ndarray:
     return pd.to_numeric(series, errors="coerce").to_numpy()
 
 
+def _keyword_texts(series: pd.Series) -> pd.Series:
+    """Strings stay strings (the empty one too), anything else becomes None; one Python string per distinct keyword."""
+    if isinstance(series.dtype, pd.StringDtype):
+        codes, uniques = pd.factorize(series)
+        values = np.append(np.asarray(uniques, dtype=object), None)[codes]  # code -1 (NA) picks the trailing None
+        return pd.Series(values, index=series.index, dtype=object, copy=False)
+    return series.map(lambda v: v if isinstance(v, str) else None).astype(object)
+
+
 def _as_str(series: pd.Series) -> pd.Series:
     """Strings stay strings; NA, empty and non-string cells become None."""
-    if isinstance(series.dtype, pd.StringDtype):  # every cell a str or NA: masks, not a call per cell
-        keep = (series != "").fillna(False).to_numpy(dtype=bool)
-        values = series.to_numpy(dtype=object, na_value=None)
-        values[~keep] = None
+    if isinstance(series.dtype, pd.StringDtype):  # every cell a str or NA: one Python string per distinct value, shared by its rows
+        codes, uniques = pd.factorize(series)
+        distinct = np.asarray(uniques, dtype=object)
+        distinct[distinct == ""] = None
+        values = np.append(distinct, None)[codes]  # code -1 (NA) picks the trailing None
         return pd.Series(values, index=series.index, dtype=object, copy=False)
     return series.map(lambda v: v if isinstance(v, str) and v != "" else None).astype(object)
 
@@ -401,7 +411,7 @@ def _clean_ground_truth(frame: pd.DataFrame, source: str, problems: list[Problem
         {
             "movie": _as_str(frame["movie"].astype("string")),
             "rank": pd.to_numeric(frame["rank"], errors="coerce"),
-            "keyword": frame["keyword"].map(lambda v: v if isinstance(v, str) else None).astype(object),
+            "keyword": _keyword_texts(frame["keyword"]),
             "helpful": pd.to_numeric(frame["helpful"], errors="coerce") if "helpful" in frame else np.nan,
             "not_helpful": pd.to_numeric(frame["not_helpful"], errors="coerce") if "not_helpful" in frame else np.nan,
         }
