@@ -142,24 +142,44 @@ def clean_ground_truth(gt: pd.DataFrame, order: str = "file") -> pd.DataFrame:
 
     A GT list is a movie's (rows without `review_id`) or one review's own
     (rows with it); the result keeps `review_id` (None for a movie's list),
-    each movie's lists together, its movie-level list first.
+    each movie's lists together, its movie-level list first.  Keys are sorted
+    and compared as integer codes (per-document GT has millions of rows).
     """
     doc = _gt_review_ids(gt)
-    frame = gt.assign(review_id=doc, _doc=doc.fillna("")).sort_values(["movie", "_doc", "rank"], kind="stable")
+    movie_code = _sort_codes(gt["movie"].to_numpy())
+    doc_code = _sort_codes(doc.fillna("").to_numpy(dtype=object))
+    keys = [_sort_codes(gt["rank"].to_numpy())]  # np.lexsort: last key first, ties kept in file order (stable)
     if order == "helpful":
-        helpful = pd.to_numeric(frame["helpful"], errors="coerce").fillna(0.0)
-        not_helpful = pd.to_numeric(frame["not_helpful"], errors="coerce").fillna(0.0)
-        frame = frame.assign(_h=-helpful, _n=not_helpful).sort_values(["movie", "_doc", "_h", "_n"], kind="stable")
-    keywords = frame["keyword"].tolist()
-    norms = normalize_many(keywords)
-    frame = frame.assign(norm=norms)
-    frame = frame[frame["norm"] != ""]
-    frame = frame.drop_duplicates(["movie", "_doc", "norm"], keep="first")
-    frame = frame.assign(
-        rank=frame.groupby(["movie", "_doc"], sort=False).cumcount().astype("int64"),
-        review_id=object_column(frame["review_id"].where(frame["_doc"] != "", None).tolist()).to_numpy(),
+        helpful = pd.to_numeric(gt["helpful"], errors="coerce").fillna(0.0).to_numpy()
+        not_helpful = pd.to_numeric(gt["not_helpful"], errors="coerce").fillna(0.0).to_numpy()
+        keys = [keys[0], _sort_codes(not_helpful), _sort_codes(-helpful)]
+    rows = np.lexsort((*keys, doc_code, movie_code))
+    keyword_codes, keyword_uniques = pd.factorize(gt["keyword"].to_numpy(dtype=object)[rows])
+    unique_norms = normalize_many(keyword_uniques.tolist()) + [""]  # code -1 (NA) picks the trailing ""
+    norm_codes, norm_values = pd.factorize(object_array(unique_norms))
+    row_norm = norm_codes[keyword_codes]
+    lists = pd.DataFrame({"movie": movie_code[rows], "doc": doc_code[rows]})
+    keep = (norm_values[row_norm] != "") & ~lists.assign(norm=row_norm).duplicated(keep="first").to_numpy()
+    rows, row_norm, lists = rows[keep], row_norm[keep], lists[keep]
+    head = np.ones(len(rows), dtype=bool)
+    head[1:] = (lists["movie"].to_numpy()[1:] != lists["movie"].to_numpy()[:-1]) | (lists["doc"].to_numpy()[1:] != lists["doc"].to_numpy()[:-1])
+    list_start = np.maximum.accumulate(np.where(head, np.arange(len(rows)), 0)) if len(rows) else np.zeros(0, np.int64)
+    return (
+        gt[["movie", "keyword"]]
+        .iloc[rows]
+        .assign(
+            rank=(np.arange(len(rows)) - list_start).astype("int64"),
+            norm=norm_values[row_norm].tolist(),
+            review_id=doc.to_numpy(dtype=object)[rows],
+        )[["movie", "rank", "keyword", "norm", "review_id"]]
+        .reset_index(drop=True)
     )
-    return frame[["movie", "rank", "keyword", "norm", "review_id"]].reset_index(drop=True)
+
+
+def _sort_codes(values: np.ndarray) -> np.ndarray:
+    """Integer codes that sort as `values` do under a stable sort_values (missing values last)."""
+    codes, uniques = pd.factorize(values, sort=True)
+    return np.where(codes < 0, len(uniques), codes)
 
 
 def _gt_review_ids(gt: pd.DataFrame) -> pd.Series:
