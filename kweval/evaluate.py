@@ -213,16 +213,22 @@ class _GtLists:
     """Where one movie's GT lists lie in its cleaned GT rows (movie-level list first, then one per review)."""
 
     movie_level: tuple[int, int] | None  # (start, size) of the movie's own list, if it has one
-    by_review: dict  # review id -> (start, size) of that review's own list
+    review_ids: pd.Index  # the reviews with their own list (distinct), hashed once for every lookup
+    review_start: np.ndarray  # per review in review_ids: where its list starts among the movie's GT rows
+    review_size: np.ndarray  # per review in review_ids: its list's size
+
+    def find(self, reviews: np.ndarray) -> np.ndarray:
+        """Per review, its position in `review_ids` (-1: no list of its own)."""
+        return self.review_ids.get_indexer(reviews) if len(reviews) else np.zeros(0, np.int64)
 
     def ranges(self, reviews: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(start, size) of the list each review is scored against: its own, else the movie's, else (0, 0)."""
-        fallback = self.movie_level or (0, 0)
-        spans = [self.by_review.get(r, fallback) for r in reviews.tolist()]
-        if not spans:
-            return np.zeros(0, np.int64), np.zeros(0, np.int64)
-        arr = np.asarray(spans, dtype=np.int64).reshape(-1, 2)
-        return arr[:, 0], arr[:, 1]
+        fallback_start, fallback_size = self.movie_level or (0, 0)
+        at = self.find(reviews)
+        own = at >= 0
+        start = np.where(own, self.review_start[np.where(own, at, 0)] if len(self.review_start) else 0, fallback_start)
+        size = np.where(own, self.review_size[np.where(own, at, 0)] if len(self.review_size) else 0, fallback_size)
+        return start.astype(np.int64), size.astype(np.int64)
 
 
 def _gt_lists(gt: pd.DataFrame) -> dict[str, _GtLists]:
@@ -233,23 +239,26 @@ def _gt_lists(gt: pd.DataFrame) -> dict[str, _GtLists]:
         return {}
     movie_codes, movie_names = pd.factorize(gt["movie"].to_numpy(dtype=object), sort=False)  # each movie's rows are contiguous
     movie_start = np.searchsorted(movie_codes, np.arange(len(movie_names)))
-    with_docs = set(np.unique(movie_codes[per_review]).tolist())
     n = len(doc)
     change = np.ones(n, dtype=bool)
     change[1:] = (movie_codes[1:] != movie_codes[:-1]) | (per_review[1:] != per_review[:-1]) | (per_review[1:] & (doc[1:] != doc[:-1]))
     heads = np.flatnonzero(change)
     sizes = np.diff(np.append(heads, n))
+    head_movie = movie_codes[heads]
+    head_own = per_review[heads]
     out: dict[str, _GtLists] = {}
-    for head, size in zip(heads.tolist(), sizes.tolist()):
-        m = int(movie_codes[head])
-        if m not in with_docs:
-            continue
-        lists = out.setdefault(movie_names[m], _GtLists(None, {}))
-        span = (head - int(movie_start[m]), size)
-        if pd.isna(doc[head]):
-            lists.movie_level = span
-        else:
-            lists.by_review[doc[head]] = span
+    for m in np.unique(head_movie[head_own]).tolist():
+        of_movie = head_movie == m
+        own, shared = of_movie & head_own, of_movie & ~head_own
+        offset = int(movie_start[m])
+        movie_level = (int(heads[shared][-1]) - offset, int(sizes[shared][-1])) if shared.any() else None
+        ids, first = np.unique(pd.factorize(doc[heads[own]])[0], return_index=True)  # a review's list is one run
+        out[movie_names[m]] = _GtLists(
+            movie_level,
+            pd.Index(doc[heads[own]][first], dtype=object),
+            (heads[own][first] - offset).astype(np.int64),
+            sizes[own][first].astype(np.int64),
+        )
     return out
 
 
@@ -839,7 +848,7 @@ def _coverage(
 def _rows_with_gt(rows: np.ndarray, review_col: np.ndarray, lists: _GtLists) -> tuple[np.ndarray, int]:
     """The rows whose review has its own GT list, and how many reviews had none."""
     codes, uniques = factorize_runs(review_col[rows])
-    has = np.array([u in lists.by_review for u in uniques.tolist()] + [False], dtype=bool)
+    has = np.append(lists.find(object_array(uniques.tolist())) >= 0, False)
     keep = has[codes]
     return rows[keep], int((~has[:-1]).sum())
 
@@ -849,11 +858,13 @@ def _reviews_with_gt(reviews: pd.DataFrame, gt_lists: dict[str, _GtLists]) -> pd
     only_own = {m: lists for m, lists in gt_lists.items() if lists.movie_level is None}
     if not only_own:
         return reviews
-    keep = [
-        m not in only_own or r in only_own[m].by_review
-        for m, r in zip(reviews["movie"].tolist(), reviews["review_id"].tolist())
-    ]
-    return reviews[np.asarray(keep, dtype=bool)]
+    movie = reviews["movie"].to_numpy(dtype=object)
+    review = reviews["review_id"].to_numpy(dtype=object)
+    keep = np.ones(len(reviews), dtype=bool)
+    for m, lists in only_own.items():
+        rows = np.flatnonzero(movie == m)
+        keep[rows] = lists.find(review[rows]) >= 0
+    return reviews[keep]
 
 
 def _present_gt(
