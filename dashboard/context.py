@@ -8,6 +8,7 @@ page; pages call `page_context()` and only read it.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sys
 from collections.abc import Sequence
@@ -135,6 +136,13 @@ def _evaluate_with_progress(dataset: Dataset, options: EvalOptions) -> Evaluatio
             min(max(float(f), 0.0), 1.0), text=f"Evaluating: {notes.get(stage, stage)}…"))
     finally:
         bar.empty()
+
+
+def row_identity(scores: pd.DataFrame) -> str:
+    """A digest of which (movie, review_id, model) each row of `scores` is, in order: a cache key for what
+    depends on the rows but not on their metric values (unchanged by a τ change or sentiment on)."""
+    hashed = pd.util.hash_pandas_object(scores[["movie", "review_id", "model"]], index=False).to_numpy()
+    return hashlib.blake2b(hashed.tobytes(), digest_size=16).hexdigest()
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -340,9 +340,12 @@ def bootstrap_summary_ci(
     else:
         lo, hi = _percentile_ci(samples, confidence)
     index = {m: i for i, m in enumerate(present)}
-    for row, m in enumerate(metrics):
-        if m in index:
-            out.loc[row, ["value", "ci_low", "ci_high"]] = [point[index[m]], lo[index[m]], hi[index[m]]]
+    rows = [row for row, m in enumerate(metrics) if m in index]
+    cols = [index[metrics[row]] for row in rows]
+    for name, values in (("value", point), ("ci_low", lo), ("ci_high", hi)):  # one column write each, not a .loc per metric
+        column = out[name].to_numpy(dtype="float64", copy=True)
+        column[rows] = np.asarray(values, dtype="float64")[cols]
+        out[name] = column
     return out
 
 

@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard import page_context
+from dashboard.context import row_identity
 from dashboard.tables import best_in_bold, number_columns
 from dashboard.escape import esc, md
 from dashboard.style import axis_title, metric_label, model_colors
@@ -29,9 +30,15 @@ def _cis(key: tuple, how: str, movie: str, models: tuple, _scores: pd.DataFrame)
     return pd.concat(parts, ignore_index=True)
 
 
+@st.cache_data(show_spinner=False, max_entries=16)
+def _slice_labels(data_hash: str, rows: str, by: str, _scores: pd.DataFrame) -> pd.Series | None:
+    """Labels of the evaluated rows `rows` (`row_identity`): the same after a τ change or with sentiment on."""
+    return slice_labels(_scores, ctx.dataset.reviews, by)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def _sliced(key: tuple, how: str, by: str, _evaluation) -> pd.DataFrame | None:
-    labels = slice_labels(_evaluation.scores, ctx.dataset.reviews, by)
+    labels = _slice_labels(ctx.data_hash, row_identity(_evaluation.scores), by, _evaluation.scores)
     return None if labels is None else aggregate_by(_evaluation, labels, how)
 
 
