@@ -23,7 +23,8 @@ from dashboard.escape import md
 from dashboard.links import page_links, page_params
 from dashboard.selection import SELECTION_KEYS, Selection, resolve_selection
 
-from kweval.aggregate import aggregate
+from kweval import registry
+from kweval.aggregate import MICRO_F1, MICRO_RATIOS, aggregate
 from kweval.data import load_dataset
 from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy_tables
@@ -143,6 +144,20 @@ def row_identity(scores: pd.DataFrame) -> str:
     depends on the rows but not on their metric values (unchanged by a τ change or sentiment on)."""
     hashed = pd.util.hash_pandas_object(scores[["movie", "review_id", "model"]], index=False).to_numpy()
     return hashlib.blake2b(hashed.tobytes(), digest_size=16).hexdigest()
+
+
+def ci_groups(names: list[str]) -> list[list[str]]:
+    """The metrics bootstrapped together: the semantic ones apart, as a τ change alters only them."""
+    semantic = [m for m in names if (entry := registry.info(m)) is not None and entry.group == "semantic"]
+    return [group for group in ([m for m in names if m not in semantic], semantic) if group]
+
+
+def ci_digest(rows: pd.DataFrame, group: list[str], how: str) -> str:
+    """A digest of the values the CIs of `group` read (its columns and, under micro, their counts)."""
+    needed = set(group) | {c for m in group for part in (m, *MICRO_F1.get(m, ())) for c in MICRO_RATIOS.get(part, ())}
+    columns = [c for c in rows.columns if c in needed]
+    values = rows[columns].to_numpy(dtype="float64")
+    return hashlib.blake2b(repr((how, columns, values.shape)).encode() + values.tobytes(), digest_size=16).hexdigest()
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 import streamlit as st
 
-from kweval import registry, report, slices
+from kweval import registry, report, slices, stats
 from kweval.aggregate import aggregate_by
 from kweval.data import load_dataset
 from kweval.evaluate import EvalOptions, evaluate
@@ -73,3 +73,41 @@ def test_summary_slice_labels_are_reused_when_the_rows_stay(monkeypatch):
     assert not at.exception
     assert sorted(calls) == ["length", "rating"]
     assert any(df.value.index.name == "rating" for df in at.dataframe)
+
+
+def _with_semantic_columns(scores: pd.DataFrame, shift: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(3 + shift)
+    n = len(scores)
+    out = scores.copy()
+    out["sem_n_pred"] = 5.0
+    out["sem_n_gt"] = 8.0
+    out["sem_pred_matched"] = rng.integers(0, 6, n).astype(float)
+    out["sem_gt_matched"] = np.minimum(out["sem_pred_matched"] + rng.integers(0, 3, n), 8).astype(float)
+    out["sem_precision"] = out["sem_pred_matched"] / 5
+    out["sem_recall"] = out["sem_gt_matched"] / 8
+    out["sem_f1"] = 2 * out["sem_precision"] * out["sem_recall"] / (out["sem_precision"] + out["sem_recall"]).replace(0, np.nan)
+    out["sem_f1"] = out["sem_f1"].fillna(0.0)
+    return out
+
+
+@pytest.mark.parametrize("how", ["macro", "micro"])
+def test_ci_groups_give_the_joint_bootstrap_and_a_tau_change_leaves_the_lexical_digest(how):
+    """The Summary bootstraps the semantic metrics apart (dashboard.context.ci_groups), cached by the content of
+    what each group reads: a τ change (only sem_* change) finds the lexical group's CIs in the cache."""
+    from dashboard.context import ci_digest, ci_groups
+
+    ev = evaluate(load_dataset(None), EvalOptions())
+    rows = _with_semantic_columns(ev.scores[ev.scores["model"] == ev.models[0]])
+    names = [*ev.metric_names, "sem_precision", "sem_recall", "sem_f1"]
+    groups = ci_groups(names)
+    assert groups == [ev.metric_names, ["sem_precision", "sem_recall", "sem_f1"]]
+    joint = stats.bootstrap_summary_ci(rows, names, how).set_index("metric")
+    split = pd.concat([stats.bootstrap_summary_ci(rows, g, how) for g in groups]).set_index("metric").reindex(names)
+    np.testing.assert_allclose(split.to_numpy(dtype=float), joint.to_numpy(dtype=float), rtol=0, atol=1e-12, equal_nan=True)
+
+    other_tau = _with_semantic_columns(ev.scores[ev.scores["model"] == ev.models[0]], shift=1)
+    assert ci_digest(other_tau, groups[0], how) == ci_digest(rows, groups[0], how)
+    assert ci_digest(other_tau, groups[1], how) != ci_digest(rows, groups[1], how)
+    assert ci_digest(rows, groups[0], "macro") != ci_digest(rows, groups[0], "micro")
+    changed = rows.assign(**{ev.metric_names[0]: rows[ev.metric_names[0]] + 0.5})
+    assert ci_digest(changed, groups[0], how) != ci_digest(rows, groups[0], how)

@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard import page_context
-from dashboard.context import row_identity
+from dashboard.context import ci_digest, ci_groups, row_identity
 from dashboard.tables import best_in_bold, number_columns
 from dashboard.escape import esc, md
 from dashboard.style import axis_title, metric_label, model_colors
@@ -24,9 +24,19 @@ ev = ctx.evaluation
 metrics = ev.metric_names
 
 
-@st.cache_data(show_spinner="Bootstrapping 95% CIs…", max_entries=32)
+@st.cache_data(show_spinner="Bootstrapping 95% CIs…", max_entries=256)
+def _group_cis(digest: str, how: str, group: tuple, _rows: pd.DataFrame) -> pd.DataFrame:
+    """CIs of one metric group, cached by the content of what they read: unchanged columns are not resampled again."""
+    return stats.bootstrap_summary_ci(_rows, list(group), how)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
 def _cis(key: tuple, how: str, movie: str, models: tuple, _scores: pd.DataFrame) -> pd.DataFrame:
-    parts = [stats.bootstrap_summary_ci(_scores[_scores["model"] == m], metrics, how).assign(model=m) for m in models]
+    parts = []
+    for model in models:
+        rows = _scores[_scores["model"] == model]
+        groups = [_group_cis(ci_digest(rows, group, how), how, tuple(group), rows) for group in ci_groups(metrics)]
+        parts.append(pd.concat(groups).set_index("metric").reindex(metrics).reset_index().assign(model=model))
     return pd.concat(parts, ignore_index=True)
 
 
