@@ -111,3 +111,14 @@ def test_ci_groups_give_the_joint_bootstrap_and_a_tau_change_leaves_the_lexical_
     assert ci_digest(rows, groups[0], "macro") != ci_digest(rows, groups[0], "micro")
     changed = rows.assign(**{ev.metric_names[0]: rows[ev.metric_names[0]] + 0.5})
     assert ci_digest(changed, groups[0], how) != ci_digest(rows, groups[0], how)
+
+
+@pytest.mark.parametrize("n", [1, 7, 2500, 12_000])  # 12,000 × 2000 resamples: over the kept size, drawn each time
+def test_kept_resample_draws_equal_fresh_draws(n):
+    """kweval.stats keeps the last resample counts (every model of a movie bootstraps the same n): same numbers."""
+    x = np.random.default_rng(5).random((n, 2))
+    first = stats.bootstrap_statistics(n, lambda w: w @ x / n)
+    stats._resample_counts.cache_clear()
+    fresh = np.concatenate([np.asarray(c, dtype="float64") @ x / n for c in stats._draw_counts(n, stats.N_BOOT, stats.SEED)])
+    again = stats.bootstrap_statistics(n, lambda w: w @ x / n)
+    assert np.array_equal(first, fresh) and np.array_equal(again, fresh)
