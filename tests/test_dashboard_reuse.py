@@ -122,3 +122,23 @@ def test_kept_resample_draws_equal_fresh_draws(n):
     fresh = np.concatenate([np.asarray(c, dtype="float64") @ x / n for c in stats._draw_counts(n, stats.N_BOOT, stats.SEED)])
     again = stats.bootstrap_statistics(n, lambda w: w @ x / n)
     assert np.array_equal(first, fresh) and np.array_equal(again, fresh)
+
+
+def test_explorer_rerun_reuses_its_review_cards(monkeypatch):
+    """A warm rerun of the explorer shows the same cards without building them again; another marked model rebuilds them."""
+    from dashboard import keyword_html
+
+    st.cache_data.clear()
+    built = []
+    original = keyword_html.model_grid_html
+    monkeypatch.setattr(keyword_html, "model_grid_html", lambda *a, **kw: built.append(1) or original(*a, **kw))
+    at = run(monkeypatch, None, page="dashboard/views/explorer.py")
+    first = [h.proto.body for h in at.get("html")]
+    n_cards = len(built)
+    assert n_cards > 0
+    at.run()
+    assert len(built) == n_cards and [h.proto.body for h in at.get("html")] == first
+    models = at.radio(key="qp_hl").options
+    at.radio(key="qp_hl").set_value(models[1]).run()
+    assert not at.exception and len(built) == 2 * n_cards
+    assert [h.proto.body for h in at.get("html")] != first
