@@ -142,3 +142,28 @@ def test_explorer_rerun_reuses_its_review_cards(monkeypatch):
     at.radio(key="qp_hl").set_value(models[1]).run()
     assert not at.exception and len(built) == 2 * n_cards
     assert [h.proto.body for h in at.get("html")] != first
+
+
+def _links(at) -> list[str]:
+    return next(df.value for df in at.dataframe if "open" in df.value.columns)["open"].tolist()
+
+
+def test_compare_rerun_reuses_its_scatter_and_links(monkeypatch):
+    """A warm rerun of Compare draws the same per-review scatter and links without building them again."""
+    import plotly.express as px
+
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    built = []
+    original = px.scatter
+    monkeypatch.setattr(px, "scatter", lambda *a, **kw: built.append(1) or original(*a, **kw))
+    at = run(monkeypatch, None, page="dashboard/views/compare.py")
+    spec = at.get("plotly_chart")[0].proto.spec
+    links = _links(at)
+    assert len(built) == 1 and links and all(link.startswith("./explorer?") for link in links)
+    at.run()
+    assert len(built) == 1 and at.get("plotly_chart")[0].proto.spec == spec
+    assert _links(at) == links
+    metric = at.selectbox(key="qp_metric")
+    metric.set_value(next(m for m in metric.options if m != metric.value)).run()
+    assert not at.exception and len(built) == 2 and at.get("plotly_chart")[0].proto.spec != spec
