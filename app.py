@@ -26,6 +26,7 @@ from kweval.data import DatasetError
 from kweval.data.dataset import Dataset
 from kweval.evaluate import AGGREGATIONS, EvalOptions
 from kweval.matching import MATCH_MODES
+from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS
 
 HERE = Path(__file__).resolve().parent
 st.set_page_config(page_title="kweval", page_icon=":material/key:", layout="wide")
@@ -127,6 +128,9 @@ def _selection(dataset: Dataset) -> Selection:
     sb.slider("Cosine threshold τ", min_value=TAU_MIN, max_value=TAU_MAX, step=TAU_STEP, format="%.2f", key="sel_tau",
               disabled=not sel.semantic, on_change=push("tau", lambda: format_tau(st.session_state["sel_tau"])),
               help="Strict: a cosine must exceed τ.")
+    sb.selectbox("Embedding backend", EMBEDDING_BACKENDS, key="sel_backend", disabled=not sel.semantic,
+                 help="auto: onnx on the CPU, torch on a GPU. onnx gives torch's vectors (faster on CPU); onnx-int8 is "
+                      "quantized (faster, approximate). Each backend keeps its own cache.")
     sb.toggle("Sentiment (VADER)", key="sel_sas", on_change=push("sas", lambda: "1" if st.session_state["sel_sas"] else "0"),
               help="sas_keywords / sas_text (docs/metrics.md §5): 1 − |mean v(keywords) − mean v(GT)| and − v(review text).")
     sb.toggle("Present / absent split", key="sel_present", on_change=push("present", lambda: "1" if st.session_state["sel_present"] else "0"),
@@ -199,6 +203,7 @@ def main() -> None:
     options = EvalOptions(
         k=selection.k, match=selection.match, semantic=selection.semantic, sentiment=selection.sentiment,
         threshold=selection.threshold if selection.semantic else EvalOptions.threshold,  # τ changes nothing without sem
+        embedding_backend=st.session_state.get("sel_backend", EvalOptions.embedding_backend) if selection.semantic else EvalOptions.embedding_backend,
         keyphrase=dataset.per_document, present=present,
     )
     try:

@@ -143,13 +143,13 @@ def tau_changes(params: dict[str, str], repeat: int) -> tuple[Timing, list[Timin
     from kweval import semantic
 
     loads: list = []
-    original = semantic.load_model
+    original = semantic.load_encoder
 
     def counting(*args, **kwargs):
         loads.append(args)
         return original(*args, **kwargs)
 
-    semantic.load_model = counting
+    semantic.load_encoder = counting
     try:
         at = _session(params)
         _timed(at.run, at)
@@ -159,7 +159,7 @@ def tau_changes(params: dict[str, str], repeat: int) -> tuple[Timing, list[Timin
         times = [_timed(at.sidebar.slider(key="sel_tau").set_value(round(start + 0.01 * (i + 1), 2)).run, at) for i in range(repeat)]
         return first, times, len(loads) - before
     finally:
-        semantic.load_model = original
+        semantic.load_encoder = original
 
 
 def _verdict(name: str, timing: Timing) -> str:

@@ -16,8 +16,17 @@ write), timed with time.perf_counter at the stage boundaries that
 Targets (2 cores): 20k → 200k DNLP costs at most 12× the time; 200k reviews
 peak under 3 GB RSS; 1M reviews × 3 models (tidy) at most 60 s and 4 GB.
 
+Semantic curve (`--semantic`, issue 14): `kweval evaluate DATA --semantic`
+on synthetic tidy sets of 10k and 100k reviews × 3 models whose keyword
+vocabulary is bounded (few noise phrases, no Heaps growth: the default
+generator's 139k distinct keywords at 100k reviews would take ~10 min to
+embed on 2 cores), each cold (an empty KWEVAL_CACHE_DIR) then warm, in one
+process and with `--scheduler local:2`.  Printed per run: the time, the
+distinct keywords embedded and the cost per keyword embedded (cold − warm).
+
 Usage: python bench/bench_scale.py [--sizes 10000,100000,1000000] [--dnlp-sizes 20000,200000] [--repeat 3]
        python bench/bench_scale.py --profile DATA     (the in-process split only, as JSON)
+       python bench/bench_scale.py --semantic [--semantic-sizes 10000,100000]   (the semantic curve only)
 """
 
 from __future__ import annotations
@@ -198,6 +207,79 @@ def profile_child(folder: str) -> dict:
     return json.loads(res["stdout"].strip().splitlines()[-1])
 
 
+# --- semantic curve (issue 14) ------------------------------------------------------------------------
+
+# A bounded vocabulary: the curve measures evaluation and embedding, not a vocabulary that grows with the reviews.
+SEMANTIC_SYNTH = {"n_noise": 400, "heaps_beta": 0.0}
+
+
+def ensure_semantic_dataset(reviews: int) -> dict:
+    """A tidy synthetic set with a bounded vocabulary (SEMANTIC_SYNTH), written once into bench/out/."""
+    from kweval.data import load_dataset
+    from kweval.evaluate import EvalOptions, evaluate, semantic_texts
+    from kweval.synth import SynthOptions, synthesize, write_synthetic
+
+    folder = OUT / f"synth_sem_{reviews // 1000}k_m{MOVIES}_k{MODELS}_s{SEED}"
+    marker = folder / ".complete"
+    if not marker.is_file():
+        dataset = synthesize(movies=MOVIES, reviews_per_movie=reviews // MOVIES, models=MODELS, seed=SEED,
+                             options=SynthOptions(**SEMANTIC_SYNTH))
+        write_synthetic(dataset, folder, layout="tidy")
+        distinct = len(semantic_texts(evaluate(load_dataset(folder), EvalOptions())))
+        marker.write_text(json.dumps({"distinct_keywords": distinct, "prediction_rows": len(dataset.predictions)}))
+    info = json.loads(marker.read_text())
+    shown = f"synthesize(movies={MOVIES}, reviews_per_movie={reviews // MOVIES}, models={MODELS}, seed={SEED}, options=SynthOptions(**{SEMANTIC_SYNTH}))"
+    return {"folder": str(folder), "reviews": reviews, "synth": shown, **info}
+
+
+def semantic_curve(sizes=(10_000, 100_000), schedulers=("", "local:2")) -> dict:
+    """Cold then warm `kweval evaluate --semantic` per size and scheduler, each cold run with a fresh cache folder."""
+    OUT.mkdir(parents=True, exist_ok=True)
+    rows = []
+    for n in sizes:
+        data = ensure_semantic_dataset(n)
+        for scheduler in schedulers:
+            with tempfile.TemporaryDirectory(prefix="kweval-bench-cache-") as cache:
+                os.environ["KWEVAL_CACHE_DIR"] = cache
+                try:
+                    cmd = [sys.executable, "-m", "kweval", "evaluate", data["folder"], "--semantic", "--quiet",
+                           "--out", str(OUT / "semantic_summary.csv")] + (["--scheduler", scheduler] if scheduler else [])
+                    runs = {}
+                    for state in ("cold", "warm"):
+                        res = run_timed(cmd)
+                        if res["rc"] != 0:
+                            raise SystemExit(f"semantic run failed: {_show(cmd)}\n{res['stderr']}")
+                        runs[state] = round(res["wall_s"], 2)
+                finally:
+                    os.environ.pop("KWEVAL_CACHE_DIR", None)
+            per_keyword = (runs["cold"] - runs["warm"]) / max(1, data["distinct_keywords"])
+            rows.append({"data": data, "scheduler": scheduler or "one process", "cmd": "KWEVAL_CACHE_DIR=EMPTY " + _show(cmd),
+                         **runs, "ms_per_keyword": round(1000 * per_keyword, 3)})
+    from kweval.evaluate import EvalOptions
+
+    return {"backend": EvalOptions().embedding_backend, "cores": len(os.sched_getaffinity(0)), "rows": rows}
+
+
+def semantic_report(result: dict) -> str:
+    lines = [
+        f"### Semantic curve (`--semantic`, default embedding backend {result['backend']}, {result['cores']} cores)",
+        "",
+        "Synthetic tidy data, 10 movies × 3 models, bounded vocabulary: "
+        f"`{result['rows'][0]['data']['synth'] if result['rows'] else ''}` (reviews per movie as the size says). "
+        "Cold: an empty KWEVAL_CACHE_DIR (every distinct keyword embedded); warm: the same command again. "
+        "Per keyword embedded: (cold − warm) / distinct keywords.",
+        "",
+        "| reviews | prediction rows | distinct keywords | where | cold | warm | ms per keyword embedded |",
+        "| ---: | ---: | ---: | --- | ---: | ---: | ---: |",
+    ]
+    for r in result["rows"]:
+        d = r["data"]
+        lines.append(f"| {d['reviews']:,d} | {d['prediction_rows']:,d} | {d['distinct_keywords']:,d} | {r['scheduler']} | "
+                     f"{r['cold']:.1f} s | {r['warm']:.1f} s | {r['ms_per_keyword']:.2f} |")
+    lines += ["", "Commands:", "", "```"] + sorted({r["cmd"] for r in result["rows"]}) + ["```"]
+    return "\n".join(lines)
+
+
 # --- the benchmark ---------------------------------------------------------------------------------------
 
 
@@ -270,7 +352,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-profile", action="store_true")
     parser.add_argument("--profile", metavar="DATA", help="only the in-process split of DATA, printed as JSON")
+    parser.add_argument("--semantic", action="store_true", help="only the semantic curve (cold/warm, one process and local:2)")
+    parser.add_argument("--semantic-sizes", type=_ints, default=[10_000, 100_000], help="semantic curve sizes (reviews)")
     args = parser.parse_args(argv)
+    if args.semantic:
+        print(semantic_report(semantic_curve(args.semantic_sizes)))
+        return 0
     if args.profile:
         OUT.mkdir(parents=True, exist_ok=True)
         print(json.dumps(profile(args.profile)))

@@ -250,6 +250,7 @@ def backends_main(args: argparse.Namespace) -> int:
     print("| backend | condition | seconds | strings/s | vs torch fp32 | max abs dcos | same decision at 0.75 |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
     conditions = ["idle-ish", "1 busy process"] if args.busy else ["as is"]
+    verdicts = []
     for condition in conditions:
         hog = busy_process() if condition == "1 busy process" else None
         try:
@@ -261,9 +262,18 @@ def backends_main(args: argparse.Namespace) -> int:
                 worst, same, _ = agreement(ref, vecs, pairs)
                 print(f"| {backend} | {condition} | {secs:.1f} | {len(texts) / secs:,.0f} | {ref_secs / secs:.2f}x "
                       f"| {worst:.2e} | {100 * same:.3f} % |", flush=True)
+                if backend == "onnx":
+                    verdicts.append((condition, ref_secs / secs, worst, same))
         finally:
             if hog is not None:
                 hog.kill()
+    print()
+    print("Both paths sort their batches by token count (embed_texts); `auto` (the CPU default) is onnx.")
+    for condition, ratio, worst, same in verdicts:
+        agrees = worst <= 2e-3 and same >= 0.999
+        print(f"- {condition}: onnx agreement (max |dcos| <= 2e-3, >= 99.9 % same decisions at 0.75): "
+              f"{'met' if agrees else 'not met'}; speed target onnx >= 2.5x torch fp32: {ratio:.2f}x, "
+              f"{'met' if ratio >= 2.5 else 'not met'}")
     return 0
 
 

@@ -2,8 +2,9 @@
 
 - bench_lexical.py: `kweval evaluate` vs the notebooks' loop on the DNLP data;
 - bench_scale.py: 10k / 100k / 1M synthetic reviews (tidy) and 20k / 200k (DNLP);
-- bench_semantic.py and bench_app.py when present (run as they are; their
-  output is copied into the report).
+- bench_semantic.py, bench_app.py, bench_dask.py (dask local:2 vs --jobs 2) and
+  bench_scale.py --semantic (the semantic curve) when present (run as they are;
+  their output is copied into the report).
 
 Usage: python bench/run_all.py [--quick] [--repeat 3]
   --quick: smaller scale curve (10k, 100k tidy; 20k, 200k DNLP), for a fast check.
@@ -28,7 +29,10 @@ sys.path.insert(0, str(REPO))
 import bench_lexical  # noqa: E402
 import bench_scale  # noqa: E402
 
-OPTIONAL = ("bench_semantic.py", "bench_app.py")
+OPTIONAL = (  # a script and its arguments
+    "bench_semantic.py", "bench_app.py", "bench_randomization.py", "bench_highlight.py",
+    "bench_keyphrase.py", "bench_per_document.py", "bench_dask.py", "bench_scale.py --semantic",
+)
 OPTIONAL_TIMEOUT_S = 1800
 
 
@@ -77,13 +81,14 @@ def _git(*args: str) -> str:
 
 
 def run_optional(name: str) -> dict | None:
-    path = BENCH / name
+    script, *script_args = name.split()
+    path = BENCH / script
     if not path.is_file():
         return None
     start = time.perf_counter()
     try:
         proc = subprocess.run(
-            [sys.executable, str(path)], cwd=REPO, capture_output=True, text=True, env=dict(os.environ, HF_HUB_OFFLINE="1"),
+            [sys.executable, str(path), *script_args], cwd=REPO, capture_output=True, text=True, env=dict(os.environ, HF_HUB_OFFLINE="1"),
             timeout=OPTIONAL_TIMEOUT_S,
         )
         rc, out, err = proc.returncode, proc.stdout, proc.stderr

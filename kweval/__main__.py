@@ -1,5 +1,23 @@
-"""`python -m kweval` is the `kweval` command."""
+"""`python -m kweval` is the `kweval` command.
 
-from kweval.cli import run
+`evaluate --protocol pke|kpeval|meng` is tried first by the keyphrase module's
+own small parser (kweval.keyphrase_cli.fast_main): that command needs neither
+pandas nor numpy, and the full CLI's parser imports both.
+"""
 
-run()
+import sys
+
+from kweval.keyphrase_cli import fast_main
+
+
+def main() -> None:
+    status = fast_main(sys.argv[1:])
+    if status is not None:
+        sys.exit(status)
+    from kweval.cli import run
+
+    run()
+
+
+if __name__ == "__main__":
+    main()

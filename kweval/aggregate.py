@@ -31,7 +31,11 @@ MICRO_RATIOS = {
     "w_recall": ("matched_gain", "gain_sum"),
     "sem_precision": ("sem_pred_matched", "sem_n_pred"),
     "sem_recall": ("sem_gt_matched", "sem_n_gt"),
+    "recall_present": ("n_matched_present", "n_gt_present"),
+    "recall_absent": ("n_matched_absent", "n_gt_absent"),
 }
+# micro metrics undefined for reviews without text: a row none of whose reviews defines them stays NaN
+MICRO_WHERE_DEFINED = {"recall_present", "recall_absent"}
 MICRO_F1 = {"f1": ("precision", "recall"), "w_f1": ("w_precision", "w_recall"), "sem_f1": ("sem_precision", "sem_recall")}
 
 
@@ -60,7 +64,8 @@ def _summarise(scores: pd.DataFrame, key: np.ndarray, n_keys: int, metric_cols: 
         has = out["n_reviews"].to_numpy() > 0
         for metric, (num, den) in MICRO_RATIOS.items():
             if metric in metric_cols:
-                out[metric] = np.where(has, safe_ratio(sums[num].to_numpy(), sums[den].to_numpy()), np.nan)
+                defined = has & out[metric].notna().to_numpy() if metric in MICRO_WHERE_DEFINED else has
+                out[metric] = np.where(defined, safe_ratio(sums[num].to_numpy(), sums[den].to_numpy()), np.nan)
         for metric, (a, b) in MICRO_F1.items():
             if metric in metric_cols:
                 out[metric] = np.where(has, harmonic_mean(out[a].to_numpy(), out[b].to_numpy()), np.nan)

@@ -39,6 +39,8 @@ from typing import TypeVar
 
 import numpy as np
 
+from kweval.cachedir import cache_dir
+
 __all__ = ["EmbeddingStore", "cache_dir", "cache_info", "cache_clear", "store_path", "text_key", "describe"]
 
 SCHEMA_VERSION = "2"
@@ -54,20 +56,6 @@ T = TypeVar("T")
 
 class _Damaged(Exception):
     """The file is not a store of this variant (damaged, truncated or of another schema)."""
-
-
-def cache_dir() -> Path:
-    """The folder holding the stores: ``$KWEVAL_CACHE_DIR`` or ``user_cache_dir("kweval")/embeddings``."""
-    env = os.environ.get("KWEVAL_CACHE_DIR", "").strip()
-    if env:
-        return Path(env).expanduser()
-    try:
-        from platformdirs import user_cache_dir
-
-        base = Path(user_cache_dir("kweval"))
-    except ImportError:  # platformdirs is optional: the XDG default
-        base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "kweval"
-    return base / "embeddings"
 
 
 def _folder(folder: str | os.PathLike | None) -> Path:
@@ -243,30 +231,6 @@ class EmbeddingStore:
     def __len__(self) -> int:
         with self._lock:
             return int(self._guard(lambda: self._connection().execute("SELECT count(*) FROM embeddings").fetchone()[0], 0))
-
-    def verify(self) -> int:
-        """Check every row's checksum (and the file with quick_check); drop bad rows.  Returns rows dropped, -1 if the file was moved aside or the store is off."""
-        with self._lock:
-            moved = self.moved
-
-            def scan() -> list[int]:
-                conn = self._connection()
-                _check_file(conn, self.path, self.meta, force=True)
-                return [
-                    rowid
-                    for rowid, h, dim, crc, blob in conn.execute("SELECT rowid, h, dim, crc, vec FROM embeddings")
-                    if _rowid(bytes(h)) != rowid or len(bytes(blob)) != dim * self.dtype.itemsize
-                    or crc != _checksum(bytes(h), bytes(blob))
-                ]
-
-            bad = self._guard(scan, None)
-            if bad is None or self.moved != moved:
-                return -1
-            if bad:
-                self._guard(lambda: self._write("DELETE FROM embeddings WHERE rowid = ?", [(r,) for r in bad]), None)
-                self.dropped += len(bad)
-                self._note(f"{len(bad)} damaged row(s) of {self.path.name} dropped; they are recomputed")
-            return len(bad)
 
     def close(self) -> None:
         with self._lock:

@@ -21,11 +21,27 @@ MATCH_RULES = {
 }
 
 
-def files_hash(paths: Iterable[Path]) -> str:
-    """SHA-256 over the names and bytes of `paths` (sorted), for data given as files."""
+HASH_OF = (
+    "SHA-256 over the input files' relative names and bytes, sorted (`kweval.card.files_hash`): the data as given, "
+    "checkable without kweval; the dashboard's cache key (Dataset.content_hash) hashes the tables as read instead"
+)
+
+
+def files_hash(paths: Iterable[Path], root: Path | None = None) -> str:
+    """SHA-256 over the names and bytes of `paths`, sorted: the card's `dataset_sha256` (see HASH_OF).
+
+    A name is the path relative to `root` when it lies under it, else the file name.
+    """
+    root = Path(root) if root is not None else None
+
+    def name(path: Path) -> str:
+        if root is not None and path.is_relative_to(root):
+            return path.relative_to(root).as_posix()
+        return path.name
+
     h = hashlib.sha256()
     for path in sorted(Path(p) for p in paths):
-        h.update(path.name.encode())
+        h.update(name(path).encode())
         h.update(b"\0")
         h.update(path.read_bytes())
     return h.hexdigest()
@@ -64,6 +80,7 @@ def protocol_card(
         "tool": protocol.tool,
         "data": data,
         "dataset_sha256": content_hash,
+        "dataset_sha256_of": HASH_OF,
         "match": match_rule,
         "stemming": stemming,
         "cutoff": cutoff_rule,
@@ -117,14 +134,9 @@ def card_json(card: Mapping[str, object]) -> str:
 
 
 def folder_hash(folder: Path) -> str:
-    """SHA-256 over the relative paths and bytes of every file under `folder` (sorted)."""
+    """`files_hash` of every file under `folder`, named relative to it."""
     folder = Path(folder)
-    h = hashlib.sha256()
-    for path in sorted(p for p in folder.rglob("*") if p.is_file()):
-        h.update(str(path.relative_to(folder)).encode())
-        h.update(b"\0")
-        h.update(path.read_bytes())
-    return h.hexdigest()
+    return files_hash((p for p in folder.rglob("*") if p.is_file()), folder)
 
 
 def render_with_card(table, fmt: str, meta: Mapping[str, object] | None, card: Mapping[str, object], raw_csv: bool = False, **latex) -> str:
@@ -142,6 +154,12 @@ def render_with_card(table, fmt: str, meta: Mapping[str, object] | None, card: M
     if fmt == "json":
         return report.to_json(table, {**(meta or {}), "protocol": dict(card)})
     return report.render(table, fmt, dict(meta) if meta else None, raw_csv=raw_csv)
+
+
+def rows_json_with_card(rows: list[Mapping[str, object]], card: Mapping[str, object]) -> str:
+    """Rows (plain dicts) and the card as `report.to_json` writes a table (floats to 15 decimals), without pandas."""
+    plain = [{k: round(v, 15) if isinstance(v, float) else v for k, v in row.items()} for row in rows]
+    return json.dumps({"meta": {"protocol": dict(card)}, "rows": plain}, indent=2) + "\n"
 
 
 def write_sidecar(fmt: str, out: str, card: Mapping[str, object]) -> None:

@@ -53,7 +53,7 @@ class EvalOptions:
     threshold: float = 0.75
     embedding_model: str = "all-MiniLM-L6-v2"
     sentiment: bool = False
-    embedding_backend: str = "torch"
+    embedding_backend: str = "auto"  # onnx on the CPU, torch on a GPU: semantic.resolve_backend
     keyphrase: bool = False  # r@k, f1@k (hard), f1@k_flex, f1@M, f1@O, r_precision
     present: bool = False  # recall_present, f1@k_present, recall_absent (needs review texts)
 
@@ -513,11 +513,15 @@ def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, cou
             dataset.reviews, gt.norms, gt.movies, matches.group_movie, matches.group_review, matches.group_gt_start, n_gt,
             matches.group_movie[m_grp], matches.group_review[m_grp], matches.gt_pos[matched], options.match,
         )
-        columns["n_gt_present"] = n_gt_present
         columns.update(metrics.present_metrics(n_gt_present, n_gt, m_grp, position[matched], pair_present, options.k))
         without_text = n_gt_present < 0  # no text to look in: present/absent undefined
         for name in ("recall_present", f"f1@{options.k}_present", "recall_absent"):
             columns[name] = np.where(without_text, np.nan, columns[name])
+        # the counts of micro recall_present / recall_absent (aggregate.MICRO_RATIOS): 0 where there is no text
+        columns["n_gt_present"] = np.where(without_text, 0, n_gt_present)
+        columns["n_gt_absent"] = np.where(without_text, 0, n_gt - n_gt_present)
+        for name in ("n_matched_present", "n_matched_absent"):
+            columns[name] = np.where(without_text, 0.0, columns[name])
     return pd.DataFrame(columns, copy=False)  # copy=False: no copy into consolidated blocks
 
 
@@ -961,6 +965,9 @@ def _gt_list_keys(gt: pd.DataFrame) -> Callable[[pd.DataFrame], pd.DataFrame]:
     return rekey
 
 
+SENTIMENT_COLUMNS = ("sent_pred", "sas_keywords", "sas_text")
+
+
 def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, progress: Progress) -> None:
     """Add sem_* and sas_* columns (docs/metrics.md §4–5); imports the heavy parts only when asked."""
     if evaluation.options.semantic:
@@ -972,6 +979,22 @@ def _add_semantic_and_sentiment(evaluation: Evaluation, dataset: Dataset, progre
         _set_sentiment_columns(evaluation.scores, sas.table, _gt_list_keys(evaluation.ground_truth))
 
 
+def semantic_texts(evaluation: Evaluation) -> list[str]:
+    """The distinct normalized keywords (predicted, then GT) that the semantic metrics embed."""
+    return list(dict.fromkeys(evaluation.keywords["norm"].tolist() + evaluation.ground_truth["norm"].tolist()))
+
+
+def add_semantic(evaluation: Evaluation, progress: Progress | None = None) -> Evaluation:
+    """`evaluation` (made with semantic=False) with the semantic columns added as `evaluate` adds them, its options
+    marked semantic; for lexical parts evaluated apart and combined (kweval.distributed), the keywords then embedded."""
+    evaluation.options = replace(evaluation.options, semantic=True)
+    _add_semantic(evaluation, progress or (lambda stage, fraction: None))
+    scores = evaluation.scores
+    added_after = [c for c in SENTIMENT_COLUMNS if c in scores]  # evaluate adds the sentiment columns after the semantic ones
+    evaluation.scores = scores[[c for c in scores.columns if c not in added_after] + added_after]
+    return evaluation
+
+
 def _add_semantic(evaluation: Evaluation, progress: Progress) -> None:
     """Embed every distinct keyword (store first), keep the best cosines, then threshold them (`with_threshold`)."""
     from kweval import semantic
@@ -979,7 +1002,7 @@ def _add_semantic(evaluation: Evaluation, progress: Progress) -> None:
 
     options = evaluation.options
     kw, gt = evaluation.keywords, evaluation.ground_truth
-    texts = list(dict.fromkeys(kw["norm"].tolist() + gt["norm"].tolist()))
+    texts = semantic_texts(evaluation)
     backend, precision = semantic.variant(options.embedding_backend)
     notes: list[str] = []
     store = EmbeddingStore(options.embedding_model, backend=backend, precision=precision, on_note=notes.append)
@@ -1050,7 +1073,7 @@ def sentiment_scores(evaluation: Evaluation, dataset: Dataset) -> SentimentScore
 
 def _set_sentiment_columns(scores: pd.DataFrame, sas: pd.DataFrame, by_list: Callable[[pd.DataFrame], pd.DataFrame]) -> None:
     by_key = sas.set_index(KEY).reindex(pd.MultiIndex.from_frame(by_list(scores[KEY])))
-    for col in ("sent_pred", "sas_keywords", "sas_text"):
+    for col in SENTIMENT_COLUMNS:
         scores[col] = by_key[col].to_numpy()
 
 

@@ -12,50 +12,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 
 Ranked = list[tuple[str, float]]
 
 EXTRACTORS = ("yake", "keybert", "firstphrases")
 # Higher-is-better flag per extractor: YAKE's score is a cost.
 SCORE_DIRECTION = {"yake": "lower", "keybert": "higher", "firstphrases": "higher"}
-
-
-@dataclass(frozen=True)
-class Collection:
-    """Documents with their own gold keyphrases (the docsutf8/ + keys/ layout)."""
-
-    name: str
-    language: str
-    doc_ids: tuple[str, ...]
-    texts: dict[str, str]
-    keys: dict[str, list[str]]
-
-
-def is_docsutf8(folder: Path) -> bool:
-    """Whether `folder` has the docsutf8/ (+ keys/) layout of the LIAAD keyphrase collections."""
-    return (folder / "docsutf8").is_dir()
-
-
-def read_collection(folder: Path) -> Collection:
-    """Read docsutf8/<id>.txt, keys/<id>.key (one phrase a line, unranked) and lan.txt.
-
-    A small reader for this module and kweval.protocols until the data layer
-    reads the layout itself.  Undecodable bytes are replaced, not fatal.
-    """
-    folder = Path(folder)
-    lan = folder / "lan.txt"
-    language = lan.read_text(encoding="utf-8", errors="replace").strip() if lan.is_file() else "en"
-    texts: dict[str, str] = {}
-    keys: dict[str, list[str]] = {}
-    for path in sorted((folder / "docsutf8").glob("*.txt")):
-        doc_id = path.stem
-        texts[doc_id] = path.read_text(encoding="utf-8", errors="replace")
-        key_path = folder / "keys" / f"{doc_id}.key"
-        lines = key_path.read_text(encoding="utf-8", errors="replace").splitlines() if key_path.is_file() else []
-        keys[doc_id] = [line.strip() for line in lines if line.strip()]
-    return Collection(folder.name, language, tuple(texts), texts, keys)
 
 
 def ordered(entries: Iterable[tuple[str, float]], lower_is_better: bool = False) -> Ranked:
@@ -75,25 +37,42 @@ def yake_lists(texts: Sequence[str], top: int, language: str = "en", max_ngram: 
 
 
 def keybert_lists(
-    texts: Sequence[str], top: int, ngram_range: tuple[int, int] = (1, 3), batch: int = 64, encoder=None
+    texts: Sequence[str], top: int, ngram_range: tuple[int, int] = (1, 3), batch: int = 64, backend: str = "torch"
 ) -> Iterable[Ranked]:
-    """KeyBERT's best `top` phrases of each text (score: cosine to the document), in batches."""
+    """KeyBERT's best `top` phrases of each text (score: cosine to the document), in batches.
+
+    KeyBERT's own candidate selection and ranking; its embeddings come from
+    kweval's embedding store (`store_embedder`), so each distinct candidate is
+    embedded once for the whole collection (and never again on a rerun).
+    """
     from keybert import KeyBERT
 
-    if encoder is None:
-        from kweval.semantic import load_model
-
-        encoder = load_model("all-MiniLM-L6-v2", device="cpu")
-    kb = KeyBERT(model=encoder)
+    kb = KeyBERT(model=store_embedder(backend))
     options = {"keyphrase_ngram_range": ngram_range, "stop_words": "english"}
     for start in range(0, len(texts), batch):
         chunk = list(texts[start : start + batch])
-        doc_emb, word_emb = kb.extract_embeddings(chunk, **options)
-        found = kb.extract_keywords(chunk, top_n=top, doc_embeddings=doc_emb, word_embeddings=word_emb, **options)
+        found = kb.extract_keywords(chunk, top_n=top, **options)
         if len(chunk) == 1:  # KeyBERT flattens the result for a single document
             found = [found]
         for entries in found:
             yield ordered(entries)[:top]
+
+
+def store_embedder(backend: str = "torch"):
+    """A KeyBERT embedding backend reading all-MiniLM-L6-v2 vectors through `kweval.semantic.embed_texts`.
+
+    Candidates repeat across the batches of a collection; the persistent store
+    means each distinct string is encoded once, by `backend` (torch, onnx, ...).
+    """
+    from keybert.backend import BaseEmbedder
+
+    from kweval.semantic import embed_texts
+
+    class StoreEmbedder(BaseEmbedder):
+        def embed(self, documents, verbose: bool = False):
+            return embed_texts([str(d) for d in documents], backend=backend, device="cpu")
+
+    return StoreEmbedder()
 
 
 _WORD = re.compile(r"[^\W\d_][\w-]*", re.UNICODE)
@@ -143,13 +122,21 @@ def _emit(run: list[tuple[int, str]], found: Ranked, seen: set[str], max_words: 
 
 
 def run_extractor(
-    name: str, texts: Sequence[str], top: int, language: str = "en", progress: Callable[[int], None] | None = None
+    name: str,
+    texts: Sequence[str],
+    top: int,
+    language: str = "en",
+    progress: Callable[[int], None] | None = None,
+    backend: str = "torch",
 ) -> list[Ranked]:
-    """One ranked list per text from extractor `name`; `progress(n_done)` after each text."""
+    """One ranked list per text from extractor `name`; `progress(n_done)` after each text.
+
+    `backend`: the embedding backend of KeyBERT (`kweval.semantic.BACKENDS`).
+    """
     if name == "yake":
         lists = yake_lists(texts, top, language)
     elif name == "keybert":
-        lists = keybert_lists(texts, top)
+        lists = keybert_lists(texts, top, backend=backend)
     elif name == "firstphrases":
         lists = firstphrases_lists(texts, top)
     else:

@@ -180,7 +180,8 @@ def present_metrics(
     - ``f1@k_present``: F1 of |{(i,j) ∈ M : i < k, j present}| / k and that count / |G_present|.
 
     All predictions take part (no filtering of predictions by presence; the
-    protocol presets that filter them do so themselves).
+    protocol presets that filter them do so themselves).  The matched counts
+    come along (``n_matched_present``, ``n_matched_absent``) for micro ratios.
     """
     n_gt_present = np.asarray(n_gt_present, dtype="int64")
     n_reviews = len(n_gt_present)
@@ -194,5 +195,7 @@ def present_metrics(
         "recall_present": safe_ratio(hit_present, n_gt_present),
         f"f1@{k}_present": harmonic_mean(hit_present_k / float(k), recall_present_k),
         "recall_absent": safe_ratio(hit_absent, np.asarray(n_gt, dtype="int64") - n_gt_present),
+        "n_matched_present": hit_present,
+        "n_matched_absent": hit_absent,
     }
 

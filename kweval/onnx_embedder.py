@@ -114,6 +114,13 @@ class OnnxEncoder:
         self.session = ort.InferenceSession(str(onnx_path), options, providers=["CPUExecutionProvider"])
         self.inputs = {i.name for i in self.session.get_inputs()}
 
+    def __call__(self, texts: list[str]) -> np.ndarray:
+        return self.encode(texts)
+
+    def token_counts(self, texts: list[str]) -> np.ndarray:
+        """Real tokens of each text (special tokens included, truncated as in `encode`)."""
+        return np.fromiter((sum(e.attention_mask) for e in self.tokenizer.encode_batch(texts)), dtype=np.int64, count=len(texts))
+
     def encode(self, texts: list[str]) -> np.ndarray:
         batch = self.tokenizer.encode_batch(texts)
         feed = {

@@ -13,12 +13,12 @@ and docs/protocols.md.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 
-import numpy as np
+from kweval.stemming import PorterCache, default_cache_file
 
 # Cut-offs every protocol reports: two ranks and the two list-relative ones.
 CUTOFFS: tuple[int | str, ...] = (5, 10, "M", "O")
@@ -49,29 +49,26 @@ class Protocol:
         return out
 
 
-PROTOCOLS: dict[str, Protocol] = {
-    "kweval": Protocol(
-        name="kweval",
+# The conventions that change the numbers, one row per preset (docs/protocols.md's table).
+_CONVENTION_FIELDS = ("tokenizer", "stemming", "prediction_dedup", "gt_dedup", "cutoff", "macro_f1")
+_CONVENTIONS: dict[str, tuple[str, str, str, bool, str, str]] = {
+    #          tokenizer      stemming  prediction_dedup gt_dedup cutoff       macro_f1
+    "kweval": ("kweval",     "none",   "stemmed",       True,    "hard",     "mean_f1"),
+    "pke":    ("whitespace", "porter", "numerator",     False,   "flexible", "mean_f1"),
+    "kpeval": ("space",      "porter", "stemmed",       True,    "hard",     "f1_of_means"),
+    "meng":   ("nonword",    "porter", "stemmed",       False,   "flexible", "mean_f1"),
+}
+
+# What each tool is, and the rules it states in words (the protocol card prints them).
+_DESCRIPTIONS: dict[str, dict[str, object]] = {
+    "kweval": dict(
         tool="kweval (docs/metrics.md)",
-        tokenizer="kweval",
-        stemming="none",
-        prediction_dedup="stemmed",
-        gt_dedup=True,
-        cutoff="hard",
-        macro_f1="mean_f1",
         present_rule="normalized phrase's words occur consecutively in the normalized document",
         empty_predictions="scores 0 and is counted",
         invalid_predictions="empty after normalization",
     ),
-    "pke": Protocol(
-        name="pke",
+    "pke": dict(
         tool="pke (boudinfl/pke, examples/benchmarking-models.py evaluate + utils.load_references)",
-        tokenizer="whitespace",
-        stemming="porter",
-        prediction_dedup="numerator",
-        gt_dedup=False,
-        cutoff="flexible",
-        macro_f1="mean_f1",
         present_rule="none (pke has no present/absent split; not reported)",
         empty_predictions="pke divides by zero; kweval scores 0 and counts the document",
         invalid_predictions="none",
@@ -82,15 +79,8 @@ PROTOCOLS: dict[str, Protocol] = {
             "phrases are split on whitespace only: 'non-linear' and 'non linear' differ",
         ),
     ),
-    "kpeval": Protocol(
-        name="kpeval",
+    "kpeval": dict(
         tool="KPEval (uclanlp/KPEval, metrics/exact_matching_metric.py)",
-        tokenizer="space",
-        stemming="porter",
-        prediction_dedup="stemmed",
-        gt_dedup=True,
-        cutoff="hard",
-        macro_f1="f1_of_means",
         present_rule="stemmed words occur consecutively in the lower-cased document split on single spaces (punctuation stays on words)",
         empty_predictions="an empty list is one empty prediction: scores 0 and is counted",
         invalid_predictions="none (the validity filter is switched off by invalidate_unk=True, passed as disable_valid_filter)",
@@ -101,15 +91,8 @@ PROTOCOLS: dict[str, Protocol] = {
             "SemR's exact-match shortcut compares the whole label list with the predictions (labels_stemmed in preds_stemmed), so it never fires (semantic metrics, not reproduced here)",
         ),
     ),
-    "meng": Protocol(
-        name="meng",
+    "meng": dict(
         tool="OpenNMT-kpg (memray/OpenNMT-kpg-release, kp_evaluate.py with tokenizer split_nopunc)",
-        tokenizer="nonword",
-        stemming="porter",
-        prediction_dedup="stemmed",
-        gt_dedup=False,
-        cutoff="flexible",
-        macro_f1="mean_f1",
         present_rule="stemmed words (split on \\W) occur consecutively in the stemmed document",
         empty_predictions="scores 0 and is counted",
         invalid_predictions="no words, or the word 'unk' (the unk token under split_nopunc)",
@@ -121,19 +104,47 @@ PROTOCOLS: dict[str, Protocol] = {
     ),
 }
 
+PROTOCOLS: dict[str, Protocol] = {
+    name: Protocol(name=name, **dict(zip(_CONVENTION_FIELDS, row)), **_DESCRIPTIONS[name])
+    for name, row in _CONVENTIONS.items()
+}
 
-@lru_cache(maxsize=None)
-def _stem(word: str) -> str:
-    from kweval.text import _porter
 
-    return _porter().stem(word)
+_stems: PorterCache | None = None
+# Per process: a phrase's words, and a document's words with their index, under each tokenizer
+# (documents and gold are the same for every model of a run).
+_phrases: dict[tuple[str, str], tuple[str, ...]] = {}
+_documents: dict[tuple[str, str], tuple[tuple[str, ...], dict[str, list[int]]]] = {}
+
+
+def _stem_all(words: Sequence[str]) -> tuple[str, ...]:
+    """NLTK's Porter stems of `words`, through the persistent stem cache (kweval.stemming)."""
+    global _stems
+    if _stems is None:
+        _stems = PorterCache(default_cache_file())
+    known, stem = _stems.stems.get, _stems.stem
+    return tuple([known(w) or stem(w) for w in words])
+
+
+def save_stems() -> None:
+    """Keep the stems computed so far for the next run (no-op when nothing new was stemmed)."""
+    if _stems is not None:
+        _stems.save()
 
 
 _NON_WORD = re.compile(r"\W")
 
 
 def phrase_words(protocol: Protocol, phrase: str) -> tuple[str, ...]:
-    """The (stemmed) words of one phrase under the protocol's tokenizer."""
+    """The (stemmed) words of one phrase under the protocol's tokenizer (remembered for the process)."""
+    key = (protocol.name, phrase)
+    words = _phrases.get(key)
+    if words is None:
+        words = _phrases[key] = _phrase_words(protocol, phrase)
+    return words
+
+
+def _phrase_words(protocol: Protocol, phrase: str) -> tuple[str, ...]:
     if protocol.tokenizer == "kweval":
         from kweval.text import normalize
 
@@ -148,7 +159,7 @@ def phrase_words(protocol: Protocol, phrase: str) -> tuple[str, ...]:
     else:
         raise ValueError(f"unknown tokenizer {protocol.tokenizer!r}")
     if protocol.stemming == "porter":
-        return tuple(_stem(w) for w in words)
+        return _stem_all(words)
     return tuple(words)
 
 
@@ -156,9 +167,17 @@ def document_words(protocol: Protocol, text: str) -> tuple[str, ...]:
     """The (stemmed) words of a document, as the protocol checks presence in it."""
     if protocol.tokenizer == "space":  # KPEval reads one line per document
         line = " ".join(text.splitlines()).strip().lower()
-        words: Sequence[str] = [w.strip().lower() for w in line.split(" ")]
-        return tuple(_stem(w) for w in words)
-    return phrase_words(protocol, text)
+        return _stem_all([w.strip().lower() for w in line.split(" ")])
+    return _phrase_words(protocol, text)
+
+
+def _indexed_document(protocol: Protocol, text: str) -> tuple[tuple[str, ...], dict[str, list[int]]]:
+    key = (protocol.name, text)
+    found = _documents.get(key)
+    if found is None:
+        doc = document_words(protocol, text)
+        found = _documents[key] = (doc, _word_index(doc))
+    return found
 
 
 def _dedup_key(protocol: Protocol, words: tuple[str, ...]) -> object:
@@ -196,11 +215,11 @@ def _word_index(doc: tuple[str, ...]) -> dict[str, list[int]]:
 class DocumentLists:
     """One document's scored lists under a protocol."""
 
-    matched: np.ndarray  # per kept prediction, in rank order: it counts as a match
+    matched: list[bool]  # per kept prediction, in rank order: it counts as a match
     n_gold: int
-    present_matched: np.ndarray | None  # the same for present predictions vs present gold
+    present_matched: list[bool] | None  # the same for present predictions vs present gold
     n_present_gold: int
-    absent_matched: np.ndarray | None
+    absent_matched: list[bool] | None
     n_absent_gold: int
 
 
@@ -237,13 +256,12 @@ def prepare_document(
         seen_pred.add(key)
         kept.append(words)
     gold_set = {" ".join(g) for g in gold_words}
-    matched = np.array([f and " ".join(w) in gold_set for w, f in zip(kept, first)], dtype=bool)
+    matched = [f and " ".join(w) in gold_set for w, f in zip(kept, first)]
     if text is None or protocol.present_rule.startswith("none"):
         return DocumentLists(matched, len(gold_words), None, 0, None, 0)
-    doc = document_words(protocol, text)
-    index = _word_index(doc)
-    gold_present = np.array([_occurs(protocol, doc, g, index) for g in gold_words], dtype=bool)
-    pred_present = np.array([_occurs(protocol, doc, w, index) for w in kept], dtype=bool)
+    doc, index = _indexed_document(protocol, text)
+    gold_present = [_occurs(protocol, doc, g, index) for g in gold_words]
+    pred_present = [_occurs(protocol, doc, w, index) for w in kept]
     present_gold = {" ".join(g) for g, p in zip(gold_words, gold_present) if p}
     absent_gold = {" ".join(g) for g, p in zip(gold_words, gold_present) if not p}
     present_preds = [w for w, p in zip(kept, pred_present) if p]
@@ -253,18 +271,18 @@ def prepare_document(
     return DocumentLists(
         matched,
         len(gold_words),
-        np.array([f and " ".join(w) in present_gold for w, f in zip(present_preds, present_first)], dtype=bool),
-        int(gold_present.sum()),
-        np.array([f and " ".join(w) in absent_gold for w, f in zip(absent_preds, absent_first)], dtype=bool),
-        len(gold_words) - int(gold_present.sum()),
+        [f and " ".join(w) in present_gold for w, f in zip(present_preds, present_first)],
+        sum(gold_present),
+        [f and " ".join(w) in absent_gold for w, f in zip(absent_preds, absent_first)],
+        len(gold_words) - sum(gold_present),
     )
 
 
-def prf_at(protocol: Protocol, matched: np.ndarray, n_gold: int, cutoff: int | str) -> tuple[float, float, float]:
+def prf_at(protocol: Protocol, matched: Sequence[bool], n_gold: int, cutoff: int | str) -> tuple[float, float, float]:
     """Precision, recall and F1 of one ranked match list at a cut-off (an int, "M" = all, "O" = |G|)."""
     n = len(matched)
     k = n if cutoff == "M" else n_gold if cutoff == "O" else int(cutoff)
-    hits = float(matched[: max(k, 0)].sum()) if n else 0.0
+    hits = float(sum(matched[: max(k, 0)])) if n else 0.0
     if protocol.name == "meng" and n_gold == 0:
         return 0.0, 0.0, 0.0
     if protocol.cutoff == "hard":
@@ -283,11 +301,12 @@ def score_documents(
     predictions: Mapping[str, Sequence[str]],
     texts: Mapping[str, str] | None = None,
     cutoffs: Sequence[int | str] = CUTOFFS,
-) -> dict[str, np.ndarray]:
+) -> dict[str, list]:
     """Per-document precision/recall/F1 at each cut-off (and present/absent when texts are given).
 
     Every document of `gold` is scored; one missing from `predictions` has an
-    empty list.  Returns columns of equal length, "doc" first.
+    empty list.  Returns columns (lists) of equal length, "doc" first.  Plain
+    Python, no numpy: the `--protocol` command's whole process stays small.
     """
     docs = list(gold)
     columns: dict[str, list[float]] = {}
@@ -310,15 +329,16 @@ def score_documents(
             row.update({name: float("nan") for name in present_cols + absent_cols})
         for name, value in row.items():
             columns.setdefault(name, []).append(value)
-    out: dict[str, np.ndarray] = {"doc": np.array(docs, dtype=object)}
-    out.update({name: np.asarray(values, dtype=float) for name, values in columns.items()})
+    save_stems()
+    out: dict[str, list] = {"doc": docs}
+    out.update({name: [float(v) for v in values] for name, values in columns.items()})
     return out
 
 
-def summarize(protocol: Protocol, per_document: Mapping[str, np.ndarray]) -> dict[str, float]:
+def summarize(protocol: Protocol, per_document: Mapping[str, Sequence[float]]) -> dict[str, float]:
     """Macro scores as the protocol's tool forms them: F1 as a mean of F1s or as F1 of mean P and R."""
     means = {
-        name: float(np.mean(values)) if len(values) else 0.0
+        name: math.fsum(values) / len(values) if len(values) else 0.0
         for name, values in per_document.items()
         if name not in ("doc", "n_gold", "n_predictions")
     }

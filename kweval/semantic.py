@@ -10,7 +10,17 @@
   (strict ``>``) with one matrix product per movie.
 
 torch and sentence-transformers are imported only inside `load_model` /
-`pick_device`.
+`pick_device`; onnxruntime only in `kweval.onnx_embedder`.
+
+Why one module (~580 lines): the embedder and the metrics share one
+numeric contract (unit float32 rows, τ compared in float32 with strict
+``>``: `_unit_rows`, `_threshold_like`), and the CLI, the dashboard and the
+tests reach the loader through this one namespace (`load_encoder` is what
+they patch to count or refuse model loads).  The stages inside are separate
+functions: backend choice (`resolve_backend`, `variant`), loading
+(`load_model`, `load_encoder`), embedding through the store (`embed_texts`),
+similarities once per embedding set (`similarities`) and thresholds
+(`Similarities.at_threshold`).
 """
 
 from __future__ import annotations
@@ -18,6 +28,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,6 +55,8 @@ __all__ = [
     "canonical_model_id",
     "variant",
     "BACKENDS",
+    "DEFAULT_BACKEND",
+    "resolve_backend",
     "embed_texts",
     "progress_with_estimate",
     "semantic_counts",
@@ -108,7 +121,8 @@ def pick_device() -> str:
     return "cpu"
 
 
-BACKENDS = ("torch", "onnx", "onnx-int8")
+BACKENDS = ("auto", "torch", "onnx", "onnx-int8")
+DEFAULT_BACKEND = "auto"
 
 
 def canonical_model_id(model_id: str) -> str:
@@ -123,10 +137,29 @@ def canonical_model_id(model_id: str) -> str:
     return str(local.resolve()) if local.is_dir() else model_id
 
 
-def variant(backend: str = "torch", device: str | None = None) -> tuple[str, str]:
-    """(backend, precision) of the vectors a backend produces: torch fp32 on CPU, fp16 on CUDA; onnx fp32 or int8."""
+def resolve_backend(backend: str = DEFAULT_BACKEND, device: str | None = None) -> str:
+    """The concrete backend that `backend` runs on `device` (default: the best available, see `pick_device`).
+
+    ``auto`` is onnx on the CPU (the same vectors as torch fp32 within 6e-7 in
+    cosine, and faster: ``bench/bench_semantic.py --mode backends``), torch on
+    CUDA or MPS (fp16 on CUDA) or where onnxruntime or onnx is not installed.  Any other
+    name is returned as is (after checking it is one of `BACKENDS`).
+    """
     if backend not in BACKENDS:
         raise ValueError(f"embedding backend must be one of {', '.join(BACKENDS)}; got {backend!r}")
+    if backend != "auto":
+        return backend
+    on_cpu = str(device or _default_device()) == "cpu"
+    exportable = all(importlib.util.find_spec(name) is not None for name in ("onnxruntime", "onnx"))  # run and export
+    return "onnx" if on_cpu and exportable else "torch"
+
+
+def variant(backend: str = DEFAULT_BACKEND, device: str | None = None) -> tuple[str, str]:
+    """(backend, precision) of the vectors a backend produces: torch fp32 on CPU, fp16 on CUDA; onnx fp32 or int8.
+
+    ``auto`` is resolved first (`resolve_backend`): stores are keyed by what actually computed the vectors.
+    """
+    backend = resolve_backend(backend, device)
     if backend == "onnx-int8":
         return "onnx", "int8"
     if backend == "onnx":
@@ -176,14 +209,35 @@ def load_model(model_id: str = DEFAULT_MODEL, device: str | None = None):
     return model
 
 
-def load_encoder(model_id: str = DEFAULT_MODEL, device: str | None = None, backend: str = "torch") -> Callable[[list[str]], np.ndarray]:
+def load_encoder(model_id: str = DEFAULT_MODEL, device: str | None = None, backend: str = DEFAULT_BACKEND) -> Callable[[list[str]], np.ndarray]:
     """A function texts → unit float32 rows for `backend` (torch: `load_model`; onnx: the exported model), loaded once."""
-    variant(backend, device or "cpu")
+    backend = resolve_backend(backend, device)
     if backend == "torch":
-        model = load_model(model_id, device)
-        return lambda batch: model.encode(batch, batch_size=len(batch), normalize_embeddings=True,
-                                          convert_to_numpy=True, show_progress_bar=False)
+        return _TorchEncoder(load_model(model_id, device))
     return _onnx_encoder(model_id, backend == "onnx-int8")
+
+
+class _TorchEncoder:
+    """sentence-transformers' ``encode`` on one batch, and the token counts `embed_texts` sorts by."""
+
+    def __init__(self, model):
+        self.model = model
+
+    def __call__(self, batch: list[str]) -> np.ndarray:
+        return self.model.encode(batch, batch_size=len(batch), normalize_embeddings=True, convert_to_numpy=True,
+                                 show_progress_bar=False)
+
+    def token_counts(self, texts: list[str]) -> np.ndarray:
+        ids = self.model.tokenizer(texts, truncation=True, max_length=self.model.max_seq_length)["input_ids"]
+        return np.fromiter(map(len, ids), dtype=np.int64, count=len(texts))
+
+
+def _token_counts(encode: Callable[[list[str]], np.ndarray], texts: list[str]) -> np.ndarray:
+    """Tokens per text as the encoder counts them (its ``token_counts``), else characters: the sort key of batches."""
+    counts = getattr(encode, "token_counts", None)
+    if counts is None:
+        return np.fromiter(map(len, texts), dtype=np.int64, count=len(texts))
+    return np.asarray(counts(texts), dtype=np.int64)
 
 
 @lru_cache(maxsize=4)
@@ -192,7 +246,11 @@ def _onnx_encoder(model_id: str, quantized: bool) -> Callable[[list[str]], np.nd
     from kweval.onnx_embedder import OnnxEncoder, onnx_file
 
     path = resolve_model_path(model_id)
-    return OnnxEncoder(path, onnx_file(path, cache_dir(), quantized=quantized)).encode
+    try:
+        return OnnxEncoder(path, onnx_file(path, cache_dir(), quantized=quantized))
+    except OSError:  # the cache folder is unusable (the store says so and runs uncached): export for this run only
+        with tempfile.TemporaryDirectory(prefix="kweval-onnx-") as folder:
+            return OnnxEncoder(path, onnx_file(path, Path(folder), quantized=quantized))  # the session holds the model
 
 
 # --------------------------------------------------------------------------- embedding
@@ -205,7 +263,7 @@ def embed_texts(
     batch_size: int = 256,
     progress: Progress | None = None,
     device: str | None = None,
-    backend: str = "torch",
+    backend: str = DEFAULT_BACKEND,
 ) -> np.ndarray:
     """L2-normalized float32 embeddings, one row per input text (``[len(texts), d]``).
 
@@ -213,8 +271,8 @@ def embed_texts(
     `store`: an `EmbeddingStore` to read hits from and write misses to; None
     (default) opens the store of `model_id` × `backend`'s variant in
     `kweval.cache.cache_dir()`; False disables caching.  Misses are encoded in
-    batches of `batch_size` after sorting them by length (similar lengths pad
-    little) and each batch is written to the store in its own transaction, so
+    batches of `batch_size` after sorting them by token count (similar lengths
+    pad little) and each batch is written to the store in its own transaction, so
     an interrupted run keeps what it finished.  `progress(done, total)` is
     called with counts of distinct strings (cache hits count as done at once).
     When every string is cached, the model is not loaded and torch is not imported.
@@ -227,16 +285,18 @@ def embed_texts(
         raise ValueError(f"batch_size must be positive, got {batch_size}")
     unique = list(dict.fromkeys(texts))
     total = len(unique)
+    backend = resolve_backend(backend, device)
+    kind = variant(backend, device)
     if store is None:
         from kweval.cache import EmbeddingStore
 
-        store = EmbeddingStore(model_id, backend=variant(backend, device)[0], precision=variant(backend, device)[1])
+        store = EmbeddingStore(model_id, backend=kind[0], precision=kind[1])
     elif store is True:
         raise TypeError("store must be an EmbeddingStore, None (default store) or False (no cache)")
     elif store is not False and getattr(store, "model_id", None) != canonical_model_id(model_id):
         raise ValueError(f"the store holds vectors of {store.model_id!r}, not {model_id!r}")
-    elif store is not False and (store.backend, store.precision) != variant(backend, device):
-        raise ValueError(f"the store holds {store.backend}/{store.precision} vectors, not {'/'.join(variant(backend, device))} ones")
+    elif store is not False and (store.backend, store.precision) != kind:
+        raise ValueError(f"the store holds {store.backend}/{store.precision} vectors, not {'/'.join(kind)} ones")
 
     if store is not False and unique:
         cached, found = store.get_many(unique)
@@ -251,7 +311,8 @@ def embed_texts(
     out = cached if dim else None
     if missing:
         encode = load_encoder(model_id, device, backend)
-        order = sorted(missing, key=lambda i: len(unique[i]))
+        # sorted by token count, a batch pads little (by characters: 1.69× the real tokens at 256 on DNLP; by tokens 1.02×)
+        order = [missing[j] for j in np.argsort(_token_counts(encode, [unique[i] for i in missing]), kind="stable")]
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
             batch = [unique[i] for i in idx]

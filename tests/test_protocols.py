@@ -17,7 +17,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kweval.extract import firstphrases_lists, read_collection
+from kweval.data.keyphrase import read_documents
+from kweval.extract import firstphrases_lists
 from kweval.protocols import PROTOCOLS, phrase_words, prf_at, score_documents, summarize
 from tests.helpers import SEMEVAL
 
@@ -27,7 +28,7 @@ REFERENCE = json.loads((DATA / "protocols_reference.json").read_text())
 
 @pytest.fixture(scope="module")
 def edge():
-    collection = read_collection(DATA / "keyphrase_edge")
+    collection = read_documents(DATA / "keyphrase_edge", [])
     lines = (DATA / "keyphrase_edge_predictions.jsonl").read_text().splitlines()
     predictions = {o["id"]: o["keyphrases"] for o in map(json.loads, lines)}
     return collection, predictions
@@ -35,13 +36,13 @@ def edge():
 
 def _per_doc(name, edge):
     collection, predictions = edge
-    return score_documents(PROTOCOLS[name], collection.keys, predictions, collection.texts)
+    return score_documents(PROTOCOLS[name], collection.gold, predictions, collection.texts)
 
 
 def test_edge_collection_reads_empty_gold_and_language(edge):
     collection, predictions = edge
     assert collection.doc_ids == ("d1", "d2", "d3", "d4", "d5", "d6")
-    assert collection.keys["d5"] == [] and collection.language == "en"
+    assert collection.gold["d5"] == [] and collection.language == "en"
     assert predictions["d4"] == []
 
 
@@ -127,7 +128,7 @@ def test_every_preset_describes_every_convention():
 
 @pytest.fixture(scope="module")
 def semeval_firstphrases():
-    collection = read_collection(SEMEVAL)
+    collection = read_documents(SEMEVAL, [])
     lists = firstphrases_lists([collection.texts[d] for d in collection.doc_ids], 20)
     return collection, {d: [k for k, _ in entries] for d, entries in zip(collection.doc_ids, lists)}
 
@@ -136,7 +137,7 @@ def semeval_firstphrases():
 @pytest.mark.parametrize("name", ["pke", "kpeval", "meng"])
 def test_semeval2017_firstphrases_equals_each_tool(name, semeval_firstphrases):
     collection, predictions = semeval_firstphrases
-    summary = summarize(PROTOCOLS[name], score_documents(PROTOCOLS[name], collection.keys, predictions, collection.texts))
+    summary = summarize(PROTOCOLS[name], score_documents(PROTOCOLS[name], collection.gold, predictions, collection.texts))
     for column, expected in REFERENCE["semeval2017_firstphrases"][name].items():
         assert not math.isnan(summary[column])
         assert summary[column] == pytest.approx(expected, abs=1e-12), column
@@ -159,7 +160,9 @@ def test_cli_protocol_json_carries_card_and_tool_numbers(tmp_path, capsys):
         "--format", "json", capsys=capsys,
     )
     assert status == 0
-    assert err.count("kweval: ") == 2 and "bad.jsonl:7" in err and "bad.jsonl:8" in err and "Traceback" not in err
+    bad_lines = [line for line in err.splitlines() if "bad.jsonl" in line]  # the data reader's messages
+    assert len(bad_lines) == 2 and "bad.jsonl: line 7: not JSON" in err and "bad.jsonl: line 8: `keyphrases`" in err
+    assert "Traceback" not in err
     result = json.loads(out)
     card = result["meta"]["protocol"]
     assert card["preset"] == "kpeval" and card["cutoff"] == "hard (÷ k)" and card["aggregation"].startswith("macro: F1 of mean P")
@@ -204,3 +207,102 @@ def test_cli_extract_firstphrases_writes_ranked_jsonl(tmp_path, capsys):
     lists = {o["id"]: o["keyphrases"] for o in map(json.loads, out.read_text().splitlines())}
     assert lists["d1"] == ["Neural networks learn", "neural network", "trained"]  # runs of non-stop words, max 3
     assert all(len(v) <= 3 for v in lists.values()) and set(lists) == {f"d{i}" for i in range(1, 7)}
+
+
+# ------------------------------------------------------------------ the light --protocol path
+
+_EDGE_ARGS = ["evaluate", str(DATA / "keyphrase_edge"), "--protocol", "kpeval",
+              "--predictions", f"edge={DATA / 'keyphrase_edge_predictions.jsonl'}"]
+
+
+def _python(code: str, cache: Path) -> str:
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "KWEVAL_CACHE_DIR": str(cache), "PYTHONPATH": str(Path(__file__).parents[1])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_protocol_command_loads_neither_pandas_numpy_nor_nltk_package(tmp_path):
+    """Cold (no stem cache) and warm: the process never imports pandas, numpy, scipy or NLTK's package."""
+    code = (
+        "import sys, json\nfrom kweval.keyphrase_cli import fast_main\n"
+        f"status = fast_main({_EDGE_ARGS + ['--format', 'json', '--out', str(tmp_path / 'out.json')]!r})\n"
+        "print(json.dumps([status, sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'numpy', 'scipy', 'nltk'))]))"
+    )
+    for _ in ("cold", "warm"):
+        status, loaded = json.loads(_python(code, tmp_path / "cache"))
+        assert status == 0 and loaded == []
+    assert list((tmp_path / "cache" / "stems").glob("porter-nltk-*.json"))
+    row = json.loads((tmp_path / "out.json").read_text())["rows"][0]
+    for column, expected in REFERENCE["edge"]["kpeval_summary"].items():
+        assert row[column] == pytest.approx(expected, abs=1e-6), column
+
+
+def test_light_porter_equals_nltk_and_nltk_still_imports_whole(tmp_path):
+    words = ["running", "Langevin,", "generalizations", "flies", "dying", "sky", "relational", "ponies", "ÉTÉ", "x"]
+    code = (
+        "import json\nfrom kweval.stemming import load_porter\n"
+        f"light = [load_porter()(w) for w in {words!r}]\n"
+        "from nltk.stem.porter import PorterStemmer\nimport nltk\n"
+        f"full = [PorterStemmer().stem(w) for w in {words!r}]\n"
+        "print(json.dumps([light, full, hasattr(nltk, 'word_tokenize')]))"
+    )
+    light, full, whole = json.loads(_python(code, tmp_path))
+    assert light == full and whole
+
+
+def test_damaged_stem_cache_is_ignored_and_rewritten(tmp_path):
+    from kweval.stemming import PorterCache
+
+    path = tmp_path / "stems.json"
+    path.write_text('{"running": 5, "truncated')
+    cache = PorterCache(path)
+    assert cache.stems == {} and cache.stem("running") == "run"
+    cache.save()
+    assert json.loads(path.read_text()) == {"running": "run"}
+    unwritable = PorterCache(tmp_path / "file.txt" / "stems.json")
+    (tmp_path / "file.txt").write_text("not a folder")
+    assert unwritable.stem("flies") == "fli"
+    unwritable.save()  # a failed write only costs the next run time
+
+
+@pytest.mark.parametrize("fmt", ["json", "markdown", "csv"])
+def test_light_path_writes_what_the_full_cli_writes(fmt, tmp_path, capsys):
+    from kweval.keyphrase_cli import fast_main
+
+    full = tmp_path / f"full.{fmt}"
+    light = tmp_path / f"light.{fmt}"
+    assert _main(*_EDGE_ARGS, "--format", fmt, "--k", "3", "--out", str(full), capsys=capsys)[0] == 0
+    assert fast_main(_EDGE_ARGS + ["--format", fmt, "--k", "3", "--out", str(light)]) == 0
+    assert light.read_text() == full.read_text()
+
+
+def test_light_path_leaves_what_it_does_not_know_to_the_full_cli():
+    from kweval.evaluate import EvalOptions
+    from kweval.keyphrase_cli import DEFAULT_K, fast_main
+
+    assert DEFAULT_K == EvalOptions().k
+    assert fast_main(_EDGE_ARGS + ["--match", "word"]) is None
+    assert fast_main(_EDGE_ARGS + ["--k", "0"]) is None
+    assert fast_main(_EDGE_ARGS + ["--help"]) is None
+    assert fast_main(["evaluate", "--protocol", "kweval"]) is None
+    assert fast_main(["convert", "x"]) is None
+
+
+def test_card_hash_is_one_definition_stated_on_the_card(tmp_path, capsys):
+    import hashlib
+
+    from kweval.card import HASH_OF, files_hash, folder_hash
+
+    (tmp_path / "keys").mkdir()
+    (tmp_path / "keys" / "b.key").write_bytes(b"x\n")
+    (tmp_path / "a.txt").write_bytes(b"text")
+    by_hand = hashlib.sha256(b"a.txt\0text" + b"keys/b.key\0x\n").hexdigest()
+    assert folder_hash(tmp_path) == files_hash([tmp_path / "keys" / "b.key", tmp_path / "a.txt"], tmp_path) == by_hand
+    status, out, _ = _main(*_EDGE_ARGS, "--format", "json", capsys=capsys)
+    card = json.loads(out)["meta"]["protocol"]
+    assert status == 0 and card["dataset_sha256_of"] == HASH_OF and "content_hash" in HASH_OF

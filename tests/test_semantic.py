@@ -222,7 +222,7 @@ def real_model():
 def test_real_model_similarity_and_unit_norm(real_model):
     assert semantic.load_model(semantic.DEFAULT_MODEL, "cpu") is real_model  # cached per process
     texts = ["scam", "fraud", "cinematography", "scam"]
-    emb = semantic.embed_texts(texts, store=False, device="cpu")
+    emb = semantic.embed_texts(texts, store=False, device="cpu", backend="torch")
     assert emb.dtype == np.float32 and emb.shape == (4, 384)
     np.testing.assert_allclose(np.linalg.norm(emb, axis=1), 1.0, atol=1e-6)
     np.testing.assert_array_equal(emb[0], emb[3])
@@ -233,8 +233,8 @@ def test_real_model_similarity_and_unit_norm(real_model):
 def test_real_model_batching_does_not_change_vectors(real_model):
     # the model's own pooling masks padding: a keyword's vector does not depend on its batch-mates
     texts = ["war", "the emperor's final defeat at endor", "ewoks", "luke skywalker redemption arc"]
-    one_by_one = semantic.embed_texts(texts, store=False, batch_size=1, device="cpu")
-    together = semantic.embed_texts(texts, store=False, batch_size=256, device="cpu")
+    one_by_one = semantic.embed_texts(texts, store=False, batch_size=1, device="cpu", backend="torch")
+    together = semantic.embed_texts(texts, store=False, batch_size=256, device="cpu", backend="torch")
     np.testing.assert_allclose(one_by_one, together, atol=1e-5)
 
 
@@ -242,25 +242,25 @@ def test_real_model_with_store_and_progress(real_model, tmp_path):
     store = EmbeddingStore(semantic.DEFAULT_MODEL, tmp_path)
     calls = []
     texts = ["lightsaber duel", "scam", "lightsaber duel", "fraud"]
-    first = semantic.embed_texts(texts, store=store, batch_size=2, progress=lambda d, t: calls.append((d, t)), device="cpu")
+    first = semantic.embed_texts(texts, store=store, batch_size=2, progress=lambda d, t: calls.append((d, t)), device="cpu", backend="torch")
     assert (store.hits, store.misses) == (0, 3) and len(store) == 3
     assert calls[0] == (0, 3) and calls[-1] == (3, 3)
-    again = semantic.embed_texts(texts[::-1], store=store, device="cpu")
+    again = semantic.embed_texts(texts[::-1], store=store, device="cpu", backend="torch")
     assert (store.hits, store.misses) == (3, 3)
     np.testing.assert_array_equal(again, first[::-1])
     # a half-warm call embeds only the new string
-    semantic.embed_texts(["scam", "poverty"], store=store, device="cpu")
+    semantic.embed_texts(["scam", "poverty"], store=store, device="cpu", backend="torch")
     assert (store.hits, store.misses) == (4, 4) and len(store) == 4
     with pytest.raises(ValueError, match="holds vectors of"):
         semantic.embed_texts(["x"], model_id="other", store=store)
-    assert semantic.embed_texts([], store=store).shape[0] == 0
+    assert semantic.embed_texts([], store=store, backend="torch").shape[0] == 0
 
 
 def test_real_model_semantic_metrics_end_to_end(real_model, tmp_path):
     pred = preds([("m", "r1", "x", "scam"), ("m", "r1", "x", "cinematography"), ("m", "r2", "x", "family")])
     gt = gts([("m", 0, "fraud"), ("m", 1, "poverty"), ("m", 2, "scam")])
     texts = sorted(set(pred["norm"]) | set(gt["norm"]))
-    vec = dict(zip(texts, semantic.embed_texts(texts, store=EmbeddingStore(semantic.DEFAULT_MODEL, tmp_path), device="cpu")))
+    vec = dict(zip(texts, semantic.embed_texts(texts, store=EmbeddingStore(semantic.DEFAULT_MODEL, tmp_path), device="cpu", backend="torch")))
     out = semantic_metrics(pred, gt, vec, 0.75)
     # "scam" is itself a GT keyword (cos 1): r1 matches 1 of 2 predictions and at least that GT keyword
     assert out.loc[0, "sem_pred_matched"] == 1 and out.loc[0, "sem_gt_matched"] >= 1
@@ -319,7 +319,8 @@ def test_with_threshold_equals_a_fresh_evaluation(demo_dataset, tmp_path, monkey
     rng = np.random.default_rng(3)
     base = rng.standard_normal((5, 24))
     vectors = np.stack([base[i % 5] + rng.standard_normal(24) for i in range(len(texts))])
-    EmbeddingStore(semantic.DEFAULT_MODEL).put_many(texts, vectors)  # warm: no model is loaded
+    backend, precision = semantic.variant(EvalOptions().embedding_backend)  # the default backend's store
+    EmbeddingStore(semantic.DEFAULT_MODEL, backend=backend, precision=precision).put_many(texts, vectors)  # warm: no model is loaded
     at_75 = evaluate(demo_dataset, EvalOptions(semantic=True))
     assert at_75.similarities is not None and not any(p.source == "embedding cache" for p in at_75.problems)
     for tau in (0.3, 0.5, 0.9):
@@ -382,11 +383,15 @@ def onnx_cache(tmp_path_factory):
 def test_onnx_backend_agrees_with_torch(real_model, onnx_cache):
     texts = ["scam", "fraud", "space battle", "the emperor's final defeat at endor", "ewoks", "poverty", "war",
              "cinematography", "luke skywalker redemption arc", "a"]
-    torch_vecs = semantic.embed_texts(texts, store=False, device="cpu")
+    torch_vecs = semantic.embed_texts(texts, store=False, device="cpu", backend="torch")
     onnx_vecs = semantic.embed_texts(texts, store=False, backend="onnx", batch_size=3)
     assert onnx_vecs.shape == torch_vecs.shape and onnx_vecs.dtype == np.float32
     assert np.abs(onnx_vecs @ onnx_vecs.T - torch_vecs @ torch_vecs.T).max() <= 2e-3
     assert list(onnx_cache.glob("onnx/*/model.onnx"))
+    # both backends count the same tokens (the sort key of their batches): [CLS] + word pieces + [SEP]
+    counts = semantic.load_encoder(backend="onnx").token_counts(texts)
+    assert list(counts) == list(semantic.load_encoder(backend="torch", device="cpu").token_counts(texts))
+    assert counts[texts.index("war")] == 3 and counts[texts.index("the emperor's final defeat at endor")] > 8
     int8 = semantic.embed_texts(texts, store=False, backend="onnx-int8")
     np.testing.assert_allclose(np.linalg.norm(int8, axis=1), 1.0, atol=1e-5)
     assert np.abs(int8 @ int8.T - torch_vecs @ torch_vecs.T).max() < 0.1  # approximate, hence opt-in
@@ -394,3 +399,122 @@ def test_onnx_backend_agrees_with_torch(real_model, onnx_cache):
     semantic.embed_texts(texts[:3], backend="onnx")
     info = {(i["backend"], i["precision"]): i["entries"] for i in __import__("kweval.cache").cache.cache_info()}
     assert info.get(("onnx", "fp32")) == 3 and ("torch", "fp32") not in info
+
+
+# ----------------------------------------------------------------------------- the auto backend
+
+
+def test_auto_backend_is_onnx_on_cpu_and_torch_on_gpu(monkeypatch):
+    assert semantic.DEFAULT_BACKEND == "auto" and "auto" in semantic.BACKENDS
+    assert semantic.resolve_backend("auto", "cpu") == "onnx"
+    assert semantic.variant("auto", "cpu") == ("onnx", "fp32")
+    assert semantic.resolve_backend("auto", "cuda") == "torch" and semantic.variant("auto", "cuda") == ("torch", "fp16")
+    assert semantic.resolve_backend("auto", "mps") == "torch"
+    for concrete in ("torch", "onnx", "onnx-int8"):  # a named backend is never changed
+        assert semantic.resolve_backend(concrete, "cuda") == concrete == semantic.resolve_backend(concrete, "cpu")
+    with pytest.raises(ValueError, match="auto, torch, onnx, onnx-int8"):
+        semantic.resolve_backend("tensorrt")
+    # without onnxruntime, auto falls back to torch
+    real_find_spec = semantic.importlib.util.find_spec
+    monkeypatch.setattr(semantic.importlib.util, "find_spec", lambda name, *a: None if name == "onnxruntime" else real_find_spec(name, *a))
+    assert semantic.resolve_backend("auto", "cpu") == "torch" and semantic.variant("auto", "cpu") == ("torch", "fp32")
+    monkeypatch.setattr(semantic.importlib.util, "find_spec", lambda name, *a: None if name == "onnx" else real_find_spec(name, *a))
+    assert semantic.resolve_backend("auto", "cpu") == "torch"  # onnx (the exporter's package) missing: torch too
+
+
+def test_the_default_evaluation_cli_and_dashboard_use_auto():
+    import subprocess
+    import sys
+
+    from kweval.evaluate import EvalOptions
+
+    assert EvalOptions().embedding_backend == "auto"
+    for command in ("evaluate", "embed"):
+        out = subprocess.run([sys.executable, "-m", "kweval", command, "--help"], capture_output=True, text=True, check=True).stdout
+        assert "{auto,torch,onnx,onnx-int8}" in out and "auto (default: onnx on the CPU, torch on a GPU)" in " ".join(out.split())
+    app = (Path(__file__).resolve().parents[1] / "app.py").read_text(encoding="utf-8")
+    assert "EMBEDDING_BACKENDS" in app and 'key="sel_backend"' in app  # the sidebar lists the core's backends
+
+
+def test_auto_vectors_are_stored_as_the_backend_that_made_them(monkeypatch, tmp_path):
+    """auto on the CPU fills the onnx/fp32 store; torch never gets those vectors (nor the reverse)."""
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    made = []
+
+    def fake_encoder(model_id=semantic.DEFAULT_MODEL, device=None, backend="auto"):
+        concrete = semantic.resolve_backend(backend, device)
+        sign = 1.0 if concrete == "onnx" else -1.0  # different vectors per backend: a mix-up would show
+
+        def encode(batch):
+            made.append((concrete, tuple(batch)))
+            return np.array([[sign, len(t), 1.0] for t in batch], dtype=np.float32)
+
+        return encode
+
+    monkeypatch.setattr(semantic, "load_encoder", fake_encoder)
+    texts = ["scam", "fraud"]
+    auto = semantic.embed_texts(texts, device="cpu")
+    assert made == [("onnx", ("scam", "fraud"))] and (auto[:, 0] > 0).all()
+    again = semantic.embed_texts(texts, device="cpu", backend="onnx")  # the same variant: served from the store
+    np.testing.assert_array_equal(again, auto)
+    assert len(made) == 1
+    torch_vecs = semantic.embed_texts(texts, device="cpu", backend="torch")  # another variant: computed afresh
+    assert made[-1] == ("torch", ("scam", "fraud")) and (torch_vecs[:, 0] < 0).all()
+    from kweval.cache import cache_info
+
+    entries = {(i["backend"], i["precision"]): i["entries"] for i in cache_info()}
+    assert entries == {("onnx", "fp32"): 2, ("torch", "fp32"): 2}
+    # an explicit store of another variant is refused, not silently mixed
+    with pytest.raises(ValueError, match="torch/fp32 vectors, not onnx/fp32"):
+        semantic.embed_texts(texts, store=EmbeddingStore(semantic.DEFAULT_MODEL), device="cpu")
+
+
+def test_batches_are_sorted_by_the_encoders_token_counts(monkeypatch):
+    """Batches follow the encoder's token counts (little padding), not characters; without counts, characters."""
+    batches = []
+
+    class Encoder:
+        def __call__(self, batch):
+            batches.append(list(batch))
+            return np.ones((len(batch), 3), dtype=np.float32)
+
+        def token_counts(self, texts):  # "x" * n counts 10 - n tokens: the reverse of their lengths
+            return [10 - len(t) for t in texts]
+
+    texts = ["xxx", "x", "xxxx", "xx"]
+    monkeypatch.setattr(semantic, "load_encoder", lambda *a, **k: Encoder())
+    semantic.embed_texts(texts, store=False, batch_size=2, device="cpu")
+    assert batches == [["xxxx", "xxx"], ["xx", "x"]]
+    batches.clear()
+    monkeypatch.setattr(semantic, "load_encoder", lambda *a, **k: lambda batch: Encoder()(batch))  # a plain function
+    semantic.embed_texts(texts, store=False, batch_size=2, device="cpu")
+    assert batches == [["x", "xx"], ["xxx", "xxxx"]]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="CPU affinity is Linux-only")
+def test_threads_follow_the_cores_this_process_may_use(real_model, onnx_cache):
+    """Pinned to one core, torch and onnxruntime each run one thread (not the machine's count)."""
+    import subprocess
+    import sys
+    import textwrap
+
+    from kweval.onnx_embedder import available_cores
+
+    assert available_cores() == len(os.sched_getaffinity(0))
+    script = textwrap.dedent(
+        """
+        import os
+        os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
+        import torch
+        from kweval import semantic
+        onnx = semantic.load_encoder(backend="onnx")
+        semantic.load_encoder(backend="torch", device="cpu")
+        print(torch.get_num_threads(), onnx.session.get_session_options().intra_op_num_threads)
+        """
+    )
+    env = dict(os.environ, KWEVAL_CACHE_DIR=str(onnx_cache), HF_HUB_OFFLINE="1",
+               PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["1", "1"]

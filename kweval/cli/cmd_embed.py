@@ -13,7 +13,8 @@ def add_parsers(sub, embedding_backends: tuple[str, ...]) -> None:
     em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
     em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     em.add_argument("--embedding-model", default=DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
-    em.add_argument("--embedding-backend", choices=embedding_backends, default=DEFAULTS.embedding_backend, help="torch, onnx or onnx-int8")
+    em.add_argument("--embedding-backend", choices=embedding_backends, default=DEFAULTS.embedding_backend,
+                    help="auto (default: onnx on the CPU, torch on a GPU), torch, onnx or onnx-int8")
     em.add_argument("--batch-size", type=positive_int, default=256)
 
     ca = sub.add_parser("cache", help="inspect or clear the embedding cache (KWEVAL_CACHE_DIR)")

@@ -7,6 +7,7 @@ The lexical metrics of a dataset with a file per movie are shared out over
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 
 from kweval import keyphrase_cli
@@ -41,7 +42,8 @@ def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
     ev.add_argument("--threshold", type=float, default=DEFAULTS.threshold, help=f"cosine threshold of the semantic metrics (default {DEFAULTS.threshold})")
     ev.add_argument("--embedding-model", default=DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
     ev.add_argument("--embedding-backend", choices=embedding_backends, default=DEFAULTS.embedding_backend,
-                    help="how --semantic embeds: torch, onnx (ONNX Runtime, same vectors) or onnx-int8 (quantized, approximate)")
+                    help="how --semantic embeds: auto (default: onnx on the CPU, torch on a GPU), torch, onnx (ONNX Runtime, same vectors) "
+                         "or onnx-int8 (quantized, approximate)")
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
     add_predictions_argument(ev)
     ev.add_argument(
@@ -79,7 +81,7 @@ def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
         "--scheduler",
         metavar="ADDRESS|local[:N]",
         help="evaluate movie partitions on a dask.distributed cluster (a scheduler address such as tcp://host:8786, "
-        "or local[:N] for N local worker processes; needs kweval[dask]); lexical and sentiment metrics; the output is the same",
+        "or local[:N] for N local worker processes; needs kweval[dask]); --semantic embeds the keywords on the workers; the output is the same",
     )
 
     keyphrase_cli.add_evaluate_arguments(ev)
@@ -133,12 +135,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         if out is not None:
             check_output_file(out)
 
-    if args.scheduler is not None and (args.legacy or args.semantic):
-        raise UsageError("--scheduler evaluates the lexical and sentiment metrics; run --legacy or --semantic without it")
+    if args.scheduler is not None and args.legacy:
+        raise UsageError("--scheduler evaluates the lexical, semantic and sentiment metrics; run --legacy without it")
     in_groups = None
     files = prediction_files(args)
     if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files):  # the lexical metrics: shared out over processes
         in_groups = _evaluate_in_groups(args, options)
+    elif args.scheduler is not None and not files:  # workers read their own movie files when the layout has them
+        in_groups = _evaluate_files_on_scheduler(args, options)
     if in_groups is not None:
         source, evaluation = in_groups
         dataset = None
@@ -199,7 +203,29 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions) -> Evaluation:
-    """`evaluate` with the dataset's movies shared out over a dask cluster (kweval.distributed)."""
+    """`evaluate` with the dataset's movies shared out over a dask cluster (kweval.distributed), their rows sent from here."""
+    from kweval import distributed
+
+    with _scheduler_client(spec) as client:
+        return distributed.evaluate_on_cluster(client, dataset, options)
+
+
+def _evaluate_files_on_scheduler(args: argparse.Namespace, options: EvalOptions) -> tuple[str, Evaluation] | None:
+    """(dataset source, evaluation) of a dataset with a file per movie, each dask worker reading its own movie files;
+    None when the layout has no file per movie, the workers do not see the same files, or a movie or model asked for is missing."""
+    from kweval import distributed, file_groups
+
+    if not file_groups.movie_file_sizes(args.data, args.movies):
+        return None
+    with _scheduler_client(args.scheduler) as client:
+        return distributed.evaluate_files_on_cluster(
+            client, args.data, options, movies=args.movies, models=args.models, keywords=bool(args.per_review)
+        )
+
+
+@contextlib.contextmanager
+def _scheduler_client(spec: str):
+    """distributed.connect(spec), with a bad spec or an unreachable scheduler as a usage error."""
     from kweval import distributed
 
     try:
@@ -208,7 +234,9 @@ def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions) -> Evaluati
         raise UsageError(str(exc)) from None
     try:
         with distributed.connect(spec) as client:
-            return distributed.evaluate_on_cluster(client, dataset, options)
+            yield client
+    except distributed.EmbeddingError as exc:  # a worker could not load the embedding model
+        raise UsageError(f"--scheduler {spec}: {exc}") from None
     except OSError as exc:  # no scheduler at that address, or it went away
         raise UsageError(f"--scheduler {spec}: cannot reach the dask scheduler ({exc})") from None
 
@@ -226,46 +254,26 @@ def _keyphrase_options(options: EvalOptions, args: argparse.Namespace, dataset) 
 
 
 def _evaluate_in_groups(args: argparse.Namespace, options: EvalOptions) -> tuple[str, Evaluation] | None:
-    """(dataset source, evaluation) of a dataset with a file per movie, its movies shared out over --jobs processes.
+    """(dataset source, evaluation) of a dataset with a file per movie, its movie files shared out over --jobs processes.
 
-    Each process reads and evaluates a run of consecutive movie files, so the
-    combined result is the one a single process gets (kweval.evaluate.combine_evaluations).
     None when the layout, the size or --jobs 1 calls for one process, and when the
     groups' models differ or a movie or model asked for is missing (then one
-    process evaluates everything, or reports the mistake).
+    process evaluates everything, or reports the mistake); see kweval.file_groups.
     """
-    from kweval import parallel
-    from kweval.data import load_dataset, movie_file_sizes
-    from kweval.evaluate import combine_evaluations, evaluate
+    from functools import partial
 
-    sizes = movie_file_sizes(args.data)
+    from kweval import file_groups, parallel
+
+    sizes = file_groups.movie_file_sizes(args.data, args.movies)
     if not sizes:
         return None
-    if args.movies is not None:
-        sizes = {m: size for m, size in sizes.items() if m in args.movies}
     jobs = parallel.auto_jobs(list(sizes.values())) if args.jobs == "auto" else min(args.jobs, len(sizes))
     if jobs < 2 or not parallel.can_fork():
         return None
-    names = list(sizes)
-    groups = [[names[i] for i in run] for run in parallel.contiguous_groups(list(sizes.values()), jobs)]
-
-    def evaluate_group(movies: list[str]) -> tuple[list[str], list[str], str, Evaluation]:
-        dataset = load_dataset(args.data, movies=movies)
-        wanted = None if args.models is None else [m for m in args.models if m in dataset.model_names]
-        evaluation = evaluate(dataset.subset(models=wanted), options)
-        if not args.per_review:  # the summary needs only the per-review scores: send back less
-            evaluation.keywords = evaluation.keywords.iloc[:0]
-        return dataset.movie_ids, dataset.model_names, dataset.source, evaluation
-
-    parts = parallel.fork_map(evaluate_group, groups)
-    loaded_movies = {m for movies, _, _, _ in parts for m in movies}
-    loaded_models = {m for _, models, _, _ in parts for m in models}
-    if not (loaded_movies >= set(args.movies or ()) and loaded_models >= set(args.models or ())):
-        return None  # a movie or model asked for is not there: the one-process path says which
-    try:
-        return parts[0][2], combine_evaluations([evaluation for _, _, _, evaluation in parts])
-    except ValueError:  # the groups' files name different models: evaluate them together
-        return None
+    evaluate_group = partial(file_groups.evaluate_movie_files, path=args.data, options=options, models=args.models,
+                             keywords=bool(args.per_review))
+    parts = parallel.fork_map(evaluate_group, file_groups.movie_groups(sizes, jobs))
+    return file_groups.combine_groups(parts, args.movies, args.models)
 
 
 def _check_thresholds(summary, thresholds: list[tuple[str, float]]) -> int:

@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-import pandas as pd
+if TYPE_CHECKING:  # pandas is imported where a table is made: `Problem` alone stays light (the --protocol path)
+    import pandas as pd
 
 # Column layout of each table.  Readers must produce exactly these columns
 # (extra review columns such as `date` are allowed and kept).
@@ -101,6 +103,8 @@ class Dataset:
 
     def content_hash(self) -> str:
         """A stable content hash (every table's values and columns, problems, source): the dashboard's cache key."""
+        import pandas as pd
+
         h = hashlib.sha256()
         for name in ("movies", "reviews", "predictions", "ground_truth", "models"):
             frame: pd.DataFrame = getattr(self, name)

@@ -15,12 +15,14 @@ layout has no predictions: they come from `--predictions NAME=PATH`
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from kweval.data.dataset import MODEL_COLUMNS, PREDICTION_COLUMNS, Dataset, Problem
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 DOCS_DIR = "docsutf8"
 KEYS_DIR = "keys"
@@ -65,35 +67,66 @@ def _language(collection: Path, problems: list[Problem]) -> str | None:
     return (text or "").strip() or None
 
 
-def read_collection(collection: Path, problems: list[Problem]) -> tuple[pd.DataFrame, pd.DataFrame, str | None]:
-    """(reviews, ground_truth, language) of one collection; documents without a key file get no GT (reported)."""
-    name = collection.name
+@dataclass(frozen=True)
+class Documents:
+    """One collection as plain Python: texts and gold keyphrases (file order) by document id, and its language."""
+
+    name: str
+    texts: dict[str, str]
+    keys: dict[str, list[str]]
+    language: str | None
+
+    @property
+    def doc_ids(self) -> tuple[str, ...]:
+        """The documents (those with a readable text), in file-name order."""
+        return tuple(self.texts)
+
+    @property
+    def gold(self) -> dict[str, list[str]]:
+        """Every document's gold keyphrases; [] for one without a key file."""
+        return {doc: self.keys.get(doc, []) for doc in self.texts}
+
+
+def read_documents(collection: Path, problems: list[Problem]) -> Documents:
+    """Texts and key lists of one collection (no pandas: the `--protocol` path reads through this alone).
+
+    Documents without a key file get no GT and key files without a document
+    are still read (both reported); unreadable files are skipped, reported.
+    """
     docs = {p.stem: p for p in sorted((collection / DOCS_DIR).glob("*.txt")) if p.is_file()}
-    keys = {p.stem: p for p in sorted((collection / KEYS_DIR).glob("*.key")) if p.is_file()}
-    review_rows: list[tuple] = []
-    gt_rows: list[tuple] = []
+    key_files = {p.stem: p for p in sorted((collection / KEYS_DIR).glob("*.key")) if p.is_file()}
+    texts: dict[str, str] = {}
     for doc_id, path in docs.items():
         text = _read_text(path, problems, "document")
-        if text is None:
-            continue
-        review_rows.append((name, doc_id, text))
-    without_keys = [d for d in docs if d not in keys]
+        if text is not None:
+            texts[doc_id] = text
+    without_keys = [d for d in docs if d not in key_files]
     if without_keys:
         problems.append(Problem(f"{collection / KEYS_DIR}", f"{len(without_keys)} document(s) without a .key file (e.g. {without_keys[0]}); they have no ground truth"))
-    orphans = [d for d in keys if d not in docs]
+    orphans = [d for d in key_files if d not in docs]
     if orphans:
         problems.append(Problem(f"{collection / DOCS_DIR}", f"{len(orphans)} key file(s) without a document (e.g. {orphans[0]}); their keyphrases are still read"))
-    for doc_id, path in keys.items():
+    keys: dict[str, list[str]] = {}
+    for doc_id, path in key_files.items():
         text = _read_text(path, problems, "key file")
         if text is None:
             continue
         phrases = [line.strip() for line in text.splitlines() if line.strip()]
         if not phrases:
             problems.append(Problem(str(path), "holds no keyphrase; the document has no ground truth"))
-        gt_rows += [(name, doc_id, 0, phrase) for phrase in phrases]
-    reviews = pd.DataFrame(review_rows, columns=["movie", "review_id", "text"])
+        keys[doc_id] = phrases
+    return Documents(collection.name, texts, keys, _language(collection, problems))
+
+
+def read_collection(collection: Path, problems: list[Problem]) -> tuple[pd.DataFrame, pd.DataFrame, str | None]:
+    """(reviews, ground_truth, language) of one collection, as tables (`read_documents`)."""
+    import pandas as pd
+
+    docs = read_documents(collection, problems)
+    reviews = pd.DataFrame([(docs.name, d, t) for d, t in docs.texts.items()], columns=["movie", "review_id", "text"])
+    gt_rows = [(docs.name, d, 0, phrase) for d, phrases in docs.keys.items() for phrase in phrases]
     ground_truth = pd.DataFrame(gt_rows, columns=["movie", "review_id", "rank", "keyword"])
-    return reviews, ground_truth, _language(collection, problems)
+    return reviews, ground_truth, docs.language
 
 
 def read_keyphrase(folder: Path) -> Dataset:
@@ -103,6 +136,9 @@ def read_keyphrase(folder: Path) -> Dataset:
     `ranked` flag False makes every gain 1).  A tidy `predictions` table in a
     collection folder is read too; otherwise the dataset has no predictions yet.
     """
+    import numpy as np
+    import pandas as pd
+
     from kweval.data import predictions as pred_files
 
     problems: list[Problem] = []

@@ -19,11 +19,12 @@ import math
 import numbers
 from collections.abc import Mapping
 from pathlib import Path
-
-import numpy as np
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from kweval.data.dataset import MODEL_COLUMNS, PREDICTION_COLUMNS, Dataset, Problem
+
+if TYPE_CHECKING:  # pandas is imported where a table is made: `jsonl_rows` alone stays light (the --protocol path)
+    import pandas as pd
 
 JSONL_SUFFIXES = (".jsonl", ".json", ".ndjson")
 TABLE_SUFFIXES = (".parquet", ".csv")
@@ -64,8 +65,12 @@ def _first(obj: dict, keys: tuple[str, ...]):
     return None
 
 
-def read_jsonl(path: Path, model: str, problems: list[Problem], default_movie: str | None = None) -> pd.DataFrame:
-    """Prediction rows of a JSONL file; movie is `default_movie` unless a line names one (None: resolved later)."""
+def jsonl_rows(path: Path, model: str, problems: list[Problem], default_movie: str | None = None) -> list[tuple]:
+    """Prediction rows (PREDICTION_COLUMNS tuples, rank order) of a JSONL file; plain Python.
+
+    Movie is `default_movie` unless a line names one (None: resolved later).
+    An empty keyphrase list is one row with keyword None (a real, empty prediction).
+    """
     rows: list[tuple] = []
     bad: list[str] = []
     seen: set[tuple] = set()
@@ -73,7 +78,7 @@ def read_jsonl(path: Path, model: str, problems: list[Problem], default_movie: s
         handle = path.open("rb")
     except OSError as exc:
         problems.append(Problem(str(path), f"unreadable ({exc.strerror or type(exc).__name__}); no predictions for {model}"))
-        return _empty()
+        return []
     with handle:
         for number, raw in enumerate(handle, start=1):
             line = raw.strip()
@@ -112,7 +117,14 @@ def read_jsonl(path: Path, model: str, problems: list[Problem], default_movie: s
                 keyword = phrase if isinstance(phrase, str) and phrase != "" else None
                 rows.append((movie, str(doc), model, rank, keyword, _score(scores[rank]) if scores is not None else math.nan))
     _report_lines(path, bad, problems)
-    frame = pd.DataFrame(rows, columns=PREDICTION_COLUMNS)
+    return rows
+
+
+def read_jsonl(path: Path, model: str, problems: list[Problem], default_movie: str | None = None) -> pd.DataFrame:
+    """Prediction rows of a JSONL file as a table (`jsonl_rows`)."""
+    import pandas as pd
+
+    frame = pd.DataFrame(jsonl_rows(path, model, problems, default_movie), columns=PREDICTION_COLUMNS)
     frame["score"] = frame["score"].astype("float64")
     frame["rank"] = frame["rank"].astype("int64")
     return frame
@@ -129,6 +141,9 @@ def _report_lines(path: Path, bad: list[str], problems: list[Problem]) -> None:
 
 def read_table(path: Path, model: str | None, problems: list[Problem], default_movie: str | None = None) -> pd.DataFrame:
     """Prediction rows of a tidy table; `model` (when given) names every row's model."""
+    import numpy as np
+    import pandas as pd
+
     try:
         frame = pd.read_csv(path, dtype=str, keep_default_na=False) if path.suffix == ".csv" else pd.read_parquet(path)
     except Exception as exc:  # an unreadable table is a data problem
@@ -178,6 +193,8 @@ def read_predictions(path: Path, model: str | None, problems: list[Problem], def
 
 
 def _empty() -> pd.DataFrame:
+    import pandas as pd
+
     frame = pd.DataFrame({c: pd.Series(dtype="object") for c in PREDICTION_COLUMNS})
     frame["rank"] = frame["rank"].astype("int64")
     frame["score"] = frame["score"].astype("float64")
@@ -208,6 +225,8 @@ def attach_predictions(dataset: Dataset, files: Mapping[str, Path]) -> Dataset:
     A model the dataset already has is replaced (noted).  Documents the
     dataset does not know are reported and skipped.
     """
+    import pandas as pd
+
     problems = list(dataset.problems)
     movies = dataset.movies["movie"].tolist()
     default_movie = movies[0] if len(movies) == 1 else None
@@ -236,3 +255,31 @@ def attach_predictions(dataset: Dataset, files: Mapping[str, Path]) -> Dataset:
     directions = dict(zip(dataset.models["model"], dataset.models["score_direction"]))
     models = pd.DataFrame({"model": model_order, "score_direction": [directions.get(m, "higher") for m in model_order]}, columns=MODEL_COLUMNS)
     return Dataset(dataset.movies, dataset.reviews, predictions[PREDICTION_COLUMNS].reset_index(drop=True), dataset.ground_truth, models, problems, dataset.source)
+
+
+def prediction_lists(path: Path, model: str, problems: list[Problem]) -> dict[str, list[str]]:
+    """{document id: keyphrases in rank order} of one model's file, as the `--protocol` presets take them.
+
+    The rows are `read_predictions`'s (same rules and messages); a JSONL file
+    is read without pandas.  In a table that names several models, the rows of
+    `model` are kept when it is one of them.  Empty keyphrases are left out;
+    a document given with none has an empty list.
+    """
+    if path.suffix.lower() in JSONL_SUFFIXES and path.exists():
+        rows = jsonl_rows(path, model, problems)
+    else:
+        attempt: list[Problem] = []
+        table = read_predictions(path, None, attempt)
+        if not len(table) or model not in set(table["model"]):
+            table = read_predictions(path, model, problems)
+        else:
+            problems.extend(attempt)
+            table = table[table["model"] == model]
+        table = table.sort_values(["review_id", "rank"], kind="stable")
+        rows = list(table[PREDICTION_COLUMNS].itertuples(index=False, name=None))
+    out: dict[str, list[str]] = {}
+    for _movie, doc, _model, _rank, keyword, _score in rows:
+        phrases = out.setdefault(doc, [])
+        if isinstance(keyword, str) and keyword:
+            phrases.append(keyword)
+    return out

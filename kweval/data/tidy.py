@@ -190,6 +190,11 @@ def _numbers(frame: pd.DataFrame | pa.Table, name: str) -> np.ndarray:
 
 def _as_str(series: pd.Series) -> pd.Series:
     """Strings stay strings; NA, empty and non-string cells become None."""
+    if isinstance(series.dtype, pd.StringDtype):  # every cell a str or NA: masks, not a call per cell
+        keep = (series != "").fillna(False).to_numpy(dtype=bool)
+        values = series.to_numpy(dtype=object, na_value=None)
+        values[~keep] = None
+        return pd.Series(values, index=series.index, dtype=object, copy=False)
     return series.map(lambda v: v if isinstance(v, str) and v != "" else None).astype(object)
 
 
@@ -424,7 +429,7 @@ def unranked_movies(frame: pd.DataFrame) -> set[str]:
     """Movies whose every GT list gives all its keywords the same rank: unranked GT (before ranks become positions)."""
     rank = pd.to_numeric(frame["rank"], errors="coerce")
     keys = [frame["movie"].astype("string")] + ([frame["review_id"].astype("string").fillna("")] if "review_id" in frame else [])
-    spread = rank.groupby(keys, sort=False).agg(lambda r: r.nunique(dropna=True))
+    spread = rank.groupby(keys, sort=False).nunique(dropna=True)  # pandas' grouped count, not a call per list
     per_movie = spread.groupby(level=0, sort=False).max()
     return {str(m) for m, n in per_movie.items() if n <= 1 and isinstance(m, str)}
 
