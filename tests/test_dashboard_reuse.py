@@ -167,3 +167,23 @@ def test_compare_rerun_reuses_its_scatter_and_links(monkeypatch):
     metric = at.selectbox(key="qp_metric")
     metric.set_value(next(m for m in metric.options if m != metric.value)).run()
     assert not at.exception and len(built) == 2 and at.get("plotly_chart")[0].proto.spec != spec
+
+
+def test_summary_rerun_reuses_its_figures(monkeypatch):
+    """A warm rerun of the Summary draws the same bars and heatmap without building them again; another metric redraws the heatmap."""
+    import plotly.express as px
+
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    built = []
+    original = px.imshow
+    monkeypatch.setattr(px, "imshow", lambda *a, **kw: built.append(1) or original(*a, **kw))
+    at = run(monkeypatch, None)
+    specs = [chart.proto.spec for chart in at.get("plotly_chart")]
+    assert len(built) == 1 and len(specs) == 2
+    at.run()
+    assert len(built) == 1 and [chart.proto.spec for chart in at.get("plotly_chart")] == specs
+    metric = at.selectbox(key="qp_metric")
+    metric.set_value(next(m for m in metric.options if m != metric.value)).run()
+    after = [chart.proto.spec for chart in at.get("plotly_chart")]
+    assert not at.exception and len(built) == 2 and after[0] == specs[0] and after[1] != specs[1]
