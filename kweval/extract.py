@@ -37,7 +37,7 @@ def yake_lists(texts: Sequence[str], top: int, language: str = "en", max_ngram: 
 
 
 def keybert_lists(
-    texts: Sequence[str], top: int, ngram_range: tuple[int, int] = (1, 3), batch: int = 64, backend: str = "torch"
+    texts: Sequence[str], top: int, ngram_range: tuple[int, int] = (1, 3), batch: int = 64, backend: str = "auto"
 ) -> Iterable[Ranked]:
     """KeyBERT's best `top` phrases of each text (score: cosine to the document), in batches.
 
@@ -58,7 +58,7 @@ def keybert_lists(
             yield ordered(entries)[:top]
 
 
-def store_embedder(backend: str = "torch"):
+def store_embedder(backend: str = "auto"):
     """A KeyBERT embedding backend reading all-MiniLM-L6-v2 vectors through `kweval.semantic.embed_texts`.
 
     Candidates repeat across the batches of a collection; the persistent store
@@ -127,7 +127,7 @@ def run_extractor(
     top: int,
     language: str = "en",
     progress: Callable[[int], None] | None = None,
-    backend: str = "torch",
+    backend: str = "auto",
 ) -> list[Ranked]:
     """One ranked list per text from extractor `name`; `progress(n_done)` after each text.
 

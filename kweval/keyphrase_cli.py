@@ -52,9 +52,9 @@ def add_commands(sub) -> None:
     ex.add_argument("--top", type=int, default=20, help="keyphrases per document (default 20)")
     ex.add_argument("--out", required=True, help="predictions file: .csv, .parquet or .jsonl")
     ex.add_argument("--model-name", help="model name written in the table (default: the extractor's)")
-    from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS
+    from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS, DEFAULT_BACKEND
 
-    ex.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default="torch",
+    ex.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default=DEFAULT_BACKEND,
                     help="KeyBERT's embedding backend (vectors go through kweval's embedding store)")
 
     xp = sub.add_parser("export", help="write a TREC run per model and qrels (graded from GT gain) for trec_eval, pytrec_eval, ranx")
@@ -219,8 +219,8 @@ def kweval_card(args: argparse.Namespace, options, source: str) -> dict[str, obj
 
     folder = Path(args.data) if args.data else Path(__file__).parent / "data" / "demo"
     content = cards.folder_hash(folder) if folder.is_dir() else "unknown"
-    return cards.protocol_card(
-        "kweval", source, content, k=options.k, match=options.match, gt_order=options.gt_order,
+    return cards.evaluation_card(
+        options, source, content,
         aggregation="legacy: each column as its notebook (docs/notebook-parity.md)" if args.legacy else args.aggregate,
     )
 

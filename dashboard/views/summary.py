@@ -12,6 +12,7 @@ from dashboard import page_context
 from dashboard.context import ci_digest, ci_groups, row_identity
 from dashboard.tables import best_in_bold, number_columns
 from dashboard.escape import esc, md
+from dashboard.protocol import show_protocol_card
 from dashboard.style import axis_title, metric_label, model_colors
 
 from kweval import report, stats
@@ -103,6 +104,7 @@ st.caption(
     f"{len(sel.models)} model(s). **Bold**: the best value of each movie (and of ALL) per column, here and in the downloads. "
     "Hover a column name for its definition (docs/metrics.md)."
 )
+show_protocol_card(ctx, key="summary_protocol_card")
 
 table = ctx.summary()
 table = table[table["model"].isin(sel.models)].reset_index(drop=True)
