@@ -8,6 +8,7 @@ page; pages call `page_context()` and only read it.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import sys
 from collections.abc import Sequence
@@ -22,7 +23,8 @@ from dashboard.escape import md
 from dashboard.links import page_links, page_params
 from dashboard.selection import SELECTION_KEYS, Selection, resolve_selection
 
-from kweval.aggregate import aggregate
+from kweval import registry
+from kweval.aggregate import MICRO_F1, MICRO_RATIOS, aggregate
 from kweval.data import load_dataset
 from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy_tables
@@ -135,6 +137,27 @@ def _evaluate_with_progress(dataset: Dataset, options: EvalOptions) -> Evaluatio
             min(max(float(f), 0.0), 1.0), text=f"Evaluating: {notes.get(stage, stage)}…"))
     finally:
         bar.empty()
+
+
+def row_identity(scores: pd.DataFrame) -> str:
+    """A digest of which (movie, review_id, model) each row of `scores` is, in order: a cache key for what
+    depends on the rows but not on their metric values (unchanged by a τ change or sentiment on)."""
+    hashed = pd.util.hash_pandas_object(scores[["movie", "review_id", "model"]], index=False).to_numpy()
+    return hashlib.blake2b(hashed.tobytes(), digest_size=16).hexdigest()
+
+
+def ci_groups(names: list[str]) -> list[list[str]]:
+    """The metrics bootstrapped together: the semantic ones apart, as a τ change alters only them."""
+    semantic = [m for m in names if (entry := registry.info(m)) is not None and entry.group == "semantic"]
+    return [group for group in ([m for m in names if m not in semantic], semantic) if group]
+
+
+def ci_digest(rows: pd.DataFrame, group: list[str], how: str) -> str:
+    """A digest of the values the CIs of `group` read (its columns and, under micro, their counts)."""
+    needed = set(group) | {c for m in group for part in (m, *MICRO_F1.get(m, ())) for c in MICRO_RATIOS.get(part, ())}
+    columns = [c for c in rows.columns if c in needed]
+    values = rows[columns].to_numpy(dtype="float64")
+    return hashlib.blake2b(repr((how, columns, values.shape)).encode() + values.tobytes(), digest_size=16).hexdigest()
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

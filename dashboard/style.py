@@ -44,11 +44,10 @@ def axis_title(metric: str, agg: str) -> str:
 def best_mask(table: pd.DataFrame) -> pd.DataFrame:
     """True where a cell holds its column's best value among its movie's rows (`kweval.report.best_rows`)."""
     frame = table.reset_index(drop=True)
-    mask = pd.DataFrame(False, index=frame.index, columns=frame.columns)
+    cells = np.zeros(frame.shape, dtype=bool)
     for col, rows in best_rows(frame).items():
-        mask.loc[sorted(rows), col] = True
-    mask.index = table.index
-    return mask
+        cells[sorted(rows), frame.columns.get_loc(col)] = True
+    return pd.DataFrame(cells, index=table.index, columns=table.columns)
 
 
 def best_styles(table: pd.DataFrame) -> pd.DataFrame:

@@ -119,6 +119,20 @@ def aggregate(evaluation: Evaluation, how: str = "macro", include_all: bool = Tr
     return frame[["movie", "model", "n_reviews", "n_skipped"] + evaluation.metric_names].reset_index(drop=True)
 
 
+def _label_codes(labels: pd.Series) -> tuple[list[str], np.ndarray]:
+    """(the groups present, in category order, else sorted; each row's group position, -1 for a missing label)."""
+    if isinstance(labels.dtype, pd.CategoricalDtype):  # from the category codes: no per-row string conversion
+        codes = labels.cat.codes.to_numpy()
+        used = np.unique(codes[codes >= 0])
+        groups = [str(labels.cat.categories[i]) for i in used]
+        position = np.full(len(labels.cat.categories) + 1, -1, dtype="int64")
+        position[used] = np.arange(len(used))
+        return groups, position[codes]  # code -1 (missing) reads the last slot, -1
+    text = pd.Series(labels.astype(str).to_numpy(dtype=object))
+    groups = sorted(set(text))
+    return groups, _codes(text, groups)
+
+
 def aggregate_by(evaluation: Evaluation, labels: pd.Series, how: str = "macro", name: str = "slice") -> pd.DataFrame:
     """Label × model summary of the per-review table: `name`, model, n_reviews, then every metric.
 
@@ -131,14 +145,11 @@ def aggregate_by(evaluation: Evaluation, labels: pd.Series, how: str = "macro", 
         raise ValueError(f"aggregation must be one of {', '.join(AGGREGATIONS)}; got {how!r}")
     if len(labels) != len(evaluation.scores):
         raise ValueError("aggregate_by: one label per row of evaluation.scores")
-    text = pd.Series(labels.astype(str).to_numpy(dtype=object))
-    present = set(text)
-    groups = [str(c) for c in labels.cat.categories if str(c) in present] if hasattr(labels, "cat") else sorted(present)
+    groups, group_of = _label_codes(labels)
     metric_cols = [m for m in evaluation.metric_names if m != "gt_coverage"]
     models = evaluation.models
     n_models = len(models)
     model_of = _codes(evaluation.scores["model"], models)
-    group_of = _codes(text, groups)
     cell = np.where((group_of >= 0) & (model_of >= 0), group_of * n_models + model_of, -1)
     frame = pd.DataFrame({name: [g for g in groups for _ in models], "model": [m for _ in groups for m in models]})
     frame = frame.join(_summarise(evaluation.scores.reset_index(drop=True), cell, len(groups) * n_models, metric_cols, how))

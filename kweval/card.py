@@ -97,7 +97,30 @@ def protocol_card(
     }
 
 
-_SHORT = ("preset", "kweval_version", "dataset_sha256", "match", "stemming", "cutoff", "aggregation", "k", "gt_order")
+def evaluation_card(options, data: str, content_hash: str, *, aggregation: str,
+                    hash_of: str = HASH_OF) -> dict[str, object]:
+    """The card of an evaluation by the one engine (the kweval preset) under `options` (an `EvalOptions`).
+
+    Adds what the semantic and sentiment columns depend on when they are on (embedding model, the backend
+    and precision that computed the vectors, τ; VADER), so a table with those columns can be reproduced too.
+    `hash_of` says what `content_hash` hashes (the CLI hashes the files, the dashboard the tables as read).
+    """
+    card = protocol_card("kweval", data, content_hash, k=options.k, match=options.match, gt_order=options.gt_order,
+                         aggregation=aggregation)
+    card["dataset_sha256_of"] = hash_of
+    if options.semantic:
+        from kweval.semantic import variant
+
+        backend, precision = variant(options.embedding_backend)
+        card["semantic"] = (f"cosine of {options.embedding_model} embeddings ({backend}, {precision}), "
+                            f"τ = {options.threshold:g} (docs/metrics.md §4)")
+    if options.sentiment:
+        card["sentiment"] = "VADER compound (docs/metrics.md §5)"
+    return card
+
+
+_SHORT = ("preset", "kweval_version", "dataset_sha256", "match", "stemming", "cutoff", "aggregation", "k", "gt_order",
+          "semantic", "sentiment")
 
 
 def card_line(card: Mapping[str, object]) -> str:

@@ -219,8 +219,8 @@ def kweval_card(args: argparse.Namespace, options, source: str) -> dict[str, obj
 
     folder = Path(args.data) if args.data else Path(__file__).parent / "data" / "demo"
     content = cards.folder_hash(folder) if folder.is_dir() else "unknown"
-    return cards.protocol_card(
-        "kweval", source, content, k=options.k, match=options.match, gt_order=options.gt_order,
+    return cards.evaluation_card(
+        options, source, content,
         aggregation="legacy: each column as its notebook (docs/notebook-parity.md)" if args.legacy else args.aggregate,
     )
 

@@ -36,16 +36,13 @@ def best_rows(table: pd.DataFrame) -> dict[str, set[int]]:
     Bold marks the best model per movie, which is the comparison a reader makes.
     """
     best: dict[str, set[int]] = {}
+    movies = table.groupby("movie", sort=False)  # a movie's NaN-only column has a NaN top, equal to nothing
     for col in metric_columns(table):
         direction = registry.better(col) if registry.info(col) is not None else registry.HIGHER
         if direction == registry.NEITHER:
             continue
-        best[col] = set()
-        for _, rows in table.groupby("movie", sort=False):
-            values = rows[col]
-            if values.notna().any():
-                top = values.max() if direction == registry.HIGHER else values.min()
-                best[col].update(int(i) for i in rows.index[values == top])
+        top = movies[col].transform("max" if direction == registry.HIGHER else "min")
+        best[col] = {int(i) for i in table.index[table[col].to_numpy() == top.to_numpy()]}
     return best
 
 

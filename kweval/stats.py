@@ -25,6 +25,7 @@ same resamples serve every column) and never loops over reviews in Python.
 
 from __future__ import annotations
 
+import functools
 import warnings
 from collections.abc import Callable, Sequence
 
@@ -68,14 +69,32 @@ def bootstrap_statistics(
     """
     if n < 1:
         raise ValueError("bootstrap needs at least one review")
+    if n_boot * n <= _KEPT_CELLS and n <= np.iinfo(np.uint16).max:
+        counts = _resample_counts(n, n_boot, seed)  # the same draws again (e.g. every model of a movie): kept, not redrawn
+    else:
+        counts = _draw_counts(n, n_boot, seed)
+    return np.concatenate([np.asarray(statistic(c.astype("float64"))) for c in counts], axis=0)
+
+
+def _draw_counts(n: int, n_boot: int, seed: int):
+    """Per chunk of resamples, how often each of the `n` reviews was drawn (a generator: one chunk in memory)."""
     rng = np.random.default_rng(seed)
-    out = []
     for size in _chunks(n_boot, n):
         idx = rng.integers(0, n, size=(size, n))
         flat = (idx + (np.arange(size) * n)[:, None]).ravel()
-        weights = np.bincount(flat, minlength=size * n).reshape(size, n).astype("float64")
-        out.append(np.asarray(statistic(weights)))
-    return np.concatenate(out, axis=0)
+        yield np.bincount(flat, minlength=size * n).reshape(size, n)
+
+
+_KEPT_CELLS = 20_000_000  # resamples × reviews of a kept draw: ≤ 40 MB as uint16
+
+
+@functools.lru_cache(maxsize=2)
+def _resample_counts(n: int, n_boot: int, seed: int) -> tuple[np.ndarray, ...]:
+    """`_draw_counts`, kept as read-only uint16 (a count never exceeds n ≤ 65535) for the next call with the same draws."""
+    kept = tuple(c.astype(np.uint16) for c in _draw_counts(n, n_boot, seed))
+    for c in kept:
+        c.setflags(write=False)
+    return kept
 
 
 def _percentile_ci(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
@@ -340,9 +359,12 @@ def bootstrap_summary_ci(
     else:
         lo, hi = _percentile_ci(samples, confidence)
     index = {m: i for i, m in enumerate(present)}
-    for row, m in enumerate(metrics):
-        if m in index:
-            out.loc[row, ["value", "ci_low", "ci_high"]] = [point[index[m]], lo[index[m]], hi[index[m]]]
+    rows = [row for row, m in enumerate(metrics) if m in index]
+    cols = [index[metrics[row]] for row in rows]
+    for name, values in (("value", point), ("ci_low", lo), ("ci_high", hi)):  # one column write each, not a .loc per metric
+        column = out[name].to_numpy(dtype="float64", copy=True)
+        column[rows] = np.asarray(values, dtype="float64")[cols]
+        out[name] = column
     return out
 
 

@@ -128,7 +128,7 @@ def test_summary_equals_aggregate(monkeypatch, cores, data):
     core = core[core["model"].isin(models)].reset_index(drop=True)
     pd.testing.assert_frame_equal(shown, core, check_dtype=False)
     assert "ndcg@3" in shown.columns
-    assert [b.label for b in at.download_button] == ["CSV", "Markdown", "LaTeX"]
+    assert [b.label for b in at.download_button] == ["Protocol card (JSON)", "CSV", "Markdown", "LaTeX"]
 
 
 @pytest.mark.dnlp
@@ -956,3 +956,15 @@ def test_markdown_escaping_never_makes_an_autolink():
     assert "http://" not in plain.lower() and "https://" not in plain.lower() and "www." not in plain and "a@b" not in plain
     assert plain.replace("\u2060", "") == "see http://x.invalid/a, HTTPS://y.invalid, www.z.invalid and a@b.invalid; ndcg@5"
     assert "ndcg@5" in plain  # metric names keep their @
+
+
+@pytest.mark.parametrize("page", ["dashboard/views/summary.py", "dashboard/views/data.py"])
+def test_summary_and_data_show_the_protocol_card(monkeypatch, cores, page):
+    """The card of the numbers shown (issue 12 item 5): the sidebar's k, match and aggregation, the data's hash."""
+    at = run(monkeypatch, None, {"k": "3", "agg": "micro", "match": "word"}, page)
+    shown = re.sub(r"\\(.)", r"\1", texts(at))  # Markdown escapes undone
+    assert "| k | 3 |" in shown and "| match | word (docs/metrics.md §2) |" in shown
+    assert "| aggregation | micro (docs/metrics.md §6) |" in shown
+    assert cores["demo"].content_hash() in shown and "Dataset.content_hash" in shown
+    assert "semantic" not in [line.split("|")[1].strip() for line in shown.splitlines() if line.startswith("| ")]
+    assert "Protocol card (JSON)" in [b.label for b in at.download_button]

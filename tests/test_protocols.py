@@ -306,3 +306,16 @@ def test_card_hash_is_one_definition_stated_on_the_card(tmp_path, capsys):
     status, out, _ = _main(*_EDGE_ARGS, "--format", "json", capsys=capsys)
     card = json.loads(out)["meta"]["protocol"]
     assert status == 0 and card["dataset_sha256_of"] == HASH_OF and "content_hash" in HASH_OF
+
+
+def test_the_evaluation_card_names_what_semantic_and_sentiment_numbers_depend_on():
+    from kweval.card import card_line, evaluation_card
+    from kweval.evaluate import EvalOptions
+
+    plain = evaluation_card(EvalOptions(k=3), "data", "abc", aggregation="macro")
+    assert "semantic" not in plain and "sentiment" not in plain and plain["k"] == 3
+    card = evaluation_card(EvalOptions(semantic=True, sentiment=True, threshold=0.8, embedding_backend="torch"), "data", "abc",
+                           aggregation="micro")
+    assert card["semantic"].startswith("cosine of all-MiniLM-L6-v2 embeddings (torch, fp32), τ = 0.8")
+    assert card["sentiment"].startswith("VADER")
+    assert "τ = 0.8" in card_line(card) and card["aggregation"].startswith("micro")

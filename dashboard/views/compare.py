@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pandas as pd
 import plotly.express as px
+import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard import page_context
@@ -50,6 +51,30 @@ def _per_movie(key: tuple, a: str, b: str, metric: str, _scores: pd.DataFrame) -
     return out
 
 
+# Shared, not copied: the page only reads them (st.plotly_chart copies the figure).  A warm rerun (any widget) reuses them.
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _per_review(key: tuple, movie: str, models: tuple, a: str, b: str, metric: str, params: tuple,
+                _scores: pd.DataFrame) -> tuple[pd.DataFrame, go.Figure, pd.DataFrame]:
+    """(A's and B's `metric` per review, the scatter of them, the reviews by |B − A| with explorer links)."""
+    both = paired(_scores, a, b, metric)
+    both["movie "] = both["movie"].map(esc)  # plotly renders some HTML in hover labels: show escaped copies
+    both["review "] = both["review_id"].map(esc)
+    # many reviews share the same values (0, 1/k, ...): a little seeded jitter shows how many points sit on each
+    both["x "] = jitter(both[f"{metric}_a"], 0.012, seed=1)
+    both["y "] = jitter(both[f"{metric}_b"], 0.012, seed=2)
+    label = metric_label(metric)
+    fig = px.scatter(both, x="x ", y="y ", hover_data={"movie ": True, "review ": True, "difference": ":.4f", f"{metric}_a": ":.4f",
+                     f"{metric}_b": ":.4f", "x ": False, "y ": False}, opacity=0.45,
+                     labels={"x ": f"{label} of {esc(a)} (A)", "y ": f"{label} of {esc(b)} (B)",
+                             f"{metric}_a": f"{esc(a)} (A)", f"{metric}_b": f"{esc(b)} (B)"}, custom_data=["movie", "review_id"])
+    fig.update_traces(marker=dict(color=model_colors(ctx.dataset.model_names).get(b), size=7))
+    fig.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line=dict(dash="dot", color="grey"))
+    fig.update_layout(height=460, margin=dict(t=40, b=10))
+    listing = both.reindex(both["difference"].abs().sort_values(ascending=False, kind="stable").index)
+    listing["open"] = ctx.urls("explorer", movie=listing["movie"].tolist(), review=listing["review_id"].tolist())
+    return both, fig, listing
+
+
 st.title("Compare models")
 if len(sel.models) < 2:
     st.info("Select at least two models in the sidebar.")
@@ -94,20 +119,7 @@ if not per_movie.empty:
     st.caption("Holm correction here is across the movies.")
 
 st.subheader(f"Per review: {metric} of {md(a)} (x) vs {md(b)} (y)")
-both = paired(scores, a, b, metric)
-both["movie "] = both["movie"].map(esc)  # plotly renders some HTML in hover labels: show escaped copies
-both["review "] = both["review_id"].map(esc)
-# many reviews share the same values (0, 1/k, ...): a little seeded jitter shows how many points sit on each
-both["x "] = jitter(both[f"{metric}_a"], 0.012, seed=1)
-both["y "] = jitter(both[f"{metric}_b"], 0.012, seed=2)
-label = metric_label(metric)
-fig = px.scatter(both, x="x ", y="y ", hover_data={"movie ": True, "review ": True, "difference": ":.4f", f"{metric}_a": ":.4f",
-                 f"{metric}_b": ":.4f", "x ": False, "y ": False}, opacity=0.45,
-                 labels={"x ": f"{label} of {esc(a)} (A)", "y ": f"{label} of {esc(b)} (B)",
-                         f"{metric}_a": f"{esc(a)} (A)", f"{metric}_b": f"{esc(b)} (B)"}, custom_data=["movie", "review_id"])
-fig.update_traces(marker=dict(color=model_colors(ctx.dataset.model_names).get(b), size=7))
-fig.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line=dict(dash="dot", color="grey"))
-fig.update_layout(height=460, margin=dict(t=40, b=10))
+both, fig, listing = _per_review(ctx.key, sel.movie, tuple(sel.models), a, b, metric, tuple(ctx.params().items()), scores)
 event = st.plotly_chart(fig, on_select="rerun", selection_mode="points", key="scatter", config={"displaylogo": False})
 points = event.selection.points if event and event.selection else []
 if points:
@@ -117,8 +129,6 @@ st.caption("Points are jittered slightly (±0.012) so that reviews with equal va
            "Click a point to open that review in the explorer.")
 
 st.subheader("Reviews by difference (B − A)")
-listing = both.reindex(both["difference"].abs().sort_values(ascending=False, kind="stable").index)
-listing["open"] = ctx.urls("explorer", movie=listing["movie"].tolist(), review=listing["review_id"].tolist())
 st.dataframe(listing[["open", "movie", "review_id", f"{metric}_a", f"{metric}_b", "difference"]], hide_index=True, key="review_diffs",
              column_config={"open": st.column_config.LinkColumn("open", display_text="explorer ↗"),
                             f"{metric}_a": st.column_config.NumberColumn(f"{a} (A)", format="%.4f"),

@@ -9,6 +9,7 @@ from dashboard import page_context
 from dashboard.tables import number_columns, text_columns
 from dashboard.uploads import format_size
 from dashboard.escape import md
+from dashboard.protocol import show_protocol_card
 
 from kweval.aggregate import dataset_overview
 
@@ -25,6 +26,7 @@ if ctx.uploads:
     st.markdown("**Uploaded files** (the newest copy of each name): "
                 + ", ".join(f"{md(name)} ({format_size(size)})" for name, size in ctx.uploads.items()))
 st.caption(f"Content hash (the cache key): {ctx.data_hash[:16]}…")
+show_protocol_card(ctx, key="data_protocol_card")
 
 
 

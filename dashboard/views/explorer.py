@@ -91,8 +91,12 @@ def _set(param: str, value: str | None) -> None:
         st.query_params[param] = value
 
 
-def review_card(row: pd.Series, kw: pd.DataFrame, scores: pd.DataFrame, marked: str | None, links: bool = False) -> None:
-    """One review: header, the text with `marked`'s matches, the movie's top-k GT, per model its metrics and keywords (all escaped)."""
+@st.cache_data(show_spinner=False, max_entries=512)
+def _card_html(key: tuple, movie: str, review: str, models: tuple, marked: str | None,
+               _row: pd.Series, _kw: pd.DataFrame, _scores: pd.DataFrame) -> tuple[str, tuple]:
+    """(a review card's HTML, the models with output for the review): one per evaluation, review, models and
+    marked model, so a rerun (another page of the list, a widget) does not rebuild the cards it shows again."""
+    row, kw, scores = _row, _kw, _scores
     key = (row["movie"], row["review_id"])
     rows = kw.loc[[key]] if key in kw.index else kw.iloc[0:0]
     rows = _reasons(ctx.key, row["movie"], row["review_id"], tuple(sel.models), rows)
@@ -124,10 +128,16 @@ def review_card(row: pd.Series, kw: pd.DataFrame, scores: pd.DataFrame, marked: 
     own = own_gt_html(row["movie"], row["review_id"], row["text"])
     side = (f'<div style="display:flex;flex-wrap:wrap;gap:1rem"><div style="flex:3 1 18rem;min-width:0">{marks}{text}{own}</div>'
             f'<div style="flex:1 1 12rem">{gt_top_html(gt, sel.k, rows, COLORS)}</div></div>')
-    st.html(head + side + extra + model_grid_html(cells, 22 if (SEM or SAS) else 16))
+    return head + side + extra + model_grid_html(cells, 22 if (SEM or SAS) else 16), tuple(m for m in sel.models if m in mine.index)
+
+
+def review_card(row: pd.Series, kw: pd.DataFrame, scores: pd.DataFrame, marked: str | None, links: bool = False) -> None:
+    """One review: header, the text with `marked`'s matches, the movie's top-k GT, per model its metrics and keywords (all escaped)."""
+    html, evaluated = _card_html(ctx.key, row["movie"], row["review_id"], tuple(sel.models), marked, row, kw, scores)
+    st.html(html)
     if links:
         cols = st.columns(min(len(sel.models), 4) or 1)
-        for i, model in enumerate(m for m in sel.models if m in mine.index):
+        for i, model in enumerate(evaluated):
             cols[i % len(cols)].page_link(ctx.pages["ndcg"], label=f"nDCG step by step: {model}", icon=":material/calculate:",
                                           query_params=ctx.params(movie=row["movie"], review=row["review_id"], model=model))
 

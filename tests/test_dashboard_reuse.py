@@ -1,0 +1,189 @@
+"""Issue 11 "Performance": what a sidebar change leaves unchanged is reused, with the same numbers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import streamlit as st
+
+from kweval import registry, report, slices, stats
+from kweval.aggregate import aggregate_by
+from kweval.data import load_dataset
+from kweval.evaluate import EvalOptions, evaluate
+from tests.test_app import run
+
+
+def _best_rows_by_loop(table: pd.DataFrame) -> dict[str, set[int]]:
+    """The reference: per column and movie, the rows equal to the movie's best non-NaN value."""
+    best = {}
+    for col in report.metric_columns(table):
+        direction = registry.better(col) if registry.info(col) is not None else registry.HIGHER
+        if direction == registry.NEITHER:
+            continue
+        best[col] = set()
+        for _, rows in table.groupby("movie", sort=False):
+            if rows[col].notna().any():
+                top = rows[col].max() if direction == registry.HIGHER else rows[col].min()
+                best[col].update(int(i) for i in rows.index[rows[col] == top])
+    return best
+
+
+def test_best_rows_match_the_per_movie_loop_with_ties_nan_and_any_index():
+    rng = np.random.default_rng(1)
+    for trial in range(60):
+        n = int(rng.integers(0, 10))
+        table = pd.DataFrame({"movie": rng.choice(["a", "b", "ALL"], n), "model": "m",
+                              "f1": np.where(rng.random(n) < 0.3, np.nan, rng.integers(0, 3, n) / 2),
+                              "gt_coverage": rng.random(n)})
+        if trial % 2:
+            table.index = rng.permutation(n) + 7
+        assert report.best_rows(table) == _best_rows_by_loop(table)
+
+
+def test_aggregate_by_categorical_labels_equal_string_labels():
+    ds = load_dataset(None)
+    ev = evaluate(ds, EvalOptions())
+    for by in slices.SLICES:
+        labels = slices.slice_labels(ev.scores, ds.reviews, by)
+        if labels is None:
+            continue
+        labels = labels.cat.add_categories(["unused"])  # a category no row has: no group
+        labels.iloc[0] = np.nan  # a row without a label: in no group
+        for how in ("macro", "micro"):
+            by_codes = aggregate_by(ev, labels, how)
+            as_text = pd.Series(labels.astype(object).where(labels.notna(), None)).astype(str).where(labels.notna(), "\0")
+            by_text = aggregate_by(ev, as_text.where(as_text != "\0", "zzz-none"), how)
+            by_text = by_text[by_text["slice"] != "zzz-none"].reset_index(drop=True)
+            order = {g: i for i, g in enumerate(labels.cat.categories)}
+            by_text = by_text.sort_values("slice", key=lambda s: s.map(order), kind="stable").reset_index(drop=True)
+            assert "unused" not in set(by_codes["slice"])
+            pd.testing.assert_frame_equal(by_codes, by_text, check_exact=True)
+
+
+def test_summary_slice_labels_are_reused_when_the_rows_stay(monkeypatch):
+    """A k change keeps the evaluated rows: the Summary's slice labels are not computed again."""
+    st.cache_data.clear()
+    calls = []
+    original = slices.slice_labels
+    monkeypatch.setattr(slices, "slice_labels", lambda *a, **kw: calls.append(a[2]) or original(*a, **kw))
+    at = run(monkeypatch, None)
+    assert sorted(calls) == ["length", "rating"]
+    at.sidebar.number_input(key="sel_k").set_value(7).run()
+    assert not at.exception
+    assert sorted(calls) == ["length", "rating"]
+    assert any(df.value.index.name == "rating" for df in at.dataframe)
+
+
+def _with_semantic_columns(scores: pd.DataFrame, shift: int = 0) -> pd.DataFrame:
+    rng = np.random.default_rng(3 + shift)
+    n = len(scores)
+    out = scores.copy()
+    out["sem_n_pred"] = 5.0
+    out["sem_n_gt"] = 8.0
+    out["sem_pred_matched"] = rng.integers(0, 6, n).astype(float)
+    out["sem_gt_matched"] = np.minimum(out["sem_pred_matched"] + rng.integers(0, 3, n), 8).astype(float)
+    out["sem_precision"] = out["sem_pred_matched"] / 5
+    out["sem_recall"] = out["sem_gt_matched"] / 8
+    out["sem_f1"] = 2 * out["sem_precision"] * out["sem_recall"] / (out["sem_precision"] + out["sem_recall"]).replace(0, np.nan)
+    out["sem_f1"] = out["sem_f1"].fillna(0.0)
+    return out
+
+
+@pytest.mark.parametrize("how", ["macro", "micro"])
+def test_ci_groups_give_the_joint_bootstrap_and_a_tau_change_leaves_the_lexical_digest(how):
+    """The Summary bootstraps the semantic metrics apart (dashboard.context.ci_groups), cached by the content of
+    what each group reads: a τ change (only sem_* change) finds the lexical group's CIs in the cache."""
+    from dashboard.context import ci_digest, ci_groups
+
+    ev = evaluate(load_dataset(None), EvalOptions())
+    rows = _with_semantic_columns(ev.scores[ev.scores["model"] == ev.models[0]])
+    names = [*ev.metric_names, "sem_precision", "sem_recall", "sem_f1"]
+    groups = ci_groups(names)
+    assert groups == [ev.metric_names, ["sem_precision", "sem_recall", "sem_f1"]]
+    joint = stats.bootstrap_summary_ci(rows, names, how).set_index("metric")
+    split = pd.concat([stats.bootstrap_summary_ci(rows, g, how) for g in groups]).set_index("metric").reindex(names)
+    np.testing.assert_allclose(split.to_numpy(dtype=float), joint.to_numpy(dtype=float), rtol=0, atol=1e-12, equal_nan=True)
+
+    other_tau = _with_semantic_columns(ev.scores[ev.scores["model"] == ev.models[0]], shift=1)
+    assert ci_digest(other_tau, groups[0], how) == ci_digest(rows, groups[0], how)
+    assert ci_digest(other_tau, groups[1], how) != ci_digest(rows, groups[1], how)
+    assert ci_digest(rows, groups[0], "macro") != ci_digest(rows, groups[0], "micro")
+    changed = rows.assign(**{ev.metric_names[0]: rows[ev.metric_names[0]] + 0.5})
+    assert ci_digest(changed, groups[0], how) != ci_digest(rows, groups[0], how)
+
+
+@pytest.mark.parametrize("n", [1, 7, 2500, 12_000])  # 12,000 × 2000 resamples: over the kept size, drawn each time
+def test_kept_resample_draws_equal_fresh_draws(n):
+    """kweval.stats keeps the last resample counts (every model of a movie bootstraps the same n): same numbers."""
+    x = np.random.default_rng(5).random((n, 2))
+    first = stats.bootstrap_statistics(n, lambda w: w @ x / n)
+    stats._resample_counts.cache_clear()
+    fresh = np.concatenate([np.asarray(c, dtype="float64") @ x / n for c in stats._draw_counts(n, stats.N_BOOT, stats.SEED)])
+    again = stats.bootstrap_statistics(n, lambda w: w @ x / n)
+    assert np.array_equal(first, fresh) and np.array_equal(again, fresh)
+
+
+def test_explorer_rerun_reuses_its_review_cards(monkeypatch):
+    """A warm rerun of the explorer shows the same cards without building them again; another marked model rebuilds them."""
+    from dashboard import keyword_html
+
+    st.cache_data.clear()
+    built = []
+    original = keyword_html.model_grid_html
+    monkeypatch.setattr(keyword_html, "model_grid_html", lambda *a, **kw: built.append(1) or original(*a, **kw))
+    at = run(monkeypatch, None, page="dashboard/views/explorer.py")
+    first = [h.proto.body for h in at.get("html")]
+    n_cards = len(built)
+    assert n_cards > 0
+    at.run()
+    assert len(built) == n_cards and [h.proto.body for h in at.get("html")] == first
+    models = at.radio(key="qp_hl").options
+    at.radio(key="qp_hl").set_value(models[1]).run()
+    assert not at.exception and len(built) == 2 * n_cards
+    assert [h.proto.body for h in at.get("html")] != first
+
+
+def _links(at) -> list[str]:
+    return next(df.value for df in at.dataframe if "open" in df.value.columns)["open"].tolist()
+
+
+def test_compare_rerun_reuses_its_scatter_and_links(monkeypatch):
+    """A warm rerun of Compare draws the same per-review scatter and links without building them again."""
+    import plotly.express as px
+
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    built = []
+    original = px.scatter
+    monkeypatch.setattr(px, "scatter", lambda *a, **kw: built.append(1) or original(*a, **kw))
+    at = run(monkeypatch, None, page="dashboard/views/compare.py")
+    spec = at.get("plotly_chart")[0].proto.spec
+    links = _links(at)
+    assert len(built) == 1 and links and all(link.startswith("./explorer?") for link in links)
+    at.run()
+    assert len(built) == 1 and at.get("plotly_chart")[0].proto.spec == spec
+    assert _links(at) == links
+    metric = at.selectbox(key="qp_metric")
+    metric.set_value(next(m for m in metric.options if m != metric.value)).run()
+    assert not at.exception and len(built) == 2 and at.get("plotly_chart")[0].proto.spec != spec
+
+
+def test_summary_rerun_reuses_its_figures(monkeypatch):
+    """A warm rerun of the Summary draws the same bars and heatmap without building them again; another metric redraws the heatmap."""
+    import plotly.express as px
+
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    built = []
+    original = px.imshow
+    monkeypatch.setattr(px, "imshow", lambda *a, **kw: built.append(1) or original(*a, **kw))
+    at = run(monkeypatch, None)
+    specs = [chart.proto.spec for chart in at.get("plotly_chart")]
+    assert len(built) == 1 and len(specs) == 2
+    at.run()
+    assert len(built) == 1 and [chart.proto.spec for chart in at.get("plotly_chart")] == specs
+    metric = at.selectbox(key="qp_metric")
+    metric.set_value(next(m for m in metric.options if m != metric.value)).run()
+    after = [chart.proto.spec for chart in at.get("plotly_chart")]
+    assert not at.exception and len(built) == 2 and after[0] == specs[0] and after[1] != specs[1]
