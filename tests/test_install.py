@@ -128,7 +128,8 @@ def test_cli_names_the_extra_of_a_hidden_package(monkeypatch, capsys, tmp_path, 
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))  # an empty embedding store: the model is needed
 
-    for cached in (sentiment._analyzer, text._porter, semantic.load_model):
+    # encoders loaded by earlier tests in this process would hide the missing package
+    for cached in (sentiment._analyzer, text._porter, semantic.load_model, semantic._onnx_encoder):
         cached.cache_clear()
     monkeypatch.setitem(sys.modules, hidden, None)  # `import hidden` now raises ImportError
     monkeypatch.setitem(sys.modules, f"{hidden}.vaderSentiment" if hidden == "vaderSentiment" else f"{hidden}.stem.porter", None)
