@@ -2,7 +2,7 @@
 
 - bench_lexical.py: `kweval evaluate` vs the notebooks' loop on the DNLP data;
 - bench_scale.py: 10k / 100k / 1M synthetic reviews (tidy) and 20k / 200k (DNLP);
-- bench_semantic.py and bench_app.py when present (run as they are; their
+- bench_semantic.py, bench_app.py, bench_randomization.py, bench_highlight.py when present (run as they are; their
   output is copied into the report).
 
 Usage: python bench/run_all.py [--quick] [--repeat 3]
@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO))
 import bench_lexical  # noqa: E402
 import bench_scale  # noqa: E402
 
-OPTIONAL = ("bench_semantic.py", "bench_app.py")
+OPTIONAL = ("bench_semantic.py", "bench_app.py", "bench_randomization.py", "bench_highlight.py")
 OPTIONAL_TIMEOUT_S = 1800
 
 
