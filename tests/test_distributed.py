@@ -189,3 +189,21 @@ def test_cli_semantic_on_local_cluster_is_byte_identical(tmp_path: Path):
         outputs[name] = ((tmp_path / f"{name}.csv").read_bytes(), (tmp_path / f"{name}_reviews.csv").read_bytes(), res.stderr)
     assert b"sem_f1" in outputs["one"][0] and b"sas_text" in outputs["one"][0]
     assert outputs["dask"][:2] == outputs["one"][:2] and "Traceback" not in outputs["dask"][2]  # the workers' model loading may print
+
+
+def test_local_workers_are_forked_only_where_that_is_safe(monkeypatch):
+    """A forked worker inherits kweval and pandas (a spawned one imports them again, ~2 s on 2 cores);
+    never after torch or onnxruntime started their thread pools, never where forking is unsafe."""
+    import sys
+
+    from kweval import distributed
+
+    monkeypatch.setattr(distributed, "can_fork", lambda: True)
+    monkeypatch.delitem(sys.modules, "torch", raising=False)
+    monkeypatch.delitem(sys.modules, "onnxruntime", raising=False)
+    assert distributed.local_start_method() == "fork"
+    monkeypatch.setitem(sys.modules, "onnxruntime", object())
+    assert distributed.local_start_method() == "spawn"
+    monkeypatch.delitem(sys.modules, "onnxruntime")
+    monkeypatch.setattr(distributed, "can_fork", lambda: False)
+    assert distributed.local_start_method() == "spawn"
