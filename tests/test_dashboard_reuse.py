@@ -144,6 +144,16 @@ def test_explorer_rerun_reuses_its_review_cards(monkeypatch):
     assert [h.proto.body for h in at.get("html")] != first
 
 
+def _count_calls(monkeypatch, module, name: str) -> list:
+    """Empty Streamlit's caches and count the calls of `module.name` from now on (one list item per call)."""
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    built: list = []
+    original = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a, **kw: built.append(1) or original(*a, **kw))
+    return built
+
+
 def _links(at) -> list[str]:
     return next(df.value for df in at.dataframe if "open" in df.value.columns)["open"].tolist()
 
@@ -152,11 +162,7 @@ def test_compare_rerun_reuses_its_scatter_and_links(monkeypatch):
     """A warm rerun of Compare draws the same per-review scatter and links without building them again."""
     import plotly.express as px
 
-    st.cache_resource.clear()
-    st.cache_data.clear()
-    built = []
-    original = px.scatter
-    monkeypatch.setattr(px, "scatter", lambda *a, **kw: built.append(1) or original(*a, **kw))
+    built = _count_calls(monkeypatch, px, "scatter")
     at = run(monkeypatch, None, page="dashboard/views/compare.py")
     spec = at.get("plotly_chart")[0].proto.spec
     links = _links(at)
@@ -173,11 +179,7 @@ def test_summary_rerun_reuses_its_figures(monkeypatch):
     """A warm rerun of the Summary draws the same bars and heatmap without building them again; another metric redraws the heatmap."""
     import plotly.express as px
 
-    st.cache_resource.clear()
-    st.cache_data.clear()
-    built = []
-    original = px.imshow
-    monkeypatch.setattr(px, "imshow", lambda *a, **kw: built.append(1) or original(*a, **kw))
+    built = _count_calls(monkeypatch, px, "imshow")
     at = run(monkeypatch, None)
     specs = [chart.proto.spec for chart in at.get("plotly_chart")]
     assert len(built) == 1 and len(specs) == 2
