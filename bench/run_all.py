@@ -30,7 +30,7 @@ import bench_lexical  # noqa: E402
 import bench_scale  # noqa: E402
 
 OPTIONAL = (  # a script and its arguments
-    "bench_semantic.py", "bench_app.py", "bench_randomization.py", "bench_highlight.py",
+    "bench_semantic.py", "bench_cold_semantic.py", "bench_app.py", "bench_randomization.py", "bench_highlight.py",
     "bench_keyphrase.py", "bench_per_document.py", "bench_dask.py", "bench_scale.py --semantic",
 )
 OPTIONAL_TIMEOUT_S = 1800
