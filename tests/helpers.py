@@ -95,3 +95,14 @@ def write_bad_dnlp(tmp_path: Path) -> Path:
     )
     (root / "Reviews_By_Movie" / "Good.pkl").write_bytes(b"\x80\x04garbage")
     return root
+
+
+def write_tables(folder: Path, fmt: str = "csv", **tables: pd.DataFrame) -> Path:
+    """Write each table as `<name>.csv` or `<name>.parquet` into `folder` (the tidy layout); returns `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, frame in tables.items():
+        if fmt == "csv":
+            frame.to_csv(folder / f"{name}.csv", index=False)
+        else:
+            frame.to_parquet(folder / f"{name}.parquet", index=False)
+    return folder

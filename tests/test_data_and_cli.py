@@ -19,7 +19,7 @@ from kweval.data import DatasetError, load_dataset
 from kweval.data.tidy import write_tidy
 from kweval.evaluate import EvalOptions, evaluate
 from tests import reference
-from tests.helpers import DNLP, REPO, write_bad_dnlp
+from tests.helpers import DNLP, REPO, write_bad_dnlp, write_tables
 
 
 def run_cli(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
@@ -85,14 +85,6 @@ def test_cli_usage_errors_exit_2(tmp_path: Path):
 
 # --- tidy layout ------------------------------------------------------------------------------------
 
-
-def write_tables(folder: Path, fmt: str, **tables: pd.DataFrame) -> None:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, frame in tables.items():
-        if fmt == "csv":
-            frame.to_csv(folder / f"{name}.csv", index=False)
-        else:
-            frame.to_parquet(folder / f"{name}.parquet", index=False)
 
 
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])

@@ -27,7 +27,7 @@ from kweval.data import load_dataset
 from kweval.evaluate import EvalOptions, combine_evaluations, evaluate
 from kweval.matching import candidate_table, keywords_match
 from kweval.text import normalize, normalize_many
-from tests.helpers import make_dataset, write_bad_dnlp
+from tests.helpers import make_dataset, write_bad_dnlp, write_tables
 
 REPO = Path(__file__).resolve().parents[1]
 IS_ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
@@ -390,15 +390,6 @@ def test_linked_ground_truth_and_reviews_files_are_named(tmp_path: Path):
 def gt_table() -> pd.DataFrame:
     return pd.DataFrame({"movie": "m", "rank": range(3), "keyword": GT, "helpful": 1.0, "not_helpful": 0.0})
 
-
-def write_tables(folder: Path, fmt: str = "csv", **tables: pd.DataFrame) -> Path:
-    folder.mkdir(parents=True, exist_ok=True)
-    for name, frame in tables.items():
-        if fmt == "csv":
-            frame.to_csv(folder / f"{name}.csv", index=False)
-        else:
-            frame.to_parquet(folder / f"{name}.parquet", index=False)
-    return folder
 
 
 def write_dnlp(folder: Path, cells: dict[str, list]) -> Path:
