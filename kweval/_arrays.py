@@ -1,7 +1,8 @@
 """Array helpers shared by the evaluation stages (private: plain numpy/pandas, no kweval imports).
 
 Object arrays built without numpy's shape inference, factorizing that hashes
-one value per run of equal neighbours, and sums per group.
+one value per run of equal neighbours, sums per group, and stable sort orders
+by several integer keys that skip the sort when rows are already in order.
 """
 
 from __future__ import annotations
@@ -60,3 +61,67 @@ def positions(values: np.ndarray, pos: dict) -> np.ndarray:
     codes, uniques = factorize_runs(values)
     lookup = np.array([pos.get(u, -1) for u in uniques.tolist()] + [-1], dtype=np.int64)
     return lookup[codes]  # code -1 (NA) picks the trailing -1
+
+
+def stable_order(rows: np.ndarray | None, n_all: int, *keys) -> np.ndarray | None:
+    """The stable sort order of `rows` (None: all `n_all` rows) by several keys, most significant first.
+
+    Each key is (rank table, codes) — the row's key is ``table[codes[row]]`` —
+    or a plain array of non-negative numbers (taken as int64).  The keys are
+    combined into one integer when they fit.  Returns None when the rows are
+    already in order (readers and stages often get them so: checking costs a
+    pass, sorting much more); else the order `np.lexsort` gives.
+    """
+    n = n_all if rows is None else len(rows)
+    if n == 0:
+        return None
+
+    def column(key) -> np.ndarray:
+        if isinstance(key, tuple):
+            table, codes = key
+            return table[codes if rows is None else codes[rows]]
+        return (key if rows is None else key[rows]).astype("int64")
+
+    spans = []
+    for key in keys:
+        if isinstance(key, tuple):
+            spans.append(int(key[0].max()) + 1 if len(key[0]) else 1)
+        else:
+            spans.append(int(np.max(key if rows is None else key[rows])) + 1)
+    if float(np.prod([float(s) for s in spans])) >= 2.0**62:
+        return np.lexsort([column(k) for k in keys][::-1])
+    combined = column(keys[0])
+    for key, span in zip(keys[1:], spans[1:]):
+        combined *= span
+        combined += column(key)
+    if not (combined[1:] < combined[:-1]).any():
+        return None
+    return np.argsort(combined, kind="stable")
+
+
+def repeated(keys: np.ndarray) -> np.ndarray:
+    """Per row: whether an earlier row has the same key (`pd.Series(keys).duplicated(keep="first")`).
+
+    By a stable sort rather than hashing: keys built as (group, value) with
+    rows grouped already are nearly sorted, which the sort runs through.
+    """
+    out = np.zeros(len(keys), dtype=bool)
+    if len(keys) > 1:
+        order = np.argsort(keys, kind="stable")
+        ordered = keys[order]
+        out[order[1:]] = ordered[1:] == ordered[:-1]
+    return out
+
+
+def sort_key(values: np.ndarray) -> np.ndarray:
+    """Non-negative integers that sort as `values` do under a stable sort_values (missing values last).
+
+    Non-negative integers are their own key (GT ranks, mostly); any other
+    values are ranked among their distinct values.
+    """
+    if values.dtype.kind in "iu" and (len(values) == 0 or values.min() >= 0):
+        return values
+    codes, uniques = factorize_runs(values)
+    sorted_position = pd.factorize(uniques, sort=True)[0]
+    return np.where(codes < 0, len(uniques), np.append(sorted_position, 0)[codes])
+

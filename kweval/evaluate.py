@@ -28,7 +28,17 @@ import numpy as np
 import pandas as pd
 
 from kweval import metrics, ranking
-from kweval._arrays import concat_or_empty, factorize_runs, group_sum, object_array, object_column, positions
+from kweval._arrays import (
+    concat_or_empty,
+    factorize_runs,
+    group_sum,
+    object_array,
+    object_column,
+    positions,
+    repeated,
+    sort_key,
+    stable_order,
+)
 from kweval.data.dataset import KEY, Dataset, Problem
 from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table, keywords_match_pairs
 from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS
@@ -145,41 +155,75 @@ def clean_ground_truth(gt: pd.DataFrame, order: str = "file") -> pd.DataFrame:
     each movie's lists together, its movie-level list first.  Keys are sorted
     and compared as integer codes (per-document GT has millions of rows).
     """
-    doc = _gt_review_ids(gt)
-    movie_code = _sort_codes(gt["movie"].to_numpy())
-    doc_code = _sort_codes(doc.fillna("").to_numpy(dtype=object))
-    keys = [_sort_codes(gt["rank"].to_numpy())]  # np.lexsort: last key first, ties kept in file order (stable)
+    return _cleaned_gt_rows(gt, order).table
+
+
+@dataclass
+class _CleanGtRows:
+    """clean_ground_truth's table and the per-row arrays it was built from (one Python string per distinct value)."""
+
+    table: pd.DataFrame  # clean_ground_truth's result
+    movie: np.ndarray  # per row: its movie's sort code (a movie's rows are contiguous)
+    doc: np.ndarray  # per row: its review_id's sort code (equal codes: the same list within a movie)
+    per_review: np.ndarray  # per row: belongs to a review's own list (has a review_id)
+    review_id: np.ndarray  # per row: review_id, None for the movie's own list
+    keyword: np.ndarray  # per row: the keyword as given
+    norm: np.ndarray  # per row: the normalized keyword
+
+
+def _cleaned_gt_rows(gt: pd.DataFrame, order: str) -> _CleanGtRows:
+    """clean_ground_truth, with the arrays the evaluation stages split by movie and list."""
+    doc = _gt_review_ids(gt).to_numpy(dtype=object)
+    per_review = pd.notna(doc)
+    movie_code = sort_key(gt["movie"].to_numpy())
+    doc_code = sort_key(np.where(per_review, doc, ""))
+    keys = [sort_key(gt["rank"].to_numpy())]  # least significant first, as np.lexsort takes them
     if order == "helpful":
         helpful = pd.to_numeric(gt["helpful"], errors="coerce").fillna(0.0).to_numpy()
         not_helpful = pd.to_numeric(gt["not_helpful"], errors="coerce").fillna(0.0).to_numpy()
-        keys = [keys[0], _sort_codes(not_helpful), _sort_codes(-helpful)]
-    rows = np.lexsort((*keys, doc_code, movie_code))
-    keyword_codes, keyword_uniques = pd.factorize(gt["keyword"].to_numpy(dtype=object)[rows])
+        keys = [keys[0], sort_key(not_helpful), sort_key(-helpful)]
+    sorted_rows = stable_order(None, len(gt), movie_code, doc_code, *keys[::-1])  # ties kept in file order; None: in order already
+    rows = np.arange(len(gt)) if sorted_rows is None else sorted_rows
+    keyword = gt["keyword"].to_numpy(dtype=object)
+    keyword = keyword if sorted_rows is None else keyword[rows]
+    keyword_codes, keyword_uniques = pd.factorize(keyword)
     unique_norms = normalize_many(keyword_uniques.tolist()) + [""]  # code -1 (NA) picks the trailing ""
     norm_codes, norm_values = pd.factorize(object_array(unique_norms))
     row_norm = norm_codes[keyword_codes]
-    lists = pd.DataFrame({"movie": movie_code[rows], "doc": doc_code[rows]})
-    keep = (norm_values[row_norm] != "") & ~lists.assign(norm=row_norm).duplicated(keep="first").to_numpy()
-    rows, row_norm, lists = rows[keep], row_norm[keep], lists[keep]
-    head = np.ones(len(rows), dtype=bool)
-    head[1:] = (lists["movie"].to_numpy()[1:] != lists["movie"].to_numpy()[:-1]) | (lists["doc"].to_numpy()[1:] != lists["doc"].to_numpy()[:-1])
+    list_id = np.cumsum(_list_heads(movie_code[rows], doc_code[rows])) - 1
+    keep = ~repeated(list_id * len(norm_values) + row_norm) & (row_norm != int(np.flatnonzero(norm_values == "")[0]))
+    rows, row_norm, list_id, keyword = rows[keep], row_norm[keep], list_id[keep], keyword[keep]
+    head = _list_heads(list_id)
     list_start = np.maximum.accumulate(np.where(head, np.arange(len(rows)), 0)) if len(rows) else np.zeros(0, np.int64)
-    return (
-        gt[["movie", "keyword"]]
-        .iloc[rows]
-        .assign(
-            rank=(np.arange(len(rows)) - list_start).astype("int64"),
-            norm=norm_values[row_norm].tolist(),
-            review_id=doc.to_numpy(dtype=object)[rows],
-        )[["movie", "rank", "keyword", "norm", "review_id"]]
-        .reset_index(drop=True)
-    )
+    review_id = doc[rows]
+    table = gt[["movie", "keyword"]].iloc[rows].reset_index(drop=True)
+    table.insert(1, "rank", (np.arange(len(rows)) - list_start).astype("int64"))
+    table["norm"] = _text_column(row_norm, norm_values, empty_dtype="float64")  # the dtype of an empty list, as before
+    table["review_id"] = _text_column(*factorize_runs(review_id), empty_dtype=object)
+    return _CleanGtRows(table, movie_code[rows], doc_code[rows], per_review[rows], review_id, keyword, norm_values[row_norm])
 
 
-def _sort_codes(values: np.ndarray) -> np.ndarray:
-    """Integer codes that sort as `values` do under a stable sort_values (missing values last)."""
-    codes, uniques = pd.factorize(values, sort=True)
-    return np.where(codes < 0, len(uniques), codes)
+def _text_column(codes: np.ndarray, values: np.ndarray, empty_dtype) -> pd.Series:
+    """The column `values[codes]` (code -1: None) with the dtype pandas infers for it (pandas 3: its Arrow `str`), `empty_dtype` without rows.
+
+    Built from the distinct values: converting millions of rows' strings one by
+    one into Arrow costs seconds, taking from the converted distinct values does not.
+    """
+    if len(codes) == 0:
+        return pd.Series([], dtype=empty_dtype)
+    values = object_array([None, *values])  # code -1 picks the leading None
+    at = codes + 1
+    inferred = pd.Series(values[np.bincount(at, minlength=len(values)) > 0]).dtype  # as a column of these rows would be inferred
+    return pd.Series(pd.array(values, dtype=inferred).take(at), copy=False)
+
+
+def _list_heads(*codes: np.ndarray) -> np.ndarray:
+    """Per row: whether any of the code arrays changes there (the first row always does)."""
+    n = len(codes[0])
+    head = np.ones(n, dtype=bool)
+    if n > 1:
+        head[1:] = np.logical_or.reduce([c[1:] != c[:-1] for c in codes])
+    return head
 
 
 def _gt_review_ids(gt: pd.DataFrame) -> pd.Series:
@@ -192,7 +236,8 @@ def _gt_review_ids(gt: pd.DataFrame) -> pd.Series:
         codes, uniques = factorize_runs(values)
         mapped = object_array([None if u == "" else u for u in uniques.tolist()] + [None])
         return pd.Series(mapped[codes], index=gt.index, dtype=object, copy=False)
-    return gt["review_id"].map(lambda v: None if v is None or v is pd.NA or (isinstance(v, float) and v != v) or v == "" else str(v)).astype(object)
+    texts = [None if v is None or v is pd.NA or (isinstance(v, float) and v != v) or v == "" else str(v) for v in values.tolist()]
+    return pd.Series(object_array(texts), index=gt.index, dtype=object, copy=False)
 
 
 def ranked_movies(movies: pd.DataFrame) -> dict[str, bool]:
@@ -231,20 +276,21 @@ class _GtLists:
         return start.astype(np.int64), size.astype(np.int64)
 
 
-def _gt_lists(gt: pd.DataFrame) -> dict[str, _GtLists]:
-    """Movie -> its GT lists, for the movies with at least one review's own list (`gt` as clean_ground_truth gives it)."""
-    doc = gt["review_id"].to_numpy(dtype=object)
-    per_review = pd.notna(doc)
+def _gt_lists(rows: _CleanGtRows, movie_names: list, movie_start: np.ndarray, movie_end: np.ndarray) -> dict[str, _GtLists]:
+    """Movie -> its GT lists, for the movies with at least one review's own list.
+
+    `movie_names`, `movie_start`, `movie_end`: the movies of `rows` and their
+    rows (each movie's rows are contiguous; rows of no movie belong to none).
+    """
+    per_review = rows.per_review
     if not per_review.any():
         return {}
-    movie_codes, movie_names = pd.factorize(gt["movie"].to_numpy(dtype=object), sort=False)  # each movie's rows are contiguous
-    movie_start = np.searchsorted(movie_codes, np.arange(len(movie_names)))
-    n = len(doc)
-    change = np.ones(n, dtype=bool)
-    change[1:] = (movie_codes[1:] != movie_codes[:-1]) | (per_review[1:] != per_review[:-1]) | (per_review[1:] & (doc[1:] != doc[:-1]))
-    heads = np.flatnonzero(change)
+    n = len(per_review)
+    heads = np.flatnonzero(_list_heads(rows.movie, rows.doc))
     sizes = np.diff(np.append(heads, n))
-    head_movie = movie_codes[heads]
+    head_movie = np.searchsorted(movie_start, heads, side="right") - 1  # position in movie_names
+    in_movie = (head_movie >= 0) & (heads < movie_end[np.maximum(head_movie, 0)]) if len(movie_end) else np.zeros(len(heads), bool)
+    heads, sizes, head_movie = heads[in_movie], sizes[in_movie], head_movie[in_movie]
     head_own = per_review[heads]
     out: dict[str, _GtLists] = {}
     for m in np.unique(head_movie[head_own]).tolist():
@@ -252,10 +298,11 @@ def _gt_lists(gt: pd.DataFrame) -> dict[str, _GtLists]:
         own, shared = of_movie & head_own, of_movie & ~head_own
         offset = int(movie_start[m])
         movie_level = (int(heads[shared][-1]) - offset, int(sizes[shared][-1])) if shared.any() else None
-        ids, first = np.unique(pd.factorize(doc[heads[own]])[0], return_index=True)  # a review's list is one run
+        _, first = np.unique(rows.doc[heads[own]], return_index=True)  # a review's list is one run
+        first.sort()
         out[movie_names[m]] = _GtLists(
             movie_level,
-            pd.Index(doc[heads[own]][first], dtype=object),
+            pd.Index(rows.review_id[heads[own]][first], dtype=object),
             (heads[own][first] - offset).astype(np.int64),
             sizes[own][first].astype(np.int64),
         )
@@ -398,8 +445,14 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
 
 def _clean_stage(dataset: Dataset, options: EvalOptions, movie_problems: dict[str, list[Problem]]) -> _CleanGroundTruth:
     """Clean the GT (docs/metrics.md §1 "Inputs and cleaning") and note the movies without GT, which are skipped."""
-    gt = clean_ground_truth(dataset.ground_truth, options.gt_order)
-    gt_sizes = gt.groupby("movie", sort=False).size()
+    rows = _cleaned_gt_rows(dataset.ground_truth, options.gt_order)
+    gt = rows.table
+    starts = np.flatnonzero(_list_heads(rows.movie))
+    ends = np.append(starts[1:], len(rows.movie))
+    names = gt["movie"].iloc[starts].to_numpy(dtype=object)
+    with_movie = pd.notna(names)  # as groupby: rows without a movie belong to none
+    starts, ends, names = starts[with_movie], ends[with_movie], names[with_movie].tolist()
+    gt_sizes = pd.Series(ends - starts, index=pd.Index(names, name="movie"), dtype=np.int64)
     movie_order = dataset.movies["movie"].tolist()
     for m in movie_order:
         if m not in gt_sizes.index:
@@ -409,9 +462,9 @@ def _clean_stage(dataset: Dataset, options: EvalOptions, movie_problems: dict[st
         table=gt,
         sizes=gt_sizes,
         movies=[m for m in movie_order if gt_sizes.get(m, 0) > 0],
-        norms={m: frame["norm"].tolist() for m, frame in gt.groupby("movie", sort=False)},
-        keywords={m: object_array(frame["keyword"].tolist()) for m, frame in gt.groupby("movie", sort=False)},
-        lists=_gt_lists(gt),
+        norms={m: rows.norm[a:b].tolist() for m, a, b in zip(names, starts.tolist(), ends.tolist())},
+        keywords={m: rows.keyword[a:b] for m, a, b in zip(names, starts.tolist(), ends.tolist())},
+        lists=_gt_lists(rows, names, starts, ends),
         ranked=ranked_movies(dataset.movies),
     )
 

@@ -17,6 +17,7 @@ import io
 import os
 import tempfile
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kweval._arrays import object_column as _object_column
+from kweval._arrays import sort_key, stable_order
 from kweval.data.dataset import (
     GROUND_TRUTH_COLUMNS,
     MODEL_COLUMNS,
@@ -65,7 +67,7 @@ def is_tidy(folder: Path) -> bool:
     return "predictions" in table_files(folder)
 
 
-_ARROW_TABLES = ("predictions", "reviews")  # large tables: kept as Arrow tables and cleaned column by column
+_ARROW_TABLES = ("predictions", "reviews", "ground_truth")  # large tables: kept as Arrow tables and cleaned column by column
 _KEY_COLUMNS = {"movie", "review_id", "model", "keyword"}  # repeated values: read dictionary-encoded
 
 
@@ -78,6 +80,8 @@ def _parse(name: str, data: bytes | Path, problems: list[Problem]) -> pd.DataFra
             frame = pd.read_csv(io.BytesIO(raw), dtype={c: "string" for c in _STRING_COLUMNS}, keep_default_na=True)
         elif table in _ARROW_TABLES:
             frame = _read_arrow(data)
+            if table == "ground_truth":
+                frame = _without_pandas_index(frame)
         else:
             frame = pd.read_parquet(data if isinstance(data, Path) else io.BytesIO(data))
     except Exception as exc:  # unreadable table: a data problem, reported and skipped
@@ -106,14 +110,28 @@ def _read_arrow(data: bytes | Path) -> pa.Table:
     return pq.read_table(source, read_dictionary=strings)
 
 
+def _without_pandas_index(table: pa.Table) -> pa.Table:
+    """The table without the columns its pandas metadata names as the index: `pd.read_parquet` made them the index, not columns."""
+    import json
+
+    meta = (table.schema.metadata or {}).get(b"pandas")
+    if not meta:
+        return table
+    try:
+        index = [c for c in json.loads(meta).get("index_columns", []) if isinstance(c, str)]  # a RangeIndex is a dict
+    except (ValueError, AttributeError):
+        return table
+    return table.drop_columns([c for c in index if c in table.column_names])
+
+
 def _is_text(kind: pa.DataType) -> bool:
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
     return pa.types.is_string(kind) or pa.types.is_large_string(kind)
 
 
-def _arrow_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, distinct values) of a string column; code -1 for null and for the empty string."""
+def _arrow_codes(column: pa.ChunkedArray, empty_is_missing: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, distinct values) of a string column; code -1 for null and (`empty_is_missing`) for the empty string."""
     if not pa.types.is_dictionary(column.type):
         column = pc.dictionary_encode(column)
     if column.num_chunks == 0:
@@ -123,23 +141,32 @@ def _arrow_codes(column: pa.ChunkedArray) -> tuple[np.ndarray, np.ndarray]:
     codes = np.concatenate(
         [c.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32, copy=False) for c in column.chunks]
     )
+    return _empty_as_missing(codes, uniques) if empty_is_missing else (codes, uniques)
+
+
+def _empty_as_missing(codes: np.ndarray, uniques: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The codes with the empty string's code (if any) replaced by -1, the code for no value."""
     empty = np.flatnonzero(uniques == "")
     if len(empty):  # values are distinct: at most one empty string
         codes[codes == empty[0]] = -1
     return codes, uniques
 
 
-def _key_codes(frame: pd.DataFrame | pa.Table, name: str) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, distinct values) of a key column as `_as_str(column.astype("string"))` reads it; code -1 for no value."""
+def _key_codes(frame: pd.DataFrame | pa.Table, name: str, empty_is_missing: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, distinct values) of a key column read as text (`column.astype("string")`); code -1 for NA and (`empty_is_missing`) the empty string.
+
+    With `empty_is_missing` the values are those `_as_str(column.astype("string"))` gives.
+    """
     if isinstance(frame, pa.Table):
         column = frame.column(name)
         if _is_text(column.type):
-            return _arrow_codes(column)
+            return _arrow_codes(column, empty_is_missing)
         series = column.to_pandas()
     else:
         series = frame[name]
-    codes, uniques = pd.factorize(_as_str(series.astype("string")).to_numpy(dtype=object))
-    return codes.astype(np.int64), np.asarray(uniques, dtype=object)
+    codes, uniques = pd.factorize(series.astype("string"))
+    codes, uniques = codes.astype(np.int64), np.asarray(uniques, dtype=object)
+    return _empty_as_missing(codes, uniques) if empty_is_missing else (codes, uniques)
 
 
 def _text_values(frame: pd.DataFrame | pa.Table, name: str, as_string: bool) -> np.ndarray:
@@ -245,7 +272,7 @@ def _clean_predictions(
     seen = pd.unique(movie_c)
     seen = seen[seen >= 0]
     movie_rank[seen] = np.arange(len(seen))
-    order = _stable_order(keep, len(movie_c), (movie_rank, movie_c), (_text_rank(review_u), review_c), (_text_rank(model_u), model_c), rank)
+    order = stable_order(keep, len(movie_c), (movie_rank, movie_c), (_text_rank(review_u), review_c), (_text_rank(model_u), model_c), rank)
     rows = keep if order is None else (order if keep is None else keep[order])  # None: every row, in file order
     del keep, order
 
@@ -371,77 +398,127 @@ def _text_rank(uniques: np.ndarray) -> np.ndarray:
     return rank
 
 
-def _stable_order(rows: np.ndarray | None, n_all: int, *keys) -> np.ndarray | None:
-    """The stable sort order of `rows` (None: all `n_all` rows) by several keys, most significant first.
+@dataclass
+class _GtRows:
+    """The GT table's rows with a movie and a rank, in list order, and what the cleaning and the unranked rule read of them.
 
-    Each key is (rank table, codes) — the row's key is ``table[codes[row]]`` —
-    or a plain number array (taken as int64).  The keys are combined into one
-    integer when they fit.  Returns None when the rows are already in order.
+    Keys are integer codes (one Python string per distinct value): per-document
+    GT has millions of rows.  Rows whose movie is the empty string are still
+    here (the unranked rule counts that movie; the cleaning drops it).
     """
-    n = n_all if rows is None else len(rows)
-    if n == 0:
-        return None
 
-    def column(key) -> np.ndarray:
-        if isinstance(key, tuple):
-            table, codes = key
-            return table[codes if rows is None else codes[rows]]
-        return (key if rows is None else key[rows]).astype("int64")
-
-    spans = []
-    for key in keys:
-        if isinstance(key, tuple):
-            spans.append(int(key[0].max()) + 1 if len(key[0]) else 1)
-        else:
-            spans.append(int(np.max(key if rows is None else key[rows])) + 1)
-    if float(np.prod([float(s) for s in spans])) >= 2.0**62:
-        return np.lexsort([column(k) for k in keys][::-1])
-    combined = column(keys[0])
-    for key, span in zip(keys[1:], spans[1:]):
-        combined *= span
-        combined += column(key)
-    if not (combined[1:] < combined[:-1]).any():
-        return None
-    return np.argsort(combined, kind="stable")
+    rows: np.ndarray  # positions in the table, sorted by movie, then review_id (none first), then rank; ties in file order
+    movie: np.ndarray  # per sorted row: movie code (into movie_values)
+    doc: np.ndarray  # per sorted row: review_id code (into doc_values); -1: the movie's own list
+    rank: np.ndarray  # per sorted row: a non-negative integer that sorts as its rank (`sort_key`)
+    movie_values: np.ndarray
+    doc_values: np.ndarray
+    rankless_movies: np.ndarray  # movie codes with a row but no rank (NaN) in some row
 
 
-def _clean_ground_truth(frame: pd.DataFrame, source: str, problems: list[Problem]) -> pd.DataFrame:
-    """movie, rank (positions 0..n-1 per GT list), keyword, helpful, not_helpful (+ review_id: a review's own list)."""
+def _gt_numbers(frame: pd.DataFrame | pa.Table) -> dict[str, pd.Series]:
+    """rank, helpful and not_helpful (those present) as `pd.to_numeric(errors="coerce")` reads pandas' reading of the table."""
+    names = [c for c in ("rank", "helpful", "not_helpful") if c in _columns(frame)]
+    table = frame.select(names).to_pandas() if isinstance(frame, pa.Table) else frame[names]  # Arrow: dtypes as pd.read_parquet gives them
+    return {c: pd.to_numeric(table[c], errors="coerce").reset_index(drop=True) for c in names}
+
+
+def _columns(frame: pd.DataFrame | pa.Table) -> list[str]:
+    return frame.column_names if isinstance(frame, pa.Table) else list(frame.columns)
+
+
+def _gt_keywords(frame: pd.DataFrame | pa.Table) -> tuple[np.ndarray, np.ndarray, int]:
+    """The GT keyword column as (codes, values, number of cells that are not text): str values stay (the empty one too), anything else is None (the last value)."""
+    if isinstance(frame, pa.Table) and _is_text(frame.column("keyword").type):
+        codes, uniques = _arrow_codes(frame.column("keyword"), empty_is_missing=False)
+        return codes, np.append(uniques, None), 0  # code -1 (null) picks the trailing None
+    series = frame.select(["keyword"]).to_pandas()["keyword"] if isinstance(frame, pa.Table) else frame["keyword"]
+    values = _keyword_texts(series).to_numpy(dtype=object)
+    # a string column holds text or NA only
+    n_not_text = 0 if isinstance(series.dtype, pd.StringDtype) else int(series.map(_neither_text_nor_missing).sum())
+    return np.arange(len(values)), values, n_not_text
+
+
+def _gt_rows(frame: pd.DataFrame | pa.Table, rank: pd.Series) -> _GtRows:
+    """The GT rows with a movie (the empty string counts) and a rank, sorted into lists (see `_GtRows`)."""
+    movie_c, movie_u = _key_codes(frame, "movie", empty_is_missing=False)
+    if "review_id" in _columns(frame):
+        doc_c, doc_u = _key_codes(frame, "review_id")  # no id and the empty one: the movie's own list
+    else:
+        doc_c, doc_u = np.full(len(movie_c), -1, dtype=np.int64), np.zeros(0, dtype=object)
+    no_rank = rank.isna().to_numpy(dtype=bool)
+    keep = np.flatnonzero((movie_c >= 0) & ~no_rank)
+    rank_c = np.zeros(len(movie_c), dtype=np.int64)
+    rank_c[keep] = sort_key(rank.iloc[keep].to_numpy())  # numeric order, as sort_values
+    doc_rank = np.append(_text_rank(doc_u)[:-1] + 1, 0)  # code -1 (the movie's own list) sorts first
+    order = stable_order(keep, len(movie_c), (_text_rank(movie_u), movie_c), (doc_rank, doc_c), rank_c)
+    rows = keep if order is None else keep[order]
+    return _GtRows(rows, movie_c[rows], doc_c[rows], rank_c[rows], movie_u, doc_u, np.unique(movie_c[no_rank & (movie_c >= 0)]))
+
+
+def _list_heads(gt: _GtRows) -> np.ndarray:
+    """Per sorted GT row: whether it starts a GT list (a new movie or review_id)."""
+    head = np.ones(len(gt.rows), dtype=bool)
+    head[1:] = (gt.movie[1:] != gt.movie[:-1]) | (gt.doc[1:] != gt.doc[:-1])
+    return head
+
+
+def _clean_ground_truth(frame: pd.DataFrame | pa.Table, source: str, problems: list[Problem]) -> tuple[pd.DataFrame, set[str]]:
+    """The GT table as movie, rank (positions 0..n-1 per GT list), keyword, helpful, not_helpful (+ review_id: a review's own list), and its unranked movies.
+
+    Rows without movie or rank are dropped; lists are sorted by movie and
+    review_id (as text; a movie's own list first), rows by rank, ties in file
+    order.  Read as codes from Arrow or pandas columns alike.
+    """
+    numbers = _gt_numbers(frame)
+    keyword_c, keyword_values, n_not_text = _gt_keywords(frame)
+    has_doc = "review_id" in _columns(frame)
+    gt = _gt_rows(frame, numbers["rank"])
+    unranked = _unranked_movies(gt)
+    n_all = len(keyword_c)
+    del frame
+
+    empty_movie = np.flatnonzero(gt.movie_values == "")
+    if len(empty_movie):  # the empty string is no movie
+        kept = gt.movie != empty_movie[0]
+        gt = replace(gt, rows=gt.rows[kept], movie=gt.movie[kept], doc=gt.doc[kept], rank=gt.rank[kept])
+    if len(gt.rows) < n_all:
+        problems.append(Problem(source, f"{n_all - len(gt.rows)} row(s) without movie or rank; dropped"))
+    if n_not_text:
+        problems.append(Problem(source, f"{n_not_text} keyword cell(s) are not text (e.g. lists); those GT rows are dropped"))
+    rows = gt.rows
+    n = len(rows)
+    list_start = np.maximum.accumulate(np.where(_list_heads(gt), np.arange(n), 0)) if n else np.zeros(0, np.int64)
+    missing = np.nan  # an absent helpful / not_helpful column
     out = pd.DataFrame(
         {
-            "movie": _as_str(frame["movie"].astype("string")),
-            "rank": pd.to_numeric(frame["rank"], errors="coerce"),
-            "keyword": _keyword_texts(frame["keyword"]),
-            "helpful": pd.to_numeric(frame["helpful"], errors="coerce") if "helpful" in frame else np.nan,
-            "not_helpful": pd.to_numeric(frame["not_helpful"], errors="coerce") if "not_helpful" in frame else np.nan,
+            "movie": _object_column(gt.movie_values[gt.movie]),
+            "rank": (np.arange(n) - list_start).astype("int64"),
+            "keyword": _object_column(keyword_values[keyword_c[rows]]),
+            "helpful": numbers["helpful"].take(rows).reset_index(drop=True) if "helpful" in numbers else missing,
+            "not_helpful": numbers["not_helpful"].take(rows).reset_index(drop=True) if "not_helpful" in numbers else missing,
         }
     )
-    lists = ["movie"]
-    if "review_id" in frame:
-        out["review_id"] = _as_str(frame["review_id"].astype("string"))
-        lists = ["movie", "_doc"]
-    bad = out["movie"].isna() | out["rank"].isna()
-    if bad.any():
-        problems.append(Problem(source, f"{int(bad.sum())} row(s) without movie or rank; dropped"))
-    not_text = frame["keyword"].map(_neither_text_nor_missing).to_numpy(dtype=bool)
-    if not_text.any():
-        problems.append(Problem(source, f"{int(not_text.sum())} keyword cell(s) are not text (e.g. lists); those GT rows are dropped"))
-    out = out[~bad]
-    if "review_id" in out:
-        out = out.assign(_doc=out["review_id"].fillna(""))
-    out = out.sort_values(lists + ["rank"], kind="stable")
-    # ranks become positions 0..n-1 in rank order
-    out["rank"] = out.groupby(lists, sort=False).cumcount().astype("int64")
-    return out.drop(columns=["_doc"], errors="ignore").reset_index(drop=True)
+    if has_doc:
+        out["review_id"] = _object_column(np.append(gt.doc_values, None)[gt.doc])  # code -1 picks the trailing None
+    return out, unranked
+
+
+def _unranked_movies(gt: _GtRows) -> set[str]:
+    """Movies whose every GT list gives all its keywords the same rank (or none): unranked GT."""
+    head = _list_heads(gt)
+    new_rank = np.ones(len(gt.rows), dtype=bool)
+    new_rank[1:] = gt.rank[1:] != gt.rank[:-1]
+    ranks_in_list = np.add.reduceat((new_rank | head).astype(np.int64), np.flatnonzero(head)) if len(head) else np.zeros(0, np.int64)
+    list_movie = gt.movie[head]
+    ranked = np.unique(list_movie[ranks_in_list > 1])
+    with_rows = np.union1d(np.unique(gt.movie), gt.rankless_movies)
+    return set(gt.movie_values[np.setdiff1d(with_rows, ranked)].tolist())
 
 
 def unranked_movies(frame: pd.DataFrame) -> set[str]:
     """Movies whose every GT list gives all its keywords the same rank: unranked GT (before ranks become positions)."""
-    rank = pd.to_numeric(frame["rank"], errors="coerce")
-    keys = [frame["movie"].astype("string")] + ([frame["review_id"].astype("string").fillna("")] if "review_id" in frame else [])
-    spread = rank.groupby(keys, sort=False).nunique(dropna=True)  # pandas' grouped count, not a call per list
-    per_movie = spread.groupby(level=0, sort=False).max()
-    return {str(m) for m, n in per_movie.items() if n <= 1 and isinstance(m, str)}
+    return _unranked_movies(_gt_rows(frame, pd.to_numeric(frame["rank"], errors="coerce").reset_index(drop=True)))
 
 
 def _clean_reviews(frame: pd.DataFrame | pa.Table) -> pd.DataFrame:
@@ -494,12 +571,10 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
         predictions = pd.DataFrame({c: pd.Series(dtype="object") for c in PREDICTION_COLUMNS})
         pair_start = np.zeros(0, dtype=np.int64)
         pred_movies, pred_models = [], []
-    ground_truth = (
-        _clean_ground_truth(frames["ground_truth"], "ground_truth", problems)
-        if "ground_truth" in frames
-        else pd.DataFrame({c: pd.Series(dtype="object") for c in GROUND_TRUTH_COLUMNS})
-    )
-    unranked = unranked_movies(frames["ground_truth"]) if "ground_truth" in frames else set()
+    if "ground_truth" in frames:
+        ground_truth, unranked = _clean_ground_truth(frames.pop("ground_truth"), "ground_truth", problems)
+    else:
+        ground_truth, unranked = pd.DataFrame({c: pd.Series(dtype="object") for c in GROUND_TRUTH_COLUMNS}), set()
 
     if "reviews" in frames:
         reviews = _clean_reviews(frames.pop("reviews"))
@@ -548,6 +623,8 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
                 direction = "higher"
             directions[name] = direction.strip().lower()
     models = pd.DataFrame({"model": model_order, "score_direction": [directions.get(m, "higher") for m in model_order]}, columns=MODEL_COLUMNS)
+    del frames
+    pa.default_memory_pool().release_unused()  # the Arrow tables are consumed: hand their freed buffers back to the system
     return Dataset(movies, reviews, predictions, ground_truth, models, problems, source=origin)
 
 
