@@ -173,10 +173,11 @@ class _CleanGtRows:
 
 def _cleaned_gt_rows(gt: pd.DataFrame, order: str) -> _CleanGtRows:
     """clean_ground_truth, with the arrays the evaluation stages split by movie and list."""
-    doc = _gt_review_ids(gt).to_numpy(dtype=object)
-    per_review = pd.notna(doc)
+    doc, ids = _gt_review_ids(gt)  # code -1: the movie's own list
+    id_rank = np.zeros(len(ids) + 1, dtype=np.int64)  # the movie's own list ("" as before) first, then ids as text
+    id_rank[np.argsort(ids, kind="stable")] = np.arange(1, len(ids) + 1)
     movie_code = sort_key(gt["movie"].to_numpy())
-    doc_code = sort_key(np.where(per_review, doc, ""))
+    doc_code = id_rank[doc]
     keys = [sort_key(gt["rank"].to_numpy())]  # least significant first, as np.lexsort takes them
     if order == "helpful":
         helpful = pd.to_numeric(gt["helpful"], errors="coerce").fillna(0.0).to_numpy()
@@ -195,12 +196,12 @@ def _cleaned_gt_rows(gt: pd.DataFrame, order: str) -> _CleanGtRows:
     rows, row_norm, list_id, keyword = rows[keep], row_norm[keep], list_id[keep], keyword[keep]
     head = _list_heads(list_id)
     list_start = np.maximum.accumulate(np.where(head, np.arange(len(rows)), 0)) if len(rows) else np.zeros(0, np.int64)
-    review_id = doc[rows]
+    doc = doc[rows]
     table = gt[["movie", "keyword"]].iloc[rows].reset_index(drop=True)
     table.insert(1, "rank", (np.arange(len(rows)) - list_start).astype("int64"))
     table["norm"] = _text_column(row_norm, norm_values, empty_dtype="float64")  # the dtype of an empty list, as before
-    table["review_id"] = _text_column(*factorize_runs(review_id), empty_dtype=object)
-    return _CleanGtRows(table, movie_code[rows], doc_code[rows], per_review[rows], review_id, keyword, norm_values[row_norm])
+    table["review_id"] = _text_column(doc, ids, empty_dtype=object)
+    return _CleanGtRows(table, movie_code[rows], doc_code[rows], doc >= 0, np.append(ids, None)[doc], keyword, norm_values[row_norm])
 
 
 def _text_column(codes: np.ndarray, values: np.ndarray, empty_dtype) -> pd.Series:
@@ -213,8 +214,9 @@ def _text_column(codes: np.ndarray, values: np.ndarray, empty_dtype) -> pd.Serie
         return pd.Series([], dtype=empty_dtype)
     values = object_array([None, *values])  # code -1 picks the leading None
     at = codes + 1
-    inferred = pd.Series(values[np.bincount(at, minlength=len(values)) > 0]).dtype  # as a column of these rows would be inferred
-    return pd.Series(pd.array(values, dtype=inferred).take(at), copy=False)
+    used = np.bincount(at, minlength=len(values)) > 0
+    distinct = pd.Series(values[used])  # the rows' distinct values, converted (and their dtype inferred) once
+    return pd.Series(distinct.array.take((np.cumsum(used) - 1)[at]), copy=False)
 
 
 def _list_heads(*codes: np.ndarray) -> np.ndarray:
@@ -226,18 +228,22 @@ def _list_heads(*codes: np.ndarray) -> np.ndarray:
     return head
 
 
-def _gt_review_ids(gt: pd.DataFrame) -> pd.Series:
-    """The GT table's `review_id` as text (None: the row belongs to the movie's list); all None without the column."""
+def _gt_review_ids(gt: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """The GT table's `review_id` as (codes, distinct ids as text); code -1: no id (the row belongs to the movie's list).
+
+    Text ids (as the readers give them) are hashed once per run of equal
+    neighbours; other values become their text.  No id, NA and "" are no id.
+    """
     if "review_id" not in gt.columns:
-        return pd.Series([None] * len(gt), index=gt.index, dtype=object)
+        return np.full(len(gt), -1, dtype=np.int64), np.zeros(0, dtype=object)
     values = gt["review_id"].to_numpy(dtype=object)
-    if pd.api.types.infer_dtype(values, skipna=True) in ("string", "empty"):
-        # text ids (as the readers give them): mapped once per distinct id, its rows sharing one string
-        codes, uniques = factorize_runs(values)
-        mapped = object_array([None if u == "" else u for u in uniques.tolist()] + [None])
-        return pd.Series(mapped[codes], index=gt.index, dtype=object, copy=False)
-    texts = [None if v is None or v is pd.NA or (isinstance(v, float) and v != v) or v == "" else str(v) for v in values.tolist()]
-    return pd.Series(object_array(texts), index=gt.index, dtype=object, copy=False)
+    if pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
+        values = object_array([None if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v) for v in values.tolist()])
+    codes, ids = factorize_runs(values)
+    empty = np.flatnonzero(np.asarray(ids, dtype=object) == "")
+    if len(empty):  # "" is no id
+        codes = np.where(codes == empty[0], -1, codes)
+    return codes.astype(np.int64, copy=False), np.asarray(ids, dtype=object)
 
 
 def ranked_movies(movies: pd.DataFrame) -> dict[str, bool]:
