@@ -174,7 +174,7 @@ class _CleanGtRows:
 def _cleaned_gt_rows(gt: pd.DataFrame, order: str) -> _CleanGtRows:
     """clean_ground_truth, with the arrays the evaluation stages split by movie and list."""
     doc, ids = _gt_review_ids(gt)  # code -1: the movie's own list
-    id_rank = np.zeros(len(ids) + 1, dtype=np.int64)  # the movie's own list ("" as before) first, then ids as text
+    id_rank = np.zeros(len(ids) + 1, dtype=np.int64)  # the movie's own list first (as the empty string), then ids as text
     id_rank[np.argsort(ids, kind="stable")] = np.arange(1, len(ids) + 1)
     movie_code = sort_key(gt["movie"].to_numpy())
     doc_code = id_rank[doc]
