@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kweval._arrays import object_column as _object_column
-from kweval._arrays import sort_key, stable_order
+from kweval._arrays import factorize_runs, sort_key, stable_order
 from kweval.data.dataset import (
     GROUND_TRUTH_COLUMNS,
     MODEL_COLUMNS,
@@ -545,6 +545,11 @@ def _clean_reviews(frame: pd.DataFrame | pa.Table) -> pd.DataFrame:
     return pd.DataFrame(out, copy=False)
 
 
+def _in_order_of_appearance(column: pd.Series) -> list:
+    """The distinct values of a key column in order of first appearance (`pd.unique`), hashing one value per run of equal rows."""
+    return factorize_runs(column.to_numpy(), use_na_sentinel=False)[1].tolist()
+
+
 def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload") -> Dataset:
     """Build a Dataset from tidy tables given as {file name: bytes or Path}.
 
@@ -584,7 +589,7 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
 
     movie_order = list(
         dict.fromkeys(
-            [*pred_movies, *pd.unique(reviews["movie"].to_numpy()), *pd.unique(ground_truth["movie"].to_numpy())]
+            [*pred_movies, *_in_order_of_appearance(reviews["movie"]), *_in_order_of_appearance(ground_truth["movie"])]
         )
     )
     titles: dict[str, str] = {}
