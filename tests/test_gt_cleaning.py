@@ -292,3 +292,14 @@ def test_loaded_per_document_ground_truth_needs_no_second_sort(tmp_path, fmt):
     movie, doc = sort_key(loaded["movie"].to_numpy()), sort_key(loaded["review_id"].fillna("").to_numpy(dtype=object))
     assert stable_order(None, len(loaded), movie, doc, sort_key(loaded["rank"].to_numpy())) is None
     assert evaluate_module.clean_ground_truth(loaded)["keyword"].tolist() == ["x", "z", "w", "y", "v"]
+
+
+@pytest.mark.parametrize("content", [b"garbage", b"", b"PAR1" + b"x" * 100 + b"PAR1"])
+def test_unreadable_ground_truth_is_reported_as_before(content: bytes):
+    """Read through Arrow, an unreadable ground_truth.parquet still gets pd.read_parquet's reason (which names the source)."""
+    with pytest.raises(Exception) as raised:
+        pd.read_parquet(io.BytesIO(content))
+    files = _tidy_files(pd.DataFrame({"movie": ["a"], "rank": [0], "keyword": ["x"]}), "parquet")
+    files["ground_truth.parquet"] = content
+    reasons = [p.reason for p in read_tidy_tables(files).problems if p.source == "ground_truth.parquet"]
+    assert reasons == [f"unreadable ({raised.type.__name__}: {str(raised.value)[:200]}); skipped"]

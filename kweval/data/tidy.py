@@ -78,10 +78,10 @@ def _parse(name: str, data: bytes | Path, problems: list[Problem]) -> pd.DataFra
         if source.endswith(".csv"):
             raw = data.read_bytes() if isinstance(data, Path) else data
             frame = pd.read_csv(io.BytesIO(raw), dtype={c: "string" for c in _STRING_COLUMNS}, keep_default_na=True)
+        elif table == "ground_truth":  # read as pd.read_parquet read it: its index columns are no columns, its errors name the source
+            frame = _without_pandas_index(_read_arrow(data, name_source_in_errors=True))
         elif table in _ARROW_TABLES:
             frame = _read_arrow(data)
-            if table == "ground_truth":
-                frame = _without_pandas_index(frame)
         else:
             frame = pd.read_parquet(data if isinstance(data, Path) else io.BytesIO(data))
     except Exception as exc:  # unreadable table: a data problem, reported and skipped
@@ -98,12 +98,21 @@ def _parse(name: str, data: bytes | Path, problems: list[Problem]) -> pd.DataFra
     return frame
 
 
-def _read_arrow(data: bytes | Path) -> pa.Table:
-    """A Parquet table as Arrow, its string columns dictionary-encoded as stored (no Python strings yet)."""
+def _read_arrow(data: bytes | Path, name_source_in_errors: bool = False) -> pa.Table:
+    """A Parquet table as Arrow, its string columns dictionary-encoded as stored (no Python strings yet).
+
+    `name_source_in_errors`: an unreadable file raises `pq.read_table`'s error
+    (which names the source, as `pd.read_parquet`'s does) rather than `pq.read_schema`'s.
+    """
     import pyarrow.parquet as pq
 
     source = str(data) if isinstance(data, Path) else pa.BufferReader(data)
-    schema = pq.read_schema(source)
+    try:
+        schema = pq.read_schema(source)
+    except Exception:
+        if not name_source_in_errors:
+            raise
+        return pq.read_table(str(data) if isinstance(data, Path) else pa.BufferReader(data))  # raises, naming the source
     strings = [f.name for f in schema if f.name in _KEY_COLUMNS and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
     if not isinstance(data, Path):
         source = pa.BufferReader(data)
