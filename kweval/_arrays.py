@@ -60,3 +60,14 @@ def positions(values: np.ndarray, pos: dict) -> np.ndarray:
     codes, uniques = factorize_runs(values)
     lookup = np.array([pos.get(u, -1) for u in uniques.tolist()] + [-1], dtype=np.int64)
     return lookup[codes]  # code -1 (NA) picks the trailing -1
+
+
+def unique_codes(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(codes, return_inverse=True)` for integer codes within 0..n-1, without sorting.
+
+    A presence mask over the n possible codes takes O(len(codes) + n) instead of a sort.
+    """
+    present = np.zeros(n, dtype=bool)
+    present[codes] = True
+    rank = np.cumsum(present, dtype=np.int64) - 1  # each present code's position among the present ones
+    return np.flatnonzero(present), rank[codes]

@@ -49,8 +49,8 @@ def keywords_match_pairs(preds: Sequence[str], gts: Sequence[str], mode: str = "
     """`keywords_match(preds[i], gts[i], mode)` for every i, as a bool array.
 
     The substring modes test both directions with `operator.contains` mapped
-    in C, many times faster than a Python call per pair (for per-review GT
-    lists, where each review's keywords meet only its own short list).
+    in C, many times faster than a Python call per pair
+    (`keywords_match_indexed` calls it on the pairs its filters keep).
     """
     n = len(preds)
     if mode == "exact":
@@ -62,6 +62,65 @@ def keywords_match_pairs(preds: Sequence[str], gts: Sequence[str], mode: str = "
         p_in_g = np.fromiter(map(operator.contains, gts, preds), dtype=bool, count=n)
         return p_in_g | np.fromiter(map(operator.contains, preds, gts), dtype=bool, count=n)
     return np.fromiter(map(keywords_match, preds, gts, itertools.repeat(mode)), dtype=bool, count=n)
+
+
+def keywords_match_indexed(
+    preds: Sequence[str], gts: Sequence[str], pred_of: np.ndarray, gt_of: np.ndarray, mode: str = "approx"
+) -> np.ndarray:
+    """`keywords_match(preds[pred_of[i]], gts[gt_of[i]], mode)` for every i, as a bool array.
+
+    For many index pairs over few distinct strings (per-review GT lists: each
+    review's keywords against its own short list, millions of pairs a movie),
+    the strings are read once, not once per pair:
+
+    - every mode matches equal keys (the string; in stem mode the sequence
+      of stems), and exact and stem only those: each distinct key gets an
+      integer code, compared per pair;
+    - approx and word match different strings only when the shorter is
+      inside the longer, which needs its characters among the longer's: only
+      the pairs passing that test on 64-bit character masks are compared as
+      strings, by `keywords_match_pairs` (a small share: most pairs share
+      no such inclusion).
+    """
+    if mode not in MATCH_MODES:
+        raise ValueError(f"unknown match mode {mode!r}; choose one of {', '.join(MATCH_MODES)}")
+    pred_of = np.asarray(pred_of, dtype=np.int64)
+    gt_of = np.asarray(gt_of, dtype=np.int64)
+    pred_keys = [stem_tokens(p) for p in preds] if mode == "stem" else list(preds)
+    gt_keys = [stem_tokens(g) for g in gts] if mode == "stem" else list(gts)
+    code = dict(zip(dict.fromkeys(pred_keys + gt_keys), itertools.count()))
+    pred_code = np.fromiter(map(code.__getitem__, pred_keys), dtype=np.int64, count=len(pred_keys))
+    gt_code = np.fromiter(map(code.__getitem__, gt_keys), dtype=np.int64, count=len(gt_keys))
+    hit = pred_code[pred_of] == gt_code[gt_of]
+    if mode in ("exact", "stem"):
+        return hit
+    pred_mask, pred_len = _character_masks(preds)
+    gt_mask, gt_len = _character_masks(gts)
+    p_mask, g_mask = pred_mask[pred_of], gt_mask[gt_of]
+    p_len, g_len = pred_len[pred_of], gt_len[gt_of]
+    zero = np.uint64(0)
+    maybe = ((p_len < g_len) & ((p_mask & ~g_mask) == zero)) | ((g_len < p_len) & ((g_mask & ~p_mask) == zero))
+    test = np.flatnonzero(maybe)
+    hit[test] = keywords_match_pairs([preds[i] for i in pred_of[test].tolist()], [gts[j] for j in gt_of[test].tolist()], mode)
+    return hit
+
+
+_SPACE_BIT = np.uint64(1 << (ord(" ") % 64))
+
+
+def _character_masks(items: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per string, a 64-bit mask of its characters (bit: code point mod 64) and its length.
+
+    A string inside another has its mask inside the other's.  The space bit
+    is set in every mask, since word mode pads both sides with spaces.
+    """
+    lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+    code_points = np.frombuffer("".join(items).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    masks = np.zeros(len(items), dtype=np.uint64)
+    if len(code_points):
+        bits = np.append(np.left_shift(np.uint64(1), (code_points % 64).astype(np.uint64)), np.uint64(0))  # 0: where trailing "" start
+        masks = np.where(lengths > 0, np.bitwise_or.reduceat(bits, np.cumsum(lengths) - lengths), masks)
+    return masks | _SPACE_BIT, lengths
 
 
 def _substrings(items: Sequence[str]) -> set[str]:
