@@ -836,15 +836,14 @@ def _assign_within_lists(
     pair_start, pair_pred = np.divmod(pair_keys, len(preds))
     pair_size = np.zeros(n_pairs, dtype=np.int64)
     pair_size[pair_of_row] = group_n_gt[grp]
-    # every GT position of each pair's list, kept where its string matches the pair's keyword
-    owner = np.repeat(np.arange(n_pairs, dtype=np.int64), pair_size)
-    offset = np.arange(len(owner), dtype=np.int64) - np.repeat(np.cumsum(pair_size) - pair_size, pair_size)
-    position = np.repeat(pair_start, pair_size) + offset
-    # every pair of a keyword with a string of its list: most distinct, so tested as codes, not strings
-    hit = keywords_match_indexed(preds, gt_uniques.tolist(), pair_pred[owner], gt_codes[position], match)
-    owner, position = owner[hit], position[hit]
-    pair_bounds = np.searchsorted(owner, np.arange(n_pairs + 1))
-    return assign_matches_table(grp, pair_of_row.astype(np.int64), pair_bounds, position)
+    # every GT position of each pair's list (pair i's are entries pair_end[i] - pair_size[i] .. pair_end[i] - 1),
+    # kept where its string matches the pair's keyword
+    pair_end = np.cumsum(pair_size)
+    position = np.arange(int(pair_end[-1]) if n_pairs else 0, dtype=np.int64) - np.repeat(pair_end - pair_size - pair_start, pair_size)
+    hit = np.flatnonzero(keywords_match_indexed(preds, gt_uniques.tolist(), np.repeat(pair_pred, pair_size), gt_codes[position], match))
+    owner = np.searchsorted(pair_end, hit, side="right")  # the pair of each hit, in pair order
+    pair_bounds = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=n_pairs))))
+    return assign_matches_table(grp, pair_of_row.astype(np.int64), pair_bounds, position[hit])
 
 
 def _coverage(

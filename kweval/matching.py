@@ -71,41 +71,59 @@ def keywords_match_indexed(
 
     For many index pairs over few distinct strings (per-review GT lists: each
     review's keywords against its own short list, millions of pairs a movie),
-    the strings are read once, not once per pair:
+    most pairs are settled by arrays computed once per distinct string:
 
-    - every mode matches equal keys (the string; in stem mode the sequence
-      of stems), and exact and stem only those: each distinct key gets an
-      integer code, compared per pair;
-    - approx and word match different strings only when the shorter is
-      inside the longer, which needs its characters among the longer's: only
-      the pairs passing that test on 64-bit character masks are compared as
-      strings, by `keywords_match_pairs` (a small share: most pairs share
-      no such inclusion).
+    - exact and stem match equal keys (the string; the sequence of stems):
+      each distinct key gets an integer code, compared per pair;
+    - approx and word match only where one string's characters are all
+      among the other's (equal strings, or the shorter inside the longer):
+      64-bit character masks and lengths find those few pairs, which alone
+      are compared as strings (`keywords_match_pairs`).
     """
     if mode not in MATCH_MODES:
         raise ValueError(f"unknown match mode {mode!r}; choose one of {', '.join(MATCH_MODES)}")
     pred_of = np.asarray(pred_of, dtype=np.int64)
     gt_of = np.asarray(gt_of, dtype=np.int64)
-    pred_keys = [stem_tokens(p) for p in preds] if mode == "stem" else list(preds)
-    gt_keys = [stem_tokens(g) for g in gts] if mode == "stem" else list(gts)
-    code = dict(zip(dict.fromkeys(pred_keys + gt_keys), itertools.count()))
-    pred_code = np.fromiter(map(code.__getitem__, pred_keys), dtype=np.int64, count=len(pred_keys))
-    gt_code = np.fromiter(map(code.__getitem__, gt_keys), dtype=np.int64, count=len(gt_keys))
-    hit = pred_code[pred_of] == gt_code[gt_of]
     if mode in ("exact", "stem"):
-        return hit
+        pred_keys = _stem_keys(preds) if mode == "stem" else list(preds)
+        gt_keys = _stem_keys(gts) if mode == "stem" else list(gts)
+        code = dict(zip(dict.fromkeys(pred_keys + gt_keys), itertools.count()))
+        pred_code = np.fromiter(map(code.__getitem__, pred_keys), dtype=np.int64, count=len(pred_keys))
+        gt_code = np.fromiter(map(code.__getitem__, gt_keys), dtype=np.int64, count=len(gt_keys))
+        return pred_code[pred_of] == gt_code[gt_of]
     pred_mask, pred_len = _character_masks(preds)
     gt_mask, gt_len = _character_masks(gts)
     p_mask, g_mask = pred_mask[pred_of], gt_mask[gt_of]
-    p_len, g_len = pred_len[pred_of], gt_len[gt_of]
-    zero = np.uint64(0)
-    maybe = ((p_len < g_len) & ((p_mask & ~g_mask) == zero)) | ((g_len < p_len) & ((g_mask & ~p_mask) == zero))
-    test = np.flatnonzero(maybe)
-    hit[test] = keywords_match_pairs([preds[i] for i in pred_of[test].tolist()], [gts[j] for j in gt_of[test].tolist()], mode)
+    both = p_mask | g_mask
+    maybe = np.flatnonzero((both == g_mask) | (both == p_mask))  # one side's characters all among the other's
+    p_len, g_len = pred_len[pred_of[maybe]], gt_len[gt_of[maybe]]
+    p_within, g_within = both[maybe] == g_mask[maybe], both[maybe] == p_mask[maybe]
+    pred_text, gt_text = _object_array(preds), _object_array(gts)
+    hit = np.zeros(len(pred_of), dtype=bool)
+    same = maybe[(p_len == g_len) & p_within & g_within]  # same length: a match only if equal
+    hit[same] = pred_text[pred_of[same]] == gt_text[gt_of[same]]
+    inside = maybe[((p_len < g_len) & p_within) | ((g_len < p_len) & g_within)]
+    hit[inside] = keywords_match_pairs(pred_text[pred_of[inside]].tolist(), gt_text[gt_of[inside]].tolist(), mode)
     return hit
 
 
-_SPACE_BIT = np.uint64(1 << (ord(" ") % 64))
+def _object_array(items: Sequence[str]) -> np.ndarray:
+    """`items` as a 1-D object array (indexed by many positions at once)."""
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
+
+
+def _stem_keys(items: Sequence[str]) -> list[tuple[str, ...]]:
+    """`stem_tokens(item)` of every item, each distinct token stemmed once (the stemmer works word by word)."""
+    tokens = [item.split() for item in items]
+    distinct = list(dict.fromkeys(token for item_tokens in tokens for token in item_tokens))
+    stem_of = dict(zip(distinct, stem_tokens(" ".join(distinct))))
+    return [tuple(map(stem_of.__getitem__, item_tokens)) for item_tokens in tokens]
+
+
+_BITS = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))  # bit i set, for i < 64
+_SPACE_BIT = _BITS[ord(" ") % 64]
 
 
 def _character_masks(items: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -118,7 +136,7 @@ def _character_masks(items: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     code_points = np.frombuffer("".join(items).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
     masks = np.zeros(len(items), dtype=np.uint64)
     if len(code_points):
-        bits = np.append(np.left_shift(np.uint64(1), (code_points % 64).astype(np.uint64)), np.uint64(0))  # 0: where trailing "" start
+        bits = np.append(_BITS[code_points & np.uint32(63)], np.uint64(0))  # the final 0: where trailing "" start
         masks = np.where(lengths > 0, np.bitwise_or.reduceat(bits, np.cumsum(lengths) - lengths), masks)
     return masks | _SPACE_BIT, lengths
 
@@ -281,10 +299,10 @@ def candidate_table(preds: Sequence[str], gt: Sequence[str], mode: str = "approx
                 pairs_g.append(j)
     elif mode == "stem":
         by_stem: dict[tuple[str, ...], list[int]] = {}
-        for j, g in enumerate(gt):
-            by_stem.setdefault(stem_tokens(g), []).append(j)
-        for i, p in enumerate(preds):
-            for j in by_stem.get(stem_tokens(p), ()):
+        for j, key in enumerate(_stem_keys(gt)):
+            by_stem.setdefault(key, []).append(j)
+        for i, key in enumerate(_stem_keys(preds)):
+            for j in by_stem.get(key, ()):
                 pairs_p.append(i)
                 pairs_g.append(j)
     else:
