@@ -71,3 +71,16 @@ def unique_codes(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     present[codes] = True
     rank = np.cumsum(present, dtype=np.int64) - 1  # each present code's position among the present ones
     return np.flatnonzero(present), rank[codes]
+
+
+def lexsort_order(minor: np.ndarray, major: np.ndarray) -> np.ndarray:
+    """`np.lexsort((minor, major))`: positions by `major`, then `minor`, ties in their order.
+
+    Readers mostly emit rows already in that order; then the positions are
+    0..n-1, found by one pass instead of a sort.
+    """
+    if len(major) > 1:
+        step = np.diff(major)
+        if ((step > 0) | ((step == 0) & (np.diff(minor) >= 0))).all():
+            return np.arange(len(major), dtype=np.intp)
+    return np.lexsort((minor, major))

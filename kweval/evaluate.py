@@ -28,7 +28,8 @@ import numpy as np
 import pandas as pd
 
 from kweval import metrics, ranking
-from kweval._arrays import concat_or_empty, factorize_runs, group_sum, object_array, object_column, positions, unique_codes
+from kweval._arrays import (concat_or_empty, factorize_runs, group_sum, lexsort_order, object_array, object_column, positions,
+                            unique_codes)
 from kweval.data.dataset import KEY, Dataset, Problem
 from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table, keywords_match_indexed
 from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS
@@ -759,7 +760,7 @@ def _clean_and_match_movie(
     group_model = (sorted_keys % n_models).astype(np.int64)
     n_local = len(sorted_keys)
 
-    order = np.lexsort((rank_col[rows], local_group))
+    order = lexsort_order(rank_col[rows], local_group)
     row_group = local_group[order]
     taken = rows[order]
     raw_kw = keyword_col[taken]

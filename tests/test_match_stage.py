@@ -1,7 +1,7 @@
 """The match stage's fast paths against their plain definitions, and `evaluate(keywords=False)`.
 
 - `matching.keywords_match_indexed` (codes and character masks) is `keywords_match` on every pair;
-- `_arrays.unique_codes` (a presence mask) is `np.unique(..., return_inverse=True)`;
+- `_arrays.unique_codes` (a presence mask) is `np.unique(..., return_inverse=True)`, `_arrays.lexsort_order` is `np.lexsort`;
 - `evaluate._coverage` (a slot per GT row) counts the distinct matched GT rows per movie × model;
 - without the per-keyword table every other table of an evaluation is the same, in every match mode.
 """
@@ -16,7 +16,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kweval._arrays import unique_codes
+from kweval._arrays import lexsort_order, unique_codes
 from kweval.data import load_dataset
 from kweval.data.dataset import Dataset
 from kweval.evaluate import EvalOptions, _coverage, evaluate
@@ -62,6 +62,17 @@ def test_unique_codes_is_np_unique(codes, spare):
     ids, inverse = unique_codes(codes, (int(codes.max()) + 1 if len(codes) else 0) + spare)
     want_ids, want_inverse = np.unique(codes, return_inverse=True)
     assert ids.tolist() == want_ids.tolist() and inverse.tolist() == want_inverse.reshape(-1).tolist()
+
+
+@settings(max_examples=200, deadline=None)
+@given(keys=st.lists(st.tuples(st.integers(0, 4), st.integers(-2, 3)), max_size=40), presorted=st.booleans())
+def test_lexsort_order_is_np_lexsort(keys, presorted):
+    """Also on rows already in order (the readers' usual order), where it skips the sort: ties keep their order."""
+    if presorted:
+        keys = sorted(keys, key=lambda kv: kv)
+    major = np.array([k[0] for k in keys], dtype=np.int64)
+    minor = np.array([k[1] for k in keys], dtype=np.int64)
+    assert lexsort_order(minor, major).tolist() == np.lexsort((minor, major)).tolist()
 
 
 @settings(max_examples=150, deadline=None)
