@@ -749,12 +749,7 @@ def _clean_and_match_movie(
         rows, review_code, n_without_gt = _rows_with_gt(rows, review_code, review_uniques, lists)
     model_of_row = row_model[rows]
     group_key = review_code.astype(np.int64) * n_models + model_of_row
-    key_codes, key_uniques = pd.factorize(group_key)
-    by_key = np.argsort(key_uniques, kind="stable")
-    rank_of_key = np.empty(len(key_uniques), dtype=np.int64)
-    rank_of_key[by_key] = np.arange(len(key_uniques), dtype=np.int64)
-    local_group = rank_of_key[key_codes]
-    sorted_keys = key_uniques[by_key]
+    sorted_keys, local_group = unique_codes(group_key, len(review_uniques) * n_models)  # groups in key order
     group_review_code = sorted_keys // n_models
     group_review = review_uniques[group_review_code] if len(sorted_keys) else np.zeros(0, dtype=object)
     group_model = (sorted_keys % n_models).astype(np.int64)
