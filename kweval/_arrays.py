@@ -67,8 +67,9 @@ def stable_order(rows: np.ndarray | None, n_all: int, *keys) -> np.ndarray | Non
     """The stable sort order of `rows` (None: all `n_all` rows) by several keys, most significant first.
 
     Each key is (rank table, codes) — the row's key is ``table[codes[row]]`` —
-    or a plain array of non-negative numbers (taken as int64).  The keys are
-    combined into one integer when they fit.  Returns None when the rows are
+    or a plain array of integers (taken as int64; floats or a negative value
+    make it a plain np.lexsort).  The keys are combined into one integer
+    when they fit.  Returns None when the rows are
     already in order (readers and stages often get them so: checking costs a
     pass, sorting much more); else the order `np.lexsort` gives.
     """
@@ -87,7 +88,10 @@ def stable_order(rows: np.ndarray | None, n_all: int, *keys) -> np.ndarray | Non
         if isinstance(key, tuple):
             spans.append(int(key[0].max()) + 1 if len(key[0]) else 1)
         else:
-            spans.append(int(np.max(key if rows is None else key[rows])) + 1)
+            values = key if rows is None else key[rows]
+            if values.dtype.kind not in "iu" or values.min() < 0:  # a key that does not combine: np.lexsort
+                return np.lexsort([column(k) for k in keys][::-1])
+            spans.append(int(values.max()) + 1)
     if float(np.prod([float(s) for s in spans])) >= 2.0**62:
         return np.lexsort([column(k) for k in keys][::-1])
     combined = column(keys[0])
@@ -125,3 +129,12 @@ def sort_key(values: np.ndarray) -> np.ndarray:
     sorted_position = pd.factorize(uniques, sort=True)[0]
     return np.where(codes < 0, len(uniques), np.append(sorted_position, 0)[codes])
 
+def unique_codes(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(codes, return_inverse=True)` for integer codes within 0..n-1, without sorting.
+
+    A presence mask over the n possible codes takes O(len(codes) + n) instead of a sort.
+    """
+    present = np.zeros(n, dtype=bool)
+    present[codes] = True
+    rank = np.cumsum(present, dtype=np.int64) - 1  # each present code's position among the present ones
+    return np.flatnonzero(present), rank[codes]

@@ -38,9 +38,10 @@ from kweval._arrays import (
     repeated,
     sort_key,
     stable_order,
+    unique_codes,
 )
 from kweval.data.dataset import KEY, Dataset, Problem
-from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table, keywords_match_pairs
+from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table, keywords_match_indexed
 from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS
 from kweval.text import normalize_many
 
@@ -329,43 +330,54 @@ class _MovieRows:
     gt_rank: np.ndarray  # the matched GT row's position among the movie's cleaned GT rows, or -1
     group_gt_start: np.ndarray  # per group: where its GT list starts among the movie's GT rows
     group_n_gt: np.ndarray  # per group: |G| of its GT list
+    n_invalid: int  # keywords dropped as empty after normalization
+    n_dup: int  # keywords dropped as repeated within a review × model
+    n_without_gt: int  # reviews skipped for want of their own GT list (movies without a movie-level list)
 
 
 class _RowBuffers:
-    """Per-row output columns for all movies, allocated once and filled movie by movie."""
+    """Per-row output columns for all movies, allocated once and filled movie by movie.
 
-    def __init__(self, n: int) -> None:
+    The metrics read only the numeric columns (grp, score, position,
+    gt_rank); the text columns (movie, review, model, keyword, norm,
+    gt_keyword) exist for the per-keyword table and are allocated only when
+    it is asked for (`texts`): at a million reviews they are the larger part.
+    Without them they stay empty.
+    """
+
+    TEXT_COLUMNS = ("movie", "review", "model", "keyword", "norm", "gt_keyword")
+
+    def __init__(self, n: int, texts: bool = True) -> None:
+        self.texts = texts
         self.grp = np.empty(n, dtype=np.int64)
-        self.movie = np.empty(n, dtype=object)
-        self.review = np.empty(n, dtype=object)
-        self.model = np.empty(n, dtype=object)
-        self.keyword = np.empty(n, dtype=object)
-        self.norm = np.empty(n, dtype=object)
         self.score = np.empty(n, dtype="float64")
         self.position = np.empty(n, dtype=np.int64)
         self.gt_rank = np.empty(n, dtype=np.int64)
-        self.gt_keyword = np.empty(n, dtype=object)
+        for name in self.TEXT_COLUMNS:
+            setattr(self, name, np.empty(n if texts else 0, dtype=object))
         self.filled = 0
 
     def add(self, part: _MovieRows, movie: str, group_offset: int, model_names: np.ndarray, gt_keywords: np.ndarray) -> None:
         sl = slice(self.filled, self.filled + len(part.grp))
         self.grp[sl] = part.grp + group_offset
+        self.score[sl] = part.score
+        self.position[sl] = part.position
+        self.gt_rank[sl] = part.gt_rank
+        self.filled = sl.stop
+        if not self.texts:
+            return
         self.movie[sl] = movie
         self.review[sl] = part.group_review[part.grp]
         self.model[sl] = model_names[part.group_model[part.grp]]
         self.keyword[sl] = part.keyword
         self.norm[sl] = part.norm
-        self.score[sl] = part.score
-        self.position[sl] = part.position
-        self.gt_rank[sl] = part.gt_rank
         gt_keyword = np.full(len(part.gt_rank), None, dtype=object)
         hit = part.gt_rank >= 0
         gt_keyword[hit] = gt_keywords[part.gt_rank[hit]]
         self.gt_keyword[sl] = gt_keyword
-        self.filled = sl.stop
 
     def trimmed(self) -> "_RowBuffers":
-        for name in ("grp", "movie", "review", "model", "keyword", "norm", "score", "position", "gt_rank", "gt_keyword"):
+        for name in ("grp", "score", "position", "gt_rank") + (self.TEXT_COLUMNS if self.texts else ()):
             setattr(self, name, getattr(self, name)[: self.filled])
         return self
 
@@ -415,7 +427,9 @@ class _Counts:
     score_exponent: int  # score_sum and matched_score are in units of 2**score_exponent
 
 
-def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Progress | None = None) -> Evaluation:
+def evaluate(
+    dataset: Dataset, options: EvalOptions | None = None, progress: Progress | None = None, keywords: bool = True
+) -> Evaluation:
     """Score every review × model of `dataset` (docs/metrics.md §1–3 and §9, and §4–5 when asked).
 
     A pipeline of named stages: clean the GT (§1), clean and match the
@@ -424,6 +438,12 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     time (grouping, cleaning and matching only need that movie's rows), so the
     temporary arrays stay the size of one movie; the per-review metrics are
     then computed once over all groups.
+
+    `keywords=False` leaves `Evaluation.keywords` empty (its columns and
+    dtypes kept): a summary needs only the per-review scores, and the
+    per-keyword table is the largest part of an evaluation (a row per
+    predicted keyword), so it is not built unless the semantic or sentiment
+    metrics read it.  Every other table is the same either way.
     """
     options = options or EvalOptions()
     progress = progress or (lambda stage, fraction: None)
@@ -436,7 +456,7 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     lexical_progress("ground truth", 0.0)
     gt = _clean_stage(dataset, options, movie_problems)
     lexical_progress("cleaning", 0.1)
-    matches = _match_stage(dataset, gt, options, movie_problems, lexical_progress)
+    matches = _match_stage(dataset, gt, options, movie_problems, lexical_progress, keywords or options.semantic or options.sentiment)
     counts = _count_stage(dataset, gt, matches, options, movie_problems)
     lexical_progress("metrics", 0.8)
     scores = _score_stage(dataset, gt, matches, counts, options)
@@ -445,6 +465,8 @@ def evaluate(dataset: Dataset, options: EvalOptions | None = None, progress: Pro
     evaluation.problems = list(dataset.problems) + [p for m in movie_order for p in movie_problems[m]]
     if options.semantic or options.sentiment:
         _add_semantic_and_sentiment(evaluation, dataset, progress)
+    if not keywords:
+        evaluation.keywords = evaluation.keywords.iloc[:0]  # built only for the semantic or sentiment metrics
     progress("done", 1.0)
     return evaluation
 
@@ -476,12 +498,18 @@ def _clean_stage(dataset: Dataset, options: EvalOptions, movie_problems: dict[st
 
 
 def _match_stage(
-    dataset: Dataset, gt: _CleanGroundTruth, options: EvalOptions, movie_problems: dict[str, list[Problem]], progress: Progress
+    dataset: Dataset,
+    gt: _CleanGroundTruth,
+    options: EvalOptions,
+    movie_problems: dict[str, list[Problem]],
+    progress: Progress,
+    keywords: bool = True,
 ) -> _Matches:
     """Clean the predictions (docs/metrics.md §1) and assign them one-to-one to the GT (§2 "Matching"), movie by movie.
 
     Only the evaluated movies and models are kept; a movie whose reviews have
     their own GT lists and no movie-level list scores only those reviews.
+    The rows' text columns are kept only for the per-keyword table (`keywords`).
     """
     movies = gt.movies
     pred = dataset.predictions
@@ -498,24 +526,23 @@ def _match_stage(
     score_col = pred["score"].to_numpy(dtype="float64")
 
     model_names = object_array(model_order)
-    out = _RowBuffers(len(rows))
+    out = _RowBuffers(len(rows), texts=keywords)
     groups: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # per movie: review, model, GT start, |G| per group
     n_groups = 0
     dropped: list[tuple[str, int, int]] = []
     for mi, movie in enumerate(movies):
         movie_rows = rows[movie_bounds[mi] : movie_bounds[mi + 1]]
-        lists = gt.lists.get(movie)
-        if lists is not None and lists.movie_level is None:  # only reviews with their own GT are scored
-            movie_rows, n_without = _rows_with_gt(movie_rows, review_col, lists)
-            if n_without:
-                movie_problems[movie].append(Problem(movie, f"{n_without} review(s) without their own ground truth are skipped", "evaluate"))
-        part, n_invalid, n_dup = _clean_and_match_movie(
-            movie_rows, review_col, row_model, rank_col, keyword_col, score_col, n_models, gt.norms[movie], options.match, lists,
+        part = _clean_and_match_movie(
+            movie_rows, review_col, row_model, rank_col, keyword_col, score_col, n_models, gt.norms[movie], options.match,
+            gt.lists.get(movie),
         )
+        if part.n_without_gt:
+            reason = f"{part.n_without_gt} review(s) without their own ground truth are skipped"
+            movie_problems[movie].append(Problem(movie, reason, "evaluate"))
         out.add(part, movie, n_groups, model_names, gt.keywords[movie])
         groups.append((part.group_review, part.group_model, part.group_gt_start, part.group_n_gt))  # the rows are in `out`
         n_groups += len(part.group_model)
-        dropped.append((movie, n_invalid, n_dup))
+        dropped.append((movie, part.n_invalid, part.n_dup))
         progress("matching", 0.1 + 0.7 * (mi + 1) / max(len(movies), 1))
 
     rows_out = out.trimmed()
@@ -644,21 +671,23 @@ def _tables_stage(
 ) -> Evaluation:
     """The Evaluation's tables: the keywords (every kept prediction and its match), GT coverage (docs/metrics.md §3) and the skipped reviews (§1).
 
+    The keywords table is empty when the rows' text columns were not kept.
     Its `problems` are left empty for the caller to fill.
     """
     rows = matches.rows
     model_order = dataset.models["model"].tolist()
+    kept = slice(None) if rows.texts else slice(0)  # without its text columns the per-keyword table is empty
     keywords = pd.DataFrame(
         {
             "movie": object_column(rows.movie),
             "review_id": object_column(rows.review),
             "model": object_column(rows.model),
-            "position": rows.position,
+            "position": rows.position[kept],
             "keyword": object_column(rows.keyword),
             "norm": object_column(rows.norm),
-            "score": rows.score,
-            "confidence": counts.confidence,
-            "gt_rank": matches.gt_rank,
+            "score": rows.score[kept],
+            "confidence": counts.confidence[kept],
+            "gt_rank": matches.gt_rank[kept],
             "gt_keyword": object_column(rows.gt_keyword),
         },
         copy=False,
@@ -764,29 +793,29 @@ def _clean_and_match_movie(
     gt_norms: list[str],
     match: str,
     lists: _GtLists | None = None,
-) -> tuple[_MovieRows, int, int]:
+) -> _MovieRows:
     """Group one movie's rows by review × model, order them, clean them, match them.
 
     Groups are ordered by the review's first appearance, then model order;
     rows by rank, ties in the reader's order.  `lists`, when given, says which
     slice of `gt_norms` each review is scored against (reviews with their own
-    GT); otherwise every review is scored against all of it.  Returns the
-    movie's rows and the numbers of keywords dropped as empty and as repeated.
+    GT; without a movie-level list, the other reviews are skipped);
+    otherwise every review is scored against all of it.
     """
     review_code, review_uniques = factorize_runs(review_col[rows], use_na_sentinel=False)
+    n_without_gt = 0
+    if lists is not None and lists.movie_level is None:  # only reviews with their own GT are scored
+        rows, review_code, n_without_gt = _rows_with_gt(rows, review_code, review_uniques, lists)
     model_of_row = row_model[rows]
     group_key = review_code.astype(np.int64) * n_models + model_of_row
-    key_codes, key_uniques = pd.factorize(group_key)
-    by_key = np.argsort(key_uniques, kind="stable")
-    rank_of_key = np.empty(len(key_uniques), dtype=np.int64)
-    rank_of_key[by_key] = np.arange(len(key_uniques), dtype=np.int64)
-    local_group = rank_of_key[key_codes]
-    sorted_keys = key_uniques[by_key]
-    group_review = review_uniques[sorted_keys // n_models] if len(sorted_keys) else np.zeros(0, dtype=object)
+    sorted_keys, local_group = unique_codes(group_key, len(review_uniques) * n_models)  # groups in key order
+    group_review_code = sorted_keys // n_models
+    group_review = review_uniques[group_review_code] if len(sorted_keys) else np.zeros(0, dtype=object)
     group_model = (sorted_keys % n_models).astype(np.int64)
     n_local = len(sorted_keys)
 
-    order = np.lexsort((rank_col[rows], local_group))
+    order = stable_order(None, len(rows), local_group, rank_col[rows])
+    order = np.arange(len(rows)) if order is None else order  # None: in order already (as readers give them)
     row_group = local_group[order]
     taken = rows[order]
     raw_kw = keyword_col[taken]
@@ -813,10 +842,10 @@ def _clean_and_match_movie(
         group_gt_start = np.zeros(n_local, dtype=np.int64)
         group_n_gt = np.full(n_local, len(gt_norms), dtype=np.int64)
     else:
-        group_gt_start, group_n_gt = lists.ranges(group_review)
+        review_gt_start, review_n_gt = lists.ranges(review_uniques)  # looked up once per review, not per review × model
+        group_gt_start, group_n_gt = review_gt_start[group_review_code], review_n_gt[group_review_code]
     if len(grp):
-        local_ids, inverse = np.unique(norm_id, return_inverse=True)
-        inverse = inverse.astype(np.int64).reshape(-1)
+        local_ids, inverse = unique_codes(norm_id, len(norm_values))
         if lists is None:
             bounds, flat = candidate_table(norm_values[local_ids].tolist(), gt_norms, match)
             gt_rank = assign_matches_table(grp, inverse, bounds, flat)
@@ -833,8 +862,11 @@ def _clean_and_match_movie(
         gt_rank=gt_rank,
         group_gt_start=group_gt_start,
         group_n_gt=group_n_gt,
+        n_invalid=n_invalid,
+        n_dup=n_dup,
+        n_without_gt=n_without_gt,
     )
-    return rows_out, n_invalid, n_dup
+    return rows_out
 
 
 def _assign_within_lists(
@@ -848,68 +880,61 @@ def _assign_within_lists(
 ) -> np.ndarray:
     """`assign_matches_table` where each group has its own GT list, a slice of `gt_norms` (per-review GT).
 
-    Matching runs once on the movie's distinct keywords × distinct GT strings;
-    each distinct (GT list, keyword) pair then keeps the positions of its own
-    list holding a matching string, so the one-to-one assignment is the
-    movie-level one, list by list.
+    Each distinct (GT list, keyword) pair of the rows keeps the positions of
+    its own list holding a matching string (`keywords_match_indexed` on the
+    movie's distinct keywords and GT strings), so the one-to-one assignment is
+    the movie-level one, list by list.
     """
     gt_codes, gt_uniques = pd.factorize(object_array(gt_norms))
-    n_unique_gt = len(gt_uniques)
     # the distinct (GT list, keyword) pairs of the rows; lists are told apart by their start
     pair_of_row, pair_keys = pd.factorize(group_gt_start[grp] * len(preds) + pred_id)
     n_pairs = len(pair_keys)
     pair_start, pair_pred = np.divmod(pair_keys, len(preds))
     pair_size = np.zeros(n_pairs, dtype=np.int64)
     pair_size[pair_of_row] = group_n_gt[grp]
-    # every GT position of each pair's list, kept where its string matches the pair's keyword
-    owner = np.repeat(np.arange(n_pairs, dtype=np.int64), pair_size)
-    offset = np.arange(len(owner), dtype=np.int64) - np.repeat(np.cumsum(pair_size) - pair_size, pair_size)
-    position = np.repeat(pair_start, pair_size) + offset
-    wanted = pair_pred[owner] * n_unique_gt + gt_codes[position]  # (keyword, GT string)
-    if match in ("approx", "word"):
-        # per-review lists are short: test each distinct (keyword, GT string) pair that shares a list
-        distinct, inverse = np.unique(wanted, return_inverse=True)
-        pred_of, gt_of = np.divmod(distinct, n_unique_gt)
-        ok = keywords_match_pairs(object_array(preds)[pred_of].tolist(), gt_uniques[gt_of].tolist(), match)
-        hit = ok[inverse.reshape(-1)]
-    else:  # exact, stem: one hashed lookup per distinct string
-        bounds, flat = candidate_table(preds, gt_uniques.tolist(), match)
-        cand_key = np.repeat(np.arange(len(preds), dtype=np.int64), np.diff(bounds)) * n_unique_gt + flat  # sorted
-        at = np.minimum(np.searchsorted(cand_key, wanted), max(len(cand_key) - 1, 0))
-        hit = cand_key[at] == wanted if len(cand_key) else np.zeros(len(wanted), dtype=bool)
-    owner, position = owner[hit], position[hit]
-    pair_bounds = np.searchsorted(owner, np.arange(n_pairs + 1))
-    return assign_matches_table(grp, pair_of_row.astype(np.int64), pair_bounds, position)
+    # every GT position of each pair's list (pair i's are entries pair_end[i] - pair_size[i] .. pair_end[i] - 1),
+    # kept where its string matches the pair's keyword
+    pair_end = np.cumsum(pair_size)
+    position = np.arange(int(pair_end[-1]) if n_pairs else 0, dtype=np.int64) - np.repeat(pair_end - pair_size - pair_start, pair_size)
+    hit = np.flatnonzero(keywords_match_indexed(preds, gt_uniques.tolist(), np.repeat(pair_pred, pair_size), gt_codes[position], match))
+    owner = np.searchsorted(pair_end, hit, side="right")  # the pair of each hit, in pair order
+    pair_bounds = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=n_pairs))))
+    return assign_matches_table(grp, pair_of_row.astype(np.int64), pair_bounds, position[hit])
 
 
 def _coverage(
-    movie_of: np.ndarray, model_of: np.ndarray, gt_rank: np.ndarray, gt_sizes: pd.Series, movies: list[str], models: list[str]
+    movie_of: np.ndarray, model_of: np.ndarray, gt_pos: np.ndarray, gt_sizes: pd.Series, movies: list[str], models: list[str]
 ) -> pd.DataFrame:
     """Movie × model: how many of the movie's GT keywords were matched in at least one review.
 
-    `movie_of`, `model_of` (positions in `movies`, `models`) and `gt_rank` describe the matched rows.
+    `movie_of`, `model_of` (positions in `movies`, `models`) and `gt_pos` (the
+    GT row's position among the movie's) describe the matched rows.  Each
+    movie × model cell has a slot per GT row of its movie, marked when
+    matched: a pass over the rows, no sort (there is a row per match).
     """
     index = pd.MultiIndex.from_product([movies, models], names=["movie", "model"])
     out = pd.DataFrame(index=index).reset_index()
-    n_cells = len(movies) * len(models)
-    if len(gt_rank):
-        width = int(gt_rank.max()) + 1
-        distinct = np.unique((movie_of * len(models) + model_of) * width + gt_rank)
-        covered = np.bincount(distinct // width, minlength=n_cells).astype(np.int64)
-    else:
-        covered = np.zeros(n_cells, dtype=np.int64)
-    out["n_gt"] = gt_sizes.reindex(out["movie"]).to_numpy(dtype="int64") if len(out) else np.zeros(0, np.int64)
-    out["n_covered"] = covered if len(out) else np.zeros(0, np.int64)
+    n_models = len(models)
+    n_gt = gt_sizes.reindex(movies).to_numpy(dtype="int64") if len(movies) else np.zeros(0, np.int64)
+    cell_size = np.repeat(n_gt, n_models)  # cell movie * n_models + model, in `out`'s order
+    cell_start = np.cumsum(cell_size) - cell_size
+    seen = np.zeros(int(cell_size.sum()), dtype=bool)
+    seen[cell_start[movie_of * n_models + model_of] + gt_pos] = True
+    slot_cell = np.searchsorted(cell_start, np.flatnonzero(seen), side="right") - 1
+    out["n_gt"] = cell_size
+    out["n_covered"] = np.bincount(slot_cell, minlength=len(cell_size)).astype(np.int64)
     out["gt_coverage"] = metrics.safe_ratio(out["n_covered"].to_numpy(), out["n_gt"].to_numpy())
     return out
 
 
-def _rows_with_gt(rows: np.ndarray, review_col: np.ndarray, lists: _GtLists) -> tuple[np.ndarray, int]:
-    """The rows whose review has its own GT list, and how many reviews had none."""
-    codes, uniques = factorize_runs(review_col[rows])
-    has = np.append(lists.find(object_array(uniques.tolist())) >= 0, False)
-    keep = has[codes]
-    return rows[keep], int((~has[:-1]).sum())
+def _rows_with_gt(
+    rows: np.ndarray, review_code: np.ndarray, review_uniques: np.ndarray, lists: _GtLists
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """The rows whose review has its own GT list and their review codes (into `review_uniques`),
+    and how many reviews (missing ids aside) had none."""
+    has = lists.find(review_uniques) >= 0
+    keep = has[review_code]
+    return rows[keep], review_code[keep], int((~has & pd.notna(review_uniques)).sum())
 
 
 def _reviews_with_gt(reviews: pd.DataFrame, gt_lists: dict[str, _GtLists]) -> pd.DataFrame:

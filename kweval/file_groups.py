@@ -50,16 +50,15 @@ def evaluate_movie_files(
 ) -> GroupResult:
     """Read the files of `movies` from the dataset folder `path` and evaluate them (the models asked for that are there).
 
-    `keywords=False` drops the per-keyword table (a summary needs only the
-    per-review scores), so less is sent back.
+    `keywords=False` leaves out the per-keyword table (a summary needs only
+    the per-review scores): `evaluate(keywords=False)` does not build it
+    unless the semantic or sentiment metrics read it, so less is held and sent back.
     """
     from kweval.data import load_dataset
 
     dataset = load_dataset(path, movies=movies)
     wanted = None if models is None else [m for m in models if m in dataset.model_names]
-    evaluation = evaluate(dataset.subset(models=wanted), options)
-    if not keywords:
-        evaluation.keywords = evaluation.keywords.iloc[:0]
+    evaluation = evaluate(dataset.subset(models=wanted), options, keywords=keywords)
     return GroupResult(dataset.movie_ids, dataset.model_names, dataset.source, evaluation)
 
 

@@ -49,8 +49,8 @@ def keywords_match_pairs(preds: Sequence[str], gts: Sequence[str], mode: str = "
     """`keywords_match(preds[i], gts[i], mode)` for every i, as a bool array.
 
     The substring modes test both directions with `operator.contains` mapped
-    in C, many times faster than a Python call per pair (for per-review GT
-    lists, where each review's keywords meet only its own short list).
+    in C, many times faster than a Python call per pair
+    (`keywords_match_indexed` calls it on the pairs its filters keep).
     """
     n = len(preds)
     if mode == "exact":
@@ -62,6 +62,83 @@ def keywords_match_pairs(preds: Sequence[str], gts: Sequence[str], mode: str = "
         p_in_g = np.fromiter(map(operator.contains, gts, preds), dtype=bool, count=n)
         return p_in_g | np.fromiter(map(operator.contains, preds, gts), dtype=bool, count=n)
     return np.fromiter(map(keywords_match, preds, gts, itertools.repeat(mode)), dtype=bool, count=n)
+
+
+def keywords_match_indexed(
+    preds: Sequence[str], gts: Sequence[str], pred_of: np.ndarray, gt_of: np.ndarray, mode: str = "approx"
+) -> np.ndarray:
+    """`keywords_match(preds[pred_of[i]], gts[gt_of[i]], mode)` for every i, as a bool array.
+
+    For many index pairs over few distinct strings (per-review GT lists: each
+    review's keywords against its own short list, millions of pairs a movie),
+    most pairs are settled by arrays computed once per distinct string:
+
+    - exact and stem match equal keys (the string; the sequence of stems):
+      each distinct key gets an integer code, compared per pair;
+    - approx and word match only where one string's characters are all
+      among the other's (equal strings, or the shorter inside the longer):
+      64-bit character masks and lengths find those few pairs, which alone
+      are compared as strings (`keywords_match_pairs`).
+    """
+    if mode not in MATCH_MODES:
+        raise ValueError(f"unknown match mode {mode!r}; choose one of {', '.join(MATCH_MODES)}")
+    pred_of = np.asarray(pred_of, dtype=np.int64)
+    gt_of = np.asarray(gt_of, dtype=np.int64)
+    if mode in ("exact", "stem"):
+        pred_keys = _stem_keys(preds) if mode == "stem" else list(preds)
+        gt_keys = _stem_keys(gts) if mode == "stem" else list(gts)
+        code = dict(zip(dict.fromkeys(pred_keys + gt_keys), itertools.count()))
+        pred_code = np.fromiter(map(code.__getitem__, pred_keys), dtype=np.int64, count=len(pred_keys))
+        gt_code = np.fromiter(map(code.__getitem__, gt_keys), dtype=np.int64, count=len(gt_keys))
+        return pred_code[pred_of] == gt_code[gt_of]
+    pred_mask, pred_len = _character_masks(preds)
+    gt_mask, gt_len = _character_masks(gts)
+    p_mask, g_mask = pred_mask[pred_of], gt_mask[gt_of]
+    both = p_mask | g_mask
+    maybe = np.flatnonzero((both == g_mask) | (both == p_mask))  # one side's characters all among the other's
+    p_len, g_len = pred_len[pred_of[maybe]], gt_len[gt_of[maybe]]
+    p_within, g_within = both[maybe] == g_mask[maybe], both[maybe] == p_mask[maybe]
+    pred_text, gt_text = _object_array(preds), _object_array(gts)
+    hit = np.zeros(len(pred_of), dtype=bool)
+    same = maybe[(p_len == g_len) & p_within & g_within]  # same length: a match only if equal
+    hit[same] = pred_text[pred_of[same]] == gt_text[gt_of[same]]
+    inside = maybe[((p_len < g_len) & p_within) | ((g_len < p_len) & g_within)]
+    hit[inside] = keywords_match_pairs(pred_text[pred_of[inside]].tolist(), gt_text[gt_of[inside]].tolist(), mode)
+    return hit
+
+
+def _object_array(items: Sequence[str]) -> np.ndarray:
+    """`items` as a 1-D object array (indexed by many positions at once)."""
+    out = np.empty(len(items), dtype=object)
+    out[:] = items
+    return out
+
+
+def _stem_keys(items: Sequence[str]) -> list[tuple[str, ...]]:
+    """`stem_tokens(item)` of every item, each distinct token stemmed once (the stemmer works word by word)."""
+    tokens = [item.split() for item in items]
+    distinct = list(dict.fromkeys(token for item_tokens in tokens for token in item_tokens))
+    stem_of = dict(zip(distinct, stem_tokens(" ".join(distinct))))
+    return [tuple(map(stem_of.__getitem__, item_tokens)) for item_tokens in tokens]
+
+
+_BITS = np.left_shift(np.uint64(1), np.arange(64, dtype=np.uint64))  # bit i set, for i < 64
+_SPACE_BIT = _BITS[ord(" ") % 64]
+
+
+def _character_masks(items: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """Per string, a 64-bit mask of its characters (bit: code point mod 64) and its length.
+
+    A string inside another has its mask inside the other's.  The space bit
+    is set in every mask, since word mode pads both sides with spaces.
+    """
+    lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+    code_points = np.frombuffer("".join(items).encode("utf-32-le", "surrogatepass"), dtype=np.uint32)
+    masks = np.zeros(len(items), dtype=np.uint64)
+    if len(code_points):
+        bits = np.append(_BITS[code_points & np.uint32(63)], np.uint64(0))  # the final 0: where trailing "" start
+        masks = np.where(lengths > 0, np.bitwise_or.reduceat(bits, np.cumsum(lengths) - lengths), masks)
+    return masks | _SPACE_BIT, lengths
 
 
 def _substrings(items: Sequence[str]) -> set[str]:
@@ -222,10 +299,10 @@ def candidate_table(preds: Sequence[str], gt: Sequence[str], mode: str = "approx
                 pairs_g.append(j)
     elif mode == "stem":
         by_stem: dict[tuple[str, ...], list[int]] = {}
-        for j, g in enumerate(gt):
-            by_stem.setdefault(stem_tokens(g), []).append(j)
-        for i, p in enumerate(preds):
-            for j in by_stem.get(stem_tokens(p), ()):
+        for j, key in enumerate(_stem_keys(gt)):
+            by_stem.setdefault(key, []).append(j)
+        for i, key in enumerate(_stem_keys(preds)):
+            for j in by_stem.get(key, ()):
                 pairs_p.append(i)
                 pairs_g.append(j)
     else:

@@ -173,7 +173,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             if args.semantic and not args.quiet and sys.stderr.isatty():
                 progress = _tqdm_progress()
             try:
-                evaluation = evaluate(dataset, options, progress=progress)
+                evaluation = evaluate(dataset, options, progress=progress, keywords=bool(args.per_review))  # the table only for --per-review
             except (OSError, ImportError) as exc:
                 if not args.semantic or isinstance(exc, ImportError) and missing_extra(exc, "") is not None:
                     raise  # main() names the extra to install
