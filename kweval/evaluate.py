@@ -20,7 +20,6 @@ arithmetic itself is in metrics.py, ranking.py and matching.py.
 from __future__ import annotations
 
 import math
-import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 
@@ -546,7 +545,7 @@ def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, cou
     if options.present:
         n_gt_present, pair_present = _present_gt(
             dataset.reviews, gt.norms, gt.movies, matches.group_movie, matches.group_review, matches.group_gt_start, n_gt,
-            matches.group_movie[m_grp], matches.group_review[m_grp], matches.gt_pos[matched], options.match,
+            m_grp, matches.gt_pos[matched], options.match,
         )
         columns.update(metrics.present_metrics(n_gt_present, n_gt, m_grp, position[matched], pair_present, options.k))
         without_text = n_gt_present < 0  # no text to look in: present/absent undefined
@@ -867,6 +866,9 @@ def _reviews_with_gt(reviews: pd.DataFrame, gt_lists: dict[str, _GtLists]) -> pd
     return reviews[keep]
 
 
+_PRESENT_CHUNK = 1 << 16  # reviews whose texts are normalized and searched at once: bounds what the stage holds
+
+
 def _present_gt(
     reviews: pd.DataFrame,
     gt_norm_by_movie: dict[str, list[str]],
@@ -875,68 +877,82 @@ def _present_gt(
     group_review: np.ndarray,
     group_gt_start: np.ndarray,
     group_n_gt: np.ndarray,
-    pair_movie: np.ndarray,
-    pair_review: np.ndarray,
+    pair_group: np.ndarray,
     pair_gt_pos: np.ndarray,
     match: str,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per group, how many keywords of its GT list occur in its review's text (-1: no text); per matched pair, whether its GT keyword does.
 
-    `pair_movie` are positions in `movies`, `pair_gt_pos` positions among the
+    `pair_group` are the pairs' groups, `pair_gt_pos` positions among the
     movie's GT rows.  A list several reviews share (a movie's) is searched
     once in all their texts (kweval.present.occurrences); a review's own list
-    is tested keyword by keyword in its one text.  Texts are normalized once
-    per review.
+    is tested keyword by keyword in its one text (kweval.present.contained).
+    Texts are normalized once per review, `_PRESENT_CHUNK` reviews at a time,
+    so the stage holds no copy of all the texts.
     """
     from kweval import present
 
-    # the distinct scored reviews, with their GT list and searchable text
-    review_codes, review_uniques = pd.factorize(group_review, use_na_sentinel=False)
+    # the distinct scored reviews, numbered by their first group
+    review_codes, review_uniques = factorize_runs(group_review, use_na_sentinel=False)
     n_rev = max(len(review_uniques), 1)
-    review_key = group_movie * n_rev + review_codes
-    keys, first, of_group = np.unique(review_key, return_index=True, return_inverse=True)
-    u_movie, u_review = group_movie[first], group_review[first]
-    u_start, u_size = group_gt_start[first], group_n_gt[first]
-    text_of = dict(zip(zip(reviews["movie"].tolist(), reviews["review_id"].tolist()), reviews["text"].tolist()))
-    raw = [text_of.get((movies[m], r)) for m, r in zip(u_movie.tolist(), u_review.tolist())]
-    has_text = np.fromiter((isinstance(t, str) and t.strip() != "" for t in raw), dtype=bool, count=len(raw))
-    texts = present.searchable(raw, match)
-    # every GT keyword once, searchable, indexed by movie offset + position
-    movie_offset = np.concatenate(([0], np.cumsum([len(gt_norm_by_movie[m]) for m in movies]))).astype(np.int64)
-    keywords = present.searchable_keywords([g for m in movies for g in gt_norm_by_movie[m]], match)
-    width = int(max(np.diff(movie_offset).max(initial=0), 1)) + 1
-
+    of_group, _ = factorize_runs(group_movie * n_rev + review_codes)
+    first = np.flatnonzero(~pd.Series(of_group).duplicated().to_numpy())  # factorize numbers by first appearance
+    u_movie, u_start, u_size = group_movie[first], group_gt_start[first], group_n_gt[first]
+    raw = _review_texts(reviews, movies, review_uniques, u_movie * n_rev + review_codes[first], n_rev)
+    has_text = np.fromiter((isinstance(t, str) and t.strip() != "" for t in raw.tolist()), dtype=bool, count=len(raw))
+    n_present = np.where(has_text, 0, -1)
+    # every GT keyword once, indexed by movie offset + position
+    gt_offset = np.concatenate(([0], np.cumsum([len(gt_norm_by_movie[m]) for m in movies]))).astype(np.int64)
+    gt_norms = object_array([g for m in movies for g in gt_norm_by_movie[m]])
+    width = int(max(np.diff(gt_offset).max(initial=0), 1)) + 1
     list_codes, _ = pd.factorize(u_movie * width + u_start)
     shared = np.bincount(list_codes)[list_codes] > 1
-    found_review: list[np.ndarray] = []
-    found_pos: list[np.ndarray] = []
+
+    # a review's own list: each keyword tested in its text; a GT row of such a list has one review
+    own = np.flatnonzero(~shared & has_text)
+    own_row_present = np.zeros(len(gt_norms), dtype=bool)
+    for chunk in (own[s : s + _PRESENT_CHUNK] for s in range(0, len(own), _PRESENT_CHUNK)):
+        sizes = u_size[chunk]
+        owner = np.repeat(np.arange(len(chunk)), sizes)
+        row = np.repeat(gt_offset[u_movie[chunk]] + u_start[chunk] - (np.cumsum(sizes) - sizes), sizes) + np.arange(len(owner))
+        texts = object_array(present.searchable(raw[chunk].tolist(), match))
+        hit = present.contained(texts[owner], present.searchable_keywords(gt_norms[row].tolist(), match))
+        own_row_present[row[hit]] = True
+        n_present[chunk] += np.bincount(owner[hit], minlength=len(chunk))
+
     # lists several reviews share: one scan of their texts joined
+    found: list[np.ndarray] = []  # review * width + position of each keyword found
     scan = np.flatnonzero(shared & has_text)
     scan = scan[np.argsort(list_codes[scan], kind="stable")]
     for part in np.split(scan, np.flatnonzero(np.diff(list_codes[scan])) + 1) if len(scan) else []:
         m, start, size = int(u_movie[part[0]]), int(u_start[part[0]]), int(u_size[part[0]])
-        base = int(movie_offset[m]) + start
-        kw_idx, text_idx = present.occurrences(keywords[base : base + size], [texts[i] for i in part.tolist()])
-        found_review.append(part[text_idx])
-        found_pos.append(start + kw_idx)
-    # a review's own list: each keyword tested in its text
-    own = np.flatnonzero(~shared & has_text)
-    sizes = u_size[own]
-    owner = np.repeat(own, sizes)
-    pos = np.repeat(u_start[own], sizes) + np.arange(len(owner), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    flat = movie_offset[u_movie[owner]] + pos
-    hit = np.fromiter(
-        map(operator.contains, [texts[i] for i in owner.tolist()], [keywords[j] for j in flat.tolist()]), dtype=bool, count=len(owner)
-    )
-    found_review.append(owner[hit])
-    found_pos.append(pos[hit])
+        keywords = present.searchable_keywords(gt_norms[gt_offset[m] + start : gt_offset[m] + start + size].tolist(), match)
+        kw_idx, text_idx = present.occurrences(keywords, present.searchable(raw[part].tolist(), match))
+        n_present[part] += np.bincount(text_idx, minlength=len(part))
+        found.append(part[text_idx] * width + start + kw_idx)
 
-    found_review_all = np.concatenate(found_review)
-    n_present_u = np.where(has_text, np.bincount(found_review_all, minlength=len(keys)), -1)
-    found = np.unique(found_review_all * width + np.concatenate(found_pos))
-    pair_review_code = positions(pair_review, {r: i for i, r in enumerate(review_uniques.tolist())})
-    pair_u = np.searchsorted(keys, np.asarray(pair_movie, dtype=np.int64) * n_rev + pair_review_code)
-    return n_present_u[of_group.reshape(-1)], np.isin(pair_u * width + pair_gt_pos, found)
+    pair_u = of_group[pair_group]
+    pair_present = own_row_present[gt_offset[group_movie[pair_group]] + pair_gt_pos]
+    in_shared = np.flatnonzero(shared[pair_u])
+    if len(in_shared):
+        pair_present[in_shared] = np.isin(pair_u[in_shared] * width + pair_gt_pos[in_shared], concat_or_empty(found, np.int64))
+    return n_present[of_group], pair_present
+
+
+def _review_texts(reviews: pd.DataFrame, movies: list[str], review_uniques: np.ndarray, keys: np.ndarray, n_rev: int) -> np.ndarray:
+    """The text of each review `keys` names (movie position * `n_rev` + position in `review_uniques`), None where it has no row.
+
+    Looked up by hashing codes (no dict of every review); a review given
+    twice takes its last row's text.
+    """
+    movie_code = positions(reviews["movie"].to_numpy(dtype=object), {m: i for i, m in enumerate(movies)})
+    review_code = pd.Index(review_uniques, dtype=object).get_indexer(reviews["review_id"].to_numpy(dtype=object))
+    of_row = pd.Index(keys).get_indexer(np.where((movie_code >= 0) & (review_code >= 0), movie_code * n_rev + review_code, -1))
+    rows = np.flatnonzero(of_row >= 0)
+    rows = rows[~pd.Series(of_row[rows]).duplicated(keep="last").to_numpy()]
+    texts = np.full(len(keys), None, dtype=object)
+    texts[of_row[rows]] = reviews["text"].to_numpy(dtype=object)[rows]
+    return texts
 
 
 def _skipped(

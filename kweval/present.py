@@ -7,15 +7,17 @@ normalized text (docs/metrics.md §1 `norm`) under the match mode:
 - ``exact`` and ``word``: as a run of whole tokens;
 - ``stem``: its Porter-stemmed tokens as a run of the text's stemmed tokens.
 
-Each keyword is searched once in all the texts that share its GT list, joined
-into one string, so the cost is linear in the text rather than a Python loop
-over keyword × review pairs.
+A keyword of a list several texts share (a movie's) is searched once in all
+of them joined (`occurrences`), so the cost is linear in the text rather than
+a Python loop over keyword × review pairs; a review's own list is tested
+keyword by keyword in its one text (`contained`).
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
+import operator
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -76,6 +78,15 @@ def occurrences(keywords: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarr
             found_text.append(t)
             pos = blob.find(keyword, ends[t])  # the next text: each pair once, however often it occurs
     return np.asarray(found_kw, dtype=np.int64), np.asarray(found_text, dtype=np.int64)
+
+
+def contained(texts: Sequence[str], keywords: Sequence[str]) -> np.ndarray:
+    """Whether each keyword occurs in the text beside it (``keywords[i] in texts[i]``), as a bool array.
+
+    Both sides as `searchable` / `searchable_keywords` give them; one C-level
+    pass over the pairs (numpy object arrays or lists alike).
+    """
+    return np.fromiter(map(operator.contains, texts, keywords), dtype=bool, count=len(texts))
 
 
 def present_flags(gt_norms: Sequence[str], text: str | None, mode: str) -> list[bool]:
