@@ -19,6 +19,7 @@ arithmetic itself is in metrics.py, ranking.py and matching.py.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
@@ -869,6 +870,18 @@ def _reviews_with_gt(reviews: pd.DataFrame, gt_lists: dict[str, _GtLists]) -> pd
 _PRESENT_CHUNK = 1 << 16  # reviews whose texts are normalized and searched at once: bounds what the stage holds
 
 
+@dataclass
+class _ScoredReviews:
+    """The distinct reviews of the groups (numbered by their first group), each with its GT list and text."""
+
+    of_group: np.ndarray  # per group, its review
+    movie: np.ndarray  # per review, its movie (position in `movies`)
+    gt_start: np.ndarray  # its GT list: positions gt_start .. gt_start + n_gt - 1 among the movie's GT rows
+    n_gt: np.ndarray
+    text: np.ndarray  # object: the text, None where the reviews table has no row for it
+    has_text: np.ndarray  # a text that is not blank: present/absent are defined
+
+
 def _present_gt(
     reviews: pd.DataFrame,
     gt_norm_by_movie: dict[str, list[str]],
@@ -890,53 +903,39 @@ def _present_gt(
     Texts are normalized once per review, `_PRESENT_CHUNK` reviews at a time,
     so the stage holds no copy of all the texts.
     """
-    from kweval import present
+    rv = _scored_reviews(reviews, movies, group_movie, group_review, group_gt_start, group_n_gt)
+    # every GT keyword once, indexed by movie offset + position
+    gt_offset = np.concatenate(([0], np.cumsum([len(gt_norm_by_movie[m]) for m in movies]))).astype(np.int64)
+    gt_norms = np.fromiter(itertools.chain.from_iterable(gt_norm_by_movie[m] for m in movies), dtype=object, count=int(gt_offset[-1]))
+    width = int(max(np.diff(gt_offset).max(initial=0), 1)) + 1
+    list_codes, _ = pd.factorize(rv.movie * width + rv.gt_start)
+    shared = np.bincount(list_codes)[list_codes] > 1
 
-    # the distinct scored reviews, numbered by their first group
+    n_present = np.where(rv.has_text, 0, -1)
+    own_row_present = _own_lists_present(rv, np.flatnonzero(~shared & rv.has_text), gt_norms, gt_offset, match, n_present)
+    scan = np.flatnonzero(shared & rv.has_text)
+    found = _shared_lists_present(rv, scan[np.argsort(list_codes[scan], kind="stable")], gt_norms, gt_offset, width, match, n_present)
+
+    pair_review = rv.of_group[pair_group]
+    pair_present = own_row_present[gt_offset[group_movie[pair_group]] + pair_gt_pos]
+    in_shared = np.flatnonzero(shared[pair_review])
+    if len(in_shared):
+        pair_present[in_shared] = np.isin(pair_review[in_shared] * width + pair_gt_pos[in_shared], found)
+    return n_present[rv.of_group], pair_present
+
+
+def _scored_reviews(
+    reviews: pd.DataFrame, movies: list[str], group_movie: np.ndarray, group_review: np.ndarray, group_gt_start: np.ndarray, group_n_gt: np.ndarray
+) -> _ScoredReviews:
+    """The distinct (movie, review) of the groups, their GT lists and texts."""
     review_codes, review_uniques = factorize_runs(group_review, use_na_sentinel=False)
     n_rev = max(len(review_uniques), 1)
     of_group, _ = factorize_runs(group_movie * n_rev + review_codes)
     first = np.flatnonzero(~pd.Series(of_group).duplicated().to_numpy())  # factorize numbers by first appearance
-    u_movie, u_start, u_size = group_movie[first], group_gt_start[first], group_n_gt[first]
-    raw = _review_texts(reviews, movies, review_uniques, u_movie * n_rev + review_codes[first], n_rev)
-    has_text = np.fromiter((isinstance(t, str) and t.strip() != "" for t in raw.tolist()), dtype=bool, count=len(raw))
-    n_present = np.where(has_text, 0, -1)
-    # every GT keyword once, indexed by movie offset + position
-    gt_offset = np.concatenate(([0], np.cumsum([len(gt_norm_by_movie[m]) for m in movies]))).astype(np.int64)
-    gt_norms = object_array([g for m in movies for g in gt_norm_by_movie[m]])
-    width = int(max(np.diff(gt_offset).max(initial=0), 1)) + 1
-    list_codes, _ = pd.factorize(u_movie * width + u_start)
-    shared = np.bincount(list_codes)[list_codes] > 1
-
-    # a review's own list: each keyword tested in its text; a GT row of such a list has one review
-    own = np.flatnonzero(~shared & has_text)
-    own_row_present = np.zeros(len(gt_norms), dtype=bool)
-    for chunk in (own[s : s + _PRESENT_CHUNK] for s in range(0, len(own), _PRESENT_CHUNK)):
-        sizes = u_size[chunk]
-        owner = np.repeat(np.arange(len(chunk)), sizes)
-        row = np.repeat(gt_offset[u_movie[chunk]] + u_start[chunk] - (np.cumsum(sizes) - sizes), sizes) + np.arange(len(owner))
-        texts = object_array(present.searchable(raw[chunk].tolist(), match))
-        hit = present.contained(texts[owner], present.searchable_keywords(gt_norms[row].tolist(), match))
-        own_row_present[row[hit]] = True
-        n_present[chunk] += np.bincount(owner[hit], minlength=len(chunk))
-
-    # lists several reviews share: one scan of their texts joined
-    found: list[np.ndarray] = []  # review * width + position of each keyword found
-    scan = np.flatnonzero(shared & has_text)
-    scan = scan[np.argsort(list_codes[scan], kind="stable")]
-    for part in np.split(scan, np.flatnonzero(np.diff(list_codes[scan])) + 1) if len(scan) else []:
-        m, start, size = int(u_movie[part[0]]), int(u_start[part[0]]), int(u_size[part[0]])
-        keywords = present.searchable_keywords(gt_norms[gt_offset[m] + start : gt_offset[m] + start + size].tolist(), match)
-        kw_idx, text_idx = present.occurrences(keywords, present.searchable(raw[part].tolist(), match))
-        n_present[part] += np.bincount(text_idx, minlength=len(part))
-        found.append(part[text_idx] * width + start + kw_idx)
-
-    pair_u = of_group[pair_group]
-    pair_present = own_row_present[gt_offset[group_movie[pair_group]] + pair_gt_pos]
-    in_shared = np.flatnonzero(shared[pair_u])
-    if len(in_shared):
-        pair_present[in_shared] = np.isin(pair_u[in_shared] * width + pair_gt_pos[in_shared], concat_or_empty(found, np.int64))
-    return n_present[of_group], pair_present
+    movie = group_movie[first]
+    text = _review_texts(reviews, movies, review_uniques, movie * n_rev + review_codes[first], n_rev)
+    has_text = np.fromiter((isinstance(t, str) and t.strip() != "" for t in text.tolist()), dtype=bool, count=len(text))
+    return _ScoredReviews(of_group, movie, group_gt_start[first], group_n_gt[first], text, has_text)
 
 
 def _review_texts(reviews: pd.DataFrame, movies: list[str], review_uniques: np.ndarray, keys: np.ndarray, n_rev: int) -> np.ndarray:
@@ -953,6 +952,47 @@ def _review_texts(reviews: pd.DataFrame, movies: list[str], review_uniques: np.n
     texts = np.full(len(keys), None, dtype=object)
     texts[of_row[rows]] = reviews["text"].to_numpy(dtype=object)[rows]
     return texts
+
+
+def _own_lists_present(
+    rv: _ScoredReviews, own: np.ndarray, gt_norms: np.ndarray, gt_offset: np.ndarray, match: str, n_present: np.ndarray
+) -> np.ndarray:
+    """Per GT row, whether it occurs in its review's text, for the `own` reviews (each the one user of its list): each keyword tested in its text.
+
+    Adds each review's count to `n_present`.
+    """
+    from kweval import present
+
+    row_present = np.zeros(len(gt_norms), dtype=bool)
+    for chunk in (own[s : s + _PRESENT_CHUNK] for s in range(0, len(own), _PRESENT_CHUNK)):
+        sizes = rv.n_gt[chunk]
+        owner = np.repeat(np.arange(len(chunk)), sizes)
+        row = np.repeat(gt_offset[rv.movie[chunk]] + rv.gt_start[chunk] - (np.cumsum(sizes) - sizes), sizes) + np.arange(len(owner))
+        texts = object_array(present.searchable(rv.text[chunk].tolist(), match))
+        hit = present.contained(texts[owner], present.searchable_keywords(gt_norms[row].tolist(), match))
+        row_present[row[hit]] = True
+        n_present[chunk] += np.bincount(owner[hit], minlength=len(chunk))
+    return row_present
+
+
+def _shared_lists_present(
+    rv: _ScoredReviews, scan: np.ndarray, gt_norms: np.ndarray, gt_offset: np.ndarray, width: int, match: str, n_present: np.ndarray
+) -> np.ndarray:
+    """review * `width` + position of each GT keyword found in the `scan` reviews' texts, whose lists others share (given list by list).
+
+    Each list is searched once in the texts of all its reviews joined; adds each review's count to `n_present`.
+    """
+    from kweval import present
+
+    found: list[np.ndarray] = []
+    list_start = rv.movie[scan] * width + rv.gt_start[scan]
+    for part in np.split(scan, np.flatnonzero(np.diff(list_start)) + 1) if len(scan) else []:
+        m, start, size = int(rv.movie[part[0]]), int(rv.gt_start[part[0]]), int(rv.n_gt[part[0]])
+        keywords = present.searchable_keywords(gt_norms[gt_offset[m] + start : gt_offset[m] + start + size].tolist(), match)
+        kw_idx, text_idx = present.occurrences(keywords, present.searchable(rv.text[part].tolist(), match))
+        n_present[part] += np.bincount(text_idx, minlength=len(part))
+        found.append(part[text_idx] * width + start + kw_idx)
+    return concat_or_empty(found, np.int64)
 
 
 def _skipped(
