@@ -529,6 +529,11 @@ def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, cou
     """
     c, matched, m_grp = counts.counts, counts.matched, counts.m_grp
     position, gt_rank, n_gt = matches.rows.position, matches.gt_rank, matches.n_gt
+    if options.present:  # first: its working memory comes and goes before the columns are built
+        n_gt_present, pair_present = _present_gt(
+            dataset.reviews, gt.norms, gt.movies, matches.group_movie, matches.group_review, matches.group_gt_start, n_gt,
+            m_grp, matches.gt_pos[matched], options.match,
+        )
     model_names = object_array(dataset.models["model"].tolist())
     columns = {
         "movie": object_column(object_array(gt.movies)[matches.group_movie]),
@@ -544,10 +549,6 @@ def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, cou
     if options.keyphrase:
         columns.update(metrics.keyphrase_metrics(c["n_pred"], n_gt, c["n_matched"], m_grp, position[matched], options.k))
     if options.present:
-        n_gt_present, pair_present = _present_gt(
-            dataset.reviews, gt.norms, gt.movies, matches.group_movie, matches.group_review, matches.group_gt_start, n_gt,
-            m_grp, matches.gt_pos[matched], options.match,
-        )
         columns.update(metrics.present_metrics(n_gt_present, n_gt, m_grp, position[matched], pair_present, options.k))
         without_text = n_gt_present < 0  # no text to look in: present/absent undefined
         for name in ("recall_present", f"f1@{options.k}_present", "recall_absent"):
@@ -928,14 +929,15 @@ def _scored_reviews(
     reviews: pd.DataFrame, movies: list[str], group_movie: np.ndarray, group_review: np.ndarray, group_gt_start: np.ndarray, group_n_gt: np.ndarray
 ) -> _ScoredReviews:
     """The distinct (movie, review) of the groups, their GT lists and texts."""
+    from kweval import present
+
     review_codes, review_uniques = factorize_runs(group_review, use_na_sentinel=False)
     n_rev = max(len(review_uniques), 1)
     of_group, _ = factorize_runs(group_movie * n_rev + review_codes)
     first = np.flatnonzero(~pd.Series(of_group).duplicated().to_numpy())  # factorize numbers by first appearance
     movie = group_movie[first]
     text = _review_texts(reviews, movies, review_uniques, movie * n_rev + review_codes[first], n_rev)
-    has_text = np.fromiter((isinstance(t, str) and t.strip() != "" for t in text.tolist()), dtype=bool, count=len(text))
-    return _ScoredReviews(of_group, movie, group_gt_start[first], group_n_gt[first], text, has_text)
+    return _ScoredReviews(of_group, movie, group_gt_start[first], group_n_gt[first], text, present.has_text(text.tolist()))
 
 
 def _review_texts(reviews: pd.DataFrame, movies: list[str], review_uniques: np.ndarray, keys: np.ndarray, n_rev: int) -> np.ndarray:

@@ -80,6 +80,22 @@ def occurrences(keywords: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarr
     return np.asarray(found_kw, dtype=np.int64), np.asarray(found_text, dtype=np.int64)
 
 
+def has_text(values: Sequence[object]) -> np.ndarray:
+    """Whether each value is a string that is not blank (``text.strip() != ""``): present / absent are defined for it.
+
+    As a bool array, by C-level passes (isinstance, len, str.isspace) rather
+    than a Python call per value.
+    """
+    values = list(values)
+    is_str = np.fromiter(map(isinstance, values, itertools.repeat(str)), dtype=bool, count=len(values))
+    texts = list(itertools.compress(values, is_str))
+    out = np.zeros(len(values), dtype=bool)
+    out[is_str] = (np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) > 0) & ~np.fromiter(
+        map(str.isspace, texts), dtype=bool, count=len(texts)
+    )
+    return out
+
+
 def contained(texts: Sequence[str], keywords: Sequence[str]) -> np.ndarray:
     """Whether each keyword occurs in the text beside it (``keywords[i] in texts[i]``), as a bool array.
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -75,12 +76,16 @@ def normalize_many(values: Sequence[object]) -> list[str]:
     ASCII values (nearly all keywords and review texts) are normalized
     together (`_normalize_ascii_joined`), the others one by one.  Returning
     an already-normal value itself, not an equal copy, keeps a keyword and
-    its norm one object in memory.
+    its norm one object in memory.  The common case (all strings, all
+    joinable) is checked by C-level passes, with no Python call per value.
     """
-    texts = [v if isinstance(v, str) else "" for v in values]
+    if all(map(isinstance, values, itertools.repeat(str))):
+        texts = list(values)
+        if all(map(str.isascii, texts)) and not any(map(str.__contains__, texts, itertools.repeat(_JOIN))):
+            return [t if t == n else n for t, n in zip(texts, _normalize_ascii_joined(texts))]
+    else:
+        texts = [v if isinstance(v, str) else "" for v in values]
     joinable = list(map(_joinable, texts))
-    if all(joinable):
-        return [t if t == n else n for t, n in zip(texts, _normalize_ascii_joined(texts))]
     in_bulk = [t for t, ok in zip(texts, joinable) if ok]
     normalized = iter(_normalize_ascii_joined(in_bulk))
     out = [next(normalized) if ok else normalize(t) for t, ok in zip(texts, joinable)]

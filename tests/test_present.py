@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from kweval.data.dataset import Dataset
 from kweval.evaluate import EvalOptions, evaluate
 from kweval.matching import MATCH_MODES
-from kweval.present import present_flags
+from kweval.present import has_text, present_flags
 from kweval.text import normalize
 from tests.reference import clean_gt
 
@@ -110,3 +110,8 @@ def test_a_review_given_twice_takes_its_last_text():
     )
     row = evaluate(ds, EvalOptions(match="exact", keyphrase=True, present=True)).scores.iloc[0]
     assert (row["n_gt_present"], row["n_matched_present"], row["recall_absent"]) == (1, 1.0, 0.0)
+
+
+@given(st.lists(st.one_of(st.none(), st.just(math.nan), st.text(alphabet=" \t\n\x85\u3000\x1fab", max_size=4))))
+def test_has_text_is_a_non_blank_string(values):
+    assert has_text(values).tolist() == [isinstance(v, str) and v.strip() != "" for v in values]
