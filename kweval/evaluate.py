@@ -947,7 +947,11 @@ def _review_texts(reviews: pd.DataFrame, movies: list[str], review_uniques: np.n
     twice takes its last row's text.
     """
     movie_code = positions(reviews["movie"].to_numpy(dtype=object), {m: i for i, m in enumerate(movies)})
-    review_code = pd.Index(review_uniques, dtype=object).get_indexer(reviews["review_id"].to_numpy(dtype=object))
+    # one factorize of the review ids after the (distinct) review_uniques, which take codes 0 .. n - 1
+    # (about twice as fast as Index.get_indexer on strings)
+    codes, _ = pd.factorize(np.concatenate([review_uniques, reviews["review_id"].to_numpy(dtype=object)]), use_na_sentinel=False)
+    review_code = codes[len(review_uniques) :]
+    review_code[review_code >= len(review_uniques)] = -1
     of_row = pd.Index(keys).get_indexer(np.where((movie_code >= 0) & (review_code >= 0), movie_code * n_rev + review_code, -1))
     rows = np.flatnonzero(of_row >= 0)
     rows = rows[~pd.Series(of_row[rows]).duplicated(keep="last").to_numpy()]
