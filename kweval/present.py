@@ -30,18 +30,18 @@ _SEP = "\x00"  # never survives normalize(), so no keyword can span two texts
 
 def searchable(texts: Sequence[str | None], mode: str) -> list[str]:
     """Texts as `occurrences` searches them under `mode` (a missing text becomes an empty one)."""
-    norms = normalize_many([t if isinstance(t, str) else "" for t in texts])
+    norms = normalize_many(texts)
     if mode == "stem":
-        return [" " + " ".join(_stems(t.split())) + " " if t else "" for t in norms]
+        return [f" {s} " if t else "" for t, s in zip(norms, _stemmed(norms))]
     if mode in ("exact", "word"):
         return [f" {t} " if t else "" for t in norms]
-    return list(norms)
+    return norms
 
 
 def searchable_keywords(norms: Sequence[str], mode: str) -> list[str]:
     """Normalized GT keywords as `occurrences` looks for them under `mode`."""
     if mode == "stem":
-        return [" " + " ".join(_stems(g.split())) + " " for g in norms]
+        return [f" {s} " for s in _stemmed(norms)]
     if mode in ("exact", "word"):
         return [f" {g} " for g in norms]
     return list(norms)
@@ -52,9 +52,22 @@ def _stem(token: str) -> str:
     return stem_tokens(token)[0]
 
 
-def _stems(tokens: list[str]) -> list[str]:
-    """Porter stems of tokens, each distinct token stemmed once (texts repeat their words)."""
-    return [_stem(tok) for tok in tokens]
+_SEP_TOKEN = f" {_SEP} "
+
+
+def _stemmed(norms: Sequence[str]) -> list[str]:
+    """For each normalized text, its tokens' Porter stems joined by spaces: all texts' tokens at once, each distinct one stemmed once.
+
+    The texts are joined by a `_SEP` token, split into tokens, mapped through
+    a dict of stems by a C-level `map`, joined back and split at the `_SEP` tokens.
+    """
+    if not norms:
+        return []
+    tokens = _SEP_TOKEN.join(norms).split(" ")
+    stem_of = {tok: _stem(tok) for tok in set(tokens).difference(("", _SEP))}
+    stem_of[""] = ""  # an empty text between two separators
+    stem_of[_SEP] = _SEP
+    return " ".join(map(stem_of.__getitem__, tokens)).split(_SEP_TOKEN)
 
 
 def occurrences(keywords: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

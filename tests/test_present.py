@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from kweval.data.dataset import Dataset
 from kweval.evaluate import EvalOptions, evaluate
 from kweval.matching import MATCH_MODES
-from kweval.present import has_text, present_flags
-from kweval.text import normalize
+from kweval.present import has_text, present_flags, searchable, searchable_keywords
+from kweval.text import normalize, stem_tokens
 from tests.reference import clean_gt
 
 evaluate_module = importlib.import_module("kweval.evaluate")  # the module (kweval.evaluate is also the function's name)
@@ -116,3 +116,23 @@ def test_a_review_given_twice_takes_its_last_text():
 @given(st.lists(st.one_of(st.none(), st.just(math.nan), st.text(alphabet=" \t\n\x85\u3000\x1fab", max_size=4))))
 def test_has_text_is_a_non_blank_string(values):
     assert has_text(values).tolist() == [isinstance(v, str) and v.strip() != "" for v in values]
+
+
+def _plain_searchable(text: object, mode: str) -> str:
+    """`searchable`'s definition for one text: normalized, and under stem its tokens' Porter stems, padded by spaces."""
+    norm = normalize(text) if isinstance(text, str) else ""
+    if mode == "stem":
+        return " " + " ".join(stem_tokens(tok)[0] for tok in norm.split()) + " " if norm else ""
+    if mode in ("exact", "word"):
+        return f" {norm} " if norm else ""
+    return norm
+
+
+@pytest.mark.parametrize("match", MATCH_MODES)
+@settings(max_examples=150, deadline=None)
+@given(values=st.lists(texts, max_size=6))
+def test_searchable_texts_and_keywords_follow_their_definition_text_by_text(match, values):
+    """Texts (and keywords) are normalized and stemmed all at once; the result is the one-text-at-a-time definition."""
+    assert searchable(values, match) == [_plain_searchable(v, match) for v in values]
+    norms = [n for n in (normalize(v) for v in values if isinstance(v, str)) if n]
+    assert searchable_keywords(norms, match) == [_plain_searchable(n, match) for n in norms]
