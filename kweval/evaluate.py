@@ -19,8 +19,8 @@ arithmetic itself is in metrics.py, ranking.py and matching.py.
 
 from __future__ import annotations
 
+import itertools
 import math
-import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, replace
 
@@ -615,6 +615,11 @@ def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, cou
     """
     c, matched, m_grp = counts.counts, counts.matched, counts.m_grp
     position, gt_rank, n_gt = matches.rows.position, matches.gt_rank, matches.n_gt
+    if options.present:  # first: its working memory comes and goes before the columns are built
+        n_gt_present, pair_present = _present_gt(
+            dataset.reviews, gt.norms, gt.movies, matches.group_movie, matches.group_review, matches.group_gt_start, n_gt,
+            m_grp, matches.gt_pos[matched], options.match,
+        )
     model_names = object_array(dataset.models["model"].tolist())
     columns = {
         "movie": object_column(object_array(gt.movies)[matches.group_movie]),
@@ -630,10 +635,6 @@ def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, cou
     if options.keyphrase:
         columns.update(metrics.keyphrase_metrics(c["n_pred"], n_gt, c["n_matched"], m_grp, position[matched], options.k))
     if options.present:
-        n_gt_present, pair_present = _present_gt(
-            dataset.reviews, gt.norms, gt.movies, matches.group_movie, matches.group_review, matches.group_gt_start, n_gt,
-            matches.group_movie[m_grp], matches.group_review[m_grp], matches.gt_pos[matched], options.match,
-        )
         columns.update(metrics.present_metrics(n_gt_present, n_gt, m_grp, position[matched], pair_present, options.k))
         without_text = n_gt_present < 0  # no text to look in: present/absent undefined
         for name in ("recall_present", f"f1@{options.k}_present", "recall_absent"):
@@ -951,6 +952,21 @@ def _reviews_with_gt(reviews: pd.DataFrame, gt_lists: dict[str, _GtLists]) -> pd
     return reviews[keep]
 
 
+_PRESENT_CHUNK = 1 << 16  # reviews whose texts are normalized and searched at once: bounds what the stage holds
+
+
+@dataclass
+class _ScoredReviews:
+    """The distinct reviews of the groups (numbered by their first group), each with its GT list and text."""
+
+    of_group: np.ndarray  # per group, its review
+    movie: np.ndarray  # per review, its movie (position in `movies`)
+    gt_start: np.ndarray  # its GT list: positions gt_start .. gt_start + n_gt - 1 among the movie's GT rows
+    n_gt: np.ndarray
+    text: np.ndarray  # object: the text, None where the reviews table has no row for it
+    has_text: np.ndarray  # a text that is not blank: present/absent are defined
+
+
 def _present_gt(
     reviews: pd.DataFrame,
     gt_norm_by_movie: dict[str, list[str]],
@@ -959,68 +975,114 @@ def _present_gt(
     group_review: np.ndarray,
     group_gt_start: np.ndarray,
     group_n_gt: np.ndarray,
-    pair_movie: np.ndarray,
-    pair_review: np.ndarray,
+    pair_group: np.ndarray,
     pair_gt_pos: np.ndarray,
     match: str,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Per group, how many keywords of its GT list occur in its review's text (-1: no text); per matched pair, whether its GT keyword does.
 
-    `pair_movie` are positions in `movies`, `pair_gt_pos` positions among the
+    `pair_group` are the pairs' groups, `pair_gt_pos` positions among the
     movie's GT rows.  A list several reviews share (a movie's) is searched
     once in all their texts (kweval.present.occurrences); a review's own list
-    is tested keyword by keyword in its one text.  Texts are normalized once
-    per review.
+    is tested keyword by keyword in its one text (kweval.present.contained).
+    Texts are normalized once per review, `_PRESENT_CHUNK` reviews at a time,
+    so the stage holds no copy of all the texts.
+    """
+    rv = _scored_reviews(reviews, movies, group_movie, group_review, group_gt_start, group_n_gt)
+    # every GT keyword once, indexed by movie offset + position
+    gt_offset = np.concatenate(([0], np.cumsum([len(gt_norm_by_movie[m]) for m in movies]))).astype(np.int64)
+    gt_norms = np.fromiter(itertools.chain.from_iterable(gt_norm_by_movie[m] for m in movies), dtype=object, count=int(gt_offset[-1]))
+    width = int(max(np.diff(gt_offset).max(initial=0), 1)) + 1
+    list_codes, _ = pd.factorize(rv.movie * width + rv.gt_start)
+    shared = np.bincount(list_codes)[list_codes] > 1
+
+    n_present = np.where(rv.has_text, 0, -1)
+    own_row_present = _own_lists_present(rv, np.flatnonzero(~shared & rv.has_text), gt_norms, gt_offset, match, n_present)
+    scan = np.flatnonzero(shared & rv.has_text)
+    found = _shared_lists_present(rv, scan[np.argsort(list_codes[scan], kind="stable")], gt_norms, gt_offset, width, match, n_present)
+
+    pair_review = rv.of_group[pair_group]
+    pair_present = own_row_present[gt_offset[group_movie[pair_group]] + pair_gt_pos]
+    in_shared = np.flatnonzero(shared[pair_review])
+    if len(in_shared):
+        pair_present[in_shared] = np.isin(pair_review[in_shared] * width + pair_gt_pos[in_shared], found)
+    return n_present[rv.of_group], pair_present
+
+
+def _scored_reviews(
+    reviews: pd.DataFrame, movies: list[str], group_movie: np.ndarray, group_review: np.ndarray, group_gt_start: np.ndarray, group_n_gt: np.ndarray
+) -> _ScoredReviews:
+    """The distinct (movie, review) of the groups, their GT lists and texts."""
+    from kweval import present
+
+    review_codes, review_uniques = factorize_runs(group_review, use_na_sentinel=False)
+    n_rev = max(len(review_uniques), 1)
+    of_group, _ = factorize_runs(group_movie * n_rev + review_codes)
+    first = np.flatnonzero(~pd.Series(of_group).duplicated().to_numpy())  # factorize numbers by first appearance
+    movie = group_movie[first]
+    text = _review_texts(reviews, movies, review_uniques, movie * n_rev + review_codes[first], n_rev)
+    return _ScoredReviews(of_group, movie, group_gt_start[first], group_n_gt[first], text, present.has_text(text.tolist()))
+
+
+def _review_texts(reviews: pd.DataFrame, movies: list[str], review_uniques: np.ndarray, keys: np.ndarray, n_rev: int) -> np.ndarray:
+    """The text of each review `keys` names (movie position * `n_rev` + position in `review_uniques`), None where it has no row.
+
+    Looked up by hashing codes (no dict of every review); a review given
+    twice takes its last row's text.
+    """
+    movie_code = positions(reviews["movie"].to_numpy(dtype=object), {m: i for i, m in enumerate(movies)})
+    # one factorize of the review ids after the (distinct) review_uniques, which take codes 0 .. n - 1
+    # (about twice as fast as Index.get_indexer on strings)
+    codes, _ = pd.factorize(np.concatenate([review_uniques, reviews["review_id"].to_numpy(dtype=object)]), use_na_sentinel=False)
+    review_code = codes[len(review_uniques) :]
+    review_code[review_code >= len(review_uniques)] = -1
+    of_row = pd.Index(keys).get_indexer(np.where((movie_code >= 0) & (review_code >= 0), movie_code * n_rev + review_code, -1))
+    rows = np.flatnonzero(of_row >= 0)
+    rows = rows[~pd.Series(of_row[rows]).duplicated(keep="last").to_numpy()]
+    texts = np.full(len(keys), None, dtype=object)
+    texts[of_row[rows]] = reviews["text"].to_numpy(dtype=object)[rows]
+    return texts
+
+
+def _own_lists_present(
+    rv: _ScoredReviews, own: np.ndarray, gt_norms: np.ndarray, gt_offset: np.ndarray, match: str, n_present: np.ndarray
+) -> np.ndarray:
+    """Per GT row, whether it occurs in its review's text, for the `own` reviews (each the one user of its list): each keyword tested in its text.
+
+    Adds each review's count to `n_present`.
     """
     from kweval import present
 
-    # the distinct scored reviews, with their GT list and searchable text
-    review_codes, review_uniques = pd.factorize(group_review, use_na_sentinel=False)
-    n_rev = max(len(review_uniques), 1)
-    review_key = group_movie * n_rev + review_codes
-    keys, first, of_group = np.unique(review_key, return_index=True, return_inverse=True)
-    u_movie, u_review = group_movie[first], group_review[first]
-    u_start, u_size = group_gt_start[first], group_n_gt[first]
-    text_of = dict(zip(zip(reviews["movie"].tolist(), reviews["review_id"].tolist()), reviews["text"].tolist()))
-    raw = [text_of.get((movies[m], r)) for m, r in zip(u_movie.tolist(), u_review.tolist())]
-    has_text = np.fromiter((isinstance(t, str) and t.strip() != "" for t in raw), dtype=bool, count=len(raw))
-    texts = present.searchable(raw, match)
-    # every GT keyword once, searchable, indexed by movie offset + position
-    movie_offset = np.concatenate(([0], np.cumsum([len(gt_norm_by_movie[m]) for m in movies]))).astype(np.int64)
-    keywords = present.searchable_keywords([g for m in movies for g in gt_norm_by_movie[m]], match)
-    width = int(max(np.diff(movie_offset).max(initial=0), 1)) + 1
+    row_present = np.zeros(len(gt_norms), dtype=bool)
+    for chunk in (own[s : s + _PRESENT_CHUNK] for s in range(0, len(own), _PRESENT_CHUNK)):
+        sizes = rv.n_gt[chunk]
+        owner = np.repeat(np.arange(len(chunk)), sizes)
+        row = np.repeat(gt_offset[rv.movie[chunk]] + rv.gt_start[chunk] - (np.cumsum(sizes) - sizes), sizes) + np.arange(len(owner))
+        texts = object_array(present.searchable(rv.text[chunk].tolist(), match))
+        hit = present.contained(texts[owner], present.searchable_keywords(gt_norms[row].tolist(), match))
+        row_present[row[hit]] = True
+        n_present[chunk] += np.bincount(owner[hit], minlength=len(chunk))
+    return row_present
 
-    list_codes, _ = pd.factorize(u_movie * width + u_start)
-    shared = np.bincount(list_codes)[list_codes] > 1
-    found_review: list[np.ndarray] = []
-    found_pos: list[np.ndarray] = []
-    # lists several reviews share: one scan of their texts joined
-    scan = np.flatnonzero(shared & has_text)
-    scan = scan[np.argsort(list_codes[scan], kind="stable")]
-    for part in np.split(scan, np.flatnonzero(np.diff(list_codes[scan])) + 1) if len(scan) else []:
-        m, start, size = int(u_movie[part[0]]), int(u_start[part[0]]), int(u_size[part[0]])
-        base = int(movie_offset[m]) + start
-        kw_idx, text_idx = present.occurrences(keywords[base : base + size], [texts[i] for i in part.tolist()])
-        found_review.append(part[text_idx])
-        found_pos.append(start + kw_idx)
-    # a review's own list: each keyword tested in its text
-    own = np.flatnonzero(~shared & has_text)
-    sizes = u_size[own]
-    owner = np.repeat(own, sizes)
-    pos = np.repeat(u_start[own], sizes) + np.arange(len(owner), dtype=np.int64) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    flat = movie_offset[u_movie[owner]] + pos
-    hit = np.fromiter(
-        map(operator.contains, [texts[i] for i in owner.tolist()], [keywords[j] for j in flat.tolist()]), dtype=bool, count=len(owner)
-    )
-    found_review.append(owner[hit])
-    found_pos.append(pos[hit])
 
-    found_review_all = np.concatenate(found_review)
-    n_present_u = np.where(has_text, np.bincount(found_review_all, minlength=len(keys)), -1)
-    found = np.unique(found_review_all * width + np.concatenate(found_pos))
-    pair_review_code = positions(pair_review, {r: i for i, r in enumerate(review_uniques.tolist())})
-    pair_u = np.searchsorted(keys, np.asarray(pair_movie, dtype=np.int64) * n_rev + pair_review_code)
-    return n_present_u[of_group.reshape(-1)], np.isin(pair_u * width + pair_gt_pos, found)
+def _shared_lists_present(
+    rv: _ScoredReviews, scan: np.ndarray, gt_norms: np.ndarray, gt_offset: np.ndarray, width: int, match: str, n_present: np.ndarray
+) -> np.ndarray:
+    """review * `width` + position of each GT keyword found in the `scan` reviews' texts, whose lists others share (given list by list).
+
+    Each list is searched once in the texts of all its reviews joined; adds each review's count to `n_present`.
+    """
+    from kweval import present
+
+    found: list[np.ndarray] = []
+    list_start = rv.movie[scan] * width + rv.gt_start[scan]
+    for part in np.split(scan, np.flatnonzero(np.diff(list_start)) + 1) if len(scan) else []:
+        m, start, size = int(rv.movie[part[0]]), int(rv.gt_start[part[0]]), int(rv.n_gt[part[0]])
+        keywords = present.searchable_keywords(gt_norms[gt_offset[m] + start : gt_offset[m] + start + size].tolist(), match)
+        kw_idx, text_idx = present.occurrences(keywords, present.searchable(rv.text[part].tolist(), match))
+        n_present[part] += np.bincount(text_idx, minlength=len(part))
+        found.append(part[text_idx] * width + start + kw_idx)
+    return concat_or_empty(found, np.int64)
 
 
 def _skipped(

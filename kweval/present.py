@@ -7,15 +7,17 @@ normalized text (docs/metrics.md §1 `norm`) under the match mode:
 - ``exact`` and ``word``: as a run of whole tokens;
 - ``stem``: its Porter-stemmed tokens as a run of the text's stemmed tokens.
 
-Each keyword is searched once in all the texts that share its GT list, joined
-into one string, so the cost is linear in the text rather than a Python loop
-over keyword × review pairs.
+A keyword of a list several texts share (a movie's) is searched once in all
+of them joined (`occurrences`), so the cost is linear in the text rather than
+a Python loop over keyword × review pairs; a review's own list is tested
+keyword by keyword in its one text (`contained`).
 """
 
 from __future__ import annotations
 
 import bisect
 import itertools
+import operator
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -28,18 +30,18 @@ _SEP = "\x00"  # never survives normalize(), so no keyword can span two texts
 
 def searchable(texts: Sequence[str | None], mode: str) -> list[str]:
     """Texts as `occurrences` searches them under `mode` (a missing text becomes an empty one)."""
-    norms = normalize_many([t if isinstance(t, str) else "" for t in texts])
+    norms = normalize_many(texts)
     if mode == "stem":
-        return [" " + " ".join(_stems(t.split())) + " " if t else "" for t in norms]
+        return [f" {s} " if t else "" for t, s in zip(norms, _stemmed(norms))]
     if mode in ("exact", "word"):
         return [f" {t} " if t else "" for t in norms]
-    return list(norms)
+    return norms
 
 
 def searchable_keywords(norms: Sequence[str], mode: str) -> list[str]:
     """Normalized GT keywords as `occurrences` looks for them under `mode`."""
     if mode == "stem":
-        return [" " + " ".join(_stems(g.split())) + " " for g in norms]
+        return [f" {s} " for s in _stemmed(norms)]
     if mode in ("exact", "word"):
         return [f" {g} " for g in norms]
     return list(norms)
@@ -50,9 +52,22 @@ def _stem(token: str) -> str:
     return stem_tokens(token)[0]
 
 
-def _stems(tokens: list[str]) -> list[str]:
-    """Porter stems of tokens, each distinct token stemmed once (texts repeat their words)."""
-    return [_stem(tok) for tok in tokens]
+_SEP_TOKEN = f" {_SEP} "
+
+
+def _stemmed(norms: Sequence[str]) -> list[str]:
+    """For each normalized text, its tokens' Porter stems joined by spaces: all texts' tokens at once, each distinct one stemmed once.
+
+    The texts are joined by a `_SEP` token, split into tokens, mapped through
+    a dict of stems by a C-level `map`, joined back and split at the `_SEP` tokens.
+    """
+    if not norms:
+        return []
+    tokens = _SEP_TOKEN.join(norms).split(" ")
+    stem_of = {tok: _stem(tok) for tok in set(tokens).difference(("", _SEP))}
+    stem_of[""] = ""  # an empty text between two separators
+    stem_of[_SEP] = _SEP
+    return " ".join(map(stem_of.__getitem__, tokens)).split(_SEP_TOKEN)
 
 
 def occurrences(keywords: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
@@ -76,6 +91,31 @@ def occurrences(keywords: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarr
             found_text.append(t)
             pos = blob.find(keyword, ends[t])  # the next text: each pair once, however often it occurs
     return np.asarray(found_kw, dtype=np.int64), np.asarray(found_text, dtype=np.int64)
+
+
+def has_text(values: Sequence[object]) -> np.ndarray:
+    """Whether each value is a string that is not blank (``text.strip() != ""``): present / absent are defined for it.
+
+    As a bool array, by C-level passes (isinstance, len, str.isspace) rather
+    than a Python call per value.
+    """
+    values = list(values)
+    is_str = np.fromiter(map(isinstance, values, itertools.repeat(str)), dtype=bool, count=len(values))
+    texts = list(itertools.compress(values, is_str))
+    out = np.zeros(len(values), dtype=bool)
+    out[is_str] = (np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) > 0) & ~np.fromiter(
+        map(str.isspace, texts), dtype=bool, count=len(texts)
+    )
+    return out
+
+
+def contained(texts: Sequence[str], keywords: Sequence[str]) -> np.ndarray:
+    """Whether each keyword occurs in the text beside it (``keywords[i] in texts[i]``), as a bool array.
+
+    Both sides as `searchable` / `searchable_keywords` give them; one C-level
+    pass over the pairs (numpy object arrays or lists alike).
+    """
+    return np.fromiter(map(operator.contains, texts, keywords), dtype=bool, count=len(texts))
 
 
 def present_flags(gt_norms: Sequence[str], text: str | None, mode: str) -> list[bool]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import bisect
 import itertools
 import re
 import unicodedata
@@ -22,8 +21,10 @@ def _kept(ch: str) -> bool:
     return ch.isspace() or unicodedata.category(ch)[0] in _KEPT_CATEGORIES
 
 
-# ASCII text: NFKC leaves it as it is and casefold() is lower(), so one translate() drops what _kept() would.
-_ASCII_NOT_KEPT = {i: None for i in range(128) if not _kept(chr(i))}
+# ASCII text: NFKC leaves it as it is and casefold() is lower(), so one bytes.translate() lowers it and drops what
+# _kept() would (whitespace becomes a space, which split() treats alike).
+_ASCII_LOWER = bytes(32 if chr(i).isspace() else ord(chr(i).lower()) for i in range(128)) + bytes(range(128, 256))
+_ASCII_NOT_KEPT = bytes(i for i in range(128) if not _kept(chr(i)))
 
 
 def normalize(text: str) -> str:
@@ -38,38 +39,57 @@ def normalize(text: str) -> str:
     if _ALREADY_NORMAL.fullmatch(text):
         return text
     if text.isascii():
-        return " ".join(text.lower().translate(_ASCII_NOT_KEPT).split())
+        return " ".join(text.encode("ascii").translate(_ASCII_LOWER, _ASCII_NOT_KEPT).decode("ascii").split())
     folded = unicodedata.normalize("NFKC", text).casefold()
     kept = "".join(ch for ch in folded if _kept(ch))
     return " ".join(kept.split())
 
 
-# In the newline-joined blob of normalize_many, what normalize() would change:
-# a character outside [a-z0-9 ], or a space that ends a line, doubles another or
-# starts a line.  Two patterns, because each alone starts with a character set
-# that the regex engine scans for quickly (one alternation is ~5x slower).
-_NOT_NORMAL_CHAR = re.compile(r"[^a-z0-9 \n]")
-_NOT_NORMAL_SPACE = re.compile(r" (?:(?![^ \n])|(?<=\n )|(?<=^ ))")
+# normalize_many joins ASCII values with this character, which normalize() drops (so no normalized value holds one).
+_JOIN = "\x00"
+_JOIN_BYTE = _JOIN.encode("ascii")
+_NOT_KEPT_BUT_JOIN = _ASCII_NOT_KEPT.replace(_JOIN_BYTE, b"")
+_SPACE_RUN = re.compile(rb"  +")
+
+
+def _normalize_ascii_joined(texts: list[str]) -> list[str]:
+    """`normalize` of ASCII texts free of `_JOIN`, all at once: their join lowered and cleaned by one bytes.translate().
+
+    Whitespace is then collapsed in the whole join (runs of spaces, and the
+    spaces beside a join or at either end), so no Python call is made per text.
+    """
+    if not texts:
+        return []
+    joined = _JOIN.join(texts).encode("ascii").translate(_ASCII_LOWER, _NOT_KEPT_BUT_JOIN)
+    joined = _SPACE_RUN.sub(b" ", joined)
+    joined = joined.replace(b" " + _JOIN_BYTE, _JOIN_BYTE).replace(_JOIN_BYTE + b" ", _JOIN_BYTE).strip(b" ")
+    return joined.decode("ascii").split(_JOIN)
+
+
+def _joinable(text: str) -> bool:
+    return text.isascii() and _JOIN not in text
 
 
 def normalize_many(values: Sequence[object]) -> list[str]:
-    """`normalize` of each value ("" for anything not a string), in one pass over the already-normal ones.
+    """`normalize` of each value ("" for anything not a string); a value already normal is returned itself.
 
-    Extracted keywords are nearly all lower-case ASCII words already: one regex
-    scan of them joined by newlines finds the few that need the Unicode work.
+    ASCII values (nearly all keywords and review texts) are normalized
+    together (`_normalize_ascii_joined`), the others one by one.  Returning
+    an already-normal value itself, not an equal copy, keeps a keyword and
+    its norm one object in memory.  The common case (all strings, all
+    joinable) is checked by C-level passes, with no Python call per value.
     """
-    texts = [v if isinstance(v, str) else "" for v in values]
-    blob = "\n".join(texts)
-    if blob.count("\n") != max(len(texts) - 1, 0):  # a value holds a newline: lines are not values
-        return [normalize(t) for t in texts]
-    found = [m.start() for m in itertools.chain(_NOT_NORMAL_CHAR.finditer(blob), _NOT_NORMAL_SPACE.finditer(blob))]
-    if not found:
-        return texts
-    line_ends = list(itertools.accumulate(len(t) + 1 for t in texts))  # just past each value's newline
-    out = texts.copy()
-    for i in {bisect.bisect_right(line_ends, pos) for pos in found}:
-        out[i] = normalize(texts[i])
-    return out
+    if all(map(isinstance, values, itertools.repeat(str))):
+        texts = list(values)
+        if all(map(str.isascii, texts)) and not any(map(str.__contains__, texts, itertools.repeat(_JOIN))):
+            return [t if t == n else n for t, n in zip(texts, _normalize_ascii_joined(texts))]
+    else:
+        texts = [v if isinstance(v, str) else "" for v in values]
+    joinable = list(map(_joinable, texts))
+    in_bulk = [t for t, ok in zip(texts, joinable) if ok]
+    normalized = iter(_normalize_ascii_joined(in_bulk))
+    out = [next(normalized) if ok else normalize(t) for t, ok in zip(texts, joinable)]
+    return [t if t == n else n for t, n in zip(texts, out)]
 
 
 @lru_cache(maxsize=1)

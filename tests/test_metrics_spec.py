@@ -46,9 +46,23 @@ def test_normalize_many_equals_normalize_on_edge_cases():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.one_of(st.text(alphabet="ab \n_-É\t", max_size=6), st.none()), max_size=8))
+@given(st.lists(st.one_of(st.text(alphabet="aB \n_-É\t\x00\x1f\r.", max_size=6), st.none()), max_size=8))
 def test_normalize_many_equals_normalize(values):
+    """ASCII values are normalized joined by "\\x00" (which normalize drops), the rest one by one: the same either way."""
     assert normalize_many(values) == [normalize(v) if isinstance(v, str) else "" for v in values]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet=st.characters(max_codepoint=127), max_size=30), max_size=6))
+def test_normalize_many_equals_normalize_on_any_ascii(values):
+    assert normalize_many(values) == [normalize(v) for v in values]
+
+
+def test_normalize_many_returns_already_normal_values_themselves():
+    """A keyword and its norm stay one object in memory when the keyword is already normal."""
+    values = ["star wars", "Star Wars", "café", "dark  knight", "x" * 3 + " y"]
+    for value, norm in zip(values, normalize_many(values)):
+        assert (norm is value) == (normalize(value) == value)
 
 
 @settings(max_examples=400, deadline=None)
