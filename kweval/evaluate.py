@@ -339,20 +339,26 @@ class _RowBuffers:
     """Per-row output columns for all movies, allocated once and filled movie by movie.
 
     The metrics read only the numeric columns (grp, score, position,
-    gt_rank); the text columns (movie, review, model, keyword, norm,
-    gt_keyword) exist for the per-keyword table and are allocated only when
-    it is asked for (`texts`): at a million reviews they are the larger part.
-    Without them they stay empty.
+    gt_rank, list_rank); the text columns (movie, review, model, keyword,
+    norm, gt_keyword) exist for the per-keyword table and are allocated only
+    when it is asked for (`texts`): at a million reviews they are the larger
+    part.  Without them they stay empty.  The integer columns are int32 when
+    the row count allows (half the memory; `_MatchedPairs` and the tables
+    get int64), and `list_rank` is `gt_rank` itself unless reviews have GT
+    lists of their own (`own_lists`).
     """
 
     TEXT_COLUMNS = ("movie", "review", "model", "keyword", "norm", "gt_keyword")
 
-    def __init__(self, n: int, texts: bool = True) -> None:
+    def __init__(self, n: int, texts: bool = True, own_lists: bool = False) -> None:
         self.texts = texts
-        self.grp = np.empty(n, dtype=np.int64)
+        self.own_lists = own_lists
+        index = np.int32 if n < 2**31 else np.int64
+        self.grp = np.empty(n, dtype=index)
         self.score = np.empty(n, dtype="float64")
-        self.position = np.empty(n, dtype=np.int64)
-        self.gt_rank = np.empty(n, dtype=np.int64)
+        self.position = np.empty(n, dtype=index)
+        self.gt_rank = np.empty(n, dtype=index)
+        self.list_rank = np.empty(n, dtype=index) if own_lists else self.gt_rank
         for name in self.TEXT_COLUMNS:
             setattr(self, name, np.empty(n if texts else 0, dtype=object))
         self.filled = 0
@@ -363,6 +369,8 @@ class _RowBuffers:
         self.score[sl] = part.score
         self.position[sl] = part.position
         self.gt_rank[sl] = part.gt_rank
+        if self.own_lists:  # the matched GT keyword's rank in the group's own list
+            self.list_rank[sl] = np.where(part.gt_rank >= 0, part.gt_rank - part.group_gt_start[part.grp], -1)
         self.filled = sl.stop
         if not self.texts:
             return
@@ -379,6 +387,7 @@ class _RowBuffers:
     def trimmed(self) -> "_RowBuffers":
         for name in ("grp", "score", "position", "gt_rank") + (self.TEXT_COLUMNS if self.texts else ()):
             setattr(self, name, getattr(self, name)[: self.filled])
+        self.list_rank = self.list_rank[: self.filled] if self.own_lists else self.gt_rank
         return self
 
 
@@ -415,13 +424,22 @@ class _Matches:
 
 
 @dataclass
+class _MatchedPairs:
+    """The matched rows alone (the pairs M): all that scoring and GT coverage read once the counts are made."""
+
+    grp: np.ndarray  # per pair: its review × model group
+    position: np.ndarray  # per pair: the predicted keyword's position in its list (0-based rank after cleaning)
+    gt_rank: np.ndarray  # per pair: the GT keyword's rank in the group's own list
+    gt_pos: np.ndarray  # per pair: the GT row's position among the movie's GT rows
+
+
+@dataclass
 class _Counts:
-    """Per-row confidences and per-group counts and sums, the inputs of every per-review metric."""
+    """Per-row confidences, the matched pairs and per-group counts and sums: the inputs of every per-review metric."""
 
     bad_score: np.ndarray  # per row: the score was missing, non-numeric, non-finite or negative
     confidence: np.ndarray  # per row: s_i
-    matched: np.ndarray  # per row: in M
-    m_grp: np.ndarray  # per matched row: its group
+    pairs: _MatchedPairs
     group_ranked: np.ndarray | None  # per group: whether its GT is ranked; None when all are
     counts: dict[str, np.ndarray]  # n_pred, n_gt, n_matched, n_bad_scores, score_sum, matched_score, gain_sum, matched_gain
     score_exponent: int  # score_sum and matched_score are in units of 2**score_exponent
@@ -458,9 +476,11 @@ def evaluate(
     lexical_progress("cleaning", 0.1)
     matches = _match_stage(dataset, gt, options, movie_problems, lexical_progress, keywords or options.semantic or options.sentiment)
     counts = _count_stage(dataset, gt, matches, options, movie_problems)
+    _report_bad_scores(gt, matches, counts, dataset.models["model"].tolist(), movie_problems)
+    if not matches.rows.texts:  # no per-keyword table: free the per-row arrays before the per-review table, as large, is built
+        matches, counts = _without_row_arrays(matches, counts)
     lexical_progress("metrics", 0.8)
     scores = _score_stage(dataset, gt, matches, counts, options)
-    _report_bad_scores(gt, matches, counts, dataset.models["model"].tolist(), movie_problems)
     evaluation = _tables_stage(dataset, gt, matches, counts, scores, options)
     evaluation.problems = list(dataset.problems) + [p for m in movie_order for p in movie_problems[m]]
     if options.semantic or options.sentiment:
@@ -516,17 +536,18 @@ def _match_stage(
     model_order = dataset.models["model"].tolist()
     n_models = len(model_order)
     row_movie = positions(pred["movie"].to_numpy(dtype=object), {m: i for i, m in enumerate(movies)})
-    row_model = positions(pred["model"].to_numpy(dtype=object), {m: i for i, m in enumerate(model_order)})
+    row_model = positions(pred["model"].to_numpy(dtype=object), {m: i for i, m in enumerate(model_order)}).astype(np.int32)
     rows = np.flatnonzero((row_movie >= 0) & (row_model >= 0))
     rows = rows[np.argsort(row_movie[rows], kind="stable")]  # movie by movie, the reader's order within
     movie_bounds = np.searchsorted(row_movie[rows], np.arange(len(movies) + 1))
+    del row_movie  # a row per prediction: gone before the movies' working arrays come
     review_col = pred["review_id"].to_numpy(dtype=object)
     rank_col = pred["rank"].to_numpy()
     keyword_col = pred["keyword"].to_numpy(dtype=object)
     score_col = pred["score"].to_numpy(dtype="float64")
 
     model_names = object_array(model_order)
-    out = _RowBuffers(len(rows), texts=keywords)
+    out = _RowBuffers(len(rows), texts=keywords, own_lists=bool(gt.lists))
     groups: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # per movie: review, model, GT start, |G| per group
     n_groups = 0
     dropped: list[tuple[str, int, int]] = []
@@ -546,17 +567,15 @@ def _match_stage(
         progress("matching", 0.1 + 0.7 * (mi + 1) / max(len(movies), 1))
 
     rows_out = out.trimmed()
-    group_gt_start = concat_or_empty([g[2] for g in groups], np.int64)
-    gt_pos = rows_out.gt_rank
     return _Matches(
         rows=rows_out,
         group_movie=np.repeat(np.arange(len(movies), dtype=np.int64), [len(g[1]) for g in groups]),
         group_model=concat_or_empty([g[1] for g in groups], np.int64),
         group_review=concat_or_empty([g[0] for g in groups], object),
-        group_gt_start=group_gt_start,
+        group_gt_start=concat_or_empty([g[2] for g in groups], np.int64),
         n_gt=concat_or_empty([g[3] for g in groups], np.int64),
-        gt_pos=gt_pos,
-        gt_rank=gt_pos if not gt.lists else np.where(gt_pos >= 0, gt_pos - group_gt_start[rows_out.grp], -1),
+        gt_pos=rows_out.gt_rank,
+        gt_rank=rows_out.list_rank,
         dropped=dropped,
     )
 
@@ -591,8 +610,14 @@ def _count_stage(
     ranked_movie = np.array([gt.ranked.get(m, True) for m in gt.movies], dtype=bool)
     group_ranked = None if ranked_movie.all() else ranked_movie[matches.group_movie]  # None: all ranked (graded gains)
     matched = matches.gt_rank >= 0
-    m_grp = grp[matched]
-    gains = ranking.apply_gain(metrics.relevance(matches.gt_rank[matched], None if group_ranked is None else group_ranked[m_grp]), options.gain)
+    pairs = _MatchedPairs(
+        grp=grp[matched].astype(np.int64),
+        position=rows.position[matched].astype(np.int64),
+        gt_rank=matches.gt_rank[matched].astype(np.int64),
+        gt_pos=matches.gt_pos[matched].astype(np.int64),
+    )
+    m_grp = pairs.grp
+    gains = ranking.apply_gain(metrics.relevance(pairs.gt_rank, None if group_ranked is None else group_ranked[m_grp]), options.gain)
     counts = {
         "n_pred": np.bincount(grp, minlength=n_groups).astype("int64"),
         "n_gt": n_gt,
@@ -603,8 +628,21 @@ def _count_stage(
         "gain_sum": metrics.gt_gain_total(n_gt, options.gain, group_ranked),
         "matched_gain": group_sum(m_grp, gains, n_groups),
     }
-    return _Counts(bad_score=bad_score, confidence=confidence, matched=matched, m_grp=m_grp, group_ranked=group_ranked, counts=counts,
+    return _Counts(bad_score=bad_score, confidence=confidence, pairs=pairs, group_ranked=group_ranked, counts=counts,
                    score_exponent=score_exponent)
+
+
+def _without_row_arrays(matches: _Matches, counts: _Counts) -> tuple[_Matches, _Counts]:
+    """`matches` and `counts` without their per-row arrays (a row per predicted keyword), which only the per-keyword table reads after counting.
+
+    At a million reviews they are about as large as the per-review table;
+    dropping them first keeps the two from adding up at the peak.
+    """
+    empty_int, empty_float = np.zeros(0, np.int64), np.zeros(0, "float64")
+    return (
+        replace(matches, rows=_RowBuffers(0, texts=False), gt_pos=empty_int, gt_rank=empty_int),
+        replace(counts, bad_score=np.zeros(0, bool), confidence=empty_float),
+    )
 
 
 def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, counts: _Counts, options: EvalOptions) -> pd.DataFrame:
@@ -613,12 +651,11 @@ def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, cou
     One row per review × model group; present/absent metrics are NaN for a
     review without text.
     """
-    c, matched, m_grp = counts.counts, counts.matched, counts.m_grp
-    position, gt_rank, n_gt = matches.rows.position, matches.gt_rank, matches.n_gt
+    c, pairs, m_grp, n_gt = counts.counts, counts.pairs, counts.pairs.grp, matches.n_gt
     if options.present:  # first: its working memory comes and goes before the columns are built
         n_gt_present, pair_present = _present_gt(
             dataset.reviews, gt.norms, gt.movies, matches.group_movie, matches.group_review, matches.group_gt_start, n_gt,
-            m_grp, matches.gt_pos[matched], options.match,
+            m_grp, pairs.gt_pos, options.match,
         )
     model_names = object_array(dataset.models["model"].tolist())
     columns = {
@@ -630,12 +667,12 @@ def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, cou
     columns.update(metrics.set_metrics(c["n_pred"], c["n_gt"], c["n_matched"]))
     columns.update(metrics.weighted_metrics(c["score_sum"], c["matched_score"], c["gain_sum"], c["matched_gain"]))
     columns.update(
-        metrics.ranking_metrics(m_grp, position[matched], gt_rank[matched], n_gt, options.k, options.gain, options.discount, counts.group_ranked)
+        metrics.ranking_metrics(m_grp, pairs.position, pairs.gt_rank, n_gt, options.k, options.gain, options.discount, counts.group_ranked)
     )
     if options.keyphrase:
-        columns.update(metrics.keyphrase_metrics(c["n_pred"], n_gt, c["n_matched"], m_grp, position[matched], options.k))
+        columns.update(metrics.keyphrase_metrics(c["n_pred"], n_gt, c["n_matched"], m_grp, pairs.position, options.k))
     if options.present:
-        columns.update(metrics.present_metrics(n_gt_present, n_gt, m_grp, position[matched], pair_present, options.k))
+        columns.update(metrics.present_metrics(n_gt_present, n_gt, m_grp, pairs.position, pair_present, options.k))
         without_text = n_gt_present < 0  # no text to look in: present/absent undefined
         for name in ("recall_present", f"f1@{options.k}_present", "recall_absent"):
             columns[name] = np.where(without_text, np.nan, columns[name])
@@ -683,18 +720,18 @@ def _tables_stage(
             "movie": object_column(rows.movie),
             "review_id": object_column(rows.review),
             "model": object_column(rows.model),
-            "position": rows.position[kept],
+            "position": rows.position[kept].astype(np.int64),
             "keyword": object_column(rows.keyword),
             "norm": object_column(rows.norm),
             "score": rows.score[kept],
             "confidence": counts.confidence[kept],
-            "gt_rank": matches.gt_rank[kept],
+            "gt_rank": matches.gt_rank[kept].astype(np.int64),
             "gt_keyword": object_column(rows.gt_keyword),
         },
         copy=False,
     )
-    m_grp, matched = counts.m_grp, counts.matched
-    coverage = _coverage(matches.group_movie[m_grp], matches.group_model[m_grp], matches.gt_pos[matched], gt.sizes, gt.movies, model_order)
+    m_grp = counts.pairs.grp
+    coverage = _coverage(matches.group_movie[m_grp], matches.group_model[m_grp], counts.pairs.gt_pos, gt.sizes, gt.movies, model_order)
     skipped = _skipped(
         _reviews_with_gt(dataset.reviews, gt.lists), matches.group_movie, matches.group_review, matches.group_model, gt.movies, model_order
     )
