@@ -33,6 +33,24 @@ def concat_or_empty(arrays: list[np.ndarray], dtype) -> np.ndarray:
     return np.concatenate(arrays) if arrays else np.zeros(0, dtype=dtype)
 
 
+def run_heads(*codes: np.ndarray) -> np.ndarray:
+    """Per row: whether any of the arrays changes value there, i.e. a run (a GT list, a movie's rows) starts; the first row always does."""
+    n = len(codes[0])
+    head = np.ones(n, dtype=bool)
+    if n > 1:
+        head[1:] = np.logical_or.reduce([c[1:] != c[:-1] for c in codes])
+    return head
+
+
+def position_in_run(head: np.ndarray) -> np.ndarray:
+    """Per row: its position (0, 1, ...) within its run, the runs starting where `head` is True (as `run_heads` gives it)."""
+    n = len(head)
+    if n == 0:
+        return np.zeros(0, np.int64)
+    at = np.arange(n, dtype=np.int64)
+    return at - np.maximum.accumulate(np.where(head, at, 0))
+
+
 def factorize_runs(values: np.ndarray, use_na_sentinel: bool = True) -> tuple[np.ndarray, np.ndarray]:
     """`pd.factorize(values)`, hashing one value per run of equal neighbours.
 

@@ -34,8 +34,10 @@ from kweval._arrays import (
     group_sum,
     object_array,
     object_column,
+    position_in_run,
     positions,
     repeated,
+    run_heads,
     sort_key,
     stable_order,
     unique_codes,
@@ -192,14 +194,12 @@ def _cleaned_gt_rows(gt: pd.DataFrame, order: str) -> _CleanGtRows:
     unique_norms = normalize_many(keyword_uniques.tolist()) + [""]  # code -1 (NA) picks the trailing ""
     norm_codes, norm_values = pd.factorize(object_array(unique_norms))
     row_norm = norm_codes[keyword_codes]
-    list_id = np.cumsum(_list_heads(movie_code[rows], doc_code[rows])) - 1
+    list_id = np.cumsum(run_heads(movie_code[rows], doc_code[rows])) - 1
     keep = ~repeated(list_id * len(norm_values) + row_norm) & (row_norm != int(np.flatnonzero(norm_values == "")[0]))
     rows, row_norm, list_id, keyword = rows[keep], row_norm[keep], list_id[keep], keyword[keep]
-    head = _list_heads(list_id)
-    list_start = np.maximum.accumulate(np.where(head, np.arange(len(rows)), 0)) if len(rows) else np.zeros(0, np.int64)
     doc = doc[rows]
     table = gt[["movie", "keyword"]].iloc[rows].reset_index(drop=True)
-    table.insert(1, "rank", (np.arange(len(rows)) - list_start).astype("int64"))
+    table.insert(1, "rank", position_in_run(run_heads(list_id)))
     table["norm"] = _text_column(row_norm, norm_values, empty_dtype="float64")  # the dtype of an empty list, as before
     table["review_id"] = _text_column(doc, ids, empty_dtype=object)
     return _CleanGtRows(table, movie_code[rows], doc_code[rows], doc >= 0, np.append(ids, None)[doc], keyword, norm_values[row_norm])
@@ -218,15 +218,6 @@ def _text_column(codes: np.ndarray, values: np.ndarray, empty_dtype) -> pd.Serie
     used = np.bincount(at, minlength=len(values)) > 0
     distinct = pd.Series(values[used])  # the rows' distinct values, converted (and their dtype inferred) once
     return pd.Series(distinct.array.take((np.cumsum(used) - 1)[at]), copy=False)
-
-
-def _list_heads(*codes: np.ndarray) -> np.ndarray:
-    """Per row: whether any of the code arrays changes there (the first row always does)."""
-    n = len(codes[0])
-    head = np.ones(n, dtype=bool)
-    if n > 1:
-        head[1:] = np.logical_or.reduce([c[1:] != c[:-1] for c in codes])
-    return head
 
 
 def _gt_review_ids(gt: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
@@ -293,7 +284,7 @@ def _gt_lists(rows: _CleanGtRows, movie_names: list, movie_start: np.ndarray, mo
     if not per_review.any():
         return {}
     n = len(per_review)
-    heads = np.flatnonzero(_list_heads(rows.movie, rows.doc))
+    heads = np.flatnonzero(run_heads(rows.movie, rows.doc))
     sizes = np.diff(np.append(heads, n))
     head_movie = np.searchsorted(movie_start, heads, side="right") - 1  # position in movie_names
     in_movie = (head_movie >= 0) & (heads < movie_end[np.maximum(head_movie, 0)]) if len(movie_end) else np.zeros(len(heads), bool)
@@ -495,7 +486,7 @@ def _clean_stage(dataset: Dataset, options: EvalOptions, movie_problems: dict[st
     """Clean the GT (docs/metrics.md §1 "Inputs and cleaning") and note the movies without GT, which are skipped."""
     rows = _cleaned_gt_rows(dataset.ground_truth, options.gt_order)
     gt = rows.table
-    starts = np.flatnonzero(_list_heads(rows.movie))
+    starts = np.flatnonzero(run_heads(rows.movie))
     ends = np.append(starts[1:], len(rows.movie))
     names = gt["movie"].iloc[starts].to_numpy(dtype=object)
     with_movie = pd.notna(names)  # as groupby: rows without a movie belong to none
@@ -865,7 +856,7 @@ def _clean_and_match_movie(
     row_norm = norm_codes[codes]  # code -1 (NA) picks the trailing "" entry
     empty_code = norm_codes[-1]
     valid = row_norm != empty_code
-    dup = pd.Series(row_group * (len(norm_values) + 1) + row_norm).duplicated().to_numpy()
+    dup = repeated(row_group * (len(norm_values) + 1) + row_norm)
     keep = valid & ~dup
     n_invalid = int((~valid & (codes >= 0)).sum())  # keywords (not NA) that normalize to nothing
     n_dup = int((valid & dup).sum())

@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from kweval._arrays import object_column as _object_column
-from kweval._arrays import factorize_runs, sort_key, stable_order
+from kweval._arrays import factorize_runs, position_in_run, run_heads, sort_key, stable_order
 from kweval.data.dataset import (
     GROUND_TRUTH_COLUMNS,
     MODEL_COLUMNS,
@@ -465,13 +465,6 @@ def _gt_rows(frame: pd.DataFrame | pa.Table, rank: pd.Series) -> _GtRows:
     return _GtRows(rows, movie_c[rows], doc_c[rows], rank_c[rows], movie_u, doc_u, np.unique(movie_c[no_rank & (movie_c >= 0)]))
 
 
-def _list_heads(gt: _GtRows) -> np.ndarray:
-    """Per sorted GT row: whether it starts a GT list (a new movie or review_id)."""
-    head = np.ones(len(gt.rows), dtype=bool)
-    head[1:] = (gt.movie[1:] != gt.movie[:-1]) | (gt.doc[1:] != gt.doc[:-1])
-    return head
-
-
 def _clean_ground_truth(frame: pd.DataFrame | pa.Table, source: str, problems: list[Problem]) -> tuple[pd.DataFrame, set[str]]:
     """The GT table as movie, rank (positions 0..n-1 per GT list), keyword, helpful, not_helpful (+ review_id: a review's own list), and its unranked movies.
 
@@ -496,13 +489,11 @@ def _clean_ground_truth(frame: pd.DataFrame | pa.Table, source: str, problems: l
     if n_not_text:
         problems.append(Problem(source, f"{n_not_text} keyword cell(s) are not text (e.g. lists); those GT rows are dropped"))
     rows = gt.rows
-    n = len(rows)
-    list_start = np.maximum.accumulate(np.where(_list_heads(gt), np.arange(n), 0)) if n else np.zeros(0, np.int64)
     missing = np.nan  # an absent helpful / not_helpful column
     out = pd.DataFrame(
         {
             "movie": _object_column(gt.movie_values[gt.movie]),
-            "rank": (np.arange(n) - list_start).astype("int64"),
+            "rank": position_in_run(run_heads(gt.movie, gt.doc)),  # positions 0..n-1 within each GT list
             "keyword": _object_column(keyword_values[keyword_c[rows]]),
             "helpful": numbers["helpful"].take(rows).reset_index(drop=True) if "helpful" in numbers else missing,
             "not_helpful": numbers["not_helpful"].take(rows).reset_index(drop=True) if "not_helpful" in numbers else missing,
@@ -515,7 +506,7 @@ def _clean_ground_truth(frame: pd.DataFrame | pa.Table, source: str, problems: l
 
 def _unranked_movies(gt: _GtRows) -> set[str]:
     """Movies whose every GT list gives all its keywords the same rank (or none): unranked GT."""
-    head = _list_heads(gt)
+    head = run_heads(gt.movie, gt.doc)  # where each GT list starts
     new_rank = np.ones(len(gt.rows), dtype=bool)
     new_rank[1:] = gt.rank[1:] != gt.rank[:-1]
     ranks_in_list = np.add.reduceat((new_rank | head).astype(np.int64), np.flatnonzero(head)) if len(head) else np.zeros(0, np.int64)
