@@ -24,9 +24,9 @@ from dashboard.selection import K_MAX, SELECTION_KEYS, TAU_MAX, TAU_MIN, TAU_STE
 
 from kweval.data import DatasetError
 from kweval.data.dataset import Dataset
-from kweval.evaluate import AGGREGATIONS, EvalOptions
-from kweval.matching import MATCH_MODES
-from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS
+from kweval.evaluation.pipeline import AGGREGATIONS, EvalOptions
+from kweval.text.matching import MATCH_MODES
+from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
 
 HERE = Path(__file__).resolve().parent
 st.set_page_config(page_title="kweval", page_icon=":material/key:", layout="wide")

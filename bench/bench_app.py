@@ -100,7 +100,7 @@ def page_reruns(params: dict[str, str], repeat: int) -> list[tuple[str, Timing, 
 
 def sidebar_changes(params: dict[str, str], repeat: int) -> dict[str, list[Timing]]:
     """Seconds per sidebar change of k and of match mode, each to a value not evaluated yet (on Summary)."""
-    from kweval.matching import MATCH_MODES
+    from kweval.text.matching import MATCH_MODES
 
     at = _session(params)
     _timed(at.run, at)
@@ -140,7 +140,7 @@ def sentiment_again(params: dict[str, str]) -> tuple[Timing, Timing]:
 
 def tau_changes(params: dict[str, str], repeat: int) -> tuple[Timing, list[Timing], int]:
     """(first semantic run s, [τ change s], model loads during the τ changes)."""
-    from kweval import semantic
+    from kweval.embeddings import semantic
 
     loads: list = []
     original = semantic.load_encoder

@@ -106,7 +106,7 @@ def run(data: str = DEFAULT_DATASET, repeat: int = 3, compile: bool = True, with
     ratio = notebook["wall_s"] / kweval["wall_s"]
     round_ratios = [r["notebook"] / r["kweval"] for r in rounds]
     round_ratios_one = [r["notebook"] / r["one_process"] for r in rounds]
-    from kweval import parallel
+    from kweval.scale import parallel
     from kweval.data import movie_file_sizes
 
     sizes = movie_file_sizes(data)

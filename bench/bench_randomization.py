@@ -1,4 +1,4 @@
-"""The paired randomization test: kweval.stats.paired_randomization_test vs scipy.stats.permutation_test.
+"""The paired randomization test: kweval.stats.paired.paired_randomization_test vs scipy.stats.permutation_test.
 
 Issue 13 asked for `scipy.stats.permutation_test(permutation_type="samples")`, the same
 sign-flip test, if it is within about 2x of kweval's own.  This measures both on the
@@ -52,7 +52,7 @@ def main() -> None:
         return sp.permutation_test((b - a,), lambda d, axis: np.mean(d, axis=axis), permutation_type="samples",
                                    n_resamples=args.perm, vectorized=True, axis=0, random_state=0, batch=batch).pvalue
 
-    rows = [("kweval.stats.paired_randomization_test", ours_s, 0.0)]
+    rows = [("kweval.stats.paired.paired_randomization_test", ours_s, 0.0)]
     for batch in (None, 100):
         took, p = timed(lambda: scipy_test(batch))
         rows.append((f"scipy.stats.permutation_test (vectorized, batch={batch})", took, float(np.abs(np.asarray(p) - p_ours).max())))

@@ -137,12 +137,12 @@ def profile(folder: str) -> dict:
     (rendering the CSV and writing it).
     """
     t0 = time.perf_counter()
-    import kweval.evaluate  # noqa: F401  (the module; `kweval.evaluate` the attribute is the function)
-    from kweval import report
-    from kweval.aggregate import aggregate
+    import kweval.evaluation.pipeline  # noqa: F401
+    from kweval.io import report
+    from kweval.evaluation.aggregate import aggregate
     from kweval.data import load_dataset
 
-    ev_module = sys.modules["kweval.evaluate"]
+    ev_module = sys.modules["kweval.evaluation.pipeline"]
     t_import = time.perf_counter()
     dataset = load_dataset(folder)
     t_load = time.perf_counter()
@@ -216,8 +216,8 @@ SEMANTIC_SYNTH = {"n_noise": 400, "heaps_beta": 0.0}
 def ensure_semantic_dataset(reviews: int) -> dict:
     """A tidy synthetic set with a bounded vocabulary (SEMANTIC_SYNTH), written once into bench/out/."""
     from kweval.data import load_dataset
-    from kweval.evaluate import EvalOptions, evaluate, semantic_texts
-    from kweval.synth import SynthOptions, synthesize, write_synthetic
+    from kweval.evaluation.pipeline import EvalOptions, evaluate, semantic_texts
+    from kweval.data.synth import SynthOptions, synthesize, write_synthetic
 
     folder = OUT / f"synth_sem_{reviews // 1000}k_m{MOVIES}_k{MODELS}_s{SEED}"
     marker = folder / ".complete"
@@ -255,7 +255,7 @@ def semantic_curve(sizes=(10_000, 100_000), schedulers=("", "local:2")) -> dict:
             per_keyword = (runs["cold"] - runs["warm"]) / max(1, data["distinct_keywords"])
             rows.append({"data": data, "scheduler": scheduler or "one process", "cmd": "KWEVAL_CACHE_DIR=EMPTY " + _show(cmd),
                          **runs, "ms_per_keyword": round(1000 * per_keyword, 3)})
-    from kweval.evaluate import EvalOptions
+    from kweval.evaluation.pipeline import EvalOptions
 
     return {"backend": EvalOptions().embedding_backend, "cores": len(os.sched_getaffinity(0)), "rows": rows}
 

@@ -4,7 +4,7 @@ Data: the predicted keywords of one model for one movie, read straight from
 the DNLP pickle (default SW_Episode6, model ``base``: ``keywords_base`` is a
 list of (keyword, score) per review).
 
-- kweval: `kweval.semantic.embed_texts` on the *distinct normalized* keywords
+- kweval: `kweval.embeddings.semantic.embed_texts` on the *distinct normalized* keywords
   (each string once, length-sorted batches, no cache: ``store=False``), for
   each batch size of ``--batch-sizes``.
 - notebook style (seed 001): one encoder call per review on that review's
@@ -119,8 +119,8 @@ def notebook_main(args: argparse.Namespace) -> int:
 
     import torch
 
-    from kweval import semantic
-    from kweval.text import normalize
+    from kweval.embeddings import semantic
+    from kweval.text.normalize import normalize
 
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -189,7 +189,7 @@ def notebook_main(args: argparse.Namespace) -> int:
 def dnlp_texts(limit: int) -> tuple[list[str], list[tuple[np.ndarray, np.ndarray]]]:
     """The DNLP unique normalized keywords (predictions and GT), and per movie (keyword ids, GT ids) for agreement."""
     from kweval.data import load_dataset
-    from kweval.evaluate import EvalOptions, evaluate
+    from kweval.evaluation.pipeline import EvalOptions, evaluate
 
     ev = evaluate(load_dataset(DNLP), EvalOptions())
     kw, gt = ev.keywords, ev.ground_truth
@@ -210,7 +210,7 @@ def dnlp_texts(limit: int) -> tuple[list[str], list[tuple[np.ndarray, np.ndarray
 
 
 def timed_embed(texts: list[str], backend: str, device: str, batch: int) -> tuple[np.ndarray, float]:
-    from kweval import semantic
+    from kweval.embeddings import semantic
 
     semantic.load_encoder(semantic.DEFAULT_MODEL, device, backend)  # load/export apart from the timing
     semantic.embed_texts(texts[:64], store=False, backend=backend, device=device, batch_size=batch)  # warm-up
@@ -239,7 +239,7 @@ def busy_process() -> "subprocess.Popen":
 
 def backends_main(args: argparse.Namespace) -> int:
     """Throughput of torch fp32, onnx and onnx-int8 on the DNLP keywords, and their agreement with torch fp32."""
-    from kweval.onnx_embedder import available_cores
+    from kweval.embeddings.onnx import available_cores
 
     texts, pairs = dnlp_texts(args.limit)
     load = f"; load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
@@ -281,7 +281,7 @@ def cuda_main(args: argparse.Namespace) -> int:
     """GPU: throughput per batch size in fp32 and fp16, and fp16-vs-fp32 agreement."""
     import torch
 
-    from kweval import semantic
+    from kweval.embeddings import semantic
 
     if not torch.cuda.is_available():
         print("--device cuda: no CUDA device available", file=sys.stderr)
@@ -312,13 +312,13 @@ def cuda_main(args: argparse.Namespace) -> int:
 def instant_main(args: argparse.Namespace) -> int:
     """Issue 11 item 7: τ change from stored similarities, and sentiment a second time (persistent VADER store)."""
     from kweval.data import load_dataset
-    from kweval.evaluate import EvalOptions, evaluate, with_threshold
-    from kweval import sentiment
+    from kweval.evaluation.pipeline import EvalOptions, evaluate, with_threshold
+    from kweval.evaluation import sentiment
 
     dataset = load_dataset(DNLP)
     if args.stand_in_vectors:  # τ re-thresholding costs the same whatever the vectors: fill the store without a model
-        from kweval import semantic
-        from kweval.cache import EmbeddingStore
+        from kweval.embeddings import semantic
+        from kweval.embeddings.store import EmbeddingStore
 
         lexical = evaluate(dataset, EvalOptions())
         texts = list(dict.fromkeys(lexical.keywords["norm"].tolist() + lexical.ground_truth["norm"].tolist()))

@@ -23,13 +23,12 @@ from dashboard.escape import md
 from dashboard.links import page_links, page_params
 from dashboard.selection import SELECTION_KEYS, Selection, resolve_selection
 
-from kweval import registry
-from kweval.aggregate import MICRO_F1, MICRO_RATIOS, aggregate
+from kweval.metrics import registry
+from kweval.evaluation.aggregate import MICRO_F1, MICRO_RATIOS, aggregate
 from kweval.data import load_dataset
 from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy_tables
-from kweval.evaluate import (SENTIMENT_OPTIONS, EvalOptions, Evaluation, SentimentScores, evaluate, sentiment_scores,
-                             with_sentiment, with_threshold)
+from kweval.evaluation.pipeline import (SENTIMENT_OPTIONS, EvalOptions, Evaluation, SentimentScores, evaluate, sentiment_scores, with_sentiment, with_threshold)
 
 # ---------------------------------------------------------------------------------------------
 # data: loaded once per source (cache_resource), identified by a content hash

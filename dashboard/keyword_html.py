@@ -94,7 +94,7 @@ def sentiment_line(text_v: float, gt_v: float) -> str:
 
 
 def unmatched_html(row: Mapping) -> str:
-    """The 'unmatched' cell of a keyword: the reason from `kweval.why.match_reasons` when the row has one."""
+    """The 'unmatched' cell of a keyword: the reason from `kweval.explain.why.match_reasons` when the row has one."""
     status = row.get("status") if hasattr(row, "get") else None
     if status == "taken":
         return f'<span class="kw-unmatched kw-taken">— {esc(row["reason"])}</span>'

@@ -6,7 +6,7 @@ import streamlit as st
 
 from dashboard.escape import md
 
-from kweval.card import card_json, evaluation_card
+from kweval.io.card import card_json, evaluation_card
 
 TABLES_HASH_OF = (
     "SHA-256 of the tables as read (Dataset.content_hash, the dashboard's cache key); "

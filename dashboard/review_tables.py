@@ -2,7 +2,7 @@
 
 Reshaping only: the numbers come from `Evaluation.scores` and
 `Evaluation.keywords`; `keyword_details` calls
-`kweval.semantic.nearest_gt_table` and `kweval.sentiment.keyword_values`.
+`kweval.embeddings.semantic.nearest_gt_table` and `kweval.evaluation.sentiment.keyword_values`.
 """
 
 from __future__ import annotations
@@ -118,20 +118,20 @@ def keyword_details(
     `rows`: the review's rows of `Evaluation.keywords` (model, position,
     keyword, norm, gt_rank, gt_keyword).  `gt`: the movie's rows of
     `Evaluation.ground_truth`.  With `vectors` (a mapping norm → vector, or an
-    embedder function, as `kweval.semantic.nearest_gt` takes) each keyword
+    embedder function, as `kweval.embeddings.semantic.nearest_gt` takes) each keyword
     gets its nearest GT keyword, that GT keyword's rank, the cosine and
-    whether it is above `threshold` (`kweval.semantic.nearest_gt_table`);
-    with `sentiment`, its VADER value ``v`` (`kweval.sentiment.keyword_values`).
+    whether it is above `threshold` (`kweval.embeddings.semantic.nearest_gt_table`);
+    with `sentiment`, its VADER value ``v`` (`kweval.evaluation.sentiment.keyword_values`).
     Nothing is computed here beyond calling those.
     """
     out = rows.reset_index(drop=True)
     if vectors is not None:
-        from kweval.semantic import nearest_gt_table
+        from kweval.embeddings.semantic import nearest_gt_table
 
         parts = [nearest_gt_table(grp, gt, vectors, threshold) for _, grp in out.groupby("model", sort=False)]
         out = pd.concat(parts, ignore_index=True) if parts else out.assign(nearest_gt=None, nearest_rank=-1, cosine=float("nan"), above=False)
     if sentiment:
-        from kweval.sentiment import keyword_values
+        from kweval.evaluation.sentiment import keyword_values
 
         out = out.assign(v=keyword_values(out[[c for c in ("keyword", "norm") if c in out.columns]]) if len(out) else [])
     return out

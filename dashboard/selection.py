@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kweval.evaluate import AGGREGATIONS, EvalOptions
-from kweval.matching import MATCH_MODES
+from kweval.evaluation.pipeline import AGGREGATIONS, EvalOptions
+from kweval.text.matching import MATCH_MODES
 
 AGG_DEFAULT = AGGREGATIONS[0]
 MATCH_DEFAULT = EvalOptions.match

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from kweval import registry
-from kweval.report import best_rows
+from kweval.metrics import registry
+from kweval.io.report import best_rows
 
 # Mid-luminance hues: contrast ≥ 3 against both a white and Streamlit's dark background (#0E1117),
 # so one map serves both themes and a model keeps its colour when the theme changes.
@@ -42,7 +42,7 @@ def axis_title(metric: str, agg: str) -> str:
 
 
 def best_mask(table: pd.DataFrame) -> pd.DataFrame:
-    """True where a cell holds its column's best value among its movie's rows (`kweval.report.best_rows`)."""
+    """True where a cell holds its column's best value among its movie's rows (`kweval.io.report.best_rows`)."""
     frame = table.reset_index(drop=True)
     cells = np.zeros(frame.shape, dtype=bool)
     for col, rows in best_rows(frame).items():

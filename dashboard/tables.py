@@ -1,4 +1,4 @@
-"""Table presentation shared by the pages: column help from `kweval.registry` and the best value per column in bold."""
+"""Table presentation shared by the pages: column help from `kweval.metrics.registry` and the best value per column in bold."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import streamlit as st
 
 from dashboard.style import best_styles
 
-from kweval import registry
+from kweval.metrics import registry
 
 
 def number_columns(columns: Iterable[str], fmt: str = "%.4f", aliases: Mapping[str, str] | None = None,

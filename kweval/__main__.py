@@ -1,20 +1,20 @@
 """`python -m kweval` is the `kweval` command.
 
 `evaluate --protocol pke|kpeval|meng` is tried first by the keyphrase module's
-own small parser (kweval.keyphrase_cli.fast_main): that command needs neither
+own small parser (kweval.cli.fast.fast_main): that command needs neither
 pandas nor numpy, and the full CLI's parser imports both.
 """
 
 import sys
 
-from kweval.keyphrase_cli import fast_main
+from kweval.cli.fast import fast_main
 
 
 def main() -> None:
     status = fast_main(sys.argv[1:])
     if status is not None:
         sys.exit(status)
-    from kweval.cli import run
+    from kweval.cli.dispatch import run
 
     run()
 

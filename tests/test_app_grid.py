@@ -21,7 +21,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from kweval.data import load_dataset
-from kweval.matching import MATCH_MODES
+from kweval.text.matching import MATCH_MODES
 from tests.helpers import DNLP, REPO
 
 APP = REPO / "app.py"

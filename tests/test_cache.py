@@ -1,4 +1,4 @@
-"""kweval.cache: the persistent embedding store (every store lives under tmp_path)."""
+"""kweval.embeddings.store: the persistent embedding store (every store lives under tmp_path)."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from kweval import cache
-from kweval.cache import EmbeddingStore, cache_clear, cache_info, describe, store_path
+from kweval.embeddings import store as cache
+from kweval.embeddings.store import EmbeddingStore, cache_clear, cache_info, describe, store_path
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL = "all-MiniLM-L6-v2"
@@ -229,7 +229,7 @@ def test_bad_rows_are_dropped_when_read(tmp_path):
 _CRASH = """
 import os, sys
 import numpy as np
-from kweval.cache import EmbeddingStore, _rowid, _checksum, text_key
+from kweval.embeddings.store import EmbeddingStore, _rowid, _checksum, text_key
 store = EmbeddingStore("m", sys.argv[1])
 store.put_many(["committed 1", "committed 2"], np.ones((2, 4), np.float32))
 assert store.notes == [], store.notes
@@ -293,7 +293,7 @@ def test_two_writer_processes_lose_nothing(tmp_path):
 
 
 def test_warm_call_does_not_load_the_model_nor_import_torch(tmp_path):
-    from kweval import semantic
+    from kweval.embeddings import semantic
 
     texts = ["scam", "fraud", "cinematography", "lightsaber duel"]
     backend, precision = semantic.variant()  # the default backend's store (auto: onnx/fp32 on a CPU)
@@ -304,8 +304,8 @@ def test_warm_call_does_not_load_the_model_nor_import_torch(tmp_path):
         """
         import sys
         import numpy as np
-        from kweval import semantic
-        from kweval.cache import EmbeddingStore
+        from kweval.embeddings import semantic
+        from kweval.embeddings.store import EmbeddingStore
         texts = ["scam", "fraud", "scam", "cinematography", "lightsaber duel"]
         calls = []
         default = semantic.embed_texts(texts, progress=lambda d, t: calls.append((d, t)))  # store from $KWEVAL_CACHE_DIR
@@ -445,7 +445,7 @@ def test_folder_that_cannot_exist_switches_the_store_off(tmp_path):
 _FSIZE = """
 import resource, sys
 import numpy as np
-from kweval.cache import EmbeddingStore
+from kweval.embeddings.store import EmbeddingStore
 store = EmbeddingStore("m", sys.argv[1])
 resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))  # the disk 'fills' at 200 kB
 texts = [f"keyword {i}" for i in range(2000)]

@@ -7,10 +7,14 @@ import pandas as pd
 import pytest
 import streamlit as st
 
-from kweval import registry, report, slices, stats
-from kweval.aggregate import aggregate_by
+from kweval.metrics import registry
+from kweval.io import report
+from kweval.evaluation import slices
+from kweval import stats
+from kweval.stats import bootstrap
+from kweval.evaluation.aggregate import aggregate_by
 from kweval.data import load_dataset
-from kweval.evaluate import EvalOptions, evaluate
+from kweval.evaluation.pipeline import EvalOptions, evaluate
 from tests.test_app import run
 
 
@@ -115,11 +119,11 @@ def test_ci_groups_give_the_joint_bootstrap_and_a_tau_change_leaves_the_lexical_
 
 @pytest.mark.parametrize("n", [1, 7, 2500, 12_000])  # 12,000 × 2000 resamples: over the kept size, drawn each time
 def test_kept_resample_draws_equal_fresh_draws(n):
-    """kweval.stats keeps the last resample counts (every model of a movie bootstraps the same n): same numbers."""
+    """kweval.stats.paired keeps the last resample counts (every model of a movie bootstraps the same n): same numbers."""
     x = np.random.default_rng(5).random((n, 2))
     first = stats.bootstrap_statistics(n, lambda w: w @ x / n)
-    stats._resample_counts.cache_clear()
-    fresh = np.concatenate([np.asarray(c, dtype="float64") @ x / n for c in stats._draw_counts(n, stats.N_BOOT, stats.SEED)])
+    bootstrap._resample_counts.cache_clear()
+    fresh = np.concatenate([np.asarray(c, dtype="float64") @ x / n for c in bootstrap._draw_counts(n, stats.N_BOOT, stats.SEED)])
     again = stats.bootstrap_statistics(n, lambda w: w @ x / n)
     assert np.array_equal(first, fresh) and np.array_equal(again, fresh)
 

@@ -13,11 +13,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kweval.aggregate import aggregate
+from kweval.evaluation.aggregate import aggregate
 from kweval.cli import main
 from kweval.data import DatasetError, load_dataset
 from kweval.data.tidy import write_tidy
-from kweval.evaluate import EvalOptions, evaluate
+from kweval.evaluation.pipeline import EvalOptions, evaluate
 from tests import reference
 from tests.helpers import DNLP, REPO, write_bad_dnlp, write_tables
 
@@ -269,7 +269,7 @@ def test_public_api_is_the_functions():
     ev = kweval.evaluate(kweval.load_dataset(), kweval.EvalOptions(k=3))
     table = kweval.aggregate(ev, "micro")
     assert "ndcg@3" in table.columns and (table["movie"] == "ALL").sum() == len(ev.models)
-    from kweval.evaluate import clean_ground_truth  # the module stays importable
+    from kweval.evaluation.pipeline import clean_ground_truth  # the module stays importable
 
     assert callable(clean_ground_truth) and callable(kweval.evaluate)
 

@@ -1,4 +1,4 @@
-"""kweval.distributed: `kweval evaluate --scheduler` gives byte-identical outputs to one process."""
+"""kweval.scale.distributed: `kweval evaluate --scheduler` gives byte-identical outputs to one process."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kweval import distributed, report
-from kweval.aggregate import aggregate
+from kweval.scale import distributed
+from kweval.io import report
+from kweval.evaluation.aggregate import aggregate
 from kweval.data import load_dataset
-from kweval.evaluate import EvalOptions, evaluate
-from kweval.synth import synthesize
+from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.data.synth import synthesize
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -102,7 +103,7 @@ def test_demo_with_problems_and_more_partitions_than_workers(client):
 @pytest.fixture(scope="module")
 def dnlp_folder(tmp_path_factory) -> Path:
     """A synthetic DNLP-layout folder (a file per movie): 6 movies × 500 reviews × 3 models."""
-    from kweval.synth import write_synthetic
+    from kweval.data.synth import write_synthetic
 
     folder = tmp_path_factory.mktemp("data") / "dnlp"
     write_synthetic(synthesize(movies=6, reviews_per_movie=500, models=3, seed=7), folder, layout="dnlp")
@@ -160,9 +161,9 @@ def test_keywords_embedded_on_workers_go_into_the_store_here(client, tmp_path: P
     pytest.importorskip("sentence_transformers")
     import numpy as np
 
-    from kweval import semantic
-    from kweval.cache import EmbeddingStore
-    from kweval.evaluate import semantic_texts
+    from kweval.embeddings import semantic
+    from kweval.embeddings.store import EmbeddingStore
+    from kweval.evaluation.pipeline import semantic_texts
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
     texts = semantic_texts(evaluate(load_dataset(), EvalOptions()))
@@ -196,7 +197,7 @@ def test_local_workers_are_forked_only_where_that_is_safe(monkeypatch):
     never after torch or onnxruntime started their thread pools, never where forking is unsafe."""
     import sys
 
-    from kweval import distributed
+    from kweval.scale import distributed
 
     monkeypatch.setattr(distributed, "can_fork", lambda: True)
     monkeypatch.delitem(sys.modules, "torch", raising=False)

@@ -1,4 +1,4 @@
-"""kweval.explain: the worked examples of METRICS.md / the seeds, term by term."""
+"""kweval.explain.ndcg: the worked examples of METRICS.md / the seeds, term by term."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from kweval import explain
-from kweval.evaluate import EvalOptions, evaluate
+from kweval.explain import ndcg as explain
+from kweval.evaluation.pipeline import EvalOptions, evaluate
 from tests.helpers import make_dataset
 
 
@@ -99,4 +99,4 @@ def test_every_example_has_a_plain_title_and_gains_are_named():
     assert set(explain.EXAMPLE_TITLES) == {"seed000", *explain.SEED_002, *explain.SEED_004}
     assert not any("seed" in t.lower() for t in explain.EXAMPLE_TITLES.values())
     assert explain.GAIN_LABELS["linear"].startswith("GT-rank gain") and "exponential" in explain.GAIN_LABELS["exponential"]
-    assert set(explain.GAIN_LABELS) == set(__import__("kweval.ranking", fromlist=["GAINS"]).GAINS)
+    assert set(explain.GAIN_LABELS) == set(__import__("kweval.metrics.ranking", fromlist=["GAINS"]).GAINS)

@@ -7,9 +7,9 @@ import re
 from dashboard.escape import esc, md
 from dashboard.highlight import highlight, matched_tooltips
 
-from kweval import why
+from kweval.explain import why
 from kweval.data import load_dataset
-from kweval.evaluate import EvalOptions, evaluate
+from kweval.evaluation.pipeline import EvalOptions, evaluate
 from tests.test_app import run, texts
 
 EXPLORER = "dashboard/views/explorer.py"
@@ -65,7 +65,7 @@ def test_compare_verdicts_on_screen(monkeypatch):
 
 
 def test_ndcg_page_names_examples_and_shows_the_review(monkeypatch):
-    from kweval import explain
+    from kweval.explain import ndcg as explain
 
     ds = load_dataset(None)
     ev = evaluate(ds, EvalOptions(k=5))

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from kweval.data import load_dataset
-from kweval.evaluate import EvalOptions, evaluate
-from kweval.export import query_id, write_trec
+from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.io.export import query_id, write_trec
 
 K = 5
 

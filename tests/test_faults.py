@@ -20,13 +20,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kweval import ranking, report
-from kweval.aggregate import aggregate
+from kweval.metrics import ranking
+from kweval.io import report
+from kweval.evaluation.aggregate import aggregate
 from kweval.cli import main
 from kweval.data import load_dataset
-from kweval.evaluate import EvalOptions, combine_evaluations, evaluate
-from kweval.matching import candidate_table, keywords_match
-from kweval.text import normalize, normalize_many
+from kweval.evaluation.pipeline import EvalOptions, combine_evaluations, evaluate
+from kweval.text.matching import candidate_table, keywords_match
+from kweval.text.normalize import normalize, normalize_many
 from tests.helpers import make_dataset, write_bad_dnlp, write_tables
 
 REPO = Path(__file__).resolve().parents[1]
@@ -210,7 +211,7 @@ def test_huge_k_costs_memory_of_the_lists_not_of_k():
 
 
 def test_ndcg_walkthrough_at_a_huge_k_equals_the_evaluation():
-    from kweval import explain
+    from kweval.explain import ndcg as explain
 
     ds = make_dataset({"m": GT}, {("m", "r1", "a"): [("scam", 0.9), ("x", 0.5), ("fraud", 0.1)]})
     k = 10**9

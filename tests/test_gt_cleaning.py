@@ -25,9 +25,9 @@ from hypothesis import strategies as st
 from kweval._arrays import repeated, sort_key, stable_order
 from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy_tables, unranked_movies
-from kweval.text import normalize
+from kweval.text.normalize import normalize
 
-evaluate_module = importlib.import_module("kweval.evaluate")  # the package re-exports the function `evaluate`
+evaluate_module = importlib.import_module("kweval.evaluation.pipeline")
 
 
 # ---- the plain definitions -------------------------------------------------------------------------------

@@ -1,5 +1,7 @@
 """The import rules of ARCHITECTURE.md, read from the source with `ast` (every import, also inside functions).
 
+0. Arrows point down: each part of `kweval/` sits on a layer of `LAYERS`, and a module imports only
+   its own part or parts on lower layers; no two modules import each other, however indirectly.
 1. `kweval/` never imports streamlit, the dashboard or app.py: the core runs without a UI.
 2. torch and the model libraries are imported only by the embedder modules listed in EMBEDDERS.
 3. Dashboard pages (dashboard/views/) never import metric internals: the matching, ranking,
@@ -22,9 +24,22 @@ PAGES = ROOT / "dashboard" / "views"
 
 UI_PACKAGES = {"streamlit", "dashboard", "app", "plotly"}
 MODEL_PACKAGES = {"torch", "transformers", "sentence_transformers", "onnxruntime", "optimum"}
-EMBEDDERS = {"kweval/semantic.py", "kweval/onnx_embedder.py", "kweval/legacy/encoder.py"}  # where a model is loaded
+EMBEDDERS = {"kweval/embeddings/semantic.py", "kweval/embeddings/onnx.py", "kweval/legacy/encoder.py"}  # where a model is loaded
 STREAMLIT_FREE = ("escape", "highlight", "keyword_html", "selection", "links", "review_tables", "style")
-METRIC_INTERNALS = {"kweval.matching", "kweval.ranking", "kweval.metrics", "kweval.text", "kweval._arrays"}
+# The parts of kweval from the bottom up; a part imports only its own modules and lower layers' parts.
+LAYERS = [
+    {"kweval._arrays", "kweval.extras", "kweval.cachedir", "kweval.__version__"},  # foundations: stdlib, numpy, pandas
+    {"kweval.data"},  # datasets and their readers
+    {"kweval.text"},  # normalization, stemming, matching, present/absent
+    {"kweval.metrics"},  # metric families and the registry
+    {"kweval.embeddings"},  # models, ONNX, the vector store, similarities
+    {"kweval.evaluation"},  # options, the pipeline, add-ons, aggregation, slices
+    {"kweval.stats", "kweval.keyphrase", "kweval.explain", "kweval.legacy", "kweval.scale"},  # siblings: none imports another
+    {"kweval.io"},  # reports, the protocol card, output files, export
+    {"kweval.cli"},  # every command
+    {"kweval", "kweval.__main__"},  # the package's face and `python -m kweval`
+]
+METRIC_INTERNALS = {"kweval.text.matching", "kweval.metrics.ranking", "kweval.metrics.per_review", "kweval.text.normalize", "kweval._arrays"}
 
 
 def imports(path: Path, root: Path = ROOT) -> list[tuple[int, str, str | None]]:
@@ -63,6 +78,74 @@ def test_the_rules_see_every_import_form(tmp_path: Path):
     sample.write_text("import os, torch as t\ndef f():\n    from streamlit import cache_data\n    from ..matching import _x\n", encoding="utf-8")
     found = imports(sample, root=tmp_path)
     assert found == [(1, "os", None), (1, "torch", None), (3, "streamlit", "cache_data"), (4, "kweval.matching", "_x")]
+
+
+def part(module: str) -> str:
+    """The part of kweval a dotted module belongs to: `kweval.text.matching` -> `kweval.text`."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def layer(module: str) -> int:
+    found = [i for i, parts in enumerate(LAYERS) if part(module) in parts]
+    assert found, f"{module} is on no layer of LAYERS: add its part"
+    return found[0]
+
+
+def module_name(path: Path) -> str:
+    name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+    return name.removesuffix(".__init__")
+
+
+def kweval_imports(path: Path) -> list[tuple[int, str]]:
+    """(line, module) of every kweval module a file imports (`from kweval import x` names x when x is a module)."""
+    out = []
+    for line, mod, name in imports(path):
+        if top(mod) != "kweval":
+            continue
+        candidate = f"{mod}.{name}" if name else mod
+        is_module = (ROOT / Path(*candidate.split("."))).with_suffix(".py").is_file() or (ROOT / Path(*candidate.split("."))).is_dir()
+        out.append((line, candidate if is_module or candidate == "kweval.__version__" else mod))
+    return out
+
+
+def test_arrows_point_down():
+    offending = []
+    for p in core_files():
+        here = module_name(p)
+        for line, target in kweval_imports(p):
+            if part(target) != part(here) and layer(target) >= layer(here):
+                offending.append(f"{rel(p)}:{line} {target} (layer {layer(target)} from layer {layer(here)})")
+    assert offending == []
+
+
+def test_no_import_cycles():
+    graph = {module_name(p): {t for _, t in kweval_imports(p) if t != module_name(p)} for p in core_files()}
+    cycles, state = [], {}
+
+    def visit(node: str, stack: list[str]) -> None:
+        state[node] = "open"
+        for nxt in sorted(graph.get(node, ())):
+            if nxt not in graph:
+                continue
+            if state.get(nxt) == "open":
+                cycles.append(" -> ".join(stack[stack.index(nxt):] + [nxt]))
+            elif nxt not in state:
+                visit(nxt, stack + [nxt])
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [node])
+    assert cycles == []
+
+
+def test_no_private_name_crosses_a_module():
+    """A `_name` stays in its module; `kweval._arrays` is the one private module, shared on purpose."""
+    offending = [f"{rel(p)}:{line} {mod}.{name}" for p in core_files() for line, mod, name in imports(p)
+                 if top(mod) == "kweval" and name and name.startswith("_") and name != "__version__" and mod != "kweval._arrays"
+                 and mod != module_name(p)]
+    assert offending == []
 
 
 def test_core_never_imports_a_ui():

@@ -16,12 +16,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kweval.aggregate import aggregate
+from kweval.evaluation.aggregate import aggregate
 from kweval.data import detect_layout, load_dataset
 from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy, write_tidy
-from kweval.evaluate import EvalOptions, evaluate
-from kweval.matching import MATCH_MODES
+from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.text.matching import MATCH_MODES
 from tests.helpers import SEMEVAL
 
 REPO = Path(__file__).resolve().parent.parent
@@ -329,7 +329,7 @@ def test_semantic_and_sentiment_use_each_documents_own_gt(collection, semantic):
 
 
 def test_synth_per_document_gt(tmp_path):
-    from kweval.synth import synthesize, write_synthetic
+    from kweval.data.synth import synthesize, write_synthetic
 
     movie_level = synthesize(2, 300, 3, seed=1)
     per_doc = synthesize(2, 300, 3, seed=1, gt="per-document")
@@ -351,7 +351,7 @@ def test_synth_per_document_gt(tmp_path):
 
 @pytest.mark.parametrize("k", [1, 5, 10, 50])
 def test_every_keyphrase_metric_is_in_the_registry(k):
-    from kweval import registry
+    from kweval.metrics import registry
 
     for name in EvalOptions(k=k, keyphrase=True, present=True).keyphrase_metrics():
         entry = registry.info(name)
@@ -408,7 +408,7 @@ def test_documents_without_keys_are_named_and_not_scored(tmp_path):
 
 @pytest.mark.parametrize("mode", MATCH_MODES)
 def test_keywords_match_pairs_is_keywords_match(mode):
-    from kweval.matching import keywords_match, keywords_match_pairs
+    from kweval.text.matching import keywords_match, keywords_match_pairs
 
     words = ["war", "star war", "star wars", "wars", "a", "star", "lightsaber duels", "lightsaber duel", "return jedi", "jedi", "x"]
     preds = [p for p in words for _ in words]
@@ -424,8 +424,8 @@ def test_keybert_embeds_each_candidate_once_through_the_store_with_keybert_own_r
     pytest.importorskip("keybert")
     from keybert import KeyBERT
 
-    from kweval import semantic
-    from kweval.extract import keybert_lists, ordered
+    from kweval.embeddings import semantic
+    from kweval.keyphrase.extract import keybert_lists, ordered
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
     texts = ["Graph neural networks learn molecular properties from atom graphs.",

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from kweval import legacy
-from kweval.text import normalize
+from kweval.text.normalize import normalize
 from tests.helpers import DNLP, make_dataset
 
 # seed 000_341d8dbafcd82217, "Global Score-Aware Evaluation Summary" (both cells print the same)

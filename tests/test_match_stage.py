@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from kweval._arrays import stable_order, unique_codes
 from kweval.data import load_dataset
 from kweval.data.dataset import Dataset
-from kweval.evaluate import EvalOptions, _coverage, evaluate
-from kweval.file_groups import evaluate_movie_files, movie_file_sizes
-from kweval.matching import MATCH_MODES, keywords_match, keywords_match_indexed
-from kweval.synth import SynthOptions, synthesize
+from kweval.evaluation.pipeline import EvalOptions, _coverage, evaluate
+from kweval.scale.file_groups import evaluate_movie_files, movie_file_sizes
+from kweval.text.matching import MATCH_MODES, keywords_match, keywords_match_indexed
+from kweval.data.synth import SynthOptions, synthesize
 from tests.helpers import write_bad_dnlp
 
 # characters whose code points collide modulo 64 (the masks' bits: "a" 97, "!" 33, "á" 225), an astral one, spaces,

@@ -9,10 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kweval.aggregate import ALL, aggregate
-from kweval.evaluate import EvalOptions, evaluate
-from kweval.matching import candidate_lists, keywords_match
-from kweval.text import normalize, normalize_many
+from kweval.evaluation.aggregate import ALL, aggregate
+from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.text.matching import candidate_lists, keywords_match
+from kweval.text.normalize import normalize, normalize_many
 from tests import reference
 from tests.helpers import make_dataset
 

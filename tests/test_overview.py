@@ -1,9 +1,9 @@
-"""kweval.aggregate.dataset_overview: the Data page's per-movie and per-model counts."""
+"""kweval.evaluation.aggregate.dataset_overview: the Data page's per-movie and per-model counts."""
 
 from __future__ import annotations
 
-from kweval.aggregate import dataset_overview
-from kweval.evaluate import evaluate
+from kweval.evaluation.aggregate import dataset_overview
+from kweval.evaluation.pipeline import evaluate
 from tests.helpers import make_dataset
 
 

@@ -1,4 +1,4 @@
-"""kweval.parallel and the CLI's evaluation in worker processes: the same numbers and messages as one process."""
+"""kweval.scale.parallel and the CLI's evaluation in worker processes: the same numbers and messages as one process."""
 
 from __future__ import annotations
 
@@ -13,10 +13,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kweval import parallel
+from kweval.scale import parallel
 from kweval.cli import build_parser
 from kweval.data import load_dataset, movie_file_sizes
-from kweval.evaluate import EvalOptions, combine_evaluations, evaluate
+from kweval.evaluation.pipeline import EvalOptions, combine_evaluations, evaluate
 from tests.helpers import DNLP, REPO, make_dataset, write_bad_dnlp
 
 TABLES = ("scores", "keywords", "ground_truth", "coverage", "skipped")
@@ -60,7 +60,7 @@ def _pid_and_square(x: int) -> tuple[int, int]:
 
 def test_fork_map_returns_item_order_and_uses_other_processes():
     parent, results = in_fresh_python(
-        "import json, os, time; from kweval import parallel\n"
+        "import json, os, time; from kweval.scale import parallel\n"
         "def work(x):\n"
         "    time.sleep(0.5)  # real items take seconds: each waiting worker takes one\n"
         "    return os.getpid(), x * x\n"
@@ -75,7 +75,7 @@ def test_fork_map_returns_item_order_and_uses_other_processes():
 def test_fork_map_recomputes_the_item_of_a_child_that_dies(tmp_path: Path):
     marker = tmp_path / "child_ran"
     results = in_fresh_python(
-        "import json, os; from kweval import parallel\n"
+        "import json, os; from kweval.scale import parallel\n"
         "parent = os.getpid()\n"
         "def dies_in_child(x):\n"
         "    if os.getpid() != parent:\n"
@@ -90,7 +90,7 @@ def test_fork_map_recomputes_the_item_of_a_child_that_dies(tmp_path: Path):
 
 def test_fork_map_raises_a_childs_error_here():
     message = in_fresh_python(
-        "import json, os; from kweval import parallel\n"
+        "import json, os; from kweval.scale import parallel\n"
         "parent = os.getpid()\n"
         "def fails_on_two(x):\n"
         "    if x == 2:\n"
@@ -106,7 +106,7 @@ def test_fork_map_raises_a_childs_error_here():
 
 def test_fork_map_stops_the_children_when_its_own_item_fails():
     out = in_fresh_python(
-        "import json, os, time; from kweval import parallel\n"
+        "import json, os, time; from kweval.scale import parallel\n"
         "parent = os.getpid()\n"
         "def slow_in_child(x):\n"
         "    if os.getpid() != parent:\n"
@@ -200,7 +200,7 @@ def test_combine_refuses_different_models():
 def test_cli_groups_are_used_for_dnlp_with_jobs_and_not_for_one_job(tmp_path: Path):
     root = write_bad_dnlp(tmp_path)
     code = (
-        "import json, os; from kweval.cli import build_parser; from kweval.cli.cmd_evaluate import _evaluate_in_groups; from kweval.evaluate import EvalOptions\n"
+        "import json, os; from kweval.cli import build_parser; from kweval.cli.cmd_evaluate import _evaluate_in_groups; from kweval.evaluation.pipeline import EvalOptions\n"
         "out = {}\n"
         f"for jobs in ('1', '2'):\n"
         f"    got = _evaluate_in_groups(build_parser().parse_args(['evaluate', {str(root)!r}, '--jobs', jobs]), EvalOptions())\n"

@@ -2,7 +2,7 @@
 
 `evaluate` finds present GT keywords in bulk (texts normalized together, a
 movie's shared list searched once in all its texts, a review's own list
-tested pair by pair, a chunk of reviews at a time); `kweval.present.present_flags`
+tested pair by pair, a chunk of reviews at a time); `kweval.text.present.present_flags`
 is the definition, one review at a time.
 """
 
@@ -18,13 +18,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kweval.data.dataset import Dataset
-from kweval.evaluate import EvalOptions, evaluate
-from kweval.matching import MATCH_MODES
-from kweval.present import has_text, present_flags, searchable, searchable_keywords
-from kweval.text import normalize, stem_tokens
+from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.text.matching import MATCH_MODES
+from kweval.text.present import has_text, present_flags, searchable, searchable_keywords
+from kweval.text.normalize import normalize, stem_tokens
 from tests.reference import clean_gt
 
-evaluate_module = importlib.import_module("kweval.evaluate")  # the module (kweval.evaluate is also the function's name)
+evaluate_module = importlib.import_module("kweval.evaluation.pipeline")
 
 WORDS = ["Star", "star", "wars", "war", "running", "runs", "café", "CAFÉ", "b-c", "x!", "a", "Á", "z\x00z", "q\x1fq"]
 phrases = st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join)

@@ -18,8 +18,8 @@ import numpy as np
 import pytest
 
 from kweval.data.keyphrase import read_documents
-from kweval.extract import firstphrases_lists
-from kweval.protocols import PROTOCOLS, phrase_words, prf_at, score_documents, summarize
+from kweval.keyphrase.extract import firstphrases_lists
+from kweval.keyphrase.protocols import PROTOCOLS, phrase_words, prf_at, score_documents, summarize
 from tests.helpers import SEMEVAL
 
 DATA = Path(__file__).parent / "data"
@@ -229,7 +229,7 @@ def _python(code: str, cache: Path) -> str:
 def test_protocol_command_loads_neither_pandas_numpy_nor_nltk_package(tmp_path):
     """Cold (no stem cache) and warm: the process never imports pandas, numpy, scipy or NLTK's package."""
     code = (
-        "import sys, json\nfrom kweval.keyphrase_cli import fast_main\n"
+        "import sys, json\nfrom kweval.cli.fast import fast_main\n"
         f"status = fast_main({_EDGE_ARGS + ['--format', 'json', '--out', str(tmp_path / 'out.json')]!r})\n"
         "print(json.dumps([status, sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'numpy', 'scipy', 'nltk'))]))"
     )
@@ -245,7 +245,7 @@ def test_protocol_command_loads_neither_pandas_numpy_nor_nltk_package(tmp_path):
 def test_light_porter_equals_nltk_and_nltk_still_imports_whole(tmp_path):
     words = ["running", "Langevin,", "generalizations", "flies", "dying", "sky", "relational", "ponies", "ÉTÉ", "x"]
     code = (
-        "import json\nfrom kweval.stemming import load_porter\n"
+        "import json\nfrom kweval.text.stemming import load_porter\n"
         f"light = [load_porter()(w) for w in {words!r}]\n"
         "from nltk.stem.porter import PorterStemmer\nimport nltk\n"
         f"full = [PorterStemmer().stem(w) for w in {words!r}]\n"
@@ -256,7 +256,7 @@ def test_light_porter_equals_nltk_and_nltk_still_imports_whole(tmp_path):
 
 
 def test_damaged_stem_cache_is_ignored_and_rewritten(tmp_path):
-    from kweval.stemming import PorterCache
+    from kweval.text.stemming import PorterCache
 
     path = tmp_path / "stems.json"
     path.write_text('{"running": 5, "truncated')
@@ -272,7 +272,7 @@ def test_damaged_stem_cache_is_ignored_and_rewritten(tmp_path):
 
 @pytest.mark.parametrize("fmt", ["json", "markdown", "csv"])
 def test_light_path_writes_what_the_full_cli_writes(fmt, tmp_path, capsys):
-    from kweval.keyphrase_cli import fast_main
+    from kweval.cli.fast import fast_main
 
     full = tmp_path / f"full.{fmt}"
     light = tmp_path / f"light.{fmt}"
@@ -282,8 +282,8 @@ def test_light_path_writes_what_the_full_cli_writes(fmt, tmp_path, capsys):
 
 
 def test_light_path_leaves_what_it_does_not_know_to_the_full_cli():
-    from kweval.evaluate import EvalOptions
-    from kweval.keyphrase_cli import DEFAULT_K, fast_main
+    from kweval.evaluation.pipeline import EvalOptions
+    from kweval.cli.fast import DEFAULT_K, fast_main
 
     assert DEFAULT_K == EvalOptions().k
     assert fast_main(_EDGE_ARGS + ["--match", "word"]) is None
@@ -296,7 +296,7 @@ def test_light_path_leaves_what_it_does_not_know_to_the_full_cli():
 def test_card_hash_is_one_definition_stated_on_the_card(tmp_path, capsys):
     import hashlib
 
-    from kweval.card import HASH_OF, files_hash, folder_hash
+    from kweval.io.card import HASH_OF, files_hash, folder_hash
 
     (tmp_path / "keys").mkdir()
     (tmp_path / "keys" / "b.key").write_bytes(b"x\n")
@@ -309,8 +309,8 @@ def test_card_hash_is_one_definition_stated_on_the_card(tmp_path, capsys):
 
 
 def test_the_evaluation_card_names_what_semantic_and_sentiment_numbers_depend_on():
-    from kweval.card import card_line, evaluation_card
-    from kweval.evaluate import EvalOptions
+    from kweval.io.card import card_line, evaluation_card
+    from kweval.evaluation.pipeline import EvalOptions
 
     plain = evaluation_card(EvalOptions(k=3), "data", "abc", aggregation="macro")
     assert "semantic" not in plain and "sentiment" not in plain and plain["k"] == 3

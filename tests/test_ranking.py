@@ -1,4 +1,4 @@
-"""kweval.ranking: seed worked examples, scikit-learn / trec_eval cross-checks, properties."""
+"""kweval.metrics.ranking: seed worked examples, scikit-learn / trec_eval cross-checks, properties."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kweval import ranking
-from kweval.ranking import apply_gain, average_precision, dcg, discount_weights, ndcg, precision_at_k, reciprocal_rank
+from kweval.metrics import ranking
+from kweval.metrics.ranking import (apply_gain, average_precision, dcg, discount_weights, ndcg, precision_at_k, reciprocal_rank)
 
 
 def _pad(rows: list[list[float]], width: int | None = None) -> np.ndarray:

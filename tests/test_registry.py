@@ -1,4 +1,4 @@
-"""kweval.registry: every reported column explained once; docs/metrics.md and --help read it."""
+"""kweval.metrics.registry: every reported column explained once; docs/metrics.md and --help read it."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kweval import registry
-from kweval.aggregate import aggregate
+from kweval.metrics import registry
+from kweval.evaluation.aggregate import aggregate
 from kweval.cli import build_parser
 from kweval.data import load_dataset
-from kweval.evaluate import EvalOptions, evaluate
-from kweval.stats import paired_comparison
+from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.stats.paired import paired_comparison
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "metrics.md"
 
@@ -60,7 +60,7 @@ def test_registering_a_new_metric_is_one_call():
 def test_docs_metrics_md_is_the_registry():
     text = DOC.read_text(encoding="utf-8")
     assert registry.DOC_MARKER in text
-    assert text == registry.with_doc_reference(text), "docs/metrics.md is stale: run python -m kweval.registry docs/metrics.md"
+    assert text == registry.with_doc_reference(text), "docs/metrics.md is stale: run python -m kweval.metrics.registry docs/metrics.md"
     # every section an entry cites exists as a heading of the document
     anchors = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in re.findall(r"^##+ (.+)$", text, re.M)}
     assert {e.section for e in registry.entries()} <= anchors

@@ -1,14 +1,14 @@
-"""kweval.report's paper-ready LaTeX: booktabs, column choice, CIs, best bold, caption, file names."""
+"""kweval.io.report's paper-ready LaTeX: booktabs, column choice, CIs, best bold, caption, file names."""
 
 from __future__ import annotations
 
 import pandas as pd
 import pytest
 
-from kweval import report
-from kweval.aggregate import aggregate
+from kweval.io import report
+from kweval.evaluation.aggregate import aggregate
 from kweval.data import load_dataset
-from kweval.evaluate import EvalOptions, evaluate
+from kweval.evaluation.pipeline import EvalOptions, evaluate
 
 META = {"data": "../shared/data/dnlp/Dataset", "k": 5, "match": "approx", "aggregate": "macro"}
 
@@ -110,8 +110,8 @@ def test_cli_latex_columns_and_ci():
 
 
 def test_protocol_card_caption_and_header_are_escaped_once():
-    # kweval.card imported report's former private escapers (an ImportError on --format latex/markdown of a protocol run)
-    from kweval import card
+    # kweval.io.card imported report's former private escapers (an ImportError on --format latex/markdown of a protocol run)
+    from kweval.io import card
 
     c = {"preset": "pke", "match": "exact_stem", "k": 5}
     caption = card.card_latex_caption(c)

@@ -1,4 +1,4 @@
-"""kweval.semantic: the semantic metrics (hand-made vectors) and the real embedder (loaded once)."""
+"""kweval.embeddings.semantic: the semantic metrics (hand-made vectors) and the real embedder (loaded once)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kweval import semantic
-from kweval.cache import EmbeddingStore
-from kweval.semantic import nearest_gt, semantic_counts, semantic_metrics
+from kweval.embeddings import semantic
+from kweval.embeddings.store import EmbeddingStore
+from kweval.embeddings.semantic import nearest_gt, semantic_counts, semantic_metrics
 
 # Hand-made vectors with exact cosines: b/|b| = (.75, .5, .25, .25, .25), so
 # cos(a, b) = 0.75 exactly, cos(c, b) = 0.5, cos(d, b) = 0.25, cos(a, c) = 0.
@@ -311,7 +311,7 @@ def test_with_threshold_equals_a_fresh_evaluation(demo_dataset, tmp_path, monkey
     """evaluate(τ=a) re-thresholded to b is evaluate(τ=b), from stored vectors (deterministic stand-ins)."""
     from dataclasses import replace
 
-    from kweval.evaluate import EvalOptions, evaluate, with_threshold
+    from kweval.evaluation.pipeline import EvalOptions, evaluate, with_threshold
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
     lexical = evaluate(demo_dataset, EvalOptions())
@@ -398,7 +398,7 @@ def test_onnx_backend_agrees_with_torch(real_model, onnx_cache):
     assert np.abs(int8 @ int8.T - torch_vecs @ torch_vecs.T).max() < 0.1  # approximate, hence opt-in
     # each backend fills its own store
     semantic.embed_texts(texts[:3], backend="onnx")
-    info = {(i["backend"], i["precision"]): i["entries"] for i in __import__("kweval.cache").cache.cache_info()}
+    info = {(i["backend"], i["precision"]): i["entries"] for i in __import__("kweval.embeddings.store").cache.cache_info()}
     assert info.get(("onnx", "fp32")) == 3 and ("torch", "fp32") not in info
 
 
@@ -427,7 +427,7 @@ def test_the_default_evaluation_cli_and_dashboard_use_auto():
     import subprocess
     import sys
 
-    from kweval.evaluate import EvalOptions
+    from kweval.evaluation.pipeline import EvalOptions
 
     assert EvalOptions().embedding_backend == "auto"
     for command in ("evaluate", "embed"):
@@ -461,7 +461,7 @@ def test_auto_vectors_are_stored_as_the_backend_that_made_them(monkeypatch, tmp_
     assert len(made) == 1
     torch_vecs = semantic.embed_texts(texts, device="cpu", backend="torch")  # another variant: computed afresh
     assert made[-1] == ("torch", ("scam", "fraud")) and (torch_vecs[:, 0] < 0).all()
-    from kweval.cache import cache_info
+    from kweval.embeddings.store import cache_info
 
     entries = {(i["backend"], i["precision"]): i["entries"] for i in cache_info()}
     assert entries == {("onnx", "fp32"): 2, ("torch", "fp32"): 2}
@@ -500,7 +500,7 @@ def test_threads_follow_the_cores_this_process_may_use(real_model, onnx_cache):
     import sys
     import textwrap
 
-    from kweval.onnx_embedder import available_cores
+    from kweval.embeddings.onnx import available_cores
 
     assert available_cores() == len(os.sched_getaffinity(0))
     script = textwrap.dedent(
@@ -508,7 +508,7 @@ def test_threads_follow_the_cores_this_process_may_use(real_model, onnx_cache):
         import os
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
         import torch
-        from kweval import semantic
+        from kweval.embeddings import semantic
         onnx = semantic.load_encoder(backend="onnx")
         semantic.load_encoder(backend="torch", device="cpu")
         print(torch.get_num_threads(), onnx.session.get_session_options().intra_op_num_threads)

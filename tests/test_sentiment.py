@@ -1,4 +1,4 @@
-"""kweval.sentiment: VADER values and SAS (METRICS.md §5) on a tiny hand-made case."""
+"""kweval.evaluation.sentiment: VADER values and SAS (METRICS.md §5) on a tiny hand-made case."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 from vaderSentiment.vaderSentiment import SentimentIntensityAnalyzer
 
-from kweval.sentiment import sas_metrics, sentiment_value
+from kweval.evaluation.sentiment import sas_metrics, sentiment_value
 
 ANALYZER = SentimentIntensityAnalyzer()
 
@@ -29,8 +29,8 @@ def test_sentiment_value_matches_vader():
 
 @pytest.fixture()
 def scored(monkeypatch) -> list[str]:
-    """The texts kweval.sentiment hands to VADER from now on (the real analyzer still scores them)."""
-    from kweval import sentiment
+    """The texts kweval.evaluation.sentiment hands to VADER from now on (the real analyzer still scores them)."""
+    from kweval.evaluation import sentiment
 
     seen: list[str] = []
     real = sentiment._analyzer()
@@ -107,7 +107,7 @@ def test_sas_uses_norm_without_a_keyword_column():
 
 def test_explorer_helpers_use_the_strings_sas_scores():
     """keyword_values / text_value / gt_mean_value: the pieces sas_metrics combines, for the explorer's sentiment view."""
-    from kweval.sentiment import gt_mean_value, keyword_values, text_value
+    from kweval.evaluation.sentiment import gt_mean_value, keyword_values, text_value
 
     pred = pd.DataFrame({"movie": "m1", "review_id": "r1", "model": "x", "keyword": ["GREAT movie!!!", None], "norm": ["great movie", "awful"]})
     gt = pd.DataFrame({"movie": ["m1", "m1"], "keyword": ["Redemption", "not good"], "norm": ["redemption", "good"]})
@@ -134,7 +134,7 @@ def test_sentiment_values_are_remembered_per_analyzer(scored):
 
 def test_vader_values_persist_across_processes(tmp_path, monkeypatch):
     """Turning sentiment on again (a new server, a new CLI run) reads VADER's scores from the store."""
-    from kweval import sentiment
+    from kweval.evaluation import sentiment
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
     texts = ["A wonderful film.", "dull", "GREAT!", "great"]
@@ -157,7 +157,7 @@ def test_vader_values_persist_across_processes(tmp_path, monkeypatch):
 
 
 def test_sas_metrics_with_an_unusable_store_still_scores(tmp_path, monkeypatch):
-    from kweval import sentiment
+    from kweval.evaluation import sentiment
 
     blocker = tmp_path / "file"
     blocker.write_text("x")
@@ -176,8 +176,8 @@ def test_sentiment_as_an_add_on_equals_evaluating_with_it(demo_dataset, tmp_path
     the same table as evaluating with sentiment, whatever k / match mode the sentiment scores were taken from."""
     from dataclasses import replace
 
-    from kweval.evaluate import EvalOptions, evaluate, sentiment_scores, with_sentiment
-    from kweval.synth import synthesize
+    from kweval.evaluation.pipeline import EvalOptions, evaluate, sentiment_scores, with_sentiment
+    from kweval.data.synth import synthesize
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
     dataset = synthesize(2, 40, 3, seed=3, gt="per-document") if per_document else demo_dataset
@@ -197,7 +197,7 @@ def test_sentiment_as_an_add_on_equals_evaluating_with_it(demo_dataset, tmp_path
 
 def test_texts_scored_without_a_store_are_persisted_by_the_next_call_with_one(scored, tmp_path, monkeypatch):
     """The store is asked only for texts the process memo lacks, yet nothing scored is left out of it."""
-    from kweval import sentiment
+    from kweval.evaluation import sentiment
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
     first = sentiment_value(["a fine film", "awful", "a fine film"])  # no store: the process memo only

@@ -1,4 +1,4 @@
-"""Slices (kweval.slices + aggregate.aggregate_by) and the dataset content hash on Dataset."""
+"""Slices (kweval.evaluation.slices + aggregate.aggregate_by) and the dataset content hash on Dataset."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kweval.aggregate import aggregate, aggregate_by
+from kweval.evaluation.aggregate import aggregate, aggregate_by
 from kweval.data import load_dataset
-from kweval.evaluate import EvalOptions, evaluate
-from kweval.slices import slice_labels
+from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.evaluation.slices import slice_labels
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,4 @@
-"""kweval.stats against scipy and hand-computed values."""
+"""kweval.stats.paired against scipy and hand-computed values."""
 
 from __future__ import annotations
 
@@ -46,7 +46,9 @@ def test_bootstrap_constant_and_chunking(monkeypatch):
     assert (mean, lo, hi) == (0.5, 0.5, 0.5)
     x = _rng(3).random(40)
     whole = stats.bootstrap_ci(x, n_boot=300, seed=1)
-    monkeypatch.setattr(stats, "_CHUNK_CELLS", 40 * 7)  # chunks of 7 resamples
+    from kweval.stats import bootstrap
+
+    monkeypatch.setattr(bootstrap, "_CHUNK_CELLS", 40 * 7)  # chunks of 7 resamples
     chunked = stats.bootstrap_ci(x, n_boot=300, seed=1)
     assert whole == pytest.approx(chunked)
     with pytest.raises(ValueError):

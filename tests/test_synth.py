@@ -1,4 +1,4 @@
-"""kweval.synth: determinism, the shape of both layouts, round trips through the loaders and evaluate."""
+"""kweval.data.synth: determinism, the shape of both layouts, round trips through the loaders and evaluate."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import pytest
 from kweval.cli import main
 from kweval.data import load_dataset
 from kweval.data.dataset import GROUND_TRUTH_COLUMNS, PREDICTION_COLUMNS, REVIEW_COLUMNS
-from kweval.evaluate import evaluate
-from kweval.synth import SynthOptions, synthesize, write_synthetic
-from kweval.text import normalize
+from kweval.evaluation.pipeline import evaluate
+from kweval.data.synth import SynthOptions, synthesize, write_synthetic
+from kweval.text.normalize import normalize
 
 KEY = ["movie", "review_id", "model", "rank"]
 

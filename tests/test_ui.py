@@ -13,7 +13,7 @@ from dashboard.review_tables import filter_reviews, keyword_details, paginate, r
 from dashboard.selection import SELECTION_KEYS, Selection, resolve_selection
 from dashboard.style import FLAG_BACKGROUND, MODEL_PALETTE, axis_title, best_mask, best_styles, jitter, model_colors
 
-from kweval.evaluate import EvalOptions, evaluate
+from kweval.evaluation.pipeline import EvalOptions, evaluate
 from tests.highlight_reference import regex_spans
 from tests.helpers import make_dataset
 
@@ -182,7 +182,7 @@ def _vectors():
 def test_keyword_details_nearest_gt_and_sentiment(evaluation):
     import numpy as np
 
-    from kweval import sentiment
+    from kweval.evaluation import sentiment
 
     ds, ev = evaluation
     kw = ev.keywords[(ev.keywords["movie"] == "m") & (ev.keywords["review_id"] == "r1")]

@@ -1,4 +1,4 @@
-"""kweval.verdict: the Compare page's significance column and one-sentence verdicts."""
+"""kweval.stats.verdict: the Compare page's significance column and one-sentence verdicts."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kweval import verdict
-from kweval.stats import paired_comparison
+from kweval.stats import verdict
+from kweval.stats.paired import paired_comparison
 
 
 def _row(metric="ndcg@5", mean_a=0.40, mean_b=0.435, diff=None, lo=0.030, hi=0.040, p=0.0004, n=100):

@@ -1,4 +1,4 @@
-"""kweval.why: the reason each keyword did or did not match, from the matching functions themselves."""
+"""kweval.explain.why: the reason each keyword did or did not match, from the matching functions themselves."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kweval import why
-from kweval.evaluate import EvalOptions, evaluate
-from kweval.matching import MATCH_MODES, keywords_match
+from kweval.explain import why
+from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.text.matching import MATCH_MODES, keywords_match
 from tests.helpers import make_dataset
 
 

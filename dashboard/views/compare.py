@@ -12,7 +12,8 @@ from dashboard.tables import number_columns, text_columns
 from dashboard.escape import esc, md
 from dashboard.style import jitter, metric_label, model_colors
 
-from kweval import stats, verdict
+from kweval import stats
+from kweval.stats import verdict
 
 ctx = page_context()
 sel = ctx.selection

@@ -11,7 +11,7 @@ from dashboard.uploads import format_size
 from dashboard.escape import md
 from dashboard.protocol import show_protocol_card
 
-from kweval.aggregate import dataset_overview
+from kweval.evaluation.aggregate import dataset_overview
 
 ctx = page_context()
 ds = ctx.dataset

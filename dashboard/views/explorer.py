@@ -14,7 +14,8 @@ from dashboard.review_tables import DIRECTIONAL_SORTS, SORTS, filter_reviews, ke
 from dashboard.selection import format_tau
 from dashboard.style import model_colors
 
-from kweval import present, why
+from kweval.text import present
+from kweval.explain import why
 
 ctx = page_context()
 sel = ctx.selection
@@ -46,7 +47,8 @@ def _details(key: tuple, movie: str, review: str, models: tuple, _rows: pd.DataF
 
     The vectors come from the persistent embedding store the evaluation filled (no model load when warm).
     """
-    from kweval import semantic, sentiment
+    from kweval.embeddings import semantic
+    from kweval.evaluation import sentiment
 
     gt = own_gt(movie, review)
     rows = _rows.reset_index()
@@ -80,7 +82,7 @@ def own_gt_html(movie: str, review: str, text: object) -> str:
 
 @st.cache_data(show_spinner=False, max_entries=512)
 def _reasons(key: tuple, movie: str, review: str, models: tuple, _rows: pd.DataFrame) -> pd.DataFrame:
-    """The review's keywords with why each matched or not (kweval.why: per model, from the matching itself)."""
+    """The review's keywords with why each matched or not (kweval.explain.why: per model, from the matching itself)."""
     return why.match_reasons(_rows.reset_index(), own_gt(movie, review), ctx.options.match)
 
 

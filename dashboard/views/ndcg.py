@@ -1,4 +1,4 @@
-"""nDCG worked example: the seed examples and any review, term by term (numbers from kweval.explain)."""
+"""nDCG worked example: the seed examples and any review, term by term (numbers from kweval.explain.ndcg)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from dashboard.context import query_param
 from dashboard.escape import md
 from dashboard.highlight import matched_tooltips, review_html
 
-from kweval import explain
+from kweval.explain import ndcg as explain
 
 ctx = page_context()
 sel = ctx.selection

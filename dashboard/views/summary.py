@@ -15,9 +15,10 @@ from dashboard.escape import esc, md
 from dashboard.protocol import show_protocol_card
 from dashboard.style import axis_title, metric_label, model_colors
 
-from kweval import report, stats
-from kweval.aggregate import ALL, aggregate, aggregate_by
-from kweval.slices import slice_labels
+from kweval.io import report
+from kweval import stats
+from kweval.evaluation.aggregate import ALL, aggregate, aggregate_by
+from kweval.evaluation.slices import slice_labels
 
 ctx = page_context()
 sel = ctx.selection

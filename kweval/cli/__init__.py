@@ -5,118 +5,22 @@ is not met; 2 for usage errors or when nothing could be evaluated.  Data
 problems never raise: each is one line on stderr and the rest is evaluated.
 Without --semantic nothing imports torch or sentence-transformers.
 
-One module per command (`cmd_evaluate`, `cmd_embed` with `cache`,
-`cmd_convert`, `cmd_synth`; `extract` and `export` in `kweval.keyphrase_cli`),
-each registering its own arguments; `common` holds what they share.  This
-module builds the parser, dispatches and ends the process.
+`dispatch` builds the parser and dispatches; one `cmd_*` module per command
+(`evaluate`, `embed` and `cache`, `convert`, `synth`, `extract`, `export`);
+`common` holds what they share; `fast` runs `evaluate --protocol` without
+pandas or numpy, tried first by `python -m kweval`.  `build_parser`, `main`
+and `run` are imported from `kweval.cli.dispatch` on first use, so importing a
+command module (or the fast path) loads nothing else.
 """
 
 from __future__ import annotations
 
-import argparse
-import gc
-import os
-import sys
-from typing import NoReturn
-
-from kweval import keyphrase_cli
-from kweval.cli import cmd_convert, cmd_embed, cmd_evaluate, cmd_synth
-from kweval.cli.common import USAGE_ERROR, UsageError, epilog
-from kweval.extras import MissingExtra, missing_extra
-from kweval.output import OutputError, os_reason
+import importlib
 
 __all__ = ["COMMANDS", "build_parser", "main", "run"]
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The `kweval` parser with every command's subparser (in the order `--help` lists them)."""
-    from kweval import __version__
-
-    parser = argparse.ArgumentParser(
-        prog="kweval",
-        description="Evaluate keyword-extraction models against ranked ground-truth keywords.",
-        epilog=epilog(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument("--version", action="version", version=f"kweval {__version__}")
-    from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS  # numpy/pandas only; torch stays unimported
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-
-    cmd_evaluate.add_parser(sub, epilog(), EMBEDDING_BACKENDS)
-    cmd_embed.add_parsers(sub, EMBEDDING_BACKENDS)
-    cmd_convert.add_parser(sub)
-    cmd_synth.add_parser(sub)
-    keyphrase_cli.add_commands(sub)
-    return parser
-
-
-COMMANDS = {
-    "evaluate": cmd_evaluate.cmd_evaluate, "convert": cmd_convert.cmd_convert, "embed": cmd_embed.cmd_embed,
-    "cache": cmd_embed.cmd_cache, "synth": cmd_synth.cmd_synth, "extract": keyphrase_cli.cmd_extract,
-    "export": keyphrase_cli.cmd_export,
-}
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Parse `argv` and run the command; a usage, data, output or missing-extra fault is one line and exit 2."""
-    from kweval.data import DatasetError
-
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.command is None:
-        parser.print_help()
-        return USAGE_ERROR
-    try:
-        return COMMANDS[args.command](args)
-    except (UsageError, DatasetError, keyphrase_cli.KeyphraseUsageError) as exc:
-        print(f"kweval: error: {exc}", file=sys.stderr)
-        return USAGE_ERROR
-    except (MissingExtra, OutputError) as exc:  # an optional feature without its extra, or an unusable output path
-        print(f"kweval: {exc}", file=sys.stderr)
-        return USAGE_ERROR
-    except ImportError as exc:  # an optional package imported directly (not through extras.require)
-        missing = missing_extra(exc, args.command)
-        if missing is None:
-            raise
-        print(f"kweval: {missing}", file=sys.stderr)
-        return USAGE_ERROR
-    except BrokenPipeError:  # e.g. `kweval evaluate | head`
-        return 0
-
-
-def run() -> NoReturn:
-    """The `kweval` console script and `python -m kweval`: `main()` in a process of its own, then exit."""
-    # The cyclic GC's full passes walk every live object.  Freezing moves the
-    # imported modules (pandas alone is ~100k objects, none of them garbage)
-    # into a generation it never walks.
-    gc.freeze()
-    exit_without_teardown(main())
-
-
-def exit_without_teardown(status: int) -> NoReturn:
-    """Flush the standard streams and end the process, skipping the interpreter's teardown.
-
-    Everything kweval writes is closed by the time `main()` returns (output
-    files, the embedding store's connection), so the teardown would only free,
-    one by one, the objects of the tables just evaluated (≈60 ms of a DNLP
-    evaluation), and the OS frees them at once.  mypy ends its runs the same
-    way.  Not for `main()` called in-process: only the console script uses it.
-    """
-    for stream in (sys.stdout, sys.stderr):
-        try:
-            stream.flush()
-        except (BrokenPipeError, ValueError):  # a reader that went away (`| head`), a closed stream
-            pass
-        except OSError as exc:  # e.g. stdout on a full device
-            name = "stdout" if stream is sys.stdout else "stderr"
-            try:
-                sys.stderr.write(f"kweval: {name}: writing failed ({os_reason(exc)})\n")
-                sys.stderr.flush()
-            except (OSError, ValueError):
-                pass
-            status = USAGE_ERROR
-    os._exit(status)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    run()
+def __getattr__(name: str) -> object:
+    if name not in __all__:
+        raise AttributeError(f"module 'kweval.cli' has no attribute {name!r}")
+    return getattr(importlib.import_module("kweval.cli.dispatch"), name)

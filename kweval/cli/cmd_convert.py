@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from kweval.cli.common import USAGE_ERROR, add_predictions_argument, prediction_files, problem_lines
-from kweval.output import OutputError, check_output_folder, os_reason
+from kweval.io.output import OutputError, check_output_folder, os_reason
 
 
 def add_parser(sub) -> None:
@@ -44,10 +44,10 @@ def cmd_convert(args: argparse.Namespace) -> int:
 
 
 def _without_formulas(dataset):
-    """The dataset with every table's formula-like text cells neutralised (kweval.report.neutralise_formulas)."""
+    """The dataset with every table's formula-like text cells neutralised (kweval.io.report.neutralise_formulas)."""
     import dataclasses
 
-    from kweval.report import neutralise_formulas
+    from kweval.io.report import neutralise_formulas
 
     tables = ("movies", "reviews", "predictions", "ground_truth", "models")
     return dataclasses.replace(dataset, **{name: neutralise_formulas(getattr(dataset, name)) for name in tables})

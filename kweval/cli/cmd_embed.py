@@ -25,10 +25,10 @@ def add_parsers(sub, embedding_backends: tuple[str, ...]) -> None:
 def cmd_embed(args: argparse.Namespace) -> int:
     """Embed every distinct normalised keyword and GT keyword of a dataset into the cache."""
     from kweval.data import load_dataset
-    from kweval.evaluate import clean_ground_truth
-    from kweval.text import normalize
-    from kweval import semantic
-    from kweval.cache import EmbeddingStore
+    from kweval.evaluation.pipeline import clean_ground_truth
+    from kweval.text.normalize import normalize
+    from kweval.embeddings import semantic
+    from kweval.embeddings.store import EmbeddingStore
 
     dataset = load_dataset(args.data)
     for line in problem_lines(dataset.problems):
@@ -64,7 +64,7 @@ def _tqdm_counter(total: int):
 
 def cmd_cache(args: argparse.Namespace) -> int:
     """`cache info` lists the stores; `cache clear` removes them (or one model's)."""
-    from kweval.cache import cache_clear, cache_dir, cache_info, describe
+    from kweval.embeddings.store import cache_clear, cache_dir, cache_info, describe
 
     if args.action == "clear":
         removed = cache_clear(model_id=args.embedding_model)

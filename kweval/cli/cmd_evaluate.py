@@ -9,15 +9,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from pathlib import Path
 
-from kweval import keyphrase_cli
+from kweval.cli import fast
 from kweval.cli.common import (DEFAULTS, THRESHOLD_FAILED, USAGE_ERROR, UsageError, add_predictions_argument, comma_list, jobs,
                                positive_int, prediction_files, problem_lines, select, threshold)
-from kweval.evaluate import AGGREGATIONS, GT_ORDERS, EvalOptions, Evaluation
+from kweval.evaluation.pipeline import AGGREGATIONS, GT_ORDERS, EvalOptions, Evaluation
 from kweval.extras import missing_extra
-from kweval.matching import MATCH_MODES
-from kweval.output import check_output_file, write_output
-from kweval.ranking import DISCOUNTS, GAINS
+from kweval.text.matching import MATCH_MODES
+from kweval.io.output import check_output_file, write_output
+from kweval.metrics.ranking import DISCOUNTS, GAINS
 
 
 def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
@@ -84,12 +85,12 @@ def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
         "or local[:N] for N local worker processes; needs kweval[dask]); --semantic embeds the keywords on the workers; the output is the same",
     )
 
-    keyphrase_cli.add_evaluate_arguments(ev)
+    fast.add_evaluate_arguments(ev)
 
 
 def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
     """`report.to_latex`'s column choice and intervals from --columns / --ci."""
-    from kweval import report
+    from kweval.io import report
 
     available = report.metric_columns(summary)
     columns = args.columns or available
@@ -106,13 +107,13 @@ def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """`kweval evaluate`: the summary (and --per-review table) of a dataset, or of a collection under --protocol."""
-    if keyphrase_cli.wants_protocol_path(args):
-        return keyphrase_cli.evaluate_protocol(args)
+    if fast.wants_protocol_path(args):
+        return fast.evaluate_protocol(args)
     from kweval.data import load_dataset
-    from kweval.evaluate import evaluate
-    from kweval.aggregate import aggregate
-    from kweval import report
-    from kweval.card import render_with_card as card_render, write_sidecar
+    from kweval.evaluation.pipeline import evaluate
+    from kweval.evaluation.aggregate import aggregate
+    from kweval.io import report
+    from kweval.io.card import render_with_card as card_render, write_sidecar
 
     try:
         options = EvalOptions(
@@ -193,7 +194,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     fmt = args.format or report.format_for_path(args.out)
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
     latex = _latex_options(args, summary, per_review) if fmt == "latex" else {}
-    card = keyphrase_cli.kweval_card(args, options, str(source))
+    card = _card(args, options, str(source))
     write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, **latex), args.out)
     write_sidecar(fmt, args.out, card)
     if args.per_review and per_review is not None:
@@ -203,8 +204,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions) -> Evaluation:
-    """`evaluate` with the dataset's movies shared out over a dask cluster (kweval.distributed), their rows sent from here."""
-    from kweval import distributed
+    """`evaluate` with the dataset's movies shared out over a dask cluster (kweval.scale.distributed), their rows sent from here."""
+    from kweval.scale import distributed
 
     with _scheduler_client(spec) as client:
         return distributed.evaluate_on_cluster(client, dataset, options)
@@ -213,7 +214,8 @@ def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions) -> Evaluati
 def _evaluate_files_on_scheduler(args: argparse.Namespace, options: EvalOptions) -> tuple[str, Evaluation] | None:
     """(dataset source, evaluation) of a dataset with a file per movie, each dask worker reading its own movie files;
     None when the layout has no file per movie, the workers do not see the same files, or a movie or model asked for is missing."""
-    from kweval import distributed, file_groups
+    from kweval.scale import distributed
+    from kweval.scale import file_groups
 
     if not file_groups.movie_file_sizes(args.data, args.movies):
         return None
@@ -226,7 +228,7 @@ def _evaluate_files_on_scheduler(args: argparse.Namespace, options: EvalOptions)
 @contextlib.contextmanager
 def _scheduler_client(spec: str):
     """distributed.connect(spec), with a bad spec or an unreachable scheduler as a usage error."""
-    from kweval import distributed
+    from kweval.scale import distributed
 
     try:
         distributed.parse_scheduler(spec)
@@ -258,11 +260,12 @@ def _evaluate_in_groups(args: argparse.Namespace, options: EvalOptions) -> tuple
 
     None when the layout, the size or --jobs 1 calls for one process, and when the
     groups' models differ or a movie or model asked for is missing (then one
-    process evaluates everything, or reports the mistake); see kweval.file_groups.
+    process evaluates everything, or reports the mistake); see kweval.scale.file_groups.
     """
     from functools import partial
 
-    from kweval import file_groups, parallel
+    from kweval.scale import file_groups
+    from kweval.scale import parallel
 
     sizes = file_groups.movie_file_sizes(args.data, args.movies)
     if not sizes:
@@ -280,7 +283,7 @@ def _check_thresholds(summary, thresholds: list[tuple[str, float]]) -> int:
     """THRESHOLD_FAILED when an ALL row's metric is below its --fail-under value (each said on stderr), else 0."""
     if not thresholds:
         return 0
-    from kweval.aggregate import ALL
+    from kweval.evaluation.aggregate import ALL
 
     all_rows = summary[summary["movie"] == ALL]
     failed = False
@@ -309,3 +312,16 @@ def _tqdm_progress():
             bar.close()
 
     return update
+
+
+def _card(args: argparse.Namespace, options: EvalOptions, source: str) -> dict[str, object]:
+    """The protocol card of a `kweval evaluate` run under the kweval preset."""
+    from kweval.data import demo_path
+    from kweval.io import card as cards
+
+    folder = Path(args.data) if args.data else demo_path()
+    content = cards.folder_hash(folder) if folder.is_dir() else "unknown"
+    return cards.evaluation_card(
+        options, source, content,
+        aggregation="legacy: each column as its notebook (docs/notebook-parity.md)" if args.legacy else args.aggregate,
+    )

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from kweval.cli.common import UsageError, positive_int
-from kweval.output import check_output_folder
+from kweval.io.output import check_output_folder
 
 
 def add_parser(sub) -> None:
@@ -26,7 +26,7 @@ def cmd_synth(args: argparse.Namespace) -> int:
     """Generate and write the dataset; prints the files written and, on stderr, its size and timings."""
     import time
 
-    from kweval.synth import synthesize, write_synthetic
+    from kweval.data.synth import synthesize, write_synthetic
 
     check_output_folder(args.out)
     start = time.perf_counter()

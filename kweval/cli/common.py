@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from kweval.evaluate import EvalOptions
+from kweval.evaluation.pipeline import EvalOptions
 
 DEFAULTS = EvalOptions()  # the CLI's defaults are the library's
 
@@ -33,8 +33,8 @@ Examples:
 
 
 def epilog() -> str:
-    """The help's closing text, its metric list read from `kweval.registry`."""
-    from kweval import registry
+    """The help's closing text, its metric list read from `kweval.metrics.registry`."""
+    from kweval.metrics import registry
 
     return EPILOG_TEMPLATE.replace("{metrics}", registry.help_text())
 

@@ -77,7 +77,7 @@ def load_dataset(
 def movie_file_sizes(path: str | Path | None) -> dict[str, int] | None:
     """Movie -> size in bytes of its own file, for a layout with a file per movie (DNLP); None otherwise.
 
-    Lets a caller share out movies (kweval.parallel) before reading anything.
+    Lets a caller share out movies (kweval.scale.parallel) before reading anything.
     """
     from kweval.data import dnlp
 

@@ -40,10 +40,10 @@ from kweval.legacy.kernels import (
 )
 from kweval.legacy.encoder import legacy_encoder, seed001_semantic
 from kweval.legacy.summary import seed001_cell_entries
-from kweval.text import normalize
+from kweval.text.normalize import normalize
 
 if TYPE_CHECKING:  # kweval.evaluate is only needed for the corrected side-by-side
-    from kweval.evaluate import EvalOptions
+    from kweval.evaluation.pipeline import EvalOptions
 
 
 @dataclass(frozen=True)
@@ -206,7 +206,7 @@ def _first_pair(dataset: Dataset, movie: str | None, model: str | None) -> tuple
 
 
 def _corrected_review_scores(dataset: Dataset, movie: str, model: str, review_id: str, options: EvalOptions | None) -> dict[str, float] | None:
-    from kweval.evaluate import EvalOptions, evaluate
+    from kweval.evaluation.pipeline import EvalOptions, evaluate
 
     options = options or EvalOptions()
     ev = evaluate(dataset.subset([movie], [model]), options)

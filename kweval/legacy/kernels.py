@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kweval import sentiment
+from kweval.evaluation import sentiment
 from kweval.data.dataset import Dataset
 
 Entry = tuple[Any, float]  # (keyword: str or None, score: float or NaN), as Dataset.predictions keeps it
@@ -242,7 +242,7 @@ def one_to_one_count(pred_norms: Sequence[str], gt_norms: Sequence[str], candida
 
 
 def vader_sentiment(text: str) -> float:
-    """VADER's 1.0·pos + 0.5·neu value of `text`: `kweval.sentiment`'s v(x), which the notebooks compute too."""
+    """VADER's 1.0·pos + 0.5·neu value of `text`: `kweval.evaluation.sentiment`'s v(x), which the notebooks compute too."""
     return float(sentiment.sentiment_value([text])[0])
 
 

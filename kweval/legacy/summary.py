@@ -29,7 +29,7 @@ from kweval.legacy.kernels import (
 from kweval.legacy.encoder import legacy_encoder, seed001_semantic
 
 if TYPE_CHECKING:  # kweval.evaluate is only needed for the corrected side-by-side
-    from kweval.evaluate import EvalOptions
+    from kweval.evaluation.pipeline import EvalOptions
 
 
 def _metric_columns(options: EvalOptions | None, k: int) -> list[str]:
@@ -192,8 +192,8 @@ def legacy_vs_corrected(dataset: Dataset, options: EvalOptions | None = None, de
     published with — tie, "a = b"), flips (the winner differs).  Only metrics
     legacy mode computes.
     """
-    from kweval.aggregate import aggregate
-    from kweval.evaluate import EvalOptions, evaluate
+    from kweval.evaluation.aggregate import aggregate
+    from kweval.evaluation.pipeline import EvalOptions, evaluate
 
     options = options or EvalOptions()
     legacy, _ = legacy_summary(dataset, options)

@@ -18,7 +18,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
-from kweval.stemming import PorterCache, default_cache_file
+from kweval.text.stemming import PorterCache, default_cache_file
 
 # Cut-offs every protocol reports: two ranks and the two list-relative ones.
 CUTOFFS: tuple[int | str, ...] = (5, 10, "M", "O")
@@ -118,7 +118,7 @@ _documents: dict[tuple[str, str], tuple[tuple[str, ...], dict[str, list[int]]]] 
 
 
 def _stem_all(words: Sequence[str]) -> tuple[str, ...]:
-    """NLTK's Porter stems of `words`, through the persistent stem cache (kweval.stemming)."""
+    """NLTK's Porter stems of `words`, through the persistent stem cache (kweval.text.stemming)."""
     global _stems
     if _stems is None:
         _stems = PorterCache(default_cache_file())
@@ -146,7 +146,7 @@ def phrase_words(protocol: Protocol, phrase: str) -> tuple[str, ...]:
 
 def _phrase_words(protocol: Protocol, phrase: str) -> tuple[str, ...]:
     if protocol.tokenizer == "kweval":
-        from kweval.text import normalize
+        from kweval.text.normalize import normalize
 
         words = normalize(phrase).split()
     elif protocol.tokenizer == "whitespace":

@@ -18,8 +18,8 @@ import pandas as pd
 
 from kweval._arrays import positions
 from kweval.data.dataset import Dataset
-from kweval.evaluate import AGGREGATIONS, Evaluation
-from kweval.metrics import harmonic_mean, safe_ratio
+from kweval.evaluation.pipeline import AGGREGATIONS, Evaluation
+from kweval.metrics.per_review import harmonic_mean, safe_ratio
 
 ALL = "ALL"
 
@@ -137,7 +137,7 @@ def aggregate_by(evaluation: Evaluation, labels: pd.Series, how: str = "macro", 
     """Label × model summary of the per-review table: `name`, model, n_reviews, then every metric.
 
     `labels` gives each row of ``evaluation.scores`` a group (e.g. its rating
-    band, `kweval.slices.slice_labels`); rows come in the labels' category
+    band, `kweval.evaluation.slices.slice_labels`); rows come in the labels' category
     order (else sorted), each with `aggregate`'s arithmetic for `how`.
     Movie-level metrics (gt_coverage) do not apply to slices and are NaN.
     """

@@ -28,7 +28,7 @@ from kweval.data.dataset import KEY
 from kweval.extras import require
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kweval.cache import EmbeddingStore
+    from kweval.embeddings.store import EmbeddingStore
 
 __all__ = ["sentiment_value", "vader_store", "keyword_values", "text_value", "gt_mean_value", "sas_metrics", "WEIGHTS"]
 
@@ -60,14 +60,14 @@ def _memo(analyzer) -> tuple[dict[str, float], dict[str, tuple]]:
 
 
 def vader_store(on_note: Callable[[str], None] | None = None) -> "EmbeddingStore":
-    """The persistent store of VADER's (pos, neu, neg) per text, in `kweval.cache.cache_dir()`.
+    """The persistent store of VADER's (pos, neu, neg) per text, in `kweval.embeddings.store.cache_dir()`.
 
     Keyed by the exact text and VADER's version, so a second evaluation of the same data reads
     every value instead of scoring it again (~2 ms per review text).
     """
     from importlib.metadata import PackageNotFoundError, version
 
-    from kweval.cache import EmbeddingStore
+    from kweval.embeddings.store import EmbeddingStore
 
     try:
         release = version("vaderSentiment")

@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from kweval.protocols import PROTOCOLS
+from kweval.keyphrase.protocols import PROTOCOLS
 
 MATCH_RULES = {
     "kweval": None,  # the --match option decides
@@ -22,7 +22,7 @@ MATCH_RULES = {
 
 
 HASH_OF = (
-    "SHA-256 over the input files' relative names and bytes, sorted (`kweval.card.files_hash`): the data as given, "
+    "SHA-256 over the input files' relative names and bytes, sorted (`kweval.io.card.files_hash`): the data as given, "
     "checkable without kweval; the dashboard's cache key (Dataset.content_hash) hashes the tables as read instead"
 )
 
@@ -109,7 +109,7 @@ def evaluation_card(options, data: str, content_hash: str, *, aggregation: str,
                          aggregation=aggregation)
     card["dataset_sha256_of"] = hash_of
     if options.semantic:
-        from kweval.semantic import variant
+        from kweval.embeddings.semantic import variant
 
         backend, precision = variant(options.embedding_backend)
         card["semantic"] = (f"cosine of {options.embedding_model} embeddings ({backend}, {precision}), "
@@ -137,13 +137,13 @@ def card_line(card: Mapping[str, object]) -> str:
 
 def card_markdown(card: Mapping[str, object]) -> str:
     """The card as a Markdown block to print above a table (values escaped)."""
-    from kweval.report import escape_markdown
+    from kweval.io.report import escape_markdown
 
     return f"> **Protocol** — {escape_markdown(card_line(card))}\n\n"
 
 
 def card_latex_caption(card: Mapping[str, object]) -> str:
-    """The card as a LaTeX caption text (plain: `kweval.report.to_latex` escapes its caption)."""
+    """The card as a LaTeX caption text (plain: `kweval.io.report.to_latex` escapes its caption)."""
     return f"Protocol: {card_line(card)}"
 
 
@@ -167,7 +167,7 @@ def render_with_card(table, fmt: str, meta: Mapping[str, object] | None, card: M
 
     `latex`: `report.to_latex`'s columns, ci, ci_style; the caption names the run (`report.latex_caption`) and then the card.
     """
-    from kweval import report
+    from kweval.io import report
 
     if fmt == "markdown":
         return card_markdown(card) + report.to_markdown(table)
@@ -187,7 +187,7 @@ def rows_json_with_card(rows: list[Mapping[str, object]], card: Mapping[str, obj
 
 def write_sidecar(fmt: str, out: str, card: Mapping[str, object]) -> None:
     """Beside a CSV file written to `out`, its card as `<out>.protocol.json` (nothing for stdout)."""
-    from kweval.output import write_output
+    from kweval.io.output import write_output
 
     if fmt == "csv" and out != "-" and Path(out).is_file():  # not for /dev/null or a pipe
         write_output(card_json(card), str(sidecar_path(out)))

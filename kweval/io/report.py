@@ -8,7 +8,7 @@ import re
 
 import pandas as pd
 
-from kweval import registry
+from kweval.metrics import registry
 from kweval.data.tidy import csv_quoting
 
 FORMATS = ("csv", "markdown", "latex", "json")
@@ -31,7 +31,7 @@ def metric_columns(table: pd.DataFrame) -> list[str]:
 def best_rows(table: pd.DataFrame) -> dict[str, set[int]]:
     """Per metric column, the row positions holding the best value among the rows of each movie.
 
-    Best follows the column's better direction in `kweval.registry` (highest
+    Best follows the column's better direction in `kweval.metrics.registry` (highest
     unless it says lower; columns where neither is better are left out).
     Bold marks the best model per movie, which is the comparison a reader makes.
     """
@@ -208,7 +208,7 @@ def to_latex(
     - ``columns``: the metric columns to show, in order (default: every
       metric column); movie and model always lead.
     - ``ci``: rows (movie, model, metric, ci_low, ci_high), e.g. from
-      `kweval.stats.bootstrap_summary_ci`, written after each value as
+      `kweval.stats.paired.bootstrap_summary_ci`, written after each value as
       ``0.612 [0.580, 0.640]`` (``brackets``) or ``0.612 ± 0.030`` (``pm``).
     - the best value per movie and column is bold (`best_rows`); headers are
       the registry's labels; a rule separates movies.  Needs ``\\usepackage{booktabs}``.
@@ -296,11 +296,11 @@ def summary_intervals(scores: pd.DataFrame, metrics: list[str], how: str = "macr
     """Bootstrap CIs of every movie × model row of the summary and of each model's ALL row, for `to_latex(ci=...)`.
 
     `scores`: `Evaluation.scores` (or the rows of the models shown).  Calls
-    `kweval.stats.bootstrap_summary_ci` on each row's reviews (the statistic
+    `kweval.stats.paired.bootstrap_summary_ci` on each row's reviews (the statistic
     the summary reports).  Columns: movie, model, metric, ci_low, ci_high.
     """
     from kweval import stats
-    from kweval.aggregate import ALL
+    from kweval.evaluation.aggregate import ALL
 
     kwargs = {} if n_boot is None else {"n_boot": n_boot}
     parts = []

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from kweval.text import stem_tokens
+from kweval.text.normalize import stem_tokens
 
 MATCH_MODES = ("approx", "exact", "word", "stem")
 

@@ -220,7 +220,7 @@ _add("losses", "Losses", "reviews where the first model scores lower than the se
 
 # ---- docs/metrics.md's generated part
 
-DOC_MARKER = "<!-- generated from kweval/registry.py by `python -m kweval.registry docs/metrics.md`; edit the registry, not below -->"
+DOC_MARKER = "<!-- generated from kweval/metrics/registry.py by `python -m kweval.metrics.registry docs/metrics.md`; edit the registry, not below -->"
 _GROUP_TITLES = {
     "set": "Set-based and weighted",
     "ranking": "Ranking (cut off at k)",
@@ -253,7 +253,7 @@ if __name__ == "__main__":
     from pathlib import Path
 
     if len(sys.argv) != 2:
-        print("usage: python -m kweval.registry docs/metrics.md", file=sys.stderr)
+        print("usage: python -m kweval.metrics.registry docs/metrics.md", file=sys.stderr)
         raise SystemExit(2)
     path = Path(sys.argv[1])
     path.write_text(with_doc_reference(path.read_text(encoding="utf-8")), encoding="utf-8")

@@ -2,8 +2,8 @@
 
 Every number comes from the core: matching and one-to-one assignment from
 `kweval.evaluate` (a one-review dataset is evaluated for keyword examples),
-relevance from `kweval.metrics.graded_relevance`, gains, discounts and the
-totals from `kweval.ranking`.  This module only lays them out as a table of
+relevance from `kweval.metrics.per_review.graded_relevance`, gains, discounts and the
+totals from `kweval.metrics.ranking`.  This module only lays them out as a table of
 terms (position, keyword, matched GT keyword, gain, discount, contribution)
 plus DCG, IDCG and nDCG, and the LaTeX of the sums.
 """
@@ -17,7 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from kweval import metrics, ranking
+from kweval.metrics import per_review as metrics
+from kweval.metrics import ranking
 from kweval.data.dataset import Dataset
 
 
@@ -68,7 +69,7 @@ def _sum_latex(name: str, k: int, table: pd.DataFrame, total: float, decimals: i
 
 
 def discounts(n: int, discount: str = "log2") -> np.ndarray:
-    """disc(i) for positions 0..n-1 (`kweval.ranking.discount_weights`)."""
+    """disc(i) for positions 0..n-1 (`kweval.metrics.ranking.discount_weights`)."""
     return ranking.discount_weights(max(int(n), 0), discount)
 
 
@@ -167,7 +168,7 @@ def keyword_steps(
             "counted": np.ones(n_ideal, dtype=bool),
         }
     )
-    # the totals and the quotient exactly as kweval.metrics computes them (one review's relevance row)
+    # the totals and the quotient exactly as kweval.metrics.per_review computes them (one review's relevance row)
     # (as wide as the lists, not k: positions past them are non-relevant, so any k costs nothing)
     width = max(n, n_ideal, 1)
     rel = np.zeros((1, width))
@@ -195,7 +196,7 @@ def ndcg_steps(
     cleaning, matching and assignment are the evaluation's own; the nDCG it
     reports equals ``Steps.ndcg``.
     """
-    from kweval.evaluate import EvalOptions, evaluate
+    from kweval.evaluation.pipeline import EvalOptions, evaluate
 
     k = _check_k(k)
     preds = [p for p in predictions]

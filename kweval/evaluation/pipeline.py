@@ -27,7 +27,8 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 import pandas as pd
 
-from kweval import metrics, ranking
+from kweval.metrics import per_review as metrics
+from kweval.metrics import ranking
 from kweval._arrays import (
     concat_or_empty,
     factorize_runs,
@@ -43,9 +44,9 @@ from kweval._arrays import (
     unique_codes,
 )
 from kweval.data.dataset import KEY, Dataset, Problem
-from kweval.matching import MATCH_MODES, assign_matches_table, candidate_table, keywords_match_indexed
-from kweval.semantic import BACKENDS as EMBEDDING_BACKENDS
-from kweval.text import normalize_many
+from kweval.text.matching import MATCH_MODES, assign_matches_table, candidate_table, keywords_match_indexed
+from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
+from kweval.text.normalize import normalize_many
 
 GT_ORDERS = ("file", "helpful")
 AGGREGATIONS = ("macro", "micro")
@@ -97,7 +98,7 @@ class EvalOptions:
         return ["precision", "recall", "f1", "w_precision", "w_recall", "w_f1", f"ndcg@{k}", f"p@{k}", f"ap@{k}", "rr"]
 
     def keyphrase_metrics(self) -> list[str]:
-        """The keyphrase field's metrics (kweval.metrics.keyphrase_metrics / present_metrics), when asked."""
+        """The keyphrase field's metrics (kweval.metrics.per_review.keyphrase_metrics / present_metrics), when asked."""
         k = self.k
         cols = [f"r@{k}", f"f1@{k}", f"f1@{k}_flex", "f1@M", "f1@O", "r_precision"] if self.keyphrase else []
         if self.present:
@@ -142,7 +143,7 @@ class Evaluation:
     movies: list[str]
     models: list[str]
     problems: list[Problem] = field(default_factory=list)
-    similarities: object = None  # kweval.semantic.Similarities of a semantic evaluation: any τ re-thresholds them
+    similarities: object = None  # kweval.embeddings.semantic.Similarities of a semantic evaluation: any τ re-thresholds them
     score_exponent: int = 0  # scores' score_sum and matched_score are in units of 2**score_exponent (huge scores: `_summable`)
 
     @property
@@ -744,7 +745,7 @@ def combine_evaluations(parts: Sequence[Evaluation]) -> Evaluation:
     """One evaluation from evaluations of disjoint sets of movies, given in movie order.
 
     The result is what `evaluate` gives for all those movies at once (the
-    CLI evaluates groups of movies in worker processes, kweval.parallel):
+    CLI evaluates groups of movies in worker processes, kweval.scale.parallel):
     tables are concatenated, a loading problem that several parts report (one
     about a file they share, like the ground truth) is kept once, and loading
     problems come before evaluation problems.  The parts must share their
@@ -1011,8 +1012,8 @@ def _present_gt(
 
     `pair_group` are the pairs' groups, `pair_gt_pos` positions among the
     movie's GT rows.  A list several reviews share (a movie's) is searched
-    once in all their texts (kweval.present.occurrences); a review's own list
-    is tested keyword by keyword in its one text (kweval.present.contained).
+    once in all their texts (kweval.text.present.occurrences); a review's own list
+    is tested keyword by keyword in its one text (kweval.text.present.contained).
     Texts are normalized once per review, `_PRESENT_CHUNK` reviews at a time,
     so the stage holds no copy of all the texts.
     """
@@ -1041,7 +1042,7 @@ def _scored_reviews(
     reviews: pd.DataFrame, movies: list[str], group_movie: np.ndarray, group_review: np.ndarray, group_gt_start: np.ndarray, group_n_gt: np.ndarray
 ) -> _ScoredReviews:
     """The distinct (movie, review) of the groups, their GT lists and texts."""
-    from kweval import present
+    from kweval.text import present
 
     review_codes, review_uniques = factorize_runs(group_review, use_na_sentinel=False)
     n_rev = max(len(review_uniques), 1)
@@ -1079,7 +1080,7 @@ def _own_lists_present(
 
     Adds each review's count to `n_present`.
     """
-    from kweval import present
+    from kweval.text import present
 
     row_present = np.zeros(len(gt_norms), dtype=bool)
     for chunk in (own[s : s + _PRESENT_CHUNK] for s in range(0, len(own), _PRESENT_CHUNK)):
@@ -1100,7 +1101,7 @@ def _shared_lists_present(
 
     Each list is searched once in the texts of all its reviews joined; adds each review's count to `n_present`.
     """
-    from kweval import present
+    from kweval.text import present
 
     found: list[np.ndarray] = []
     list_start = rv.movie[scan] * width + rv.gt_start[scan]
@@ -1197,7 +1198,7 @@ def semantic_texts(evaluation: Evaluation) -> list[str]:
 
 def add_semantic(evaluation: Evaluation, progress: Progress | None = None) -> Evaluation:
     """`evaluation` (made with semantic=False) with the semantic columns added as `evaluate` adds them, its options
-    marked semantic; for lexical parts evaluated apart and combined (kweval.distributed), the keywords then embedded."""
+    marked semantic; for lexical parts evaluated apart and combined (kweval.scale.distributed), the keywords then embedded."""
     evaluation.options = replace(evaluation.options, semantic=True)
     _add_semantic(evaluation, progress or (lambda stage, fraction: None))
     scores = evaluation.scores
@@ -1208,8 +1209,8 @@ def add_semantic(evaluation: Evaluation, progress: Progress | None = None) -> Ev
 
 def _add_semantic(evaluation: Evaluation, progress: Progress) -> None:
     """Embed every distinct keyword (store first), keep the best cosines, then threshold them (`with_threshold`)."""
-    from kweval import semantic
-    from kweval.cache import EmbeddingStore
+    from kweval.embeddings import semantic
+    from kweval.embeddings.store import EmbeddingStore
 
     options = evaluation.options
     kw, gt = evaluation.keywords, evaluation.ground_truth
@@ -1268,9 +1269,9 @@ class SentimentScores:
 def sentiment_scores(evaluation: Evaluation, dataset: Dataset) -> SentimentScores:
     """The sentiment columns of `evaluation`'s data, scored once for any k, match mode or τ (`SENTIMENT_OPTIONS`).
 
-    VADER values come from the persistent store (`kweval.sentiment.vader_store`) where known.
+    VADER values come from the persistent store (`kweval.evaluation.sentiment.vader_store`) where known.
     """
-    from kweval import sentiment
+    from kweval.evaluation import sentiment
 
     by_list = _gt_list_keys(evaluation.ground_truth)
     notes: list[str] = []

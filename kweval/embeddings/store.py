@@ -40,6 +40,7 @@ from typing import TypeVar
 import numpy as np
 
 from kweval.cachedir import cache_dir
+from kweval.embeddings.models import canonical_model_id
 
 __all__ = ["EmbeddingStore", "cache_dir", "cache_info", "cache_clear", "store_path", "text_key", "describe"]
 
@@ -141,8 +142,6 @@ class EmbeddingStore:
     ):
         if not isinstance(model_id, str) or not model_id:
             raise ValueError("model_id must be a non-empty string")
-        from kweval.semantic import canonical_model_id
-
         self.model_id = canonical_model_id(model_id)
         self.backend, self.precision = backend, precision
         self.dtype = np.dtype("<f8" if precision == "fp64" else "<f4")
@@ -396,8 +395,6 @@ def cache_clear(cache_dir: str | os.PathLike | None = None, model_id: str | None
         return 0
     wanted = None
     if model_id is not None:
-        from kweval.semantic import canonical_model_id
-
         wanted = canonical_model_id(model_id)
     removed = 0
     for info in cache_info(folder):

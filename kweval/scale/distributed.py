@@ -7,7 +7,7 @@ byte-identical):
 
 - a dataset with a file per movie (DNLP layout): `evaluate_files_on_cluster`
   sends each worker the folder's path and a run of movie names; the worker
-  reads those files itself (kweval.file_groups, as `--jobs` does).  Only
+  reads those files itself (kweval.scale.file_groups, as `--jobs` does).  Only
   paths and options go out; per-review tables (and per-keyword tables when
   asked for) come back.  The folder must be at the same path on every
   worker (a shared filesystem); each worker's view is checked first
@@ -35,17 +35,17 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kweval import file_groups
+from kweval.scale import file_groups
 from kweval.data import Dataset
-from kweval.evaluate import EvalOptions, Evaluation, combine_evaluations, evaluate
+from kweval.evaluation.pipeline import EvalOptions, Evaluation, combine_evaluations, evaluate
 from kweval.extras import require
-from kweval.parallel import can_fork, contiguous_groups, usable_cores
+from kweval.scale.parallel import can_fork, contiguous_groups, usable_cores
 
 if TYPE_CHECKING:
     import numpy as np
     from distributed import Client
 
-    from kweval.cache import EmbeddingStore
+    from kweval.embeddings.store import EmbeddingStore
 
 LOCAL = "local"
 
@@ -134,7 +134,7 @@ def evaluate_files_on_cluster(
     `partitions` defaults to the cluster's worker threads.  None when the
     layout has no file per movie, when a worker does not see the same movie
     files (then send the rows: `evaluate_on_cluster`), or when a movie or
-    model asked for is missing (kweval.file_groups.combine_groups).
+    model asked for is missing (kweval.scale.file_groups.combine_groups).
     """
     folder = os.path.abspath(path)  # a worker's working folder is its own
     sizes = file_groups.movie_file_sizes(folder, movies)
@@ -169,9 +169,9 @@ def with_semantic(client: "Client", evaluation: Evaluation, options: EvalOptions
     similarities are computed here from the store, as one process computes them."""
     if not options.semantic:
         return evaluation
-    from kweval import semantic
-    from kweval.cache import EmbeddingStore
-    from kweval.evaluate import add_semantic, semantic_texts
+    from kweval.embeddings import semantic
+    from kweval.embeddings.store import EmbeddingStore
+    from kweval.evaluation.pipeline import add_semantic, semantic_texts
 
     backend, precision = semantic.variant(options.embedding_backend)
     store = EmbeddingStore(options.embedding_model, backend=backend, precision=precision)
@@ -207,7 +207,7 @@ def embed_on_cluster(
 
 def embed_share(texts: list[str], model_id: str, backend: str, wanted: tuple[str, str]) -> "np.ndarray":
     """On a worker: unit float32 rows of `texts` in the `wanted` (backend, precision) variant; ValueError if it cannot."""
-    from kweval import semantic
+    from kweval.embeddings import semantic
 
     device = None if semantic.variant(backend) == wanted else "cpu"  # torch fp32 wanted on a GPU worker: its CPU
     if semantic.variant(backend, device) != wanted:

@@ -1,10 +1,10 @@
 """Compare verdicts: a "significant (Holm, α = 0.05)" column and one sentence per metric.
 
-Reads the table of `kweval.stats.paired_comparison` (one row per metric:
+Reads the table of `kweval.stats.paired.paired_comparison` (one row per metric:
 mean_a, mean_b, diff, ci_low, ci_high, p_randomization_holm, ...) and says
 in words what it shows, e.g. "base beats reranker on nDCG@5 by 0.035
 [0.030, 0.040], p < 0.001".  Which model "beats" the other follows the
-metric's better direction in `kweval.registry`; the interval is always the
+metric's better direction in `kweval.metrics.registry`; the interval is always the
 winner's advantage, so its sign needs no decoding.
 """
 
@@ -16,7 +16,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from kweval import registry
+from kweval.metrics import registry
 
 ALPHA = 0.05
 P_COLUMN = "p_randomization_holm"

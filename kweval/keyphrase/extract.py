@@ -59,14 +59,14 @@ def keybert_lists(
 
 
 def store_embedder(backend: str = "auto"):
-    """A KeyBERT embedding backend reading all-MiniLM-L6-v2 vectors through `kweval.semantic.embed_texts`.
+    """A KeyBERT embedding backend reading all-MiniLM-L6-v2 vectors through `kweval.embeddings.semantic.embed_texts`.
 
     Candidates repeat across the batches of a collection; the persistent store
     means each distinct string is encoded once, by `backend` (torch, onnx, ...).
     """
     from keybert.backend import BaseEmbedder
 
-    from kweval.semantic import embed_texts
+    from kweval.embeddings.semantic import embed_texts
 
     class StoreEmbedder(BaseEmbedder):
         def embed(self, documents, verbose: bool = False):
@@ -131,7 +131,7 @@ def run_extractor(
 ) -> list[Ranked]:
     """One ranked list per text from extractor `name`; `progress(n_done)` after each text.
 
-    `backend`: the embedding backend of KeyBERT (`kweval.semantic.BACKENDS`).
+    `backend`: the embedding backend of KeyBERT (`kweval.embeddings.semantic.BACKENDS`).
     """
     if name == "yake":
         lists = yake_lists(texts, top, language)

@@ -1,13 +1,11 @@
-"""Uncertainty and significance over reviews: bootstrap CIs, paired tests, Holm, win/tie/loss.
+"""Paired comparisons of two models over the same reviews: paired CIs and tests, Holm, win/tie/loss.
 
 Pure numpy/scipy, vectorised and seeded.  Every function takes per-review
 values (1-D: one metric; 2-D: reviews × metrics, resampled *jointly*, so the
 same resamples serve every column) and never loops over reviews in Python.
 
-- Bootstrap CIs are percentile intervals of the statistic over `n_boot`
-  resamples of the reviews with replacement.  Resampling is done through
-  count matrices (resample × review) multiplied by the values, in chunks, so
-  memory stays at ``chunk × n_reviews`` whatever the number of metrics.
+- Paired bootstrap CIs resample the per-review differences
+  (`kweval.stats.bootstrap`).
 - The paired randomization test flips the sign of each review's difference
   (the null hypothesis: the two models are exchangeable on every review).
   With ``2**n <= n_perm`` every sign vector is enumerated (exact p-value);
@@ -28,105 +26,16 @@ same resamples serve every column) and never loops over reviews in Python.
 
 from __future__ import annotations
 
-import functools
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 from scipy import stats as _sp
 
-from kweval.metrics import harmonic_mean, safe_ratio
+from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, as_columns, chunk_sizes, bootstrap_ci
 
-N_BOOT = 2000
 N_PERM = 10000
-CONFIDENCE = 0.95
-SEED = 0
-_CHUNK_CELLS = 2_000_000  # resamples per chunk × reviews
-
-
-def _as_2d(values: np.ndarray | Sequence[float]) -> tuple[np.ndarray, bool]:
-    arr = np.asarray(values, dtype="float64")
-    if arr.ndim == 1:
-        return arr[:, None], True
-    if arr.ndim != 2:
-        raise ValueError(f"expected a 1-D or 2-D array of per-review values, got shape {arr.shape}")
-    return arr, False
-
-
-def _chunks(total: int, n: int) -> list[int]:
-    size = max(1, min(total, _CHUNK_CELLS // max(n, 1)))
-    return [min(size, total - start) for start in range(0, total, size)]
-
-
-def bootstrap_statistics(
-    n: int,
-    statistic: Callable[[np.ndarray], np.ndarray],
-    n_boot: int = N_BOOT,
-    seed: int = SEED,
-) -> np.ndarray:
-    """`statistic(W)` for `n_boot` resamples of `n` reviews, stacked on axis 0.
-
-    `W` is a (chunk × n) matrix of how often each review was drawn in each
-    resample; `statistic` returns one row per resample (e.g. ``W @ x / n``).
-    """
-    if n < 1:
-        raise ValueError("bootstrap needs at least one review")
-    if n_boot * n <= _KEPT_CELLS and n <= np.iinfo(np.uint16).max:
-        counts = _resample_counts(n, n_boot, seed)  # the same draws again (e.g. every model of a movie): kept, not redrawn
-    else:
-        counts = _draw_counts(n, n_boot, seed)
-    return np.concatenate([np.asarray(statistic(c.astype("float64"))) for c in counts], axis=0)
-
-
-def _draw_counts(n: int, n_boot: int, seed: int):
-    """Per chunk of resamples, how often each of the `n` reviews was drawn (a generator: one chunk in memory)."""
-    rng = np.random.default_rng(seed)
-    for size in _chunks(n_boot, n):
-        idx = rng.integers(0, n, size=(size, n))
-        flat = (idx + (np.arange(size) * n)[:, None]).ravel()
-        yield np.bincount(flat, minlength=size * n).reshape(size, n)
-
-
-_KEPT_CELLS = 20_000_000  # resamples × reviews of a kept draw: ≤ 40 MB as uint16
-
-
-@functools.lru_cache(maxsize=2)
-def _resample_counts(n: int, n_boot: int, seed: int) -> tuple[np.ndarray, ...]:
-    """`_draw_counts`, kept as read-only uint16 (a count never exceeds n ≤ 65535) for the next call with the same draws."""
-    kept = tuple(c.astype(np.uint16) for c in _draw_counts(n, n_boot, seed))
-    for c in kept:
-        c.setflags(write=False)
-    return kept
-
-
-def _percentile_ci(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
-    alpha = (1.0 - confidence) / 2.0
-    lo, hi = np.quantile(samples, [alpha, 1.0 - alpha], axis=0)
-    return lo, hi
-
-
-def bootstrap_ci(
-    values: np.ndarray | Sequence[float],
-    n_boot: int = N_BOOT,
-    confidence: float = CONFIDENCE,
-    seed: int = SEED,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(mean, low, high): the mean of each column and its percentile bootstrap CI.
-
-    NaN values are not allowed (a review either has a value or is not a row).
-    Scalars come back for 1-D input, arrays (one per column) for 2-D input.
-    """
-    x, flat = _as_2d(values)
-    if np.isnan(x).any():
-        raise ValueError("bootstrap_ci: values contain NaN")
-    n = x.shape[0]
-    mean = x.mean(axis=0)
-    samples = bootstrap_statistics(n, lambda w: w @ x / n, n_boot, seed)
-    lo, hi = _percentile_ci(samples, confidence)
-    if flat:
-        return float(mean[0]), float(lo[0]), float(hi[0])
-    return mean, lo, hi
 
 
 def paired_differences(a: np.ndarray | Sequence[float], b: np.ndarray | Sequence[float]) -> np.ndarray:
@@ -164,7 +73,7 @@ def paired_randomization_test(
     The test of ``scipy.stats.permutation_test(permutation_type="samples")``,
     32× faster here (see the module docstring and bench/bench_randomization.py).
     """
-    d, flat = _as_2d(paired_differences(a, b))
+    d, flat = as_columns(paired_differences(a, b))
     n = d.shape[0]
     if n == 0:
         p = np.full(d.shape[1], np.nan)
@@ -181,7 +90,7 @@ def paired_randomization_test(
     else:
         rng = np.random.default_rng(seed)
         total = d.sum(axis=0)
-        for size in _chunks(n_perm, n):
+        for size in chunk_sizes(n_perm, n):
             # one random bit per review and permutation: sign = 1 − 2·bit, so Σ sign·d = Σd − 2·(bits @ d)
             raw = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
             bits = np.unpackbits(raw, axis=1, count=n).astype("float64")
@@ -193,8 +102,8 @@ def paired_randomization_test(
 
 def paired_t_test(a: np.ndarray | Sequence[float], b: np.ndarray | Sequence[float]) -> np.ndarray | float:
     """Two-sided p-value of the paired t-test (scipy.stats.ttest_rel); 1 where all differences are 0."""
-    a2, flat = _as_2d(a)
-    b2, _ = _as_2d(b)
+    a2, flat = as_columns(a)
+    b2, _ = as_columns(b)
     d = a2 - b2
     if d.shape[0] < 2:
         p = np.full(d.shape[1], np.nan)
@@ -224,7 +133,7 @@ def win_tie_loss(
     a: np.ndarray | Sequence[float], b: np.ndarray | Sequence[float], tol: float = 1e-12
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | tuple[int, int, int]:
     """How many reviews b beats a on (b − a > tol), ties (|b − a| ≤ tol), loses (b − a < −tol)."""
-    d, flat = _as_2d(paired_differences(a, b))
+    d, flat = as_columns(paired_differences(a, b))
     wins = (d > tol).sum(axis=0)
     losses = (d < -tol).sum(axis=0)
     ties = d.shape[0] - wins - losses
@@ -287,89 +196,6 @@ def paired_comparison(
     out["p_ttest_holm"] = holm(res["p_ttest"])
     for name in ("wins", "ties", "losses"):
         out[name] = res[name]
-    return out
-
-
-def bootstrap_summary_ci(
-    scores: pd.DataFrame,
-    metrics: Sequence[str],
-    how: str = "macro",
-    n_boot: int = N_BOOT,
-    confidence: float = CONFIDENCE,
-    seed: int = SEED,
-) -> pd.DataFrame:
-    """Bootstrap CIs of the aggregated value of each metric over the reviews in `scores` (one model).
-
-    The statistic is the one `kweval.aggregate` reports: the mean over
-    reviews (macro, and ranking metrics under micro) or the ratio of sums
-    (micro set-based/weighted metrics, F1s from the resampled pair).
-    Movie-level metrics (gt_coverage) and columns absent from `scores` get NaN.
-    NaN values (e.g. ``sas_text`` of a review without text) are skipped by the
-    means, as `kweval.aggregate` skips them; a metric NaN everywhere gets NaN.
-    Columns: metric, value, ci_low, ci_high.
-    """
-    from kweval.aggregate import MICRO_F1, MICRO_RATIOS  # the micro statistic is the one aggregate reports
-
-    metrics = list(metrics)
-    present = [m for m in metrics if m in scores.columns and m != "gt_coverage"]
-    needed: set[str] = set()
-    if how == "micro":
-        for m in present:
-            for part in (m, *MICRO_F1.get(m, ())):
-                needed.update(MICRO_RATIOS.get(part, ()))
-    counts = sorted(c for c in needed if c in scores.columns)
-    columns = present + [c for c in counts if c not in present]
-    out = pd.DataFrame({"metric": metrics, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan})
-    n = len(scores)
-    if n == 0 or not present:
-        return out
-    x = scores[columns].to_numpy(dtype="float64")
-    # a mean over reviews skips NaN (as kweval.aggregate's pandas mean does): Σ w·x over the defined
-    # values / Σ w over them, so every column still shares the same resamples
-    missing = np.isnan(x)
-    defined: dict[str, int] = {}
-    if missing.any():
-        x = np.where(missing, 0.0, x)
-        extra = [(~missing[:, i]).astype("float64") for i, c in enumerate(columns) if missing[:, i].any()]
-        for i, c in enumerate(columns):
-            if missing[:, i].any():
-                defined[c] = len(columns) + len(defined)
-        x = np.column_stack([x, *extra])
-    pos = {c: i for i, c in enumerate(columns)}
-
-    def statistic(sums: np.ndarray, total: np.ndarray) -> np.ndarray:
-        """Aggregated metrics from column sums (rows: resamples) and resample sizes."""
-        res = np.empty((sums.shape[0], len(present)))
-        for i, m in enumerate(present):
-            if how == "micro" and m in MICRO_RATIOS and all(c in pos for c in MICRO_RATIOS[m]):
-                num, den = MICRO_RATIOS[m]
-                res[:, i] = safe_ratio(sums[:, pos[num]], sums[:, pos[den]])
-            elif how == "micro" and m in MICRO_F1 and all(c in pos for x_ in MICRO_F1[m] for c in MICRO_RATIOS[x_]):
-                p_, r_ = (safe_ratio(sums[:, pos[MICRO_RATIOS[x_][0]]], sums[:, pos[MICRO_RATIOS[x_][1]]]) for x_ in MICRO_F1[m])
-                res[:, i] = harmonic_mean(p_, r_)
-            elif m in defined:
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    res[:, i] = np.where(sums[:, defined[m]] > 0, sums[:, pos[m]] / sums[:, defined[m]], np.nan)
-            else:
-                res[:, i] = sums[:, pos[m]] / total
-        return res
-
-    point = statistic(x.sum(axis=0)[None, :], np.array([n], dtype="float64"))[0]
-    samples = bootstrap_statistics(n, lambda w: statistic(w @ x, np.full(w.shape[0], float(n))), n_boot, seed)
-    if defined:  # a resample that drew no defined value has no mean: left out of the percentiles
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # a metric defined nowhere: all-NaN, CI NaN
-            alpha = (1.0 - confidence) / 2.0
-            lo, hi = np.nanquantile(samples, [alpha, 1.0 - alpha], axis=0)
-    else:
-        lo, hi = _percentile_ci(samples, confidence)
-    index = {m: i for i, m in enumerate(present)}
-    rows = [row for row, m in enumerate(metrics) if m in index]
-    cols = [index[metrics[row]] for row in rows]
-    for name, values in (("value", point), ("ci_low", lo), ("ci_high", hi)):  # one column write each, not a .loc per metric
-        column = out[name].to_numpy(dtype="float64", copy=True)
-        column[rows] = np.asarray(values, dtype="float64")[cols]
-        out[name] = column
     return out
 
 

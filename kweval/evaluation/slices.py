@@ -1,6 +1,6 @@
 """Review slices: a label per evaluated review (its rating band or text-length quartile).
 
-`kweval.aggregate.aggregate_by(evaluation, labels)` summarises an evaluation
+`kweval.evaluation.aggregate.aggregate_by(evaluation, labels)` summarises an evaluation
 per label × model, the way `aggregate` does per movie × model.
 """
 

@@ -1,7 +1,7 @@
 """A dataset with a file per movie (DNLP), evaluated by groups of movie files, each read where it is evaluated.
 
-`--jobs` (forked processes, kweval.parallel) and `--scheduler` (dask
-workers, kweval.distributed) share this: the movie files are cut into runs
+`--jobs` (forked processes, kweval.scale.parallel) and `--scheduler` (dask
+workers, kweval.scale.distributed) share this: the movie files are cut into runs
 of consecutive movies with similar sizes, a worker gets only the folder's
 path, its movie names and the options, reads those files itself and sends
 back its evaluation; `combine_evaluations` joins the parts in movie order,
@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from kweval.evaluate import EvalOptions, Evaluation, combine_evaluations, evaluate
-from kweval.parallel import contiguous_groups
+from kweval.evaluation.pipeline import EvalOptions, Evaluation, combine_evaluations, evaluate
+from kweval.scale.parallel import contiguous_groups
 
 
 @dataclass

@@ -4,7 +4,7 @@ The evaluation records which GT keyword each prediction took (`gt_rank`).
 A prediction left unmatched may still *match* a GT keyword under the match
 mode: the one-to-one assignment (docs/metrics.md §2) gave that GT keyword to an
 earlier prediction.  `match_reasons` tells the two cases apart with
-`kweval.matching.candidate_lists` (the same candidates the evaluation used)
+`kweval.text.matching.candidate_lists` (the same candidates the evaluation used)
 and names the earlier prediction: "GT ‘comedy’ already taken by #2".
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from kweval.matching import candidate_lists
+from kweval.text.matching import candidate_lists
 
 MATCHED, TAKEN, NO_MATCH = "matched", "taken", "no match"
 

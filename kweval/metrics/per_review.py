@@ -3,7 +3,7 @@
 Every function takes flat numpy arrays (one entry per review × model, or per
 matched keyword with its review index) and returns arrays: no Python loop over
 reviews.  The ranking metrics are the plain relevance-list functions of
-`kweval.ranking` applied to a (reviews × k) relevance matrix, so there is one
+`kweval.metrics.ranking` applied to a (reviews × k) relevance matrix, so there is one
 definition of each.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from kweval import ranking
+from kweval.metrics import ranking
 
 
 def safe_ratio(num: np.ndarray, den: np.ndarray) -> np.ndarray:

@@ -1,0 +1,1 @@
+"""Outputs: report formats, the protocol card, atomic output files, TREC export."""

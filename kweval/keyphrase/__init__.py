@@ -1,0 +1,1 @@
+"""The keyphrase field: evaluation protocols as presets and baseline extractors."""

@@ -1,0 +1,1 @@
+"""Scale-out: forked worker processes, groups of movie files, dask.distributed."""

@@ -1,0 +1,16 @@
+"""Statistics over reviews: bootstrap confidence intervals, paired tests, Holm, verdicts.
+
+The public functions of `bootstrap` and `paired` are re-exported here, as
+scikit-learn's `sklearn.metrics` does: `from kweval import stats`, then
+`stats.bootstrap_ci(...)`, `stats.paired_comparison(...)`.
+"""
+
+from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, bootstrap_ci, bootstrap_statistics, bootstrap_summary_ci
+from kweval.stats.paired import (N_PERM, compare_models, holm, paired_bootstrap_ci, paired_comparison, paired_differences,
+                                 paired_randomization_test, paired_scores, paired_t_test, win_tie_loss)
+
+__all__ = [
+    "CONFIDENCE", "N_BOOT", "N_PERM", "SEED", "bootstrap_ci", "bootstrap_statistics", "bootstrap_summary_ci", "compare_models",
+    "holm", "paired_bootstrap_ci", "paired_comparison", "paired_differences", "paired_randomization_test", "paired_scores",
+    "paired_t_test", "win_tie_loss",
+]
