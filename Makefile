@@ -2,13 +2,14 @@
 #   make run [DATA=path]  — create .venv, install kweval, start the dashboard on DATA (default: the embedded demo)
 #   make test             — create .venv, install kweval + test tools (+ Debian chromium for the browser test), run every test
 #   make test-quick       — the same without the slow and browser tests (a minute or two)
+#   make lint             — ruff check and ruff format --check (part of make test)
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 DATA   ?=
 
-.PHONY: run test test-quick venv dev browser bench clean
+.PHONY: run test test-quick lint venv dev browser bench clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,7 +36,12 @@ browser:
 run: $(VENV)/.runtime
 	HF_HUB_OFFLINE=1 $(BIN)/streamlit run app.py --server.port $(PORT) $(if $(DATA),-- --data "$(DATA)")
 
-test: $(VENV)/.dev browser
+# ruff (lint + format check) on everything; the tests after it.
+lint: $(VENV)/.dev
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+test: $(VENV)/.dev browser lint
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q
 
 test-quick: $(VENV)/.dev

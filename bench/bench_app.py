@@ -41,8 +41,14 @@ sys.path.insert(0, str(REPO))
 APP = REPO / "app.py"
 DNLP = REPO.parent / "shared" / "data" / "dnlp" / "Dataset"
 PAGES = ["summary", "explorer", "ndcg", "compare", "data", "parity"]
-TARGETS_S = {"page rerun": 0.5, "τ change": 0.5, "k change": 1.5, "match-mode change": 1.5,
-             "new session's first Summary": 2.0, "sentiment on a second time": 2.0}
+TARGETS_S = {
+    "page rerun": 0.5,
+    "τ change": 0.5,
+    "k change": 1.5,
+    "match-mode change": 1.5,
+    "new session's first Summary": 2.0,
+    "sentiment on a second time": 2.0,
+}
 
 
 def _session(params: dict[str, str]):
@@ -156,7 +162,10 @@ def tau_changes(params: dict[str, str], repeat: int) -> tuple[Timing, list[Timin
         first = _timed(at.sidebar.toggle(key="sel_sem").set_value(True).run, at)
         before = len(loads)
         start = float(at.sidebar.slider(key="sel_tau").value)
-        times = [_timed(at.sidebar.slider(key="sel_tau").set_value(round(start + 0.01 * (i + 1), 2)).run, at) for i in range(repeat)]
+        times = [
+            _timed(at.sidebar.slider(key="sel_tau").set_value(round(start + 0.01 * (i + 1), 2)).run, at)
+            for i in range(repeat)
+        ]
         return first, times, len(loads) - before
     finally:
         semantic.load_encoder = original
@@ -164,7 +173,10 @@ def tau_changes(params: dict[str, str], repeat: int) -> tuple[Timing, list[Timin
 
 def _verdict(name: str, timing: Timing) -> str:
     target = TARGETS_S[name]
-    return f"| {name} | {timing.wall:.3f} s | {timing.cpu:.3f} s | < {target} s | {'met' if timing.wall < target else '**not met**'} |"
+    return (
+        f"| {name} | {timing.wall:.3f} s | {timing.cpu:.3f} s | < {target} s | "
+        f"{'met' if timing.wall < target else '**not met**'} |"
+    )
 
 
 def main() -> int:
@@ -172,19 +184,29 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=DNLP)
     parser.add_argument("--movie", default="SW_Episode6", help="movie selected in the sidebar (ALL for every movie)")
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--no-semantic", dest="semantic", action="store_false", help="skip the τ change (semantic matching)")
+    parser.add_argument(
+        "--no-semantic", dest="semantic", action="store_false", help="skip the τ change (semantic matching)"
+    )
     parser.add_argument("--cold-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.cold_only:
         print(f"{cold():.3f}")
         return 0
     if not args.data.is_dir():
-        print(f"bench_app: {args.data}: not a folder (the DNLP data is ../shared/data/dnlp/Dataset beside the checkout)")
+        print(
+            f"bench_app: {args.data}: not a folder (the DNLP data is ../shared/data/dnlp/Dataset beside the checkout)"
+        )
         return 2
 
     env = {k: v for k, v in os.environ.items() if k != "KWEVAL_DATA"}
-    out = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--cold-only"], cwd=REPO, env=env,
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), "--cold-only"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     cold_s = float(out.stdout.strip().splitlines()[-1])
 
     os.environ["KWEVAL_DATA"] = str(args.data)
@@ -202,19 +224,28 @@ def main() -> int:
 
     load = os.getloadavg()
     print("### Dashboard (bench/bench_app.py)\n")
-    print(f"Command: `python bench/bench_app.py {' '.join(sys.argv[1:])}`".rstrip() + f" — data {args.data.name}, "
-          f"sidebar movie={args.movie}, all models, k=5, approx, macro; server time per step through AppTest "
-          f"(no browser), caches warm, median of {args.repeat}.  Judged on wall time; the CPU time of this process is "
-          f"shown beside it (load average {load_before[0]:.1f} before, {load[0]:.1f} after, on {os.cpu_count()} cores: "
-          "above the core count, the wall times are inflated by other work).\n")
-    print(f"For information: cold first view of the embedded demo in a fresh process (imports, load, evaluate, Summary) "
-          f"{cold_s:.2f} s; this server's first view of the data (load + evaluation) {warmup.wall:.2f} s; sentiment turned on "
-          f"the first time in this server {sas_first.wall:.2f} s (VADER values from the persistent store where present).\n")
+    print(
+        f"Command: `python bench/bench_app.py {' '.join(sys.argv[1:])}`".rstrip() + f" — data {args.data.name}, "
+        f"sidebar movie={args.movie}, all models, k=5, approx, macro; server time per step through AppTest "
+        f"(no browser), caches warm, median of {args.repeat}.  Judged on wall time; the CPU time of this process is "
+        f"shown beside it (load average {load_before[0]:.1f} before, {load[0]:.1f} after, on {os.cpu_count()} cores: "
+        "above the core count, the wall times are inflated by other work).\n"
+    )
+    print(
+        f"For information: cold first view of the embedded demo in a fresh process (imports, load, evaluate, Summary) "
+        f"{cold_s:.2f} s; this server's first view of the data (load + evaluation) {warmup.wall:.2f} s; sentiment "
+        f"turned on "
+        f"the first time in this server {sas_first.wall:.2f} s (VADER values from the persistent store where "
+        f"present).\n"
+    )
     print("| page | first view | warm rerun | rerun CPU | target | |")
     print("| --- | ---: | ---: | ---: | ---: | --- |")
     for page, first, rerun in pages:
         ok = rerun.wall < TARGETS_S["page rerun"]
-        print(f"| {page} | {first.wall:.3f} s | {rerun.wall:.3f} s | {rerun.cpu:.3f} s | < {TARGETS_S['page rerun']} s | {'met' if ok else '**not met**'} |")
+        print(
+            f"| {page} | {first.wall:.3f} s | {rerun.wall:.3f} s | {rerun.cpu:.3f} s | < {TARGETS_S['page rerun']} "
+            f"s | {'met' if ok else '**not met**'} |"
+        )
     slowest = max((rerun for _, _, rerun in pages), key=lambda t: t.wall)
     print("\n| step | median wall | median CPU | target | |")
     print("| --- | ---: | ---: | ---: | --- |")
@@ -226,11 +257,15 @@ def main() -> int:
     lines.append(_verdict("new session's first Summary", _median(sessions)))
     lines.append(_verdict("sentiment on a second time", sas_second))
     print("\n".join(lines))
-    runs = [*changes.items(), ("new session's first Summary", sessions)] + ([("τ change", tau[1])] if tau is not None else [])
+    runs = [*changes.items(), ("new session's first Summary", sessions)] + (
+        [("τ change", tau[1])] if tau is not None else []
+    )
     print("\nAll runs, wall s: " + "; ".join(f"{name} {[round(t.wall, 3) for t in times]}" for name, times in runs))
     if tau is not None:
-        print(f"\nSemantic on, first run in this server: {tau[0].wall:.2f} s (embeds what the persistent cache lacks); "
-              f"model loads during the τ changes: {tau[2]}" + ("" if tau[2] == 0 else " (should be 0)") + ".")
+        print(
+            f"\nSemantic on, first run in this server: {tau[0].wall:.2f} s (embeds what the persistent cache lacks); "
+            f"model loads during the τ changes: {tau[2]}" + ("" if tau[2] == 0 else " (should be 0)") + "."
+        )
     else:
         print("\nτ change not measured (--no-semantic).")
     print(f"\nbench_app took {time.perf_counter() - start + cold_s:.0f} s.")

@@ -41,8 +41,19 @@ def main(argv: list[str] | None = None) -> int:
         runs = {}
         for name in ("cold", "warm"):
             out = Path(tmp) / f"{name}.csv"
-            cmd = [sys.executable, "-m", "kweval", "evaluate", str(args.data), "--semantic",
-                   "--embedding-backend", args.backend, "--quiet", "--out", str(out)]
+            cmd = [
+                sys.executable,
+                "-m",
+                "kweval",
+                "evaluate",
+                str(args.data),
+                "--semantic",
+                "--embedding-backend",
+                args.backend,
+                "--quiet",
+                "--out",
+                str(out),
+            ]
             res = run_timed(cmd)
             if res["rc"] != 0:
                 print(f"bench_cold_semantic: {_show(cmd)} failed (exit {res['rc']}): {res['stderr']}")
@@ -55,10 +66,14 @@ def main(argv: list[str] | None = None) -> int:
     print("| run | command | wall | peak RSS |")
     print("| --- | --- | ---: | ---: |")
     for name, (cmd, res, _) in runs.items():
-        print(f"| {name} | `KWEVAL_CACHE_DIR=EMPTY {_show(cmd)}` | {res['wall_s']:.1f} s "
-              f"| {res['peak_rss_mb']:.0f} MB |")
+        print(
+            f"| {name} | `KWEVAL_CACHE_DIR=EMPTY {_show(cmd)}` | {res['wall_s']:.1f} s | {res['peak_rss_mb']:.0f} MB |"
+        )
     print(f"\nCold and warm outputs byte-identical: {'yes' if same else 'NO'}.")
-    print(f"Target cold ≤ {TARGET_S:.0f} s on 2 idle cores: {cold:.1f} s, {'met' if cold <= TARGET_S and same else 'not met'}.")
+    print(
+        f"Target cold ≤ {TARGET_S:.0f} s on 2 idle cores: {cold:.1f} s, "
+        f"{'met' if cold <= TARGET_S and same else 'not met'}."
+    )
     return 0
 
 

@@ -75,7 +75,8 @@ def _checked(res: dict, cmd: list[str]) -> dict:
 def report(r: dict) -> str:
     t = r["times"]
     lines = [
-        f"### `--scheduler local:2` vs `--jobs 2`, {r['reviews']:,d} synthetic reviews (DNLP layout, 10 movies × 3 models)",
+        f"### `--scheduler local:2` vs `--jobs 2`, {r['reviews']:,d} synthetic reviews (DNLP layout, 10 movies × 3 "
+        f"models)",
         "",
         f"Data: `{r['data']['cmd']}`.",
         "",
@@ -85,8 +86,10 @@ def report(r: dict) -> str:
         f"| `{r['commands']['jobs']}` | {min(t['jobs']):.2f} s | {[round(x, 2) for x in t['jobs']]} |",
         f"| `{r['commands']['dask']}` | {min(t['dask']):.2f} s | {[round(x, 2) for x in t['dask']]} |",
         "",
-        f"Ratio local:2 / jobs 2: **{r['ratio']:.2f}×** (best times); rounds {[round(x, 2) for x in r['round_ratios']]}, "
-        f"median {statistics.median(r['round_ratios']):.2f}×. Outputs byte-identical to one process: {'yes' if r['identical'] else '**NO**'}.",
+        f"Ratio local:2 / jobs 2: **{r['ratio']:.2f}×** (best times); rounds "
+        f"{[round(x, 2) for x in r['round_ratios']]}, "
+        f"median {statistics.median(r['round_ratios']):.2f}×. Outputs byte-identical to one process: "
+        f"{'yes' if r['identical'] else '**NO**'}.",
         "",
         f"Target ≤ {TARGET_RATIO}× with identical outputs: {'met' if r['met'] else '**NOT met**'}.",
     ]

@@ -60,7 +60,13 @@ def main() -> int:
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
     parser.add_argument("--peers", type=Path, default=Path(os.environ.get("KWEVAL_PEERS", REPO.parent / "peers")))
     parser.add_argument("--peer-python", default=os.environ.get("KWEVAL_PEER_PYTHON", sys.executable))
-    parser.add_argument("--predictions", type=Path, nargs=2, metavar="JSONL", help="two models' predictions (default: yake and firstphrases, extracted now)")
+    parser.add_argument(
+        "--predictions",
+        type=Path,
+        nargs=2,
+        metavar="JSONL",
+        help="two models' predictions (default: yake and firstphrases, extracted now)",
+    )
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
@@ -74,15 +80,49 @@ def main() -> int:
         tmp = Path(tempfile.mkdtemp(prefix="bench_keyphrase_"))
         predictions = [tmp / "yake.jsonl", tmp / "firstphrases.jsonl"]
         for path in predictions:
-            timed([sys.executable, "-m", "kweval", "extract", str(args.data), "--extractor", path.stem, "--out", str(path)], env)
+            timed(
+                [
+                    sys.executable,
+                    "-m",
+                    "kweval",
+                    "extract",
+                    str(args.data),
+                    "--extractor",
+                    path.stem,
+                    "--out",
+                    str(path),
+                ],
+                env,
+            )
 
     pred_args = [a for p in predictions for a in ("--predictions", f"{p.stem}={p}")]
     # kweval's own caches (the Porter stems) start empty: the first round is cold, the later ones warm.
     env = {**env, "KWEVAL_CACHE_DIR": tempfile.mkdtemp(prefix="bench_keyphrase_cache_")}
     commands = {}
     for tool in ("kpeval", "pke"):
-        commands[f"kweval --protocol {tool}"] = [sys.executable, "-m", "kweval", "evaluate", str(args.data), "--protocol", tool, *pred_args, "--format", "json", "--quiet"]
-        commands[f"{tool} (own code)"] = [args.peer_python, str(REPO / "bench" / "peer_eval.py"), tool, "--peers", str(args.peers), "--data", str(args.data), *map(str, predictions)]
+        commands[f"kweval --protocol {tool}"] = [
+            sys.executable,
+            "-m",
+            "kweval",
+            "evaluate",
+            str(args.data),
+            "--protocol",
+            tool,
+            *pred_args,
+            "--format",
+            "json",
+            "--quiet",
+        ]
+        commands[f"{tool} (own code)"] = [
+            args.peer_python,
+            str(REPO / "bench" / "peer_eval.py"),
+            tool,
+            "--peers",
+            str(args.peers),
+            "--data",
+            str(args.data),
+            *map(str, predictions),
+        ]
     times: dict[str, list[float]] = {name: [] for name in commands}
     numbers: dict[str, dict] = {}
     for _ in range(args.rounds):
@@ -92,9 +132,11 @@ def main() -> int:
             numbers[name] = kweval_numbers(stdout) if name.startswith("kweval") else peer_numbers(stdout)
 
     print("## Keyphrase protocols: kweval vs the peer tools' own evaluation code\n")
-    print(f"`python bench/bench_keyphrase.py --rounds {args.rounds}` on {args.data.name} "
-          f"({', '.join(p.stem for p in predictions)} predictions); whole processes, best of {args.rounds} rounds "
-          "(kweval's first round starts with an empty stem cache: 'cold').\n")
+    print(
+        f"`python bench/bench_keyphrase.py --rounds {args.rounds}` on {args.data.name} "
+        f"({', '.join(p.stem for p in predictions)} predictions); whole processes, best of {args.rounds} rounds "
+        "(kweval's first round starts with an empty stem cache: 'cold').\n"
+    )
     print("| command | best s | first (cold) s |")
     print("| --- | ---: | ---: |")
     for name, values in times.items():
@@ -109,7 +151,9 @@ def main() -> int:
         ratio = peer / min(times[f"kweval --protocol {tool}"])
         cold = peer / times[f"kweval --protocol {tool}"][0]
         met = ratio >= 10 and agree
-        print(f"| {tool} | {ratio:.1f}x | {cold:.1f}x | {agree} | >= 10x, equal numbers | {'met' if met else 'not met'} |")
+        print(
+            f"| {tool} | {ratio:.1f}x | {cold:.1f}x | {agree} | >= 10x, equal numbers | {'met' if met else 'not met'} |"
+        )
     return 0
 
 

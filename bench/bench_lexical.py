@@ -40,13 +40,20 @@ def run_timed(cmd: list[str], cwd: Path = REPO) -> dict:
     """Run `cmd` as a child process: wall seconds, peak RSS (MB) of that child, exit status, stderr tail."""
     with tempfile.TemporaryFile() as err:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+        proc = subprocess.Popen(
+            cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=err, env=dict(os.environ, HF_HUB_OFFLINE="1")
+        )
         _, status, usage = os.wait4(proc.pid, 0)  # this child's own usage; ru_maxrss is in KB on Linux
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
         err.seek(0)
         stderr = err.read()
-    return {"wall_s": wall, "peak_rss_mb": usage.ru_maxrss / 1024, "rc": proc.returncode, "stderr": stderr.decode(errors="replace")[-2000:]}
+    return {
+        "wall_s": wall,
+        "peak_rss_mb": usage.ru_maxrss / 1024,
+        "rc": proc.returncode,
+        "stderr": stderr.decode(errors="replace")[-2000:],
+    }
 
 
 def best_of(cmd: list[str], repeat: int) -> dict:
@@ -62,7 +69,9 @@ def summarize(cmd: list[str], runs: list[dict]) -> dict:
     return {**best, "all_s": [round(r["wall_s"], 3) for r in runs], "peak_rss_mb": max(r["peak_rss_mb"] for r in runs)}
 
 
-def in_rounds(cmds: dict[str, list[str]], per_round: dict[str, int], rounds: int) -> tuple[dict[str, dict], list[dict[str, float]]]:
+def in_rounds(
+    cmds: dict[str, list[str]], per_round: dict[str, int], rounds: int
+) -> tuple[dict[str, dict], list[dict[str, float]]]:
     """Time the commands taking turns, `per_round[name]` runs of each in every round.
 
     Returns each command's summary over all rounds and, per round, each
@@ -89,12 +98,18 @@ def compile_bytecode() -> bool:
     """
     if not os.environ.get("PYTHONDONTWRITEBYTECODE"):
         return False
-    subprocess.run([sys.executable, "-m", "compileall", "-q", "kweval"], cwd=REPO, check=False, env=dict(os.environ, PYTHONDONTWRITEBYTECODE=""))
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", "kweval"],
+        cwd=REPO,
+        check=False,
+        env=dict(os.environ, PYTHONDONTWRITEBYTECODE=""),
+    )
     return True
 
 
 def run(data: str = DEFAULT_DATASET, repeat: int = 3, compile: bool = True, with_fuller: bool = True) -> dict:
-    """Time the three commands in `repeat` rounds; `with_fuller` adds one run of the informational fuller notebook loop."""
+    """Time the three commands in `repeat` rounds; `with_fuller` adds one run of the informational fuller notebook
+    loop."""
     py = sys.executable
     compiled = compile_bytecode() if compile else False
     notebook_cmd = [py, "bench/notebook_loop.py", data]
@@ -106,8 +121,8 @@ def run(data: str = DEFAULT_DATASET, repeat: int = 3, compile: bool = True, with
     ratio = notebook["wall_s"] / kweval["wall_s"]
     round_ratios = [r["notebook"] / r["kweval"] for r in rounds]
     round_ratios_one = [r["notebook"] / r["one_process"] for r in rounds]
-    from kweval.scale import parallel
     from kweval.data import movie_file_sizes
+    from kweval.scale import parallel
 
     sizes = movie_file_sizes(data)
     jobs = parallel.auto_jobs(list(sizes.values())) if sizes else 1
@@ -150,14 +165,16 @@ def report(result: dict) -> str:
             f"(target >= {result['target_ratio']:.0f}x: {'met' if result['met'] else 'NOT met'}); "
             f"per round {result['round_ratios']}, median {result['median_round_ratio']:.1f}x",
             f"$ {result['one_process_cmd']}   # one process, no workers",
-            f"  kweval evaluate --jobs 1: best {result['one_process']['wall_s']:.3f} s of {result['one_process']['all_s']}, "
+            f"  kweval evaluate --jobs 1: best {result['one_process']['wall_s']:.3f} s of "
+            f"{result['one_process']['all_s']}, "
             f"{nb['wall_s'] / result['one_process']['wall_s']:.1f}x; per round {result['round_ratios_one_process']}, "
             f"median {result['median_round_ratio_one_process']:.1f}x",
         ]
         + (
             [
                 f"$ {result['fuller_cmd']}   # information only, not the issue-2 baseline",
-                f"  notebook loop incl. seed 001's per-review weighted P/R/F1: {result['fuller']['wall_s']:.2f} s (1 run), "
+                f"  notebook loop incl. seed 001's per-review weighted P/R/F1: {result['fuller']['wall_s']:.2f} s "
+                f"(1 run), "
                 f"{result['fuller']['wall_s'] / kw['wall_s']:.1f}x kweval's time",
             ]
             if result.get("fuller")
@@ -169,9 +186,15 @@ def report(result: dict) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", default=DEFAULT_DATASET)
-    parser.add_argument("--repeat", type=int, default=3, help="rounds: each runs the notebook loop once and each kweval command twice")
+    parser.add_argument(
+        "--repeat", type=int, default=3, help="rounds: each runs the notebook loop once and each kweval command twice"
+    )
     parser.add_argument("--no-compile", action="store_true", help="do not write kweval's bytecode first")
-    parser.add_argument("--no-fuller", action="store_true", help="skip the informational run with seed 001's per-review weighted metrics")
+    parser.add_argument(
+        "--no-fuller",
+        action="store_true",
+        help="skip the informational run with seed 001's per-review weighted metrics",
+    )
     args = parser.parse_args(argv)
     print(report(run(args.data, args.repeat, compile=not args.no_compile, with_fuller=not args.no_fuller)))
     return 0

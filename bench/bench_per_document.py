@@ -25,8 +25,23 @@ def ensure_per_document(reviews: int) -> tuple[Path, str, str]:
     """The synthetic per-document dataset (generated unless bench/out/ has it): folder, command, synth's log line."""
     folder = OUT / f"synth_perdoc_{reviews // 1000}k_m{MOVIES}_k{MODELS}_s{SEED}"
     marker = folder / ".complete"
-    cmd = [sys.executable, "-m", "kweval", "synth", str(folder), "--movies", str(MOVIES),
-           "--reviews-per-movie", str(reviews // MOVIES), "--models", str(MODELS), "--seed", str(SEED), "--gt", "per-document"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "kweval",
+        "synth",
+        str(folder),
+        "--movies",
+        str(MOVIES),
+        "--reviews-per-movie",
+        str(reviews // MOVIES),
+        "--models",
+        str(MODELS),
+        "--seed",
+        str(SEED),
+        "--gt",
+        "per-document",
+    ]
     if not marker.is_file():
         res = run_timed(cmd)
         if res["rc"] != 0:
@@ -58,7 +73,10 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| evaluate wall time | {best:.1f} s | <= {t_target:.0f} s | {'met' if best <= t_target else 'not met'} |")
     print(f"| evaluate peak RSS | {rss:.0f} MB | <= {m_target:.0f} MB | {'met' if rss <= m_target else 'not met'} |")
     if args.reviews != 1_000_000:
-        print("\n(The targets are for 1M reviews; at other sizes the time target is scaled linearly, the memory one is not.)")
+        print(
+            "\n(The targets are for 1M reviews; at other sizes the time target is scaled linearly, the memory one "
+            "is not.)"
+        )
     return 0
 
 

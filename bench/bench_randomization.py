@@ -49,25 +49,44 @@ def main() -> None:
     ours_s, p_ours = timed(lambda: stats.paired_randomization_test(a, b, args.perm), repeat=3)
 
     def scipy_test(batch: int | None):
-        return sp.permutation_test((b - a,), lambda d, axis: np.mean(d, axis=axis), permutation_type="samples",
-                                   n_resamples=args.perm, vectorized=True, axis=0, random_state=0, batch=batch).pvalue
+        return sp.permutation_test(
+            (b - a,),
+            lambda d, axis: np.mean(d, axis=axis),
+            permutation_type="samples",
+            n_resamples=args.perm,
+            vectorized=True,
+            axis=0,
+            random_state=0,
+            batch=batch,
+        ).pvalue
 
     rows = [("kweval.stats.paired.paired_randomization_test", ours_s, 0.0)]
     for batch in (None, 100):
-        took, p = timed(lambda: scipy_test(batch))
-        rows.append((f"scipy.stats.permutation_test (vectorized, batch={batch})", took, float(np.abs(np.asarray(p) - p_ours).max())))
+        took, p = timed(lambda batch=batch: scipy_test(batch))
+        rows.append(
+            (
+                f"scipy.stats.permutation_test (vectorized, batch={batch})",
+                took,
+                float(np.abs(np.asarray(p) - p_ours).max()),
+            )
+        )
     best_scipy = min(t for _, t, _ in rows[1:])
     ratio = best_scipy / ours_s
 
     print("## Paired randomization test: kweval vs scipy.stats.permutation_test\n")
-    print(f"Command: `python bench/bench_randomization.py --reviews {args.reviews} --metrics {args.metrics} --perm {args.perm}`\n")
+    print(
+        f"Command: `python bench/bench_randomization.py --reviews {args.reviews} --metrics {args.metrics} --perm "
+        f"{args.perm}`\n"
+    )
     print("| implementation | seconds | max \\|Δp\\| vs kweval (Monte Carlo: different sign vectors) |")
     print("| --- | ---: | ---: |")
     for name, took, dp in rows:
         print(f"| {name} | {took:.2f} | {dp:.4f} |")
-    print(f"\nscipy's best / kweval: **{ratio:.1f}x** (target for switching to scipy: within {TARGET:.0f}x): "
-          f"{'met' if ratio <= TARGET else 'not met'}; kweval keeps its own test "
-          "(a sign-matrix product, BLAS) where scipy builds every sign-flipped copy of the data.")
+    print(
+        f"\nscipy's best / kweval: **{ratio:.1f}x** (target for switching to scipy: within {TARGET:.0f}x): "
+        f"{'met' if ratio <= TARGET else 'not met'}; kweval keeps its own test "
+        "(a sign-matrix product, BLAS) where scipy builds every sign-flipped copy of the data."
+    )
     print("Exact p-values (2**n ≤ n_perm) equal scipy's to 1e-12: tests/test_stats.py.")
 
 

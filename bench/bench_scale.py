@@ -77,16 +77,32 @@ def ensure_dataset(layout: str, reviews: int) -> dict:
     folder = dataset_dir(layout, reviews)
     marker = folder / ".complete"
     cmd = [
-        sys.executable, "-m", "kweval", "synth", str(folder),
-        "--movies", str(MOVIES), "--reviews-per-movie", str(reviews // MOVIES),
-        "--models", str(MODELS), "--seed", str(SEED), "--layout", layout,
+        sys.executable,
+        "-m",
+        "kweval",
+        "synth",
+        str(folder),
+        "--movies",
+        str(MOVIES),
+        "--reviews-per-movie",
+        str(reviews // MOVIES),
+        "--models",
+        str(MODELS),
+        "--seed",
+        str(SEED),
+        "--layout",
+        layout,
     ]
     if marker.is_file():
         return {"folder": str(folder), "cmd": _show(cmd), "generated": False, **json.loads(marker.read_text())}
     res = run_timed(cmd)
     if res["rc"] != 0:
         raise SystemExit(f"synth failed: {_show(cmd)}\n{res['stderr']}")
-    info = {"synth_s": round(res["wall_s"], 2), "synth_rss_mb": round(res["peak_rss_mb"]), "synth_log": res["stderr"].strip().splitlines()[-1]}
+    info = {
+        "synth_s": round(res["wall_s"], 2),
+        "synth_rss_mb": round(res["peak_rss_mb"]),
+        "synth_log": res["stderr"].strip().splitlines()[-1],
+    }
     marker.write_text(json.dumps(info))
     return {"folder": str(folder), "cmd": _show(cmd), "generated": True, **info}
 
@@ -138,9 +154,9 @@ def profile(folder: str) -> dict:
     """
     t0 = time.perf_counter()
     import kweval.evaluation.pipeline  # noqa: F401
-    from kweval.io import report
-    from kweval.evaluation.aggregate import aggregate
     from kweval.data import load_dataset
+    from kweval.evaluation.aggregate import aggregate
+    from kweval.io import report
 
     ev_module = sys.modules["kweval.evaluation.pipeline"]
     t_import = time.perf_counter()
@@ -216,19 +232,27 @@ SEMANTIC_SYNTH = {"n_noise": 400, "heaps_beta": 0.0}
 def ensure_semantic_dataset(reviews: int) -> dict:
     """A tidy synthetic set with a bounded vocabulary (SEMANTIC_SYNTH), written once into bench/out/."""
     from kweval.data import load_dataset
-    from kweval.evaluation.pipeline import EvalOptions, evaluate, semantic_texts
     from kweval.data.synth import SynthOptions, synthesize, write_synthetic
+    from kweval.evaluation.pipeline import EvalOptions, evaluate, semantic_texts
 
     folder = OUT / f"synth_sem_{reviews // 1000}k_m{MOVIES}_k{MODELS}_s{SEED}"
     marker = folder / ".complete"
     if not marker.is_file():
-        dataset = synthesize(movies=MOVIES, reviews_per_movie=reviews // MOVIES, models=MODELS, seed=SEED,
-                             options=SynthOptions(**SEMANTIC_SYNTH))
+        dataset = synthesize(
+            movies=MOVIES,
+            reviews_per_movie=reviews // MOVIES,
+            models=MODELS,
+            seed=SEED,
+            options=SynthOptions(**SEMANTIC_SYNTH),
+        )
         write_synthetic(dataset, folder, layout="tidy")
         distinct = len(semantic_texts(evaluate(load_dataset(folder), EvalOptions())))
         marker.write_text(json.dumps({"distinct_keywords": distinct, "prediction_rows": len(dataset.predictions)}))
     info = json.loads(marker.read_text())
-    shown = f"synthesize(movies={MOVIES}, reviews_per_movie={reviews // MOVIES}, models={MODELS}, seed={SEED}, options=SynthOptions(**{SEMANTIC_SYNTH}))"
+    shown = (
+        f"synthesize(movies={MOVIES}, reviews_per_movie={reviews // MOVIES}, models={MODELS}, seed={SEED}, "
+        f"options=SynthOptions(**{SEMANTIC_SYNTH}))"
+    )
     return {"folder": str(folder), "reviews": reviews, "synth": shown, **info}
 
 
@@ -242,8 +266,17 @@ def semantic_curve(sizes=(10_000, 100_000), schedulers=("", "local:2")) -> dict:
             with tempfile.TemporaryDirectory(prefix="kweval-bench-cache-") as cache:
                 os.environ["KWEVAL_CACHE_DIR"] = cache
                 try:
-                    cmd = [sys.executable, "-m", "kweval", "evaluate", data["folder"], "--semantic", "--quiet",
-                           "--out", str(OUT / "semantic_summary.csv")] + (["--scheduler", scheduler] if scheduler else [])
+                    cmd = [
+                        sys.executable,
+                        "-m",
+                        "kweval",
+                        "evaluate",
+                        data["folder"],
+                        "--semantic",
+                        "--quiet",
+                        "--out",
+                        str(OUT / "semantic_summary.csv"),
+                    ] + (["--scheduler", scheduler] if scheduler else [])
                     runs = {}
                     for state in ("cold", "warm"):
                         res = run_timed(cmd)
@@ -253,8 +286,15 @@ def semantic_curve(sizes=(10_000, 100_000), schedulers=("", "local:2")) -> dict:
                 finally:
                     os.environ.pop("KWEVAL_CACHE_DIR", None)
             per_keyword = (runs["cold"] - runs["warm"]) / max(1, data["distinct_keywords"])
-            rows.append({"data": data, "scheduler": scheduler or "one process", "cmd": "KWEVAL_CACHE_DIR=EMPTY " + _show(cmd),
-                         **runs, "ms_per_keyword": round(1000 * per_keyword, 3)})
+            rows.append(
+                {
+                    "data": data,
+                    "scheduler": scheduler or "one process",
+                    "cmd": "KWEVAL_CACHE_DIR=EMPTY " + _show(cmd),
+                    **runs,
+                    "ms_per_keyword": round(1000 * per_keyword, 3),
+                }
+            )
     from kweval.evaluation.pipeline import EvalOptions
 
     return {"backend": EvalOptions().embedding_backend, "cores": len(os.sched_getaffinity(0)), "rows": rows}
@@ -274,8 +314,10 @@ def semantic_report(result: dict) -> str:
     ]
     for r in result["rows"]:
         d = r["data"]
-        lines.append(f"| {d['reviews']:,d} | {d['prediction_rows']:,d} | {d['distinct_keywords']:,d} | {r['scheduler']} | "
-                     f"{r['cold']:.1f} s | {r['warm']:.1f} s | {r['ms_per_keyword']:.2f} |")
+        lines.append(
+            f"| {d['reviews']:,d} | {d['prediction_rows']:,d} | {d['distinct_keywords']:,d} | {r['scheduler']} | "
+            f"{r['cold']:.1f} s | {r['warm']:.1f} s | {r['ms_per_keyword']:.2f} |"
+        )
     lines += ["", "Commands:", "", "```"] + sorted({r["cmd"] for r in result["rows"]}) + ["```"]
     return "\n".join(lines)
 
@@ -283,7 +325,9 @@ def semantic_report(result: dict) -> str:
 # --- the benchmark ---------------------------------------------------------------------------------------
 
 
-def run(sizes=(10_000, 100_000, 1_000_000), dnlp_sizes=(20_000, 200_000), repeat: int = 3, profiles: bool = True) -> dict:
+def run(
+    sizes=(10_000, 100_000, 1_000_000), dnlp_sizes=(20_000, 200_000), repeat: int = 3, profiles: bool = True
+) -> dict:
     OUT.mkdir(parents=True, exist_ok=True)
     rows = []
     for layout, sizes_ in (("tidy", sizes), ("dnlp", dnlp_sizes)):
@@ -291,7 +335,13 @@ def run(sizes=(10_000, 100_000, 1_000_000), dnlp_sizes=(20_000, 200_000), repeat
             data = ensure_dataset(layout, n)
             reps = repeat if n < 1_000_000 else max(1, min(repeat, 2))
             timing = time_evaluate(data["folder"], reps)
-            row = {"layout": layout, "reviews": n, "data": data, "evaluate": timing, "n_predictions": _rows_from_log(data)}
+            row = {
+                "layout": layout,
+                "reviews": n,
+                "data": data,
+                "evaluate": timing,
+                "n_predictions": _rows_from_log(data),
+            }
             if profiles and n >= 100_000:
                 row["profile"] = profile_child(data["folder"])
             rows.append(row)
@@ -301,12 +351,20 @@ def run(sizes=(10_000, 100_000, 1_000_000), dnlp_sizes=(20_000, 200_000), repeat
         for a, b in zip(got[:-1], got[1:]):
             if b["reviews"] == 10 * a["reviews"]:
                 ratios.append(
-                    {"layout": layout, "from": a["reviews"], "to": b["reviews"], "ratio": b["evaluate"]["wall_s"] / a["evaluate"]["wall_s"]}
+                    {
+                        "layout": layout,
+                        "from": a["reviews"],
+                        "to": b["reviews"],
+                        "ratio": b["evaluate"]["wall_s"] / a["evaluate"]["wall_s"],
+                    }
                 )
     checks = {}
     for r in ratios:
         if r["layout"] == "dnlp" and (r["from"], r["to"]) == (20_000, 200_000):
-            checks["dnlp 20k -> 200k time ratio <= 12"] = (round(r["ratio"], 2), r["ratio"] <= TARGETS["dnlp_10x_ratio"])
+            checks["dnlp 20k -> 200k time ratio <= 12"] = (
+                round(r["ratio"], 2),
+                r["ratio"] <= TARGETS["dnlp_10x_ratio"],
+            )
     for r in rows:
         if r["reviews"] == 200_000:
             rss = r["evaluate"]["peak_rss_mb"]
@@ -315,7 +373,16 @@ def run(sizes=(10_000, 100_000, 1_000_000), dnlp_sizes=(20_000, 200_000), repeat
             t, rss = r["evaluate"]["wall_s"], r["evaluate"]["peak_rss_mb"]
             checks["tidy 1M x 3 models <= 60 s"] = (f"{t:.1f} s", t <= TARGETS["time_1m_s"])
             checks["tidy 1M x 3 models peak RSS <= 4 GB"] = (f"{rss:.0f} MB", rss <= TARGETS["rss_1m_mb"])
-    return {"name": "scale", "movies": MOVIES, "models": MODELS, "seed": SEED, "repeat": repeat, "rows": rows, "ratios": ratios, "checks": checks}
+    return {
+        "name": "scale",
+        "movies": MOVIES,
+        "models": MODELS,
+        "seed": SEED,
+        "repeat": repeat,
+        "rows": rows,
+        "ratios": ratios,
+        "checks": checks,
+    }
 
 
 def report(result: dict) -> str:
@@ -328,7 +395,8 @@ def report(result: dict) -> str:
             lines.append(f"  {d['synth_log']}")
         lines.append(f"$ {e['cmd']}")
         lines.append(
-            f"  {r['layout']:4s} {r['reviews']:>9,d} reviews: best {e['wall_s']:.2f} s of {e['all_s']}, peak RSS {e['peak_rss_mb']:.0f} MB"
+            f"  {r['layout']:4s} {r['reviews']:>9,d} reviews: best {e['wall_s']:.2f} s of {e['all_s']}, peak RSS "
+            f"{e['peak_rss_mb']:.0f} MB"
         )
         if "profile" in r:
             p = r["profile"]
@@ -352,8 +420,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-profile", action="store_true")
     parser.add_argument("--profile", metavar="DATA", help="only the in-process split of DATA, printed as JSON")
-    parser.add_argument("--semantic", action="store_true", help="only the semantic curve (cold/warm, one process and local:2)")
-    parser.add_argument("--semantic-sizes", type=_ints, default=[10_000, 100_000], help="semantic curve sizes (reviews)")
+    parser.add_argument(
+        "--semantic", action="store_true", help="only the semantic curve (cold/warm, one process and local:2)"
+    )
+    parser.add_argument(
+        "--semantic-sizes", type=_ints, default=[10_000, 100_000], help="semantic curve sizes (reviews)"
+    )
     args = parser.parse_args(argv)
     if args.semantic:
         print(semantic_report(semantic_curve(args.semantic_sizes)))

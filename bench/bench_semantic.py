@@ -27,6 +27,7 @@ import argparse
 import os
 import platform
 import shlex
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -52,15 +53,22 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--notebook-reviews", type=int, default=200, help="reviews timed in notebook style (0 = all)")
     ap.add_argument("--repeat", type=int, default=1, help="best of N for every timing")
     ap.add_argument("--threads", type=int, default=0, help="torch CPU threads (0 = torch's default)")
-    ap.add_argument("--mode", choices=["backends", "instant", "notebook"], default="backends",
-                    help="backends: torch vs onnx vs onnx-int8 (or the GPU sweep with --device cuda); "
-                         "instant: τ change and sentiment a second time; notebook: kweval vs the notebook's calls")
+    ap.add_argument(
+        "--mode",
+        choices=["backends", "instant", "notebook"],
+        default="backends",
+        help="backends: torch vs onnx vs onnx-int8 (or the GPU sweep with --device cuda); "
+        "instant: τ change and sentiment a second time; notebook: kweval vs the notebook's calls",
+    )
     ap.add_argument("--limit", type=int, default=0, help="only the first N unique keywords (0 = all)")
     ap.add_argument("--batch", type=int, default=256, help="batch size of the backends comparison")
     ap.add_argument("--busy", action="store_true", help="repeat the comparison beside one busy process")
     ap.add_argument("--backend", default="torch", help="embedding backend of --mode instant")
-    ap.add_argument("--stand-in-vectors", action="store_true",
-                    help="--mode instant: fill a (KWEVAL_CACHE_DIR) store with random vectors first (timings only)")
+    ap.add_argument(
+        "--stand-in-vectors",
+        action="store_true",
+        help="--mode instant: fill a (KWEVAL_CACHE_DIR) store with random vectors first (timings only)",
+    )
     return ap.parse_args(argv)
 
 
@@ -130,14 +138,18 @@ def notebook_main(args: argparse.Namespace) -> int:
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     gpu = f", GPU {torch.cuda.get_device_name(0)}" if args.device == "cuda" else ""
     load = f"; load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
-    print(f"device {args.device}{gpu}; CPU {cpu_name()}, {cores} cores available, "
-          f"torch {torch.__version__} with {torch.get_num_threads()} threads{load}")
+    print(
+        f"device {args.device}{gpu}; CPU {cpu_name()}, {cores} cores available, "
+        f"torch {torch.__version__} with {torch.get_num_threads()} threads{load}"
+    )
 
     reviews = load_reviews(args.data, args.model)
     every = [normalize(k) for kws in reviews for k in kws]
     unique = [t for t in dict.fromkeys(every) if t]
-    print(f"data: {args.data} [{args.model}]: {len(reviews)} reviews, {sum(map(len, reviews))} keywords, "
-          f"{len(unique)} distinct normalized")
+    print(
+        f"data: {args.data} [{args.model}]: {len(reviews)} reviews, {sum(map(len, reviews))} keywords, "
+        f"{len(unique)} distinct normalized"
+    )
 
     t0 = time.perf_counter()
     model = semantic.load_model(args.embedding_model, args.device)
@@ -151,7 +163,12 @@ def notebook_main(args: argparse.Namespace) -> int:
     print("| ---: | ---: | ---: |")
     rates = {}
     for bs in sizes:
-        secs = best_of(args.repeat, lambda: semantic.embed_texts(unique, args.embedding_model, store=False, batch_size=bs, device=args.device))
+        secs = best_of(
+            args.repeat,
+            lambda bs=bs: semantic.embed_texts(
+                unique, args.embedding_model, store=False, batch_size=bs, device=args.device
+            ),
+        )
         rates[bs] = (secs, len(unique) / secs)
         print(f"| {bs} | {secs:.3f} | {len(unique) / secs:,.0f} |")
     best_bs = max(rates, key=lambda b: rates[b][1])
@@ -163,23 +180,44 @@ def notebook_main(args: argparse.Namespace) -> int:
     nb_secs = best_of(args.repeat, lambda: notebook_style(model, subset, args.device))
     nb_rate = nb_strings / nb_secs
     sub_unique = [t for t in dict.fromkeys(normalize(k) for kws in subset for k in kws) if t]
-    k_sub_secs = best_of(args.repeat, lambda: semantic.embed_texts(sub_unique, args.embedding_model, store=False, batch_size=best_bs, device=args.device))
+    k_sub_secs = best_of(
+        args.repeat,
+        lambda: semantic.embed_texts(
+            sub_unique, args.embedding_model, store=False, batch_size=best_bs, device=args.device
+        ),
+    )
 
     scope = "all" if n_nb == len(reviews) else f"the first {n_nb} of {len(reviews)}"
     print()
-    print(f"notebook style on {scope} reviews: {n_nb} calls, {nb_strings} strings in {nb_secs:.3f} s = {nb_rate:,.0f} strings/s")
-    print(f"kweval on the same reviews: {len(sub_unique)} distinct strings in {k_sub_secs:.3f} s "
-          f"= {len(sub_unique) / k_sub_secs:,.0f} strings/s (batch {best_bs})")
+    print(
+        f"notebook style on {scope} reviews: {n_nb} calls, {nb_strings} strings in {nb_secs:.3f} s = "
+        f"{nb_rate:,.0f} strings/s"
+    )
+    print(
+        f"kweval on the same reviews: {len(sub_unique)} distinct strings in {k_sub_secs:.3f} s "
+        f"= {len(sub_unique) / k_sub_secs:,.0f} strings/s (batch {best_bs})"
+    )
     print()
-    print(f"throughput ratio (kweval best, batch {best_bs}: {best_rate:,.0f} strings/s) / notebook ({nb_rate:,.0f} strings/s): "
-          f"{best_rate / nb_rate:.1f}x")
-    print(f"same {n_nb} reviews covered: notebook {nb_secs:.3f} s / kweval {k_sub_secs:.3f} s = {nb_secs / k_sub_secs:.1f}x")
+    print(
+        f"throughput ratio (kweval best, batch {best_bs}: {best_rate:,.0f} strings/s) / notebook ({nb_rate:,.0f} "
+        f"strings/s): "
+        f"{best_rate / nb_rate:.1f}x"
+    )
+    print(
+        f"same {n_nb} reviews covered: notebook {nb_secs:.3f} s / kweval {k_sub_secs:.3f} s = "
+        f"{nb_secs / k_sub_secs:.1f}x"
+    )
     if n_nb < len(reviews):
         est = nb_secs * len(reviews) / n_nb
-        print(f"whole movie ({len(reviews)} reviews): notebook about {est:.1f} s (extrapolated from {n_nb} reviews) "
-              f"/ kweval {best_secs:.3f} s (measured) = {est / best_secs:.1f}x")
+        print(
+            f"whole movie ({len(reviews)} reviews): notebook about {est:.1f} s (extrapolated from {n_nb} reviews) "
+            f"/ kweval {best_secs:.3f} s (measured) = {est / best_secs:.1f}x"
+        )
     else:
-        print(f"whole movie ({len(reviews)} reviews): notebook {nb_secs:.3f} s / kweval {best_secs:.3f} s = {nb_secs / best_secs:.1f}x")
+        print(
+            f"whole movie ({len(reviews)} reviews): notebook {nb_secs:.3f} s / kweval {best_secs:.3f} s = "
+            f"{nb_secs / best_secs:.1f}x"
+        )
     return 0
 
 
@@ -231,9 +269,7 @@ def agreement(ref: np.ndarray, other: np.ndarray, pairs, tau: float = 0.75) -> t
     return worst, same / max(total, 1), total
 
 
-def busy_process() -> "subprocess.Popen":
-    import subprocess
-
+def busy_process() -> subprocess.Popen[bytes]:
     return subprocess.Popen([sys.executable, "-c", "while True: pass"])
 
 
@@ -244,8 +280,10 @@ def backends_main(args: argparse.Namespace) -> int:
     texts, pairs = dnlp_texts(args.limit)
     load = f"; load average {os.getloadavg()[0]:.1f}" if hasattr(os, "getloadavg") else ""
     print(f"CPU {cpu_name()}, {available_cores()} cores available{load}")
-    print(f"data: {DNLP}: {len(texts)} unique normalized keywords (predictions + GT), "
-          f"{sum(len(p) * len(g) for p, g in pairs):,} keyword x GT pairs; batch {args.batch}")
+    print(
+        f"data: {DNLP}: {len(texts)} unique normalized keywords (predictions + GT), "
+        f"{sum(len(p) * len(g) for p, g in pairs):,} keyword x GT pairs; batch {args.batch}"
+    )
     print()
     print("| backend | condition | seconds | strings/s | vs torch fp32 | max abs dcos | same decision at 0.75 |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
@@ -260,8 +298,11 @@ def backends_main(args: argparse.Namespace) -> int:
                 if ref is None:
                     ref, ref_secs = vecs, secs
                 worst, same, _ = agreement(ref, vecs, pairs)
-                print(f"| {backend} | {condition} | {secs:.1f} | {len(texts) / secs:,.0f} | {ref_secs / secs:.2f}x "
-                      f"| {worst:.2e} | {100 * same:.3f} % |", flush=True)
+                print(
+                    f"| {backend} | {condition} | {secs:.1f} | {len(texts) / secs:,.0f} | {ref_secs / secs:.2f}x "
+                    f"| {worst:.2e} | {100 * same:.3f} % |",
+                    flush=True,
+                )
                 if backend == "onnx":
                     verdicts.append((condition, ref_secs / secs, worst, same))
         finally:
@@ -271,9 +312,11 @@ def backends_main(args: argparse.Namespace) -> int:
     print("Both paths sort their batches by token count (embed_texts); `auto` (the CPU default) is onnx.")
     for condition, ratio, worst, same in verdicts:
         agrees = worst <= 2e-3 and same >= 0.999
-        print(f"- {condition}: onnx agreement (max |dcos| <= 2e-3, >= 99.9 % same decisions at 0.75): "
-              f"{'met' if agrees else 'not met'}; speed target onnx >= 2.5x torch fp32: {ratio:.2f}x, "
-              f"{'met' if ratio >= 2.5 else 'not met'}")
+        print(
+            f"- {condition}: onnx agreement (max |dcos| <= 2e-3, >= 99.9 % same decisions at 0.75): "
+            f"{'met' if agrees else 'not met'}; speed target onnx >= 2.5x torch fp32: {ratio:.2f}x, "
+            f"{'met' if ratio >= 2.5 else 'not met'}"
+        )
     return 0
 
 
@@ -312,8 +355,8 @@ def cuda_main(args: argparse.Namespace) -> int:
 def instant_main(args: argparse.Namespace) -> int:
     """Issue 11 item 7: τ change from stored similarities, and sentiment a second time (persistent VADER store)."""
     from kweval.data import load_dataset
-    from kweval.evaluation.pipeline import EvalOptions, evaluate, with_threshold
     from kweval.evaluation import sentiment
+    from kweval.evaluation.pipeline import EvalOptions, evaluate, with_threshold
 
     dataset = load_dataset(DNLP)
     if args.stand_in_vectors:  # τ re-thresholding costs the same whatever the vectors: fill the store without a model
@@ -323,13 +366,19 @@ def instant_main(args: argparse.Namespace) -> int:
         lexical = evaluate(dataset, EvalOptions())
         texts = list(dict.fromkeys(lexical.keywords["norm"].tolist() + lexical.ground_truth["norm"].tolist()))
         vecs = np.random.default_rng(0).standard_normal((len(texts), 384)).astype(np.float32)
-        EmbeddingStore(semantic.DEFAULT_MODEL, backend=semantic.variant(args.backend)[0],
-                       precision=semantic.variant(args.backend)[1]).put_many(texts, vecs)
+        EmbeddingStore(
+            semantic.DEFAULT_MODEL,
+            backend=semantic.variant(args.backend)[0],
+            precision=semantic.variant(args.backend)[1],
+        ).put_many(texts, vecs)
         print(f"store filled with {len(texts)} stand-in random vectors (timings only)")
     t0 = time.perf_counter()
     ev = evaluate(dataset, EvalOptions(semantic=True, embedding_backend=args.backend))
-    print(f"semantic evaluation of {DNLP} ({args.backend}; store in {os.environ.get('KWEVAL_CACHE_DIR', 'the user cache')}): "
-          f"{time.perf_counter() - t0:.1f} s")
+    print(
+        f"semantic evaluation of {DNLP} ({args.backend}; store in "
+        f"{os.environ.get('KWEVAL_CACHE_DIR', 'the user cache')}): "
+        f"{time.perf_counter() - t0:.1f} s"
+    )
     times = []
     for tau in (0.76, 0.74, 0.8, 0.6):
         t0 = time.perf_counter()

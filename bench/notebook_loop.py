@@ -26,7 +26,8 @@ Seed 001's all-movies cell skips a review whose scores are not Python
 floats/ints (`isinstance(score, (float, int))`): the reranker's np.float32
 scores on SW_Episode6, so that pair has no per-review rows (NaN), as there.
 
-Usage: python bench/notebook_loop.py [DATASET_DIR] [--per-review-weighted]   (default ../shared/data/dnlp/Dataset beside the checkout)
+Usage: python bench/notebook_loop.py [DATASET_DIR] [--per-review-weighted]   (default ../shared/data/dnlp/Dataset beside
+the checkout)
 """
 
 from __future__ import annotations
@@ -40,7 +41,9 @@ import time
 import numpy as np
 import pandas as pd
 
-DEFAULT_DATASET = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data", "dnlp", "Dataset"))
+DEFAULT_DATASET = os.path.normpath(
+    os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data", "dnlp", "Dataset")
+)
 
 
 # --- seed 000 / 001 helpers (same semantics and per-call structure) ---------------------------------
@@ -170,7 +173,8 @@ def seed000_movie(selected_film, gt_keywords, models):
 
 
 def seed001_movie(selected_film, gt_keywords, models, weighted=False):
-    """Seed 001's per-movie body, lexical part: per-review P/R/F1 (and, with `weighted`, its per-review weighted P/R/F1), averaged per model."""
+    """Seed 001's per-movie body, lexical part: per-review P/R/F1 (and, with `weighted`, its per-review weighted
+    P/R/F1), averaged per model."""
     results = {model: [] for model in models}
     for _, row in selected_film.iterrows():
         for model in models:
@@ -224,7 +228,9 @@ def main(dataset: str = DEFAULT_DATASET, weighted: bool = False) -> pd.DataFrame
         selected_film_id = selected_film["Movie_ID"].iloc[0]
         kw_ground_truth = keywords_ground_truth[keywords_ground_truth["Movie_ID"] == selected_film_id]
         gt_keywords = kw_ground_truth["Keyword"].tolist()
-        models = [c[len("keywords_") :] for c in selected_film.columns if isinstance(c, str) and c.startswith("keywords_")]
+        models = [
+            c[len("keywords_") :] for c in selected_film.columns if isinstance(c, str) and c.startswith("keywords_")
+        ]
         global_metrics = seed000_movie(selected_film, gt_keywords, models)
         review_metrics = seed001_movie(selected_film, gt_keywords, models, weighted)
         for model in models:
@@ -238,5 +244,8 @@ if __name__ == "__main__":
     table = main(args[0] if args else DEFAULT_DATASET, weighted="--per-review-weighted" in sys.argv[1:])
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(table.to_string(index=False))
-    print(f"notebook loop: {len(table)} movie x model rows in {time.perf_counter() - start:.2f} s (in-process)", file=sys.stderr)
+    print(
+        f"notebook loop: {len(table)} movie x model rows in {time.perf_counter() - start:.2f} s (in-process)",
+        file=sys.stderr,
+    )
     _ = np  # numpy is imported by both notebooks

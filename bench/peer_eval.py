@@ -95,7 +95,11 @@ def run_kpeval(peers: Path, data: Path, prediction_files: list[Path]) -> None:
         refs = [";".join(keys[d]) for d in docs]
         outs = [";".join(preds.get(d, [])) for d in docs]
         _per_doc, summary = exact.ExactMatchingMetric().evaluate(outs, refs, inputs)
-        print(json.dumps({"model": path.stem, **{f"f1@{k}": float(summary[f"macro_avg_f1@{k}_all"]) for k in (5, 10, "M")}}))
+        print(
+            json.dumps(
+                {"model": path.stem, **{f"f1@{k}": float(summary[f"macro_avg_f1@{k}_all"]) for k in (5, 10, "M")}}
+            )
+        )
 
 
 def main() -> None:

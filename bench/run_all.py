@@ -30,8 +30,15 @@ import bench_lexical  # noqa: E402
 import bench_scale  # noqa: E402
 
 OPTIONAL = (  # a script and its arguments
-    "bench_semantic.py", "bench_cold_semantic.py", "bench_app.py", "bench_randomization.py", "bench_highlight.py",
-    "bench_keyphrase.py", "bench_per_document.py", "bench_dask.py", "bench_scale.py --semantic",
+    "bench_semantic.py",
+    "bench_cold_semantic.py",
+    "bench_app.py",
+    "bench_randomization.py",
+    "bench_highlight.py",
+    "bench_keyphrase.py",
+    "bench_per_document.py",
+    "bench_dask.py",
+    "bench_scale.py --semantic",
 )
 OPTIONAL_TIMEOUT_S = 1800
 
@@ -59,7 +66,7 @@ def machine() -> dict:
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return {
-        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "cpu": cpu,
         "cores": cores,
         "ram_gb": ram_gb,
@@ -88,7 +95,11 @@ def run_optional(name: str) -> dict | None:
     start = time.perf_counter()
     try:
         proc = subprocess.run(
-            [sys.executable, str(path), *script_args], cwd=REPO, capture_output=True, text=True, env=dict(os.environ, HF_HUB_OFFLINE="1"),
+            [sys.executable, str(path), *script_args],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            env=dict(os.environ, HF_HUB_OFFLINE="1"),
             timeout=OPTIONAL_TIMEOUT_S,
         )
         rc, out, err = proc.returncode, proc.stdout, proc.stderr
@@ -124,7 +135,8 @@ def render(info: dict, lexical: dict, scale: dict, others: list[dict], total_s: 
         "## Lexical evaluation vs the notebooks' loop (DNLP data, 6 movies × 4 models)",
         "",
         "The commands are timed as whole processes (start-up, imports, reading the pickles, "
-        f"evaluating, writing), taking turns in {len(lexical['round_ratios'])} rounds (each round: the notebook loop once, "
+        f"evaluating, writing), taking turns in {len(lexical['round_ratios'])} rounds (each round: the notebook "
+        f"loop once, "
         "then each kweval command twice), so that a shared machine's changing speed touches them alike. "
         "`bench/notebook_loop.py` restates seed 000's "
         "global weighted metrics and nDCG@5 and seed 001's per-review P/R/F1 for every movie × model, "
@@ -132,14 +144,20 @@ def render(info: dict, lexical: dict, scale: dict, others: list[dict], total_s: 
         "",
         "| command | best wall time | all runs (s) | peak RSS |",
         "| --- | ---: | --- | ---: |",
-        f"| `{lexical['notebook_cmd']}` | {lexical['notebook']['wall_s']:.2f} s | {lexical['notebook']['all_s']} | {lexical['notebook']['peak_rss_mb']:.0f} MB |",
-        f"| `{lexical['kweval_cmd']}` | {lexical['kweval']['wall_s']:.3f} s | {lexical['kweval']['all_s']} | {lexical['kweval']['peak_rss_mb']:.0f} MB |",
-        f"| `{lexical['one_process_cmd']}` (one process) | {lexical['one_process']['wall_s']:.3f} s | {lexical['one_process']['all_s']} | {lexical['one_process']['peak_rss_mb']:.0f} MB |",
+        f"| `{lexical['notebook_cmd']}` | {lexical['notebook']['wall_s']:.2f} s | {lexical['notebook']['all_s']} | "
+        f"{lexical['notebook']['peak_rss_mb']:.0f} MB |",
+        f"| `{lexical['kweval_cmd']}` | {lexical['kweval']['wall_s']:.3f} s | {lexical['kweval']['all_s']} | "
+        f"{lexical['kweval']['peak_rss_mb']:.0f} MB |",
+        f"| `{lexical['one_process_cmd']}` (one process) | {lexical['one_process']['wall_s']:.3f} s | "
+        f"{lexical['one_process']['all_s']} | {lexical['one_process']['peak_rss_mb']:.0f} MB |",
         "",
-        f"**Ratio: {lexical['ratio']:.1f}×** (best times; target ≥ {lexical['target_ratio']:.0f}×: {'met' if lexical['met'] else 'NOT met'}); "
+        f"**Ratio: {lexical['ratio']:.1f}×** (best times; target ≥ {lexical['target_ratio']:.0f}×: "
+        f"{'met' if lexical['met'] else 'NOT met'}); "
         f"the rounds' own ratios {lexical['round_ratios']}, median {lexical['median_round_ratio']:.1f}×. "
-        f"By default kweval shares the movie files out over {lexical['jobs']} processes here (`--jobs auto`: one per core); "
-        f"held to one process it is {lexical['notebook']['wall_s'] / lexical['one_process']['wall_s']:.1f}× the notebook loop "
+        f"By default kweval shares the movie files out over {lexical['jobs']} processes here (`--jobs auto`: one "
+        f"per core); "
+        f"held to one process it is {lexical['notebook']['wall_s'] / lexical['one_process']['wall_s']:.1f}× the "
+        f"notebook loop "
         f"(rounds {lexical['round_ratios_one_process']}, median {lexical['median_round_ratio_one_process']:.1f}×). "
         "Peak RSS is per process (`ru_maxrss`, the largest of the processes).",
         "",
@@ -153,7 +171,8 @@ def render(info: dict, lexical: dict, scale: dict, others: list[dict], total_s: 
         out += [
             "For information only (not the issue-2 baseline): with seed 001's per-review weighted P/R/F1 as well "
             f"(`{lexical['fuller_cmd']}`, as its all-movies cell computes them) the notebook loop takes "
-            f"{lexical['fuller']['wall_s']:.2f} s (1 run), {lexical['fuller']['wall_s'] / lexical['kweval']['wall_s']:.1f}× kweval's time.",
+            f"{lexical['fuller']['wall_s']:.2f} s (1 run), "
+            f"{lexical['fuller']['wall_s'] / lexical['kweval']['wall_s']:.1f}× kweval's time.",
             "",
         ]
     out += [
@@ -172,7 +191,10 @@ def render(info: dict, lexical: dict, scale: dict, others: list[dict], total_s: 
         e = r["evaluate"]
         n_pred = r["profile"]["n_predictions"] if "profile" in r else r.get("n_predictions")
         shown = f"{n_pred:,}" if n_pred else ""
-        out.append(f"| {r['layout']} | {r['reviews']:,d} | {shown} | {e['wall_s']:.2f} s | {e['all_s']} | {e['peak_rss_mb']:.0f} MB |")
+        out.append(
+            f"| {r['layout']} | {r['reviews']:,d} | {shown} | {e['wall_s']:.2f} s | {e['all_s']} | "
+            f"{e['peak_rss_mb']:.0f} MB |"
+        )
     out += ["", "Ratios for 10× the reviews:", ""]
     for q in scale["ratios"]:
         out.append(f"- {q['layout']}: {q['from']:,d} → {q['to']:,d} reviews: time ×{q['ratio']:.2f}")
@@ -211,7 +233,16 @@ def render(info: dict, lexical: dict, scale: dict, others: list[dict], total_s: 
         out.append(r["evaluate"]["cmd"])
     out.append("```")
     for o in others:
-        out += ["", f"## {o['name']}", "", f"`{o['cmd']}` (exit {o['rc']}, {o['wall_s']:.1f} s)", "", "```", o["stdout"] or "(no output)", "```"]
+        out += [
+            "",
+            f"## {o['name']}",
+            "",
+            f"`{o['cmd']}` (exit {o['rc']}, {o['wall_s']:.1f} s)",
+            "",
+            "```",
+            o["stdout"] or "(no output)",
+            "```",
+        ]
         if o["rc"] != 0 and o["stderr"]:
             out += ["", "stderr (tail):", "", "```", o["stderr"], "```"]
     missing = [n for n in OPTIONAL if n not in {o["name"] for o in others}]
@@ -229,7 +260,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     start = time.perf_counter()
     info = machine()
-    print(f"machine: {info['cpu']}, {info['cores']} cores, {info['ram_gb']:.1f} GB; Python {info['python']}, pandas {info['pandas']}")
+    print(
+        f"machine: {info['cpu']}, {info['cores']} cores, {info['ram_gb']:.1f} GB; Python {info['python']}, pandas "
+        f"{info['pandas']}"
+    )
     print("== lexical ==", flush=True)
     lexical = bench_lexical.run(repeat=args.repeat)
     print(bench_lexical.report(lexical), flush=True)

@@ -11,10 +11,10 @@ import argparse
 import hashlib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -22,13 +22,21 @@ import streamlit as st
 from dashboard.escape import md
 from dashboard.links import page_links, page_params
 from dashboard.selection import SELECTION_KEYS, Selection, resolve_selection
-
-from kweval.metrics import registry
-from kweval.evaluation.aggregate import MICRO_F1, MICRO_RATIOS, aggregate
 from kweval.data import load_dataset
 from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy_tables
-from kweval.evaluation.pipeline import (SENTIMENT_OPTIONS, EvalOptions, Evaluation, SentimentScores, evaluate, sentiment_scores, with_sentiment, with_threshold)
+from kweval.evaluation.aggregate import MICRO_F1, MICRO_RATIOS, aggregate
+from kweval.evaluation.pipeline import (
+    SENTIMENT_OPTIONS,
+    EvalOptions,
+    Evaluation,
+    SentimentScores,
+    evaluate,
+    sentiment_scores,
+    with_sentiment,
+    with_threshold,
+)
+from kweval.metrics import registry
 
 # ---------------------------------------------------------------------------------------------
 # data: loaded once per source (cache_resource), identified by a content hash
@@ -50,7 +58,9 @@ def _stamp(path: str | None) -> tuple:
     if not root.is_dir():
         return ()
     files = [p for p in root.iterdir() if p.is_file()]
-    files += [q for p in root.iterdir() if p.is_dir() for q in list(p.iterdir())[:500] if q.is_file()]  # the layouts nest one level
+    files += [
+        q for p in root.iterdir() if p.is_dir() for q in list(p.iterdir())[:500] if q.is_file()
+    ]  # the layouts nest one level
     return tuple(sorted((str(p.relative_to(root)), p.stat().st_size, p.stat().st_mtime_ns) for p in files[:2000]))
 
 
@@ -118,7 +128,8 @@ def get_evaluation(dataset: Dataset, data_hash: str, options: EvalOptions) -> Ev
 
 
 def _rethresholded(dataset: Dataset, data_hash: str, options: EvalOptions) -> Evaluation | None:
-    """A cached semantic evaluation that differs only in τ, re-thresholded to `options.threshold`; None if there is none."""
+    """A cached semantic evaluation that differs only in τ, re-thresholded to `options.threshold`; None if there is
+    none."""
     if not options.semantic:
         return None
     for other in [k for k in _evaluated_keys() if k[0] == data_hash]:
@@ -132,8 +143,13 @@ def _evaluate_with_progress(dataset: Dataset, options: EvalOptions) -> Evaluatio
     bar = st.progress(0.0, text="Evaluating…")
     notes = {"embedding": "embedding keywords (the first time loads the model; vectors are cached on disk)"}
     try:
-        return evaluate(dataset, options, progress=lambda stage, f: bar.progress(
-            min(max(float(f), 0.0), 1.0), text=f"Evaluating: {notes.get(stage, stage)}…"))
+        return evaluate(
+            dataset,
+            options,
+            progress=lambda stage, f: bar.progress(
+                min(max(float(f), 0.0), 1.0), text=f"Evaluating: {notes.get(stage, stage)}…"
+            ),
+        )
     finally:
         bar.empty()
 
@@ -215,8 +231,17 @@ class Ctx:
         """Relative links to `page` with the current selection, one per row of `per_row` (for link columns)."""
         return page_links(self.pages[page].url_path, self.selection, **per_row)
 
-    def url_widget(self, widget: Callable, label: str, param: str, default: Any, parse: Callable[[str], Any] = str,
-                   fmt: Callable[[Any], str] = str, resets: tuple[str, ...] = (), **kwargs: Any) -> Any:
+    def url_widget(
+        self,
+        widget: Callable,
+        label: str,
+        param: str,
+        default: Any,
+        parse: Callable[[str], Any] = str,
+        fmt: Callable[[Any], str] = str,
+        resets: tuple[str, ...] = (),
+        **kwargs: Any,
+    ) -> Any:
         """A page widget whose value lives in the URL query parameter `param` (and survives reruns).
 
         `parse` turns the URL text into a value (None or an exception: ignored); changing the
@@ -237,7 +262,9 @@ def invalid_param_message(param: str, raw: str, used: str) -> str:
     return f"URL parameter **{md(param)}**: “{md(raw)}” is not a valid value here; used {md(used)} instead."
 
 
-def selection_warnings(url: dict[str, str | None], selection: Selection, movies: Sequence[str], models: Sequence[str]) -> list[str]:
+def selection_warnings(
+    url: dict[str, str | None], selection: Selection, movies: Sequence[str], models: Sequence[str]
+) -> list[str]:
     """A warning per sidebar URL parameter whose value (or part of it, for `models`) was not used."""
     used = selection.params()
     out = []
@@ -251,8 +278,10 @@ def selection_warnings(url: dict[str, str | None], selection: Selection, movies:
         elif name == "models":
             unknown = [m for m in dict.fromkeys(s.strip() for s in raw.split(",")) if m not in models]
             if unknown:
-                out.append(f"URL parameter **models**: unknown model(s) {md(', '.join(unknown))} ignored; "
-                           f"used {md(used['models'])}.")
+                out.append(
+                    f"URL parameter **models**: unknown model(s) {md(', '.join(unknown))} ignored; "
+                    f"used {md(used['models'])}."
+                )
     return out
 
 
@@ -274,7 +303,10 @@ def drop_unknown_params() -> None:
     """After a page ran to its end: warn about and remove the URL parameters nothing read."""
     read = st.session_state.get("url_params_read", set())
     for name in [n for n in st.query_params if n not in read]:
-        url_notice(f"URL parameter **{md(name)}** (“{md(st.query_params.get(name))}”) is unknown here; ignored and removed from the URL.")
+        url_notice(
+            f"URL parameter **{md(name)}** (“{md(st.query_params.get(name))}”) is unknown here; ignored and "
+            f"removed from the URL."
+        )
         st.query_params.pop(name, None)
 
 
@@ -298,8 +330,17 @@ def _fit(value: Any, kwargs: dict[str, Any]) -> Any:
     return min(max(value, low if low is not None else value), high if high is not None else value)
 
 
-def url_widget(widget: Callable, label: str, param: str, default: Any, parse: Callable[[str], Any] = str,
-               fmt: Callable[[Any], str] = str, key: str | None = None, resets: tuple[str, ...] = (), **kwargs: Any) -> Any:
+def url_widget(
+    widget: Callable,
+    label: str,
+    param: str,
+    default: Any,
+    parse: Callable[[str], Any] = str,
+    fmt: Callable[[Any], str] = str,
+    key: str | None = None,
+    resets: tuple[str, ...] = (),
+    **kwargs: Any,
+) -> Any:
     """See `Ctx.url_widget`.  A URL value that cannot be used (unparsable, not an option, out of bounds)
     is replaced by the nearest usable one, with a warning naming parameter, value and what was used."""
     key = key or f"qp_{param}"

@@ -30,7 +30,7 @@ def keyword_list_html(rows: pd.DataFrame, k: int) -> str:
         beyond = ' <span style="opacity:0.6">(beyond k)</span>' if int(pos) >= k else ""
         if int(rank) >= 0:
             items.append(
-                f'<li><mark>{esc(kw)}</mark> → <b>{esc(gt_kw)}</b> '
+                f"<li><mark>{esc(kw)}</mark> → <b>{esc(gt_kw)}</b> "
                 f'<span class="kw-gt">(GT rank {int(rank)})</span>{beyond}</li>'
             )
         else:
@@ -45,8 +45,9 @@ _TABLE_STYLE = (
 )
 
 
-def keyword_table_html(rows: pd.DataFrame, k: int, semantic: bool = False, sentiment: bool = False,
-                       threshold: float = TAU_DEFAULT) -> str:
+def keyword_table_html(
+    rows: pd.DataFrame, k: int, semantic: bool = False, sentiment: bool = False, threshold: float = TAU_DEFAULT
+) -> str:
     """One model's ranked keywords as an escaped HTML table: the lexical match, then (from `keyword_details`)
     the nearest GT keyword and its cosine (marked when above `threshold`) and the VADER value v(x).
 
@@ -65,18 +66,26 @@ def keyword_table_html(rows: pd.DataFrame, k: int, semantic: bool = False, senti
         beyond = pos >= k
         matched = int(r["gt_rank"]) >= 0
         kw = f"<mark>{esc(r['keyword'])}</mark>" if matched else esc(r["keyword"])
-        lex = (f'<b>{esc(r["gt_keyword"])}</b> <span class="kw-gt">(GT rank {int(r["gt_rank"])})</span>' if matched
-               else unmatched_html(r))
+        lex = (
+            f'<b>{esc(r["gt_keyword"])}</b> <span class="kw-gt">(GT rank {int(r["gt_rank"])})</span>'
+            if matched
+            else unmatched_html(r)
+        )
         cells = [f"{pos} <span class='kw-beyond'>(beyond k)</span>" if beyond else str(pos), kw, lex]
         if semantic:
             near = r.get("nearest_gt")
             if near is None or (isinstance(near, float) and near != near):
                 cells += ['<span class="kw-near">—</span>', '<span class="kw-cos">n/a</span>']
             else:
-                cells.append(f'<span class="kw-near">{esc(near)}</span> <span class="kw-gt">(GT rank {int(r["nearest_rank"])})</span>')
+                cells.append(
+                    f'<span class="kw-near">{esc(near)}</span> <span class="kw-gt">(GT rank '
+                    f"{int(r['nearest_rank'])})</span>"
+                )
                 cos = fmt_num(r["cosine"])
                 if bool(r["above"]):
-                    cells.append(f'<mark class="kw-cos kw-above" title="cosine &gt; τ = {format_tau(threshold)}">{cos} ✓</mark>')
+                    cells.append(
+                        f'<mark class="kw-cos kw-above" title="cosine &gt; τ = {format_tau(threshold)}">{cos} ✓</mark>'
+                    )
                 else:
                     cells.append(f'<span class="kw-cos">{cos}</span>')
         if sentiment:
@@ -84,13 +93,15 @@ def keyword_table_html(rows: pd.DataFrame, k: int, semantic: bool = False, senti
         style = ' style="opacity:0.6"' if beyond else ""
         lines.append(f"<tr{style}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     th = "".join(f"<th>{esc(h)}</th>" for h in head)
-    return (f"{_TABLE_STYLE}<table class=\"kw-table\"><thead><tr>{th}</tr></thead><tbody>{''.join(lines)}</tbody></table>")
+    return f'{_TABLE_STYLE}<table class="kw-table"><thead><tr>{th}</tr></thead><tbody>{"".join(lines)}</tbody></table>'
 
 
 def sentiment_line(text_v: float, gt_v: float) -> str:
     """The review's reference sentiments as escaped HTML: v(review text) and the movie's GT mean."""
-    return (f'<div class="kw-sentiment" style="font-size:0.9em;margin-top:0.3rem">Sentiment (VADER, v = pos + ½·neu): '
-            f'review text v = <b>{fmt_num(text_v)}</b> · GT keywords mean v = <b>{fmt_num(gt_v)}</b></div>')
+    return (
+        f'<div class="kw-sentiment" style="font-size:0.9em;margin-top:0.3rem">Sentiment (VADER, v = pos + ½·neu): '
+        f"review text v = <b>{fmt_num(text_v)}</b> · GT keywords mean v = <b>{fmt_num(gt_v)}</b></div>"
+    )
 
 
 def unmatched_html(row: Mapping) -> str:
@@ -117,16 +128,30 @@ def gt_top_html(gt: pd.DataFrame, k: int, keywords: pd.DataFrame, colors: Mappin
     for rank, kw in zip(top["rank"], top["keyword"]):
         who = by_rank.get(int(rank), [])
         tags = "".join(
-            f' <span class="kw-by" style="border:1px solid {esc((colors or {}).get(m, "currentColor"))};border-radius:0.6em;'
-            f'padding:0 0.35em;font-size:0.8em">{esc(m)}</span>' for m in who
+            f' <span class="kw-by" style="border:1px solid '
+            f"{esc((colors or {}).get(m, 'currentColor'))};border-radius:0.6em;"
+            f'padding:0 0.35em;font-size:0.8em">{esc(m)}</span>'
+            for m in who
         )
-        items.append(f'<li><span class="kw-gt-rank" style="opacity:0.7">{int(rank)}.</span> <b>{esc(kw)}</b>{tags}</li>')
-    more = f'<div style="opacity:0.7;font-size:0.85em">{len(gt) - len(top)} more GT keyword(s) below rank {int(k) - 1}</div>' if len(gt) > len(top) else ""
-    return (f'<div class="kw-gt-top"><div style="font-weight:600">Top {len(top)} GT keywords</div>'
-            f'<ul style="list-style:none;margin:0;padding-left:0">{"".join(items)}</ul>{more}</div>')
+        items.append(
+            f'<li><span class="kw-gt-rank" style="opacity:0.7">{int(rank)}.</span> <b>{esc(kw)}</b>{tags}</li>'
+        )
+    more = (
+        f'<div style="opacity:0.7;font-size:0.85em">{len(gt) - len(top)} more GT keyword(s) below rank '
+        f"{int(k) - 1}</div>"
+        if len(gt) > len(top)
+        else ""
+    )
+    return (
+        f'<div class="kw-gt-top"><div style="font-weight:600">Top {len(top)} GT keywords</div>'
+        f'<ul style="list-style:none;margin:0;padding-left:0">{"".join(items)}</ul>{more}</div>'
+    )
 
 
 def model_grid_html(cells: Sequence[str], min_width_rem: float = 16) -> str:
     """Model columns side by side that wrap to one column on a narrow (phone) screen."""
-    return (f'<div class="kw-models" style="display:grid;grid-template-columns:repeat(auto-fit,minmax(min({float(min_width_rem):g}rem,100%),1fr));'
-            f'gap:0.8rem;margin-top:0.4rem">{"".join(cells)}</div>')
+    return (
+        f'<div class="kw-models" '
+        f'style="display:grid;grid-template-columns:repeat(auto-fit,minmax(min({float(min_width_rem):g}rem,100%),1fr));'
+        f'gap:0.8rem;margin-top:0.4rem">{"".join(cells)}</div>'
+    )

@@ -5,7 +5,6 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.escape import md
-
 from kweval.io.card import card_json, evaluation_card
 
 TABLES_HASH_OF = (
@@ -16,16 +15,22 @@ TABLES_HASH_OF = (
 
 def page_card(ctx) -> dict[str, object]:
     """The card of the evaluation `ctx` shows (sidebar options, aggregation, data identity)."""
-    return evaluation_card(ctx.options, ctx.source_label, ctx.data_hash, aggregation=ctx.selection.agg,
-                           hash_of=TABLES_HASH_OF)
+    return evaluation_card(
+        ctx.options, ctx.source_label, ctx.data_hash, aggregation=ctx.selection.agg, hash_of=TABLES_HASH_OF
+    )
 
 
 def show_protocol_card(ctx, key: str) -> None:
     """A collapsed panel listing every convention of the card, with its JSON to download (`key`: widget key)."""
     card = page_card(ctx)
     with st.expander("Protocol card: every convention behind these numbers (to reproduce them)"):
-        rows = [f"| {md(name.replace('_', ' '))} | {md(value if not isinstance(value, list) else ', '.join(map(str, value)) or '—')} |"
-                for name, value in card.items() if value not in (None, "")]
+        rows = [
+            f"| {md(name.replace('_', ' '))} | "
+            f"{md(value if not isinstance(value, list) else ', '.join(map(str, value)) or '—')} |"
+            for name, value in card.items()
+            if value not in (None, "")
+        ]
         st.markdown("| field | value |\n| --- | --- |\n" + "\n".join(rows))
-        st.download_button("Protocol card (JSON)", card_json(card), file_name="kweval-protocol.json",
-                           mime="application/json", key=key)
+        st.download_button(
+            "Protocol card (JSON)", card_json(card), file_name="kweval-protocol.json", mime="application/json", key=key
+        )

@@ -33,13 +33,19 @@ def review_table(
     sc = scores[scores["model"].isin(models)]
     if movie != "ALL":
         sc = sc[sc["movie"] == movie]
-    wide = sc.pivot_table(index=["movie", "review_id"], columns="model", values=[metric, "n_matched"], sort=False, aggfunc="first")
+    wide = sc.pivot_table(
+        index=["movie", "review_id"], columns="model", values=[metric, "n_matched"], sort=False, aggfunc="first"
+    )
     keys = sc[["movie", "review_id"]].drop_duplicates()
     out = keys.reset_index(drop=True)
     index = pd.MultiIndex.from_frame(out)
     for model in models:
-        out[f"{metric}·{model}"] = wide[(metric, model)].reindex(index).to_numpy() if (metric, model) in wide else float("nan")
-        out[f"matched·{model}"] = wide[("n_matched", model)].reindex(index).to_numpy() if ("n_matched", model) in wide else float("nan")
+        out[f"{metric}·{model}"] = (
+            wide[(metric, model)].reindex(index).to_numpy() if (metric, model) in wide else float("nan")
+        )
+        out[f"matched·{model}"] = (
+            wide[("n_matched", model)].reindex(index).to_numpy() if ("n_matched", model) in wide else float("nan")
+        )
     out["n_matched_total"] = out[[f"matched·{m}" for m in models]].sum(axis=1, min_count=0) if models else 0
     rv = reviews.drop_duplicates(["movie", "review_id"]).set_index(["movie", "review_id"])
     meta = rv.reindex(index)
@@ -74,8 +80,10 @@ def filter_reviews(
         q = query.casefold()
         hay = (
             out["text"].fillna("").astype(str).str.casefold()
-            + "\x00" + out["title"].fillna("").astype(str).str.casefold()
-            + "\x00" + out["review_id"].astype(str).str.casefold()
+            + "\x00"
+            + out["title"].fillna("").astype(str).str.casefold()
+            + "\x00"
+            + out["review_id"].astype(str).str.casefold()
         )
         out = out[hay.str.contains(q, regex=False)]
     if nothing_matched:
@@ -89,7 +97,11 @@ def filter_reviews(
             key = (out[f"{metric}·{pair[0]}"] - out[f"{metric}·{pair[1]}"]).abs()
         else:
             key = out[cols].max(axis=1) - out[cols].min(axis=1)
-        out = out.assign(_key=key).sort_values("_key", ascending=False, kind="stable", na_position="last").drop(columns="_key")
+        out = (
+            out.assign(_key=key)
+            .sort_values("_key", ascending=False, kind="stable", na_position="last")
+            .drop(columns="_key")
+        )
     elif sort in DIRECTIONAL_SORTS and pair and all(f"{metric}·{m}" in out for m in pair):
         worse, better = (f"{metric}·{pair[i]}" for i in DIRECTIONAL_SORTS[sort])
         gap = out[better] - out[worse]
@@ -129,9 +141,15 @@ def keyword_details(
         from kweval.embeddings.semantic import nearest_gt_table
 
         parts = [nearest_gt_table(grp, gt, vectors, threshold) for _, grp in out.groupby("model", sort=False)]
-        out = pd.concat(parts, ignore_index=True) if parts else out.assign(nearest_gt=None, nearest_rank=-1, cosine=float("nan"), above=False)
+        out = (
+            pd.concat(parts, ignore_index=True)
+            if parts
+            else out.assign(nearest_gt=None, nearest_rank=-1, cosine=float("nan"), above=False)
+        )
     if sentiment:
         from kweval.evaluation.sentiment import keyword_values
 
-        out = out.assign(v=keyword_values(out[[c for c in ("keyword", "norm") if c in out.columns]]) if len(out) else [])
+        out = out.assign(
+            v=keyword_values(out[[c for c in ("keyword", "norm") if c in out.columns]]) if len(out) else []
+        )
     return out

@@ -43,8 +43,14 @@ class Selection:
 
     def params(self) -> dict[str, str]:
         return {
-            "movie": self.movie, "models": ",".join(self.models), "k": str(self.k), "agg": self.agg, "match": self.match,
-            "sem": "1" if self.semantic else "0", "tau": format_tau(self.threshold), "sas": "1" if self.sentiment else "0",
+            "movie": self.movie,
+            "models": ",".join(self.models),
+            "k": str(self.k),
+            "agg": self.agg,
+            "match": self.match,
+            "sem": "1" if self.semantic else "0",
+            "tau": format_tau(self.threshold),
+            "sas": "1" if self.sentiment else "0",
             "present": "1" if self.present else "0",
         }
 

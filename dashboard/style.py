@@ -7,8 +7,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from kweval.metrics import registry
 from kweval.io.report import best_rows
+from kweval.metrics import registry
 
 # Mid-luminance hues: contrast ≥ 3 against both a white and Streamlit's dark background (#0E1117),
 # so one map serves both themes and a model keeps its colour when the theme changes.
@@ -30,7 +30,8 @@ def metric_label(metric: str) -> str:
 
 
 def axis_title(metric: str, agg: str) -> str:
-    """An axis title naming the metric and how reviews were aggregated (ranking metrics and SAS are means in both modes)."""
+    """An axis title naming the metric and how reviews were aggregated (ranking metrics and SAS are means in both
+    modes)."""
     entry = registry.info(metric)
     if agg == "micro" and entry is not None and entry.group in ("set", "semantic"):
         how = "micro: from counts summed over reviews"

@@ -1,4 +1,5 @@
-"""Table presentation shared by the pages: column help from `kweval.metrics.registry` and the best value per column in bold."""
+"""Table presentation shared by the pages: column help from `kweval.metrics.registry` and the best value per column in
+bold."""
 
 from __future__ import annotations
 
@@ -8,12 +9,15 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.style import best_styles
-
 from kweval.metrics import registry
 
 
-def number_columns(columns: Iterable[str], fmt: str = "%.4f", aliases: Mapping[str, str] | None = None,
-                   formats: Mapping[str, str] | None = None) -> dict:
+def number_columns(
+    columns: Iterable[str],
+    fmt: str = "%.4f",
+    aliases: Mapping[str, str] | None = None,
+    formats: Mapping[str, str] | None = None,
+) -> dict:
     """`st.dataframe` column_config for `columns`: each column's help is its registry definition.
 
     `aliases` maps a shown column name to its registry name (e.g. "mean A" → "mean_a");

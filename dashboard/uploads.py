@@ -34,7 +34,7 @@ def newest_by_name(files: Sequence[tuple[str, str, bytes]], first_seen: MutableM
         first_seen.setdefault(file_id, len(first_seen))
     newest: dict[str, tuple[str, bytes]] = {}
     copies: dict[str, int] = {}
-    for file_id, name, data in sorted(files, key=lambda f: first_seen[f[0]]):
+    for _file_id, name, data in sorted(files, key=lambda f: first_seen[f[0]]):
         newest[name] = (name, data)
         copies[name] = copies.get(name, 0) + 1
     return Uploads(tuple(sorted(newest.values())), {name: n - 1 for name, n in copies.items() if n > 1})

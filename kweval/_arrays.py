@@ -34,7 +34,8 @@ def concat_or_empty(arrays: list[np.ndarray], dtype) -> np.ndarray:
 
 
 def run_heads(*codes: np.ndarray) -> np.ndarray:
-    """Per row: whether any of the arrays changes value there, i.e. a run (a GT list, a movie's rows) starts; the first row always does."""
+    """Per row: whether any of the arrays changes value there, i.e. a run (a GT list, a movie's rows) starts; the first
+    row always does."""
     n = len(codes[0])
     head = np.ones(n, dtype=bool)
     if n > 1:
@@ -43,7 +44,8 @@ def run_heads(*codes: np.ndarray) -> np.ndarray:
 
 
 def position_in_run(head: np.ndarray) -> np.ndarray:
-    """Per row: its position (0, 1, ...) within its run, the runs starting where `head` is True (as `run_heads` gives it)."""
+    """Per row: its position (0, 1, ...) within its run, the runs starting where `head` is True (as `run_heads` gives
+    it)."""
     n = len(head)
     if n == 0:
         return np.zeros(0, np.int64)
@@ -146,6 +148,7 @@ def sort_key(values: np.ndarray) -> np.ndarray:
     codes, uniques = factorize_runs(values)
     sorted_position = pd.factorize(uniques, sort=True)[0]
     return np.where(codes < 0, len(uniques), np.append(sorted_position, 0)[codes])
+
 
 def unique_codes(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     """`np.unique(codes, return_inverse=True)` for integer codes within 0..n-1, without sorting.

@@ -316,8 +316,12 @@ def compare(new_dir: Path, old_dir: Path) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--out", type=Path, default=DEMO_DIR, help=f"output folder (default: {DEMO_DIR.relative_to(REPO)})")
-    parser.add_argument("--check", action="store_true", help="regenerate into a temp folder; exit 1 if any file differs from --out")
+    parser.add_argument(
+        "--out", type=Path, default=DEMO_DIR, help=f"output folder (default: {DEMO_DIR.relative_to(REPO)})"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="regenerate into a temp folder; exit 1 if any file differs from --out"
+    )
     args = parser.parse_args(argv)
 
     started = time.perf_counter()
@@ -336,9 +340,15 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - started
     rows = ", ".join(f"{m}={n}" for m, n in summary["rows_per_model"].items())
     print(f"wrote {args.out} in {elapsed:.1f} s ({summary['bytes'] / 1024:.1f} KiB)")
-    print(f"  movies: {summary['movies']}, reviews: {summary['reviews']}, ground-truth keyphrases: {summary['ground_truth']}")
+    print(
+        f"  movies: {summary['movies']}, reviews: {summary['reviews']}, ground-truth keyphrases: "
+        f"{summary['ground_truth']}"
+    )
     print(f"  prediction rows per model: {rows}")
-    print(f"  edge cases: {SKIPPED_PAIR[1]} has no {SKIPPED_PAIR[2]} rows; {EMPTY_PAIR[1]} x {EMPTY_PAIR[2]} is one empty row")
+    print(
+        f"  edge cases: {SKIPPED_PAIR[1]} has no {SKIPPED_PAIR[2]} rows; {EMPTY_PAIR[1]} x {EMPTY_PAIR[2]} is one "
+        f"empty row"
+    )
     return 0
 
 

@@ -22,14 +22,22 @@ from tests.helpers import DNLP, SEMEVAL
 REQUIRE_SHARED = os.environ.get("KWEVAL_REQUIRE_SHARED", "") not in ("", "0")
 # marker -> (the folder its tests read, why they skip without it)
 SHARED_DATA = {
-    "dnlp": (DNLP, f"DNLP data not found at {DNLP} (../shared/data/dnlp beside the checkout, or $KWEVAL_SHARED/data/dnlp)"),
-    "keyphrase": (SEMEVAL, f"SemEval2017 not found at {SEMEVAL} (../shared/data/keyphrase beside the checkout, or $KWEVAL_SHARED/data/keyphrase)"),
+    "dnlp": (
+        DNLP,
+        f"DNLP data not found at {DNLP} (../shared/data/dnlp beside the checkout, or $KWEVAL_SHARED/data/dnlp)",
+    ),
+    "keyphrase": (
+        SEMEVAL,
+        f"SemEval2017 not found at {SEMEVAL} (../shared/data/keyphrase beside the checkout, or "
+        f"$KWEVAL_SHARED/data/keyphrase)",
+    ),
 }
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
-    """Skip (or, under KWEVAL_REQUIRE_SHARED=1, fail) a test whose shared data is absent, before its fixtures load it."""
+    """Skip (or, under KWEVAL_REQUIRE_SHARED=1, fail) a test whose shared data is absent, before its fixtures load
+    it."""
     for marker, (folder, missing) in SHARED_DATA.items():
         if item.get_closest_marker(marker) is None or folder.is_dir():
             continue
@@ -40,7 +48,10 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
     absent = "absent: its tests " + ("FAIL" if REQUIRE_SHARED else "are skipped")
-    return [f"kweval {marker} data: {folder} ({'present' if folder.is_dir() else absent})" for marker, (folder, _) in SHARED_DATA.items()]
+    return [
+        f"kweval {marker} data: {folder} ({'present' if folder.is_dir() else absent})"
+        for marker, (folder, _) in SHARED_DATA.items()
+    ]
 
 
 @pytest.fixture(scope="session")

@@ -25,7 +25,8 @@ def make_dataset(
     directions: dict[str, str] | None = None,
     texts: dict[tuple[str, str], str] | None = None,
 ) -> Dataset:
-    """A Dataset from plain Python: gt[movie] = ranked keywords; preds[(movie, review, model)] = [(kw, score)] or None."""
+    """A Dataset from plain Python: gt[movie] = ranked keywords; preds[(movie, review, model)] = [(kw, score)] or
+    None."""
     rows = []
     for (movie, review, model), entries in preds.items():
         if entries is None:
@@ -34,7 +35,16 @@ def make_dataset(
             rows.append((movie, review, model, 0, None, math.nan))
         for rank, entry in enumerate(entries):
             kw, score = entry
-            rows.append((movie, review, model, rank, kw if isinstance(kw, str) else None, score if isinstance(score, (int, float)) else math.nan))
+            rows.append(
+                (
+                    movie,
+                    review,
+                    model,
+                    rank,
+                    kw if isinstance(kw, str) else None,
+                    score if isinstance(score, (int, float)) else math.nan,
+                )
+            )
     predictions = pd.DataFrame(rows, columns=["movie", "review_id", "model", "rank", "keyword", "score"])
     predictions["score"] = predictions["score"].astype("float64")
     gt_rows = [(m, r, kw, np.nan, np.nan) for m, kws in gt.items() for r, kw in enumerate(kws)]
@@ -50,7 +60,9 @@ def make_dataset(
         reviews=reviews,
         predictions=predictions,
         ground_truth=ground_truth,
-        models=pd.DataFrame({"model": models, "score_direction": [(directions or {}).get(m, "higher") for m in models]}),
+        models=pd.DataFrame(
+            {"model": models, "score_direction": [(directions or {}).get(m, "higher") for m in models]}
+        ),
     )
 
 

@@ -17,8 +17,11 @@ def regex_spans(text: str, keywords: list[str]) -> list[tuple[int, int]]:
             continue
         pats = [re.compile(r"(?<!\w)" + r"\W+".join(map(re.escape, words)) + r"(?!\w)", re.IGNORECASE)]
         if len(words) > 1:
-            pats += [re.compile(r"(?<!\w)" + re.escape(w) + r"(?!\w)", re.IGNORECASE)
-                     for w in dict.fromkeys(w.casefold() for w in words) if len(w) > 1 and w not in _STOPWORDS]
+            pats += [
+                re.compile(r"(?<!\w)" + re.escape(w) + r"(?!\w)", re.IGNORECASE)
+                for w in dict.fromkeys(w.casefold() for w in words)
+                if len(w) > 1 and w not in _STOPWORDS
+            ]
         raw += [(m.start(), m.end()) for p in pats for m in p.finditer(text)]
     merged: list[list[int]] = []
     for a, b in sorted(raw):

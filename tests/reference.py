@@ -116,9 +116,16 @@ def review_metrics(pred_pairs, gt_keywords, k=5, mode="approx", gain="linear", d
     first = [i for i in matched_pos if i < k]
     rr = 1.0 / (first[0] + 1) if first else 0.0
     return {
-        "precision": prec, "recall": rec, "f1": f1,
-        "w_precision": wp, "w_recall": wr, "w_f1": wf,
-        f"ndcg@{k}": ndcg, f"p@{k}": pk, f"ap@{k}": ap, "rr": rr,
+        "precision": prec,
+        "recall": rec,
+        "f1": f1,
+        "w_precision": wp,
+        "w_recall": wr,
+        "w_f1": wf,
+        f"ndcg@{k}": ndcg,
+        f"p@{k}": pk,
+        f"ap@{k}": ap,
+        "rr": rr,
         "_counts": (n_m, len(P), len(G), sum(s[i] for i, _ in M), tot, sum(gain_of(j, gain) for _, j in M), gsum),
         "_matched_gt": {j for _, j in M},
     }

@@ -22,18 +22,29 @@ from streamlit.testing.v1 import AppTest
 from dashboard.escape import esc, md
 from dashboard.review_tables import SORTS, keyword_details
 from dashboard.style import best_styles
-
-from kweval.explain import ndcg as explain
 from kweval import stats
-from kweval.evaluation.aggregate import aggregate
 from kweval.data import load_dataset
+from kweval.evaluation.aggregate import aggregate
 from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.explain import ndcg as explain
 from tests.helpers import DNLP
 
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
-PAGES = ["dashboard/views/summary.py", "dashboard/views/explorer.py", "dashboard/views/ndcg.py", "dashboard/views/compare.py", "dashboard/views/data.py"]
-TITLES = {"summary": "Summary", "explorer": "Review explorer", "ndcg": "nDCG, step by step", "compare": "Compare models", "data": "Data"}
+PAGES = [
+    "dashboard/views/summary.py",
+    "dashboard/views/explorer.py",
+    "dashboard/views/ndcg.py",
+    "dashboard/views/compare.py",
+    "dashboard/views/data.py",
+]
+TITLES = {
+    "summary": "Summary",
+    "explorer": "Review explorer",
+    "ndcg": "nDCG, step by step",
+    "compare": "Compare models",
+    "data": "Data",
+}
 XSS = "<img src=x onerror=alert(1)>"
 DATASETS = {"demo": None, "dnlp": DNLP}
 DATA = [pytest.param("demo"), pytest.param("dnlp", marks=pytest.mark.dnlp)]  # parametrize over DATASETS
@@ -65,7 +76,9 @@ def run(monkeypatch, data, params=None, page=None, env=None) -> AppTest:
     at.query_params.update(params or {})
     at.run()
     if page:
-        at.query_params.update(params or {})  # the page's own parameters: the start page (/summary) dropped them as unknown
+        at.query_params.update(
+            params or {}
+        )  # the page's own parameters: the start page (/summary) dropped them as unknown
         at.switch_page(page).run()
     assert not at.exception, [e.message for e in at.exception]
     return at
@@ -123,7 +136,11 @@ def test_every_page_renders(monkeypatch, cores, data, page):
 def test_summary_equals_aggregate(monkeypatch, cores, data):
     ds = cores[data]
     models = ds.model_names[:2]
-    at = run(monkeypatch, DATASETS[data], {"movie": ds.movie_ids[0], "models": ",".join(models), "k": "3", "agg": "micro", "match": "exact"})
+    at = run(
+        monkeypatch,
+        DATASETS[data],
+        {"movie": ds.movie_ids[0], "models": ",".join(models), "k": "3", "agg": "micro", "match": "exact"},
+    )
     shown = table(at, "summary_table").reset_index(drop=True)
     core = aggregate(evaluate(ds, EvalOptions(k=3, match="exact")), "micro")
     core = core[core["model"].isin(models)].reset_index(drop=True)
@@ -134,14 +151,22 @@ def test_summary_equals_aggregate(monkeypatch, cores, data):
 
 @pytest.mark.dnlp
 def test_explorer_known_review(monkeypatch):
-    at = run(monkeypatch, DNLP, {"movie": KNOWN["movie"], "models": "base,sentiment", "review": KNOWN["review"]}, "dashboard/views/explorer.py")
+    at = run(
+        monkeypatch,
+        DNLP,
+        {"movie": KNOWN["movie"], "models": "base,sentiment", "review": KNOWN["review"]},
+        "dashboard/views/explorer.py",
+    )
     assert len(at.html) == 1
     body = at.html[0].proto.body
     assert f"Review {KNOWN['review']}" in body
     # base matched "return jedi" to GT rank 0; its text span is marked; unmatched keywords say so
-    assert f"<mark>{KNOWN['keyword']}</mark> → <b>{KNOWN['keyword']}</b> <span class=\"kw-gt\">(GT rank {KNOWN['gt_rank']})</span>" in body
+    assert (
+        f'<mark>{KNOWN["keyword"]}</mark> → <b>{KNOWN["keyword"]}</b> <span class="kw-gt">(GT rank '
+        f"{KNOWN['gt_rank']})</span>" in body
+    )
     assert re.search(r'<mark title="base: return jedi \(GT rank 0\)[^"]*">Return</mark>', body)
-    assert "prequel films</span> <span class=\"kw-unmatched\">— unmatched" in body
+    assert 'prequel films</span> <span class="kw-unmatched">— unmatched' in body
     assert "ndcg@5 0.349" in body  # the core's 0.348651
     at.button[0].click().run()  # back to the list
     assert "review" not in at.query_params and len(at.html) == 10
@@ -153,10 +178,22 @@ def test_explorer_shows_the_cores_matches(monkeypatch, cores, data):
     ev = evaluate(ds, EvalOptions(k=5))
     kw = ev.keywords[ev.keywords["gt_rank"] >= 0]
     row = kw.iloc[len(kw) // 2]  # some matched keyword of some review
-    at = run(monkeypatch, DATASETS[data], {"movie": row["movie"], "models": row["model"], "review": row["review_id"]}, "dashboard/views/explorer.py")
+    at = run(
+        monkeypatch,
+        DATASETS[data],
+        {"movie": row["movie"], "models": row["model"], "review": row["review_id"]},
+        "dashboard/views/explorer.py",
+    )
     body = at.html[0].proto.body
-    assert f"<mark>{esc(row['keyword'])}</mark> → <b>{esc(row['gt_keyword'])}</b> <span class=\"kw-gt\">(GT rank {row['gt_rank']})</span>" in body
-    score = ev.scores[(ev.scores["movie"] == row["movie"]) & (ev.scores["review_id"] == row["review_id"]) & (ev.scores["model"] == row["model"])]
+    assert (
+        f'<mark>{esc(row["keyword"])}</mark> → <b>{esc(row["gt_keyword"])}</b> <span class="kw-gt">(GT rank '
+        f"{row['gt_rank']})</span>" in body
+    )
+    score = ev.scores[
+        (ev.scores["movie"] == row["movie"])
+        & (ev.scores["review_id"] == row["review_id"])
+        & (ev.scores["model"] == row["model"])
+    ]
     assert f"ndcg@5 {score['ndcg@5'].iloc[0]:.3f}" in body
 
 
@@ -166,9 +203,19 @@ def test_explorer_filters_and_pages(monkeypatch, cores):
     ev = evaluate(ds, EvalOptions(k=5))
     sc = ev.scores[(ev.scores["movie"] == "SW_Episode6") & ev.scores["model"].isin(["base", "sentiment"])]
     nothing = int((sc.groupby("review_id")["n_matched"].sum() == 0).sum())
-    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "none": "1"}, "dashboard/views/explorer.py")
+    at = run(
+        monkeypatch,
+        DNLP,
+        {"movie": "SW_Episode6", "models": "base,sentiment", "none": "1"},
+        "dashboard/views/explorer.py",
+    )
     assert f"{nothing} review(s) match" in texts(at)
-    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "sort": "lowest nDCG", "p": "3"}, "dashboard/views/explorer.py")
+    at = run(
+        monkeypatch,
+        DNLP,
+        {"movie": "SW_Episode6", "models": "base,sentiment", "sort": "lowest nDCG", "p": "3"},
+        "dashboard/views/explorer.py",
+    )
     assert "page 3 of 102" in texts(at)
     at.text_input(key="qp_q").input("Ewok").run()
     reviews = ds.reviews[(ds.reviews["movie"] == "SW_Episode6") & ds.reviews["review_id"].isin(set(sc["review_id"]))]
@@ -203,7 +250,12 @@ def test_pages_share_the_cached_evaluation_and_leave_it_unchanged(monkeypatch, c
 
 @pytest.mark.dnlp
 def test_ndcg_page(monkeypatch):
-    at = run(monkeypatch, DNLP, {"movie": KNOWN["movie"], "models": "base", "review": KNOWN["review"]}, "dashboard/views/ndcg.py")
+    at = run(
+        monkeypatch,
+        DNLP,
+        {"movie": KNOWN["movie"], "models": "base", "review": KNOWN["review"]},
+        "dashboard/views/ndcg.py",
+    )
     latex = [e.value for e in at.latex]
     assert any("0.7295" in t and "nDCG" in t for t in latex)  # seed 000 (METRICS.md: 0.72953)
     assert any("1.2023" in t for t in latex) and any("1.6481" in t for t in latex)
@@ -220,18 +272,30 @@ def test_ndcg_page(monkeypatch):
     at.radio(key="qp_gain").set_value("exponential").run()
     at.radio(key="qp_disc").set_value("jarvelin").run()
     at.slider(key="qp_ek").set_value(3).run()
-    assert at.query_params["gain"] == "exponential" and at.query_params["disc"] == "jarvelin" and at.query_params["ek"] == "3"
+    assert (
+        at.query_params["gain"] == "exponential"
+        and at.query_params["disc"] == "jarvelin"
+        and at.query_params["ek"] == "3"
+    )
     s = explain.ndcg_steps(**explain.SEED_000, k=3, gain="exponential", discount="jarvelin")
     assert any(f"{s.ndcg:.4f}" in e.value and "nDCG}@3" in e.value for e in at.latex)
     shown = table(at, "terms")
-    np.testing.assert_allclose(shown[["gain", "discount", "contribution"]].to_numpy(dtype=float), s.terms[["gain", "discount", "contribution"]].to_numpy(dtype=float))
+    np.testing.assert_allclose(
+        shown[["gain", "discount", "contribution"]].to_numpy(dtype=float),
+        s.terms[["gain", "discount", "contribution"]].to_numpy(dtype=float),
+    )
     assert shown["keyword"].tolist() == s.terms["keyword"].tolist()
 
 
 @pytest.mark.dnlp
 def test_compare_page_equals_stats(monkeypatch, cores):
     ds = cores["dnlp"]
-    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment", "a": "base"}, "dashboard/views/compare.py")
+    at = run(
+        monkeypatch,
+        DNLP,
+        {"movie": "SW_Episode6", "models": "base,sentiment", "a": "base"},
+        "dashboard/views/compare.py",
+    )
     shown = table(at, "compare_table")
     ev = evaluate(ds, EvalOptions(k=5))
     sc = ev.scores[ev.scores["movie"] == "SW_Episode6"]
@@ -249,7 +313,9 @@ def test_compare_page_equals_stats(monkeypatch, cores):
     assert len(diffs) == len(a)
     assert diffs["open"].str.startswith("./explorer?").all()
     linked = [dict(parse_qsl(link.split("?", 1)[1])) for link in diffs["open"]]  # each row opens its own review
-    assert [(q["movie"], q["review"], q["models"]) for q in linked] == [(m, r, "base,sentiment") for m, r in zip(diffs["movie"], diffs["review_id"])]
+    assert [(q["movie"], q["review"], q["models"]) for q in linked] == [
+        (m, r, "base,sentiment") for m, r in zip(diffs["movie"], diffs["review_id"])
+    ]
     assert (np.diff(diffs["difference"].abs().to_numpy()) <= 1e-12).all()
     assert set(table(at, "per_movie_table")["movie"]) == set(ds.movie_ids)
 
@@ -275,8 +341,10 @@ def test_data_page_and_slices_tables_explain_their_columns(monkeypatch):
     from kweval.metrics import registry
 
     at = run(monkeypatch, None, {"models": "yake,keybert_vader"}, "dashboard/views/data.py")
-    shown = {"movies": next(df for df in at.dataframe if "gt_keywords" in df.value.columns),
-             "models": next(df for df in at.dataframe if "score_direction" in df.value.columns)}
+    shown = {
+        "movies": next(df for df in at.dataframe if "gt_keywords" in df.value.columns),
+        "models": next(df for df in at.dataframe if "score_direction" in df.value.columns),
+    }
     identifiers = {"movie", "title", "model", "review_id"}
     for name, frame in shown.items():
         helps = _column_help(frame)
@@ -289,7 +357,9 @@ def test_data_page_and_slices_tables_explain_their_columns(monkeypatch):
 
     at.query_params["metric"] = "ap@5"  # the Summary's metric for the heatmap and slices
     at.switch_page("dashboard/views/summary.py").run()
-    slices = [df for df in at.dataframe if "reviews" in df.value.columns and df.value.index.name in ("rating", "length")]
+    slices = [
+        df for df in at.dataframe if "reviews" in df.value.columns and df.value.index.name in ("rating", "length")
+    ]
     assert len(slices) == 2
     for frame in slices:
         helps = _column_help(frame)
@@ -313,13 +383,22 @@ def test_summary_and_compare_explain_every_number_and_mark_the_best_on_screen(mo
     expected = best_styles(shown)
     bold_rules = [rule for rule in summary.proto.arrow_data.styler.styles.split("}") if "font-weight: 700" in rule]
     bold = {(int(r), int(c)) for rule in bold_rules for r, c in re.findall(r"_row(\d+)_col(\d+)", rule)}
-    want = {(r, c) for r in range(expected.shape[0]) for c in range(expected.shape[1]) if "font-weight: 700" in expected.iat[r, c]}
+    want = {
+        (r, c)
+        for r in range(expected.shape[0])
+        for c in range(expected.shape[1])
+        if "font-weight: 700" in expected.iat[r, c]
+    }
     assert bold and bold == want
     bars = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
     title = bars["yaxis"]["title"]["text"]
-    assert "micro" in title and title != "micro" and bars["legend"]["y"] > 1  # the legend sits above the plot, off the toolbar
+    assert (
+        "micro" in title and title != "micro" and bars["legend"]["y"] > 1
+    )  # the legend sits above the plot, off the toolbar
     heat = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
-    assert heat["margin"]["t"] >= 40 and heat["height"] >= 280  # the toolbar sits in the top margin, off the cells; room for the bar
+    assert (
+        heat["margin"]["t"] >= 40 and heat["height"] >= 280
+    )  # the toolbar sits in the top margin, off the cells; room for the bar
 
     at.switch_page("dashboard/views/compare.py").run()
     compare = next(df for df in at.dataframe if "p_ttest_holm" in df.value.columns)
@@ -336,7 +415,11 @@ def test_summary_and_compare_explain_every_number_and_mark_the_best_on_screen(mo
 @pytest.mark.dnlp
 def test_selection_lives_in_the_url(monkeypatch, cores):
     ds = cores["dnlp"]
-    at = run(monkeypatch, DNLP, {"movie": "IndianaJones", "models": "sentiment,base", "k": "7", "agg": "micro", "match": "word"})
+    at = run(
+        monkeypatch,
+        DNLP,
+        {"movie": "IndianaJones", "models": "sentiment,base", "k": "7", "agg": "micro", "match": "word"},
+    )
     assert at.sidebar.multiselect(key="sel_models").value == ["sentiment", "base"]
     assert at.sidebar.number_input(key="sel_k").value == 7
     at.sidebar.selectbox(key="sel_movie").set_value("SW_Episode5").run()
@@ -346,7 +429,11 @@ def test_selection_lives_in_the_url(monkeypatch, cores):
     at.query_params.clear()
     at.switch_page("dashboard/views/explorer.py").run()
     assert not at.exception
-    assert at.query_params["movie"] == "SW_Episode5" and at.query_params["models"] == "sentiment,base" and at.query_params["k"] == "7"
+    assert (
+        at.query_params["movie"] == "SW_Episode5"
+        and at.query_params["models"] == "sentiment,base"
+        and at.query_params["k"] == "7"
+    )
     assert "Star Wars: Episode V" in texts(at).replace("\\", "")
     # invalid values are replaced, with a warning at the top of the page naming parameter, value and what was used
     at = run(monkeypatch, DNLP, {"movie": "nope", "k": "zero"})
@@ -385,12 +472,27 @@ def _csv(frame: pd.DataFrame) -> bytes:
 
 def xss_files() -> list[tuple[str, bytes, str]]:
     predictions = pd.DataFrame(
-        {"movie": "m1", "review_id": ["r1", "r1", "r2"], "model": "base", "rank": [0, 1, 0],
-         "keyword": [XSS, "fraud", "poverty"], "score": [0.9, 0.5, 0.4]}
+        {
+            "movie": "m1",
+            "review_id": ["r1", "r1", "r2"],
+            "model": "base",
+            "rank": [0, 1, 0],
+            "keyword": [XSS, "fraud", "poverty"],
+            "score": [0.9, 0.5, 0.4],
+        }
     )
-    gt = pd.DataFrame({"movie": "m1", "rank": [0, 1, 2], "keyword": ["fraud", XSS, "poverty"], "helpful": 1, "not_helpful": 0})
-    reviews = pd.DataFrame({"movie": "m1", "review_id": ["r1", "r2"], "text": [f"A fraud {XSS} story", "Poverty."],
-                            "title": [XSS, "fine"], "rating": [3, 9]})
+    gt = pd.DataFrame(
+        {"movie": "m1", "rank": [0, 1, 2], "keyword": ["fraud", XSS, "poverty"], "helpful": 1, "not_helpful": 0}
+    )
+    reviews = pd.DataFrame(
+        {
+            "movie": "m1",
+            "review_id": ["r1", "r2"],
+            "text": [f"A fraud {XSS} story", "Poverty."],
+            "title": [XSS, "fine"],
+            "rating": [3, 9],
+        }
+    )
     movies = pd.DataFrame({"movie": ["m1"], "title": [XSS]})
     parquet = io.BytesIO()
     gt.to_parquet(parquet, index=False)
@@ -435,9 +537,13 @@ def test_uploads_render_escaped_everywhere(monkeypatch):
 def test_uploads_never_take_pickles(monkeypatch):
     at = run(monkeypatch, None, {})
     at.sidebar.radio(key="data_source").set_value("upload").run()
-    at.sidebar.file_uploader(key="upload").set_value([("predictions.pkl", b"\x80\x04K\x01.", "application/octet-stream")]).run()
+    at.sidebar.file_uploader(key="upload").set_value(
+        [("predictions.pkl", b"\x80\x04K\x01.", "application/octet-stream")]
+    ).run()
     # refused by the widget itself (its message is redacted for visitors: client.showErrorDetails = "none")
-    assert at.exception and any(t in at.exception[0].message for t in ("Invalid file extension", "error message is redacted"))
+    assert at.exception and any(
+        t in at.exception[0].message for t in ("Invalid file extension", "error message is redacted")
+    )
     assert not at.sidebar.selectbox  # nothing was loaded
 
 
@@ -481,7 +587,10 @@ def test_dockerfile_installs_like_the_makefile():
     assert re.search(r"^USER (?!root)\w+", docker, re.M)
     assert re.search(r"^EXPOSE 8501", docker, re.M)
     assert "HEALTHCHECK" in docker and "/_stcore/health" in docker
-    assert '"streamlit", "run", "app.py", "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true"' in docker
+    assert (
+        '"streamlit", "run", "app.py", "--server.address=0.0.0.0", "--server.port=8501", "--server.headless=true"'
+        in docker
+    )
 
 
 def test_streamlit_config():
@@ -493,7 +602,11 @@ def test_streamlit_config():
 
 
 def test_core_does_not_import_streamlit():
-    offenders = [p.name for p in (ROOT / "kweval").rglob("*.py") if re.search(r"^\s*(import|from)\s+streamlit", p.read_text(), re.M)]
+    offenders = [
+        p.name
+        for p in (ROOT / "kweval").rglob("*.py")
+        if re.search(r"^\s*(import|from)\s+streamlit", p.read_text(), re.M)
+    ]
     assert offenders == []
 
 
@@ -527,7 +640,8 @@ def _fresh_streamlit_caches() -> None:
 
 
 def _count_model_loads(monkeypatch) -> list:
-    """Every call of kweval.embeddings.semantic.load_encoder, whatever the backend (embed_texts calls it only for strings the store lacks)."""
+    """Every call of kweval.embeddings.semantic.load_encoder, whatever the backend (embed_texts calls it only for
+    strings the store lacks)."""
     from kweval.embeddings import semantic
 
     calls = []
@@ -583,12 +697,20 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     core = aggregate(sem_core, "macro").reset_index(drop=True)
     pd.testing.assert_frame_equal(shown, core, check_dtype=False)
     assert {"sem_precision", "sem_recall", "sem_f1", "sas_keywords", "sas_text"} <= set(shown.columns)
-    csv = pd.read_csv(io.BytesIO(files["kweval_summary_demo_k5_approx_macro.csv"]))  # the name says dataset, k, match, aggregation
+    csv = pd.read_csv(
+        io.BytesIO(files["kweval_summary_demo_k5_approx_macro.csv"])
+    )  # the name says dataset, k, match, aggregation
     np.testing.assert_allclose(csv["sem_precision"], core["sem_precision"], atol=1e-6)
     tex = files["kweval_summary_demo_k5_approx_macro.tex"].decode()
-    assert "Semantic precision & Semantic recall & Semantic F1 & SAS (GT keywords) & SAS (review text)" in tex and "\\toprule" in tex
+    assert (
+        "Semantic precision & Semantic recall & Semantic F1 & SAS (GT keywords) & SAS (review text)" in tex
+        and "\\toprule" in tex
+    )
     assert "(k = 5, approx matching, macro average over reviews)" in tex
-    assert "| sem\\_precision | sem\\_recall | sem\\_f1 | sas\\_keywords | sas\\_text |" in files["kweval_summary_demo_k5_approx_macro.md"].decode()
+    assert (
+        "| sem\\_precision | sem\\_recall | sem\\_f1 | sas\\_keywords | sas\\_text |"
+        in files["kweval_summary_demo_k5_approx_macro.md"].decode()
+    )
     metric = at.selectbox(key="qp_metric")
     assert "sem_f1" in metric.options and "sas_text" in metric.options
 
@@ -605,8 +727,11 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     assert not at.exception, [e.message for e in at.exception]
     body = at.html[0].proto.body
     cos = f"{row['cosine']:.3f}"
-    assert f'<span class="kw-near">{esc(row["nearest_gt"])}</span> <span class="kw-gt">(GT rank {row["nearest_rank"]})</span></td>' \
-           f'<td><mark class="kw-cos kw-above" title="cosine &gt; τ = 0.75">{cos} ✓</mark></td>' in body
+    assert (
+        f'<span class="kw-near">{esc(row["nearest_gt"])}</span> <span class="kw-gt">(GT rank '
+        f"{row['nearest_rank']})</span></td>"
+        f'<td><mark class="kw-cos kw-above" title="cosine &gt; τ = 0.75">{cos} ✓</mark></td>' in body
+    )
     assert "<th>nearest GT</th><th>cosine</th><th>v(x)</th>" in body
     below = details[(details["review_id"] == row["review_id"]) & ~details["above"] & details["cosine"].notna()]
     if len(below):
@@ -623,17 +748,28 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     assert f'<span class="kw-v">{v:.3f}</span>' in body
 
     # Compare: sem_* and sas_* tested too; the empty output of night_heist m1-r08 (keybert_vader) has no sas_* pair
-    at = run(monkeypatch, None, {"movie": "night_heist", "models": "keybert,keybert_vader", "a": "keybert", **SEM}, "dashboard/views/compare.py")
+    at = run(
+        monkeypatch,
+        None,
+        {"movie": "night_heist", "models": "keybert,keybert_vader", "a": "keybert", **SEM},
+        "dashboard/views/compare.py",
+    )
     res = table(at, "compare_table").set_index("metric")
     assert {"sem_precision", "sem_f1", "sas_keywords", "sas_text"} <= set(res.index)
     sc = sem_core.scores[sem_core.scores["movie"] == "night_heist"]
     a = sc[sc["model"] == "keybert"].set_index("review_id")
     b = sc[sc["model"] == "keybert_vader"].set_index("review_id").reindex(a.index)
-    assert res.loc["f1", "n"] == len(a) and res.loc["sas_text", "n"] == int((a["sas_text"].notna() & b["sas_text"].notna()).sum()) < len(a)
+    assert res.loc["f1", "n"] == len(a) and res.loc["sas_text", "n"] == int(
+        (a["sas_text"].notna() & b["sas_text"].notna()).sum()
+    ) < len(a)
     core = stats.paired_comparison(a, b, list(res.index)).set_index("metric")
     np.testing.assert_allclose(res["diff"], core["diff"])
     np.testing.assert_allclose(res["p_ttest_holm"], core["p_ttest_holm"])
-    assert np.isfinite(res.loc[["sem_f1", "sas_keywords", "sas_text"], ["diff", "ci_low", "ci_high", "p_randomization", "p_ttest"]].to_numpy()).all()
+    assert np.isfinite(
+        res.loc[
+            ["sem_f1", "sas_keywords", "sas_text"], ["diff", "ci_low", "ci_high", "p_randomization", "p_ttest"]
+        ].to_numpy()
+    ).all()
 
     # Summary bars: bootstrap CIs of sas_* skip that NaN review (as the mean does), so keybert_vader's are finite
     at = run(monkeypatch, None, {"movie": "night_heist", **SEM})
@@ -660,18 +796,23 @@ def test_threshold_slider_and_toggles(monkeypatch, cores, sem_cache, sem_core):
     monkeypatch.setattr(context, "evaluate", lambda *a, **kw: evaluations.append(a) or real_evaluate(*a, **kw))
     at.sidebar.slider(key="sel_tau").set_value(0.6).run()
     assert not at.exception and at.query_params["sem"] == "1" and at.query_params["tau"] == "0.60"
-    assert evaluations == []  # a τ change re-thresholds the kept similarities: no evaluation, no embedding (issue 11 "Why")
+    assert (
+        evaluations == []
+    )  # a τ change re-thresholds the kept similarities: no evaluation, no embedding (issue 11 "Why")
     shown = table(at, "summary_table").reset_index(drop=True)
     core = aggregate(evaluate(cores["demo"], EvalOptions(semantic=True, threshold=0.6)), "micro").reset_index(drop=True)
     pd.testing.assert_frame_equal(shown, core, check_dtype=False)
-    assert (shown["sem_precision"] >= aggregate(sem_core, "micro")["sem_precision"] - 1e-12).all()  # a lower τ matches more
+    assert (
+        shown["sem_precision"] >= aggregate(sem_core, "micro")["sem_precision"] - 1e-12
+    ).all()  # a lower τ matches more
     at.sidebar.toggle(key="sel_sem").set_value(False).run()
     assert at.query_params["sem"] == "0" and "sem_precision" not in table(at, "summary_table")
 
 
 @pytest.mark.slow  # real embeddings / several processes: tens of seconds
 def test_warm_semantic_run_does_not_load_the_model(monkeypatch, cores, sem_cache, sem_core, tmp_path):
-    """The model is loaded only for strings the persistent store lacks: a new process with a warm cache never loads it."""
+    """The model is loaded only for strings the persistent store lacks: a new process with a warm cache never loads
+    it."""
     import streamlit as st
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
@@ -703,7 +844,8 @@ def test_warm_semantic_run_does_not_load_the_model(monkeypatch, cores, sem_cache
     before = len(loads)
     at = run(monkeypatch, None, params)
     assert table(at, "summary_table")["sem_precision"].tolist() == pytest.approx(
-        aggregate(sem_core, "macro")["sem_precision"].tolist())
+        aggregate(sem_core, "macro")["sem_precision"].tolist()
+    )
     at.switch_page("dashboard/views/explorer.py").run()
     assert not at.exception and "kw-cos" in at.html[0].proto.body
     at.run()  # and a plain rerun
@@ -739,7 +881,9 @@ def test_sentiment_on_again_does_no_lexical_work(monkeypatch, cores, tmp_path):
     assert not at.exception and at.query_params["sas"] == "1" and at.query_params["k"] == "7"
     assert len(calls["evaluate"]) == 2 and calls["sentiment"] == 1  # no lexical work, no VADER store read
     shown = table(at, "summary_table").reset_index(drop=True)
-    core = aggregate(evaluate(cores["demo"], EvalOptions(k=7, match="word", sentiment=True)), "macro").reset_index(drop=True)
+    core = aggregate(evaluate(cores["demo"], EvalOptions(k=7, match="word", sentiment=True)), "macro").reset_index(
+        drop=True
+    )
     pd.testing.assert_frame_equal(shown, core, check_dtype=False)
     assert shown["sas_text"].notna().any()
 
@@ -774,9 +918,12 @@ def test_semantic_unavailable_falls_back_to_lexical(monkeypatch, cores, tmp_path
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path / "empty"))
     monkeypatch.setattr(semantic, "load_encoder", missing)  # any backend: the model cannot be had
-    _fresh_streamlit_caches()  # else a semantic evaluation cached by an earlier test is re-thresholded without the model
+    # else a semantic evaluation cached by an earlier test is re-thresholded without the model
+    _fresh_streamlit_caches()
     at = run(monkeypatch, None, {"movie": "star_tide", "sem": "1", "tau": "0.8"})
-    assert any("Semantic/sentiment metrics unavailable" in e.value and "gt\\-all\\-minilm" in e.value for e in at.sidebar.error)
+    assert any(
+        "Semantic/sentiment metrics unavailable" in e.value and "gt\\-all\\-minilm" in e.value for e in at.sidebar.error
+    )
     shown = table(at, "summary_table")
     assert "sem_precision" not in shown and "f1" in shown
     assert at.query_params["sem"] == "1"  # the choice stays; the metrics come when the model is there
@@ -828,7 +975,8 @@ def test_bad_page_parameters_warn_at_the_top_and_leave_the_url(monkeypatch):
 
 
 def test_present_absent_split_lives_in_the_url_and_in_links(monkeypatch):
-    """Issue 12 item 8: the present/absent toggle is a URL parameter like the others: read, warned when invalid, kept in links."""
+    """Issue 12 item 8: the present/absent toggle is a URL parameter like the others: read, warned when invalid, kept in
+    links."""
     at = run(monkeypatch, None, {"movie": "ALL", "present": "1"})
     assert at.sidebar.toggle(key="sel_present").value is True and at.query_params["present"] == "1"
     assert {"recall_present", "f1@5_present", "recall_absent"} <= set(table(at, "summary_table").columns)
@@ -837,7 +985,9 @@ def test_present_absent_split_lives_in_the_url_and_in_links(monkeypatch):
     links = [dict(parse_qsl(link.split("?", 1)[1])) for link in table(at, "review_diffs")["open"]]
     assert links and all(q["present"] == "1" for q in links)
     at.sidebar.toggle(key="sel_present").set_value(False).run()
-    assert at.query_params["present"] == "0" and "recall_present" not in {c for df in at.dataframe for c in df.value.columns}
+    assert at.query_params["present"] == "0" and "recall_present" not in {
+        c for df in at.dataframe for c in df.value.columns
+    }
 
     at = run(monkeypatch, None, {"movie": "ALL", "present": "maybe"})
     assert any("**present**" in w and "“maybe”" in w and "used 0" in w for w in _warnings(at)), _warnings(at)
@@ -850,7 +1000,9 @@ def test_present_defaults_to_the_datas_kind():
     assert resolve_selection([{}], ["m"], ["a"], present_default=True).present is True  # per-document GT: on
     assert resolve_selection([{}], ["m"], ["a"]).present is False
     assert resolve_selection([{"present": "0"}], ["m"], ["a"], present_default=True).present is False
-    assert resolve_selection([{"present": "x"}, {"present": "1"}], ["m"], ["a"]).present is True  # URL invalid: the session's
+    assert (
+        resolve_selection([{"present": "x"}, {"present": "1"}], ["m"], ["a"]).present is True
+    )  # URL invalid: the session's
 
 
 def test_unknown_models_in_the_url_are_named(monkeypatch, demo_dataset):
@@ -878,13 +1030,18 @@ def test_a_link_made_after_an_upload_says_so_elsewhere(monkeypatch):
 
 def test_an_upload_under_the_same_name_replaces_the_earlier_one(monkeypatch):
     files = xss_files()[:2]
-    first = pd.DataFrame({"movie": "m1", "review_id": ["r1"], "model": "base", "rank": [0], "keyword": ["nothing"], "score": [0.9]})
-    fixed = pd.DataFrame({"movie": "m1", "review_id": ["r1"], "model": "fixed", "rank": [0], "keyword": ["fraud"], "score": [0.9]})
+    first = pd.DataFrame(
+        {"movie": "m1", "review_id": ["r1"], "model": "base", "rank": [0], "keyword": ["nothing"], "score": [0.9]}
+    )
+    fixed = pd.DataFrame(
+        {"movie": "m1", "review_id": ["r1"], "model": "fixed", "rank": [0], "keyword": ["fraud"], "score": [0.9]}
+    )
     at = _upload(run(monkeypatch, None, {}), [("predictions.csv", _csv(first), "text/csv"), files[1]])
     assert at.sidebar.multiselect(key="sel_models").options == ["base"]
     # the corrected file is uploaded later under the same name: both chips are there, the newest wins
     at.sidebar.file_uploader(key="upload").set_value(
-        [("predictions.csv", _csv(first), "text/csv"), files[1], ("predictions.csv", _csv(fixed), "text/csv")]).run()
+        [("predictions.csv", _csv(first), "text/csv"), files[1], ("predictions.csv", _csv(fixed), "text/csv")]
+    ).run()
     assert not at.exception
     assert at.sidebar.multiselect(key="sel_models").options == ["fixed"]
     notes = [i.value.replace("\\", "") for i in at.sidebar.info]
@@ -913,12 +1070,33 @@ MD_IMAGE = "![t](http://tracker.invalid/t.png)"
 def hostile_files() -> list[tuple[str, bytes, str]]:
     """Uploads a stranger might send: huge scores, an empty score_direction, Markdown links and images everywhere."""
     predictions = pd.DataFrame(
-        {"movie": "m1", "review_id": ["r1", "r1", "r2"], "model": "base", "rank": [0, 1, 0],
-         "keyword": [MD_IMAGE, "fraud", "poverty"], "score": [1e308, 1e308, 1e308]}
+        {
+            "movie": "m1",
+            "review_id": ["r1", "r1", "r2"],
+            "model": "base",
+            "rank": [0, 1, 0],
+            "keyword": [MD_IMAGE, "fraud", "poverty"],
+            "score": [1e308, 1e308, 1e308],
+        }
     )
-    gt = pd.DataFrame({"movie": "m1", "rank": [0, 1, 2], "keyword": ["fraud", MD_IMAGE, "[x](http://phish.invalid)"], "helpful": 1, "not_helpful": 0})
-    reviews = pd.DataFrame({"movie": "m1", "review_id": ["r1", "r2"], "text": [f"A fraud {MD_IMAGE} story", "Poverty."],
-                            "title": [MD_IMAGE, "fine"], "rating": [3, 9]})
+    gt = pd.DataFrame(
+        {
+            "movie": "m1",
+            "rank": [0, 1, 2],
+            "keyword": ["fraud", MD_IMAGE, "[x](http://phish.invalid)"],
+            "helpful": 1,
+            "not_helpful": 0,
+        }
+    )
+    reviews = pd.DataFrame(
+        {
+            "movie": "m1",
+            "review_id": ["r1", "r2"],
+            "text": [f"A fraud {MD_IMAGE} story", "Poverty."],
+            "title": [MD_IMAGE, "fine"],
+            "rating": [3, 9],
+        }
+    )
     return [
         ("predictions.csv", _csv(predictions), "text/csv"),
         ("ground_truth.csv", _csv(gt), "text/csv"),
@@ -931,20 +1109,33 @@ def test_hostile_uploads_give_messages_and_finite_metrics(monkeypatch):
     at = _upload(run(monkeypatch, None, {}), hostile_files())
     summary = table(at, "summary_table")
     assert np.isfinite(summary[["w_precision", "w_recall", "w_f1"]].to_numpy(dtype="float64")).all()
-    for page in ["dashboard/views/data.py", "dashboard/views/explorer.py", "dashboard/views/parity.py", "dashboard/views/ndcg.py"]:
+    for page in [
+        "dashboard/views/data.py",
+        "dashboard/views/explorer.py",
+        "dashboard/views/parity.py",
+        "dashboard/views/ndcg.py",
+    ]:
         at.switch_page(page).run()
         assert not at.exception, (page, [e.message for e in at.exception])
-        markdown = "\n".join(str(e.value) for kind in ("markdown", "caption", "title", "subheader", "info", "warning", "error")
-                             for e in getattr(at, kind))
-        assert MD_IMAGE not in markdown and "](http" not in markdown, page  # never Markdown that renders an image or link
+        markdown = "\n".join(
+            str(e.value)
+            for kind in ("markdown", "caption", "title", "subheader", "info", "warning", "error")
+            for e in getattr(at, kind)
+        )
+        assert MD_IMAGE not in markdown and "](http" not in markdown, (
+            page
+        )  # never Markdown that renders an image or link
         html_parts = "\n".join(e.proto.body for e in at.html)
-        assert "<img" not in html_parts and "href=\"http" not in html_parts, page  # st.html shows it as text
+        assert "<img" not in html_parts and 'href="http' not in html_parts, page  # st.html shows it as text
     at.switch_page("dashboard/views/data.py").run()
     assert "not a tidy table" in texts(at)  # the odd file name is reported, escaped
 
 
 def test_an_empty_score_direction_cell_in_an_upload_is_reported(monkeypatch):
-    at = _upload(run(monkeypatch, None, {}), [*hostile_files()[:3], ("models.csv", b"model,score_direction\nbase,\n", "text/csv")])
+    at = _upload(
+        run(monkeypatch, None, {}),
+        [*hostile_files()[:3], ("models.csv", b"model,score_direction\nbase,\n", "text/csv")],
+    )
     assert table(at, "summary_table")["model"].tolist()[0] == "base"
     at.switch_page("dashboard/views/data.py").run()
     assert "score_direction" in texts(at)
@@ -954,8 +1145,16 @@ def test_markdown_escaping_never_makes_an_autolink():
     """GFM links bare URLs, www. names and e-mail addresses even when their punctuation is escaped."""
     out = md("see http://x.invalid/a, HTTPS://y.invalid, www.z.invalid and a@b.invalid; ndcg@5")
     plain = out.replace("\\", "")
-    assert "http://" not in plain.lower() and "https://" not in plain.lower() and "www." not in plain and "a@b" not in plain
-    assert plain.replace("\u2060", "") == "see http://x.invalid/a, HTTPS://y.invalid, www.z.invalid and a@b.invalid; ndcg@5"
+    assert (
+        "http://" not in plain.lower()
+        and "https://" not in plain.lower()
+        and "www." not in plain
+        and "a@b" not in plain
+    )
+    assert (
+        plain.replace("\u2060", "")
+        == "see http://x.invalid/a, HTTPS://y.invalid, www.z.invalid and a@b.invalid; ndcg@5"
+    )
     assert "ndcg@5" in plain  # metric names keep their @
 
 

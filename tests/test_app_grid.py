@@ -32,10 +32,25 @@ AGGS = ["macro", "micro"]
 # each page's own URL parameters: values at and beyond their bounds, and nonsense
 PAGE_PARAMS = {
     "summary": [{"metric": "ndcg@50"}, {"metric": "zzz"}, {"metric": "gt_coverage"}],
-    "explorer": [{"p": "0"}, {"p": "99999"}, {"p": "x"}, {"sort": "largest disagreement"}, {"sort": "most matched", "none": "1"},
-                 {"sort": "zzz", "a": "zzz", "b": "zzz"}, {"q": "<b>x</b>"}, {"review": "no such review"}],
-    "ndcg": [{"ek": "0"}, {"ek": "11"}, {"ek": "10"}, {"ek": "-3"}, {"ek": "x"}, {"gain": "exponential", "disc": "jarvelin"},
-             {"gain": "zzz", "disc": "zzz", "ex": "zzz", "model": "zzz", "rv": "zzz"}],
+    "explorer": [
+        {"p": "0"},
+        {"p": "99999"},
+        {"p": "x"},
+        {"sort": "largest disagreement"},
+        {"sort": "most matched", "none": "1"},
+        {"sort": "zzz", "a": "zzz", "b": "zzz"},
+        {"q": "<b>x</b>"},
+        {"review": "no such review"},
+    ],
+    "ndcg": [
+        {"ek": "0"},
+        {"ek": "11"},
+        {"ek": "10"},
+        {"ek": "-3"},
+        {"ek": "x"},
+        {"gain": "exponential", "disc": "jarvelin"},
+        {"gain": "zzz", "disc": "zzz", "ex": "zzz", "model": "zzz", "rv": "zzz"},
+    ],
     "compare": [{"a": "zzz", "b": "zzz", "metric": "zzz"}, {"metric": "ndcg@50"}, {"metric": "rr"}],
     "data": [{}],
     "parity": [{}],
@@ -45,8 +60,9 @@ PAGE_PARAMS = {
 SEMANTIC_AXES = [("0", "0"), ("1", "0"), ("0", "1"), ("1", "1")]  # (sem, sas)
 
 
-def _cases(data: str, movie: str, models: list[str], ks: list[int] = KS,
-           semantic_axes: list[tuple[str, str]] = SEMANTIC_AXES) -> list[tuple[str, dict[str, str]]]:
+def _cases(
+    data: str, movie: str, models: list[str], ks: list[int] = KS, semantic_axes: list[tuple[str, str]] = SEMANTIC_AXES
+) -> list[tuple[str, dict[str, str]]]:
     """(page, query) pairs: per page one case per k, the other axes cycled so each of their values occurs."""
     cases = []
     for page in PAGES:
@@ -54,13 +70,17 @@ def _cases(data: str, movie: str, models: list[str], ks: list[int] = KS,
         for i, k in enumerate(ks):
             sem, sas = semantic_axes[i % len(semantic_axes)]
             query = {
-                "k": str(k), "match": MATCHES[i % len(MATCHES)], "agg": AGGS[i % 2],
+                "k": str(k),
+                "match": MATCHES[i % len(MATCHES)],
+                "agg": AGGS[i % 2],
                 "movie": movie if (i // 2) % 2 == 0 else "ALL",
                 "models": ",".join(models if i % 3 else models[:1]),
-                "sem": sem, "sas": sas, "tau": ["0.75", "0.5", "0.95"][i % 3],
+                "sem": sem,
+                "sas": sas,
+                "tau": ["0.75", "0.5", "0.95"][i % 3],
             }
             cases.append((page, {**query, **next(extra)}))
-        for params in PAGE_PARAMS[page][len(ks):]:  # pages with more parameter cases than k values
+        for params in PAGE_PARAMS[page][len(ks) :]:  # pages with more parameter cases than k values
             cases.append((page, {"k": "50", "movie": "ALL", "models": ",".join(models), **params}))
     return cases
 
@@ -72,14 +92,21 @@ def _axis_values(cases: list[tuple[str, dict[str, str]]], page: str, axis: str) 
 def _dnlp_cases(movie: str, models: list[str]) -> list[tuple[str, dict[str, str], bool]]:
     """(page, query, on the slice): the whole DNLP data lexically, and semantic / sentiment on `dnlp_slice`."""
     whole = [(page, q, False) for page, q in _cases("dnlp", movie, models, semantic_axes=[("0", "0")])]
-    on_slice = [(page, q, True) for page, q in _cases("dnlp", movie, models, ks=[3, 20, 50], semantic_axes=SEMANTIC_AXES[1:])
-                if "sem" in q]  # not the extra page-parameter cases: the whole data runs those
+    on_slice = [
+        (page, q, True)
+        for page, q in _cases("dnlp", movie, models, ks=[3, 20, 50], semantic_axes=SEMANTIC_AXES[1:])
+        if "sem" in q
+    ]  # not the extra page-parameter cases: the whole data runs those
     return whole + on_slice
 
 
 @pytest.mark.parametrize("data", ["demo", "dnlp"])
 def test_the_grid_covers_every_value(data):
-    cases = _cases("demo", "m", ["a", "b", "c"]) if data == "demo" else [(p, q) for p, q, _ in _dnlp_cases("m", ["a", "b", "c"])]
+    cases = (
+        _cases("demo", "m", ["a", "b", "c"])
+        if data == "demo"
+        else [(p, q) for p, q, _ in _dnlp_cases("m", ["a", "b", "c"])]
+    )
     for page in PAGES:
         assert _axis_values(cases, page, "k") == {str(k) for k in KS}
         assert _axis_values(cases, page, "match") == set(MATCHES)
@@ -103,7 +130,9 @@ def _run(monkeypatch, data_path, page: str, query: dict[str, str]) -> AppTest:
     else:
         monkeypatch.setenv("KWEVAL_DATA", str(data_path))
     at = AppTest.from_file(str(APP), default_timeout=300)
-    at.query_params.update({k: v for k, v in query.items() if k not in ("p",)})  # the start page keeps only what it is given
+    at.query_params.update(
+        {k: v for k, v in query.items() if k not in ("p",)}
+    )  # the start page keeps only what it is given
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     at.query_params.update(query)
@@ -141,8 +170,16 @@ def dnlp_slice(tmp_path_factory):
     kept = reviews.set_index(["movie", "review_id"]).index
     predictions = ds.predictions[ds.predictions.set_index(["movie", "review_id"]).index.isin(kept)]
     folder = tmp_path_factory.mktemp("dnlp_slice")
-    write_tidy(Dataset(movies=ds.movies[ds.movies["movie"] == movie], reviews=reviews, predictions=predictions,
-                       ground_truth=ds.ground_truth[ds.ground_truth["movie"] == movie], models=ds.models), folder)
+    write_tidy(
+        Dataset(
+            movies=ds.movies[ds.movies["movie"] == movie],
+            reviews=reviews,
+            predictions=predictions,
+            ground_truth=ds.ground_truth[ds.ground_truth["movie"] == movie],
+            models=ds.models,
+        ),
+        folder,
+    )
     return folder
 
 
@@ -159,5 +196,8 @@ DNLP_MODELS = ["base", "reranker", "sentiment"]
 @pytest.mark.slow
 @pytest.mark.dnlp
 def test_grid_on_dnlp(monkeypatch, embedding_cache, dnlp_slice):
-    cases = [(page, query, dnlp_slice if on_slice else DNLP) for page, query, on_slice in _dnlp_cases(DNLP_MOVIE, DNLP_MODELS)]
+    cases = [
+        (page, query, dnlp_slice if on_slice else DNLP)
+        for page, query, on_slice in _dnlp_cases(DNLP_MOVIE, DNLP_MODELS)
+    ]
     _grid(monkeypatch, embedding_cache, cases)

@@ -14,8 +14,8 @@ import socket
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -89,14 +89,34 @@ def _server(tmp_path: Path, data: Path | None = None):
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     env = {k: v for k, v in os.environ.items() if not k.startswith("KWEVAL_")}
-    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", KWEVAL_CACHE_DIR=str(tmp_path / "embeddings"))  # never the user's cache
+    env.update(
+        HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", KWEVAL_CACHE_DIR=str(tmp_path / "embeddings")
+    )  # never the user's cache
     if data is not None:
         env["KWEVAL_DATA"] = str(data)
     log = open(tmp_path / f"streamlit_{port}.log", "w")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--server.port",
+            str(port),
+            "--server.fileWatcherType",
+            "none",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
     )
     try:
         _wait_healthy(url, proc)
@@ -115,8 +135,17 @@ def _server(tmp_path: Path, data: Path | None = None):
 def _chromium(width: int = 1400, height: int = 1000):
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", f"--window-size={width},{height}"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--window-size={width},{height}",
+    ):
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     driver.set_page_load_timeout(60)
@@ -171,21 +200,30 @@ def test_every_page_in_chromium(tmp_path):
 
 
 # every page by its own address: title on the page (the navigation's label differs for the nDCG page)
-ADDRESSES = {"summary": "Summary", "explorer": "Review explorer", "ndcg": "nDCG, step by step", "compare": "Compare models",
-             "data": "Data", "parity": "Notebook parity"}
+ADDRESSES = {
+    "summary": "Summary",
+    "explorer": "Review explorer",
+    "ndcg": "nDCG, step by step",
+    "compare": "Compare models",
+    "data": "Data",
+    "parity": "Notebook parity",
+}
 MODELS = "keybert,yake,keybert_vader"
 
 
 def _dark(driver) -> None:
     """The operating system asks for dark: Streamlit's default theme follows prefers-color-scheme."""
-    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
+    driver.execute_cdp_cmd(
+        "Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]}
+    )
 
 
 def _background_is_dark(driver) -> bool:
     rgb = driver.execute_script(
         "const e = document.querySelector('[data-testid=\"stAppViewContainer\"]') || document.body;"
-        "return getComputedStyle(e).backgroundColor;")
-    channels = [int(c) for c in rgb[rgb.index("(") + 1:rgb.index(")")].split(",")[:3]]
+        "return getComputedStyle(e).backgroundColor;"
+    )
+    channels = [int(c) for c in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3]]
     return sum(channels) / 3 < 100
 
 
@@ -212,7 +250,9 @@ def test_every_page_at_390px(tmp_path):
     SHOTS.mkdir(parents=True, exist_ok=True)
     with _server(tmp_path) as url, _chromium() as driver:
         # a phone's viewport (headless windows cannot be narrower than 500 px)
-        driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True})
+        driver.execute_cdp_cmd(
+            "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
+        )
         driver.get(url)
         assert driver.execute_script("return window.innerWidth") == 390
         _visit_every_page(driver, url, f"movie=star_tide&models={MODELS}&k=5", "w390")
@@ -233,20 +273,40 @@ def _write_hostile_tidy(root: Path) -> Path:
     root.mkdir(parents=True)
     movie, model = HOSTILE["html"], HOSTILE["link"]
     keywords = [HOSTILE["image"], "fraud", HOSTILE["raw_link"], "poverty", HOSTILE["html"]]
-    pd.DataFrame({"movie": movie, "rank": range(4), "keyword": ["fraud", HOSTILE["image"], "poverty", HOSTILE["raw_link"]],
-                  "helpful": 1, "not_helpful": 0}).to_csv(root / "ground_truth.csv", index=False)
-    rows = [(movie, f"r{i}", m, rank, kw, 1e308 if m == model else 1.0 - rank / 10)
-            for i in range(3) for m in (model, "plain") for rank, kw in enumerate(keywords)]
-    pd.DataFrame(rows, columns=["movie", "review_id", "model", "rank", "keyword", "score"]).to_csv(root / "predictions.csv", index=False)
-    pd.DataFrame({"movie": movie, "review_id": ["r0", "r1", "r2"], "title": HOSTILE["image"], "rating": [2, 5, 9],
-                  "text": [f"A fraud story {HOSTILE['image']} {HOSTILE['html']} {HOSTILE['raw_link']} about poverty."] * 3}
-                 ).to_csv(root / "reviews.csv", index=False)
+    pd.DataFrame(
+        {
+            "movie": movie,
+            "rank": range(4),
+            "keyword": ["fraud", HOSTILE["image"], "poverty", HOSTILE["raw_link"]],
+            "helpful": 1,
+            "not_helpful": 0,
+        }
+    ).to_csv(root / "ground_truth.csv", index=False)
+    rows = [
+        (movie, f"r{i}", m, rank, kw, 1e308 if m == model else 1.0 - rank / 10)
+        for i in range(3)
+        for m in (model, "plain")
+        for rank, kw in enumerate(keywords)
+    ]
+    pd.DataFrame(rows, columns=["movie", "review_id", "model", "rank", "keyword", "score"]).to_csv(
+        root / "predictions.csv", index=False
+    )
+    pd.DataFrame(
+        {
+            "movie": movie,
+            "review_id": ["r0", "r1", "r2"],
+            "title": HOSTILE["image"],
+            "rating": [2, 5, 9],
+            "text": [f"A fraud story {HOSTILE['image']} {HOSTILE['html']} {HOSTILE['raw_link']} about poverty."] * 3,
+        }
+    ).to_csv(root / "reviews.csv", index=False)
     pd.DataFrame({"movie": [movie], "title": [HOSTILE["html"]]}).to_csv(root / "movies.csv", index=False)
     return root
 
 
 def _live_from_data(driver) -> list[str]:
-    """Elements in the DOM that the data made: images and links to the hostile hosts, its event handlers, frames, scripts.
+    """Elements in the DOM that the data made: images and links to the hostile hosts, its event handlers, frames,
+    scripts.
 
     The app's own links (to its pages, carrying the hostile names URL-encoded in their query) are not live data.
     """

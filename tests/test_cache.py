@@ -36,8 +36,13 @@ def bad_rows(store: EmbeddingStore) -> int:
     conn = sqlite3.connect(store.path)
     try:
         assert conn.execute("PRAGMA quick_check").fetchall() == [("ok",)]
-        return sum(1 for rowid, h, dim, crc, blob in conn.execute("SELECT rowid, h, dim, crc, vec FROM embeddings")
-                   if cache._rowid(bytes(h)) != rowid or len(bytes(blob)) != dim * 4 or crc != cache._checksum(bytes(h), bytes(blob)))
+        return sum(
+            1
+            for rowid, h, dim, crc, blob in conn.execute("SELECT rowid, h, dim, crc, vec FROM embeddings")
+            if cache._rowid(bytes(h)) != rowid
+            or len(bytes(blob)) != dim * 4
+            or crc != cache._checksum(bytes(h), bytes(blob))
+        )
     finally:
         conn.close()
 
@@ -237,7 +242,8 @@ conn = store._connection()
 conn.execute("BEGIN IMMEDIATE")
 for t in ["half-written 1", "half-written 2"]:
     k = text_key(t); blob = np.ones(4, "<f4").tobytes()
-    conn.execute("INSERT INTO embeddings (rowid, h, dim, crc, vec) VALUES (?, ?, ?, ?, ?)", (_rowid(k), k, 4, _checksum(k, blob), blob))
+    conn.execute("INSERT INTO embeddings (rowid, h, dim, crc, vec) VALUES (?, ?, ?, ?, ?)", (_rowid(k), k, 4,
+    _checksum(k, blob), blob))
 os._exit(3)  # dies mid-transaction: no commit, no close
 """
 
@@ -308,11 +314,13 @@ def test_warm_call_does_not_load_the_model_nor_import_torch(tmp_path):
         from kweval.embeddings.store import EmbeddingStore
         texts = ["scam", "fraud", "scam", "cinematography", "lightsaber duel"]
         calls = []
-        default = semantic.embed_texts(texts, progress=lambda d, t: calls.append((d, t)))  # store from $KWEVAL_CACHE_DIR
+        default = semantic.embed_texts(texts, progress=lambda d, t: calls.append((d, t)))  # store from
+        $KWEVAL_CACHE_DIR
         backend, precision = semantic.variant()
         store = EmbeddingStore(semantic.DEFAULT_MODEL, backend=backend, precision=precision)
         explicit = semantic.embed_texts(texts, store=store)
-        assert semantic.load_model.cache_info().currsize == 0 and semantic._onnx_encoder.cache_info().currsize == 0, "model loaded"
+        assert semantic.load_model.cache_info().currsize == 0 and semantic._onnx_encoder.cache_info().currsize == 0,
+        "model loaded"
         assert "torch" not in sys.modules and "sentence_transformers" not in sys.modules, "torch imported"
         assert "onnxruntime" not in sys.modules, "onnxruntime imported"
         assert calls == [(4, 4)], calls
@@ -365,8 +373,10 @@ def test_aliases_share_a_store_and_variants_never_mix(tmp_path):
     assert short.path == full.path and short.model_id == "sentence-transformers/all-MiniLM-L6-v2"
     short.put_many(["scam"], vecs_of(["scam"]))
     assert full.get_many(["scam"])[1].all()
-    others = [quiet_store(MODEL, tmp_path, backend=b, precision=p)
-              for b, p in (("torch", "fp16"), ("onnx", "fp32"), ("onnx", "int8"))]
+    others = [
+        quiet_store(MODEL, tmp_path, backend=b, precision=p)
+        for b, p in (("torch", "fp16"), ("onnx", "fp32"), ("onnx", "int8"))
+    ]
     assert len({short.path, *(o.path for o in others)}) == 4
     for other in others:
         assert not other.get_many(["scam"])[1].any()  # a torch fp32 vector is never served as another variant's
@@ -458,8 +468,13 @@ print(store.notes[0])
 
 
 def test_file_size_limit_mid_run_goes_on_uncached(tmp_path):
-    proc = subprocess.run([sys.executable, "-c", _FSIZE, str(tmp_path)], cwd=REPO, capture_output=True, text=True,
-                          env=dict(os.environ, PYTHONPATH=str(REPO)))
+    proc = subprocess.run(
+        [sys.executable, "-c", _FSIZE, str(tmp_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)),
+    )
     assert proc.returncode == 0, proc.stderr
     flag, notes, found = proc.stdout.splitlines()[0].split()
     assert (flag, notes, found) == ("True", "1", "0")  # off after the error: lookups miss, nothing raised
@@ -479,6 +494,7 @@ def test_cli_semantic_run_with_an_unusable_cache_says_one_line(tmp_path):
     lines = [line for line in proc.stderr.splitlines() if "cache" in line]
     assert len(lines) == 1 and lines[0].startswith("kweval: embedding cache: ") and "without the cache" in lines[0]
     assert "sem_f1" in proc.stdout.splitlines()[0] and "night_heist" in proc.stdout
-    info = subprocess.run([sys.executable, "-m", "kweval", "cache", "info"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True)
+    info = subprocess.run(
+        [sys.executable, "-m", "kweval", "cache", "info"], cwd=tmp_path, env=env, capture_output=True, text=True
+    )
     assert info.returncode == 0 and "Traceback" not in info.stderr

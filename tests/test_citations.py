@@ -21,8 +21,12 @@ def sections() -> set[int]:
 
 def test_no_citation_of_a_file_the_repository_lacks():
     assert not (ROOT / "METRICS.md").exists()
-    offending = [f"{p.relative_to(ROOT)}:{i}" for p in SOURCES
-                 for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1) if "METRICS.md" in line]
+    offending = [
+        f"{p.relative_to(ROOT)}:{i}"
+        for p in SOURCES
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if "METRICS.md" in line
+    ]
     assert offending == []
 
 

@@ -7,14 +7,14 @@ import pandas as pd
 import pytest
 import streamlit as st
 
-from kweval.metrics import registry
-from kweval.io import report
-from kweval.evaluation import slices
 from kweval import stats
-from kweval.stats import bootstrap
-from kweval.evaluation.aggregate import aggregate_by
 from kweval.data import load_dataset
+from kweval.evaluation import slices
+from kweval.evaluation.aggregate import aggregate_by
 from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.io import report
+from kweval.metrics import registry
+from kweval.stats import bootstrap
 from tests.test_app import run
 
 
@@ -37,9 +37,14 @@ def test_best_rows_match_the_per_movie_loop_with_ties_nan_and_any_index():
     rng = np.random.default_rng(1)
     for trial in range(60):
         n = int(rng.integers(0, 10))
-        table = pd.DataFrame({"movie": rng.choice(["a", "b", "ALL"], n), "model": "m",
-                              "f1": np.where(rng.random(n) < 0.3, np.nan, rng.integers(0, 3, n) / 2),
-                              "gt_coverage": rng.random(n)})
+        table = pd.DataFrame(
+            {
+                "movie": rng.choice(["a", "b", "ALL"], n),
+                "model": "m",
+                "f1": np.where(rng.random(n) < 0.3, np.nan, rng.integers(0, 3, n) / 2),
+                "gt_coverage": rng.random(n),
+            }
+        )
         if trial % 2:
             table.index = rng.permutation(n) + 7
         assert report.best_rows(table) == _best_rows_by_loop(table)
@@ -56,7 +61,9 @@ def test_aggregate_by_categorical_labels_equal_string_labels():
         labels.iloc[0] = np.nan  # a row without a label: in no group
         for how in ("macro", "micro"):
             by_codes = aggregate_by(ev, labels, how)
-            as_text = pd.Series(labels.astype(object).where(labels.notna(), None)).astype(str).where(labels.notna(), "\0")
+            as_text = (
+                pd.Series(labels.astype(object).where(labels.notna(), None)).astype(str).where(labels.notna(), "\0")
+            )
             by_text = aggregate_by(ev, as_text.where(as_text != "\0", "zzz-none"), how)
             by_text = by_text[by_text["slice"] != "zzz-none"].reset_index(drop=True)
             order = {g: i for i, g in enumerate(labels.cat.categories)}
@@ -89,7 +96,9 @@ def _with_semantic_columns(scores: pd.DataFrame, shift: int = 0) -> pd.DataFrame
     out["sem_gt_matched"] = np.minimum(out["sem_pred_matched"] + rng.integers(0, 3, n), 8).astype(float)
     out["sem_precision"] = out["sem_pred_matched"] / 5
     out["sem_recall"] = out["sem_gt_matched"] / 8
-    out["sem_f1"] = 2 * out["sem_precision"] * out["sem_recall"] / (out["sem_precision"] + out["sem_recall"]).replace(0, np.nan)
+    out["sem_f1"] = (
+        2 * out["sem_precision"] * out["sem_recall"] / (out["sem_precision"] + out["sem_recall"]).replace(0, np.nan)
+    )
     out["sem_f1"] = out["sem_f1"].fillna(0.0)
     return out
 
@@ -107,7 +116,9 @@ def test_ci_groups_give_the_joint_bootstrap_and_a_tau_change_leaves_the_lexical_
     assert groups == [ev.metric_names, ["sem_precision", "sem_recall", "sem_f1"]]
     joint = stats.bootstrap_summary_ci(rows, names, how).set_index("metric")
     split = pd.concat([stats.bootstrap_summary_ci(rows, g, how) for g in groups]).set_index("metric").reindex(names)
-    np.testing.assert_allclose(split.to_numpy(dtype=float), joint.to_numpy(dtype=float), rtol=0, atol=1e-12, equal_nan=True)
+    np.testing.assert_allclose(
+        split.to_numpy(dtype=float), joint.to_numpy(dtype=float), rtol=0, atol=1e-12, equal_nan=True
+    )
 
     other_tau = _with_semantic_columns(ev.scores[ev.scores["model"] == ev.models[0]], shift=1)
     assert ci_digest(other_tau, groups[0], how) == ci_digest(rows, groups[0], how)
@@ -119,17 +130,21 @@ def test_ci_groups_give_the_joint_bootstrap_and_a_tau_change_leaves_the_lexical_
 
 @pytest.mark.parametrize("n", [1, 7, 2500, 12_000])  # 12,000 × 2000 resamples: over the kept size, drawn each time
 def test_kept_resample_draws_equal_fresh_draws(n):
-    """kweval.stats.paired keeps the last resample counts (every model of a movie bootstraps the same n): same numbers."""
+    """kweval.stats.paired keeps the last resample counts (every model of a movie bootstraps the same n): same
+    numbers."""
     x = np.random.default_rng(5).random((n, 2))
     first = stats.bootstrap_statistics(n, lambda w: w @ x / n)
     bootstrap._resample_counts.cache_clear()
-    fresh = np.concatenate([np.asarray(c, dtype="float64") @ x / n for c in bootstrap._draw_counts(n, stats.N_BOOT, stats.SEED)])
+    fresh = np.concatenate(
+        [np.asarray(c, dtype="float64") @ x / n for c in bootstrap._draw_counts(n, stats.N_BOOT, stats.SEED)]
+    )
     again = stats.bootstrap_statistics(n, lambda w: w @ x / n)
     assert np.array_equal(first, fresh) and np.array_equal(again, fresh)
 
 
 def test_explorer_rerun_reuses_its_review_cards(monkeypatch):
-    """A warm rerun of the explorer shows the same cards without building them again; another marked model rebuilds them."""
+    """A warm rerun of the explorer shows the same cards without building them again; another marked model rebuilds
+    them."""
     from dashboard import keyword_html
 
     st.cache_data.clear()
@@ -180,7 +195,8 @@ def test_compare_rerun_reuses_its_scatter_and_links(monkeypatch):
 
 
 def test_summary_rerun_reuses_its_figures(monkeypatch):
-    """A warm rerun of the Summary draws the same bars and heatmap without building them again; another metric redraws the heatmap."""
+    """A warm rerun of the Summary draws the same bars and heatmap without building them again; another metric redraws
+    the heatmap."""
     import plotly.express as px
 
     built = _count_calls(monkeypatch, px, "imshow")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import os
 import subprocess
 import sys
@@ -13,10 +12,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kweval.evaluation.aggregate import aggregate
 from kweval.cli import main
-from kweval.data import DatasetError, load_dataset
-from kweval.data.tidy import write_tidy
+from kweval.data import load_dataset
+from kweval.evaluation.aggregate import aggregate
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from tests import reference
 from tests.helpers import DNLP, REPO, write_bad_dnlp, write_tables
@@ -57,9 +55,9 @@ def test_cli_on_malformed_data_exits_0_with_one_line_per_problem(bad_dnlp: Path)
     proc = run_cli("evaluate", str(bad_dnlp))
     assert proc.returncode == 0, proc.stderr
     assert "Traceback" not in proc.stderr
-    lines = [l for l in proc.stderr.splitlines() if l]
-    assert lines and all(l.startswith("kweval: ") for l in lines)
-    assert any("kw_Corrupt.pkl" in l for l in lines)
+    lines = [line for line in proc.stderr.splitlines() if line]
+    assert lines and all(line.startswith("kweval: ") for line in lines)
+    assert any("kw_Corrupt.pkl" in line for line in lines)
     table = pd.read_csv(pd.io.common.StringIO(proc.stdout))
     assert set(table["movie"]) == {"Good", "Other", "ALL"}
 
@@ -86,7 +84,6 @@ def test_cli_usage_errors_exit_2(tmp_path: Path):
 # --- tidy layout ------------------------------------------------------------------------------------
 
 
-
 @pytest.mark.parametrize("fmt", ["csv", "parquet"])
 def test_tidy_round_trip_and_bad_tables(tmp_path: Path, fmt: str):
     preds = pd.DataFrame(
@@ -99,7 +96,15 @@ def test_tidy_round_trip_and_bad_tables(tmp_path: Path, fmt: str):
             "score": [0.2, 0.9, np.nan, 0.5, 0.1, 0.3],
         }
     )
-    gt = pd.DataFrame({"movie": ["m"] * 3, "rank": [0, 1, 2], "keyword": ["fraud", "poverty", "scam"], "helpful": [1, 9, 5], "not_helpful": [0, 0, 0]})
+    gt = pd.DataFrame(
+        {
+            "movie": ["m"] * 3,
+            "rank": [0, 1, 2],
+            "keyword": ["fraud", "poverty", "scam"],
+            "helpful": [1, 9, 5],
+            "not_helpful": [0, 0, 0],
+        }
+    )
     models = pd.DataFrame({"model": ["y"], "score_direction": ["lower"]})
     write_tables(tmp_path / "t", fmt, predictions=preds, ground_truth=gt, models=models)
     (tmp_path / "t" / f"reviews.{fmt}").write_bytes(b"\x00\x01 not a table")
@@ -117,7 +122,12 @@ def test_tidy_round_trip_and_bad_tables(tmp_path: Path, fmt: str):
 
 
 def test_tidy_missing_required_columns(tmp_path: Path):
-    write_tables(tmp_path / "t", "csv", predictions=pd.DataFrame({"movie": ["m"], "kw": ["x"]}), ground_truth=pd.DataFrame({"movie": ["m"], "rank": [0], "keyword": ["x"]}))
+    write_tables(
+        tmp_path / "t",
+        "csv",
+        predictions=pd.DataFrame({"movie": ["m"], "kw": ["x"]}),
+        ground_truth=pd.DataFrame({"movie": ["m"], "rank": [0], "keyword": ["x"]}),
+    )
     proc = run_cli("evaluate", str(tmp_path / "t"))
     assert proc.returncode == 2
     assert "lacks column(s)" in proc.stderr and "Traceback" not in proc.stderr
@@ -162,7 +172,9 @@ def test_dnlp_matches_the_reference_on_a_sample(dnlp_eval):
     sample = scores.index[rng.choice(len(scores), 400, replace=False)]
     gt_by_movie = {m: g.sort_values("rank")["keyword"].tolist() for m, g in ds.ground_truth.groupby("movie")}
     for movie, rid, model in sample:
-        rows = preds[(preds["movie"] == movie) & (preds["review_id"] == rid) & (preds["model"] == model)].sort_values("rank")
+        rows = preds[(preds["movie"] == movie) & (preds["review_id"] == rid) & (preds["model"] == model)].sort_values(
+            "rank"
+        )
         pairs = [(k if isinstance(k, str) else None, s) for k, s in zip(rows["keyword"], rows["score"])]
         exp = reference.review_metrics(pairs, gt_by_movie[movie])
         got = scores.loc[(movie, rid, model)]
@@ -176,7 +188,23 @@ def test_cli_csv_columns_and_precision(tmp_path: Path):
     proc = run_cli("evaluate", str(DNLP), "--movies", "SW_Episode6", "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(out, dtype={"movie": str})
-    assert list(table.columns) == ["movie", "model", "n_reviews", "n_skipped", "precision", "recall", "f1", "w_precision", "w_recall", "w_f1", "ndcg@5", "p@5", "ap@5", "rr", "gt_coverage"]
+    assert list(table.columns) == [
+        "movie",
+        "model",
+        "n_reviews",
+        "n_skipped",
+        "precision",
+        "recall",
+        "f1",
+        "w_precision",
+        "w_recall",
+        "w_f1",
+        "ndcg@5",
+        "p@5",
+        "ap@5",
+        "rr",
+        "gt_coverage",
+    ]
     assert table["movie"].tolist() == ["SW_Episode6"] * 4 + ["ALL"] * 4
     first = out.read_text().splitlines()[1].split(",")
     assert len(first[4].split(".")[1]) >= 6
@@ -184,7 +212,11 @@ def test_cli_csv_columns_and_precision(tmp_path: Path):
 
 def test_cli_formats_fail_under_and_per_review(tmp_path: Path):
     md = run_cli("evaluate", "--format", "markdown")
-    assert md.returncode == 0 and md.stdout.startswith("> **Protocol** — preset: kweval") and "\n| movie | model |" in md.stdout
+    assert (
+        md.returncode == 0
+        and md.stdout.startswith("> **Protocol** — preset: kweval")
+        and "\n| movie | model |" in md.stdout
+    )
     tex = run_cli("evaluate", "--format", "latex")
     assert "\\begin{tabular}" in tex.stdout and "\\textbf{" in tex.stdout
     js = json.loads(run_cli("evaluate", "--format", "json").stdout)
@@ -201,7 +233,8 @@ def test_cli_formats_fail_under_and_per_review(tmp_path: Path):
 def test_cli_never_imports_torch_without_semantic():
     code = (
         "import sys; from kweval.cli import main; rc = main(['evaluate', '--quiet', '--out', '/dev/null']);"
-        "assert 'torch' not in sys.modules and 'sentence_transformers' not in sys.modules, 'heavy import'; print('ok', rc)"
+        "assert 'torch' not in sys.modules and 'sentence_transformers' not in sys.modules, 'heavy import'; "
+        "print('ok', rc)"
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO)
     assert proc.stdout.strip() == "ok 0", proc.stderr
@@ -209,7 +242,23 @@ def test_cli_never_imports_torch_without_semantic():
 
 def test_help_documents_every_option():
     out = run_cli("evaluate", "--help").stdout
-    for flag in ("--models", "--movies", "--k", "--aggregate", "--match", "--gt-order", "--gain", "--discount", "--out", "--format", "--per-review", "--fail-under", "--semantic", "--sentiment", "--legacy"):
+    for flag in (
+        "--models",
+        "--movies",
+        "--k",
+        "--aggregate",
+        "--match",
+        "--gt-order",
+        "--gain",
+        "--discount",
+        "--out",
+        "--format",
+        "--per-review",
+        "--fail-under",
+        "--semantic",
+        "--sentiment",
+        "--legacy",
+    ):
         assert flag in out, flag
     assert run_cli("--help").returncode == 0
 
@@ -233,7 +282,9 @@ def test_python_m_and_demo_default():
     assert not table[table["movie"] == "ALL"]["precision"].isna().any()
 
 
-BUFFERED = {"PYTHONUNBUFFERED": ""}  # an empty value unsets it: the child's stdout is block-buffered, as in a plain shell
+BUFFERED = {
+    "PYTHONUNBUFFERED": ""
+}  # an empty value unsets it: the child's stdout is block-buffered, as in a plain shell
 
 
 @pytest.mark.dnlp
@@ -248,13 +299,26 @@ def test_console_script_ends_with_all_its_output_written(capsys, extra: list[str
     proc = run_cli(*args, env_extra=BUFFERED)
     assert main(args) == 0
     in_process = capsys.readouterr()
-    assert proc.returncode == 0 and in_process.out.startswith("movie,model,n_reviews") and "SW_Episode6" in in_process.err
+    assert (
+        proc.returncode == 0 and in_process.out.startswith("movie,model,n_reviews") and "SW_Episode6" in in_process.err
+    )
     assert proc.stdout == in_process.out and proc.stderr == in_process.err
 
 
 @pytest.mark.dnlp
 def test_console_script_into_a_closed_pipe_is_no_error():
-    cmd = [sys.executable, "-m", "kweval", "evaluate", str(DNLP), "--movies", "SW_Episode6", "--per-review", "-", "--quiet"]
+    cmd = [
+        sys.executable,
+        "-m",
+        "kweval",
+        "evaluate",
+        str(DNLP),
+        "--movies",
+        "SW_Episode6",
+        "--per-review",
+        "-",
+        "--quiet",
+    ]
     env = dict(os.environ, HF_HUB_OFFLINE="1", **BUFFERED)
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=REPO, env=env)
     assert proc.stdout.readline().startswith(b"movie,model,n_reviews")
@@ -276,8 +340,14 @@ def test_public_api_is_the_functions():
 
 @pytest.mark.slow  # real embeddings / several processes: tens of seconds
 def test_unknown_embedding_model_is_a_usage_error(tmp_path: Path):
-    proc = run_cli("evaluate", "--semantic", "--embedding-model", str(tmp_path / "no-such-model"), "--quiet",
-                   env_extra={"KWEVAL_CACHE_DIR": str(tmp_path / "cache")})
+    proc = run_cli(
+        "evaluate",
+        "--semantic",
+        "--embedding-model",
+        str(tmp_path / "no-such-model"),
+        "--quiet",
+        env_extra={"KWEVAL_CACHE_DIR": str(tmp_path / "cache")},
+    )
     assert proc.returncode == 2, proc.stderr[-500:]
     assert "cannot load the embedding model" in proc.stderr and "Traceback" not in proc.stderr
 
@@ -286,8 +356,15 @@ def test_unknown_embedding_model_is_a_usage_error(tmp_path: Path):
 def test_unusable_cache_folder_falls_back_to_uncached_embeddings(tmp_path: Path):
     blocker = tmp_path / "file-not-folder"
     blocker.write_text("x")
-    proc = run_cli("evaluate", "--semantic", "--movies", "night_heist", "--models", "keybert",
-                   env_extra={"KWEVAL_CACHE_DIR": str(blocker / "sub")})
+    proc = run_cli(
+        "evaluate",
+        "--semantic",
+        "--movies",
+        "night_heist",
+        "--models",
+        "keybert",
+        env_extra={"KWEVAL_CACHE_DIR": str(blocker / "sub")},
+    )
     assert proc.returncode == 0, proc.stderr[-800:]
     notes = [line for line in proc.stderr.splitlines() if line.startswith("kweval: ")]
     assert len(notes) == 1 and "not usable" in notes[0] and "goes on without the cache" in notes[0], proc.stderr

@@ -51,7 +51,12 @@ def test_files_columns_and_size(demo):
 def test_dtypes(demo):
     assert demo["predictions"]["rank"].dtype == "int64"
     assert demo["ground_truth"]["rank"].dtype == "int64"
-    for table, col in [("predictions", "score"), ("reviews", "rating"), ("ground_truth", "helpful"), ("ground_truth", "not_helpful")]:
+    for table, col in [
+        ("predictions", "score"),
+        ("reviews", "rating"),
+        ("ground_truth", "helpful"),
+        ("ground_truth", "not_helpful"),
+    ]:
         assert demo[table][col].dtype == "float64", (table, col)
     for col in ("movie", "review_id", "text", "title"):
         assert pd.api.types.is_string_dtype(demo["reviews"][col]), col
@@ -117,7 +122,12 @@ def test_edge_case_skipped_pair(demo):
     expected = len(reviews) * 3
     assert len(pairs) == expected - 1  # exactly one review x model pair has no rows
     present = set(map(tuple, pairs.to_numpy()))
-    missing = [(m, r, model) for m, r in reviews[["movie", "review_id"]].itertuples(index=False) for model in ("keybert", "yake", "keybert_vader") if (m, r, model) not in present]
+    missing = [
+        (m, r, model)
+        for m, r in reviews[["movie", "review_id"]].itertuples(index=False)
+        for model in ("keybert", "yake", "keybert_vader")
+        if (m, r, model) not in present
+    ]
     assert missing == [SKIPPED]
     assert ((reviews["movie"] == SKIPPED[0]) & (reviews["review_id"] == SKIPPED[1])).sum() == 1
 
@@ -149,10 +159,17 @@ def test_parquet_matches_corpus(demo, corpus):
     reviews = demo["reviews"]
     assert list(demo["movies"]["movie"]) == [m["movie"] for m in corpus.MOVIES]
     assert list(demo["movies"]["title"]) == [m["title"] for m in corpus.MOVIES]
-    expected = [(m["movie"], corpus.review_id(i, j), text, title, float(rating))
-                for i, m in enumerate(corpus.MOVIES, 1) for j, (title, rating, text) in enumerate(m["reviews"], 1)]
+    expected = [
+        (m["movie"], corpus.review_id(i, j), text, title, float(rating))
+        for i, m in enumerate(corpus.MOVIES, 1)
+        for j, (title, rating, text) in enumerate(m["reviews"], 1)
+    ]
     assert list(reviews.itertuples(index=False, name=None)) == expected
-    gt = [(m["movie"], rank, k, float(h), float(n)) for m in corpus.MOVIES for rank, (k, h, n) in enumerate(m["ground_truth"])]
+    gt = [
+        (m["movie"], rank, k, float(h), float(n))
+        for m in corpus.MOVIES
+        for rank, (k, h, n) in enumerate(m["ground_truth"])
+    ]
     assert list(demo["ground_truth"].itertuples(index=False, name=None)) == gt
 
 

@@ -9,19 +9,21 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kweval.scale import distributed
-from kweval.io import report
-from kweval.evaluation.aggregate import aggregate
 from kweval.data import load_dataset
-from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.data.synth import synthesize
+from kweval.evaluation.aggregate import aggregate
+from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.io import report
+from kweval.scale import distributed
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def kweval_cli(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "HOME": str(cwd), **(env or {})}
-    return subprocess.run([sys.executable, "-m", "kweval", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "kweval", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_parse_scheduler():
@@ -51,7 +53,9 @@ def test_missing_extra_is_one_line(monkeypatch):
 
 def test_cli_usage_errors_without_starting_a_cluster(tmp_path: Path):
     bad = kweval_cli("evaluate", "--scheduler", "local:0", cwd=tmp_path)
-    assert bad.returncode == 2 and bad.stderr.strip().splitlines() == ["kweval: error: --scheduler local:0: N in local:N must be a positive whole number"]
+    assert bad.returncode == 2 and bad.stderr.strip().splitlines() == [
+        "kweval: error: --scheduler local:0: N in local:N must be a positive whole number"
+    ]
     legacy = kweval_cli("evaluate", "--scheduler", "local:2", "--legacy", cwd=tmp_path)
     assert legacy.returncode == 2 and "Traceback" not in legacy.stderr and "--legacy without it" in legacy.stderr
 
@@ -61,10 +65,26 @@ def test_cli_demo_on_local_cluster_is_byte_identical(tmp_path: Path):
     pytest.importorskip("distributed")
     outputs = {}
     for name, extra in (("one", ()), ("dask", ("--scheduler", "local:2"))):
-        res = kweval_cli("evaluate", "--k", "3", "--aggregate", "micro", "--sentiment", "--out", f"{name}.csv",
-                         "--per-review", f"{name}_reviews.csv", *extra, cwd=tmp_path)
+        res = kweval_cli(
+            "evaluate",
+            "--k",
+            "3",
+            "--aggregate",
+            "micro",
+            "--sentiment",
+            "--out",
+            f"{name}.csv",
+            "--per-review",
+            f"{name}_reviews.csv",
+            *extra,
+            cwd=tmp_path,
+        )
         assert res.returncode == 0, res.stderr
-        outputs[name] = ((tmp_path / f"{name}.csv").read_bytes(), (tmp_path / f"{name}_reviews.csv").read_bytes(), res.stderr)
+        outputs[name] = (
+            (tmp_path / f"{name}.csv").read_bytes(),
+            (tmp_path / f"{name}_reviews.csv").read_bytes(),
+            res.stderr,
+        )
     assert outputs["dask"] == outputs["one"]
 
 
@@ -122,9 +142,14 @@ def test_workers_read_their_own_movie_files_and_equal_one_process(client, dnlp_f
         pd.testing.assert_frame_equal(getattr(there, table), getattr(here, table), check_exact=True)
     assert there.problems == here.problems
 
-    movies, models = list(movie_file_sizes(dnlp_folder))[1:4], ["reranker", "sentiment"]  # the users' --movies / --models
+    movies, models = (
+        list(movie_file_sizes(dnlp_folder))[1:4],
+        ["reranker", "sentiment"],
+    )  # the users' --movies / --models
     want = evaluate(load_dataset(dnlp_folder, movies=movies).subset(models=models), options)
-    _, got = distributed.evaluate_files_on_cluster(client, dnlp_folder, options, movies=movies, models=models, keywords=False)
+    _, got = distributed.evaluate_files_on_cluster(
+        client, dnlp_folder, options, movies=movies, models=models, keywords=False
+    )
     pd.testing.assert_frame_equal(got.scores, want.scores, check_exact=True)
     assert got.keywords.empty and list(got.keywords.columns) == list(want.keywords.columns)  # asked not to send it back
 
@@ -139,8 +164,12 @@ def test_files_path_declines_what_it_cannot_do_alike(client, dnlp_folder: Path):
     sizes = distributed.file_groups.movie_file_sizes(dnlp_folder)
     folder = str(dnlp_folder.resolve())
     assert distributed.workers_see_files(client, folder, None, sizes)
-    assert not distributed.workers_see_files(client, folder, None, {**sizes, "movie000": sizes["movie000"] + 1})  # a different copy
-    assert not distributed.workers_see_files(client, folder + "-elsewhere", None, sizes)  # not there at all on the workers
+    assert not distributed.workers_see_files(
+        client, folder, None, {**sizes, "movie000": sizes["movie000"] + 1}
+    )  # a different copy
+    assert not distributed.workers_see_files(
+        client, folder + "-elsewhere", None, sizes
+    )  # not there at all on the workers
 
 
 @pytest.mark.slow
@@ -148,9 +177,25 @@ def test_cli_dnlp_layout_on_local_cluster_is_byte_identical(dnlp_folder: Path):
     pytest.importorskip("distributed")
     outputs = {}
     for name, extra in (("one", ("--jobs", "1")), ("dask", ("--scheduler", "local:2"))):
-        res = kweval_cli("evaluate", "dnlp", "--aggregate", "micro", "--models", "base,sentiment", "--format", "json",
-                         "--out", f"{name}.json", "--per-review", f"{name}_reviews.csv", *extra, cwd=dnlp_folder.parent)
-        assert res.returncode == 0, res.stderr  # the data named relative to the working folder: workers get its absolute path
+        res = kweval_cli(
+            "evaluate",
+            "dnlp",
+            "--aggregate",
+            "micro",
+            "--models",
+            "base,sentiment",
+            "--format",
+            "json",
+            "--out",
+            f"{name}.json",
+            "--per-review",
+            f"{name}_reviews.csv",
+            *extra,
+            cwd=dnlp_folder.parent,
+        )
+        assert res.returncode == 0, (
+            res.stderr
+        )  # the data named relative to the working folder: workers get its absolute path
         outputs[name] = [(dnlp_folder.parent / f"{name}{suffix}").read_bytes() for suffix in (".json", "_reviews.csv")]
         outputs[name].append(res.stderr)
     assert outputs["dask"] == outputs["one"]
@@ -173,7 +218,9 @@ def test_keywords_embedded_on_workers_go_into_the_store_here(client, tmp_path: P
     assert found.all()
     here = semantic.embed_texts(texts, store=False, device="cpu")
     assert np.abs(vectors - here).max() < 1e-5  # the same model and variant, only the thread count differs
-    assert distributed.embed_on_cluster(client, texts, semantic.DEFAULT_MODEL, "torch", store) == 0  # all in the store now
+    assert (
+        distributed.embed_on_cluster(client, texts, semantic.DEFAULT_MODEL, "torch", store) == 0
+    )  # all in the store now
 
 
 @pytest.mark.slow
@@ -183,13 +230,30 @@ def test_cli_semantic_on_local_cluster_is_byte_identical(tmp_path: Path):
     outputs = {}
     # the cluster first, with an empty cache: its workers embed every keyword; one process then finds them all stored
     for name, extra in (("dask", ("--scheduler", "local:2")), ("one", ())):
-        res = kweval_cli("evaluate", "--semantic", "--sentiment", "--k", "3", "--out", f"{name}.csv",
-                         "--per-review", f"{name}_reviews.csv", *extra, cwd=tmp_path,
-                         env={"KWEVAL_CACHE_DIR": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"})
+        res = kweval_cli(
+            "evaluate",
+            "--semantic",
+            "--sentiment",
+            "--k",
+            "3",
+            "--out",
+            f"{name}.csv",
+            "--per-review",
+            f"{name}_reviews.csv",
+            *extra,
+            cwd=tmp_path,
+            env={"KWEVAL_CACHE_DIR": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"},
+        )
         assert res.returncode == 0, res.stderr
-        outputs[name] = ((tmp_path / f"{name}.csv").read_bytes(), (tmp_path / f"{name}_reviews.csv").read_bytes(), res.stderr)
+        outputs[name] = (
+            (tmp_path / f"{name}.csv").read_bytes(),
+            (tmp_path / f"{name}_reviews.csv").read_bytes(),
+            res.stderr,
+        )
     assert b"sem_f1" in outputs["one"][0] and b"sas_text" in outputs["one"][0]
-    assert outputs["dask"][:2] == outputs["one"][:2] and "Traceback" not in outputs["dask"][2]  # the workers' model loading may print
+    assert (
+        outputs["dask"][:2] == outputs["one"][:2] and "Traceback" not in outputs["dask"][2]
+    )  # the workers' model loading may print
 
 
 def test_local_workers_are_forked_only_where_that_is_safe(monkeypatch):

@@ -7,8 +7,8 @@ import math
 import numpy as np
 import pytest
 
-from kweval.explain import ndcg as explain
 from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.explain import ndcg as explain
 from tests.helpers import make_dataset
 
 
@@ -27,7 +27,9 @@ def test_seed_000_keyword_example():
     assert t["contribution"].sum() == pytest.approx(s.dcg)
     assert s.ideal["contribution"].sum() == pytest.approx(s.idcg)
     assert s.ideal["keyword"].tolist() == ["fraud", "poverty", "scam"]
-    perfect = explain.ndcg_steps(["fraud", "poverty", "scam", "family", "cinematography"], explain.SEED_000["ground_truth"])
+    perfect = explain.ndcg_steps(
+        ["fraud", "poverty", "scam", "family", "cinematography"], explain.SEED_000["ground_truth"]
+    )
     assert perfect.ndcg == pytest.approx(1.0)
     tex = s.latex()
     assert "0.7295" in tex["ndcg"] and "1.2023" in tex["dcg"] and "1.6481" in tex["idcg"]
@@ -98,5 +100,7 @@ def test_discounts_and_formulas():
 def test_every_example_has_a_plain_title_and_gains_are_named():
     assert set(explain.EXAMPLE_TITLES) == {"seed000", *explain.SEED_002, *explain.SEED_004}
     assert not any("seed" in t.lower() for t in explain.EXAMPLE_TITLES.values())
-    assert explain.GAIN_LABELS["linear"].startswith("GT-rank gain") and "exponential" in explain.GAIN_LABELS["exponential"]
+    assert (
+        explain.GAIN_LABELS["linear"].startswith("GT-rank gain") and "exponential" in explain.GAIN_LABELS["exponential"]
+    )
     assert set(explain.GAIN_LABELS) == set(__import__("kweval.metrics.ranking", fromlist=["GAINS"]).GAINS)

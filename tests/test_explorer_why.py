@@ -1,4 +1,5 @@
-"""The explorer's "why" on the demo, in the running app: per-model highlights, taken-by reasons, top-k GT, nDCG link, verdicts."""
+"""The explorer's "why" on the demo, in the running app: per-model highlights, taken-by reasons, top-k GT, nDCG link,
+verdicts."""
 
 from __future__ import annotations
 
@@ -6,10 +7,9 @@ import re
 
 from dashboard.escape import esc, md
 from dashboard.highlight import highlight, matched_tooltips
-
-from kweval.explain import why
 from kweval.data import load_dataset
 from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.explain import why
 from tests.test_app import run, texts
 
 EXPLORER = "dashboard/views/explorer.py"
@@ -28,8 +28,12 @@ def _taken_case():
 
 def test_open_review_says_why_marks_one_model_and_links_to_ndcg(monkeypatch):
     ev, movie, review, row = _taken_case()
-    models = list(dict.fromkeys(ev.keywords.loc[(ev.keywords["movie"] == movie) & (ev.keywords["review_id"] == review), "model"]))
-    at = run(monkeypatch, None, {"movie": movie, "models": ",".join(models), "review": review, "hl": row["model"]}, EXPLORER)
+    models = list(
+        dict.fromkeys(ev.keywords.loc[(ev.keywords["movie"] == movie) & (ev.keywords["review_id"] == review), "model"])
+    )
+    at = run(
+        monkeypatch, None, {"movie": movie, "models": ",".join(models), "review": review, "hl": row["model"]}, EXPLORER
+    )
     body = at.html[0].proto.body
     assert f"— {esc(row['reason'])}" in body and "already taken by #" in row["reason"]
     # top-k GT beside the review, with ranks as text (no hover needed)
@@ -51,7 +55,12 @@ def test_open_review_says_why_marks_one_model_and_links_to_ndcg(monkeypatch):
 def test_directional_sort_names_the_direction(monkeypatch):
     ds = load_dataset(None)
     a, b = ds.model_names[:2]
-    at = run(monkeypatch, None, {"movie": ds.movie_ids[0], "models": f"{a},{b}", "sort": "A worse than B", "a": a, "b": b}, EXPLORER)
+    at = run(
+        monkeypatch,
+        None,
+        {"movie": ds.movie_ids[0], "models": f"{a},{b}", "sort": "A worse than B", "a": a, "b": b},
+        EXPLORER,
+    )
     assert f"Only reviews where {md(a)} scores lower than {md(b)}" in texts(at)
 
 
@@ -60,7 +69,7 @@ def test_compare_verdicts_on_screen(monkeypatch):
     a, b = ds.model_names[:2]
     at = run(monkeypatch, None, {"movie": "ALL", "models": f"{a},{b}", "a": a}, "dashboard/views/compare.py")
     shown = texts(at)
-    assert f"on nDCG@5" in shown and ("beats" in shown or "No significant difference" in shown)
+    assert "on nDCG@5" in shown and ("beats" in shown or "No significant difference" in shown)
     assert "significant" in [df.value for df in at.dataframe if "p_ttest_holm" in df.value.columns][0].columns
 
 
@@ -70,9 +79,25 @@ def test_ndcg_page_names_examples_and_shows_the_review(monkeypatch):
     ds = load_dataset(None)
     ev = evaluate(ds, EvalOptions(k=5))
     row = ev.keywords[ev.keywords["gt_rank"] >= 0].iloc[0]
-    at = run(monkeypatch, None, {"movie": row["movie"], "models": row["model"], "review": row["review_id"]}, "dashboard/views/ndcg.py")
+    at = run(
+        monkeypatch,
+        None,
+        {"movie": row["movie"], "models": row["model"], "review": row["review_id"]},
+        "dashboard/views/ndcg.py",
+    )
     shown = texts(at)
     assert explain.EXAMPLE_TITLES["seed000"] in shown and "seed" not in shown.lower()
     assert at.radio(key="qp_gain").options == [explain.GAIN_LABELS["linear"], explain.GAIN_LABELS["exponential"]]
-    text = ds.reviews.loc[(ds.reviews["movie"] == row["movie"]) & (ds.reviews["review_id"] == row["review_id"]), "text"].iloc[0]
-    assert highlight(text, matched_tooltips(ev.keywords[(ev.keywords["movie"] == row["movie"]) & (ev.keywords["review_id"] == row["review_id"])], model=row["model"])) in shown
+    text = ds.reviews.loc[
+        (ds.reviews["movie"] == row["movie"]) & (ds.reviews["review_id"] == row["review_id"]), "text"
+    ].iloc[0]
+    assert (
+        highlight(
+            text,
+            matched_tooltips(
+                ev.keywords[(ev.keywords["movie"] == row["movie"]) & (ev.keywords["review_id"] == row["review_id"])],
+                model=row["model"],
+            ),
+        )
+        in shown
+    )

@@ -20,12 +20,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kweval.metrics import ranking
-from kweval.io import report
-from kweval.evaluation.aggregate import aggregate
 from kweval.cli import main
 from kweval.data import load_dataset
+from kweval.evaluation.aggregate import aggregate
 from kweval.evaluation.pipeline import EvalOptions, combine_evaluations, evaluate
+from kweval.io import report
+from kweval.metrics import ranking
 from kweval.text.matching import candidate_table, keywords_match
 from kweval.text.normalize import normalize, normalize_many
 from tests.helpers import make_dataset, write_bad_dnlp, write_tables
@@ -39,7 +39,12 @@ GT = ["fraud", "poverty", "scam"]
 def run_cli(*args: str, preexec_fn=None, stdout=subprocess.PIPE) -> subprocess.CompletedProcess:
     env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO))
     return subprocess.run(
-        [sys.executable, "-m", "kweval", *args], stdout=stdout, stderr=subprocess.PIPE, text=True, cwd=REPO, env=env,
+        [sys.executable, "-m", "kweval", *args],
+        stdout=stdout,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=REPO,
+        env=env,
         preexec_fn=preexec_fn,
     )
 
@@ -122,13 +127,17 @@ def test_convert_under_a_file_size_limit_leaves_no_truncated_table(tmp_path: Pat
         resource.setrlimit(resource.RLIMIT_FSIZE, (16384, 16384))
 
     dst = tmp_path / "tidy"
-    proc = run_cli("convert", str(REPO / "kweval" / "data" / "demo"), str(dst), "--format", fmt, preexec_fn=limit_to_16_kb)
+    proc = run_cli(
+        "convert", str(REPO / "kweval" / "data" / "demo"), str(dst), "--format", fmt, preexec_fn=limit_to_16_kb
+    )
     assert proc.returncode == 2
     one_kweval_line(proc.stderr, str(dst), "File too large")
     assert list(dst.iterdir()) == []  # no truncated table, no temporary file
 
 
-@pytest.mark.skipif(IS_ROOT, reason="root writes into read-only folders; the path-under-a-file and /dev/full cases cover root")
+@pytest.mark.skipif(
+    IS_ROOT, reason="root writes into read-only folders; the path-under-a-file and /dev/full cases cover root"
+)
 def test_read_only_folder_is_refused(capsys, tmp_path: Path):
     folder = tmp_path / "ro"
     folder.mkdir()
@@ -245,7 +254,10 @@ def test_exponential_gain_overflow_raises_a_clear_value_error():
 
 
 def test_huge_finite_scores_give_finite_weighted_metrics_without_warnings():
-    huge = {("m", "r1", "a"): [("fraud", 1e308), ("x", 1e308), ("scam", 1e308)], ("m", "r2", "a"): [("poverty", 1.7e308)]}
+    huge = {
+        ("m", "r1", "a"): [("fraud", 1e308), ("x", 1e308), ("scam", 1e308)],
+        ("m", "r2", "a"): [("poverty", 1.7e308)],
+    }
     plain = {key: [(kw, score / 1e300) for kw, score in entries] for key, entries in huge.items()}
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -263,8 +275,12 @@ def test_huge_finite_scores_give_finite_weighted_metrics_without_warnings():
 def test_parts_scaled_differently_combine_to_the_whole_evaluation():
     """--jobs and --scheduler evaluate movies apart: a part whose score sums would overflow is scaled, a part just below
     that is not (1e300 scores sum finitely); micro w_precision over both must still be the whole evaluation's."""
-    preds = {("big", "r1", "a"): [("fraud", 1e308), ("x", 1e308)], ("big", "r2", "a"): [("poverty", 1.7e308)],
-             ("small", "r1", "a"): [("fraud", 9e299), ("x", 1e299)], ("small", "r2", "a"): [("y", 5e299), ("scam", 5e299)]}
+    preds = {
+        ("big", "r1", "a"): [("fraud", 1e308), ("x", 1e308)],
+        ("big", "r2", "a"): [("poverty", 1.7e308)],
+        ("small", "r1", "a"): [("fraud", 9e299), ("x", 1e299)],
+        ("small", "r2", "a"): [("y", 5e299), ("scam", 5e299)],
+    }
     ds = make_dataset({"big": GT, "small": GT}, preds)
     whole = evaluate(ds)
     parts = [evaluate(ds.subset(movies=[m])) for m in ("big", "small")]
@@ -280,7 +296,14 @@ def test_cli_huge_scores_print_no_numpy_warning(tmp_path: Path):
     write_tables(
         tmp_path / "t",
         predictions=pd.DataFrame(
-            {"movie": "m", "review_id": "r", "model": "a", "rank": [0, 1], "keyword": ["fraud", "x"], "score": [1e308, 1e308]}
+            {
+                "movie": "m",
+                "review_id": "r",
+                "model": "a",
+                "rank": [0, 1],
+                "keyword": ["fraud", "x"],
+                "score": [1e308, 1e308],
+            }
         ),
         ground_truth=gt_table(),
     )
@@ -317,7 +340,9 @@ def test_words_differing_by_marks_never_match():
     for mode in ("exact", "approx", "word", "stem"):
         if mode == "stem":
             pytest.importorskip("nltk")
-        ev = evaluate(make_dataset({"m": ["काला", "กิน"]}, {("m", "r", "a"): [("कल", 1.0), ("กน", 1.0)]}), EvalOptions(match=mode))
+        ev = evaluate(
+            make_dataset({"m": ["काला", "กิน"]}, {("m", "r", "a"): [("कल", 1.0), ("กน", 1.0)]}), EvalOptions(match=mode)
+        )
         assert ev.scores["n_matched"].tolist() == [0], mode
     ev = evaluate(make_dataset({"m": ["काला"]}, {("m", "r", "a"): [("काला!", 1.0)]}))
     assert ev.scores["n_matched"].tolist() == [1]
@@ -345,7 +370,10 @@ _keywords = st.lists(_words, min_size=1, max_size=4).map(" ".join)  # normalized
 
 
 @settings(max_examples=150, deadline=None)
-@given(preds=st.lists(_keywords, min_size=1, max_size=12, unique=True), gt=st.lists(_keywords, min_size=1, max_size=8, unique=True))
+@given(
+    preds=st.lists(_keywords, min_size=1, max_size=12, unique=True),
+    gt=st.lists(_keywords, min_size=1, max_size=8, unique=True),
+)
 def test_candidate_table_equals_pairwise_rule_on_long_keywords(preds, gt):
     for mode in ("approx", "word", "exact"):
         bounds, flat = candidate_table(preds, gt, mode)
@@ -369,7 +397,11 @@ def test_symlink_loops_dangling_links_and_folders_are_named_and_skipped(capsys, 
         assert status == 0 and "Traceback" not in err
         lines = err.splitlines()
         assert all(line.startswith("kweval: ") for line in lines)
-        for name, reason in (("kw_Loop.pkl", "symbolic link loop"), ("kw_Dangling.pkl", "dangling symbolic link"), ("kw_Folder.pkl", "a folder")):
+        for name, reason in (
+            ("kw_Loop.pkl", "symbolic link loop"),
+            ("kw_Dangling.pkl", "dangling symbolic link"),
+            ("kw_Folder.pkl", "a folder"),
+        ):
             assert sum(name in line and reason in line for line in lines) == 1, (name, err)
         status, want, _ = cli(capsys, "evaluate", str(clean), "--jobs", jobs)
         assert out == want  # the rest evaluated exactly as without the hostile entries
@@ -382,7 +414,10 @@ def test_linked_ground_truth_and_reviews_files_are_named(tmp_path: Path):
     os.symlink(str(tmp_path / "nowhere.pkl"), root / "Reviews_By_Movie" / "Other.pkl")
     reasons = {str(p) for p in load_dataset(root).problems}
     assert "keywords_ground_truth.pkl: unreadable ground-truth file: a symbolic link loop; skipped" in reasons
-    assert f"Other.pkl: unreadable reviews file: a dangling symbolic link (to {tmp_path / 'nowhere.pkl'}); skipped" in reasons
+    assert (
+        f"Other.pkl: unreadable reviews file: a dangling symbolic link (to {tmp_path / 'nowhere.pkl'}); skipped"
+        in reasons
+    )
 
 
 # --- the same rules in both layouts ----------------------------------------------------------------------
@@ -392,12 +427,13 @@ def gt_table() -> pd.DataFrame:
     return pd.DataFrame({"movie": "m", "rank": range(3), "keyword": GT, "helpful": 1.0, "not_helpful": 0.0})
 
 
-
 def write_dnlp(folder: Path, cells: dict[str, list]) -> Path:
     """A DNLP folder for movie m (imdb tt1) with GT `GT` and one model `a`: review id -> list of (keyword, score)."""
     root = folder / "Dataset"
     (root / "Extracted_Keywords").mkdir(parents=True)
-    pd.DataFrame({"Movie_ID": "tt1", "Keyword": GT, "Helpful": 1, "Not_Helpful": 0}).to_pickle(root / "keywords_ground_truth.pkl")
+    pd.DataFrame({"Movie_ID": "tt1", "Keyword": GT, "Helpful": 1, "Not_Helpful": 0}).to_pickle(
+        root / "keywords_ground_truth.pkl"
+    )
     pd.DataFrame({"Movie_ID": "tt1", "Review_ID": list(cells), "keywords_a": list(cells.values())}).to_pickle(
         root / "Extracted_Keywords" / "kw_m.pkl"
     )
@@ -415,7 +451,9 @@ def test_duplicate_lists_first_wins_identically_in_both_layouts(tmp_path: Path, 
     first = [("fraud", 0.9), ("x", 0.1)]
     second = [("scam", 0.5), ("poverty", 0.5), ("y", 0.5)]
     lists = [("r1", first), ("r2", [("scam", 1.0)]), ("r1", second)]
-    dnlp_rows = pd.DataFrame({"Movie_ID": "tt1", "Review_ID": [r for r, _ in lists], "keywords_a": [e for _, e in lists]})
+    dnlp_rows = pd.DataFrame(
+        {"Movie_ID": "tt1", "Review_ID": [r for r, _ in lists], "keywords_a": [e for _, e in lists]}
+    )
     dnlp = write_dnlp(tmp_path / "d", {"r0": []})
     dnlp_rows.to_pickle(dnlp / "Extracted_Keywords" / "kw_m.pkl")
     tidy = write_tidy_lists(tmp_path / "t", lists, fmt)
@@ -423,7 +461,9 @@ def test_duplicate_lists_first_wins_identically_in_both_layouts(tmp_path: Path, 
     for name, folder in (("dnlp", dnlp), ("tidy", tidy)):
         ds = load_dataset(folder)
         reasons = [p.reason for p in ds.problems]
-        assert reasons == ["1 review × model list(s) given more than once: the first of each kept, the later one(s) (3 row(s)) dropped"], name
+        assert reasons == [
+            "1 review × model list(s) given more than once: the first of each kept, the later one(s) (3 row(s)) dropped"
+        ], name
         results[name] = evaluate(ds).scores.set_index("review_id")
     for table in results.values():
         assert table.loc["r1", "n_pred"] == 2 and table.loc["r1", "n_matched"] == 1  # the first list: fraud, x
@@ -448,16 +488,31 @@ def test_boolean_scores_are_invalid_identically_in_both_layouts(tmp_path: Path, 
 
 def test_list_cells_in_a_tidy_table_are_reported(tmp_path: Path):
     predictions = pd.DataFrame(
-        {"movie": "m", "review_id": ["r1", "r2"], "model": "a", "rank": 0, "keyword": [["fraud", "scam"], ["x"]], "score": 1.0}
+        {
+            "movie": "m",
+            "review_id": ["r1", "r2"],
+            "model": "a",
+            "rank": 0,
+            "keyword": [["fraud", "scam"], ["x"]],
+            "score": 1.0,
+        }
     )
     ds = load_dataset(write_tables(tmp_path / "t", "parquet", predictions=predictions, ground_truth=gt_table()))
-    assert [p.reason for p in ds.problems] == ["2 keyword cell(s) hold lists, not one keyword per row; those rows have no keyword"]
+    assert [p.reason for p in ds.problems] == [
+        "2 keyword cell(s) hold lists, not one keyword per row; those rows have no keyword"
+    ]
 
 
 def test_list_cells_in_keys_and_ground_truth_are_reported(tmp_path: Path):
-    predictions = pd.DataFrame({"movie": "m", "review_id": [["r1"], ["r2"]], "model": "a", "rank": 0, "keyword": "fraud", "score": 1.0})
-    ev = evaluate(load_dataset(write_tables(tmp_path / "t", "parquet", predictions=predictions, ground_truth=gt_table())))
-    assert [p.reason for p in ev.problems] == ["2 review_id cell(s) hold list<element: string>, not one value per row; read as their text"]
+    predictions = pd.DataFrame(
+        {"movie": "m", "review_id": [["r1"], ["r2"]], "model": "a", "rank": 0, "keyword": "fraud", "score": 1.0}
+    )
+    ev = evaluate(
+        load_dataset(write_tables(tmp_path / "t", "parquet", predictions=predictions, ground_truth=gt_table()))
+    )
+    assert [p.reason for p in ev.problems] == [
+        "2 review_id cell(s) hold list<element: string>, not one value per row; read as their text"
+    ]
     assert ev.scores["n_matched"].tolist() == [1, 1]  # the rest evaluated
     gt = gt_table().assign(keyword=[[k] for k in GT])
     ev = evaluate(load_dataset(write_tables(tmp_path / "g", "parquet", predictions=predictions, ground_truth=gt)))
@@ -485,7 +540,10 @@ HOSTILE = ['=HYPERLINK("http://evil/x","y")', "+1+2", "-cmd", "@SUM(A1)", "\tx",
 def hostile_tidy(tmp_path: Path) -> Path:
     rows = []
     for i, name in enumerate(HOSTILE):
-        rows += [(f"=movie{i}", name, f"@model{i % 2}", 0, name, 0.5), (f"=movie{i}", name, f"@model{i % 2}", 1, "fraud", 0.5)]
+        rows += [
+            (f"=movie{i}", name, f"@model{i % 2}", 0, name, 0.5),
+            (f"=movie{i}", name, f"@model{i % 2}", 1, "fraud", 0.5),
+        ]
     predictions = pd.DataFrame(rows, columns=["movie", "review_id", "model", "rank", "keyword", "score"])
     gt = pd.concat([gt_table().assign(movie=f"=movie{i}") for i in range(len(HOSTILE))], ignore_index=True)
     return write_tables(tmp_path / "hostile", "parquet", predictions=predictions, ground_truth=gt)
@@ -529,7 +587,11 @@ def test_raw_csv_keeps_cells_verbatim(capsys, tmp_path: Path, hostile_tidy: Path
 def test_convert_to_csv_neutralises_unless_raw(capsys, tmp_path: Path, hostile_tidy: Path):
     assert cli(capsys, "convert", str(hostile_tidy), str(tmp_path / "safe"), "--format", "csv")[0] == 0
     assert cli(capsys, "convert", str(hostile_tidy), str(tmp_path / "raw"), "--format", "csv", "--raw-csv")[0] == 0
-    safe = [c for c in text_cells(tmp_path / "safe" / "predictions.csv") if c.startswith(FORMULA_STARTS) and not is_number(c)]
+    safe = [
+        c
+        for c in text_cells(tmp_path / "safe" / "predictions.csv")
+        if c.startswith(FORMULA_STARTS) and not is_number(c)
+    ]
     assert safe == []
     raw = pd.read_csv(tmp_path / "raw" / "predictions.csv", keep_default_na=False)
     assert set(HOSTILE) <= set(raw["keyword"])
@@ -583,7 +645,15 @@ def test_extract_and_protocol_outputs_are_checked_before_the_work(capsys, a_file
     assert status == 2 and out == ""
     one_kweval_line(err, str(a_file / "p.csv"))
     status, out, err = cli(
-        capsys, "evaluate", str(EDGE), "--protocol", "pke", "--predictions", f"fp={a_file}", "--out", str(a_file / "s.csv")
+        capsys,
+        "evaluate",
+        str(EDGE),
+        "--protocol",
+        "pke",
+        "--predictions",
+        f"fp={a_file}",
+        "--out",
+        str(a_file / "s.csv"),
     )
     assert status == 2 and out == ""
     one_kweval_line(err, str(a_file / "s.csv"))
@@ -595,7 +665,9 @@ def test_extract_writes_each_format_whole(capsys, tmp_path: Path, suffix: str):
     status, _, _ = cli(capsys, "extract", str(EDGE), "--extractor", "firstphrases", "--out", str(out))
     assert status == 0
     summary = tmp_path / "s.csv"
-    status, _, err = cli(capsys, "evaluate", str(EDGE), "--protocol", "pke", "--predictions", f"fp={out}", "--out", str(summary))
+    status, _, err = cli(
+        capsys, "evaluate", str(EDGE), "--protocol", "pke", "--predictions", f"fp={out}", "--out", str(summary)
+    )
     assert status == 0, err
     assert pd.read_csv(summary)["model"].tolist() == ["fp"]
     assert (tmp_path / "s.csv.protocol.json").is_file()

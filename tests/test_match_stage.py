@@ -1,7 +1,8 @@
 """The match stage's fast paths against their plain definitions, and `evaluate(keywords=False)`.
 
 - `matching.keywords_match_indexed` (codes and character masks) is `keywords_match` on every pair;
-- `_arrays.unique_codes` (a presence mask) is `np.unique(..., return_inverse=True)`, `_arrays.stable_order` is `np.lexsort`;
+- `_arrays.unique_codes` (a presence mask) is `np.unique(..., return_inverse=True)`, `_arrays.stable_order` is
+`np.lexsort`;
 - `evaluate._coverage` (a slot per GT row) counts the distinct matched GT rows per movie × model;
 - without the per-keyword table every other table of an evaluation is the same, in every match mode.
 """
@@ -19,15 +20,15 @@ from hypothesis import strategies as st
 from kweval._arrays import stable_order, unique_codes
 from kweval.data import load_dataset
 from kweval.data.dataset import Dataset
+from kweval.data.synth import SynthOptions, synthesize
 from kweval.evaluation.pipeline import EvalOptions, _coverage, evaluate
 from kweval.scale.file_groups import evaluate_movie_files, movie_file_sizes
 from kweval.text.matching import MATCH_MODES, keywords_match, keywords_match_indexed
-from kweval.data.synth import SynthOptions, synthesize
 from tests.helpers import write_bad_dnlp
 
 # characters whose code points collide modulo 64 (the masks' bits: "a" 97, "!" 33, "á" 225), an astral one, spaces,
 # and an "s" for the stemmer; strings of any shape (empty, doubled or edge spaces) as well as normalized ones
-_CHARS = "ab! \"ás" + "\U0001d41a"
+_CHARS = 'ab! "ás' + "\U0001d41a"
 _strings = st.one_of(
     st.text(alphabet=_CHARS, max_size=10),
     st.lists(st.text(alphabet="abs", min_size=1, max_size=5), min_size=1, max_size=3).map(" ".join),
@@ -41,14 +42,32 @@ def test_keywords_match_indexed_is_keywords_match(preds, gts, data):
     pred_of = data.draw(st.lists(st.integers(0, len(preds) - 1), min_size=n, max_size=n))
     gt_of = data.draw(st.lists(st.integers(0, len(gts) - 1), min_size=n, max_size=n))
     for mode in MATCH_MODES:
-        got = keywords_match_indexed(preds, gts, np.array(pred_of, dtype=np.int64), np.array(gt_of, dtype=np.int64), mode)
-        assert got.dtype == bool and got.tolist() == [keywords_match(preds[i], gts[j], mode) for i, j in zip(pred_of, gt_of)], mode
+        got = keywords_match_indexed(
+            preds, gts, np.array(pred_of, dtype=np.int64), np.array(gt_of, dtype=np.int64), mode
+        )
+        assert got.dtype == bool and got.tolist() == [
+            keywords_match(preds[i], gts[j], mode) for i, j in zip(pred_of, gt_of)
+        ], mode
 
 
 @pytest.mark.parametrize("mode", MATCH_MODES)
 def test_keywords_match_indexed_on_every_pair_of_real_keywords(mode):
     """Equal strings, substrings, masks that agree without a match ("star" and "rats"), stems, colliding bits."""
-    words = ["war", "star war", "star wars", "wars", "rats", "a", "star", "lightsaber duels", "lightsaber duel", "jedi", "!", "á", ""]
+    words = [
+        "war",
+        "star war",
+        "star wars",
+        "wars",
+        "rats",
+        "a",
+        "star",
+        "lightsaber duels",
+        "lightsaber duel",
+        "jedi",
+        "!",
+        "á",
+        "",
+    ]
     pred_of, gt_of = np.divmod(np.arange(len(words) ** 2), len(words))
     expected = [keywords_match(words[i], words[j], mode) for i, j in zip(pred_of.tolist(), gt_of.tolist())]
     assert keywords_match_indexed(words, words, pred_of, gt_of, mode).tolist() == expected
@@ -67,7 +86,8 @@ def test_unique_codes_is_np_unique(codes, spare):
 @settings(max_examples=200, deadline=None)
 @given(keys=st.lists(st.tuples(st.integers(0, 4), st.integers(-2, 3)), max_size=40), presorted=st.booleans())
 def test_stable_order_of_the_match_stage_is_np_lexsort(keys, presorted):
-    """As the match stage calls it (group, then rank, negative ranks too); also on rows already in order, where it skips the sort."""
+    """As the match stage calls it (group, then rank, negative ranks too); also on rows already in order, where it skips
+    the sort."""
     if presorted:
         keys = sorted(keys, key=lambda kv: kv)
     major = np.array([k[0] for k in keys], dtype=np.int64)
@@ -82,13 +102,19 @@ def test_stable_order_of_the_match_stage_is_np_lexsort(keys, presorted):
 def test_coverage_counts_the_distinct_matched_gt_rows_of_each_movie_and_model(sizes, n_models, data):
     movies = [f"m{i}" for i in range(len(sizes))]
     models = [f"M{i}" for i in range(n_models)]
-    drawn = data.draw(st.lists(st.tuples(st.integers(0, len(movies) - 1), st.integers(0, n_models - 1), st.integers(0, 99)), max_size=40))
+    drawn = data.draw(
+        st.lists(
+            st.tuples(st.integers(0, len(movies) - 1), st.integers(0, n_models - 1), st.integers(0, 99)), max_size=40
+        )
+    )
     rows = [(mv, md, pos % sizes[mv]) for mv, md, pos in drawn]  # a matched row: its movie, model and GT row
     movie_of, model_of, gt_pos = (np.array([r[i] for r in rows], dtype=np.int64) for i in range(3))
     out = _coverage(movie_of, model_of, gt_pos, pd.Series(sizes, index=movies), movies, models)
     assert out[["movie", "model"]].values.tolist() == [[mv, md] for mv in movies for md in models]
     assert out["n_gt"].tolist() == [sizes[mv] for mv in range(len(movies)) for _ in models]
-    assert out["n_covered"].tolist() == [len({r for r in rows if r[:2] == (mv, md)}) for mv in range(len(movies)) for md in range(n_models)]
+    assert out["n_covered"].tolist() == [
+        len({r for r in rows if r[:2] == (mv, md)}) for mv in range(len(movies)) for md in range(n_models)
+    ]
     assert out["gt_coverage"].tolist() == pytest.approx((out["n_covered"] / out["n_gt"]).tolist())
 
 
@@ -96,18 +122,39 @@ def test_coverage_counts_the_distinct_matched_gt_rows_of_each_movie_and_model(si
 
 
 def _per_document_with_a_review_without_gt() -> Dataset:
-    """Synthetic per-document GT (each review its own list), one review's list removed, some empty and missing outputs."""
-    ds = synthesize(movies=2, reviews_per_movie=40, models=3, seed=4, gt="per-document", options=SynthOptions(p_empty=0.05, p_missing=0.05))
+    """Synthetic per-document GT (each review its own list), one review's list removed, some empty and missing
+    outputs."""
+    ds = synthesize(
+        movies=2,
+        reviews_per_movie=40,
+        models=3,
+        seed=4,
+        gt="per-document",
+        options=SynthOptions(p_empty=0.05, p_missing=0.05),
+    )
     gt = ds.ground_truth
-    return Dataset(ds.movies, ds.reviews, ds.predictions, gt[gt["review_id"] != gt["review_id"].iloc[0]].reset_index(drop=True), ds.models)
+    return Dataset(
+        ds.movies,
+        ds.reviews,
+        ds.predictions,
+        gt[gt["review_id"] != gt["review_id"].iloc[0]].reset_index(drop=True),
+        ds.models,
+    )
 
 
 def _assert_same_but_the_keyword_table(lean, full):
     for table in ("scores", "coverage", "skipped", "ground_truth"):
         pd.testing.assert_frame_equal(getattr(lean, table), getattr(full, table), check_dtype=True)
-    assert (lean.problems, lean.movies, lean.models, lean.score_exponent) == (full.problems, full.movies, full.models, full.score_exponent)
+    assert (lean.problems, lean.movies, lean.models, lean.score_exponent) == (
+        full.problems,
+        full.movies,
+        full.models,
+        full.score_exponent,
+    )
     assert len(full.keywords) > 0
-    pd.testing.assert_frame_equal(lean.keywords, full.keywords.iloc[:0], check_dtype=True)  # empty, same columns and dtypes
+    pd.testing.assert_frame_equal(
+        lean.keywords, full.keywords.iloc[:0], check_dtype=True
+    )  # empty, same columns and dtypes
 
 
 @pytest.mark.parametrize("match", MATCH_MODES)

@@ -38,7 +38,22 @@ def test_normalize_unicode_nfkc_and_casefold():
 
 
 def test_normalize_many_equals_normalize_on_edge_cases():
-    values = ["star wars", "", " star", "star ", "star  wars", "Star", "a\nb", "x_y", "\tgo", "ok", None, 3.5, "é", "ＳＴＡＲ"]
+    values = [
+        "star wars",
+        "",
+        " star",
+        "star ",
+        "star  wars",
+        "Star",
+        "a\nb",
+        "x_y",
+        "\tgo",
+        "ok",
+        None,
+        3.5,
+        "é",
+        "ＳＴＡＲ",
+    ]
     expected = [normalize(v) if isinstance(v, str) else "" for v in values]
     assert normalize_many(values) == expected
     assert normalize_many([v for v in values if v != "a\nb"]) == [e for v, e in zip(values, expected) if v != "a\nb"]
@@ -48,7 +63,8 @@ def test_normalize_many_equals_normalize_on_edge_cases():
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.one_of(st.text(alphabet="aB \n_-É\t\x00\x1f\r.", max_size=6), st.none()), max_size=8))
 def test_normalize_many_equals_normalize(values):
-    """ASCII values are normalized joined by "\\x00" (which normalize drops), the rest one by one: the same either way."""
+    """ASCII values are normalized joined by "\\x00" (which normalize drops), the rest one by one: the same either
+    way."""
     assert normalize_many(values) == [normalize(v) if isinstance(v, str) else "" for v in values]
 
 
@@ -93,7 +109,15 @@ def test_invalid_scores_count_as_zero_and_are_reported():
 
 
 def test_missing_cell_is_skipped_and_empty_list_scores_zero():
-    ds = make_dataset({"m": GT}, {("m", "r1", "a"): [("scam", 1.0)], ("m", "r2", "a"): [], ("m", "r1", "b"): None, ("m", "r2", "b"): [("fraud", 1.0)]})
+    ds = make_dataset(
+        {"m": GT},
+        {
+            ("m", "r1", "a"): [("scam", 1.0)],
+            ("m", "r2", "a"): [],
+            ("m", "r1", "b"): None,
+            ("m", "r2", "b"): [("fraud", 1.0)],
+        },
+    )
     ev = evaluate(ds)
     got = {(r, m) for r, m in zip(ev.scores["review_id"], ev.scores["model"])}
     assert got == {("r1", "a"), ("r2", "a"), ("r2", "b")}
@@ -174,8 +198,12 @@ def test_ndcg_seed_000_second_list_is_perfect():
 
 
 def test_all_per_review_metrics_on_seed_example():
-    row, ev = one_review([("scam", 0.4), ("family", 0.3), ("poverty", 0.2), ("cinematography", 0.05), ("fraud", 0.05)], k=5)
-    expected = reference.review_metrics([("scam", 0.4), ("family", 0.3), ("poverty", 0.2), ("cinematography", 0.05), ("fraud", 0.05)], GT, k=5)
+    row, ev = one_review(
+        [("scam", 0.4), ("family", 0.3), ("poverty", 0.2), ("cinematography", 0.05), ("fraud", 0.05)], k=5
+    )
+    expected = reference.review_metrics(
+        [("scam", 0.4), ("family", 0.3), ("poverty", 0.2), ("cinematography", 0.05), ("fraud", 0.05)], GT, k=5
+    )
     assert row["precision"] == pytest.approx(3 / 5)
     assert row["recall"] == pytest.approx(1.0)
     assert row["w_precision"] == pytest.approx(0.65)
@@ -303,7 +331,7 @@ def test_assignment_fast_path_matches_the_walk_on_many_lists():
     preds = {("m", f"r{i}", "x"): [(str(w), 1.0) for w in rng.choice(words, size=6, replace=False)] for i in range(300)}
     ds = make_dataset({"m": gt}, preds)
     ev = evaluate(ds)
-    for (movie, rid, model), entries in preds.items():
+    for (_movie, rid, _model), entries in preds.items():
         exp = reference.review_metrics(entries, gt)
         got = ev.scores[(ev.scores["review_id"] == rid)].iloc[0]
         assert got["n_matched"] == exp["_counts"][0]

@@ -13,10 +13,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from kweval.scale import parallel
 from kweval.cli import build_parser
 from kweval.data import load_dataset, movie_file_sizes
 from kweval.evaluation.pipeline import EvalOptions, combine_evaluations, evaluate
+from kweval.scale import parallel
 from tests.helpers import DNLP, REPO, make_dataset, write_bad_dnlp
 
 TABLES = ("scores", "keywords", "ground_truth", "coverage", "skipped")
@@ -48,8 +48,11 @@ def test_auto_jobs_needs_enough_input_per_process():
 
 
 def in_fresh_python(code: str) -> object:
-    """Run `code` in a new interpreter (no other threads, unlike this test process) and return what it prints as JSON."""
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    """Run `code` in a new interpreter (no other threads, unlike this test process) and return what it prints as
+    JSON."""
+    proc = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=dict(os.environ, HF_HUB_OFFLINE="1")
+    )
     assert proc.returncode == 0, proc.stderr
     return json.loads(proc.stdout)
 
@@ -94,7 +97,7 @@ def test_fork_map_raises_a_childs_error_here():
         "parent = os.getpid()\n"
         "def fails_on_two(x):\n"
         "    if x == 2:\n"
-        "        raise KeyError(f'two in {\"child\" if os.getpid() != parent else \"parent\"}')\n"
+        '        raise KeyError(f\'two in {"child" if os.getpid() != parent else "parent"}\')\n'
         "    return x\n"
         "try:\n"
         "    parallel.fork_map(fails_on_two, [1, 2])\n"
@@ -169,7 +172,9 @@ def test_a_problem_every_group_reports_is_kept_once(tmp_path: Path):
     root = write_bad_dnlp(tmp_path)
     (root / "keywords_ground_truth.pkl").write_bytes(b"not a pickle")
     whole = evaluate(load_dataset(root))
-    parts = [evaluate(load_dataset(root, movies=g)) for g in (["Corrupt", "Empty", "Good"], ["NoGT", "NoModels", "Other"])]
+    parts = [
+        evaluate(load_dataset(root, movies=g)) for g in (["Corrupt", "Empty", "Good"], ["NoGT", "NoModels", "Other"])
+    ]
     assert all("keywords_ground_truth.pkl" in str(part.problems[0]) for part in parts)
     combined = combine_evaluations(parts)
     _assert_same_evaluation(combined, whole)
@@ -200,10 +205,12 @@ def test_combine_refuses_different_models():
 def test_cli_groups_are_used_for_dnlp_with_jobs_and_not_for_one_job(tmp_path: Path):
     root = write_bad_dnlp(tmp_path)
     code = (
-        "import json, os; from kweval.cli import build_parser; from kweval.cli.cmd_evaluate import _evaluate_in_groups; from kweval.evaluation.pipeline import EvalOptions\n"
+        "import json, os; from kweval.cli import build_parser; from kweval.cli.cmd_evaluate import "
+        "_evaluate_in_groups; from kweval.evaluation.pipeline import EvalOptions\n"
         "out = {}\n"
         f"for jobs in ('1', '2'):\n"
-        f"    got = _evaluate_in_groups(build_parser().parse_args(['evaluate', {str(root)!r}, '--jobs', jobs]), EvalOptions())\n"
+        f"    got = _evaluate_in_groups(build_parser().parse_args(['evaluate', {str(root)!r}, '--jobs', jobs]), "
+        f"EvalOptions())\n"
         "    out[jobs] = None if got is None else [got[0], sorted(set(got[1].scores['movie']))]\n"
         "out['tidy'] = _evaluate_in_groups(build_parser().parse_args(['evaluate', '--jobs', '2']), EvalOptions())\n"
         "print(json.dumps(out))"
@@ -230,7 +237,9 @@ def test_cli_jobs_2_prints_exactly_what_jobs_1_prints(tmp_path: Path, extra: lis
     for jobs in ("1", "2"):
         per_review = tmp_path / f"per_review_{jobs}.csv"
         proc = run_cli("evaluate", str(root), "--jobs", jobs, "--per-review", str(per_review), *extra)
-        runs.append((proc.returncode, proc.stdout, proc.stderr, per_review.read_text() if per_review.exists() else None))
+        runs.append(
+            (proc.returncode, proc.stdout, proc.stderr, per_review.read_text() if per_review.exists() else None)
+        )
     assert runs[0] == runs[1]
     assert "Traceback" not in runs[0][2]
 
@@ -239,7 +248,16 @@ def test_cli_jobs_2_prints_exactly_what_jobs_1_prints(tmp_path: Path, extra: lis
 def test_cli_jobs_on_the_dnlp_data_gives_the_one_process_numbers(tmp_path: Path):
     outs = []
     for jobs in ("1", "2"):
-        proc = run_cli("evaluate", str(DNLP), "--jobs", jobs, "--movies", "SW_Episode6,IndianaJones,HarryPotter", "--format", "json")
+        proc = run_cli(
+            "evaluate",
+            str(DNLP),
+            "--jobs",
+            jobs,
+            "--movies",
+            "SW_Episode6,IndianaJones,HarryPotter",
+            "--format",
+            "json",
+        )
         assert proc.returncode == 0, proc.stderr
         outs.append((proc.stdout, proc.stderr))
     assert outs[0] == outs[1]

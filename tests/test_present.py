@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from kweval.data.dataset import Dataset
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.text.matching import MATCH_MODES
-from kweval.text.present import has_text, present_flags, searchable, searchable_keywords
 from kweval.text.normalize import normalize, stem_tokens
+from kweval.text.present import has_text, present_flags, searchable, searchable_keywords
 from tests.reference import clean_gt
 
 evaluate_module = importlib.import_module("kweval.evaluation.pipeline")
@@ -39,7 +39,8 @@ texts = st.one_of(
 
 @st.composite
 def per_document_data(draw):
-    """Two movies, each with a movie list and reviews that have their own GT list or use the movie's (and a text, or none)."""
+    """Two movies, each with a movie list and reviews that have their own GT list or use the movie's (and a text, or
+    none)."""
     gt_rows, reviews, preds = [], [], []
     for movie in ("m1", "m2"):
         for rank, kw in enumerate(draw(st.lists(phrases, min_size=1, max_size=4))):
@@ -89,7 +90,9 @@ def test_present_counts_follow_present_flags_review_by_review(match, data, chunk
         text = text_of.get((row.movie, row.review_id))
         gt = _gt_list(data.ground_truth, row.movie, row.review_id)
         flags = dict(zip(gt, present_flags(gt, text, match)))
-        mine = matched[(matched["movie"] == row.movie) & (matched["review_id"] == row.review_id) & (matched["model"] == row.model)]
+        mine = matched[
+            (matched["movie"] == row.movie) & (matched["review_id"] == row.review_id) & (matched["model"] == row.model)
+        ]
         hits = sum(flags[normalize(g)] for g in mine["gt_keyword"])
         if not isinstance(text, str) or not text.strip():
             assert (row.n_gt_present, row.n_matched_present) == (0, 0.0) and math.isnan(row.recall_present)
@@ -103,10 +106,21 @@ def test_a_review_given_twice_takes_its_last_text():
     """The reviews table is looked up by (movie, review_id); a repeated pair's last row wins, as a dict would give."""
     ds = Dataset(
         movies=pd.DataFrame({"movie": ["m"], "title": ["m"]}),
-        reviews=pd.DataFrame({"movie": ["m", "m"], "review_id": ["r", "r"], "text": ["nothing", "the star"], "title": [None, None],
-                              "rating": [np.nan, np.nan]}),
-        predictions=pd.DataFrame({"movie": ["m"], "review_id": ["r"], "model": ["p"], "rank": [0], "keyword": ["star"], "score": [1.0]}),
-        ground_truth=pd.DataFrame({"movie": ["m", "m"], "rank": [0, 1], "keyword": ["star", "moon"], "review_id": ["r", "r"]}),
+        reviews=pd.DataFrame(
+            {
+                "movie": ["m", "m"],
+                "review_id": ["r", "r"],
+                "text": ["nothing", "the star"],
+                "title": [None, None],
+                "rating": [np.nan, np.nan],
+            }
+        ),
+        predictions=pd.DataFrame(
+            {"movie": ["m"], "review_id": ["r"], "model": ["p"], "rank": [0], "keyword": ["star"], "score": [1.0]}
+        ),
+        ground_truth=pd.DataFrame(
+            {"movie": ["m", "m"], "rank": [0, 1], "keyword": ["star", "moon"], "review_id": ["r", "r"]}
+        ),
         models=pd.DataFrame({"model": ["p"], "score_direction": ["higher"]}),
     )
     row = evaluate(ds, EvalOptions(match="exact", keyphrase=True, present=True)).scores.iloc[0]

@@ -80,8 +80,12 @@ def test_presets_disagree_where_their_conventions_differ(edge):
     assert f1["kpeval"] == pytest.approx(0.5)
     assert f1["pke"] != pytest.approx(f1["meng"])  # pke keeps the repeated prediction in |P|
     # d6: 'graph based ranking' equals gold 'graph-based ranking' only under meng's \W split
-    assert phrase_words(PROTOCOLS["meng"], "graph based ranking") == phrase_words(PROTOCOLS["meng"], "Graph-based ranking")
-    assert phrase_words(PROTOCOLS["kpeval"], "graph based ranking") != phrase_words(PROTOCOLS["kpeval"], "Graph-based ranking")
+    assert phrase_words(PROTOCOLS["meng"], "graph based ranking") == phrase_words(
+        PROTOCOLS["meng"], "Graph-based ranking"
+    )
+    assert phrase_words(PROTOCOLS["kpeval"], "graph based ranking") != phrase_words(
+        PROTOCOLS["kpeval"], "Graph-based ranking"
+    )
 
 
 def test_kpeval_defects_reproduced():
@@ -137,7 +141,9 @@ def semeval_firstphrases():
 @pytest.mark.parametrize("name", ["pke", "kpeval", "meng"])
 def test_semeval2017_firstphrases_equals_each_tool(name, semeval_firstphrases):
     collection, predictions = semeval_firstphrases
-    summary = summarize(PROTOCOLS[name], score_documents(PROTOCOLS[name], collection.gold, predictions, collection.texts))
+    summary = summarize(
+        PROTOCOLS[name], score_documents(PROTOCOLS[name], collection.gold, predictions, collection.texts)
+    )
     for column, expected in REFERENCE["semeval2017_firstphrases"][name].items():
         assert not math.isnan(summary[column])
         assert summary[column] == pytest.approx(expected, abs=1e-12), column
@@ -156,8 +162,15 @@ def test_cli_protocol_json_carries_card_and_tool_numbers(tmp_path, capsys):
     lines = (DATA / "keyphrase_edge_predictions.jsonl").read_text().splitlines()
     bad.write_text("\n".join(lines + ["{not json", '{"id": "d1"}']) + "\n")
     status, out, err = _main(
-        "evaluate", str(DATA / "keyphrase_edge"), "--protocol", "kpeval", "--predictions", f"edge={bad}",
-        "--format", "json", capsys=capsys,
+        "evaluate",
+        str(DATA / "keyphrase_edge"),
+        "--protocol",
+        "kpeval",
+        "--predictions",
+        f"edge={bad}",
+        "--format",
+        "json",
+        capsys=capsys,
     )
     assert status == 0
     bad_lines = [line for line in err.splitlines() if "bad.jsonl" in line]  # the data reader's messages
@@ -165,7 +178,11 @@ def test_cli_protocol_json_carries_card_and_tool_numbers(tmp_path, capsys):
     assert "Traceback" not in err
     result = json.loads(out)
     card = result["meta"]["protocol"]
-    assert card["preset"] == "kpeval" and card["cutoff"] == "hard (÷ k)" and card["aggregation"].startswith("macro: F1 of mean P")
+    assert (
+        card["preset"] == "kpeval"
+        and card["cutoff"] == "hard (÷ k)"
+        and card["aggregation"].startswith("macro: F1 of mean P")
+    )
     assert len(card["dataset_sha256"]) == 64 and card["defects_reproduced"]
     row = result["rows"][0]
     for column, expected in REFERENCE["edge"]["kpeval_summary"].items():
@@ -180,7 +197,14 @@ def test_cli_protocol_csv_sidecar_and_tidy_predictions(tmp_path, capsys):
     tidy.write_text("\n".join(rows) + "\n")
     out = tmp_path / "summary.csv"
     status, _, err = _main(
-        "evaluate", str(DATA / "keyphrase_edge"), "--protocol", "meng", "--predictions", f"m={tidy}", "--out", str(out),
+        "evaluate",
+        str(DATA / "keyphrase_edge"),
+        "--protocol",
+        "meng",
+        "--predictions",
+        f"m={tidy}",
+        "--out",
+        str(out),
         capsys=capsys,
     )
     assert status == 0, err
@@ -200,7 +224,14 @@ def test_cli_protocol_needs_per_document_data(capsys):
 def test_cli_extract_firstphrases_writes_ranked_jsonl(tmp_path, capsys):
     out = tmp_path / "fp.jsonl"
     status, _, err = _main(
-        "extract", str(DATA / "keyphrase_edge"), "--extractor", "firstphrases", "--top", "3", "--out", str(out),
+        "extract",
+        str(DATA / "keyphrase_edge"),
+        "--extractor",
+        "firstphrases",
+        "--top",
+        "3",
+        "--out",
+        str(out),
         capsys=capsys,
     )
     assert status == 0, err
@@ -211,8 +242,14 @@ def test_cli_extract_firstphrases_writes_ranked_jsonl(tmp_path, capsys):
 
 # ------------------------------------------------------------------ the light --protocol path
 
-_EDGE_ARGS = ["evaluate", str(DATA / "keyphrase_edge"), "--protocol", "kpeval",
-              "--predictions", f"edge={DATA / 'keyphrase_edge_predictions.jsonl'}"]
+_EDGE_ARGS = [
+    "evaluate",
+    str(DATA / "keyphrase_edge"),
+    "--protocol",
+    "kpeval",
+    "--predictions",
+    f"edge={DATA / 'keyphrase_edge_predictions.jsonl'}",
+]
 
 
 def _python(code: str, cache: Path) -> str:
@@ -231,7 +268,8 @@ def test_protocol_command_loads_neither_pandas_numpy_nor_nltk_package(tmp_path):
     code = (
         "import sys, json\nfrom kweval.cli.fast import fast_main\n"
         f"status = fast_main({_EDGE_ARGS + ['--format', 'json', '--out', str(tmp_path / 'out.json')]!r})\n"
-        "print(json.dumps([status, sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'numpy', 'scipy', 'nltk'))]))"
+        "print(json.dumps([status, sorted(m for m in sys.modules if m.split('.')[0] in ('pandas', 'numpy', "
+        "'scipy', 'nltk'))]))"
     )
     for _ in ("cold", "warm"):
         status, loaded = json.loads(_python(code, tmp_path / "cache"))
@@ -282,8 +320,8 @@ def test_light_path_writes_what_the_full_cli_writes(fmt, tmp_path, capsys):
 
 
 def test_light_path_leaves_what_it_does_not_know_to_the_full_cli():
-    from kweval.evaluation.pipeline import EvalOptions
     from kweval.cli.fast import DEFAULT_K, fast_main
+    from kweval.evaluation.pipeline import EvalOptions
 
     assert DEFAULT_K == EvalOptions().k
     assert fast_main(_EDGE_ARGS + ["--match", "word"]) is None
@@ -309,13 +347,17 @@ def test_card_hash_is_one_definition_stated_on_the_card(tmp_path, capsys):
 
 
 def test_the_evaluation_card_names_what_semantic_and_sentiment_numbers_depend_on():
-    from kweval.io.card import card_line, evaluation_card
     from kweval.evaluation.pipeline import EvalOptions
+    from kweval.io.card import card_line, evaluation_card
 
     plain = evaluation_card(EvalOptions(k=3), "data", "abc", aggregation="macro")
     assert "semantic" not in plain and "sentiment" not in plain and plain["k"] == 3
-    card = evaluation_card(EvalOptions(semantic=True, sentiment=True, threshold=0.8, embedding_backend="torch"), "data", "abc",
-                           aggregation="micro")
+    card = evaluation_card(
+        EvalOptions(semantic=True, sentiment=True, threshold=0.8, embedding_backend="torch"),
+        "data",
+        "abc",
+        aggregation="micro",
+    )
     assert card["semantic"].startswith("cosine of all-MiniLM-L6-v2 embeddings (torch, fp32), τ = 0.8")
     assert card["sentiment"].startswith("VADER")
     assert "τ = 0.8" in card_line(card) and card["aggregation"].startswith("micro")

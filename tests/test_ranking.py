@@ -10,7 +10,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kweval.metrics import ranking
-from kweval.metrics.ranking import (apply_gain, average_precision, dcg, discount_weights, ndcg, precision_at_k, reciprocal_rank)
+from kweval.metrics.ranking import (
+    apply_gain,
+    average_precision,
+    dcg,
+    discount_weights,
+    ndcg,
+    precision_at_k,
+    reciprocal_rank,
+)
 
 
 def _pad(rows: list[list[float]], width: int | None = None) -> np.ndarray:
@@ -330,7 +338,14 @@ def test_k_at_least_length_equals_none(rel, extra, gain, discount):
 
 
 @FAST
-@given(st.lists(lists, min_size=1, max_size=6), st.lists(lists, min_size=6, max_size=6), ks, st.integers(1, 12), gains, discounts)
+@given(
+    st.lists(lists, min_size=1, max_size=6),
+    st.lists(lists, min_size=6, max_size=6),
+    ks,
+    st.integers(1, 12),
+    gains,
+    discounts,
+)
 def test_batched_equals_row_by_row(rows, ideals, k, pk, gain, discount):
     ideals = ideals[: len(rows)]
     matrix, ideal_matrix = _pad(rows), _pad(ideals)

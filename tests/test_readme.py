@@ -66,7 +66,9 @@ def test_readme_kweval_line_runs_on_the_demo(workdir: Path, argv: list[str]):
 
         assert build_parser().parse_args(argv[1:]).command == argv[1]
         return
-    proc = subprocess.run([sys.executable, "-m", "kweval", *argv[1:]], capture_output=True, text=True, cwd=workdir, env=_env())
+    proc = subprocess.run(
+        [sys.executable, "-m", "kweval", *argv[1:]], capture_output=True, text=True, cwd=workdir, env=_env()
+    )
     assert "Traceback" not in proc.stderr, proc.stderr
     if "--fail-under" in argv and proc.returncode == 1:  # the demo may be below the example's threshold
         assert "is below" in proc.stderr

@@ -5,14 +5,13 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
-from kweval.metrics import registry
-from kweval.evaluation.aggregate import aggregate
 from kweval.cli import build_parser
 from kweval.data import load_dataset
+from kweval.evaluation.aggregate import aggregate
 from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.metrics import registry
 from kweval.stats.paired import paired_comparison
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "metrics.md"
@@ -48,7 +47,9 @@ def test_unknown_columns_and_templates_do_not_leak():
 
 
 def test_registering_a_new_metric_is_one_call():
-    entry = registry.register(registry.MetricInfo("zz@{k}", "ZZ@{k}", "toy metric at {k}", "[0, 1]", registry.HIGHER, "ranking"))
+    entry = registry.register(
+        registry.MetricInfo("zz@{k}", "ZZ@{k}", "toy metric at {k}", "[0, 1]", registry.HIGHER, "ranking")
+    )
     try:
         assert registry.info("zz@4").definition == "toy metric at 4"
         assert "`zz@k`" in registry.markdown_table(["ranking"])
@@ -60,9 +61,13 @@ def test_registering_a_new_metric_is_one_call():
 def test_docs_metrics_md_is_the_registry():
     text = DOC.read_text(encoding="utf-8")
     assert registry.DOC_MARKER in text
-    assert text == registry.with_doc_reference(text), "docs/metrics.md is stale: run python -m kweval.metrics.registry docs/metrics.md"
+    assert text == registry.with_doc_reference(text), (
+        "docs/metrics.md is stale: run python -m kweval.metrics.registry docs/metrics.md"
+    )
     # every section an entry cites exists as a heading of the document
-    anchors = {re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in re.findall(r"^##+ (.+)$", text, re.M)}
+    anchors = {
+        re.sub(r"[^\w\- ]", "", h.strip().lower()).replace(" ", "-") for h in re.findall(r"^##+ (.+)$", text, re.M)
+    }
     assert {e.section for e in registry.entries()} <= anchors
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from kweval.io import report
-from kweval.evaluation.aggregate import aggregate
 from kweval.data import load_dataset
+from kweval.evaluation.aggregate import aggregate
 from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.io import report
 
 META = {"data": "../shared/data/dnlp/Dataset", "k": 5, "match": "approx", "aggregate": "macro"}
 
@@ -32,7 +32,7 @@ def test_booktabs_labels_caption_and_bold_best(summary):
     assert len(rows) == len(summary)
     # per movie and column the highest value is bold
     ndcg_col = 2 + report.metric_columns(summary).index("ndcg@5")
-    for movie, grp in summary.reset_index(drop=True).groupby("movie", sort=False):
+    for _movie, grp in summary.reset_index(drop=True).groupby("movie", sort=False):
         best = grp["ndcg@5"].idxmax()
         cell = rows[best].rstrip(" \\").split(" & ")[ndcg_col]
         assert cell == f"\\textbf{{{summary['ndcg@5'].iloc[best]:.3f}}}"
@@ -59,31 +59,43 @@ def test_user_strings_are_escaped():
 
 
 def test_lower_is_better_and_neither_columns_in_bold_marks():
-    table = pd.DataFrame({"movie": ["m", "m"], "model": ["a", "b"], "p_randomization": [0.2, 0.01], "diff": [0.1, 0.3], "f1": [0.1, 0.3]})
+    table = pd.DataFrame(
+        {"movie": ["m", "m"], "model": ["a", "b"], "p_randomization": [0.2, 0.01], "diff": [0.1, 0.3], "f1": [0.1, 0.3]}
+    )
     best = report.best_rows(table)
     assert best["p_randomization"] == {1} and best["f1"] == {1} and "diff" not in best
 
 
 def test_download_names_say_dataset_k_match_and_aggregation():
     assert report.download_name("summary", META, "tex") == "kweval_summary_Dataset_k5_approx_macro.tex"
-    assert report.download_name("summary", {"data": None, "k": 20, "match": "stem", "aggregate": "micro"}, ".csv") == "kweval_summary_demo_k20_stem_micro.csv"
+    assert (
+        report.download_name("summary", {"data": None, "k": 20, "match": "stem", "aggregate": "micro"}, ".csv")
+        == "kweval_summary_demo_k20_stem_micro.csv"
+    )
     assert "/" not in report.download_name("x", {"data": "../a b/c;d"}, "md")
 
 
 def test_cli_latex_has_the_caption():
+    import contextlib
+    import io
+
     from kweval.cli import main
-    import contextlib, io
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        assert main(["evaluate", "--quiet", "--format", "latex", "--k", "3", "--match", "word", "--aggregate", "micro"]) == 0
+        assert (
+            main(["evaluate", "--quiet", "--format", "latex", "--k", "3", "--match", "word", "--aggregate", "micro"])
+            == 0
+        )
     assert "(k = 3, word matching, micro average over reviews)" in out.getvalue() and "\\toprule" in out.getvalue()
 
 
 def test_summary_intervals_bracket_every_value(summary):
     ev = evaluate(load_dataset(None), EvalOptions(k=5))
     ci = report.summary_intervals(ev.scores, ["f1", "ndcg@5"], "macro", n_boot=200)
-    merged = summary.melt(id_vars=["movie", "model"], value_vars=["f1", "ndcg@5"], var_name="metric").merge(ci, on=["movie", "model", "metric"])
+    merged = summary.melt(id_vars=["movie", "model"], value_vars=["f1", "ndcg@5"], var_name="metric").merge(
+        ci, on=["movie", "model", "metric"]
+    )
     assert len(merged) == 2 * len(summary)  # every movie × model row and every ALL row
     assert ((merged["ci_low"] <= merged["value"] + 1e-12) & (merged["value"] <= merged["ci_high"] + 1e-12)).all()
     tex = report.to_latex(summary, columns=["f1"], ci=ci)
@@ -91,8 +103,10 @@ def test_summary_intervals_bracket_every_value(summary):
 
 
 def test_cli_latex_columns_and_ci():
-    from kweval.cli import main, build_parser
-    import contextlib, io
+    import contextlib
+    import io
+
+    from kweval.cli import build_parser, main
 
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
@@ -110,7 +124,8 @@ def test_cli_latex_columns_and_ci():
 
 
 def test_protocol_card_caption_and_header_are_escaped_once():
-    # kweval.io.card imported report's former private escapers (an ImportError on --format latex/markdown of a protocol run)
+    # kweval.io.card imported report's former private escapers (an ImportError on --format latex/markdown of a protocol
+    # run)
     from kweval.io import card
 
     c = {"preset": "pke", "match": "exact_stem", "k": 5}

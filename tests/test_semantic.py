@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from kweval.embeddings import semantic
-from kweval.embeddings.store import EmbeddingStore
 from kweval.embeddings.semantic import nearest_gt, semantic_counts, semantic_metrics
+from kweval.embeddings.store import EmbeddingStore
 
 # Hand-made vectors with exact cosines: b/|b| = (.75, .5, .25, .25, .25), so
 # cos(a, b) = 0.75 exactly, cos(c, b) = 0.5, cos(d, b) = 0.25, cos(a, c) = 0.
@@ -242,7 +242,9 @@ def test_real_model_with_store_and_progress(real_model, tmp_path):
     store = EmbeddingStore(semantic.DEFAULT_MODEL, tmp_path)
     calls = []
     texts = ["lightsaber duel", "scam", "lightsaber duel", "fraud"]
-    first = semantic.embed_texts(texts, store=store, batch_size=2, progress=lambda d, t: calls.append((d, t)), device="cpu", backend="torch")
+    first = semantic.embed_texts(
+        texts, store=store, batch_size=2, progress=lambda d, t: calls.append((d, t)), device="cpu", backend="torch"
+    )
     assert (store.hits, store.misses) == (0, 3) and len(store) == 3
     assert calls[0] == (0, 3) and calls[-1] == (3, 3)
     again = semantic.embed_texts(texts[::-1], store=store, device="cpu", backend="torch")
@@ -260,7 +262,14 @@ def test_real_model_semantic_metrics_end_to_end(real_model, tmp_path):
     pred = preds([("m", "r1", "x", "scam"), ("m", "r1", "x", "cinematography"), ("m", "r2", "x", "family")])
     gt = gts([("m", 0, "fraud"), ("m", 1, "poverty"), ("m", 2, "scam")])
     texts = sorted(set(pred["norm"]) | set(gt["norm"]))
-    vec = dict(zip(texts, semantic.embed_texts(texts, store=EmbeddingStore(semantic.DEFAULT_MODEL, tmp_path), device="cpu", backend="torch")))
+    vec = dict(
+        zip(
+            texts,
+            semantic.embed_texts(
+                texts, store=EmbeddingStore(semantic.DEFAULT_MODEL, tmp_path), device="cpu", backend="torch"
+            ),
+        )
+    )
     out = semantic_metrics(pred, gt, vec, 0.75)
     # "scam" is itself a GT keyword (cos 1): r1 matches 1 of 2 predictions and at least that GT keyword
     assert out.loc[0, "sem_pred_matched"] == 1 and out.loc[0, "sem_gt_matched"] >= 1
@@ -268,22 +277,42 @@ def test_real_model_semantic_metrics_end_to_end(real_model, tmp_path):
 
 
 def test_nearest_gt_table_agrees_with_semantic_metrics():
-    """The explorer's per-keyword view: nearest GT keyword, its rank, the cosine, and `above` counted as sem_pred_matched is."""
-    pred = pd.DataFrame({"movie": "m", "review_id": "r", "model": "x", "position": [0, 1, 2, 3], "keyword": ["A!", "C", "D", ""],
-                         "norm": ["a", "c", "d", ""]})
-    gt = pd.DataFrame({"movie": "m", "rank": [1, 0, 2], "keyword": ["E-raw", "B-raw", "B-dup"], "norm": ["e", "b", "b"]})
+    """The explorer's per-keyword view: nearest GT keyword, its rank, the cosine, and `above` counted as
+    sem_pred_matched is."""
+    pred = pd.DataFrame(
+        {
+            "movie": "m",
+            "review_id": "r",
+            "model": "x",
+            "position": [0, 1, 2, 3],
+            "keyword": ["A!", "C", "D", ""],
+            "norm": ["a", "c", "d", ""],
+        }
+    )
+    gt = pd.DataFrame(
+        {"movie": "m", "rank": [1, 0, 2], "keyword": ["E-raw", "B-raw", "B-dup"], "norm": ["e", "b", "b"]}
+    )
     out = semantic.nearest_gt_table(pred, gt, V, threshold=0.75)
     assert out["position"].tolist() == [0, 1, 2, 3] and out["keyword"].tolist() == ["A!", "C", "D", ""]
-    assert out["nearest_gt"].iloc[:3].tolist() == ["E-raw", "B-raw", "B-raw"] and pd.isna(out["nearest_gt"].iloc[3])  # raw GT keyword; a repeated norm counts once
+    assert out["nearest_gt"].iloc[:3].tolist() == ["E-raw", "B-raw", "B-raw"] and pd.isna(
+        out["nearest_gt"].iloc[3]
+    )  # raw GT keyword; a repeated norm counts once
     assert out["nearest_rank"].tolist() == [1, 0, 0, -1]
-    assert out["cosine"].iloc[:3].tolist() == pytest.approx([10 / np.sqrt(101), 0.5, 0.25], abs=1e-6) and np.isnan(out["cosine"].iloc[3])
+    assert out["cosine"].iloc[:3].tolist() == pytest.approx([10 / np.sqrt(101), 0.5, 0.25], abs=1e-6) and np.isnan(
+        out["cosine"].iloc[3]
+    )
     assert out["above"].tolist() == [True, False, False, False]
     sem = semantic_metrics(pred[["movie", "review_id", "model", "norm"]], gt[["movie", "rank", "norm"]], V, 0.75)
     assert int(out["above"].sum()) == int(sem["sem_pred_matched"].iloc[0])
     # strict: a cosine of exactly τ (a·b = 0.75) is not above it
     edge = semantic.nearest_gt_table(pred.iloc[:1], gt.iloc[1:2], V, threshold=0.75)
     assert edge["cosine"].iloc[0] == pytest.approx(0.75) and not edge["above"].iloc[0]
-    assert semantic_metrics(pred.iloc[:1][["movie", "review_id", "model", "norm"]], gt.iloc[1:2][["movie", "rank", "norm"]], V, 0.75)["sem_pred_matched"].iloc[0] == 0
+    assert (
+        semantic_metrics(
+            pred.iloc[:1][["movie", "review_id", "model", "norm"]], gt.iloc[1:2][["movie", "rank", "norm"]], V, 0.75
+        )["sem_pred_matched"].iloc[0]
+        == 0
+    )
     # a movie without GT
     none = semantic.nearest_gt_table(pred, gt.iloc[:0], V)
     assert none["nearest_gt"].isna().all() and (none["nearest_rank"] == -1).all() and not none["above"].any()
@@ -296,8 +325,13 @@ def test_similarities_at_any_threshold_equal_semantic_metrics():
     rng = np.random.default_rng(7)
     vocab = [f"w{i}" for i in range(40)]
     vec = {w: rng.standard_normal(12) for w in vocab}
-    rows = [(m, f"r{r}", x, w) for m in ("m0", "m1") for r in range(15) for x in ("x", "y")
-            for w in rng.choice(vocab, size=rng.integers(1, 6))]
+    rows = [
+        (m, f"r{r}", x, w)
+        for m in ("m0", "m1")
+        for r in range(15)
+        for x in ("x", "y")
+        for w in rng.choice(vocab, size=rng.integers(1, 6))
+    ]
     pred = preds(rows)
     gt = gts([(m, j, w) for m in ("m0", "m1") for j, w in enumerate(rng.choice(vocab, size=8, replace=False))])
     sims = semantic.similarities(pred, gt, vec)
@@ -320,7 +354,9 @@ def test_with_threshold_equals_a_fresh_evaluation(demo_dataset, tmp_path, monkey
     base = rng.standard_normal((5, 24))
     vectors = np.stack([base[i % 5] + rng.standard_normal(24) for i in range(len(texts))])
     backend, precision = semantic.variant(EvalOptions().embedding_backend)  # the default backend's store
-    EmbeddingStore(semantic.DEFAULT_MODEL, backend=backend, precision=precision).put_many(texts, vectors)  # warm: no model is loaded
+    EmbeddingStore(semantic.DEFAULT_MODEL, backend=backend, precision=precision).put_many(
+        texts, vectors
+    )  # warm: no model is loaded
     at_75 = evaluate(demo_dataset, EvalOptions(semantic=True))
     assert at_75.similarities is not None and not any(p.source == "embedding cache" for p in at_75.problems)
     for tau in (0.3, 0.5, 0.9):
@@ -358,7 +394,9 @@ def test_variant_and_canonical_ids(tmp_path):
     assert semantic.variant("onnx") == ("onnx", "fp32") and semantic.variant("onnx-int8") == ("onnx", "int8")
     with pytest.raises(ValueError, match="backend"):
         semantic.variant("tensorrt")
-    assert semantic.canonical_model_id("all-MiniLM-L6-v2") == semantic.canonical_model_id("sentence-transformers/all-MiniLM-L6-v2")
+    assert semantic.canonical_model_id("all-MiniLM-L6-v2") == semantic.canonical_model_id(
+        "sentence-transformers/all-MiniLM-L6-v2"
+    )
     assert semantic.canonical_model_id(str(tmp_path / ".")) == str(tmp_path.resolve())
     store = EmbeddingStore(semantic.DEFAULT_MODEL, tmp_path, backend="onnx")
     with pytest.raises(ValueError, match="onnx/fp32"):
@@ -382,8 +420,18 @@ def onnx_cache(tmp_path_factory):
 
 @pytest.mark.slow
 def test_onnx_backend_agrees_with_torch(real_model, onnx_cache):
-    texts = ["scam", "fraud", "space battle", "the emperor's final defeat at endor", "ewoks", "poverty", "war",
-             "cinematography", "luke skywalker redemption arc", "a"]
+    texts = [
+        "scam",
+        "fraud",
+        "space battle",
+        "the emperor's final defeat at endor",
+        "ewoks",
+        "poverty",
+        "war",
+        "cinematography",
+        "luke skywalker redemption arc",
+        "a",
+    ]
     torch_vecs = semantic.embed_texts(texts, store=False, device="cpu", backend="torch")
     onnx_vecs = semantic.embed_texts(texts, store=False, backend="onnx", batch_size=3)
     assert onnx_vecs.shape == torch_vecs.shape and onnx_vecs.dtype == np.float32
@@ -398,7 +446,9 @@ def test_onnx_backend_agrees_with_torch(real_model, onnx_cache):
     assert np.abs(int8 @ int8.T - torch_vecs @ torch_vecs.T).max() < 0.1  # approximate, hence opt-in
     # each backend fills its own store
     semantic.embed_texts(texts[:3], backend="onnx")
-    info = {(i["backend"], i["precision"]): i["entries"] for i in __import__("kweval.embeddings.store").cache.cache_info()}
+    info = {
+        (i["backend"], i["precision"]): i["entries"] for i in __import__("kweval.embeddings.store").cache.cache_info()
+    }
     assert info.get(("onnx", "fp32")) == 3 and ("torch", "fp32") not in info
 
 
@@ -417,9 +467,15 @@ def test_auto_backend_is_onnx_on_cpu_and_torch_on_gpu(monkeypatch):
         semantic.resolve_backend("tensorrt")
     # without onnxruntime, auto falls back to torch
     real_find_spec = semantic.importlib.util.find_spec
-    monkeypatch.setattr(semantic.importlib.util, "find_spec", lambda name, *a: None if name == "onnxruntime" else real_find_spec(name, *a))
+    monkeypatch.setattr(
+        semantic.importlib.util,
+        "find_spec",
+        lambda name, *a: None if name == "onnxruntime" else real_find_spec(name, *a),
+    )
     assert semantic.resolve_backend("auto", "cpu") == "torch" and semantic.variant("auto", "cpu") == ("torch", "fp32")
-    monkeypatch.setattr(semantic.importlib.util, "find_spec", lambda name, *a: None if name == "onnx" else real_find_spec(name, *a))
+    monkeypatch.setattr(
+        semantic.importlib.util, "find_spec", lambda name, *a: None if name == "onnx" else real_find_spec(name, *a)
+    )
     assert semantic.resolve_backend("auto", "cpu") == "torch"  # onnx (the exporter's package) missing: torch too
 
 
@@ -431,8 +487,12 @@ def test_the_default_evaluation_cli_and_dashboard_use_auto():
 
     assert EvalOptions().embedding_backend == "auto"
     for command in ("evaluate", "embed"):
-        out = subprocess.run([sys.executable, "-m", "kweval", command, "--help"], capture_output=True, text=True, check=True).stdout
-        assert "{auto,torch,onnx,onnx-int8}" in out and "auto (default: onnx on the CPU, torch on a GPU)" in " ".join(out.split())
+        out = subprocess.run(
+            [sys.executable, "-m", "kweval", command, "--help"], capture_output=True, text=True, check=True
+        ).stdout
+        assert "{auto,torch,onnx,onnx-int8}" in out and "auto (default: onnx on the CPU, torch on a GPU)" in " ".join(
+            out.split()
+        )
     app = (Path(__file__).resolve().parents[1] / "app.py").read_text(encoding="utf-8")
     assert "EMBEDDING_BACKENDS" in app and 'key="sel_backend"' in app  # the sidebar lists the core's backends
 
@@ -514,8 +574,12 @@ def test_threads_follow_the_cores_this_process_may_use(real_model, onnx_cache):
         print(torch.get_num_threads(), onnx.session.get_session_options().intra_op_num_threads)
         """
     )
-    env = dict(os.environ, KWEVAL_CACHE_DIR=str(onnx_cache), HF_HUB_OFFLINE="1",
-               PYTHONPATH=str(Path(__file__).resolve().parents[1]))
+    env = dict(
+        os.environ,
+        KWEVAL_CACHE_DIR=str(onnx_cache),
+        HF_HUB_OFFLINE="1",
+        PYTHONPATH=str(Path(__file__).resolve().parents[1]),
+    )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["1", "1"]

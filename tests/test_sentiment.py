@@ -106,17 +106,28 @@ def test_sas_uses_norm_without_a_keyword_column():
 
 
 def test_explorer_helpers_use_the_strings_sas_scores():
-    """keyword_values / text_value / gt_mean_value: the pieces sas_metrics combines, for the explorer's sentiment view."""
+    """keyword_values / text_value / gt_mean_value: the pieces sas_metrics combines, for the explorer's sentiment
+    view."""
     from kweval.evaluation.sentiment import gt_mean_value, keyword_values, text_value
 
-    pred = pd.DataFrame({"movie": "m1", "review_id": "r1", "model": "x", "keyword": ["GREAT movie!!!", None], "norm": ["great movie", "awful"]})
+    pred = pd.DataFrame(
+        {
+            "movie": "m1",
+            "review_id": "r1",
+            "model": "x",
+            "keyword": ["GREAT movie!!!", None],
+            "norm": ["great movie", "awful"],
+        }
+    )
     gt = pd.DataFrame({"movie": ["m1", "m1"], "keyword": ["Redemption", "not good"], "norm": ["redemption", "good"]})
     text = "A wonderful, moving film. Loved it!"
     values = keyword_values(pred)
     assert values.tolist() == pytest.approx([v("GREAT movie!!!"), v("awful")])  # raw first, norm as the fallback
     assert gt_mean_value(gt) == pytest.approx((v("Redemption") + v("not good")) / 2)  # raw GT keywords
     assert text_value(text) == pytest.approx(v(text)) and np.isnan(text_value("  ")) and np.isnan(text_value(None))
-    out = sas_metrics(pred, gt[["movie", "keyword"]], pd.DataFrame({"movie": ["m1"], "review_id": ["r1"], "text": [text]}))
+    out = sas_metrics(
+        pred, gt[["movie", "keyword"]], pd.DataFrame({"movie": ["m1"], "review_id": ["r1"], "text": [text]})
+    )
     sent = values.mean()
     assert out.loc[0, "sent_pred"] == pytest.approx(sent)
     assert out.loc[0, "sas_keywords"] == pytest.approx(1 - abs(sent - gt_mean_value(gt)))
@@ -165,8 +176,12 @@ def test_sas_metrics_with_an_unusable_store_still_scores(tmp_path, monkeypatch):
     notes: list[str] = []
     store = sentiment.vader_store(on_note=notes.append)
     pred = pd.DataFrame({"movie": ["m"], "review_id": ["r"], "model": ["x"], "keyword": ["great"], "norm": ["great"]})
-    out = sas_metrics(pred, pd.DataFrame({"movie": ["m"], "keyword": ["awful"]}), pd.DataFrame(
-        {"movie": ["m"], "review_id": ["r"], "text": ["fine"]}), store=store)
+    out = sas_metrics(
+        pred,
+        pd.DataFrame({"movie": ["m"], "keyword": ["awful"]}),
+        pd.DataFrame({"movie": ["m"], "review_id": ["r"], "text": ["fine"]}),
+        store=store,
+    )
     assert out.loc[0, "sent_pred"] == pytest.approx(v("great")) and len(notes) == 1
 
 
@@ -176,8 +191,8 @@ def test_sentiment_as_an_add_on_equals_evaluating_with_it(demo_dataset, tmp_path
     the same table as evaluating with sentiment, whatever k / match mode the sentiment scores were taken from."""
     from dataclasses import replace
 
-    from kweval.evaluation.pipeline import EvalOptions, evaluate, sentiment_scores, with_sentiment
     from kweval.data.synth import synthesize
+    from kweval.evaluation.pipeline import EvalOptions, evaluate, sentiment_scores, with_sentiment
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
     dataset = synthesize(2, 40, 3, seed=3, gt="per-document") if per_document else demo_dataset
@@ -207,5 +222,7 @@ def test_texts_scored_without_a_store_are_persisted_by_the_next_call_with_one(sc
     store = sentiment.vader_store()
     assert len(store) == 3
     stored, found = store.get_many(["a fine film", "awful"])
-    assert found.all() and stored[0].tolist() == pytest.approx([ANALYZER.polarity_scores("a fine film")[k] for k in ("pos", "neu", "neg")])
+    assert found.all() and stored[0].tolist() == pytest.approx(
+        [ANALYZER.polarity_scores("a fine film")[k] for k in ("pos", "neu", "neg")]
+    )
     assert again[:2].tolist() == [first[1], first[0]] and np.isnan(again[3])

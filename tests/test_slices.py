@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kweval.evaluation.aggregate import aggregate, aggregate_by
 from kweval.data import load_dataset
+from kweval.evaluation.aggregate import aggregate, aggregate_by
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.evaluation.slices import slice_labels
 

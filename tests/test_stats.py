@@ -83,8 +83,11 @@ def test_randomization_exact_equals_scipy():
     b = np.array([0.5, 0.45, 0.6, 0.1, 0.7, 0.6, 0.3, 0.2])
     p = stats.paired_randomization_test(a, b, n_perm=10_000)
     ref = sp.permutation_test(
-        (a, b), lambda x, y, axis: np.mean(x - y, axis=axis), permutation_type="samples",
-        alternative="two-sided", n_resamples=10_000,
+        (a, b),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        alternative="two-sided",
+        n_resamples=10_000,
     ).pvalue
     assert p == pytest.approx(ref, abs=1e-12)
     # hand check: 2**8 sign vectors, count |mean| >= observed
@@ -98,8 +101,15 @@ def test_randomization_monte_carlo_agrees_with_scipy_on_every_column():
     a = rng.random((300, 3))
     b = a + np.c_[rng.normal(0.02, 0.2, 300), rng.normal(0, 0.2, 300), rng.normal(0.08, 0.2, 300)]
     p = stats.paired_randomization_test(a, b, n_perm=4000, seed=3)
-    ref = sp.permutation_test((b - a,), lambda d, axis: np.mean(d, axis=axis), permutation_type="samples",
-                              n_resamples=4000, vectorized=True, axis=0, random_state=3).pvalue
+    ref = sp.permutation_test(
+        (b - a,),
+        lambda d, axis: np.mean(d, axis=axis),
+        permutation_type="samples",
+        n_resamples=4000,
+        vectorized=True,
+        axis=0,
+        random_state=3,
+    ).pvalue
     np.testing.assert_allclose(p, ref, atol=0.03)  # different random sign vectors, the same test
     assert p[2] < 0.001 and p[1] > 0.01
 
@@ -146,8 +156,8 @@ def test_holm_known_values():
 def test_win_tie_loss():
     # from B's side: B wins where b > a
     assert stats.win_tie_loss([0.5, 0.5, 0.4, 0.3], [1, 0.5, 0.2, 0.3]) == (1, 2, 1)
-    w, t, l = stats.win_tie_loss(np.c_[[0, 0.0], [1, 0.0]], np.c_[[1, 0.0], [0, 0.0]])
-    assert list(w) == [1, 0] and list(t) == [1, 1] and list(l) == [0, 1]
+    wins, ties, losses = stats.win_tie_loss(np.c_[[0, 0.0], [1, 0.0]], np.c_[[1, 0.0], [0, 0.0]])
+    assert list(wins) == [1, 0] and list(ties) == [1, 1] and list(losses) == [0, 1]
 
 
 def test_paired_comparison_table():
@@ -177,11 +187,15 @@ def test_bootstrap_summary_ci_macro_and_micro():
             "n_gt": [4, 4, 4],
         }
     )
-    macro = stats.bootstrap_summary_ci(scores, ["precision", "f1", "ndcg@5", "gt_coverage"], "macro", n_boot=300).set_index("metric")
+    macro = stats.bootstrap_summary_ci(
+        scores, ["precision", "f1", "ndcg@5", "gt_coverage"], "macro", n_boot=300
+    ).set_index("metric")
     assert macro.loc["precision", "value"] == pytest.approx(0.5)
     assert macro.loc["ndcg@5", "value"] == pytest.approx(1.7 / 3)
     assert np.isnan(macro.loc["gt_coverage", "value"])
-    micro = stats.bootstrap_summary_ci(scores, ["precision", "recall", "f1", "ndcg@5"], "micro", n_boot=300).set_index("metric")
+    micro = stats.bootstrap_summary_ci(scores, ["precision", "recall", "f1", "ndcg@5"], "micro", n_boot=300).set_index(
+        "metric"
+    )
     p, r = 3 / 9, 3 / 12
     assert micro.loc["precision", "value"] == pytest.approx(p)
     assert micro.loc["recall", "value"] == pytest.approx(r)
@@ -202,7 +216,18 @@ def test_paired_comparison_drops_nan_pairs_per_metric():
     assert res.loc["x", "n"] == 40 and res.loc["sas_text", "n"] == 37
     keep = a["sas_text"].notna() & b["sas_text"].notna()
     alone = stats.paired_comparison(a[keep], b[keep], ["sas_text"]).set_index("metric")
-    for col in ("mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_randomization", "p_ttest", "wins", "ties", "losses"):
+    for col in (
+        "mean_a",
+        "mean_b",
+        "diff",
+        "ci_low",
+        "ci_high",
+        "p_randomization",
+        "p_ttest",
+        "wins",
+        "ties",
+        "losses",
+    ):
         assert res.loc["sas_text", col] == pytest.approx(alone.loc["sas_text", col]), col
     # the complete metric is what it is without the other one
     x_only = stats.paired_comparison(a, b, ["x"]).set_index("metric")
@@ -230,21 +255,31 @@ def test_bootstrap_summary_ci_skips_nan_like_aggregate():
     assert res[["value", "ci_low", "ci_high"]].loc["sas_keywords"].isna().all()  # defined nowhere
     # the same resamples serve every column: f1's CI is the one computed without the NaN columns
     alone = stats.bootstrap_summary_ci(scores, ["f1"], "macro").set_index("metric")
-    assert res.loc["f1", ["value", "ci_low", "ci_high"]].tolist() == pytest.approx(alone.loc["f1", ["value", "ci_low", "ci_high"]].tolist())
+    assert res.loc["f1", ["value", "ci_low", "ci_high"]].tolist() == pytest.approx(
+        alone.loc["f1", ["value", "ci_low", "ci_high"]].tolist()
+    )
     # and the interval is close to a plain bootstrap of the defined values
     _, lo, hi = stats.bootstrap_ci(scores["sas_text"].dropna().to_numpy(), n_boot=2000)
-    assert res.loc["sas_text", "ci_low"] == pytest.approx(lo, abs=0.02) and res.loc["sas_text", "ci_high"] == pytest.approx(hi, abs=0.02)
+    assert res.loc["sas_text", "ci_low"] == pytest.approx(lo, abs=0.02) and res.loc[
+        "sas_text", "ci_high"
+    ] == pytest.approx(hi, abs=0.02)
 
 
 def test_compare_models_pairs_reviews_and_reports_b_minus_a():
-    scores = pd.DataFrame({
-        "movie": ["m1", "m1", "m1", "m2", "m1", "m1", "m2", "m2"],
-        "review_id": ["r1", "r2", "r3", "r1", "r1", "r2", "r1", "r9"],
-        "model": ["A", "A", "A", "A", "B", "B", "B", "B"],
-        "f1": [0.2, 0.4, 0.9, 0.5, 0.6, 0.4, 0.8, 1.0],
-    })
+    scores = pd.DataFrame(
+        {
+            "movie": ["m1", "m1", "m1", "m2", "m1", "m1", "m2", "m2"],
+            "review_id": ["r1", "r2", "r3", "r1", "r1", "r2", "r1", "r9"],
+            "model": ["A", "A", "A", "A", "B", "B", "B", "B"],
+            "f1": [0.2, 0.4, 0.9, 0.5, 0.6, 0.4, 0.8, 1.0],
+        }
+    )
     both = stats.paired_scores(scores, "A", "B", ["f1"], "f1")
-    assert list(zip(both["movie"], both["review_id"])) == [("m1", "r1"), ("m1", "r2"), ("m2", "r1")]  # r3 and r9 unpaired
+    assert list(zip(both["movie"], both["review_id"])) == [
+        ("m1", "r1"),
+        ("m1", "r2"),
+        ("m2", "r1"),
+    ]  # r3 and r9 unpaired
     assert both["difference"].tolist() == pytest.approx([0.4, 0.0, 0.3])
     res = stats.compare_models(scores, "A", "B", ["f1"], n_boot=200).set_index("metric").loc["f1"]
     assert res["n"] == 3 and res["diff"] == pytest.approx(0.7 / 3)

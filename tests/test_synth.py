@@ -12,8 +12,8 @@ import pytest
 from kweval.cli import main
 from kweval.data import load_dataset
 from kweval.data.dataset import GROUND_TRUTH_COLUMNS, PREDICTION_COLUMNS, REVIEW_COLUMNS
-from kweval.evaluation.pipeline import evaluate
 from kweval.data.synth import SynthOptions, synthesize, write_synthetic
+from kweval.evaluation.pipeline import evaluate
 from kweval.text.normalize import normalize
 
 KEY = ["movie", "review_id", "model", "rank"]
@@ -22,12 +22,16 @@ KEY = ["movie", "review_id", "model", "rank"]
 @pytest.fixture(scope="module")
 def small():
     # enough reviews that empty lists and missing cells occur
-    return synthesize(movies=2, reviews_per_movie=400, models=4, seed=11, options=SynthOptions(p_empty=0.02, p_missing=0.02))
+    return synthesize(
+        movies=2, reviews_per_movie=400, models=4, seed=11, options=SynthOptions(p_empty=0.02, p_missing=0.02)
+    )
 
 
 def _canon(pred: pd.DataFrame) -> pd.DataFrame:
     """Predictions as plain objects in key order (readers may order rows differently)."""
-    out = pd.DataFrame({c: pd.Series(pred[c].to_numpy(dtype=object), dtype=object) for c in ["movie", "review_id", "model", "keyword"]})
+    out = pd.DataFrame(
+        {c: pd.Series(pred[c].to_numpy(dtype=object), dtype=object) for c in ["movie", "review_id", "model", "keyword"]}
+    )
     out["keyword"] = [k if isinstance(k, str) else None for k in out["keyword"]]
     out["rank"] = pred["rank"].to_numpy(dtype="int64")
     out["score"] = pred["score"].to_numpy(dtype="float64")
@@ -94,7 +98,13 @@ def test_partial_matches_exist(small):
 
 def test_tidy_layout_round_trips_and_evaluates(small, tmp_path: Path):
     written = write_synthetic(small, tmp_path / "tidy")
-    assert {p.name for p in written} == {"movies.parquet", "reviews.parquet", "predictions.parquet", "ground_truth.parquet", "models.parquet"}
+    assert {p.name for p in written} == {
+        "movies.parquet",
+        "reviews.parquet",
+        "predictions.parquet",
+        "ground_truth.parquet",
+        "models.parquet",
+    }
     loaded = load_dataset(tmp_path / "tidy")
     assert loaded.problems == []
     pd.testing.assert_frame_equal(_canon(loaded.predictions), _canon(small.predictions))
@@ -115,7 +125,12 @@ def test_dnlp_layout_has_the_notebooks_files_and_round_trips(small, tmp_path: Pa
     with open(root / "Extracted_Keywords" / "kw_movie000.pkl", "rb") as fh:
         frame = pickle.load(fh)
     assert list(frame.columns)[:3] == ["Movie_ID", "Review_ID", "Preprocessed_Review"]
-    assert [c for c in frame.columns if c.startswith("keywords_")] == ["keywords_base", "keywords_reranker", "keywords_sentiment", "keywords_metadata"]
+    assert [c for c in frame.columns if c.startswith("keywords_")] == [
+        "keywords_base",
+        "keywords_reranker",
+        "keywords_sentiment",
+        "keywords_metadata",
+    ]
     cells = frame["keywords_base"].tolist()
     kinds = {type(c).__name__ for c in cells}
     assert kinds == {"list", "NoneType"}
@@ -128,7 +143,9 @@ def test_dnlp_layout_has_the_notebooks_files_and_round_trips(small, tmp_path: Pa
     assert loaded.problems == []
     a, b = _canon(small.predictions), _canon(loaded.predictions)
     pd.testing.assert_frame_equal(a.drop(columns="score"), b.drop(columns="score"))
-    np.testing.assert_allclose(a["score"], b["score"], rtol=1e-6)  # one model's scores are float32, as in the real files
+    np.testing.assert_allclose(
+        a["score"], b["score"], rtol=1e-6
+    )  # one model's scores are float32, as in the real files
     ev = evaluate(loaded)
     assert len(ev.scores) == len(evaluate(small).scores) > 0
 
@@ -140,5 +157,21 @@ def test_cli_synth_writes_a_dataset_evaluate_can_read(tmp_path: Path, capsys):
     assert main(["evaluate", str(out), "--quiet", "--out", str(tmp_path / "summary.csv")]) == 0
     summary = pd.read_csv(tmp_path / "summary.csv")
     assert set(summary["movie"]) == {"movie000", "movie001", "ALL"}
-    assert main(["synth", str(tmp_path / "d"), "--movies", "1", "--reviews-per-movie", "5", "--models", "1", "--layout", "dnlp"]) == 0
+    assert (
+        main(
+            [
+                "synth",
+                str(tmp_path / "d"),
+                "--movies",
+                "1",
+                "--reviews-per-movie",
+                "5",
+                "--models",
+                "1",
+                "--layout",
+                "dnlp",
+            ]
+        )
+        == 0
+    )
     assert (tmp_path / "d" / "Extracted_Keywords" / "kw_movie000.pkl").is_file()

@@ -12,10 +12,9 @@ from dashboard.links import page_links, page_params
 from dashboard.review_tables import filter_reviews, keyword_details, paginate, review_table
 from dashboard.selection import SELECTION_KEYS, Selection, resolve_selection
 from dashboard.style import FLAG_BACKGROUND, MODEL_PALETTE, axis_title, best_mask, best_styles, jitter, model_colors
-
 from kweval.evaluation.pipeline import EvalOptions, evaluate
-from tests.highlight_reference import regex_spans
 from tests.helpers import make_dataset
+from tests.highlight_reference import regex_spans
 
 XSS = "<img src=x onerror=alert(1)>"
 
@@ -23,7 +22,7 @@ XSS = "<img src=x onerror=alert(1)>"
 def test_escaping():
     assert esc(XSS) == "&lt;img src=x onerror=alert(1)&gt;"
     assert esc(None) == "" and esc(float("nan")) == ""
-    assert esc('"a" & \'b\'') == "&quot;a&quot; &amp; &#x27;b&#x27;"
+    assert esc("\"a\" & 'b'") == "&quot;a&quot; &amp; &#x27;b&#x27;"
     m = md(XSS + " **bold** $x$ [l](javascript:x)")
     assert "<img" not in m and "&lt;img" in m
     assert r"\*\*bold\*\*" in m and r"\$x\$" in m and r"\[l\]\(javascript:x\)" not in m  # ':' escaped too
@@ -35,7 +34,7 @@ def test_highlight_case_insensitive_words_and_phrases():
     out = highlight(text, {"darth vader": "GT rank 0"})
     assert out.count("<mark") == 3  # "Darth Vader", "VADER", "darth-vader" (phrase), no stray partial words
     assert '<mark title="GT rank 0">Darth Vader</mark>' in out
-    assert "<mark title=\"GT rank 0\">VADER</mark>" in out
+    assert '<mark title="GT rank 0">VADER</mark>' in out
     assert '<mark title="GT rank 0">darth-vader</mark>' in out
     # words inside other words are not marked
     assert "<mark" not in highlight("invaders", ["vader"])
@@ -63,7 +62,12 @@ def test_overlapping_spans_merge():
 
 def test_keyword_list_html():
     rows = pd.DataFrame(
-        {"position": [0, 1, 2], "keyword": ["scam", XSS, "fraud"], "gt_rank": [2, -1, 0], "gt_keyword": ["scam", None, "fraud"]}
+        {
+            "position": [0, 1, 2],
+            "keyword": ["scam", XSS, "fraud"],
+            "gt_rank": [2, -1, 0],
+            "gt_keyword": ["scam", None, "fraud"],
+        }
     )
     out = keyword_list_html(rows, k=2)
     assert "GT rank 2" in out and "GT rank 0" in out and "unmatched" in out
@@ -74,10 +78,21 @@ def test_keyword_list_html():
 
 def test_resolve_selection_precedence_and_validation():
     movies, models = ["m1", "m2"], ["base", "yake", "rr"]
-    sel = resolve_selection([{"movie": "m2", "models": "yake,nope,base", "k": "10", "agg": "micro", "match": "stem"}], movies, models)
+    sel = resolve_selection(
+        [{"movie": "m2", "models": "yake,nope,base", "k": "10", "agg": "micro", "match": "stem"}], movies, models
+    )
     assert sel == Selection("m2", ("yake", "base"), 10, "micro", "stem")
-    assert sel.params() == {"movie": "m2", "models": "yake,base", "k": "10", "agg": "micro", "match": "stem",
-                            "sem": "0", "tau": "0.75", "sas": "0", "present": "0"}
+    assert sel.params() == {
+        "movie": "m2",
+        "models": "yake,base",
+        "k": "10",
+        "agg": "micro",
+        "match": "stem",
+        "sem": "0",
+        "tau": "0.75",
+        "sas": "0",
+        "present": "0",
+    }
     # invalid URL values fall back to the session, then to defaults, with a note
     sel = resolve_selection([{"movie": "zzz", "k": "0", "agg": "x"}, {"movie": "m1", "k": 7}], movies, models)
     assert (sel.movie, sel.models, sel.k, sel.agg, sel.match) == ("m1", tuple(models), 7, "macro", "approx")
@@ -97,7 +112,9 @@ def test_page_links_are_the_per_row_urlencoded_page_params():
     assert links == [f"./explorer?{urlencode(page_params(sel, movie=m, review=r))}" for m, r in zip(movies, reviews)]
     assert dict(parse_qsl(links[1].split("?", 1)[1])) == {**sel.params(), "movie": "m/2", "review": "r?2=x"}
     assert "review" not in links[3] and "review" not in links[4]
-    assert list(dict(parse_qsl(links[0].split("?", 1)[1]))) == list(page_params(sel, review="x"))  # movie keeps its place
+    assert list(dict(parse_qsl(links[0].split("?", 1)[1]))) == list(
+        page_params(sel, review="x")
+    )  # movie keeps its place
     assert page_links("summary", sel) == [f"./summary?{urlencode(sel.params())}"]
     assert page_links("explorer", sel, movie=[], review=[]) == []
 
@@ -201,11 +218,19 @@ def test_keyword_details_nearest_gt_and_sentiment(evaluation):
 
 
 def test_keyword_table_html_marks_cosines_above_tau_and_escapes():
-    rows = pd.DataFrame({
-        "position": [0, 1, 2], "keyword": ["scam", XSS, "family"], "gt_rank": [0, -1, -1], "gt_keyword": ["scam", None, None],
-        "nearest_gt": ["scam", XSS, None], "nearest_rank": [0, 3, -1], "cosine": [0.91234, 0.5, float("nan")],
-        "above": [True, False, False], "v": [0.25, 0.5, float("nan")],
-    })
+    rows = pd.DataFrame(
+        {
+            "position": [0, 1, 2],
+            "keyword": ["scam", XSS, "family"],
+            "gt_rank": [0, -1, -1],
+            "gt_keyword": ["scam", None, None],
+            "nearest_gt": ["scam", XSS, None],
+            "nearest_rank": [0, 3, -1],
+            "cosine": [0.91234, 0.5, float("nan")],
+            "above": [True, False, False],
+            "v": [0.25, 0.5, float("nan")],
+        }
+    )
     out = keyword_table_html(rows, k=2, semantic=True, sentiment=True, threshold=0.75)
     assert "<img" not in out and out.count("&lt;img") == 2  # the keyword and its nearest GT keyword
     assert "<th>nearest GT</th><th>cosine</th><th>v(x)</th>" in out
@@ -241,7 +266,9 @@ def test_directional_disagreement_sorts(evaluation):
     assert b_worse == [r for r in ("r1", "r2") if scores[(r, "b")] < scores[(r, "a")]]
     assert a_worse and b_worse and not set(a_worse) & set(b_worse)  # a direction, not |A − B|
     # the pair's order decides which model is A
-    assert filter_reviews(t, "ndcg@5", ["a", "b"], sort="A worse than B", pair=("b", "a"))["review_id"].tolist() == b_worse
+    assert (
+        filter_reviews(t, "ndcg@5", ["a", "b"], sort="A worse than B", pair=("b", "a"))["review_id"].tolist() == b_worse
+    )
 
 
 def test_highlight_spans_equal_the_regex_reference():
@@ -270,7 +297,9 @@ def _contrast(hex_a: str, hex_b: str) -> float:
 
 def test_model_colours_are_stable_and_legible_in_both_themes():
     colors = model_colors(["base", "reranker", "yake"])
-    assert {m: model_colors(["base", "reranker", "yake", "new"])[m] for m in colors} == colors  # a new model shifts none
+    assert {
+        m: model_colors(["base", "reranker", "yake", "new"])[m] for m in colors
+    } == colors  # a new model shifts none
     assert len(set(colors.values())) == 3
     for c in MODEL_PALETTE:
         assert _contrast(c, "#FFFFFF") >= 3 and _contrast(c, "#0E1117") >= 3, c
@@ -285,8 +314,16 @@ def test_axis_titles_name_metric_and_aggregation():
 
 
 def test_best_values_marked_per_movie():
-    table = pd.DataFrame({"movie": ["m", "m", "ALL", "ALL"], "model": ["a", "b", "a", "b"], "n_reviews": [2, 2, 4, 4],
-                          "f1": [0.1, 0.3, 0.5, 0.2], "p_ttest": [0.5, 0.01, 0.2, 0.3]}, index=[10, 11, 12, 13])
+    table = pd.DataFrame(
+        {
+            "movie": ["m", "m", "ALL", "ALL"],
+            "model": ["a", "b", "a", "b"],
+            "n_reviews": [2, 2, 4, 4],
+            "f1": [0.1, 0.3, 0.5, 0.2],
+            "p_ttest": [0.5, 0.01, 0.2, 0.3],
+        },
+        index=[10, 11, 12, 13],
+    )
     mask = best_mask(table)
     assert mask["f1"].tolist() == [False, True, True, False] and mask["p_ttest"].tolist() == [False, True, True, False]
     assert not mask["n_reviews"].any() and list(mask.index) == [10, 11, 12, 13]
@@ -311,7 +348,8 @@ def test_jitter_is_seeded_and_small():
 
 
 def test_flag_background_is_translucent():
-    # a solid light pink made the flipped parity rows unreadable in dark mode: the flag colour must let the theme through
+    # a solid light pink made the flipped parity rows unreadable in dark mode: the flag colour must let the theme
+    # through
     import re
 
     alpha = float(re.fullmatch(r"rgba\(\d+, \d+, \d+, ([0-9.]+)\)", FLAG_BACKGROUND).group(1))

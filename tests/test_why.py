@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kweval.explain import why
 from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.explain import why
 from kweval.text.matching import MATCH_MODES, keywords_match
 from tests.helpers import make_dataset
 
@@ -48,7 +47,11 @@ words = st.sampled_from(["war", "star", "star war", "wars", "drama", "war drama"
 
 
 @settings(max_examples=40, deadline=None)
-@given(gt=st.lists(words, min_size=1, max_size=5, unique=True), preds=st.lists(words, max_size=7), mode=st.sampled_from(MATCH_MODES))
+@given(
+    gt=st.lists(words, min_size=1, max_size=5, unique=True),
+    preds=st.lists(words, max_size=7),
+    mode=st.sampled_from(MATCH_MODES),
+)
 def test_reasons_agree_with_keywords_match(gt, preds, mode):
     ev, out = _reasons(gt, {"a": preds}, mode)
     gt_norm = dict(zip(ev.ground_truth["rank"], ev.ground_truth["norm"]))
@@ -60,7 +63,11 @@ def test_reasons_agree_with_keywords_match(gt, preds, mode):
             j = row["taken_gt_rank"]
             assert keywords_match(row["norm"], gt_norm[j], mode) and owner[j] == row["taken_by"] < row["position"]
             # every GT keyword it matches is held by an earlier keyword: that is why it is unmatched
-            assert all(owner.get(r, row["position"]) < row["position"] for r, g in gt_norm.items() if keywords_match(row["norm"], g, mode))
+            assert all(
+                owner.get(r, row["position"]) < row["position"]
+                for r, g in gt_norm.items()
+                if keywords_match(row["norm"], g, mode)
+            )
         else:
             assert row["gt_rank"] >= 0 and keywords_match(row["norm"], gt_norm[row["gt_rank"]], mode)
 

@@ -6,11 +6,10 @@ import pandas as pd
 import streamlit as st
 
 from dashboard import page_context
-from dashboard.tables import number_columns, text_columns
-from dashboard.uploads import format_size
 from dashboard.escape import md
 from dashboard.protocol import show_protocol_card
-
+from dashboard.tables import number_columns, text_columns
+from dashboard.uploads import format_size
 from kweval.evaluation.aggregate import dataset_overview
 
 ctx = page_context()
@@ -23,11 +22,12 @@ st.markdown(
     f"{len(ds.model_names)} models · {len(ds.predictions)} predicted entries · {len(ds.ground_truth)} GT keywords"
 )
 if ctx.uploads:
-    st.markdown("**Uploaded files** (the newest copy of each name): "
-                + ", ".join(f"{md(name)} ({format_size(size)})" for name, size in ctx.uploads.items()))
+    st.markdown(
+        "**Uploaded files** (the newest copy of each name): "
+        + ", ".join(f"{md(name)} ({format_size(size)})" for name, size in ctx.uploads.items())
+    )
 st.caption(f"Content hash (the cache key): {ctx.data_hash[:16]}…")
 show_protocol_card(ctx, key="data_protocol_card")
-
 
 
 def _help(table) -> dict:
@@ -60,7 +60,9 @@ A folder (or an upload) of Parquet or CSV tables with these names and columns:
 
 | file | columns | notes |
 | --- | --- | --- |
-| `predictions` | movie, review_id, model, rank, keyword, score | required; `rank` is the 0-based position in the model's list; a review × model pair without rows was not run (skipped); an empty output is one row with an empty keyword |
+| `predictions` | movie, review_id, model, rank, keyword, score | required; `rank` is the 0-based position in the
+model's list; a review × model pair without rows was not run (skipped); an empty output is one row with an empty keyword
+|
 | `ground_truth` | movie, rank, keyword, helpful, not_helpful | required; rank 0 is the most important keyword |
 | `reviews` | movie, review_id, text, title, rating | optional; text is needed for highlighting |
 | `movies` | movie, title | optional |
@@ -70,4 +72,7 @@ Uploads accept `.parquet` and `.csv` only; pickles are never read from uploads.
 Convert the DNLP layout (pickles) on your own machine:
 """
 )
-st.code("kweval convert path/to/Dataset tidy/          # writes tidy/*.parquet\nstreamlit run app.py -- --data tidy/", language="bash")
+st.code(
+    "kweval convert path/to/Dataset tidy/          # writes tidy/*.parquet\nstreamlit run app.py -- --data tidy/",
+    language="bash",
+)

@@ -9,7 +9,6 @@ from dashboard import page_context
 from dashboard.context import query_param
 from dashboard.escape import md
 from dashboard.highlight import matched_tooltips, review_html
-
 from kweval.explain import ndcg as explain
 
 ctx = page_context()
@@ -32,20 +31,40 @@ def show(steps: explain.Steps, key: str, columns: list[str]) -> None:
 st.title("nDCG, step by step")
 c1, c2, c3 = st.columns(3)
 k = ctx.url_widget(c1.slider, "k", "ek", sel.k, parse=int, min_value=1, max_value=10)
-gain = ctx.url_widget(c2.radio, "Gain", "gain", "linear", parse=lambda s: s if s in ("linear", "exponential") else None,
-                      options=["linear", "exponential"], horizontal=True, format_func=explain.GAIN_LABELS.get,
-                      help="A matched keyword earns the GT-rank gain of the GT keyword it matched: 1/log2(j+2) for GT rank j "
-                           "(the top GT keyword earns 1); the exponential variant uses 2^gain − 1.")
-discount = ctx.url_widget(c3.radio, "Discount", "disc", "log2", parse=lambda s: s if s in ("log2", "jarvelin") else None,
-                          options=["log2", "jarvelin"], horizontal=True, format_func=lambda d: {"log2": "log2", "jarvelin": "Järvelin"}[d])
+gain = ctx.url_widget(
+    c2.radio,
+    "Gain",
+    "gain",
+    "linear",
+    parse=lambda s: s if s in ("linear", "exponential") else None,
+    options=["linear", "exponential"],
+    horizontal=True,
+    format_func=explain.GAIN_LABELS.get,
+    help="A matched keyword earns the GT-rank gain of the GT keyword it matched: 1/log2(j+2) for GT rank j "
+    "(the top GT keyword earns 1); the exponential variant uses 2^gain − 1.",
+)
+discount = ctx.url_widget(
+    c3.radio,
+    "Discount",
+    "disc",
+    "log2",
+    parse=lambda s: s if s in ("log2", "jarvelin") else None,
+    options=["log2", "jarvelin"],
+    horizontal=True,
+    format_func=lambda d: {"log2": "log2", "jarvelin": "Järvelin"}[d],
+)
 f = explain.formulas(gain, discount)
 st.latex(f["gain"] + r"\qquad " + f["discount"])
-st.latex(rf"\mathrm{{DCG}}@k = \sum_{{(i,j)\in M,\ i<k}} \mathrm{{gain}}(j)\,\mathrm{{disc}}(i)\qquad \mathrm{{IDCG}}@k = \sum_{{j<\min(k,|G|)}} \mathrm{{gain}}(j)\,\mathrm{{disc}}(j)")
+st.latex(
+    r"\mathrm{DCG}@k = \sum_{(i,j)\in M,\ i<k} \mathrm{gain}(j)\,\mathrm{disc}(i)\qquad \mathrm{IDCG}@k = "
+    r"\sum_{j<\min(k,|G|)} \mathrm{gain}(j)\,\mathrm{disc}(j)"
+)
 
 KW_COLUMNS = ["position", "keyword", "gt_keyword", "gt_rank", "gain", "discount", "contribution"]
 st.header(explain.EXAMPLE_TITLES["seed000"])
 st.markdown(
-    f"GT (rank 0 first): **{', '.join(explain.SEED_000['ground_truth'])}** · predictions: **{', '.join(explain.SEED_000['predictions'])}**. "
+    f"GT (rank 0 first): **{', '.join(explain.SEED_000['ground_truth'])}** · predictions: "
+    f"**{', '.join(explain.SEED_000['predictions'])}**. "
     "Each prediction takes the best-ranked GT keyword it matches that is still free (one-to-one); "
     "its GT-rank gain comes from that GT rank j, its discount from its own position i."
 )
@@ -53,7 +72,9 @@ show(explain.ndcg_steps(**explain.SEED_000, k=k, gain=gain, discount=discount, m
 
 st.header("A review from the data")
 models = list(sel.models)
-model = ctx.url_widget(st.selectbox, "Model", "model", models[0], parse=lambda s: s if s in models else None, options=models)
+model = ctx.url_widget(
+    st.selectbox, "Model", "model", models[0], parse=lambda s: s if s in models else None, options=models
+)
 scores = ctx.scores()
 scores = scores[scores["model"] == model]
 ids = list(dict.fromkeys(zip(scores["movie"], scores["review_id"])))
@@ -61,22 +82,42 @@ if not ids:
     st.info("This model has no evaluated review for the selected movie.")
 else:
     labels = {f"{m}/{r}": (m, r) for m, r in ids}
-    titles = {m: ctx.movie_title(m) for m in dict.fromkeys(m for m, _ in ids)}  # once per movie: ALL lists thousands of reviews
+    titles = {
+        m: ctx.movie_title(m) for m in dict.fromkeys(m for m, _ in ids)
+    }  # once per movie: ALL lists thousands of reviews
     wanted = query_param("review")
     default = next((lbl for lbl, (m, r) in labels.items() if r == wanted), next(iter(labels)))
-    choice = ctx.url_widget(st.selectbox, "Review", "rv", default, parse=lambda s: s if s in labels else None, options=list(labels),
-                            format_func=lambda lbl: f"{titles[labels[lbl][0]]} · review {labels[lbl][1]}")
+    choice = ctx.url_widget(
+        st.selectbox,
+        "Review",
+        "rv",
+        default,
+        parse=lambda s: s if s in labels else None,
+        options=list(labels),
+        format_func=lambda lbl: f"{titles[labels[lbl][0]]} · review {labels[lbl][1]}",
+    )
     movie, review = labels[choice]
-    kw = ev.keywords[(ev.keywords["movie"] == movie) & (ev.keywords["review_id"] == review) & (ev.keywords["model"] == model)]
+    kw = ev.keywords[
+        (ev.keywords["movie"] == movie) & (ev.keywords["review_id"] == review) & (ev.keywords["model"] == model)
+    ]
     gt = ev.ground_truth.loc[ev.ground_truth["movie"] == movie, "keyword"].tolist()
-    text = ctx.dataset.reviews.loc[(ctx.dataset.reviews["movie"] == movie) & (ctx.dataset.reviews["review_id"] == review), "text"]
+    text = ctx.dataset.reviews.loc[
+        (ctx.dataset.reviews["movie"] == movie) & (ctx.dataset.reviews["review_id"] == review), "text"
+    ]
     st.html(review_html(text.iloc[0] if len(text) else None, matched_tooltips(kw, model=model), max_height=180))
     st.caption(f"The review's text; marked: the words of {md(model)}'s keywords that matched a GT keyword.")
-    st.markdown(f"GT of {md(ctx.movie_title(movie))}: {len(gt)} keywords, top {min(k, len(gt))}: " + ", ".join(f"*{md(g)}*" for g in gt[:k]))
+    st.markdown(
+        f"GT of {md(ctx.movie_title(movie))}: {len(gt)} keywords, top {min(k, len(gt))}: "
+        + ", ".join(f"*{md(g)}*" for g in gt[:k])
+    )
     steps = explain.keyword_steps(kw, gt, k=k, gain=gain, discount=discount)
     show(steps, "review", KW_COLUMNS)
-    st.page_link(ctx.pages["explorer"], label="Open this review in the explorer", icon="🔍",
-                 query_params=ctx.params(review=review, movie=movie))
+    st.page_link(
+        ctx.pages["explorer"],
+        label="Open this review in the explorer",
+        icon="🔍",
+        query_params=ctx.params(review=review, movie=movie),
+    )
 
 st.header("Textbook examples: ranked results with graded relevance")
 st.markdown(
@@ -89,16 +130,51 @@ rows = []
 for name, ex in explain.SEED_002.items():
     for g in ("linear", "exponential"):
         s = explain.relevance_steps(**ex, gain=g)
-        rows.append({"example": explain.EXAMPLE_TITLES[name], "gain": g, "discount": "log2", "k": s.k, "DCG": s.dcg, "IDCG": s.idcg, "nDCG": s.ndcg})
+        rows.append(
+            {
+                "example": explain.EXAMPLE_TITLES[name],
+                "gain": g,
+                "discount": "log2",
+                "k": s.k,
+                "DCG": s.dcg,
+                "IDCG": s.idcg,
+                "nDCG": s.ndcg,
+            }
+        )
 for name, ex in explain.SEED_004.items():
     for kk in (5, 10):
         s = explain.relevance_steps(**ex, k=kk, discount="jarvelin")
-        rows.append({"example": explain.EXAMPLE_TITLES[name], "gain": "linear", "discount": "jarvelin", "k": kk, "DCG": s.dcg, "IDCG": s.idcg, "nDCG": s.ndcg})
-st.dataframe(pd.DataFrame(rows), hide_index=True, key="seed_table",
-             column_config={c: st.column_config.NumberColumn(c, format="%.6f") for c in ("DCG", "IDCG", "nDCG")})
-examples = {f"002 {n}": ex for n, ex in explain.SEED_002.items()} | {f"004 {n}": ex for n, ex in explain.SEED_004.items()}
-name = ctx.url_widget(st.selectbox, "Step through (with the k, gain and discount above)", "ex", "002 classic",
-                      parse=lambda s: s if s in examples else None, options=list(examples),
-                      format_func=lambda key: explain.EXAMPLE_TITLES[key.split(" ", 1)[1]])
-show(explain.relevance_steps(**examples[name], k=k, gain=gain, discount=discount), "relevance",
-     ["position", "relevance", "gain", "discount", "contribution"])
+        rows.append(
+            {
+                "example": explain.EXAMPLE_TITLES[name],
+                "gain": "linear",
+                "discount": "jarvelin",
+                "k": kk,
+                "DCG": s.dcg,
+                "IDCG": s.idcg,
+                "nDCG": s.ndcg,
+            }
+        )
+st.dataframe(
+    pd.DataFrame(rows),
+    hide_index=True,
+    key="seed_table",
+    column_config={c: st.column_config.NumberColumn(c, format="%.6f") for c in ("DCG", "IDCG", "nDCG")},
+)
+examples = {f"002 {n}": ex for n, ex in explain.SEED_002.items()} | {
+    f"004 {n}": ex for n, ex in explain.SEED_004.items()
+}
+name = ctx.url_widget(
+    st.selectbox,
+    "Step through (with the k, gain and discount above)",
+    "ex",
+    "002 classic",
+    parse=lambda s: s if s in examples else None,
+    options=list(examples),
+    format_func=lambda key: explain.EXAMPLE_TITLES[key.split(" ", 1)[1]],
+)
+show(
+    explain.relevance_steps(**examples[name], k=k, gain=gain, discount=discount),
+    "relevance",
+    ["position", "relevance", "gain", "discount", "contribution"],
+)

@@ -10,15 +10,14 @@ import streamlit as st
 
 from dashboard import page_context
 from dashboard.context import ci_digest, ci_groups, row_identity
-from dashboard.tables import best_in_bold, number_columns
 from dashboard.escape import esc, md
 from dashboard.protocol import show_protocol_card
 from dashboard.style import axis_title, metric_label, model_colors
-
-from kweval.io import report
+from dashboard.tables import best_in_bold, number_columns
 from kweval import stats
-from kweval.evaluation.aggregate import ALL, aggregate, aggregate_by
+from kweval.evaluation.aggregate import ALL, aggregate_by
 from kweval.evaluation.slices import slice_labels
+from kweval.io import report
 
 ctx = page_context()
 sel = ctx.selection
@@ -55,11 +54,24 @@ def _sliced(key: tuple, how: str, by: str, _evaluation) -> pd.DataFrame | None:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _exports(key: tuple, how: str, models: tuple, columns: tuple, ci_style: str, meta: tuple,
-             _table: pd.DataFrame, _intervals: pd.DataFrame | None) -> tuple[str, str, str]:
+def _exports(
+    key: tuple,
+    how: str,
+    models: tuple,
+    columns: tuple,
+    ci_style: str,
+    meta: tuple,
+    _table: pd.DataFrame,
+    _intervals: pd.DataFrame | None,
+) -> tuple[str, str, str]:
     """CSV, Markdown and LaTeX of the summary, built once per selection (their cost grows with the number of movies)."""
-    latex = report.to_latex(_table, columns=list(columns) or None, ci=_intervals, ci_style=ci_style if ci_style != "none" else "brackets",
-                            caption=report.latex_caption(dict(meta)))
+    latex = report.to_latex(
+        _table,
+        columns=list(columns) or None,
+        ci=_intervals,
+        ci_style=ci_style if ci_style != "none" else "brackets",
+        caption=report.latex_caption(dict(meta)),
+    )
     return report.to_csv(_table), report.to_markdown(_table), latex
 
 
@@ -73,15 +85,34 @@ def _bars(key: tuple, agg: str, scope: str, models: tuple, _rows: pd.DataFrame, 
     fig = go.Figure()
     for model in models:
         ci = cis[cis["model"] == model].set_index("metric").reindex(metrics)
-        value = rows.loc[model, metrics].to_numpy(dtype="float64") if model in rows.index else np.full(len(metrics), np.nan)
-        fig.add_bar(
-            name=esc(model), x=metrics, y=value, marker_color=colors.get(model),  # plotly renders some HTML in labels: escaped
-            error_y=dict(type="data", symmetric=False, array=np.clip(ci["ci_high"].to_numpy() - value, 0, None),
-                         arrayminus=np.clip(value - ci["ci_low"].to_numpy(), 0, None)),
+        value = (
+            rows.loc[model, metrics].to_numpy(dtype="float64") if model in rows.index else np.full(len(metrics), np.nan)
         )
-    how = "micro: ratios of summed counts; ranking metrics and SAS: mean over reviews" if agg == "micro" else "macro: mean over reviews"
-    fig.update_layout(barmode="group", yaxis_title=f"value ({how})", xaxis_title="metric", height=420, margin=dict(t=40, b=10),
-                      legend=dict(title_text="model", orientation="h", yanchor="bottom", y=1.02, x=0))  # above the plot, clear of the toolbar
+        fig.add_bar(
+            name=esc(model),
+            x=metrics,
+            y=value,
+            marker_color=colors.get(model),  # plotly renders some HTML in labels: escaped
+            error_y=dict(
+                type="data",
+                symmetric=False,
+                array=np.clip(ci["ci_high"].to_numpy() - value, 0, None),
+                arrayminus=np.clip(value - ci["ci_low"].to_numpy(), 0, None),
+            ),
+        )
+    how = (
+        "micro: ratios of summed counts; ranking metrics and SAS: mean over reviews"
+        if agg == "micro"
+        else "macro: mean over reviews"
+    )
+    fig.update_layout(
+        barmode="group",
+        yaxis_title=f"value ({how})",
+        xaxis_title="metric",
+        height=420,
+        margin=dict(t=40, b=10),
+        legend=dict(title_text="model", orientation="h", yanchor="bottom", y=1.02, x=0),
+    )  # above the plot, clear of the toolbar
     fig.update_xaxes(tickvals=metrics, ticktext=[esc(label) for label in labels])  # registry labels under the bars
     return fig
 
@@ -90,19 +121,30 @@ def _bars(key: tuple, agg: str, scope: str, models: tuple, _rows: pd.DataFrame, 
 def _heatmap(key: tuple, agg: str, models: tuple, metric: str, _movies_only: pd.DataFrame) -> go.Figure:
     """`metric` per movie × model."""
     movies_only = _movies_only
-    per_movie = movies_only.pivot(index="movie", columns="model", values=metric).reindex(index=pd.unique(movies_only["movie"]), columns=list(models))
-    heat = px.imshow(per_movie.rename(index=esc, columns=esc), text_auto=".3f", aspect="auto", color_continuous_scale="Viridis",
-                     labels=dict(color=esc(axis_title(metric, agg)), x="model", y="movie"))
+    per_movie = movies_only.pivot(index="movie", columns="model", values=metric).reindex(
+        index=pd.unique(movies_only["movie"]), columns=list(models)
+    )
+    heat = px.imshow(
+        per_movie.rename(index=esc, columns=esc),
+        text_auto=".3f",
+        aspect="auto",
+        color_continuous_scale="Viridis",
+        labels=dict(color=esc(axis_title(metric, agg)), x="model", y="movie"),
+    )
     # a colour bar needs room to be read even for one or two movies; the toolbar sits in the top margin, off the cells
-    heat.update_layout(height=max(280, 90 + 40 * len(per_movie)), margin=dict(t=40, b=10),
-                       coloraxis_colorbar=dict(title=dict(side="right"), thickness=14, len=1.0, tickformat=".2f"))
+    heat.update_layout(
+        height=max(280, 90 + 40 * len(per_movie)),
+        margin=dict(t=40, b=10),
+        coloraxis_colorbar=dict(title=dict(side="right"), thickness=14, len=1.0, tickformat=".2f"),
+    )
     return heat
 
 
 st.title("Summary")
 st.caption(
     f"{md(ctx.source_label)} · {sel.agg} aggregation · match {sel.match} · k = {sel.k} · "
-    f"{len(sel.models)} model(s). **Bold**: the best value of each movie (and of ALL) per column, here and in the downloads. "
+    f"{len(sel.models)} model(s). **Bold**: the best value of each movie (and of ALL) per column, here and in the "
+    f"downloads. "
     "Hover a column name for its definition (docs/metrics.md)."
 )
 show_protocol_card(ctx, key="summary_protocol_card")
@@ -116,9 +158,16 @@ meta = {"data": ctx.dataset.source, "k": sel.k, "match": sel.match, "aggregate":
 c1, c2, c3, c4 = st.columns([1, 1, 1, 5])
 with c4.popover("LaTeX options"):
     tex_columns = st.multiselect("Columns", metrics, default=metrics, format_func=metric_label, key="tex_columns")
-    tex_ci = st.radio("Confidence intervals", ["none", "brackets", "pm"], horizontal=True, key="tex_ci",
-                      format_func={"none": "none", "brackets": "0.612 [0.58, 0.64]", "pm": "0.612 ± 0.03"}.get)
-    st.caption("booktabs table; the best value per movie in bold; the caption names dataset, k, match mode and aggregation.")
+    tex_ci = st.radio(
+        "Confidence intervals",
+        ["none", "brackets", "pm"],
+        horizontal=True,
+        key="tex_ci",
+        format_func={"none": "none", "brackets": "0.612 [0.58, 0.64]", "pm": "0.612 ± 0.03"}.get,
+    )
+    st.caption(
+        "booktabs table; the best value per movie in bold; the caption names dataset, k, match mode and aggregation."
+    )
 
 
 @st.cache_data(show_spinner="Bootstrapping the intervals…", max_entries=16)
@@ -126,8 +175,14 @@ def _intervals(key: tuple, how: str, models: tuple, columns: tuple, _evaluation)
     return report.summary_intervals(_evaluation.scores[_evaluation.scores["model"].isin(models)], list(columns), how)
 
 
-intervals = _intervals(ctx.key, sel.agg, tuple(sel.models), tuple(tex_columns), ev) if tex_ci != "none" and tex_columns else None
-csv_text, md_text, tex_text = _exports(ctx.key, sel.agg, tuple(sel.models), tuple(tex_columns), tex_ci, tuple(meta.items()), table, intervals)
+intervals = (
+    _intervals(ctx.key, sel.agg, tuple(sel.models), tuple(tex_columns), ev)
+    if tex_ci != "none" and tex_columns
+    else None
+)
+csv_text, md_text, tex_text = _exports(
+    ctx.key, sel.agg, tuple(sel.models), tuple(tex_columns), tex_ci, tuple(meta.items()), table, intervals
+)
 c1.download_button("CSV", csv_text, report.download_name("summary", meta, "csv"), "text/csv")
 c2.download_button("Markdown", md_text, report.download_name("summary", meta, "md"), "text/markdown")
 c3.download_button("LaTeX", tex_text, report.download_name("summary", meta, "tex"), "text/x-tex")
@@ -142,11 +197,19 @@ scores = ctx.scores() if scope != ALL else ev.scores[ev.scores["model"].isin(sel
 cis = _cis(ctx.key, sel.agg, scope, tuple(sel.models), scores)
 fig = _bars(ctx.key, sel.agg, scope, tuple(sel.models), table[table["movie"] == scope].set_index("model"), cis)
 st.plotly_chart(fig, key="bars", config={"displaylogo": False})
-st.caption("Error bars: percentile bootstrap over reviews (2000 resamples, seed 0); gt_coverage is movie-level and has none.")
+st.caption(
+    "Error bars: percentile bootstrap over reviews (2000 resamples, seed 0); gt_coverage is movie-level and has none."
+)
 
 # --- heatmap -------------------------------------------------------------------------------------
-metric = ctx.url_widget(st.selectbox, "Metric for the heatmap and slices", "metric", ctx.ndcg_at_k,
-                        parse=lambda s: s if s in metrics else None, options=metrics)
+metric = ctx.url_widget(
+    st.selectbox,
+    "Metric for the heatmap and slices",
+    "metric",
+    ctx.ndcg_at_k,
+    parse=lambda s: s if s in metrics else None,
+    options=metrics,
+)
 movies_only = table[table["movie"] != ALL]
 st.subheader(f"{metric_label(metric)}: movie × model")
 heat = _heatmap(ctx.key, sel.agg, tuple(sel.models), metric, movies_only)
@@ -161,9 +224,15 @@ for col, by in zip(cols, ("rating", "length")):
         col.caption(f"This dataset has no review {by}s.")
         continue
     sliced = sliced[sliced["model"].isin(sel.models)]
-    wide = sliced.pivot(index="slice", columns="model", values=metric).reindex(index=pd.unique(sliced["slice"]), columns=list(sel.models))
+    wide = sliced.pivot(index="slice", columns="model", values=metric).reindex(
+        index=pd.unique(sliced["slice"]), columns=list(sel.models)
+    )
     wide.insert(0, "reviews", sliced.groupby("slice", sort=False)["n_reviews"].max())
     wide.index.name = by
     # each model's column holds `metric`: its help is the metric's; "reviews" is the slice's review count
-    col.dataframe(wide, column_config=number_columns(sel.models, aliases={m: metric for m in sel.models})
-                  | number_columns(["reviews"], fmt="%d", aliases={"reviews": "n_reviews"}), key=f"slices_{by}")
+    col.dataframe(
+        wide,
+        column_config=number_columns(sel.models, aliases={m: metric for m in sel.models})
+        | number_columns(["reviews"], fmt="%d", aliases={"reviews": "n_reviews"}),
+        key=f"slices_{by}",
+    )

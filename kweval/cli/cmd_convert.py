@@ -16,7 +16,12 @@ def add_parser(sub) -> None:
     cv.add_argument("src", help="dataset folder (any layout)")
     cv.add_argument("dst", help="output folder")
     cv.add_argument("--format", choices=["parquet", "csv"], default="parquet")
-    cv.add_argument("--raw-csv", action="store_true", help="with --format csv: write cells verbatim (default: text cells that a spreadsheet would run as formulas get a leading ')")
+    cv.add_argument(
+        "--raw-csv",
+        action="store_true",
+        help="with --format csv: write cells verbatim (default: text cells that a spreadsheet would run as "
+        "formulas get a leading ')",
+    )
     add_predictions_argument(cv)
 
 

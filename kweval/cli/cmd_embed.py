@@ -10,11 +10,19 @@ from kweval.cli.common import DEFAULTS, positive_int, problem_lines
 
 def add_parsers(sub, embedding_backends: tuple[str, ...]) -> None:
     """Register `embed` and `cache` on the CLI's subparsers."""
-    em = sub.add_parser("embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)")
+    em = sub.add_parser(
+        "embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)"
+    )
     em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
-    em.add_argument("--embedding-model", default=DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
-    em.add_argument("--embedding-backend", choices=embedding_backends, default=DEFAULTS.embedding_backend,
-                    help="auto (default: onnx on the CPU, torch on a GPU), torch, onnx or onnx-int8")
+    em.add_argument(
+        "--embedding-model", default=DEFAULTS.embedding_model, help="sentence-transformers model id or local path"
+    )
+    em.add_argument(
+        "--embedding-backend",
+        choices=embedding_backends,
+        default=DEFAULTS.embedding_backend,
+        help="auto (default: onnx on the CPU, torch on a GPU), torch, onnx or onnx-int8",
+    )
     em.add_argument("--batch-size", type=positive_int, default=256)
 
     ca = sub.add_parser("cache", help="inspect or clear the embedding cache (KWEVAL_CACHE_DIR)")
@@ -25,10 +33,10 @@ def add_parsers(sub, embedding_backends: tuple[str, ...]) -> None:
 def cmd_embed(args: argparse.Namespace) -> int:
     """Embed every distinct normalised keyword and GT keyword of a dataset into the cache."""
     from kweval.data import load_dataset
-    from kweval.evaluation.pipeline import clean_ground_truth
-    from kweval.text.normalize import normalize
     from kweval.embeddings import semantic
     from kweval.embeddings.store import EmbeddingStore
+    from kweval.evaluation.pipeline import clean_ground_truth
+    from kweval.text.normalize import normalize
 
     dataset = load_dataset(args.data)
     for line in problem_lines(dataset.problems):
@@ -38,11 +46,21 @@ def cmd_embed(args: argparse.Namespace) -> int:
     texts += clean_ground_truth(dataset.ground_truth)["norm"].tolist()
     texts = [t for t in dict.fromkeys(texts) if t]
     backend, precision = semantic.variant(args.embedding_backend)
-    store = EmbeddingStore(args.embedding_model, backend=backend, precision=precision,
-                           on_note=lambda note: print(f"kweval: embedding cache: {note}", file=sys.stderr))
+    store = EmbeddingStore(
+        args.embedding_model,
+        backend=backend,
+        precision=precision,
+        on_note=lambda note: print(f"kweval: embedding cache: {note}", file=sys.stderr),
+    )
     progress = _tqdm_counter(len(texts)) if sys.stderr.isatty() else None
-    semantic.embed_texts(texts, model_id=args.embedding_model, store=store, batch_size=args.batch_size,
-                         progress=progress, backend=args.embedding_backend)
+    semantic.embed_texts(
+        texts,
+        model_id=args.embedding_model,
+        store=store,
+        batch_size=args.batch_size,
+        progress=progress,
+        backend=args.embedding_backend,
+    )
     print(f"{len(texts)} keyword(s): {store.hits} already cached, {store.misses} embedded; store {store.path}")
     return 0
 

@@ -12,13 +12,25 @@ import sys
 from pathlib import Path
 
 from kweval.cli import fast
-from kweval.cli.common import (DEFAULTS, THRESHOLD_FAILED, USAGE_ERROR, UsageError, add_predictions_argument, comma_list, jobs,
-                               positive_int, prediction_files, problem_lines, select, threshold)
+from kweval.cli.common import (
+    DEFAULTS,
+    THRESHOLD_FAILED,
+    USAGE_ERROR,
+    UsageError,
+    add_predictions_argument,
+    comma_list,
+    jobs,
+    positive_int,
+    prediction_files,
+    problem_lines,
+    select,
+    threshold,
+)
 from kweval.evaluation.pipeline import AGGREGATIONS, GT_ORDERS, EvalOptions, Evaluation
 from kweval.extras import missing_extra
-from kweval.text.matching import MATCH_MODES
 from kweval.io.output import check_output_file, write_output
 from kweval.metrics.ranking import DISCOUNTS, GAINS
+from kweval.text.matching import MATCH_MODES
 
 
 def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
@@ -33,18 +45,49 @@ def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
     ev.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     ev.add_argument("--models", type=comma_list, help="comma-separated models to evaluate (default: all)")
     ev.add_argument("--movies", type=comma_list, help="comma-separated movies to evaluate (default: all)")
-    ev.add_argument("--k", type=positive_int, default=DEFAULTS.k, help=f"cut-off of the ranking metrics (default {DEFAULTS.k})")
-    ev.add_argument("--aggregate", choices=AGGREGATIONS, default=AGGREGATIONS[0], help="mean over reviews (macro, default) or ratio of sums (micro)")
-    ev.add_argument("--match", choices=MATCH_MODES, default=DEFAULTS.match, help="keyword match mode (default approx: equal or substring)")
-    ev.add_argument("--gt-order", choices=GT_ORDERS, default=DEFAULTS.gt_order, help="GT rank: file order (default) or by helpful votes")
+    ev.add_argument(
+        "--k", type=positive_int, default=DEFAULTS.k, help=f"cut-off of the ranking metrics (default {DEFAULTS.k})"
+    )
+    ev.add_argument(
+        "--aggregate",
+        choices=AGGREGATIONS,
+        default=AGGREGATIONS[0],
+        help="mean over reviews (macro, default) or ratio of sums (micro)",
+    )
+    ev.add_argument(
+        "--match",
+        choices=MATCH_MODES,
+        default=DEFAULTS.match,
+        help="keyword match mode (default approx: equal or substring)",
+    )
+    ev.add_argument(
+        "--gt-order",
+        choices=GT_ORDERS,
+        default=DEFAULTS.gt_order,
+        help="GT rank: file order (default) or by helpful votes",
+    )
     ev.add_argument("--gain", choices=GAINS, default=DEFAULTS.gain, help="nDCG gain (default linear)")
     ev.add_argument("--discount", choices=DISCOUNTS, default=DEFAULTS.discount, help="nDCG discount (default log2)")
-    ev.add_argument("--semantic", action="store_true", help="add sem_precision, sem_recall, sem_f1 (sentence embeddings, cached)")
-    ev.add_argument("--threshold", type=float, default=DEFAULTS.threshold, help=f"cosine threshold of the semantic metrics (default {DEFAULTS.threshold})")
-    ev.add_argument("--embedding-model", default=DEFAULTS.embedding_model, help="sentence-transformers model id or local path")
-    ev.add_argument("--embedding-backend", choices=embedding_backends, default=DEFAULTS.embedding_backend,
-                    help="how --semantic embeds: auto (default: onnx on the CPU, torch on a GPU), torch, onnx (ONNX Runtime, same vectors) "
-                         "or onnx-int8 (quantized, approximate)")
+    ev.add_argument(
+        "--semantic", action="store_true", help="add sem_precision, sem_recall, sem_f1 (sentence embeddings, cached)"
+    )
+    ev.add_argument(
+        "--threshold",
+        type=float,
+        default=DEFAULTS.threshold,
+        help=f"cosine threshold of the semantic metrics (default {DEFAULTS.threshold})",
+    )
+    ev.add_argument(
+        "--embedding-model", default=DEFAULTS.embedding_model, help="sentence-transformers model id or local path"
+    )
+    ev.add_argument(
+        "--embedding-backend",
+        choices=embedding_backends,
+        default=DEFAULTS.embedding_backend,
+        help="how --semantic embeds: auto (default: onnx on the CPU, torch on a GPU), torch, onnx (ONNX Runtime, "
+        "same vectors) "
+        "or onnx-int8 (quantized, approximate)",
+    )
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
     add_predictions_argument(ev)
     ev.add_argument(
@@ -61,14 +104,48 @@ def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
         help="add recall_present, f1@k_present, recall_absent: GT keywords split by whether they occur in the "
         "review's own text under --match (default: on when the ground truth is per document)",
     )
-    ev.add_argument("--legacy", action="store_true", help="reproduce the seed notebooks' numbers, defects included (see docs/notebook-parity.md); each column keeps its notebook's own averaging, so --aggregate does not apply")
+    ev.add_argument(
+        "--legacy",
+        action="store_true",
+        help="reproduce the seed notebooks' numbers, defects included (see docs/notebook-parity.md); each column "
+        "keeps its notebook's own averaging, so --aggregate does not apply",
+    )
     ev.add_argument("--out", default="-", help="output file, or - for stdout (default)")
-    ev.add_argument("--format", choices=["csv", "markdown", "latex", "json"], help="output format (default: from --out's suffix, else csv)")
-    ev.add_argument("--columns", type=comma_list, metavar="METRIC,...", help="LaTeX output: the metric columns to show, in order (default: all)")
-    ev.add_argument("--ci", choices=["brackets", "pm"], help="LaTeX output: 95%% bootstrap interval after each value, as [low, high] (brackets) or ± half-width (pm)")
-    ev.add_argument("--per-review", metavar="PATH", help="also write the per-review table (every metric and the matched pairs) as CSV")
-    ev.add_argument("--fail-under", type=threshold, action="append", default=[], metavar="METRIC=VALUE", help="exit 1 if an ALL row's METRIC is below VALUE (repeatable)")
-    ev.add_argument("--raw-csv", action="store_true", help="write CSV cells verbatim (default: text cells starting with = + - @ TAB or CR get a leading ' so spreadsheets do not run them as formulas)")
+    ev.add_argument(
+        "--format",
+        choices=["csv", "markdown", "latex", "json"],
+        help="output format (default: from --out's suffix, else csv)",
+    )
+    ev.add_argument(
+        "--columns",
+        type=comma_list,
+        metavar="METRIC,...",
+        help="LaTeX output: the metric columns to show, in order (default: all)",
+    )
+    ev.add_argument(
+        "--ci",
+        choices=["brackets", "pm"],
+        help="LaTeX output: 95%% bootstrap interval after each value, as [low, high] (brackets) or ± half-width (pm)",
+    )
+    ev.add_argument(
+        "--per-review",
+        metavar="PATH",
+        help="also write the per-review table (every metric and the matched pairs) as CSV",
+    )
+    ev.add_argument(
+        "--fail-under",
+        type=threshold,
+        action="append",
+        default=[],
+        metavar="METRIC=VALUE",
+        help="exit 1 if an ALL row's METRIC is below VALUE (repeatable)",
+    )
+    ev.add_argument(
+        "--raw-csv",
+        action="store_true",
+        help="write CSV cells verbatim (default: text cells starting with = + - @ TAB or CR get a leading ' so "
+        "spreadsheets do not run them as formulas)",
+    )
     ev.add_argument("--quiet", action="store_true", help="do not print skipped/cleaned data messages")
     ev.add_argument(
         "--jobs",
@@ -82,7 +159,8 @@ def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
         "--scheduler",
         metavar="ADDRESS|local[:N]",
         help="evaluate movie partitions on a dask.distributed cluster (a scheduler address such as tcp://host:8786, "
-        "or local[:N] for N local worker processes; needs kweval[dask]); --semantic embeds the keywords on the workers; the output is the same",
+        "or local[:N] for N local worker processes; needs kweval[dask]); --semantic embeds the keywords on the "
+        "workers; the output is the same",
     )
 
     fast.add_evaluate_arguments(ev)
@@ -101,8 +179,11 @@ def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
         return {"columns": columns}
     if evaluation is None:
         raise UsageError("--ci needs the per-review scores, which legacy mode does not keep")
-    return {"columns": columns, "ci": report.summary_intervals(evaluation.scores, columns, args.aggregate), "ci_style": args.ci}
-
+    return {
+        "columns": columns,
+        "ci": report.summary_intervals(evaluation.scores, columns, args.aggregate),
+        "ci_style": args.ci,
+    }
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
@@ -110,10 +191,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if fast.wants_protocol_path(args):
         return fast.evaluate_protocol(args)
     from kweval.data import load_dataset
-    from kweval.evaluation.pipeline import evaluate
     from kweval.evaluation.aggregate import aggregate
+    from kweval.evaluation.pipeline import evaluate
     from kweval.io import report
-    from kweval.io.card import render_with_card as card_render, write_sidecar
+    from kweval.io.card import render_with_card as card_render
+    from kweval.io.card import write_sidecar
 
     try:
         options = EvalOptions(
@@ -140,7 +222,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         raise UsageError("--scheduler evaluates the lexical, semantic and sentiment metrics; run --legacy without it")
     in_groups = None
     files = prediction_files(args)
-    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files):  # the lexical metrics: shared out over processes
+    if args.scheduler is None and not (
+        args.legacy or args.semantic or args.sentiment or files
+    ):  # the lexical metrics: shared out over processes
         in_groups = _evaluate_in_groups(args, options)
     elif args.scheduler is not None and not files:  # workers read their own movie files when the layout has them
         in_groups = _evaluate_files_on_scheduler(args, options)
@@ -174,7 +258,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             if args.semantic and not args.quiet and sys.stderr.isatty():
                 progress = _tqdm_progress()
             try:
-                evaluation = evaluate(dataset, options, progress=progress, keywords=bool(args.per_review))  # the table only for --per-review
+                evaluation = evaluate(
+                    dataset, options, progress=progress, keywords=bool(args.per_review)
+                )  # the table only for --per-review
             except (OSError, ImportError) as exc:
                 if not args.semantic or isinstance(exc, ImportError) and missing_extra(exc, "") is not None:
                     raise  # main() names the extra to install
@@ -204,7 +290,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions) -> Evaluation:
-    """`evaluate` with the dataset's movies shared out over a dask cluster (kweval.scale.distributed), their rows sent from here."""
+    """`evaluate` with the dataset's movies shared out over a dask cluster (kweval.scale.distributed), their rows sent
+    from here."""
     from kweval.scale import distributed
 
     with _scheduler_client(spec) as client:
@@ -213,9 +300,9 @@ def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions) -> Evaluati
 
 def _evaluate_files_on_scheduler(args: argparse.Namespace, options: EvalOptions) -> tuple[str, Evaluation] | None:
     """(dataset source, evaluation) of a dataset with a file per movie, each dask worker reading its own movie files;
-    None when the layout has no file per movie, the workers do not see the same files, or a movie or model asked for is missing."""
-    from kweval.scale import distributed
-    from kweval.scale import file_groups
+    None when the layout has no file per movie, the workers do not see the same files, or a movie or model asked for
+    is missing."""
+    from kweval.scale import distributed, file_groups
 
     if not file_groups.movie_file_sizes(args.data, args.movies):
         return None
@@ -256,7 +343,8 @@ def _keyphrase_options(options: EvalOptions, args: argparse.Namespace, dataset) 
 
 
 def _evaluate_in_groups(args: argparse.Namespace, options: EvalOptions) -> tuple[str, Evaluation] | None:
-    """(dataset source, evaluation) of a dataset with a file per movie, its movie files shared out over --jobs processes.
+    """(dataset source, evaluation) of a dataset with a file per movie, its movie files shared out over --jobs
+    processes.
 
     None when the layout, the size or --jobs 1 calls for one process, and when the
     groups' models differ or a movie or model asked for is missing (then one
@@ -264,8 +352,7 @@ def _evaluate_in_groups(args: argparse.Namespace, options: EvalOptions) -> tuple
     """
     from functools import partial
 
-    from kweval.scale import file_groups
-    from kweval.scale import parallel
+    from kweval.scale import file_groups, parallel
 
     sizes = file_groups.movie_file_sizes(args.data, args.movies)
     if not sizes:
@@ -273,8 +360,13 @@ def _evaluate_in_groups(args: argparse.Namespace, options: EvalOptions) -> tuple
     jobs = parallel.auto_jobs(list(sizes.values())) if args.jobs == "auto" else min(args.jobs, len(sizes))
     if jobs < 2 or not parallel.can_fork():
         return None
-    evaluate_group = partial(file_groups.evaluate_movie_files, path=args.data, options=options, models=args.models,
-                             keywords=bool(args.per_review))
+    evaluate_group = partial(
+        file_groups.evaluate_movie_files,
+        path=args.data,
+        options=options,
+        models=args.models,
+        keywords=bool(args.per_review),
+    )
     parts = parallel.fork_map(evaluate_group, file_groups.movie_groups(sizes, jobs))
     return file_groups.combine_groups(parts, args.movies, args.models)
 
@@ -322,6 +414,8 @@ def _card(args: argparse.Namespace, options: EvalOptions, source: str) -> dict[s
     folder = Path(args.data) if args.data else demo_path()
     content = cards.folder_hash(folder) if folder.is_dir() else "unknown"
     return cards.evaluation_card(
-        options, source, content,
+        options,
+        source,
+        content,
         aggregation="legacy: each column as its notebook (docs/notebook-parity.md)" if args.legacy else args.aggregate,
     )

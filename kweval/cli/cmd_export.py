@@ -11,11 +11,18 @@ from kweval.cli.common import UsageError
 
 def add_parser(sub) -> None:
     """Register `export` on the CLI's subparsers."""
-    xp = sub.add_parser("export", help="write a TREC run per model and qrels (graded from GT gain) for trec_eval, pytrec_eval, ranx")
+    xp = sub.add_parser(
+        "export", help="write a TREC run per model and qrels (graded from GT gain) for trec_eval, pytrec_eval, ranx"
+    )
     xp.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     xp.add_argument("--format", choices=["trec"], default="trec")
     xp.add_argument("--out", required=True, help="output folder (qrels.txt, run.<model>.txt)")
-    xp.add_argument("--match", choices=["approx", "exact", "word", "stem"], default="approx", help="match mode whose pairs the run carries")
+    xp.add_argument(
+        "--match",
+        choices=["approx", "exact", "word", "stem"],
+        default="approx",
+        help="match mode whose pairs the run carries",
+    )
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -23,7 +30,6 @@ def cmd_export(args: argparse.Namespace) -> int:
     from kweval.data import load_dataset
     from kweval.evaluation.pipeline import EvalOptions, evaluate
     from kweval.io.export import write_trec
-
     from kweval.io.output import check_output_folder
 
     check_output_folder(args.out)

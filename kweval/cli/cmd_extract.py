@@ -23,10 +23,15 @@ def add_parser(sub) -> None:
     ex.add_argument("--top", type=int, default=20, help="keyphrases per document (default 20)")
     ex.add_argument("--out", required=True, help="predictions file: .csv, .parquet or .jsonl")
     ex.add_argument("--model-name", help="model name written in the table (default: the extractor's)")
-    from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS, DEFAULT_BACKEND
+    from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
+    from kweval.embeddings.semantic import DEFAULT_BACKEND
 
-    ex.add_argument("--embedding-backend", choices=EMBEDDING_BACKENDS, default=DEFAULT_BACKEND,
-                    help="KeyBERT's embedding backend (vectors go through kweval's embedding store)")
+    ex.add_argument(
+        "--embedding-backend",
+        choices=EMBEDDING_BACKENDS,
+        default=DEFAULT_BACKEND,
+        help="KeyBERT's embedding backend (vectors go through kweval's embedding store)",
+    )
 
 
 def cmd_extract(args: argparse.Namespace) -> int:
@@ -54,8 +59,14 @@ def cmd_extract(args: argparse.Namespace) -> int:
 
     with tqdm(total=len(texts), desc=f"{args.extractor}", unit="doc", file=sys.stderr, disable=None) as bar:
         try:
-            lists = run_extractor(args.extractor, texts, args.top, collection.language or "en", progress=lambda n: bar.update(1),
-                                  backend=args.embedding_backend)
+            lists = run_extractor(
+                args.extractor,
+                texts,
+                args.top,
+                collection.language or "en",
+                progress=lambda n: bar.update(1),
+                backend=args.embedding_backend,
+            )
         except ImportError as exc:
             extra = "extract,semantic" if args.extractor == "keybert" else "extract"
             raise UsageError(f"{args.extractor} needs {exc.name or exc}: pip install 'kweval[{extra}]'") from None

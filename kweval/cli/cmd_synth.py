@@ -18,8 +18,15 @@ def add_parser(sub) -> None:
     sy.add_argument("--reviews-per-movie", type=positive_int, default=1000, help="reviews per movie (default 1000)")
     sy.add_argument("--models", type=positive_int, default=3, help="number of models (default 3)")
     sy.add_argument("--seed", type=int, default=0, help="random seed; the same seed gives the same dataset (default 0)")
-    sy.add_argument("--layout", choices=["tidy", "dnlp"], default="tidy", help="tidy Parquet tables (default) or DNLP pickles")
-    sy.add_argument("--gt", choices=["movie", "per-document"], default="movie", help="one ranked GT list per movie (default) or each review's own unranked GT (tidy layout)")
+    sy.add_argument(
+        "--layout", choices=["tidy", "dnlp"], default="tidy", help="tidy Parquet tables (default) or DNLP pickles"
+    )
+    sy.add_argument(
+        "--gt",
+        choices=["movie", "per-document"],
+        default="movie",
+        help="one ranked GT list per movie (default) or each review's own unranked GT (tidy layout)",
+    )
 
 
 def cmd_synth(args: argparse.Namespace) -> int:

@@ -19,7 +19,8 @@ keywords_ground_truth.pkl, optional Reviews_By_Movie/) or a keyphrase benchmark
 --predictions NAME=PATH); the layout is detected.
 Without DATA the embedded demo dataset is used.
 
-Metrics (docs/metrics.md; keyphrase ones need --keyphrase/--present, semantic ones --semantic, sentiment ones --sentiment):
+Metrics (docs/metrics.md; keyphrase ones need --keyphrase/--present, semantic ones --semantic, sentiment ones \
+--sentiment):
 {metrics}
 
 Examples:
@@ -43,7 +44,6 @@ class UsageError(Exception):
     """A mistake in the command line (exit 2)."""
 
 
-
 def comma_list(value: str) -> list[str]:
     """argparse type of A,B,C."""
     items = [v.strip() for v in value.split(",") if v.strip()]
@@ -62,7 +62,9 @@ def threshold(value: str) -> tuple[str, float]:
     except ValueError:
         raise argparse.ArgumentTypeError(f"{number!r} is not a number") from None
     if not 0.0 <= minimum <= 1.0:  # also NaN and infinities: a threshold never or always met
-        raise argparse.ArgumentTypeError(f"{metric.strip()}: {number.strip()!r} is outside [0, 1], where every metric lies")
+        raise argparse.ArgumentTypeError(
+            f"{metric.strip()}: {number.strip()!r} is outside [0, 1], where every metric lies"
+        )
     return metric.strip(), minimum
 
 
@@ -80,7 +82,6 @@ def positive_int(value: str) -> int:
 def jobs(value: str) -> int | str:
     """argparse type of --jobs: auto or an integer ≥ 1."""
     return value if value == "auto" else positive_int(value)
-
 
 
 def prediction_file(value: str) -> tuple[str, str]:
@@ -102,7 +103,7 @@ def add_predictions_argument(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME=PATH",
-        help="model NAME's predictions from a JSONL file ({\"id\": doc, \"keyphrases\": [...], \"scores\": [...]}; "
+        help='model NAME\'s predictions from a JSONL file ({"id": doc, "keyphrases": [...], "scores": [...]}; '
         "doc_id/predictions accepted too) or a tidy predictions .parquet/.csv; repeatable, any layout",
     )
 

@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"kweval {__version__}")
     from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS  # numpy/pandas only; torch stays unimported
+
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     cmd_evaluate.add_parser(sub, epilog(), EMBEDDING_BACKENDS)
@@ -46,8 +47,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 COMMANDS = {
-    "evaluate": cmd_evaluate.cmd_evaluate, "convert": cmd_convert.cmd_convert, "embed": cmd_embed.cmd_embed,
-    "cache": cmd_embed.cmd_cache, "synth": cmd_synth.cmd_synth, "extract": cmd_extract.cmd_extract,
+    "evaluate": cmd_evaluate.cmd_evaluate,
+    "convert": cmd_convert.cmd_convert,
+    "embed": cmd_embed.cmd_embed,
+    "cache": cmd_embed.cmd_cache,
+    "synth": cmd_synth.cmd_synth,
+    "extract": cmd_extract.cmd_extract,
     "export": cmd_export.cmd_export,
 }
 

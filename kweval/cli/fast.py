@@ -48,9 +48,9 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
     its messages); JSON output is written without pandas, so the whole process
     stays small (bench/bench_keyphrase.py).
     """
-    from kweval.io import card as cards
     from kweval.data.keyphrase import is_collection, read_documents
     from kweval.data.predictions import prediction_lists
+    from kweval.io import card as cards
     from kweval.keyphrase.protocols import CUTOFFS, PROTOCOLS, score_documents, summarize
 
     if args.data is None or not is_collection(Path(args.data)):
@@ -87,13 +87,23 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         predictions = prediction_lists(path, model, problems)
         unknown = sorted(set(predictions) - set(gold))
         if unknown:
-            problems.append(_problem(str(path), f"{len(unknown)} document id(s) not in {documents.name} (e.g. {unknown[0]}); ignored"))
+            problems.append(
+                _problem(
+                    str(path), f"{len(unknown)} document id(s) not in {documents.name} (e.g. {unknown[0]}); ignored"
+                )
+            )
         report()
         per_doc = score_documents(protocol, gold, predictions, documents.texts, cutoffs)
         summary = summarize(protocol, per_doc)
         n_documents = int(summary.pop("n_documents"))
-        rows.append({"movie": documents.name, "model": model, "n_documents": n_documents,
-                     **{k: v for k, v in summary.items() if not math.isnan(v)}})
+        rows.append(
+            {
+                "movie": documents.name,
+                "model": model,
+                "n_documents": n_documents,
+                **{k: v for k, v in summary.items() if not math.isnan(v)},
+            }
+        )
         paths.append(path)
     if not rows:
         print("kweval: nothing could be evaluated (no readable predictions)", file=sys.stderr)
@@ -156,7 +166,12 @@ def _fast_parser() -> argparse.ArgumentParser:
 
 def fast_main(argv: list[str]) -> int | None:
     """Run `evaluate --protocol pke|kpeval|meng` without kweval.cli; None when the full CLI must take `argv`."""
-    if not argv or argv[0] != "evaluate" or not any(a.startswith("--protocol") for a in argv) or {"-h", "--help"} & set(argv):
+    if (
+        not argv
+        or argv[0] != "evaluate"
+        or not any(a.startswith("--protocol") for a in argv)
+        or {"-h", "--help"} & set(argv)
+    ):
         return None
     try:
         args, unknown = _fast_parser().parse_known_args(argv[1:])

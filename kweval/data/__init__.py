@@ -23,7 +23,8 @@ def demo_path() -> Path:
 
 
 def detect_layout(path: Path) -> str:
-    """'tidy', 'dnlp' or 'keyphrase' (docsutf8/ + keys/) for a folder holding a dataset; raises DatasetError otherwise."""
+    """'tidy', 'dnlp' or 'keyphrase' (docsutf8/ + keys/) for a folder holding a dataset; raises DatasetError
+    otherwise."""
     from kweval.data import dnlp, keyphrase, tidy
 
     try:

@@ -52,7 +52,9 @@ def duplicate_lists_problem(source: str, n_lists: int, n_rows: int | None = None
     """
     rows = "" if n_rows is None else f" ({n_rows} row(s))"
     return Problem(
-        source, f"{n_lists} review × model list(s) given more than once: the first of each kept, the later one(s){rows} dropped"
+        source,
+        f"{n_lists} review × model list(s) given more than once: the first of each kept, the later one(s){rows} "
+        f"dropped",
     )
 
 
@@ -116,13 +118,19 @@ class Dataset:
                 safe = frame.copy()
                 for col in safe.columns:
                     if safe[col].dtype == object:
-                        safe[col] = safe[col].map(lambda v: "\x00<NA>" if v is None or (isinstance(v, float) and v != v) else f"{type(v).__name__}:{v}")
+                        safe[col] = safe[col].map(
+                            lambda v: (
+                                "\x00<NA>"
+                                if v is None or (isinstance(v, float) and v != v)
+                                else f"{type(v).__name__}:{v}"
+                            )
+                        )
                 h.update(pd.util.hash_pandas_object(safe, index=False).to_numpy().tobytes())
         h.update(repr([str(p) for p in self.problems]).encode())
         h.update(str(self.source).encode())
         return h.hexdigest()
 
-    def subset(self, movies: list[str] | None = None, models: list[str] | None = None) -> "Dataset":
+    def subset(self, movies: list[str] | None = None, models: list[str] | None = None) -> Dataset:
         """The same dataset restricted to some movies and/or models."""
         mv = self.movies
         rv = self.reviews

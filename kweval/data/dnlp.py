@@ -182,7 +182,10 @@ def _flatten(
         score[is_entry] = scores
     if not_list:
         problems.append(
-            Problem(f"{source} [{MODEL_PREFIX}{model}]", f"{not_list} cell(s) are not lists; those reviews are skipped for {model}")
+            Problem(
+                f"{source} [{MODEL_PREFIX}{model}]",
+                f"{not_list} cell(s) are not lists; those reviews are skipped for {model}",
+            )
         )
     if bad_entries:
         problems.append(
@@ -207,7 +210,8 @@ def _lookup(column: pd.Series, where: np.ndarray, found: np.ndarray) -> np.ndarr
 
 
 def read_dnlp(path: Path, movies: list[str] | None = None) -> Dataset:
-    """Load a DNLP-layout folder (only the files of `movies`, when given); every unreadable part is skipped and named in `problems`."""
+    """Load a DNLP-layout folder (only the files of `movies`, when given); every unreadable part is skipped and named in
+    `problems`."""
     # Unpickling and flattening allocate millions of small tuples, each allocation
     # counting towards a cyclic-GC pass over everything loaded so far; none of it
     # forms cycles, so collection waits until the tables are built.
@@ -252,7 +256,9 @@ def _read_dnlp(path: Path, only: list[str] | None) -> Dataset:
         review_ids = _as_strings(frame["Review_ID"])
         repeated = pd.Series(review_ids, dtype=object).duplicated(keep="first").to_numpy()
         if repeated.any():  # a review's row repeated: the first row's lists win (as in the tidy reader)
-            dropped_cells = [cell for col in model_cols for cell in frame.loc[repeated, col].tolist() if not _is_missing(cell)]
+            dropped_cells = [
+                cell for col in model_cols for cell in frame.loc[repeated, col].tolist() if not _is_missing(cell)
+            ]
             n_rows = sum(max(len(c), 1) if isinstance(c, _LIST_TYPES) else 0 for c in dropped_cells)
             problems.append(duplicate_lists_problem(kw_path.name, len(dropped_cells), n_rows))
             frame = frame[~repeated]
@@ -289,7 +295,9 @@ def _read_dnlp(path: Path, only: list[str] | None) -> Dataset:
                     text = columns["text"]
                     missing = np.flatnonzero(pd.isna(text))
                     text[missing] = _lookup(extra["Review_Text"], where[missing], found[missing])
-        rv = pd.DataFrame({name: (object_column(v) if v.dtype == object else v) for name, v in columns.items()}, copy=False)
+        rv = pd.DataFrame(
+            {name: (object_column(v) if v.dtype == object else v) for name, v in columns.items()}, copy=False
+        )
         rv["rating"] = pd.to_numeric(rv["rating"], errors="coerce")
         reviews.append(rv)
         movies.append({"movie": movie, "title": title, "imdb_id": imdb_id})
@@ -304,7 +312,9 @@ def _read_dnlp(path: Path, only: list[str] | None) -> Dataset:
 
         if gt_raw is not None:
             if imdb_id is None:
-                problems.append(Problem(movie, "no Movie_ID in its predictions file, so its ground truth cannot be found"))
+                problems.append(
+                    Problem(movie, "no Movie_ID in its predictions file, so its ground truth cannot be found")
+                )
             else:
                 g = gt_raw[gt_movie_ids == imdb_id]
                 gt_frames.append(
@@ -313,8 +323,12 @@ def _read_dnlp(path: Path, only: list[str] | None) -> Dataset:
                             "movie": movie,
                             "rank": np.arange(len(g)),
                             "keyword": g["Keyword"].tolist(),
-                            "helpful": pd.to_numeric(g["Helpful"], errors="coerce").tolist() if "Helpful" in g else np.nan,
-                            "not_helpful": pd.to_numeric(g["Not_Helpful"], errors="coerce").tolist() if "Not_Helpful" in g else np.nan,
+                            "helpful": pd.to_numeric(g["Helpful"], errors="coerce").tolist()
+                            if "Helpful" in g
+                            else np.nan,
+                            "not_helpful": pd.to_numeric(g["Not_Helpful"], errors="coerce").tolist()
+                            if "Not_Helpful" in g
+                            else np.nan,
                         }
                     )
                 )

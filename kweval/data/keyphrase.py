@@ -102,10 +102,21 @@ def read_documents(collection: Path, problems: list[Problem]) -> Documents:
             texts[doc_id] = text
     without_keys = [d for d in docs if d not in key_files]
     if without_keys:
-        problems.append(Problem(f"{collection / KEYS_DIR}", f"{len(without_keys)} document(s) without a .key file (e.g. {without_keys[0]}); they have no ground truth"))
+        problems.append(
+            Problem(
+                f"{collection / KEYS_DIR}",
+                f"{len(without_keys)} document(s) without a .key file (e.g. {without_keys[0]}); they have no "
+                f"ground truth",
+            )
+        )
     orphans = [d for d in key_files if d not in docs]
     if orphans:
-        problems.append(Problem(f"{collection / DOCS_DIR}", f"{len(orphans)} key file(s) without a document (e.g. {orphans[0]}); their keyphrases are still read"))
+        problems.append(
+            Problem(
+                f"{collection / DOCS_DIR}",
+                f"{len(orphans)} key file(s) without a document (e.g. {orphans[0]}); their keyphrases are still read",
+            )
+        )
     keys: dict[str, list[str]] = {}
     for doc_id, path in key_files.items():
         text = _read_text(path, problems, "key file")
@@ -150,12 +161,22 @@ def read_keyphrase(folder: Path) -> Dataset:
         movies.append((collection.name, collection.name, False, language))
         for path in pred_files.tidy_prediction_files(collection):
             predictions.append(pred_files.read_predictions(path, None, problems, default_movie=collection.name))
-    review_table = pd.concat(reviews, ignore_index=True) if reviews else pd.DataFrame(columns=["movie", "review_id", "text"])
+    review_table = (
+        pd.concat(reviews, ignore_index=True) if reviews else pd.DataFrame(columns=["movie", "review_id", "text"])
+    )
     review_table = review_table.assign(title=None, rating=np.nan)[["movie", "review_id", "text", "title", "rating"]]
-    gt_table = pd.concat(gts, ignore_index=True) if gts else pd.DataFrame(columns=["movie", "review_id", "rank", "keyword"])
+    gt_table = (
+        pd.concat(gts, ignore_index=True) if gts else pd.DataFrame(columns=["movie", "review_id", "rank", "keyword"])
+    )
     gt_table["rank"] = gt_table.groupby(["movie", "review_id"], sort=False).cumcount().astype("int64")
-    gt_table = gt_table.assign(helpful=np.nan, not_helpful=np.nan)[["movie", "rank", "keyword", "helpful", "not_helpful", "review_id"]]
-    pred_table = pd.concat(predictions, ignore_index=True) if predictions else pd.DataFrame({c: pd.Series(dtype="object") for c in PREDICTION_COLUMNS})
+    gt_table = gt_table.assign(helpful=np.nan, not_helpful=np.nan)[
+        ["movie", "rank", "keyword", "helpful", "not_helpful", "review_id"]
+    ]
+    pred_table = (
+        pd.concat(predictions, ignore_index=True)
+        if predictions
+        else pd.DataFrame({c: pd.Series(dtype="object") for c in PREDICTION_COLUMNS})
+    )
     models = list(dict.fromkeys(pred_table["model"].tolist()))
     return Dataset(
         movies=pd.DataFrame(movies, columns=["movie", "title", "ranked", "language"]),

@@ -77,7 +77,9 @@ def jsonl_rows(path: Path, model: str, problems: list[Problem], default_movie: s
     try:
         handle = path.open("rb")
     except OSError as exc:
-        problems.append(Problem(str(path), f"unreadable ({exc.strerror or type(exc).__name__}); no predictions for {model}"))
+        problems.append(
+            Problem(str(path), f"unreadable ({exc.strerror or type(exc).__name__}); no predictions for {model}")
+        )
         return []
     with handle:
         for number, raw in enumerate(handle, start=1):
@@ -115,7 +117,9 @@ def jsonl_rows(path: Path, model: str, problems: list[Problem], default_movie: s
                 rows.append((movie, str(doc), model, 0, None, math.nan))  # a real, empty prediction
             for rank, phrase in enumerate(phrases):
                 keyword = phrase if isinstance(phrase, str) and phrase != "" else None
-                rows.append((movie, str(doc), model, rank, keyword, _score(scores[rank]) if scores is not None else math.nan))
+                rows.append(
+                    (movie, str(doc), model, rank, keyword, _score(scores[rank]) if scores is not None else math.nan)
+                )
     _report_lines(path, bad, problems)
     return rows
 
@@ -139,7 +143,9 @@ def _report_lines(path: Path, bad: list[str], problems: list[Problem]) -> None:
         problems.append(Problem(str(path), f"{len(bad) - _MAX_LINE_PROBLEMS} more bad line(s) skipped"))
 
 
-def read_table(path: Path, model: str | None, problems: list[Problem], default_movie: str | None = None) -> pd.DataFrame:
+def read_table(
+    path: Path, model: str | None, problems: list[Problem], default_movie: str | None = None
+) -> pd.DataFrame:
     """Prediction rows of a tidy table; `model` (when given) names every row's model."""
     import numpy as np
     import pandas as pd
@@ -156,27 +162,46 @@ def read_table(path: Path, model: str | None, problems: list[Problem], default_m
         return _empty()
     n = len(frame)
     movie = frame["movie"].astype(object) if "movie" in frame.columns else pd.Series([default_movie] * n, dtype=object)
-    rank = pd.to_numeric(frame["rank"], errors="coerce") if "rank" in frame.columns else pd.Series(np.arange(n), dtype="float64")
-    score = pd.to_numeric(frame["score"], errors="coerce") if "score" in frame.columns else pd.Series(np.full(n, math.nan))
+    rank = (
+        pd.to_numeric(frame["rank"], errors="coerce")
+        if "rank" in frame.columns
+        else pd.Series(np.arange(n), dtype="float64")
+    )
+    score = (
+        pd.to_numeric(frame["score"], errors="coerce") if "score" in frame.columns else pd.Series(np.full(n, math.nan))
+    )
     out = pd.DataFrame(
         {
             "movie": movie.where(movie.map(lambda v: isinstance(v, str) and v != ""), default_movie).astype(object),
-            "review_id": frame[doc_col].map(lambda v: None if v is None or (isinstance(v, float) and math.isnan(v)) or v == "" else str(v)).astype(object),
+            "review_id": frame[doc_col]
+            .map(lambda v: None if v is None or (isinstance(v, float) and math.isnan(v)) or v == "" else str(v))
+            .astype(object),
             "model": model if model is not None else frame["model"].astype(object),
             "rank": rank,
             "keyword": frame["keyword"].map(lambda v: v if isinstance(v, str) and v != "" else None).astype(object),
             "score": score.astype("float64"),
         }
     )
-    bad = out["review_id"].isna() | out["rank"].isna() | (out["rank"] < 0) | out["model"].map(lambda v: not isinstance(v, str) or v == "")
+    bad = (
+        out["review_id"].isna()
+        | out["rank"].isna()
+        | (out["rank"] < 0)
+        | out["model"].map(lambda v: not isinstance(v, str) or v == "")
+    )
     if bad.any():
-        problems.append(Problem(str(path), f"{int(bad.sum())} row(s) without a document id, model or valid rank; dropped"))
+        problems.append(
+            Problem(str(path), f"{int(bad.sum())} row(s) without a document id, model or valid rank; dropped")
+        )
         out = out[~bad]
     out["rank"] = out["rank"].astype("int64")
-    return out.sort_values(["movie", "review_id", "model", "rank"], kind="stable", na_position="first").reset_index(drop=True)
+    return out.sort_values(["movie", "review_id", "model", "rank"], kind="stable", na_position="first").reset_index(
+        drop=True
+    )
 
 
-def read_predictions(path: Path, model: str | None, problems: list[Problem], default_movie: str | None = None) -> pd.DataFrame:
+def read_predictions(
+    path: Path, model: str | None, problems: list[Problem], default_movie: str | None = None
+) -> pd.DataFrame:
     """Prediction rows of one file, JSONL or tidy table by its suffix; a problem (and no rows) for anything else."""
     suffix = path.suffix.lower()
     if not path.exists():
@@ -188,7 +213,9 @@ def read_predictions(path: Path, model: str | None, problems: list[Problem], def
         return read_jsonl(path, model, problems, default_movie)
     if suffix in TABLE_SUFFIXES:
         return read_table(path, model, problems, default_movie)
-    problems.append(Problem(str(path), f"not a predictions file (expected {', '.join(JSONL_SUFFIXES + TABLE_SUFFIXES)}); ignored"))
+    problems.append(
+        Problem(str(path), f"not a predictions file (expected {', '.join(JSONL_SUFFIXES + TABLE_SUFFIXES)}); ignored")
+    )
     return _empty()
 
 
@@ -202,7 +229,8 @@ def _empty() -> pd.DataFrame:
 
 
 def _resolve_movies(rows: pd.DataFrame, reviews: pd.DataFrame, source: str, problems: list[Problem]) -> pd.DataFrame:
-    """Rows without a movie get the movie of the review with that id, when exactly one has it; others are dropped, reported."""
+    """Rows without a movie get the movie of the review with that id, when exactly one has it; others are dropped,
+    reported."""
     missing = rows["movie"].isna()
     if not missing.any():
         return rows
@@ -214,7 +242,13 @@ def _resolve_movies(rows: pd.DataFrame, reviews: pd.DataFrame, source: str, prob
     unresolved = rows["movie"].isna()
     if unresolved.any():
         ids = rows.loc[unresolved, "review_id"].drop_duplicates()
-        problems.append(Problem(source, f"{len(ids)} document id(s) not found in the dataset, or in several of its collections (e.g. {ids.iloc[0]}); their predictions are skipped"))
+        problems.append(
+            Problem(
+                source,
+                f"{len(ids)} document id(s) not found in the dataset, or in several of its collections (e.g. "
+                f"{ids.iloc[0]}); their predictions are skipped",
+            )
+        )
         rows = rows[~unresolved]
     return rows
 
@@ -245,7 +279,9 @@ def attach_predictions(dataset: Dataset, files: Mapping[str, Path]) -> Dataset:
             inside = pd.Series([pair in known for pair in zip(rows["movie"], rows["review_id"])], index=rows.index)
             if not inside.all():
                 ids = rows.loc[~inside, "review_id"].drop_duplicates()
-                problems.append(Problem(str(path), f"{len(ids)} document id(s) not in the dataset (e.g. {ids.iloc[0]}); skipped"))
+                problems.append(
+                    Problem(str(path), f"{len(ids)} document id(s) not in the dataset (e.g. {ids.iloc[0]}); skipped")
+                )
                 rows = rows[inside]
         if rows.empty:
             problems.append(Problem(str(path), f"no usable predictions for {name}"))
@@ -253,8 +289,19 @@ def attach_predictions(dataset: Dataset, files: Mapping[str, Path]) -> Dataset:
     predictions = pd.concat([f for f in frames if len(f)] or frames[:1], ignore_index=True)
     model_order = [m for m in dataset.models["model"] if m not in files] + list(files)
     directions = dict(zip(dataset.models["model"], dataset.models["score_direction"]))
-    models = pd.DataFrame({"model": model_order, "score_direction": [directions.get(m, "higher") for m in model_order]}, columns=MODEL_COLUMNS)
-    return Dataset(dataset.movies, dataset.reviews, predictions[PREDICTION_COLUMNS].reset_index(drop=True), dataset.ground_truth, models, problems, dataset.source)
+    models = pd.DataFrame(
+        {"model": model_order, "score_direction": [directions.get(m, "higher") for m in model_order]},
+        columns=MODEL_COLUMNS,
+    )
+    return Dataset(
+        dataset.movies,
+        dataset.reviews,
+        predictions[PREDICTION_COLUMNS].reset_index(drop=True),
+        dataset.ground_truth,
+        models,
+        problems,
+        dataset.source,
+    )
 
 
 def prediction_lists(path: Path, model: str, problems: list[Problem]) -> dict[str, list[str]]:

@@ -57,8 +57,39 @@ COMMON_WORDS = (
     "emotional journey mystery power fear hope dream life death friend"
 ).split()
 
-_ONSETS = ("b", "c", "d", "f", "g", "h", "j", "k", "l", "m", "n", "p", "r", "s", "t", "v", "w", "z",
-           "br", "ch", "cl", "dr", "fl", "gr", "pl", "sh", "sk", "st", "th", "tr", "")
+_ONSETS = (
+    "b",
+    "c",
+    "d",
+    "f",
+    "g",
+    "h",
+    "j",
+    "k",
+    "l",
+    "m",
+    "n",
+    "p",
+    "r",
+    "s",
+    "t",
+    "v",
+    "w",
+    "z",
+    "br",
+    "ch",
+    "cl",
+    "dr",
+    "fl",
+    "gr",
+    "pl",
+    "sh",
+    "sk",
+    "st",
+    "th",
+    "tr",
+    "",
+)
 _VOWELS = ("a", "e", "i", "o", "u", "ai", "ea", "ou", "y")
 _CODAS = ("", "", "", "n", "r", "s", "l", "t", "m", "nd", "st", "ck", "x")
 
@@ -174,7 +205,8 @@ def _document_gt(
     rng: np.random.Generator, movie: str, gt: list[str], first_model: np.ndarray, first_review: int, opts: SynthOptions
 ) -> pd.DataFrame:
     """Each review's own unranked GT: doc_gt_min..doc_gt_max keywords, some of them among the first model's
-    keywords for the review (`first_model`, reviews × list length), the rest drawn from the movie's list by popularity."""
+    keywords for the review (`first_model`, reviews × list length), the rest drawn from the movie's list by
+    popularity."""
     n_reviews, list_length = first_model.shape
     width = min(opts.doc_gt_max, len(gt))
     picks = np.asarray(gt, dtype=object)[_unique_rows(rng, _zipf_cdf(len(gt), opts.popularity_s), n_reviews, width)]
@@ -300,7 +332,9 @@ def synthesize(
                 cdf = _model_cdf(rng, is_related, boosts.get(name, 0.5), opts.popularity_s)
                 codes[:, k, :] = _unique_rows(rng, cdf, R, L)
         if gt_shape == "per-document":
-            doc_rng = np.random.default_rng(np.random.SeedSequence([seed, 1 + mi, 2]))  # the predictions stay those of gt="movie"
+            doc_rng = np.random.default_rng(
+                np.random.SeedSequence([seed, 1 + mi, 2])
+            )  # the predictions stay those of gt="movie"
             gt_rows[-1] = _document_gt(doc_rng, movie, gt, cands[codes[:, 0, :]], mi * R, opts)
         lengths = np.full((R, models), L, dtype=np.int64)
         u = rng.random((R, models))
@@ -387,7 +421,9 @@ def synthesize(
         reviews=reviews,
         predictions=predictions,
         ground_truth=ground_truth,
-        models=pd.DataFrame({"model": pd.Series(names, dtype=object), "score_direction": "higher"}, columns=MODEL_COLUMNS),
+        models=pd.DataFrame(
+            {"model": pd.Series(names, dtype=object), "score_direction": "higher"}, columns=MODEL_COLUMNS
+        ),
         problems=[],
         source=f"synth(movies={movies}, reviews_per_movie={reviews_per_movie}, models={models}, seed={seed})",
     )
@@ -410,7 +446,8 @@ def _cells(keywords: list, scores: list, bounds: np.ndarray, lengths: np.ndarray
 
 
 def write_dnlp_layout(dataset: Dataset, folder: Path) -> list[Path]:
-    """The DNLP pickle layout the notebooks read (Dataset/keywords_ground_truth.pkl, Extracted_Keywords/, Reviews_By_Movie/).
+    """The DNLP pickle layout the notebooks read (Dataset/keywords_ground_truth.pkl, Extracted_Keywords/,
+    Reviews_By_Movie/).
 
     Scores are Python floats, except the second model's (np.float32) and the
     third's (np.float64), as in the real files.

@@ -25,8 +25,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kweval._arrays import object_column as _object_column
 from kweval._arrays import factorize_runs, position_in_run, run_heads, sort_key, stable_order
+from kweval._arrays import object_column as _object_column
 from kweval.data.dataset import (
     GROUND_TRUTH_COLUMNS,
     MODEL_COLUMNS,
@@ -67,7 +67,11 @@ def is_tidy(folder: Path) -> bool:
     return "predictions" in table_files(folder)
 
 
-_ARROW_TABLES = ("predictions", "reviews", "ground_truth")  # large tables: kept as Arrow tables and cleaned column by column
+_ARROW_TABLES = (
+    "predictions",
+    "reviews",
+    "ground_truth",
+)  # large tables: kept as Arrow tables and cleaned column by column
 _KEY_COLUMNS = {"movie", "review_id", "model", "keyword"}  # repeated values: read dictionary-encoded
 
 
@@ -78,7 +82,9 @@ def _parse(name: str, data: bytes | Path, problems: list[Problem]) -> pd.DataFra
         if source.endswith(".csv"):
             raw = data.read_bytes() if isinstance(data, Path) else data
             frame = pd.read_csv(io.BytesIO(raw), dtype={c: "string" for c in _STRING_COLUMNS}, keep_default_na=True)
-        elif table == "ground_truth":  # read as pd.read_parquet read it: its index columns are no columns, its errors name the source
+        elif (
+            table == "ground_truth"
+        ):  # read as pd.read_parquet read it: its index columns are no columns, its errors name the source
             frame = _without_pandas_index(_read_arrow(data, name_source_in_errors=True))
         elif table in _ARROW_TABLES:
             frame = _read_arrow(data)
@@ -112,15 +118,22 @@ def _read_arrow(data: bytes | Path, name_source_in_errors: bool = False) -> pa.T
     except Exception:
         if not name_source_in_errors:
             raise
-        return pq.read_table(str(data) if isinstance(data, Path) else pa.BufferReader(data))  # raises, naming the source
-    strings = [f.name for f in schema if f.name in _KEY_COLUMNS and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))]
+        return pq.read_table(
+            str(data) if isinstance(data, Path) else pa.BufferReader(data)
+        )  # raises, naming the source
+    strings = [
+        f.name
+        for f in schema
+        if f.name in _KEY_COLUMNS and (pa.types.is_string(f.type) or pa.types.is_large_string(f.type))
+    ]
     if not isinstance(data, Path):
         source = pa.BufferReader(data)
     return pq.read_table(source, read_dictionary=strings)
 
 
 def _without_pandas_index(table: pa.Table) -> pa.Table:
-    """The table without the columns its pandas metadata names as the index: `pd.read_parquet` made them the index, not columns."""
+    """The table without the columns its pandas metadata names as the index: `pd.read_parquet` made them the index, not
+    columns."""
     import json
 
     meta = (table.schema.metadata or {}).get(b"pandas")
@@ -161,8 +174,11 @@ def _empty_as_missing(codes: np.ndarray, uniques: np.ndarray) -> tuple[np.ndarra
     return codes, uniques
 
 
-def _key_codes(frame: pd.DataFrame | pa.Table, name: str, empty_is_missing: bool = True) -> tuple[np.ndarray, np.ndarray]:
-    """(codes, distinct values) of a key column read as text (`column.astype("string")`); code -1 for NA and (`empty_is_missing`) the empty string.
+def _key_codes(
+    frame: pd.DataFrame | pa.Table, name: str, empty_is_missing: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """(codes, distinct values) of a key column read as text (`column.astype("string")`); code -1 for NA and
+    (`empty_is_missing`) the empty string.
 
     With `empty_is_missing` the values are those `_as_str(column.astype("string"))` gives.
     """
@@ -235,7 +251,9 @@ def _keyword_texts(series: pd.Series) -> pd.Series:
 
 def _as_str(series: pd.Series) -> pd.Series:
     """Strings stay strings; NA, empty and non-string cells become None."""
-    if isinstance(series.dtype, pd.StringDtype):  # every cell a str or NA: one Python string per distinct value, shared by its rows
+    if isinstance(
+        series.dtype, pd.StringDtype
+    ):  # every cell a str or NA: one Python string per distinct value, shared by its rows
         codes, uniques = pd.factorize(series)
         distinct = np.asarray(uniques, dtype=object)
         distinct[distinct == ""] = None
@@ -247,7 +265,8 @@ def _as_str(series: pd.Series) -> pd.Series:
 def _clean_predictions(
     frame: pd.DataFrame | pa.Table, source: str, problems: list[Problem]
 ) -> tuple[pd.DataFrame, np.ndarray, list, list]:
-    """The predictions table in list order, the row where each (movie, review_id) pair starts, and its movies and models in order of appearance.
+    """The predictions table in list order, the row where each (movie, review_id) pair starts, and its movies and models
+    in order of appearance.
 
     Rows without movie, review_id or model, or with a missing or negative rank,
     are dropped (and counted in `problems`).  Order: movies by first
@@ -281,7 +300,14 @@ def _clean_predictions(
     seen = pd.unique(movie_c)
     seen = seen[seen >= 0]
     movie_rank[seen] = np.arange(len(seen))
-    order = stable_order(keep, len(movie_c), (movie_rank, movie_c), (_text_rank(review_u), review_c), (_text_rank(model_u), model_c), rank)
+    order = stable_order(
+        keep,
+        len(movie_c),
+        (movie_rank, movie_c),
+        (_text_rank(review_u), review_c),
+        (_text_rank(model_u), model_c),
+        rank,
+    )
     rows = keep if order is None else (order if keep is None else keep[order])  # None: every row, in file order
     del keep, order
 
@@ -296,7 +322,9 @@ def _clean_predictions(
         rows = np.flatnonzero(~later) if rows is None else rows[~later]
         m, r, d = take(movie_c), take(review_c), take(model_c)
     n = len(m)
-    pair_start = np.flatnonzero(np.concatenate(([True], (m[1:] != m[:-1]) | (r[1:] != r[:-1])))) if n else np.zeros(0, np.int64)
+    pair_start = (
+        np.flatnonzero(np.concatenate(([True], (m[1:] != m[:-1]) | (r[1:] != r[:-1])))) if n else np.zeros(0, np.int64)
+    )
     out = pd.DataFrame(
         {
             "movie": _object_column(movie_u[m]),
@@ -362,15 +390,20 @@ def _is_nested(kind: pa.DataType) -> bool:
     return pa.types.is_list(kind) or pa.types.is_large_list(kind) or pa.types.is_struct(kind) or pa.types.is_map(kind)
 
 
-def _report_nested_keys(frame: pd.DataFrame | pa.Table, columns: tuple[str, ...], source: str, problems: list[Problem]) -> None:
-    """Name key columns whose cells are lists or records: they are read as their text, which is rarely what was meant."""
+def _report_nested_keys(
+    frame: pd.DataFrame | pa.Table, columns: tuple[str, ...], source: str, problems: list[Problem]
+) -> None:
+    """Name key columns whose cells are lists or records: they are read as their text, which is rarely what was
+    meant."""
     if not isinstance(frame, pa.Table):
         return  # CSV cells are always text
     for name in columns:
         column = frame.column(name)
         if _is_nested(column.type):
             n = len(column) - column.null_count
-            problems.append(Problem(source, f"{n} {name} cell(s) hold {column.type}, not one value per row; read as their text"))
+            problems.append(
+                Problem(source, f"{n} {name} cell(s) hold {column.type}, not one value per row; read as their text")
+            )
 
 
 def _report_non_text_keywords(frame: pd.DataFrame | pa.Table, source: str, problems: list[Problem]) -> None:
@@ -391,7 +424,8 @@ def _report_non_text_keywords(frame: pd.DataFrame | pa.Table, source: str, probl
 
 
 def _keyword_codes(frame: pd.DataFrame | pa.Table) -> tuple[np.ndarray, np.ndarray]:
-    """The keyword column as (codes, values): str values stay, NA, empty and non-string cells are None (the last value)."""
+    """The keyword column as (codes, values): str values stay, NA, empty and non-string cells are None (the last
+    value)."""
     if isinstance(frame, pa.Table) and _is_text(frame.column("keyword").type):
         codes, uniques = _arrow_codes(frame.column("keyword"))
         return codes, np.append(uniques, None)  # code -1 picks the trailing None
@@ -409,14 +443,17 @@ def _text_rank(uniques: np.ndarray) -> np.ndarray:
 
 @dataclass
 class _GtRows:
-    """The GT table's rows with a movie and a rank, in list order, and what the cleaning and the unranked rule read of them.
+    """The GT table's rows with a movie and a rank, in list order, and what the cleaning and the unranked rule read of
+    them.
 
     Keys are integer codes (one Python string per distinct value): per-document
     GT has millions of rows.  Rows whose movie is the empty string are still
     here (the unranked rule counts that movie; the cleaning drops it).
     """
 
-    rows: np.ndarray  # positions in the table, sorted by movie, then review_id (none first), then rank; ties in file order
+    rows: (
+        np.ndarray
+    )  # positions in the table, sorted by movie, then review_id (none first), then rank; ties in file order
     movie: np.ndarray  # per sorted row: movie code (into movie_values)
     doc: np.ndarray  # per sorted row: review_id code (into doc_values); -1: the movie's own list
     rank: np.ndarray  # per sorted row: a non-negative integer that sorts as its rank (`sort_key`)
@@ -426,9 +463,12 @@ class _GtRows:
 
 
 def _gt_numbers(frame: pd.DataFrame | pa.Table) -> dict[str, pd.Series]:
-    """rank, helpful and not_helpful (those present) as `pd.to_numeric(errors="coerce")` reads pandas' reading of the table."""
+    """rank, helpful and not_helpful (those present) as `pd.to_numeric(errors="coerce")` reads pandas' reading of the
+    table."""
     names = [c for c in ("rank", "helpful", "not_helpful") if c in _columns(frame)]
-    table = frame.select(names).to_pandas() if isinstance(frame, pa.Table) else frame[names]  # Arrow: dtypes as pd.read_parquet gives them
+    table = (
+        frame.select(names).to_pandas() if isinstance(frame, pa.Table) else frame[names]
+    )  # Arrow: dtypes as pd.read_parquet gives them
     return {c: pd.to_numeric(table[c], errors="coerce").reset_index(drop=True) for c in names}
 
 
@@ -437,7 +477,8 @@ def _columns(frame: pd.DataFrame | pa.Table) -> list[str]:
 
 
 def _gt_keywords(frame: pd.DataFrame | pa.Table) -> tuple[np.ndarray, np.ndarray, int]:
-    """The GT keyword column as (codes, values, number of cells that are not text): str values stay (the empty one too), anything else is None (the last value)."""
+    """The GT keyword column as (codes, values, number of cells that are not text): str values stay (the empty one too),
+    anything else is None (the last value)."""
     if isinstance(frame, pa.Table) and _is_text(frame.column("keyword").type):
         codes, uniques = _arrow_codes(frame.column("keyword"), empty_is_missing=False)
         return codes, np.append(uniques, None), 0  # code -1 (null) picks the trailing None
@@ -462,11 +503,16 @@ def _gt_rows(frame: pd.DataFrame | pa.Table, rank: pd.Series) -> _GtRows:
     doc_rank = np.append(_text_rank(doc_u)[:-1] + 1, 0)  # code -1 (the movie's own list) sorts first
     order = stable_order(keep, len(movie_c), (_text_rank(movie_u), movie_c), (doc_rank, doc_c), rank_c)
     rows = keep if order is None else keep[order]
-    return _GtRows(rows, movie_c[rows], doc_c[rows], rank_c[rows], movie_u, doc_u, np.unique(movie_c[no_rank & (movie_c >= 0)]))
+    return _GtRows(
+        rows, movie_c[rows], doc_c[rows], rank_c[rows], movie_u, doc_u, np.unique(movie_c[no_rank & (movie_c >= 0)])
+    )
 
 
-def _clean_ground_truth(frame: pd.DataFrame | pa.Table, source: str, problems: list[Problem]) -> tuple[pd.DataFrame, set[str]]:
-    """The GT table as movie, rank (positions 0..n-1 per GT list), keyword, helpful, not_helpful (+ review_id: a review's own list), and its unranked movies.
+def _clean_ground_truth(
+    frame: pd.DataFrame | pa.Table, source: str, problems: list[Problem]
+) -> tuple[pd.DataFrame, set[str]]:
+    """The GT table as movie, rank (positions 0..n-1 per GT list), keyword, helpful, not_helpful (+ review_id: a
+    review's own list), and its unranked movies.
 
     Rows without movie or rank are dropped; lists are sorted by movie and
     review_id (as text; a movie's own list first), rows by rank, ties in file
@@ -487,7 +533,9 @@ def _clean_ground_truth(frame: pd.DataFrame | pa.Table, source: str, problems: l
     if len(gt.rows) < n_all:
         problems.append(Problem(source, f"{n_all - len(gt.rows)} row(s) without movie or rank; dropped"))
     if n_not_text:
-        problems.append(Problem(source, f"{n_not_text} keyword cell(s) are not text (e.g. lists); those GT rows are dropped"))
+        problems.append(
+            Problem(source, f"{n_not_text} keyword cell(s) are not text (e.g. lists); those GT rows are dropped")
+        )
     rows = gt.rows
     missing = np.nan  # an absent helpful / not_helpful column
     out = pd.DataFrame(
@@ -496,7 +544,9 @@ def _clean_ground_truth(frame: pd.DataFrame | pa.Table, source: str, problems: l
             "rank": position_in_run(run_heads(gt.movie, gt.doc)),  # positions 0..n-1 within each GT list
             "keyword": _object_column(keyword_values[keyword_c[rows]]),
             "helpful": numbers["helpful"].take(rows).reset_index(drop=True) if "helpful" in numbers else missing,
-            "not_helpful": numbers["not_helpful"].take(rows).reset_index(drop=True) if "not_helpful" in numbers else missing,
+            "not_helpful": numbers["not_helpful"].take(rows).reset_index(drop=True)
+            if "not_helpful" in numbers
+            else missing,
         }
     )
     if has_doc:
@@ -509,7 +559,11 @@ def _unranked_movies(gt: _GtRows) -> set[str]:
     head = run_heads(gt.movie, gt.doc)  # where each GT list starts
     new_rank = np.ones(len(gt.rows), dtype=bool)
     new_rank[1:] = gt.rank[1:] != gt.rank[:-1]
-    ranks_in_list = np.add.reduceat((new_rank | head).astype(np.int64), np.flatnonzero(head)) if len(head) else np.zeros(0, np.int64)
+    ranks_in_list = (
+        np.add.reduceat((new_rank | head).astype(np.int64), np.flatnonzero(head))
+        if len(head)
+        else np.zeros(0, np.int64)
+    )
     list_movie = gt.movie[head]
     ranked = np.unique(list_movie[ranks_in_list > 1])
     with_rows = np.union1d(np.unique(gt.movie), gt.rankless_movies)
@@ -522,7 +576,8 @@ def unranked_movies(frame: pd.DataFrame) -> set[str]:
 
 
 def _clean_reviews(frame: pd.DataFrame | pa.Table) -> pd.DataFrame:
-    """movie, review_id, text, title, rating (+ any other columns): rows without movie or review_id dropped, first of each pair kept."""
+    """movie, review_id, text, title, rating (+ any other columns): rows without movie or review_id dropped, first of
+    each pair kept."""
     movie_c, movie_u = _key_codes(frame, "movie")
     review_c, review_u = _key_codes(frame, "review_id")
     key = movie_c * (len(review_u) + 1) + review_c
@@ -535,7 +590,9 @@ def _clean_reviews(frame: pd.DataFrame | pa.Table) -> pd.DataFrame:
         "review_id": _object_column(review_u[review_c[keep]]),
     }
     for col in ("text", "title"):
-        out[col] = _object_column(_text_values(frame, col, as_string=True)[keep] if col in columns else np.full(n, None, dtype=object))
+        out[col] = _object_column(
+            _text_values(frame, col, as_string=True)[keep] if col in columns else np.full(n, None, dtype=object)
+        )
     out["rating"] = _numbers(frame, "rating")[keep] if "rating" in columns else np.full(n, np.nan)
     extra = [c for c in columns if c not in REVIEW_COLUMNS]
     if extra:
@@ -546,7 +603,8 @@ def _clean_reviews(frame: pd.DataFrame | pa.Table) -> pd.DataFrame:
 
 
 def _in_order_of_appearance(column: pd.Series) -> list:
-    """The distinct values of a key column in order of first appearance (`pd.unique`), hashing one value per run of equal rows."""
+    """The distinct values of a key column in order of first appearance (`pd.unique`), hashing one value per run of
+    equal rows."""
     return factorize_runs(column.to_numpy(), use_na_sentinel=False)[1].tolist()
 
 
@@ -561,7 +619,13 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
     for name, data in sources.items():
         table = Path(name).stem
         if table not in TABLES or Path(name).suffix not in SUFFIXES:
-            problems.append(Problem(name, "not a tidy table (expected predictions/ground_truth/reviews/movies/models .parquet or .csv); ignored"))
+            problems.append(
+                Problem(
+                    name,
+                    "not a tidy table (expected predictions/ground_truth/reviews/movies/models .parquet or .csv); "
+                    "ignored",
+                )
+            )
             continue
         frame = _parse(name, data, problems)
         if frame is not None:
@@ -571,7 +635,9 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
             problems.append(Problem(f"{table}.parquet", "not found"))
 
     if "predictions" in frames:
-        predictions, pair_start, pred_movies, pred_models = _clean_predictions(frames.pop("predictions"), "predictions", problems)
+        predictions, pair_start, pred_movies, pred_models = _clean_predictions(
+            frames.pop("predictions"), "predictions", problems
+        )
     else:
         predictions = pd.DataFrame({c: pd.Series(dtype="object") for c in PREDICTION_COLUMNS})
         pair_start = np.zeros(0, dtype=np.int64)
@@ -601,8 +667,14 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
         movie_order = list(dict.fromkeys([str(m) for m in mv["movie"] if isinstance(m, str)] + movie_order))
         for col in ("ranked", "language"):
             if col in mv:
-                extra[col] = {m: v for m, v in zip(mv["movie"], mv[col]) if isinstance(m, str) and not (isinstance(v, float) and v != v)}
-    movies = pd.DataFrame({"movie": movie_order, "title": [titles.get(m, m) for m in movie_order]}, columns=MOVIE_COLUMNS)
+                extra[col] = {
+                    m: v
+                    for m, v in zip(mv["movie"], mv[col])
+                    if isinstance(m, str) and not (isinstance(v, float) and v != v)
+                }
+    movies = pd.DataFrame(
+        {"movie": movie_order, "title": [titles.get(m, m) for m in movie_order]}, columns=MOVIE_COLUMNS
+    )
     if unranked or "ranked" in extra:
         given = extra.pop("ranked", {})
         movies["ranked"] = [given.get(m, m not in unranked) for m in movie_order]
@@ -617,19 +689,29 @@ def read_tidy_tables(sources: Mapping[str, bytes | Path], origin: str = "upload"
         model_order = [m for m in dict.fromkeys(md["model"]) if isinstance(m, str)] + [
             m for m in model_order if m not in set(md["model"])
         ]
-        for name, direction in zip(md["model"], md["score_direction"] if "score_direction" in md else ["higher"] * len(md)):
+        for name, direction in zip(
+            md["model"], md["score_direction"] if "score_direction" in md else ["higher"] * len(md)
+        ):
             if not isinstance(name, str):
                 continue
             if not isinstance(direction, str) or direction.strip() == "":
                 problems.append(Problem("models", f"model {name!r}: no score_direction; using higher"))
                 direction = "higher"
             elif direction.strip().lower() not in SCORE_DIRECTIONS:
-                problems.append(Problem("models", f"model {name!r}: score_direction {direction!r} is not higher/lower; using higher"))
+                problems.append(
+                    Problem(
+                        "models", f"model {name!r}: score_direction {direction!r} is not higher/lower; using higher"
+                    )
+                )
                 direction = "higher"
             directions[name] = direction.strip().lower()
-    models = pd.DataFrame({"model": model_order, "score_direction": [directions.get(m, "higher") for m in model_order]}, columns=MODEL_COLUMNS)
+    models = pd.DataFrame(
+        {"model": model_order, "score_direction": [directions.get(m, "higher") for m in model_order]},
+        columns=MODEL_COLUMNS,
+    )
     del frames
-    pa.default_memory_pool().release_unused()  # the Arrow tables are consumed: hand their freed buffers back to the system
+    # the Arrow tables are consumed: hand their freed buffers back to the system
+    pa.default_memory_pool().release_unused()
     return Dataset(movies, reviews, predictions, ground_truth, models, problems, source=origin)
 
 

@@ -90,8 +90,16 @@ def _export(model_path: str, target: Path) -> None:
 
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")  # tracer notes about constants that are constant for this model
-        torch.onnx.export(Tokens(model), tuple(dummy.values()), str(tmp), input_names=list(dummy),
-                          output_names=["token_embeddings"], dynamic_axes=axes, opset_version=OPSET, dynamo=False)
+        torch.onnx.export(
+            Tokens(model),
+            tuple(dummy.values()),
+            str(tmp),
+            input_names=list(dummy),
+            output_names=["token_embeddings"],
+            dynamic_axes=axes,
+            opset_version=OPSET,
+            dynamo=False,
+        )
     os.replace(tmp, target)
 
 
@@ -119,7 +127,9 @@ class OnnxEncoder:
 
     def token_counts(self, texts: list[str]) -> np.ndarray:
         """Real tokens of each text (special tokens included, truncated as in `encode`)."""
-        return np.fromiter((sum(e.attention_mask) for e in self.tokenizer.encode_batch(texts)), dtype=np.int64, count=len(texts))
+        return np.fromiter(
+            (sum(e.attention_mask) for e in self.tokenizer.encode_batch(texts)), dtype=np.int64, count=len(texts)
+        )
 
     def encode(self, texts: list[str]) -> np.ndarray:
         batch = self.tokenizer.encode_batch(texts)

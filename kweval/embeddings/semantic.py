@@ -34,7 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Union
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -80,7 +80,7 @@ SEMANTIC_COLUMNS = [
 # Dense boolean block (keyword rows × GT) handled at once by the recall reduction.
 _BLOCK_CELLS = 1 << 24
 
-Vectors = Union[Mapping[str, np.ndarray], Callable[[list[str]], np.ndarray]]
+Vectors = Mapping[str, np.ndarray] | Callable[[list[str]], np.ndarray]
 Progress = Callable[[int, int], None]
 
 
@@ -175,8 +175,11 @@ def load_model(model_id: str = DEFAULT_MODEL, device: str | None = None):
     return model
 
 
-def load_encoder(model_id: str = DEFAULT_MODEL, device: str | None = None, backend: str = DEFAULT_BACKEND) -> Callable[[list[str]], np.ndarray]:
-    """A function texts → unit float32 rows for `backend` (torch: `load_model`; onnx: the exported model), loaded once."""
+def load_encoder(
+    model_id: str = DEFAULT_MODEL, device: str | None = None, backend: str = DEFAULT_BACKEND
+) -> Callable[[list[str]], np.ndarray]:
+    """A function texts → unit float32 rows for `backend` (torch: `load_model`; onnx: the exported model), loaded
+    once."""
     backend = resolve_backend(backend, device)
     if backend == "torch":
         return _TorchEncoder(load_model(model_id, device))
@@ -190,8 +193,9 @@ class _TorchEncoder:
         self.model = model
 
     def __call__(self, batch: list[str]) -> np.ndarray:
-        return self.model.encode(batch, batch_size=len(batch), normalize_embeddings=True, convert_to_numpy=True,
-                                 show_progress_bar=False)
+        return self.model.encode(
+            batch, batch_size=len(batch), normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False
+        )
 
     def token_counts(self, texts: list[str]) -> np.ndarray:
         ids = self.model.tokenizer(texts, truncation=True, max_length=self.model.max_seq_length)["input_ids"]
@@ -208,8 +212,8 @@ def _token_counts(encode: Callable[[list[str]], np.ndarray], texts: list[str]) -
 
 @lru_cache(maxsize=4)
 def _onnx_encoder(model_id: str, quantized: bool) -> Callable[[list[str]], np.ndarray]:
-    from kweval.embeddings.store import cache_dir
     from kweval.embeddings.onnx import OnnxEncoder, onnx_file
+    from kweval.embeddings.store import cache_dir
 
     path = resolve_model_path(model_id)
     try:
@@ -225,7 +229,7 @@ def _onnx_encoder(model_id: str, quantized: bool) -> Callable[[list[str]], np.nd
 def embed_texts(
     texts: Sequence[str],
     model_id: str = DEFAULT_MODEL,
-    store: "EmbeddingStore | None | bool" = None,
+    store: EmbeddingStore | None | bool = None,
     batch_size: int = 256,
     progress: Progress | None = None,
     device: str | None = None,
@@ -277,7 +281,8 @@ def embed_texts(
     out = cached if dim else None
     if missing:
         encode = load_encoder(model_id, device, backend)
-        # sorted by token count, a batch pads little (by characters: 1.69× the real tokens at 256 on DNLP; by tokens 1.02×)
+        # sorted by token count, a batch pads little (by characters: 1.69× the real tokens at 256 on DNLP; by tokens
+        # 1.02×)
         order = [missing[j] for j in np.argsort(_token_counts(encode, [unique[i] for i in missing]), kind="stable")]
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]
@@ -305,7 +310,9 @@ def embed_texts(
     return out[[position[t] for t in texts]]
 
 
-def progress_with_estimate(report: Callable[[str, float], None], unit: str, start: float = 0.1, end: float = 0.95) -> Progress:
+def progress_with_estimate(
+    report: Callable[[str, float], None], unit: str, start: float = 0.1, end: float = 0.95
+) -> Progress:
     """A ``(done, total)`` callback for `embed_texts` that reports ``(stage line, fraction)`` to `report`.
 
     The line names counts and an estimate ("embedding 12,000 / 36,684 keywords · ~2 min left"), the
@@ -503,9 +510,7 @@ def semantic_metrics(
     return similarities(pred, gt, vectors).at_threshold(threshold)
 
 
-def nearest_gt(
-    pred_norms: Sequence[str], gt_norms: Sequence[str], vectors: Vectors
-) -> tuple[np.ndarray, np.ndarray]:
+def nearest_gt(pred_norms: Sequence[str], gt_norms: Sequence[str], vectors: Vectors) -> tuple[np.ndarray, np.ndarray]:
     """For each predicted keyword: the index of its most similar GT keyword (first on ties) and that cosine.
 
     With no GT keyword: index -1 and cosine NaN.  For the dashboard's

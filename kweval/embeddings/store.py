@@ -63,7 +63,9 @@ def _folder(folder: str | os.PathLike | None) -> Path:
     return Path(folder) if folder is not None else cache_dir()
 
 
-def store_path(model_id: str, folder: str | os.PathLike | None = None, backend: str = "torch", precision: str = "fp32") -> Path:
+def store_path(
+    model_id: str, folder: str | os.PathLike | None = None, backend: str = "torch", precision: str = "fp32"
+) -> Path:
     """The file of one variant: readable name + 10 hex of the hash of (model id, backend, precision)."""
     ident = f"{model_id}|{backend}|{precision}"
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", model_id).strip("._-")[-60:] or "model"
@@ -92,10 +94,14 @@ def _is_damage(exc: BaseException) -> bool:
     code = getattr(exc, "sqlite_errorcode", None)
     if code is not None:
         return code & 0xFF in _CORRUPT_CODES
-    return isinstance(exc, sqlite3.DatabaseError) and any(w in str(exc).lower() for w in ("malformed", "not a database"))
+    return isinstance(exc, sqlite3.DatabaseError) and any(
+        w in str(exc).lower() for w in ("malformed", "not a database")
+    )
 
 
-def _check_file(conn: sqlite3.Connection, path: Path, meta_wanted: dict[str, str] | None, force: bool = False) -> dict[str, str]:
+def _check_file(
+    conn: sqlite3.Connection, path: Path, meta_wanted: dict[str, str] | None, force: bool = False
+) -> dict[str, str]:
     """Raise `_Damaged` unless `path` is a sound store (of the wanted metadata); return its metadata."""
     with open(path, "rb") as fh:
         head = fh.read(100)
@@ -229,7 +235,9 @@ class EmbeddingStore:
 
     def __len__(self) -> int:
         with self._lock:
-            return int(self._guard(lambda: self._connection().execute("SELECT count(*) FROM embeddings").fetchone()[0], 0))
+            return int(
+                self._guard(lambda: self._connection().execute("SELECT count(*) FROM embeddings").fetchone()[0], 0)
+            )
 
     def close(self) -> None:
         with self._lock:
@@ -237,7 +245,7 @@ class EmbeddingStore:
                 self._conn.close()
             self._conn = None
 
-    def __enter__(self) -> "EmbeddingStore":
+    def __enter__(self) -> EmbeddingStore:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -296,7 +304,9 @@ class EmbeddingStore:
         if self._conn is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             existed = self.path.exists() and self.path.stat().st_size > 0
-            conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False)
+            conn = sqlite3.connect(
+                str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
             try:
                 meta = _check_file(conn, self.path, self.meta) if existed else {}
                 if not meta:
@@ -359,12 +369,20 @@ def _stores(folder: Path) -> list[Path]:
 
 
 def cache_info(cache_dir: str | os.PathLike | None = None) -> list[dict]:
-    """One dict per store file: model_id, backend, precision, entries, dimension, bytes, path, and `damage` (None when sound)."""
+    """One dict per store file: model_id, backend, precision, entries, dimension, bytes, path, and `damage` (None when
+    sound)."""
     out = []
     for path in _stores(_folder(cache_dir)):
-        info: dict = {"model_id": None, "backend": None, "precision": None, "entries": None, "dimension": None,
-                      "bytes": sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists()),
-                      "path": str(path), "damage": None}
+        info: dict = {
+            "model_id": None,
+            "backend": None,
+            "precision": None,
+            "entries": None,
+            "dimension": None,
+            "bytes": sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists()),
+            "path": str(path),
+            "damage": None,
+        }
         try:
             conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
             try:
@@ -384,12 +402,15 @@ def describe(info: dict) -> str:
     """One line for `kweval cache info`: what a store holds, or what is wrong with it."""
     if info["damage"]:
         return f"DAMAGED {info['path']}: {info['damage']} (moved aside and rebuilt on the next run that uses it)"
-    return (f"{info['model_id']} [{info['backend']}/{info['precision']}]: {info['entries']} vector(s), "
-            f"dim {info['dimension']}, {info['bytes'] / 1e6:.1f} MB, {info['path']}")
+    return (
+        f"{info['model_id']} [{info['backend']}/{info['precision']}]: {info['entries']} vector(s), "
+        f"dim {info['dimension']}, {info['bytes'] / 1e6:.1f} MB, {info['path']}"
+    )
 
 
 def cache_clear(cache_dir: str | os.PathLike | None = None, model_id: str | None = None) -> int:
-    """Delete every store (or only those of `model_id`) with their WAL and moved-aside copies; returns stores removed."""
+    """Delete every store (or only those of `model_id`) with their WAL and moved-aside copies; returns stores
+    removed."""
     folder = _folder(cache_dir)
     if not folder.is_dir():
         return 0

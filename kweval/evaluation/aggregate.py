@@ -36,7 +36,11 @@ MICRO_RATIOS = {
 }
 # micro metrics undefined for reviews without text: a row none of whose reviews defines them stays NaN
 MICRO_WHERE_DEFINED = {"recall_present", "recall_absent"}
-MICRO_F1 = {"f1": ("precision", "recall"), "w_f1": ("w_precision", "w_recall"), "sem_f1": ("sem_precision", "sem_recall")}
+MICRO_F1 = {
+    "f1": ("precision", "recall"),
+    "w_f1": ("w_precision", "w_recall"),
+    "sem_f1": ("sem_precision", "sem_recall"),
+}
 
 
 def _codes(values: pd.Series, names: list[str]) -> np.ndarray:
@@ -111,7 +115,9 @@ def aggregate(evaluation: Evaluation, how: str = "macro", include_all: bool = Tr
             rows["gt_coverage"] = safe_ratio(pooled["n_covered"].to_numpy(), pooled["n_gt"].to_numpy())
             rows.loc[pooled["n_gt"].isna().to_numpy(), "gt_coverage"] = np.nan
         else:
-            rows["gt_coverage"] = cov["gt_coverage"].groupby(cov_model, sort=True).mean().reindex(pd.RangeIndex(n_models)).to_numpy()
+            rows["gt_coverage"] = (
+                cov["gt_coverage"].groupby(cov_model, sort=True).mean().reindex(pd.RangeIndex(n_models)).to_numpy()
+            )
         frame = pd.concat([frame, rows], ignore_index=True)
 
     frame["n_reviews"] = frame["n_reviews"].fillna(0).astype("int64")
@@ -152,7 +158,9 @@ def aggregate_by(evaluation: Evaluation, labels: pd.Series, how: str = "macro", 
     model_of = _codes(evaluation.scores["model"], models)
     cell = np.where((group_of >= 0) & (model_of >= 0), group_of * n_models + model_of, -1)
     frame = pd.DataFrame({name: [g for g in groups for _ in models], "model": [m for _ in groups for m in models]})
-    frame = frame.join(_summarise(evaluation.scores.reset_index(drop=True), cell, len(groups) * n_models, metric_cols, how))
+    frame = frame.join(
+        _summarise(evaluation.scores.reset_index(drop=True), cell, len(groups) * n_models, metric_cols, how)
+    )
     frame["n_reviews"] = frame["n_reviews"].fillna(0).astype("int64")
     if "gt_coverage" in evaluation.metric_names:
         frame["gt_coverage"] = np.nan
@@ -169,11 +177,23 @@ def dataset_overview(dataset: Dataset, evaluation: Evaluation) -> tuple[pd.DataF
             table[name] = table[by].map(sizes).fillna(0).astype("int64")
         return table
 
-    movies = with_counts(dataset.movies[["movie", "title"]].copy(), "movie", {
-        "reviews": dataset.reviews, "gt_keywords": evaluation.ground_truth,
-        "evaluated_pairs": evaluation.scores, "skipped_pairs": evaluation.skipped,
-    })
-    models = with_counts(dataset.models[["model", "score_direction"]].copy(), "model", {
-        "keywords": evaluation.keywords, "evaluated_reviews": evaluation.scores, "skipped_reviews": evaluation.skipped,
-    })
+    movies = with_counts(
+        dataset.movies[["movie", "title"]].copy(),
+        "movie",
+        {
+            "reviews": dataset.reviews,
+            "gt_keywords": evaluation.ground_truth,
+            "evaluated_pairs": evaluation.scores,
+            "skipped_pairs": evaluation.skipped,
+        },
+    )
+    models = with_counts(
+        dataset.models[["model", "score_direction"]].copy(),
+        "model",
+        {
+            "keywords": evaluation.keywords,
+            "evaluated_reviews": evaluation.scores,
+            "skipped_reviews": evaluation.skipped,
+        },
+    )
     return movies, models

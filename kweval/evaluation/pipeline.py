@@ -27,8 +27,6 @@ from dataclasses import dataclass, field, fields, replace
 import numpy as np
 import pandas as pd
 
-from kweval.metrics import per_review as metrics
-from kweval.metrics import ranking
 from kweval._arrays import (
     concat_or_empty,
     factorize_runs,
@@ -44,8 +42,10 @@ from kweval._arrays import (
     unique_codes,
 )
 from kweval.data.dataset import KEY, Dataset, Problem
-from kweval.text.matching import MATCH_MODES, assign_matches_table, candidate_table, keywords_match_indexed
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
+from kweval.metrics import per_review as metrics
+from kweval.metrics import ranking
+from kweval.text.matching import MATCH_MODES, assign_matches_table, candidate_table, keywords_match_indexed
 from kweval.text.normalize import normalize_many
 
 GT_ORDERS = ("file", "helpful")
@@ -74,7 +74,9 @@ class EvalOptions:
     def __post_init__(self) -> None:
         if isinstance(self.k, (bool, np.bool_)) or not isinstance(self.k, (int, np.integer)) or self.k < 1:
             raise ValueError(f"k must be a positive integer, got {self.k!r}")
-        if isinstance(self.threshold, (bool, np.bool_)) or not isinstance(self.threshold, (int, float, np.integer, np.floating)):
+        if isinstance(self.threshold, (bool, np.bool_)) or not isinstance(
+            self.threshold, (int, float, np.integer, np.floating)
+        ):
             raise ValueError(f"threshold must be a number within [0, 1], got {self.threshold!r}")
         for name, value, allowed in (
             ("match", self.match, MATCH_MODES),
@@ -85,7 +87,9 @@ class EvalOptions:
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
         if self.embedding_backend not in EMBEDDING_BACKENDS:
-            raise ValueError(f"embedding_backend must be one of {', '.join(EMBEDDING_BACKENDS)}; got {self.embedding_backend!r}")
+            raise ValueError(
+                f"embedding_backend must be one of {', '.join(EMBEDDING_BACKENDS)}; got {self.embedding_backend!r}"
+            )
         if not 0.0 <= float(self.threshold) <= 1.0:
             raise ValueError(f"threshold must be within [0, 1], got {self.threshold!r}")
 
@@ -143,8 +147,12 @@ class Evaluation:
     movies: list[str]
     models: list[str]
     problems: list[Problem] = field(default_factory=list)
-    similarities: object = None  # kweval.embeddings.semantic.Similarities of a semantic evaluation: any τ re-thresholds them
-    score_exponent: int = 0  # scores' score_sum and matched_score are in units of 2**score_exponent (huge scores: `_summable`)
+    similarities: object = (
+        None  # kweval.embeddings.semantic.Similarities of a semantic evaluation: any τ re-thresholds them
+    )
+    score_exponent: int = (
+        0  # scores' score_sum and matched_score are in units of 2**score_exponent (huge scores: `_summable`)
+    )
 
     @property
     def metric_names(self) -> list[str]:
@@ -152,7 +160,8 @@ class Evaluation:
 
 
 def clean_ground_truth(gt: pd.DataFrame, order: str = "file") -> pd.DataFrame:
-    """Per GT list: order (file rank, or helpful desc then not_helpful asc), normalize, drop empty and duplicates; re-rank 0..n-1.
+    """Per GT list: order (file rank, or helpful desc then not_helpful asc), normalize, drop empty and duplicates;
+    re-rank 0..n-1.
 
     A GT list is a movie's (rows without `review_id`) or one review's own
     (rows with it); the result keeps `review_id` (None for a movie's list),
@@ -178,7 +187,9 @@ class _CleanGtRows:
 def _cleaned_gt_rows(gt: pd.DataFrame, order: str) -> _CleanGtRows:
     """clean_ground_truth, with the arrays the evaluation stages split by movie and list."""
     doc, ids = _gt_review_ids(gt)  # code -1: the movie's own list
-    id_rank = np.zeros(len(ids) + 1, dtype=np.int64)  # the movie's own list first (as the empty string), then ids as text
+    id_rank = np.zeros(
+        len(ids) + 1, dtype=np.int64
+    )  # the movie's own list first (as the empty string), then ids as text
     id_rank[np.argsort(ids, kind="stable")] = np.arange(1, len(ids) + 1)
     movie_code = sort_key(gt["movie"].to_numpy())
     doc_code = id_rank[doc]
@@ -187,7 +198,9 @@ def _cleaned_gt_rows(gt: pd.DataFrame, order: str) -> _CleanGtRows:
         helpful = pd.to_numeric(gt["helpful"], errors="coerce").fillna(0.0).to_numpy()
         not_helpful = pd.to_numeric(gt["not_helpful"], errors="coerce").fillna(0.0).to_numpy()
         keys = [keys[0], sort_key(not_helpful), sort_key(-helpful)]
-    sorted_rows = stable_order(None, len(gt), movie_code, doc_code, *keys[::-1])  # ties kept in file order; None: in order already
+    sorted_rows = stable_order(
+        None, len(gt), movie_code, doc_code, *keys[::-1]
+    )  # ties kept in file order; None: in order already
     rows = np.arange(len(gt)) if sorted_rows is None else sorted_rows
     keyword = gt["keyword"].to_numpy(dtype=object)
     keyword = keyword if sorted_rows is None else keyword[rows]
@@ -203,11 +216,14 @@ def _cleaned_gt_rows(gt: pd.DataFrame, order: str) -> _CleanGtRows:
     table.insert(1, "rank", position_in_run(run_heads(list_id)))
     table["norm"] = _text_column(row_norm, norm_values, empty_dtype="float64")  # the dtype of an empty list, as before
     table["review_id"] = _text_column(doc, ids, empty_dtype=object)
-    return _CleanGtRows(table, movie_code[rows], doc_code[rows], doc >= 0, np.append(ids, None)[doc], keyword, norm_values[row_norm])
+    return _CleanGtRows(
+        table, movie_code[rows], doc_code[rows], doc >= 0, np.append(ids, None)[doc], keyword, norm_values[row_norm]
+    )
 
 
 def _text_column(codes: np.ndarray, values: np.ndarray, empty_dtype) -> pd.Series:
-    """The column `values[codes]` (code -1: None) with the dtype pandas infers for it (pandas 3: its Arrow `str`), `empty_dtype` without rows.
+    """The column `values[codes]` (code -1: None) with the dtype pandas infers for it (pandas 3: its Arrow `str`),
+    `empty_dtype` without rows.
 
     Built from the distinct values: converting millions of rows' strings one by
     one into Arrow costs seconds, taking from the converted distinct values does not.
@@ -222,7 +238,8 @@ def _text_column(codes: np.ndarray, values: np.ndarray, empty_dtype) -> pd.Serie
 
 
 def _gt_review_ids(gt: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
-    """The GT table's `review_id` as (codes, distinct ids as text); code -1: no id (the row belongs to the movie's list).
+    """The GT table's `review_id` as (codes, distinct ids as text); code -1: no id (the row belongs to the movie's
+    list).
 
     Text ids (as the readers give them) are hashed once per run of equal
     neighbours; other values become their text.  No id, NA and "" are no id.
@@ -231,7 +248,9 @@ def _gt_review_ids(gt: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
         return np.full(len(gt), -1, dtype=np.int64), np.zeros(0, dtype=object)
     values = gt["review_id"].to_numpy(dtype=object)
     if pd.api.types.infer_dtype(values, skipna=True) not in ("string", "empty"):
-        values = object_array([None if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v) for v in values.tolist()])
+        values = object_array(
+            [None if v is None or v is pd.NA or (isinstance(v, float) and v != v) else str(v) for v in values.tolist()]
+        )
     codes, ids = factorize_runs(values)
     empty = np.flatnonzero(np.asarray(ids, dtype=object) == "")
     if len(empty):  # "" is no id
@@ -240,14 +259,19 @@ def _gt_review_ids(gt: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
 
 
 def ranked_movies(movies: pd.DataFrame) -> dict[str, bool]:
-    """Movie -> whether its GT is ranked (the `movies` table's optional `ranked` column; ranked when absent or unreadable)."""
+    """Movie -> whether its GT is ranked (the `movies` table's optional `ranked` column; ranked when absent or
+    unreadable)."""
     if "ranked" not in movies.columns:
         return {}
     out = {}
     for movie, flag in zip(movies["movie"], movies["ranked"]):
         if isinstance(flag, str):
-            flag = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(flag.strip().lower())
-        if isinstance(flag, (bool, np.bool_)) or (isinstance(flag, (int, float, np.integer, np.floating)) and flag in (0, 1)):
+            flag = {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(
+                flag.strip().lower()
+            )
+        if isinstance(flag, (bool, np.bool_)) or (
+            isinstance(flag, (int, float, np.integer, np.floating)) and flag in (0, 1)
+        ):
             out[movie] = bool(flag)
     return out
 
@@ -275,7 +299,9 @@ class _GtLists:
         return start.astype(np.int64), size.astype(np.int64)
 
 
-def _gt_lists(rows: _CleanGtRows, movie_names: list, movie_start: np.ndarray, movie_end: np.ndarray) -> dict[str, _GtLists]:
+def _gt_lists(
+    rows: _CleanGtRows, movie_names: list, movie_start: np.ndarray, movie_end: np.ndarray
+) -> dict[str, _GtLists]:
     """Movie -> its GT lists, for the movies with at least one review's own list.
 
     `movie_names`, `movie_start`, `movie_end`: the movies of `rows` and their
@@ -288,7 +314,11 @@ def _gt_lists(rows: _CleanGtRows, movie_names: list, movie_start: np.ndarray, mo
     heads = np.flatnonzero(run_heads(rows.movie, rows.doc))
     sizes = np.diff(np.append(heads, n))
     head_movie = np.searchsorted(movie_start, heads, side="right") - 1  # position in movie_names
-    in_movie = (head_movie >= 0) & (heads < movie_end[np.maximum(head_movie, 0)]) if len(movie_end) else np.zeros(len(heads), bool)
+    in_movie = (
+        (head_movie >= 0) & (heads < movie_end[np.maximum(head_movie, 0)])
+        if len(movie_end)
+        else np.zeros(len(heads), bool)
+    )
     heads, sizes, head_movie = heads[in_movie], sizes[in_movie], head_movie[in_movie]
     head_own = per_review[heads]
     out: dict[str, _GtLists] = {}
@@ -355,7 +385,9 @@ class _RowBuffers:
             setattr(self, name, np.empty(n if texts else 0, dtype=object))
         self.filled = 0
 
-    def add(self, part: _MovieRows, movie: str, group_offset: int, model_names: np.ndarray, gt_keywords: np.ndarray) -> None:
+    def add(
+        self, part: _MovieRows, movie: str, group_offset: int, model_names: np.ndarray, gt_keywords: np.ndarray
+    ) -> None:
         sl = slice(self.filled, self.filled + len(part.grp))
         self.grp[sl] = part.grp + group_offset
         self.score[sl] = part.score
@@ -376,7 +408,7 @@ class _RowBuffers:
         gt_keyword[hit] = gt_keywords[part.gt_rank[hit]]
         self.gt_keyword[sl] = gt_keyword
 
-    def trimmed(self) -> "_RowBuffers":
+    def trimmed(self) -> _RowBuffers:
         for name in ("grp", "score", "position", "gt_rank") + (self.TEXT_COLUMNS if self.texts else ()):
             setattr(self, name, getattr(self, name)[: self.filled])
         self.list_rank = self.list_rank[: self.filled] if self.own_lists else self.gt_rank
@@ -433,7 +465,9 @@ class _Counts:
     confidence: np.ndarray  # per row: s_i
     pairs: _MatchedPairs
     group_ranked: np.ndarray | None  # per group: whether its GT is ranked; None when all are
-    counts: dict[str, np.ndarray]  # n_pred, n_gt, n_matched, n_bad_scores, score_sum, matched_score, gain_sum, matched_gain
+    counts: dict[
+        str, np.ndarray
+    ]  # n_pred, n_gt, n_matched, n_bad_scores, score_sum, matched_score, gain_sum, matched_gain
     score_exponent: int  # score_sum and matched_score are in units of 2**score_exponent
 
 
@@ -466,10 +500,14 @@ def evaluate(
     lexical_progress("ground truth", 0.0)
     gt = _clean_stage(dataset, options, movie_problems)
     lexical_progress("cleaning", 0.1)
-    matches = _match_stage(dataset, gt, options, movie_problems, lexical_progress, keywords or options.semantic or options.sentiment)
+    matches = _match_stage(
+        dataset, gt, options, movie_problems, lexical_progress, keywords or options.semantic or options.sentiment
+    )
     counts = _count_stage(dataset, gt, matches, options, movie_problems)
     _report_bad_scores(gt, matches, counts, dataset.models["model"].tolist(), movie_problems)
-    if not matches.rows.texts:  # no per-keyword table: free the per-row arrays before the per-review table, as large, is built
+    if (
+        not matches.rows.texts
+    ):  # no per-keyword table: free the per-row arrays before the per-review table, as large, is built
         matches, counts = _without_row_arrays(matches, counts)
     lexical_progress("metrics", 0.8)
     scores = _score_stage(dataset, gt, matches, counts, options)
@@ -497,7 +535,9 @@ def _clean_stage(dataset: Dataset, options: EvalOptions, movie_problems: dict[st
     for m in movie_order:
         if m not in gt_sizes.index:
             n_rev = int((dataset.reviews["movie"] == m).sum())
-            movie_problems[m].append(Problem(m, f"no ground-truth keywords; its {n_rev} review(s) are skipped", "evaluate"))
+            movie_problems[m].append(
+                Problem(m, f"no ground-truth keywords; its {n_rev} review(s) are skipped", "evaluate")
+            )
     return _CleanGroundTruth(
         table=gt,
         sizes=gt_sizes,
@@ -528,7 +568,9 @@ def _match_stage(
     model_order = dataset.models["model"].tolist()
     n_models = len(model_order)
     row_movie = positions(pred["movie"].to_numpy(dtype=object), {m: i for i, m in enumerate(movies)})
-    row_model = positions(pred["model"].to_numpy(dtype=object), {m: i for i, m in enumerate(model_order)}).astype(np.int32)
+    row_model = positions(pred["model"].to_numpy(dtype=object), {m: i for i, m in enumerate(model_order)}).astype(
+        np.int32
+    )
     rows = np.flatnonzero((row_movie >= 0) & (row_model >= 0))
     rows = rows[np.argsort(row_movie[rows], kind="stable")]  # movie by movie, the reader's order within
     movie_bounds = np.searchsorted(row_movie[rows], np.arange(len(movies) + 1))
@@ -540,20 +582,32 @@ def _match_stage(
 
     model_names = object_array(model_order)
     out = _RowBuffers(len(rows), texts=keywords, own_lists=bool(gt.lists))
-    groups: list[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]] = []  # per movie: review, model, GT start, |G| per group
+    groups: list[
+        tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+    ] = []  # per movie: review, model, GT start, |G| per group
     n_groups = 0
     dropped: list[tuple[str, int, int]] = []
     for mi, movie in enumerate(movies):
         movie_rows = rows[movie_bounds[mi] : movie_bounds[mi + 1]]
         part = _clean_and_match_movie(
-            movie_rows, review_col, row_model, rank_col, keyword_col, score_col, n_models, gt.norms[movie], options.match,
+            movie_rows,
+            review_col,
+            row_model,
+            rank_col,
+            keyword_col,
+            score_col,
+            n_models,
+            gt.norms[movie],
+            options.match,
             gt.lists.get(movie),
         )
         if part.n_without_gt:
             reason = f"{part.n_without_gt} review(s) without their own ground truth are skipped"
             movie_problems[movie].append(Problem(movie, reason, "evaluate"))
         out.add(part, movie, n_groups, model_names, gt.keywords[movie])
-        groups.append((part.group_review, part.group_model, part.group_gt_start, part.group_n_gt))  # the rows are in `out`
+        groups.append(
+            (part.group_review, part.group_model, part.group_gt_start, part.group_n_gt)
+        )  # the rows are in `out`
         n_groups += len(part.group_model)
         dropped.append((movie, part.n_invalid, part.n_dup))
         progress("matching", 0.1 + 0.7 * (mi + 1) / max(len(movies), 1))
@@ -573,7 +627,11 @@ def _match_stage(
 
 
 def _count_stage(
-    dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, options: EvalOptions, movie_problems: dict[str, list[Problem]]
+    dataset: Dataset,
+    gt: _CleanGroundTruth,
+    matches: _Matches,
+    options: EvalOptions,
+    movie_problems: dict[str, list[Problem]],
 ) -> _Counts:
     """Confidences (docs/metrics.md §1: invalid scores count as 0) and the per-group counts and sums of §3.
 
@@ -584,7 +642,9 @@ def _count_stage(
     grp, score_raw = rows.grp, rows.score
     model_order = dataset.models["model"].tolist()
     direction = dict(zip(dataset.models["model"], dataset.models["score_direction"]))
-    lower_model = np.array([d == "lower" for d in pd.Series(model_order, dtype=object).map(direction).tolist()], dtype=bool)
+    lower_model = np.array(
+        [d == "lower" for d in pd.Series(model_order, dtype=object).map(direction).tolist()], dtype=bool
+    )
     with np.errstate(invalid="ignore"):
         bad_score = ~np.isfinite(score_raw) | (score_raw < 0)
     confidence = score_raw.copy()
@@ -595,7 +655,10 @@ def _count_stage(
     confidence[bad_score] = 0.0
     for movie, n_invalid, n_dup in matches.dropped:
         if n_invalid or n_dup:
-            reason = f"{n_invalid} keyword(s) empty after normalization and {n_dup} repeated keyword(s) within a review were dropped"
+            reason = (
+                f"{n_invalid} keyword(s) empty after normalization and {n_dup} repeated keyword(s) within a "
+                f"review were dropped"
+            )
             movie_problems[movie].append(Problem(movie, reason, "evaluate"))
 
     weight, score_exponent = _summable(confidence)
@@ -609,7 +672,9 @@ def _count_stage(
         gt_pos=matches.gt_pos[matched].astype(np.int64),
     )
     m_grp = pairs.grp
-    gains = ranking.apply_gain(metrics.relevance(pairs.gt_rank, None if group_ranked is None else group_ranked[m_grp]), options.gain)
+    gains = ranking.apply_gain(
+        metrics.relevance(pairs.gt_rank, None if group_ranked is None else group_ranked[m_grp]), options.gain
+    )
     counts = {
         "n_pred": np.bincount(grp, minlength=n_groups).astype("int64"),
         "n_gt": n_gt,
@@ -620,12 +685,19 @@ def _count_stage(
         "gain_sum": metrics.gt_gain_total(n_gt, options.gain, group_ranked),
         "matched_gain": group_sum(m_grp, gains, n_groups),
     }
-    return _Counts(bad_score=bad_score, confidence=confidence, pairs=pairs, group_ranked=group_ranked, counts=counts,
-                   score_exponent=score_exponent)
+    return _Counts(
+        bad_score=bad_score,
+        confidence=confidence,
+        pairs=pairs,
+        group_ranked=group_ranked,
+        counts=counts,
+        score_exponent=score_exponent,
+    )
 
 
 def _without_row_arrays(matches: _Matches, counts: _Counts) -> tuple[_Matches, _Counts]:
-    """`matches` and `counts` without their per-row arrays (a row per predicted keyword), which only the per-keyword table reads after counting.
+    """`matches` and `counts` without their per-row arrays (a row per predicted keyword), which only the per-keyword
+    table reads after counting.
 
     At a million reviews they are about as large as the per-review table;
     dropping them first keeps the two from adding up at the peak.
@@ -637,7 +709,9 @@ def _without_row_arrays(matches: _Matches, counts: _Counts) -> tuple[_Matches, _
     )
 
 
-def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, counts: _Counts, options: EvalOptions) -> pd.DataFrame:
+def _score_stage(
+    dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, counts: _Counts, options: EvalOptions
+) -> pd.DataFrame:
     """The per-review table: docs/metrics.md §3 "Per-review metrics", and §9 "Keyphrase benchmarks" when asked.
 
     One row per review × model group; present/absent metrics are NaN for a
@@ -646,8 +720,16 @@ def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, cou
     c, pairs, m_grp, n_gt = counts.counts, counts.pairs, counts.pairs.grp, matches.n_gt
     if options.present:  # first: its working memory comes and goes before the columns are built
         n_gt_present, pair_present = _present_gt(
-            dataset.reviews, gt.norms, gt.movies, matches.group_movie, matches.group_review, matches.group_gt_start, n_gt,
-            m_grp, pairs.gt_pos, options.match,
+            dataset.reviews,
+            gt.norms,
+            gt.movies,
+            matches.group_movie,
+            matches.group_review,
+            matches.group_gt_start,
+            n_gt,
+            m_grp,
+            pairs.gt_pos,
+            options.match,
         )
     model_names = object_array(dataset.models["model"].tolist())
     columns = {
@@ -659,7 +741,9 @@ def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, cou
     columns.update(metrics.set_metrics(c["n_pred"], c["n_gt"], c["n_matched"]))
     columns.update(metrics.weighted_metrics(c["score_sum"], c["matched_score"], c["gain_sum"], c["matched_gain"]))
     columns.update(
-        metrics.ranking_metrics(m_grp, pairs.position, pairs.gt_rank, n_gt, options.k, options.gain, options.discount, counts.group_ranked)
+        metrics.ranking_metrics(
+            m_grp, pairs.position, pairs.gt_rank, n_gt, options.k, options.gain, options.discount, counts.group_ranked
+        )
     )
     if options.keyphrase:
         columns.update(metrics.keyphrase_metrics(c["n_pred"], n_gt, c["n_matched"], m_grp, pairs.position, options.k))
@@ -677,7 +761,11 @@ def _score_stage(dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, cou
 
 
 def _report_bad_scores(
-    gt: _CleanGroundTruth, matches: _Matches, counts: _Counts, model_order: list[str], movie_problems: dict[str, list[Problem]]
+    gt: _CleanGroundTruth,
+    matches: _Matches,
+    counts: _Counts,
+    model_order: list[str],
+    movie_problems: dict[str, list[Problem]],
 ) -> None:
     """Note, per movie and model, the scores counted as 0 (docs/metrics.md §1)."""
     if not counts.bad_score.any():
@@ -697,9 +785,15 @@ def _report_bad_scores(
 
 
 def _tables_stage(
-    dataset: Dataset, gt: _CleanGroundTruth, matches: _Matches, counts: _Counts, scores: pd.DataFrame, options: EvalOptions
+    dataset: Dataset,
+    gt: _CleanGroundTruth,
+    matches: _Matches,
+    counts: _Counts,
+    scores: pd.DataFrame,
+    options: EvalOptions,
 ) -> Evaluation:
-    """The Evaluation's tables: the keywords (every kept prediction and its match), GT coverage (docs/metrics.md §3) and the skipped reviews (§1).
+    """The Evaluation's tables: the keywords (every kept prediction and its match), GT coverage (docs/metrics.md §3) and
+    the skipped reviews (§1).
 
     The keywords table is empty when the rows' text columns were not kept.
     Its `problems` are left empty for the caller to fill.
@@ -723,9 +817,16 @@ def _tables_stage(
         copy=False,
     )
     m_grp = counts.pairs.grp
-    coverage = _coverage(matches.group_movie[m_grp], matches.group_model[m_grp], counts.pairs.gt_pos, gt.sizes, gt.movies, model_order)
+    coverage = _coverage(
+        matches.group_movie[m_grp], matches.group_model[m_grp], counts.pairs.gt_pos, gt.sizes, gt.movies, model_order
+    )
     skipped = _skipped(
-        _reviews_with_gt(dataset.reviews, gt.lists), matches.group_movie, matches.group_review, matches.group_model, gt.movies, model_order
+        _reviews_with_gt(dataset.reviews, gt.lists),
+        matches.group_movie,
+        matches.group_review,
+        matches.group_model,
+        gt.movies,
+        model_order,
     )
     return Evaluation(
         scores=scores,
@@ -754,7 +855,9 @@ def combine_evaluations(parts: Sequence[Evaluation]) -> Evaluation:
     """
     if not parts:
         raise ValueError("no evaluations to combine")
-    first = next((p for p in parts if p.models), parts[0])  # a part without models (unreadable files) adds only problems
+    first = next(
+        (p for p in parts if p.models), parts[0]
+    )  # a part without models (unreadable files) adds only problems
     if any((p.models and p.models != first.models) or p.options != first.options for p in parts):
         raise ValueError("evaluations with different models or options cannot be combined")
 
@@ -782,7 +885,8 @@ def combine_evaluations(parts: Sequence[Evaluation]) -> Evaluation:
 
 
 def _in_score_units(part: Evaluation, exponent: int) -> Evaluation:
-    """`part` with its score sums in units of 2**exponent, so that parts scaled differently (`_summable`) add up exactly."""
+    """`part` with its score sums in units of 2**exponent, so that parts scaled differently (`_summable`) add up
+    exactly."""
     if part.score_exponent == exponent or not len(part.scores):
         return part
     scores = part.scores.copy()
@@ -880,7 +984,9 @@ def _clean_and_match_movie(
             bounds, flat = candidate_table(norm_values[local_ids].tolist(), gt_norms, match)
             gt_rank = assign_matches_table(grp, inverse, bounds, flat)
         else:
-            gt_rank = _assign_within_lists(grp, inverse, norm_values[local_ids].tolist(), gt_norms, match, group_gt_start, group_n_gt)
+            gt_rank = _assign_within_lists(
+                grp, inverse, norm_values[local_ids].tolist(), gt_norms, match, group_gt_start, group_n_gt
+            )
     rows_out = _MovieRows(
         group_review=group_review,
         group_model=group_model,
@@ -925,15 +1031,24 @@ def _assign_within_lists(
     # every GT position of each pair's list (pair i's are entries pair_end[i] - pair_size[i] .. pair_end[i] - 1),
     # kept where its string matches the pair's keyword
     pair_end = np.cumsum(pair_size)
-    position = np.arange(int(pair_end[-1]) if n_pairs else 0, dtype=np.int64) - np.repeat(pair_end - pair_size - pair_start, pair_size)
-    hit = np.flatnonzero(keywords_match_indexed(preds, gt_uniques.tolist(), np.repeat(pair_pred, pair_size), gt_codes[position], match))
+    position = np.arange(int(pair_end[-1]) if n_pairs else 0, dtype=np.int64) - np.repeat(
+        pair_end - pair_size - pair_start, pair_size
+    )
+    hit = np.flatnonzero(
+        keywords_match_indexed(preds, gt_uniques.tolist(), np.repeat(pair_pred, pair_size), gt_codes[position], match)
+    )
     owner = np.searchsorted(pair_end, hit, side="right")  # the pair of each hit, in pair order
     pair_bounds = np.concatenate(([0], np.cumsum(np.bincount(owner, minlength=n_pairs))))
     return assign_matches_table(grp, pair_of_row.astype(np.int64), pair_bounds, position[hit])
 
 
 def _coverage(
-    movie_of: np.ndarray, model_of: np.ndarray, gt_pos: np.ndarray, gt_sizes: pd.Series, movies: list[str], models: list[str]
+    movie_of: np.ndarray,
+    model_of: np.ndarray,
+    gt_pos: np.ndarray,
+    gt_sizes: pd.Series,
+    movies: list[str],
+    models: list[str],
 ) -> pd.DataFrame:
     """Movie × model: how many of the movie's GT keywords were matched in at least one review.
 
@@ -1008,7 +1123,8 @@ def _present_gt(
     pair_gt_pos: np.ndarray,
     match: str,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Per group, how many keywords of its GT list occur in its review's text (-1: no text); per matched pair, whether its GT keyword does.
+    """Per group, how many keywords of its GT list occur in its review's text (-1: no text); per matched pair, whether
+    its GT keyword does.
 
     `pair_group` are the pairs' groups, `pair_gt_pos` positions among the
     movie's GT rows.  A list several reviews share (a movie's) is searched
@@ -1020,15 +1136,21 @@ def _present_gt(
     rv = _scored_reviews(reviews, movies, group_movie, group_review, group_gt_start, group_n_gt)
     # every GT keyword once, indexed by movie offset + position
     gt_offset = np.concatenate(([0], np.cumsum([len(gt_norm_by_movie[m]) for m in movies]))).astype(np.int64)
-    gt_norms = np.fromiter(itertools.chain.from_iterable(gt_norm_by_movie[m] for m in movies), dtype=object, count=int(gt_offset[-1]))
+    gt_norms = np.fromiter(
+        itertools.chain.from_iterable(gt_norm_by_movie[m] for m in movies), dtype=object, count=int(gt_offset[-1])
+    )
     width = int(max(np.diff(gt_offset).max(initial=0), 1)) + 1
     list_codes, _ = pd.factorize(rv.movie * width + rv.gt_start)
     shared = np.bincount(list_codes)[list_codes] > 1
 
     n_present = np.where(rv.has_text, 0, -1)
-    own_row_present = _own_lists_present(rv, np.flatnonzero(~shared & rv.has_text), gt_norms, gt_offset, match, n_present)
+    own_row_present = _own_lists_present(
+        rv, np.flatnonzero(~shared & rv.has_text), gt_norms, gt_offset, match, n_present
+    )
     scan = np.flatnonzero(shared & rv.has_text)
-    found = _shared_lists_present(rv, scan[np.argsort(list_codes[scan], kind="stable")], gt_norms, gt_offset, width, match, n_present)
+    found = _shared_lists_present(
+        rv, scan[np.argsort(list_codes[scan], kind="stable")], gt_norms, gt_offset, width, match, n_present
+    )
 
     pair_review = rv.of_group[pair_group]
     pair_present = own_row_present[gt_offset[group_movie[pair_group]] + pair_gt_pos]
@@ -1039,7 +1161,12 @@ def _present_gt(
 
 
 def _scored_reviews(
-    reviews: pd.DataFrame, movies: list[str], group_movie: np.ndarray, group_review: np.ndarray, group_gt_start: np.ndarray, group_n_gt: np.ndarray
+    reviews: pd.DataFrame,
+    movies: list[str],
+    group_movie: np.ndarray,
+    group_review: np.ndarray,
+    group_gt_start: np.ndarray,
+    group_n_gt: np.ndarray,
 ) -> _ScoredReviews:
     """The distinct (movie, review) of the groups, their GT lists and texts."""
     from kweval.text import present
@@ -1050,11 +1177,16 @@ def _scored_reviews(
     first = np.flatnonzero(~pd.Series(of_group).duplicated().to_numpy())  # factorize numbers by first appearance
     movie = group_movie[first]
     text = _review_texts(reviews, movies, review_uniques, movie * n_rev + review_codes[first], n_rev)
-    return _ScoredReviews(of_group, movie, group_gt_start[first], group_n_gt[first], text, present.has_text(text.tolist()))
+    return _ScoredReviews(
+        of_group, movie, group_gt_start[first], group_n_gt[first], text, present.has_text(text.tolist())
+    )
 
 
-def _review_texts(reviews: pd.DataFrame, movies: list[str], review_uniques: np.ndarray, keys: np.ndarray, n_rev: int) -> np.ndarray:
-    """The text of each review `keys` names (movie position * `n_rev` + position in `review_uniques`), None where it has no row.
+def _review_texts(
+    reviews: pd.DataFrame, movies: list[str], review_uniques: np.ndarray, keys: np.ndarray, n_rev: int
+) -> np.ndarray:
+    """The text of each review `keys` names (movie position * `n_rev` + position in `review_uniques`), None where it has
+    no row.
 
     Looked up by hashing codes (no dict of every review); a review given
     twice takes its last row's text.
@@ -1062,10 +1194,14 @@ def _review_texts(reviews: pd.DataFrame, movies: list[str], review_uniques: np.n
     movie_code = positions(reviews["movie"].to_numpy(dtype=object), {m: i for i, m in enumerate(movies)})
     # one factorize of the review ids after the (distinct) review_uniques, which take codes 0 .. n - 1
     # (about twice as fast as Index.get_indexer on strings)
-    codes, _ = pd.factorize(np.concatenate([review_uniques, reviews["review_id"].to_numpy(dtype=object)]), use_na_sentinel=False)
+    codes, _ = pd.factorize(
+        np.concatenate([review_uniques, reviews["review_id"].to_numpy(dtype=object)]), use_na_sentinel=False
+    )
     review_code = codes[len(review_uniques) :]
     review_code[review_code >= len(review_uniques)] = -1
-    of_row = pd.Index(keys).get_indexer(np.where((movie_code >= 0) & (review_code >= 0), movie_code * n_rev + review_code, -1))
+    of_row = pd.Index(keys).get_indexer(
+        np.where((movie_code >= 0) & (review_code >= 0), movie_code * n_rev + review_code, -1)
+    )
     rows = np.flatnonzero(of_row >= 0)
     rows = rows[~pd.Series(of_row[rows]).duplicated(keep="last").to_numpy()]
     texts = np.full(len(keys), None, dtype=object)
@@ -1076,7 +1212,8 @@ def _review_texts(reviews: pd.DataFrame, movies: list[str], review_uniques: np.n
 def _own_lists_present(
     rv: _ScoredReviews, own: np.ndarray, gt_norms: np.ndarray, gt_offset: np.ndarray, match: str, n_present: np.ndarray
 ) -> np.ndarray:
-    """Per GT row, whether it occurs in its review's text, for the `own` reviews (each the one user of its list): each keyword tested in its text.
+    """Per GT row, whether it occurs in its review's text, for the `own` reviews (each the one user of its list): each
+    keyword tested in its text.
 
     Adds each review's count to `n_present`.
     """
@@ -1086,7 +1223,9 @@ def _own_lists_present(
     for chunk in (own[s : s + _PRESENT_CHUNK] for s in range(0, len(own), _PRESENT_CHUNK)):
         sizes = rv.n_gt[chunk]
         owner = np.repeat(np.arange(len(chunk)), sizes)
-        row = np.repeat(gt_offset[rv.movie[chunk]] + rv.gt_start[chunk] - (np.cumsum(sizes) - sizes), sizes) + np.arange(len(owner))
+        row = np.repeat(
+            gt_offset[rv.movie[chunk]] + rv.gt_start[chunk] - (np.cumsum(sizes) - sizes), sizes
+        ) + np.arange(len(owner))
         texts = object_array(present.searchable(rv.text[chunk].tolist(), match))
         hit = present.contained(texts[owner], present.searchable_keywords(gt_norms[row].tolist(), match))
         row_present[row[hit]] = True
@@ -1095,9 +1234,16 @@ def _own_lists_present(
 
 
 def _shared_lists_present(
-    rv: _ScoredReviews, scan: np.ndarray, gt_norms: np.ndarray, gt_offset: np.ndarray, width: int, match: str, n_present: np.ndarray
+    rv: _ScoredReviews,
+    scan: np.ndarray,
+    gt_norms: np.ndarray,
+    gt_offset: np.ndarray,
+    width: int,
+    match: str,
+    n_present: np.ndarray,
 ) -> np.ndarray:
-    """review * `width` + position of each GT keyword found in the `scan` reviews' texts, whose lists others share (given list by list).
+    """review * `width` + position of each GT keyword found in the `scan` reviews' texts, whose lists others share
+    (given list by list).
 
     Each list is searched once in the texts of all its reviews joined; adds each review's count to `n_present`.
     """
@@ -1107,7 +1253,9 @@ def _shared_lists_present(
     list_start = rv.movie[scan] * width + rv.gt_start[scan]
     for part in np.split(scan, np.flatnonzero(np.diff(list_start)) + 1) if len(scan) else []:
         m, start, size = int(rv.movie[part[0]]), int(rv.gt_start[part[0]]), int(rv.n_gt[part[0]])
-        keywords = present.searchable_keywords(gt_norms[gt_offset[m] + start : gt_offset[m] + start + size].tolist(), match)
+        keywords = present.searchable_keywords(
+            gt_norms[gt_offset[m] + start : gt_offset[m] + start + size].tolist(), match
+        )
         kw_idx, text_idx = present.occurrences(keywords, present.searchable(rv.text[part].tolist(), match))
         n_present[part] += np.bincount(text_idx, minlength=len(part))
         found.append(part[text_idx] * width + start + kw_idx)
@@ -1198,11 +1346,14 @@ def semantic_texts(evaluation: Evaluation) -> list[str]:
 
 def add_semantic(evaluation: Evaluation, progress: Progress | None = None) -> Evaluation:
     """`evaluation` (made with semantic=False) with the semantic columns added as `evaluate` adds them, its options
-    marked semantic; for lexical parts evaluated apart and combined (kweval.scale.distributed), the keywords then embedded."""
+    marked semantic; for lexical parts evaluated apart and combined (kweval.scale.distributed), the keywords then
+    embedded."""
     evaluation.options = replace(evaluation.options, semantic=True)
     _add_semantic(evaluation, progress or (lambda stage, fraction: None))
     scores = evaluation.scores
-    added_after = [c for c in SENTIMENT_COLUMNS if c in scores]  # evaluate adds the sentiment columns after the semantic ones
+    added_after = [
+        c for c in SENTIMENT_COLUMNS if c in scores
+    ]  # evaluate adds the sentiment columns after the semantic ones
     evaluation.scores = scores[[c for c in scores.columns if c not in added_after] + added_after]
     return evaluation
 
@@ -1218,18 +1369,27 @@ def _add_semantic(evaluation: Evaluation, progress: Progress) -> None:
     backend, precision = semantic.variant(options.embedding_backend)
     notes: list[str] = []
     store = EmbeddingStore(options.embedding_model, backend=backend, precision=precision, on_note=notes.append)
-    vectors = semantic.embed_texts(texts, model_id=options.embedding_model, store=store, backend=options.embedding_backend,
-                                   progress=semantic.progress_with_estimate(progress, "keywords"))
+    vectors = semantic.embed_texts(
+        texts,
+        model_id=options.embedding_model,
+        store=store,
+        backend=options.embedding_backend,
+        progress=semantic.progress_with_estimate(progress, "keywords"),
+    )
     evaluation.problems.extend(Problem("embedding cache", note, "evaluate") for note in notes)
     progress("similarities", 0.97)
     by_list = _gt_list_keys(gt)
     evaluation.similarities = semantic.similarities(
-        by_list(kw[KEY + ["norm"]]), by_list(gt[["movie", "rank", "norm", "review_id"]])[["movie", "rank", "norm"]], dict(zip(texts, vectors))
+        by_list(kw[KEY + ["norm"]]),
+        by_list(gt[["movie", "rank", "norm", "review_id"]])[["movie", "rank", "norm"]],
+        dict(zip(texts, vectors)),
     )
     _set_semantic_columns(evaluation.scores, evaluation.similarities, options.threshold, by_list)
 
 
-def _set_semantic_columns(scores: pd.DataFrame, sims, threshold: float, by_list: Callable[[pd.DataFrame], pd.DataFrame]) -> None:
+def _set_semantic_columns(
+    scores: pd.DataFrame, sims, threshold: float, by_list: Callable[[pd.DataFrame], pd.DataFrame]
+) -> None:
     sem = sims.at_threshold(threshold).set_index(KEY).reindex(pd.MultiIndex.from_frame(by_list(scores[KEY])))
     # reviews with an empty prediction list have no row: |P| = 0, nothing matched, |G| still counts
     for col in ("sem_n_pred", "sem_pred_matched", "sem_gt_matched"):
@@ -1260,7 +1420,8 @@ SENTIMENT_OPTIONS = ("gt_order",)
 
 @dataclass(frozen=True)
 class SentimentScores:
-    """Per review × model ``sent_pred``, ``sas_keywords``, ``sas_text`` (docs/metrics.md §5), and what the VADER store noted."""
+    """Per review × model ``sent_pred``, ``sas_keywords``, ``sas_text`` (docs/metrics.md §5), and what the VADER store
+    noted."""
 
     table: pd.DataFrame
     problems: tuple[Problem, ...] = ()
@@ -1278,19 +1439,23 @@ def sentiment_scores(evaluation: Evaluation, dataset: Dataset) -> SentimentScore
     table = sentiment.sas_metrics(
         by_list(evaluation.keywords[KEY + ["keyword", "norm"]]),
         by_list(evaluation.ground_truth[["movie", "keyword", "review_id"]])[["movie", "keyword"]],
-        by_list(dataset.reviews), store=sentiment.vader_store(on_note=notes.append),
+        by_list(dataset.reviews),
+        store=sentiment.vader_store(on_note=notes.append),
     )
     return SentimentScores(table, tuple(Problem("sentiment cache", note, "evaluate") for note in notes))
 
 
-def _set_sentiment_columns(scores: pd.DataFrame, sas: pd.DataFrame, by_list: Callable[[pd.DataFrame], pd.DataFrame]) -> None:
+def _set_sentiment_columns(
+    scores: pd.DataFrame, sas: pd.DataFrame, by_list: Callable[[pd.DataFrame], pd.DataFrame]
+) -> None:
     by_key = sas.set_index(KEY).reindex(pd.MultiIndex.from_frame(by_list(scores[KEY])))
     for col in SENTIMENT_COLUMNS:
         scores[col] = by_key[col].to_numpy()
 
 
 def with_sentiment(evaluation: Evaluation, sas: SentimentScores) -> Evaluation:
-    """`evaluation` with the sentiment columns added from `sas` (no lexical work; the given evaluation is left unchanged).
+    """`evaluation` with the sentiment columns added from `sas` (no lexical work; the given evaluation is left
+    unchanged).
 
     Equal to ``evaluate(dataset, replace(options, sentiment=True))`` when `sas` was scored from the
     same data under the same `SENTIMENT_OPTIONS` (the dashboard turns sentiment on this way).
@@ -1299,5 +1464,9 @@ def with_sentiment(evaluation: Evaluation, sas: SentimentScores) -> Evaluation:
         raise ValueError("with_sentiment needs an evaluation made without sentiment")
     scores = evaluation.scores.copy()
     _set_sentiment_columns(scores, sas.table, _gt_list_keys(evaluation.ground_truth))
-    return replace(evaluation, scores=scores, options=replace(evaluation.options, sentiment=True),
-                   problems=list(evaluation.problems) + list(sas.problems))
+    return replace(
+        evaluation,
+        scores=scores,
+        options=replace(evaluation.options, sentiment=True),
+        problems=list(evaluation.problems) + list(sas.problems),
+    )

@@ -44,7 +44,7 @@ def _analyzer():
 # v(x) already computed, per analyzer object, for the life of the process: VADER takes ~2 ms per review
 # text, so a dashboard that re-evaluates (another k, match mode or τ) would otherwise rescore every text.
 # VADER's scores of texts scored without a store are kept as unsaved, so the next call with a store persists them.
-_MEMO: "weakref.WeakKeyDictionary[object, tuple[dict[str, float], dict[str, tuple]]]" = weakref.WeakKeyDictionary()
+_MEMO: weakref.WeakKeyDictionary[object, tuple[dict[str, float], dict[str, tuple]]] = weakref.WeakKeyDictionary()
 _MEMO_MAX = 1_000_000  # strings per analyzer; past this the memo starts over
 
 
@@ -59,7 +59,7 @@ def _memo(analyzer) -> tuple[dict[str, float], dict[str, tuple]]:
         return {}, {}
 
 
-def vader_store(on_note: Callable[[str], None] | None = None) -> "EmbeddingStore":
+def vader_store(on_note: Callable[[str], None] | None = None) -> EmbeddingStore:
     """The persistent store of VADER's (pos, neu, neg) per text, in `kweval.embeddings.store.cache_dir()`.
 
     Keyed by the exact text and VADER's version, so a second evaluation of the same data reads
@@ -76,7 +76,7 @@ def vader_store(on_note: Callable[[str], None] | None = None) -> "EmbeddingStore
     return EmbeddingStore(f"vaderSentiment-{release}", backend="vader", precision="fp64", on_note=on_note)
 
 
-def sentiment_value(texts: Sequence[str], store: "EmbeddingStore | None" = None) -> np.ndarray:
+def sentiment_value(texts: Sequence[str], store: EmbeddingStore | None = None) -> np.ndarray:
     """v(x) for each text (float64); NaN for a non-string.
 
     Each distinct string is scored once and remembered for the process (per
@@ -104,7 +104,9 @@ def sentiment_value(texts: Sequence[str], store: "EmbeddingStore | None" = None)
         fresh.update((t, unsaved.pop(t)) for t in owed)
         if fresh:
             store.put_many(list(fresh), np.array(list(fresh.values()), dtype=np.float64))
-    per_unique = np.array([values[t] if isinstance(t, str) else np.nan for t in uniques.tolist()] + [np.nan], dtype=np.float64)
+    per_unique = np.array(
+        [values[t] if isinstance(t, str) else np.nan for t in uniques.tolist()] + [np.nan], dtype=np.float64
+    )
     return per_unique[codes]  # code -1 (None, NaN) picks the trailing NaN
 
 
@@ -156,7 +158,7 @@ def gt_mean_value(gt: pd.DataFrame) -> float:
 
 
 def sas_metrics(
-    pred: pd.DataFrame, gt: pd.DataFrame, reviews: pd.DataFrame, store: "EmbeddingStore | None" = None
+    pred: pd.DataFrame, gt: pd.DataFrame, reviews: pd.DataFrame, store: EmbeddingStore | None = None
 ) -> pd.DataFrame:
     """Per review × model: ``sent_pred``, ``sas_keywords``, ``sas_text``.
 
@@ -196,7 +198,9 @@ def sas_metrics(
     rv = reviews[["movie", "review_id", "text"]].drop_duplicates(["movie", "review_id"])
     rv = rv[rv["text"].map(lambda t: isinstance(t, str) and t.strip() != "").to_numpy(dtype=bool)]
     rv = rv.merge(keys[["movie", "review_id"]].drop_duplicates(), on=["movie", "review_id"])
-    text_v = pd.Series(sentiment_value(rv["text"].tolist(), store), index=pd.MultiIndex.from_frame(rv[["movie", "review_id"]]))
+    text_v = pd.Series(
+        sentiment_value(rv["text"].tolist(), store), index=pd.MultiIndex.from_frame(rv[["movie", "review_id"]])
+    )
     ref_text = text_v.reindex(pd.MultiIndex.from_frame(keys[["movie", "review_id"]])).to_numpy(dtype=np.float64)
 
     out = keys.copy()

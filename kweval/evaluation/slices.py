@@ -28,12 +28,21 @@ def slice_labels(scores: pd.DataFrame, reviews: pd.DataFrame, by: str) -> pd.Ser
     elif by == "length":
         if "text" not in rv or rv["text"].notna().sum() == 0:
             return None
-        values = pd.Series(rv["text"].map(lambda t: len(t) if isinstance(t, str) else float("nan")).reindex(idx).to_numpy(dtype="float64"))
+        values = pd.Series(
+            rv["text"]
+            .map(lambda t: len(t) if isinstance(t, str) else float("nan"))
+            .reindex(idx)
+            .to_numpy(dtype="float64")
+        )
         if values.notna().sum() < 4:
             return None
         edges = sorted(set(int(round(e)) for e in values.quantile([0.25, 0.5, 0.75])))
         bins = [-float("inf"), *edges, float("inf")]
-        names = [f"≤ {edges[0]} chars"] + [f"{a + 1}–{b} chars" for a, b in zip(edges, edges[1:])] + [f"> {edges[-1]} chars"]
+        names = (
+            [f"≤ {edges[0]} chars"]
+            + [f"{a + 1}–{b} chars" for a, b in zip(edges, edges[1:])]
+            + [f"> {edges[-1]} chars"]
+        )
         labels = pd.cut(values, bins=bins, labels=names)
         missing = "no text"
     else:

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from kweval.data.dataset import Dataset
 from kweval.metrics import per_review as metrics
 from kweval.metrics import ranking
-from kweval.data.dataset import Dataset
 
 
 @dataclass(frozen=True)
@@ -57,8 +57,15 @@ def formulas(gain: str = "linear", discount: str = "log2", graded: bool = True) 
     """LaTeX of the gain and discount definitions in force (docs/metrics.md §3)."""
     rel = r"\frac{1}{\log_2(j+2)}" if graded else r"\mathrm{rel}_i"
     g = rel if gain == "linear" else rf"2^{{{rel}}} - 1"
-    d = r"\frac{1}{\log_2(i+2)}" if discount == "log2" else r"\begin{cases}1 & i = 0\\ \frac{1}{\log_2(i+1)} & i \ge 1\end{cases}"
-    return {"gain": (r"\mathrm{gain}(j) = " if graded else r"\mathrm{gain}_i = ") + g, "discount": r"\mathrm{disc}(i) = " + d}
+    d = (
+        r"\frac{1}{\log_2(i+2)}"
+        if discount == "log2"
+        else r"\begin{cases}1 & i = 0\\ \frac{1}{\log_2(i+1)} & i \ge 1\end{cases}"
+    )
+    return {
+        "gain": (r"\mathrm{gain}(j) = " if graded else r"\mathrm{gain}_i = ") + g,
+        "discount": r"\mathrm{disc}(i) = " + d,
+    }
 
 
 def _sum_latex(name: str, k: int, table: pd.DataFrame, total: float, decimals: int) -> str:
@@ -107,7 +114,14 @@ def relevance_steps(
         d = disc[: len(values)]
         counted = pos < k
         return pd.DataFrame(
-            {"position": pos, "relevance": values, "gain": g, "discount": d, "contribution": np.where(counted, g * d, 0.0), "counted": counted}
+            {
+                "position": pos,
+                "relevance": values,
+                "gain": g,
+                "discount": d,
+                "contribution": np.where(counted, g * d, 0.0),
+                "counted": counted,
+            }
         )
 
     terms, ideal_terms = table(rel), table(ideal_rel)
@@ -205,10 +219,20 @@ def ndcg_steps(
         rows = [("example", "r", "example", 0, None, math.nan)]
     dataset = Dataset(
         movies=pd.DataFrame({"movie": ["example"], "title": ["example"]}),
-        reviews=pd.DataFrame({"movie": ["example"], "review_id": ["r"], "text": [None], "title": [None], "rating": [math.nan]}),
-        predictions=pd.DataFrame(rows, columns=["movie", "review_id", "model", "rank", "keyword", "score"]).astype({"score": "float64"}),
+        reviews=pd.DataFrame(
+            {"movie": ["example"], "review_id": ["r"], "text": [None], "title": [None], "rating": [math.nan]}
+        ),
+        predictions=pd.DataFrame(rows, columns=["movie", "review_id", "model", "rank", "keyword", "score"]).astype(
+            {"score": "float64"}
+        ),
         ground_truth=pd.DataFrame(
-            {"movie": "example", "rank": range(len(ground_truth)), "keyword": list(ground_truth), "helpful": math.nan, "not_helpful": math.nan}
+            {
+                "movie": "example",
+                "rank": range(len(ground_truth)),
+                "keyword": list(ground_truth),
+                "helpful": math.nan,
+                "not_helpful": math.nan,
+            }
         ),
         models=pd.DataFrame({"model": ["example"], "score_direction": ["higher"]}),
     )
@@ -218,7 +242,10 @@ def ndcg_steps(
 
 
 # The worked examples of the seeds (docs/metrics.md §3 test vectors).
-SEED_000 = {"ground_truth": ["fraud", "poverty", "scam"], "predictions": ["scam", "family", "poverty", "cinematography", "fraud"]}
+SEED_000 = {
+    "ground_truth": ["fraud", "poverty", "scam"],
+    "predictions": ["scam", "family", "poverty", "cinematography", "fraud"],
+}
 SEED_002 = {
     "classic": {"relevances": [2, 4, 5, 3, 1, 1]},
     "versus_ideal": {"relevances": [4, 3, 3, 4, 2, 2, 0, 0], "ideal": [4, 3, 3, 4, 2, 2, 2, 1]},

@@ -61,8 +61,12 @@ def match_reasons(keywords: pd.DataFrame, ground_truth: pd.DataFrame, mode: str 
     gt_keyword = dict(zip(gt["rank"].astype(int), gt["keyword"].astype(str)))
     gt_norms = gt["norm"].astype(str).tolist()
     if keywords.empty:
-        return keywords.assign(status=pd.Series(dtype=object), reason=pd.Series(dtype=object),
-                               taken_gt_rank=pd.Series(dtype="int64"), taken_by=pd.Series(dtype="int64"))
+        return keywords.assign(
+            status=pd.Series(dtype=object),
+            reason=pd.Series(dtype=object),
+            taken_gt_rank=pd.Series(dtype="int64"),
+            taken_by=pd.Series(dtype="int64"),
+        )
     parts = [
         _one_list(rows.sort_values("position"), gt_keyword, gt_norms, mode)
         for _, rows in keywords.groupby(["review_id", "model"] if "review_id" in keywords else ["model"], sort=False)

@@ -97,30 +97,51 @@ def protocol_card(
     }
 
 
-def evaluation_card(options, data: str, content_hash: str, *, aggregation: str,
-                    hash_of: str = HASH_OF) -> dict[str, object]:
+def evaluation_card(
+    options, data: str, content_hash: str, *, aggregation: str, hash_of: str = HASH_OF
+) -> dict[str, object]:
     """The card of an evaluation by the one engine (the kweval preset) under `options` (an `EvalOptions`).
 
     Adds what the semantic and sentiment columns depend on when they are on (embedding model, the backend
     and precision that computed the vectors, τ; VADER), so a table with those columns can be reproduced too.
     `hash_of` says what `content_hash` hashes (the CLI hashes the files, the dashboard the tables as read).
     """
-    card = protocol_card("kweval", data, content_hash, k=options.k, match=options.match, gt_order=options.gt_order,
-                         aggregation=aggregation)
+    card = protocol_card(
+        "kweval",
+        data,
+        content_hash,
+        k=options.k,
+        match=options.match,
+        gt_order=options.gt_order,
+        aggregation=aggregation,
+    )
     card["dataset_sha256_of"] = hash_of
     if options.semantic:
         from kweval.embeddings.semantic import variant
 
         backend, precision = variant(options.embedding_backend)
-        card["semantic"] = (f"cosine of {options.embedding_model} embeddings ({backend}, {precision}), "
-                            f"τ = {options.threshold:g} (docs/metrics.md §4)")
+        card["semantic"] = (
+            f"cosine of {options.embedding_model} embeddings ({backend}, {precision}), "
+            f"τ = {options.threshold:g} (docs/metrics.md §4)"
+        )
     if options.sentiment:
         card["sentiment"] = "VADER compound (docs/metrics.md §5)"
     return card
 
 
-_SHORT = ("preset", "kweval_version", "dataset_sha256", "match", "stemming", "cutoff", "aggregation", "k", "gt_order",
-          "semantic", "sentiment")
+_SHORT = (
+    "preset",
+    "kweval_version",
+    "dataset_sha256",
+    "match",
+    "stemming",
+    "cutoff",
+    "aggregation",
+    "k",
+    "gt_order",
+    "semantic",
+    "sentiment",
+)
 
 
 def card_line(card: Mapping[str, object]) -> str:
@@ -162,10 +183,13 @@ def folder_hash(folder: Path) -> str:
     return files_hash((p for p in folder.rglob("*") if p.is_file()), folder)
 
 
-def render_with_card(table, fmt: str, meta: Mapping[str, object] | None, card: Mapping[str, object], raw_csv: bool = False, **latex) -> str:
+def render_with_card(
+    table, fmt: str, meta: Mapping[str, object] | None, card: Mapping[str, object], raw_csv: bool = False, **latex
+) -> str:
     """`report.render` of `table` with the card: Markdown header, LaTeX caption, JSON field (CSV: see `sidecar_path`).
 
-    `latex`: `report.to_latex`'s columns, ci, ci_style; the caption names the run (`report.latex_caption`) and then the card.
+    `latex`: `report.to_latex`'s columns, ci, ci_style; the caption names the run (`report.latex_caption`) and then the
+    card.
     """
     from kweval.io import report
 

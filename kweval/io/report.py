@@ -8,8 +8,8 @@ import re
 
 import pandas as pd
 
-from kweval.metrics import registry
 from kweval.data.tidy import csv_quoting
+from kweval.metrics import registry
 
 FORMATS = ("csv", "markdown", "latex", "json")
 _SUFFIX_FORMAT = {".csv": "csv", ".md": "markdown", ".markdown": "markdown", ".tex": "latex", ".json": "json"}
@@ -164,32 +164,49 @@ def dataset_name(meta: dict) -> str:
 def latex_caption(meta: dict) -> str:
     """A caption naming dataset, k, match mode and aggregation (from the CLI's/dashboard's meta dict)."""
     data = dataset_name(meta)
-    parts = [f"k = {meta['k']}" if "k" in meta else "", f"{meta['match']} matching" if "match" in meta else "",
-             f"{meta['aggregate']} average over reviews" if "aggregate" in meta else ""]
+    parts = [
+        f"k = {meta['k']}" if "k" in meta else "",
+        f"{meta['match']} matching" if "match" in meta else "",
+        f"{meta['aggregate']} average over reviews" if "aggregate" in meta else "",
+    ]
     detail = ", ".join(p for p in parts if p)
     return f"Keyword extraction on {data}" + (f" ({detail})" if detail else "") + ". Best value per movie in bold."
 
 
 def download_name(kind: str, meta: dict, suffix: str) -> str:
     """A file name saying what the file holds: ``kweval_summary_demo_k5_approx_macro.tex``."""
-    parts = ["kweval", kind, dataset_name(meta), f"k{meta['k']}" if "k" in meta else "", str(meta.get("match", "")), str(meta.get("aggregate", ""))]
+    parts = [
+        "kweval",
+        kind,
+        dataset_name(meta),
+        f"k{meta['k']}" if "k" in meta else "",
+        str(meta.get("match", "")),
+        str(meta.get("aggregate", "")),
+    ]
     stem = "_".join(re.sub(r"[^\w.-]+", "-", p).strip("-.") for p in parts if p)
     return f"{stem}.{suffix.lstrip('.')}"
 
 
-def _ci_cells(table: pd.DataFrame, ci: pd.DataFrame | None, columns: list[str], decimals: int, style: str) -> dict[tuple[int, str], str]:
+def _ci_cells(
+    table: pd.DataFrame, ci: pd.DataFrame | None, columns: list[str], decimals: int, style: str
+) -> dict[tuple[int, str], str]:
     """The CI text after each value, per (row position, column): `` [0.58, 0.64]`` or `` ± 0.03``."""
     if ci is None or ci.empty:
         return {}
-    lookup = {(str(m), str(md), str(mt)): (lo, hi) for m, md, mt, lo, hi in
-              zip(ci["movie"], ci["model"], ci["metric"], ci["ci_low"], ci["ci_high"])}
+    lookup = {
+        (str(m), str(md), str(mt)): (lo, hi)
+        for m, md, mt, lo, hi in zip(ci["movie"], ci["model"], ci["metric"], ci["ci_low"], ci["ci_high"])
+    }
     out = {}
     for i, movie, model in zip(table.index, table["movie"].astype(str), table["model"].astype(str)):
         for col in columns:
             lo, hi = lookup.get((movie, model, col), (math.nan, math.nan))
             if math.isfinite(lo) and math.isfinite(hi):
-                out[(i, col)] = (f" [{lo:.{decimals}f}, {hi:.{decimals}f}]" if style == "brackets"
-                                 else f" $\\pm$ {(hi - lo) / 2:.{decimals}f}")
+                out[(i, col)] = (
+                    f" [{lo:.{decimals}f}, {hi:.{decimals}f}]"
+                    if style == "brackets"
+                    else f" $\\pm$ {(hi - lo) / 2:.{decimals}f}"
+                )
     return out
 
 
@@ -236,7 +253,12 @@ def to_latex(
         lines.append(f"\\caption{{{escape_latex(caption)}}}")
     if label:
         lines.append(f"\\label{{{escape_latex(label)}}}")
-    lines += [f"\\begin{{tabular}}{{{spec}}}", "\\toprule", " & ".join(header(c) for c in ids + chosen) + " \\\\", "\\midrule"]
+    lines += [
+        f"\\begin{{tabular}}{{{spec}}}",
+        "\\toprule",
+        " & ".join(header(c) for c in ids + chosen) + " \\\\",
+        "\\midrule",
+    ]
     previous = None
     for i, row in table.iterrows():
         if "movie" in table and previous is not None and row["movie"] != previous:
@@ -259,7 +281,8 @@ def to_json(table: pd.DataFrame, meta: dict | None = None) -> str:
 
 
 def render(table: pd.DataFrame, fmt: str, meta: dict | None = None, raw_csv: bool = False, **latex) -> str:
-    """The summary `table` in one of FORMATS (CSV formulas neutralised unless `raw_csv`; `latex`: `to_latex`'s columns, ci, ci_style)."""
+    """The summary `table` in one of FORMATS (CSV formulas neutralised unless `raw_csv`; `latex`: `to_latex`'s columns,
+    ci, ci_style)."""
     if fmt == "csv":
         return to_csv(table, raw=raw_csv)
     if fmt == "markdown":
@@ -292,7 +315,9 @@ def per_review_table(evaluation) -> pd.DataFrame:
     return out
 
 
-def summary_intervals(scores: pd.DataFrame, metrics: list[str], how: str = "macro", n_boot: int | None = None) -> pd.DataFrame:
+def summary_intervals(
+    scores: pd.DataFrame, metrics: list[str], how: str = "macro", n_boot: int | None = None
+) -> pd.DataFrame:
     """Bootstrap CIs of every movie × model row of the summary and of each model's ALL row, for `to_latex(ci=...)`.
 
     `scores`: `Evaluation.scores` (or the rows of the models shown).  Calls

@@ -53,10 +53,10 @@ class Protocol:
 _CONVENTION_FIELDS = ("tokenizer", "stemming", "prediction_dedup", "gt_dedup", "cutoff", "macro_f1")
 _CONVENTIONS: dict[str, tuple[str, str, str, bool, str, str]] = {
     #          tokenizer      stemming  prediction_dedup gt_dedup cutoff       macro_f1
-    "kweval": ("kweval",     "none",   "stemmed",       True,    "hard",     "mean_f1"),
-    "pke":    ("whitespace", "porter", "numerator",     False,   "flexible", "mean_f1"),
-    "kpeval": ("space",      "porter", "stemmed",       True,    "hard",     "f1_of_means"),
-    "meng":   ("nonword",    "porter", "stemmed",       False,   "flexible", "mean_f1"),
+    "kweval": ("kweval", "none", "stemmed", True, "hard", "mean_f1"),
+    "pke": ("whitespace", "porter", "numerator", False, "flexible", "mean_f1"),
+    "kpeval": ("space", "porter", "stemmed", True, "hard", "f1_of_means"),
+    "meng": ("nonword", "porter", "stemmed", False, "flexible", "mean_f1"),
 }
 
 # What each tool is, and the rules it states in words (the protocol card prints them).
@@ -73,7 +73,8 @@ _DESCRIPTIONS: dict[str, dict[str, object]] = {
         empty_predictions="pke divides by zero; kweval scores 0 and counts the document",
         invalid_predictions="none",
         defects=(
-            "P divides by the number of predictions returned (flexible cut-off), so a list shorter than k is not penalised",
+            "P divides by the number of predictions returned (flexible cut-off), so a list shorter than k is not "
+            "penalised",
             "duplicate gold phrases are counted in |G| (recall denominator)",
             "a duplicated prediction counts once in the numerator but twice in the denominator",
             "phrases are split on whitespace only: 'non-linear' and 'non linear' differ",
@@ -81,14 +82,19 @@ _DESCRIPTIONS: dict[str, dict[str, object]] = {
     ),
     "kpeval": dict(
         tool="KPEval (uclanlp/KPEval, metrics/exact_matching_metric.py)",
-        present_rule="stemmed words occur consecutively in the lower-cased document split on single spaces (punctuation stays on words)",
+        present_rule="stemmed words occur consecutively in the lower-cased document split on single spaces "
+        "(punctuation stays on words)",
         empty_predictions="an empty list is one empty prediction: scores 0 and is counted",
-        invalid_predictions="none (the validity filter is switched off by invalidate_unk=True, passed as disable_valid_filter)",
+        invalid_predictions="none (the validity filter is switched off by invalidate_unk=True, passed as "
+        "disable_valid_filter)",
         defects=(
-            "filter_prediction receives invalidate_unk as disable_valid_filter: with the shipped config the validity filter never runs",
-            "documents are split on single spaces: a word followed by punctuation ('langevin,') never matches, so presence is under-counted",
+            "filter_prediction receives invalidate_unk as disable_valid_filter: with the shipped config the "
+            "validity filter never runs",
+            "documents are split on single spaces: a word followed by punctuation ('langevin,') never matches, so "
+            "presence is under-counted",
             "duplicate detection joins words with '_': 'a_b' and 'a b' are duplicates",
-            "SemR's exact-match shortcut compares the whole label list with the predictions (labels_stemmed in preds_stemmed), so it never fires (semantic metrics, not reproduced here)",
+            "SemR's exact-match shortcut compares the whole label list with the predictions (labels_stemmed in "
+            "preds_stemmed), so it never fires (semantic metrics, not reproduced here)",
         ),
     ),
     "meng": dict(
@@ -192,9 +198,7 @@ def _is_valid(protocol: Protocol, words: tuple[str, ...]) -> bool:
     return not (protocol.name == "meng" and "unk" in words)
 
 
-def _occurs(
-    protocol: Protocol, doc: tuple[str, ...], phrase: tuple[str, ...], index: Mapping[str, list[int]]
-) -> bool:
+def _occurs(protocol: Protocol, doc: tuple[str, ...], phrase: tuple[str, ...], index: Mapping[str, list[int]]) -> bool:
     """Whether `phrase` occurs as consecutive words of `doc` (index: positions of each word)."""
     if not phrase:  # OpenNMT-kpg's loop finds a phrase without words everywhere
         return protocol.name == "meng"

@@ -25,37 +25,10 @@ torch encoder), `summary` (the legacy table and legacy vs corrected),
 
 from __future__ import annotations
 
-from kweval.legacy.kernels import (
-    Entry,
-    LEGACY_SEMANTIC_THRESHOLD,
-    NOTEBOOK_DEFAULT_THRESHOLD,
-    Pred,
-    gt_lists,
-    legacy_idcg,
-    legacy_match,
-    legacy_normalize,
-    legacy_relevance,
-    one_to_one_count,
-    review_lists,
-    seed000_global_ndcg,
-    seed000_predictions,
-    seed000_review_ndcg,
-    seed000_review_weighted,
-    seed000_weighted,
-    seed001_prf,
-    seed001_sas,
-    seed001_structured,
-    spec_idcg,
-    vader_sentiment,
-)
 from kweval.legacy.encoder import (
     LegacyEncoder,
     legacy_encoder,
     seed001_semantic,
-)
-from kweval.legacy.summary import (
-    legacy_summary,
-    legacy_vs_corrected,
 )
 from kweval.legacy.examples import (
     AsciiNormalizationExample,
@@ -76,6 +49,33 @@ from kweval.legacy.examples import (
     find_undiscounted_idcg_example,
     find_zip_pairing_example,
     zip_pairing_example,
+)
+from kweval.legacy.kernels import (
+    LEGACY_SEMANTIC_THRESHOLD,
+    NOTEBOOK_DEFAULT_THRESHOLD,
+    Entry,
+    Pred,
+    gt_lists,
+    legacy_idcg,
+    legacy_match,
+    legacy_normalize,
+    legacy_relevance,
+    one_to_one_count,
+    review_lists,
+    seed000_global_ndcg,
+    seed000_predictions,
+    seed000_review_ndcg,
+    seed000_review_weighted,
+    seed000_weighted,
+    seed001_prf,
+    seed001_sas,
+    seed001_structured,
+    spec_idcg,
+    vader_sentiment,
+)
+from kweval.legacy.summary import (
+    legacy_summary,
+    legacy_vs_corrected,
 )
 
 __all__ = [

@@ -74,7 +74,10 @@ class LegacyEncoder:
         if needed:
             self._compute(list(needed))
         dim = self.model.config.hidden_size
-        return [np.stack([self._cache[(kw, n)] for kw in batch]) if batch else np.zeros((0, dim), "float32") for batch, n in plans]
+        return [
+            np.stack([self._cache[(kw, n)] for kw in batch]) if batch else np.zeros((0, dim), "float32")
+            for batch, n in plans
+        ]
 
     def embed_masked(self, keywords: Sequence[str]) -> np.ndarray:
         """The same keywords mean-pooled over their real tokens only (what sentence-transformers does)."""
@@ -94,7 +97,9 @@ def legacy_encoder(model_path: str | None = None) -> LegacyEncoder:
     return LegacyEncoder(model_path)
 
 
-def seed001_semantic(pred_emb: np.ndarray, gt_emb: np.ndarray, threshold: float = LEGACY_SEMANTIC_THRESHOLD) -> tuple[float, float, float]:
+def seed001_semantic(
+    pred_emb: np.ndarray, gt_emb: np.ndarray, threshold: float = LEGACY_SEMANTIC_THRESHOLD
+) -> tuple[float, float, float]:
     """``compute_semantic_metrics``: share of predictions / GT keywords with some cosine > threshold."""
     if len(pred_emb) == 0 or len(gt_emb) == 0:
         return 0.0, 0.0, 0.0
@@ -103,5 +108,3 @@ def seed001_semantic(pred_emb: np.ndarray, gt_emb: np.ndarray, threshold: float 
     recall = float(hits.any(axis=0).sum()) / len(gt_emb)
     f1 = 0.0 if precision + recall == 0 else 2 * precision * recall / (precision + recall)
     return precision, recall, f1
-
-

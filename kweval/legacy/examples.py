@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from kweval.data.dataset import Dataset
+from kweval.legacy.encoder import legacy_encoder, seed001_semantic
 from kweval.legacy.kernels import (
-    AnyMatcher,
     LEGACY_SEMANTIC_THRESHOLD,
     NOTEBOOK_DEFAULT_THRESHOLD,
+    AnyMatcher,
     group_lists,
     gt_lists,
     legacy_idcg,
@@ -38,7 +39,6 @@ from kweval.legacy.kernels import (
     spec_idcg,
     vader_sentiment,
 )
-from kweval.legacy.encoder import legacy_encoder, seed001_semantic
 from kweval.legacy.summary import seed001_cell_entries
 from kweval.text.normalize import normalize
 
@@ -81,7 +81,8 @@ class IntendedScores:
 
 @dataclass(frozen=True)
 class ZipPairingExample(ReviewExample):
-    """Defect 1: what seed 000 compares a review against (the letters of GT keyword i, or nothing past the GT's length)."""
+    """Defect 1: what seed 000 compares a review against (the letters of GT keyword i, or nothing past the GT's
+    length)."""
 
     review_index: int
     n_reviews: int
@@ -205,7 +206,9 @@ def _first_pair(dataset: Dataset, movie: str | None, model: str | None) -> tuple
     return movie, model
 
 
-def _corrected_review_scores(dataset: Dataset, movie: str, model: str, review_id: str, options: EvalOptions | None) -> dict[str, float] | None:
+def _corrected_review_scores(
+    dataset: Dataset, movie: str, model: str, review_id: str, options: EvalOptions | None
+) -> dict[str, float] | None:
     from kweval.evaluation.pipeline import EvalOptions, evaluate
 
     options = options or EvalOptions()
@@ -271,7 +274,9 @@ def zip_pairing_example(
     )
 
 
-def find_zip_pairing_example(dataset: Dataset, model: str | None = None, k: int = 5, corrected: bool = True) -> ZipPairingExample | None:
+def find_zip_pairing_example(
+    dataset: Dataset, model: str | None = None, k: int = 5, corrected: bool = True
+) -> ZipPairingExample | None:
     """Defect 1 on a real review: the first paired review that the zip credits with a match although,
     scored against the whole GT list, none of its keywords matches anything."""
     gts = gt_lists(dataset)
@@ -317,7 +322,9 @@ def _dcg(rel: Sequence[float]) -> float:
     return sum(r / math.log2(i + 2) for i, r in enumerate(rel))
 
 
-def find_undiscounted_idcg_example(dataset: Dataset, k: int = 5, model: str | None = None) -> UndiscountedIdcgExample | None:
+def find_undiscounted_idcg_example(
+    dataset: Dataset, k: int = 5, model: str | None = None
+) -> UndiscountedIdcgExample | None:
     """Defect 2 on a real review: the review with the best one-to-one DCG@k, scored against its whole GT list.
 
     Returns its predictions, both relevance lists, dcg_notebook (many-to-one),
@@ -358,7 +365,8 @@ def find_undiscounted_idcg_example(dataset: Dataset, k: int = 5, model: str | No
 
 
 def find_many_to_one_example(dataset: Dataset, k: int = 5, model: str | None = None) -> ManyToOneExample | None:
-    """Defect 3 on a real review: top-k predictions credited with the same GT keyword (scored against the whole GT list).
+    """Defect 3 on a real review: top-k predictions credited with the same GT keyword (scored against the whole GT
+    list).
 
     Picks the review where one GT keyword is credited most often (the first
     such review on ties).  Returns the predictions, the GT keyword and the
@@ -424,8 +432,11 @@ def find_ascii_normalization_example(dataset: Dataset) -> AsciiNormalizationExam
     )
 
 
-def find_recall_counts_predictions_example(dataset: Dataset, model: str | None = None) -> RecallCountsPredictionsExample | None:
-    """Defect 5 on a real review: seed 001's recall (matched predictions / |G|) above the one-to-one recall (matched GT / |G|).
+def find_recall_counts_predictions_example(
+    dataset: Dataset, model: str | None = None
+) -> RecallCountsPredictionsExample | None:
+    """Defect 5 on a real review: seed 001's recall (matched predictions / |G|) above the one-to-one recall (matched GT
+    / |G|).
 
     Same normalization and matching on both sides, so only the counting
     differs.  Picks the review with the largest gap (first on ties).  Returns
@@ -511,7 +522,10 @@ def find_semantic_padding_example(
         return None
     (crosses, _), i, slot, t, kw, s_pad, s_alone = best
     batch = batches[i]
-    at = {thr: seed001_semantic(padded[slot], gt_emb, thr) for thr in (LEGACY_SEMANTIC_THRESHOLD, NOTEBOOK_DEFAULT_THRESHOLD)}
+    at = {
+        thr: seed001_semantic(padded[slot], gt_emb, thr)
+        for thr in (LEGACY_SEMANTIC_THRESHOLD, NOTEBOOK_DEFAULT_THRESHOLD)
+    }
     alone_vec = alone[kw]
     masked_vec = enc.embed_masked([kw])[0]
     return SemanticPaddingExample(
@@ -532,7 +546,9 @@ def find_semantic_padding_example(
     )
 
 
-def find_sas_score_example(dataset: Dataset, movie: str | None = None, model: str | None = None) -> SasScoreExample | None:
+def find_sas_score_example(
+    dataset: Dataset, movie: str | None = None, model: str | None = None
+) -> SasScoreExample | None:
     """Defect 7 on a real review: SAS computed from the model's scores vs from the keywords' own VADER sentiment.
 
     Among the reviews of `movie` × `model` (default: the first movie with GT,

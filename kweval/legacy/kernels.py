@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from kweval.evaluation import sentiment
 from kweval.data.dataset import Dataset
+from kweval.evaluation import sentiment
 
 Entry = tuple[Any, float]  # (keyword: str or None, score: float or NaN), as Dataset.predictions keeps it
 Pred = tuple[str, float]
@@ -67,8 +67,11 @@ def seed000_predictions(entries: Iterable[Entry], normalize_first: bool = True) 
     return out
 
 
-def seed000_review_weighted(preds: Sequence[Pred], gt_kw: Iterable[str]) -> tuple[float, list[tuple[str, float, str | None]], int]:
-    """One zipped pair of ``evaluate_keywords_weighted``: (score sum, [(keyword, score, GT entry credited or None)], |GT entries|).
+def seed000_review_weighted(
+    preds: Sequence[Pred], gt_kw: Iterable[str]
+) -> tuple[float, list[tuple[str, float, str | None]], int]:
+    """One zipped pair of ``evaluate_keywords_weighted``: (score sum, [(keyword, score, GT entry credited or None)], |GT
+    entries|).
 
     `gt_kw` is meant to be one review's GT list; given a str (defect 1) its
     entries are the keyword's characters.
@@ -114,7 +117,9 @@ def seed000_weighted(
     return float(precision), float(recall), float(f1)
 
 
-def legacy_relevance(pred_norms: Sequence[str], gt_norms: Sequence[str], first_match: Callable[[str], int] | None = None) -> list[float]:
+def legacy_relevance(
+    pred_norms: Sequence[str], gt_norms: Sequence[str], first_match: Callable[[str], int] | None = None
+) -> list[float]:
     """Seed 000's graded relevance of each prediction: 1/log2(j+2) for the earliest matching GT j.
 
     Defect 3: there is no one-to-one assignment, so several predictions can all
@@ -122,7 +127,11 @@ def legacy_relevance(pred_norms: Sequence[str], gt_norms: Sequence[str], first_m
     """
     rel = []
     for p in pred_norms:
-        j = first_match(p) if first_match is not None else next((j for j, g in enumerate(gt_norms) if legacy_match(p, g)), -1)
+        j = (
+            first_match(p)
+            if first_match is not None
+            else next((j for j, g in enumerate(gt_norms) if legacy_match(p, g)), -1)
+        )
         rel.append(1 / math.log2(j + 2) if j >= 0 else 0.0)
     return rel
 
@@ -229,7 +238,9 @@ def seed001_prf(
     return precision, recall, f1
 
 
-def one_to_one_count(pred_norms: Sequence[str], gt_norms: Sequence[str], candidates: Callable[[str], list[int]] | None = None) -> int:
+def one_to_one_count(
+    pred_norms: Sequence[str], gt_norms: Sequence[str], candidates: Callable[[str], list[int]] | None = None
+) -> int:
     """|M| under docs/metrics.md §2's one-to-one assignment, on already normalized strings (for comparisons)."""
     taken: set[int] = set()
     for p in pred_norms:
@@ -242,7 +253,8 @@ def one_to_one_count(pred_norms: Sequence[str], gt_norms: Sequence[str], candida
 
 
 def vader_sentiment(text: str) -> float:
-    """VADER's 1.0·pos + 0.5·neu value of `text`: `kweval.evaluation.sentiment`'s v(x), which the notebooks compute too."""
+    """VADER's 1.0·pos + 0.5·neu value of `text`: `kweval.evaluation.sentiment`'s v(x), which the notebooks compute
+    too."""
     return float(sentiment.sentiment_value([text])[0])
 
 
@@ -254,7 +266,9 @@ def seed001_structured(entries: Iterable[Entry]) -> list[Pred]:
     scores — which is every reranker score of SW_Episode6 — a detail the Dataset no
     longer carries; see docs/notebook-parity.md.)
     """
-    return [(kw, float(s)) for kw, s in entries if isinstance(kw, str) and isinstance(s, (int, float)) and not math.isnan(s)]
+    return [
+        (kw, float(s)) for kw, s in entries if isinstance(kw, str) and isinstance(s, (int, float)) and not math.isnan(s)
+    ]
 
 
 def seed001_sas(structured: Sequence[Pred], reference: float | None) -> float | None:
@@ -330,5 +344,3 @@ def gt_lists(dataset: Dataset) -> dict[str, list[str]]:
 
 def group_lists(lists: pd.DataFrame) -> dict[tuple[str, str], pd.DataFrame]:
     return {(mv, md): frame for (mv, md), frame in lists.groupby(["movie", "model"], sort=False)}
-
-

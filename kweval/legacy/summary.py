@@ -9,11 +9,12 @@ import numpy as np
 import pandas as pd
 
 from kweval.data.dataset import Dataset, Problem
+from kweval.legacy.encoder import legacy_encoder, seed001_semantic
 from kweval.legacy.kernels import (
-    Entry,
-    AnyMatcher,
     LEGACY_SEMANTIC_THRESHOLD,
     NOTEBOOK_DEFAULT_THRESHOLD,
+    AnyMatcher,
+    Entry,
     group_lists,
     gt_lists,
     legacy_normalize,
@@ -26,7 +27,6 @@ from kweval.legacy.kernels import (
     seed001_structured,
     vader_sentiment,
 )
-from kweval.legacy.encoder import legacy_encoder, seed001_semantic
 
 if TYPE_CHECKING:  # kweval.evaluate is only needed for the corrected side-by-side
     from kweval.evaluation.pipeline import EvalOptions
@@ -35,7 +35,19 @@ if TYPE_CHECKING:  # kweval.evaluate is only needed for the corrected side-by-si
 def _metric_columns(options: EvalOptions | None, k: int) -> list[str]:
     if options is not None:
         return options.metric_names()
-    return ["precision", "recall", "f1", "w_precision", "w_recall", "w_f1", f"ndcg@{k}", f"p@{k}", f"ap@{k}", "rr", "gt_coverage"]
+    return [
+        "precision",
+        "recall",
+        "f1",
+        "w_precision",
+        "w_recall",
+        "w_f1",
+        f"ndcg@{k}",
+        f"p@{k}",
+        f"ap@{k}",
+        "rr",
+        "gt_coverage",
+    ]
 
 
 def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tuple[pd.DataFrame, list[Problem]]:
@@ -63,9 +75,24 @@ def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tupl
         fixed = {"match": "approx", "gt_order": "file", "gain": "linear", "discount": "log2"}
         for name, value in fixed.items():
             if getattr(options, name) != value:
-                problems.append(Problem("legacy mode", f"--{name.replace('_', '-')} {getattr(options, name)} is ignored: the notebooks use {value}", "evaluate"))
-        if options.semantic and (options.threshold != NOTEBOOK_DEFAULT_THRESHOLD or options.embedding_model != "all-MiniLM-L6-v2"):
-            problems.append(Problem("legacy mode", "semantic metrics use the notebook's threshold 0.5 and all-MiniLM-L6-v2; --threshold/--embedding-model are ignored", "evaluate"))
+                problems.append(
+                    Problem(
+                        "legacy mode",
+                        f"--{name.replace('_', '-')} {getattr(options, name)} is ignored: the notebooks use {value}",
+                        "evaluate",
+                    )
+                )
+        if options.semantic and (
+            options.threshold != NOTEBOOK_DEFAULT_THRESHOLD or options.embedding_model != "all-MiniLM-L6-v2"
+        ):
+            problems.append(
+                Problem(
+                    "legacy mode",
+                    "semantic metrics use the notebook's threshold 0.5 and all-MiniLM-L6-v2; "
+                    "--threshold/--embedding-model are ignored",
+                    "evaluate",
+                )
+            )
 
     lists = review_lists(dataset)
     groups = group_lists(lists)
@@ -76,7 +103,9 @@ def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tupl
     for movie in dataset.movies["movie"].tolist():
         gt = gts.get(movie, [])
         if not gt:
-            problems.append(Problem(movie, "no ground-truth keywords: the notebooks score its reviews as 0", "evaluate"))
+            problems.append(
+                Problem(movie, "no ground-truth keywords: the notebooks score its reviews as 0", "evaluate")
+            )
         matcher = AnyMatcher([legacy_normalize(g) for g in gt])
         n_movie_reviews = int(reviews_per_movie.get(movie, 0))
         dropped: list[tuple[str, int]] = []
@@ -106,7 +135,8 @@ def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tupl
             problems.append(
                 Problem(
                     f"{movie} [{', '.join(m for m in dataset.models['model'] if m in models)}]",
-                    f"legacy w_*/ndcg@{k}: zip pairs reviews with the {len(gt)} GT keywords, so {n} later review(s) are not scored (defect 1)",
+                    f"legacy w_*/ndcg@{k}: zip pairs reviews with the {len(gt)} GT keywords, so {n} later "
+                    f"review(s) are not scored (defect 1)",
                     "evaluate",
                 )
             )
@@ -131,7 +161,9 @@ def seed001_cell_entries(frame: pd.DataFrame) -> tuple[list[str], list[list[Entr
 
 
 def _add_legacy_sas(table: pd.DataFrame, todo: list, gts: dict[str, list[str]], dataset: Dataset) -> None:
-    texts = dataset.reviews.assign(review_id=dataset.reviews["review_id"].astype(str)).set_index(["movie", "review_id"])["text"]
+    texts = dataset.reviews.assign(review_id=dataset.reviews["review_id"].astype(str)).set_index(
+        ["movie", "review_id"]
+    )["text"]
     text_value: dict[tuple[str, str], float | None] = {}
     gt_value: dict[str, float | None] = {}
     for pos, movie, frame in todo:
@@ -220,6 +252,6 @@ def legacy_vs_corrected(dataset: Dataset, options: EvalOptions | None = None, de
         )
     out = out.merge(pd.DataFrame(winners), on=["movie", "metric"], how="left")
     out["flips"] = out["legacy_winner"] != out["corrected_winner"]
-    return out[["movie", "metric", "model", "legacy", "corrected", "difference", "legacy_winner", "corrected_winner", "flips"]]
-
-
+    return out[
+        ["movie", "metric", "model", "legacy", "corrected", "difference", "legacy_winner", "corrected_winner", "flips"]
+    ]

@@ -198,4 +198,3 @@ def present_metrics(
         "n_matched_present": hit_present,
         "n_matched_absent": hit_absent,
     }
-

@@ -61,7 +61,7 @@ class MetricInfo:
         direction = {HIGHER: "higher is better", LOWER: "lower is better"}.get(self.better, "")
         return " · ".join(part for part in (self.definition, f"range {self.range}", direction) if part)
 
-    def for_k(self, k: int | str) -> "MetricInfo":
+    def for_k(self, k: int | str) -> MetricInfo:
         """A template entry with its cut-off filled in."""
         return replace(
             self,
@@ -117,7 +117,9 @@ def better(column: str) -> str:
     return entry.better if entry is not None else NEITHER
 
 
-def help_text(k: int | str = "k", groups: Iterable[str] = ("set", "ranking", "coverage", "semantic", "sentiment", "keyphrase")) -> str:
+def help_text(
+    k: int | str = "k", groups: Iterable[str] = ("set", "ranking", "coverage", "semantic", "sentiment", "keyphrase")
+) -> str:
     """The metric list for the CLI's ``--help`` (templates with `k` filled in; the letter k by default)."""
     wanted = set(groups)
     lines = []
@@ -135,13 +137,27 @@ def markdown_table(groups: Iterable[str] | None = None) -> str:
     for e in entries():
         if wanted is not None and e.group not in wanted:
             continue
-        cells = [f"`{e.name.replace('{k}', 'k')}`", e.label.replace("{k}", "k"), e.definition.replace("{k}", "k"), e.range, e.better,
-                 f"[§](#{e.section})" + (f" {e.reference}" if e.reference else "")]
+        cells = [
+            f"`{e.name.replace('{k}', 'k')}`",
+            e.label.replace("{k}", "k"),
+            e.definition.replace("{k}", "k"),
+            e.range,
+            e.better,
+            f"[§](#{e.section})" + (f" {e.reference}" if e.reference else ""),
+        ]
         rows.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(rows) + "\n"
 
 
-def _add(name: str, label: str, definition: str, group: str, range_: str = "[0, 1]", better_: str = HIGHER, reference: str = "") -> None:
+def _add(
+    name: str,
+    label: str,
+    definition: str,
+    group: str,
+    range_: str = "[0, 1]",
+    better_: str = HIGHER,
+    reference: str = "",
+) -> None:
     register(MetricInfo(name, label, definition, range_, better_, group, reference))
 
 
@@ -149,78 +165,261 @@ def _add(name: str, label: str, definition: str, group: str, range_: str = "[0, 
 _add("precision", "Precision", "matched predictions / predictions (0 without predictions)", "set")
 _add("recall", "Recall", "matched GT keywords / GT keywords of the movie", "set")
 _add("f1", "F1", "harmonic mean of precision and recall", "set")
-_add("w_precision", "Weighted precision", "model scores of the matched predictions / all its scores (confidence-weighted)", "set")
-_add("w_recall", "Weighted recall", "GT-rank gains of the matched GT keywords / gains of every GT keyword (importance-weighted)", "set")
+_add(
+    "w_precision",
+    "Weighted precision",
+    "model scores of the matched predictions / all its scores (confidence-weighted)",
+    "set",
+)
+_add(
+    "w_recall",
+    "Weighted recall",
+    "GT-rank gains of the matched GT keywords / gains of every GT keyword (importance-weighted)",
+    "set",
+)
 _add("w_f1", "Weighted F1", "harmonic mean of w_precision and w_recall", "set")
-_add("ndcg@{k}", "nDCG@{k}", "DCG@{k} / IDCG@{k}: GT-rank gain of each matched keyword, discounted by its position, over the GT's own top {k}",
-     "ranking", reference="Järvelin & Kekäläinen 2002")
+_add(
+    "ndcg@{k}",
+    "nDCG@{k}",
+    "DCG@{k} / IDCG@{k}: GT-rank gain of each matched keyword, discounted by its position, over the GT's own top {k}",
+    "ranking",
+    reference="Järvelin & Kekäläinen 2002",
+)
 _add("p@{k}", "P@{k}", "matched predictions among the first {k} / {k}", "ranking")
-_add("ap@{k}", "AP@{k}", "average precision over the first {k}: Σ precision at each matched position / min({k}, |GT|)", "ranking")
-_add("rr", "Reciprocal rank", "1 / (position + 1) of the first matched prediction within k (0 if none); its mean is MRR@k", "ranking")
-_add("gt_coverage", "GT coverage", "share of the movie's GT keywords matched in at least one of its reviews (movie level)", "coverage")
+_add(
+    "ap@{k}",
+    "AP@{k}",
+    "average precision over the first {k}: Σ precision at each matched position / min({k}, |GT|)",
+    "ranking",
+)
+_add(
+    "rr",
+    "Reciprocal rank",
+    "1 / (position + 1) of the first matched prediction within k (0 if none); its mean is MRR@k",
+    "ranking",
+)
+_add(
+    "gt_coverage",
+    "GT coverage",
+    "share of the movie's GT keywords matched in at least one of its reviews (movie level)",
+    "coverage",
+)
 # ---- semantic (§4) and sentiment (§5)
-_add("sem_precision", "Semantic precision", "predictions whose nearest GT keyword has cosine > τ / predictions", "semantic")
+_add(
+    "sem_precision",
+    "Semantic precision",
+    "predictions whose nearest GT keyword has cosine > τ / predictions",
+    "semantic",
+)
 _add("sem_recall", "Semantic recall", "GT keywords whose nearest prediction has cosine > τ / GT keywords", "semantic")
 _add("sem_f1", "Semantic F1", "harmonic mean of sem_precision and sem_recall", "semantic")
-_add("sas_keywords", "SAS (GT keywords)", "1 − |mean VADER value of the predictions − mean value of the GT keywords|", "sentiment",
-     reference="Hutto & Gilbert 2014 (VADER)")
-_add("sas_text", "SAS (review text)", "1 − |mean VADER value of the predictions − value of the review text|", "sentiment",
-     reference="Hutto & Gilbert 2014 (VADER)")
+_add(
+    "sas_keywords",
+    "SAS (GT keywords)",
+    "1 − |mean VADER value of the predictions − mean value of the GT keywords|",
+    "sentiment",
+    reference="Hutto & Gilbert 2014 (VADER)",
+)
+_add(
+    "sas_text",
+    "SAS (review text)",
+    "1 − |mean VADER value of the predictions − value of the review text|",
+    "sentiment",
+    reference="Hutto & Gilbert 2014 (VADER)",
+)
 # ---- the keyphrase field's metrics (§9; --keyphrase, --present; on by default for per-document GT)
 _add("r@{k}", "R@{k}", "matched GT keywords among the first {k} predictions / |G|", "keyphrase")
-_add("f1@{k}", "F1@{k}", "F1 of hard P@{k} (matched among the first {k} / {k}, the field's usual cut-off) and R@{k}", "keyphrase",
-     reference="Meng et al. 2017")
-_add("f1@{k}_flex", "F1@{k} (flexible)", "F1 of flexible P@{k} (matched among the first {k} / min({k}, |P|)) and R@{k}", "keyphrase")
-_add("f1@M", "F1@M", "F1 over all predictions, |M| / |P| and |M| / |G| (the same number as f1)", "keyphrase", reference="Yuan et al. 2020")
-_add("f1@O", "F1@O", "F1 at the oracle cut-off c = |G|: matched among the first c / min(c, |P|) and / |G|", "keyphrase",
-     reference="Yuan et al. 2020")
-_add("r_precision", "R-precision", "matched among the first |G| predictions / |G|", "keyphrase", reference="Zesch & Gurevych 2009")
-_add("recall_present", "Recall (present)", "matched GT keywords that occur in the review's text / GT keywords that do", "keyphrase")
-_add("f1@{k}_present", "F1@{k} (present)", "F1 of matched present GT keywords among the first {k} / {k} and / present GT keywords", "keyphrase")
-_add("recall_absent", "Recall (absent)", "matched GT keywords that do not occur in the review's text / GT keywords that do not", "keyphrase")
+_add(
+    "f1@{k}",
+    "F1@{k}",
+    "F1 of hard P@{k} (matched among the first {k} / {k}, the field's usual cut-off) and R@{k}",
+    "keyphrase",
+    reference="Meng et al. 2017",
+)
+_add(
+    "f1@{k}_flex",
+    "F1@{k} (flexible)",
+    "F1 of flexible P@{k} (matched among the first {k} / min({k}, |P|)) and R@{k}",
+    "keyphrase",
+)
+_add(
+    "f1@M",
+    "F1@M",
+    "F1 over all predictions, |M| / |P| and |M| / |G| (the same number as f1)",
+    "keyphrase",
+    reference="Yuan et al. 2020",
+)
+_add(
+    "f1@O",
+    "F1@O",
+    "F1 at the oracle cut-off c = |G|: matched among the first c / min(c, |P|) and / |G|",
+    "keyphrase",
+    reference="Yuan et al. 2020",
+)
+_add(
+    "r_precision",
+    "R-precision",
+    "matched among the first |G| predictions / |G|",
+    "keyphrase",
+    reference="Zesch & Gurevych 2009",
+)
+_add(
+    "recall_present",
+    "Recall (present)",
+    "matched GT keywords that occur in the review's text / GT keywords that do",
+    "keyphrase",
+)
+_add(
+    "f1@{k}_present",
+    "F1@{k} (present)",
+    "F1 of matched present GT keywords among the first {k} / {k} and / present GT keywords",
+    "keyphrase",
+)
+_add(
+    "recall_absent",
+    "Recall (absent)",
+    "matched GT keywords that do not occur in the review's text / GT keywords that do not",
+    "keyphrase",
+)
 # ---- summary counts (§6)
 _add("n_reviews", "Reviews", "reviews evaluated for this row", "aggregation", "0, 1, 2, …", NEITHER)
 _add("n_skipped", "Skipped", "reviews skipped (no output from the model for them)", "aggregation", "0, 1, 2, …", LOWER)
 # ---- what was loaded and evaluated, per movie and per model (§1; the dashboard's Data page)
 _add("reviews", "Reviews", "reviews of the movie in the data (evaluated or not)", "dataset", "0, 1, 2, …", NEITHER)
-_add("gt_keywords", "GT keywords", "the movie's GT keywords after cleaning (normalized; empty and repeated ones dropped)", "dataset",
-     "0, 1, 2, …", NEITHER)
-_add("evaluated_pairs", "Evaluated pairs", "review × model pairs of the movie that were scored", "dataset", "0, 1, 2, …", NEITHER)
-_add("skipped_pairs", "Skipped pairs", "review × model pairs of the movie without output from the model", "dataset", "0, 1, 2, …", LOWER)
-_add("score_direction", "Score direction", "whether the model's keyword scores are better high (higher) or low (lower, e.g. YAKE)",
-     "dataset", "higher / lower", NEITHER)
-_add("keywords", "Keywords", "the model's predicted keywords after cleaning (normalized; empty and repeated ones dropped)", "dataset",
-     "0, 1, 2, …", NEITHER)
+_add(
+    "gt_keywords",
+    "GT keywords",
+    "the movie's GT keywords after cleaning (normalized; empty and repeated ones dropped)",
+    "dataset",
+    "0, 1, 2, …",
+    NEITHER,
+)
+_add(
+    "evaluated_pairs",
+    "Evaluated pairs",
+    "review × model pairs of the movie that were scored",
+    "dataset",
+    "0, 1, 2, …",
+    NEITHER,
+)
+_add(
+    "skipped_pairs",
+    "Skipped pairs",
+    "review × model pairs of the movie without output from the model",
+    "dataset",
+    "0, 1, 2, …",
+    LOWER,
+)
+_add(
+    "score_direction",
+    "Score direction",
+    "whether the model's keyword scores are better high (higher) or low (lower, e.g. YAKE)",
+    "dataset",
+    "higher / lower",
+    NEITHER,
+)
+_add(
+    "keywords",
+    "Keywords",
+    "the model's predicted keywords after cleaning (normalized; empty and repeated ones dropped)",
+    "dataset",
+    "0, 1, 2, …",
+    NEITHER,
+)
 _add("evaluated_reviews", "Evaluated reviews", "reviews the model was scored on", "dataset", "0, 1, 2, …", NEITHER)
 _add("skipped_reviews", "Skipped reviews", "reviews without output from the model", "dataset", "0, 1, 2, …", LOWER)
 _add("reason", "Reason", "why the review × model pair was not scored", "dataset", "text", NEITHER)
 # ---- paired comparison of model A with model B (§7)
-_add("n", "Pairs", "reviews both models were evaluated on (where the metric is defined on both)", "statistics", "0, 1, 2, …", NEITHER)
+_add(
+    "n",
+    "Pairs",
+    "reviews both models were evaluated on (where the metric is defined on both)",
+    "statistics",
+    "0, 1, 2, …",
+    NEITHER,
+)
 _add("mean_a", "Mean A", "model A's mean of the metric over the paired reviews", "statistics", "as the metric", NEITHER)
 _add("mean_b", "Mean B", "model B's mean of the metric over the paired reviews", "statistics", "as the metric", NEITHER)
-_add("diff", "Difference B − A", "model B's mean minus model A's over the paired reviews (positive: B higher)",
-     "statistics", "[−1, 1]", NEITHER)
-_add("ci_low", "CI low", "lower end of the 95 % paired-bootstrap interval of the difference", "statistics", "[−1, 1]", NEITHER,
-     "Efron & Tibshirani 1993")
-_add("ci_high", "CI high", "upper end of the 95 % paired-bootstrap interval of the difference", "statistics", "[−1, 1]", NEITHER,
-     "Efron & Tibshirani 1993")
-_add("p_randomization", "p (randomization)", "paired randomization (sign-flip) test of the mean difference, two-sided",
-     "statistics", "[0, 1]", LOWER, "Smucker et al. 2007")
+_add(
+    "diff",
+    "Difference B − A",
+    "model B's mean minus model A's over the paired reviews (positive: B higher)",
+    "statistics",
+    "[−1, 1]",
+    NEITHER,
+)
+_add(
+    "ci_low",
+    "CI low",
+    "lower end of the 95 % paired-bootstrap interval of the difference",
+    "statistics",
+    "[−1, 1]",
+    NEITHER,
+    "Efron & Tibshirani 1993",
+)
+_add(
+    "ci_high",
+    "CI high",
+    "upper end of the 95 % paired-bootstrap interval of the difference",
+    "statistics",
+    "[−1, 1]",
+    NEITHER,
+    "Efron & Tibshirani 1993",
+)
+_add(
+    "p_randomization",
+    "p (randomization)",
+    "paired randomization (sign-flip) test of the mean difference, two-sided",
+    "statistics",
+    "[0, 1]",
+    LOWER,
+    "Smucker et al. 2007",
+)
 _add("p_ttest", "p (t-test)", "paired t-test of the mean difference, two-sided", "statistics", "[0, 1]", LOWER)
-_add("p_randomization_holm", "p (randomization, Holm)", "p_randomization adjusted by Holm–Bonferroni across the metrics compared",
-     "statistics", "[0, 1]", LOWER, "Holm 1979")
-_add("p_ttest_holm", "p (t-test, Holm)", "p_ttest adjusted by Holm–Bonferroni across the metrics compared", "statistics", "[0, 1]", LOWER,
-     "Holm 1979")
-_add("significant", "Significant (Holm, α = 0.05)", "p_randomization_holm < 0.05: the difference is unlikely to be chance",
-     "statistics", "yes / no", NEITHER)
+_add(
+    "p_randomization_holm",
+    "p (randomization, Holm)",
+    "p_randomization adjusted by Holm–Bonferroni across the metrics compared",
+    "statistics",
+    "[0, 1]",
+    LOWER,
+    "Holm 1979",
+)
+_add(
+    "p_ttest_holm",
+    "p (t-test, Holm)",
+    "p_ttest adjusted by Holm–Bonferroni across the metrics compared",
+    "statistics",
+    "[0, 1]",
+    LOWER,
+    "Holm 1979",
+)
+_add(
+    "significant",
+    "Significant (Holm, α = 0.05)",
+    "p_randomization_holm < 0.05: the difference is unlikely to be chance",
+    "statistics",
+    "yes / no",
+    NEITHER,
+)
 _add("wins", "Wins", "reviews where the first model scores higher than the second", "statistics", "0, 1, 2, …", NEITHER)
 _add("ties", "Ties", "reviews where both models score the same", "statistics", "0, 1, 2, …", NEITHER)
-_add("losses", "Losses", "reviews where the first model scores lower than the second", "statistics", "0, 1, 2, …", NEITHER)
+_add(
+    "losses",
+    "Losses",
+    "reviews where the first model scores lower than the second",
+    "statistics",
+    "0, 1, 2, …",
+    NEITHER,
+)
 
 
 # ---- docs/metrics.md's generated part
 
-DOC_MARKER = "<!-- generated from kweval/metrics/registry.py by `python -m kweval.metrics.registry docs/metrics.md`; edit the registry, not below -->"
+DOC_MARKER = (
+    "<!-- generated from kweval/metrics/registry.py by `python -m kweval.metrics.registry "
+    "docs/metrics.md`; edit the registry, not below -->"
+)
 _GROUP_TITLES = {
     "set": "Set-based and weighted",
     "ranking": "Ranking (cut off at k)",

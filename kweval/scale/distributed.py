@@ -35,10 +35,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kweval.scale import file_groups
 from kweval.data import Dataset
 from kweval.evaluation.pipeline import EvalOptions, Evaluation, combine_evaluations, evaluate
 from kweval.extras import require
+from kweval.scale import file_groups
 from kweval.scale.parallel import can_fork, contiguous_groups, usable_cores
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def local_start_method() -> str:
 
 
 @contextlib.contextmanager
-def connect(spec: str) -> Iterator["Client"]:
+def connect(spec: str) -> Iterator[Client]:
     """A dask Client for `spec` (see parse_scheduler); a local cluster is started and stopped with it."""
     distributed = require("distributed", "dask", "--scheduler")
     Client, LocalCluster = distributed.Client, distributed.LocalCluster
@@ -92,13 +92,22 @@ def connect(spec: str) -> Iterator["Client"]:
     # the GIL from the one thread that evaluates (the nanny hands this config to the workers it starts).
     # They are forked where that is safe (`local_start_method`): a spawned worker starts a fresh interpreter
     # and imports kweval and pandas again, ~2 s of a 5 s evaluation of 200k reviews on 2 cores.
-    config = {"distributed.worker.profile.enabled": False,
-              "distributed.worker.multiprocessing-method": local_start_method()}
-    with dask.config.set(config), LocalCluster(
-        # a free port for its status page, and no logs: a failure reaches kweval as an exception from gather
-        n_workers=n_workers or usable_cores(), threads_per_worker=1, processes=True, dashboard_address=":0",
-        silence_logs=logging.CRITICAL,
-    ) as cluster, Client(cluster) as client:
+    config = {
+        "distributed.worker.profile.enabled": False,
+        "distributed.worker.multiprocessing-method": local_start_method(),
+    }
+    with (
+        dask.config.set(config),
+        LocalCluster(
+            # a free port for its status page, and no logs: a failure reaches kweval as an exception from gather
+            n_workers=n_workers or usable_cores(),
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.CRITICAL,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         yield client
 
 
@@ -110,18 +119,22 @@ def movie_partitions(dataset: Dataset, n: int) -> list[list[str]]:
     return [[movies[i] for i in run] for run in contiguous_groups(weights, max(1, n))] if movies else [[]]
 
 
-def evaluate_on_cluster(client: "Client", dataset: Dataset, options: EvalOptions, partitions: int | None = None) -> Evaluation:
+def evaluate_on_cluster(
+    client: Client, dataset: Dataset, options: EvalOptions, partitions: int | None = None
+) -> Evaluation:
     """`evaluate(dataset, options)` computed partition by partition on the cluster's workers (`partitions` defaults
     to the cluster's worker threads); with semantic options, see `with_semantic`."""
     n = partitions or _threads(client)
     parts = [dataset.subset(movies=group) for group in movie_partitions(dataset, n)]
     lexical = replace(options, semantic=False)
-    futures = client.map(evaluate, client.scatter(parts), options=lexical, pure=False)  # scattered: data, not task graph
+    futures = client.map(
+        evaluate, client.scatter(parts), options=lexical, pure=False
+    )  # scattered: data, not task graph
     return with_semantic(client, combine_evaluations(client.gather(futures)), options)
 
 
 def evaluate_files_on_cluster(
-    client: "Client",
+    client: Client,
     path: str | Path,
     options: EvalOptions,
     movies: Sequence[str] | None = None,
@@ -129,7 +142,8 @@ def evaluate_files_on_cluster(
     keywords: bool = True,
     partitions: int | None = None,
 ) -> tuple[str, Evaluation] | None:
-    """(dataset source, evaluation) of the dataset folder `path` with a file per movie, each worker reading its own files.
+    """(dataset source, evaluation) of the dataset folder `path` with a file per movie, each worker reading its own
+    files.
 
     `partitions` defaults to the cluster's worker threads.  None when the
     layout has no file per movie, when a worker does not see the same movie
@@ -141,8 +155,13 @@ def evaluate_files_on_cluster(
     if not sizes or not workers_see_files(client, folder, movies, sizes):
         return None
     futures = client.map(
-        file_groups.evaluate_movie_files, file_groups.movie_groups(sizes, partitions or _threads(client)),
-        path=folder, options=replace(options, semantic=False), models=models, keywords=keywords or options.semantic, pure=False,
+        file_groups.evaluate_movie_files,
+        file_groups.movie_groups(sizes, partitions or _threads(client)),
+        path=folder,
+        options=replace(options, semantic=False),
+        models=models,
+        keywords=keywords or options.semantic,
+        pure=False,
     )
     combined = file_groups.combine_groups(client.gather(futures), movies, models)
     if combined is None:
@@ -150,20 +169,22 @@ def evaluate_files_on_cluster(
     from kweval.data import dnlp
 
     _, evaluation = combined
-    source = str(dnlp.find_root(Path(path)) or path)  # named as given here, as one process names it, not as the workers read it
+    source = str(
+        dnlp.find_root(Path(path)) or path
+    )  # named as given here, as one process names it, not as the workers read it
     evaluation = with_semantic(client, evaluation, options)
     if not keywords:
         evaluation.keywords = evaluation.keywords.iloc[:0]
     return source, evaluation
 
 
-def workers_see_files(client: "Client", folder: str, movies: Sequence[str] | None, sizes: dict[str, int]) -> bool:
+def workers_see_files(client: Client, folder: str, movies: Sequence[str] | None, sizes: dict[str, int]) -> bool:
     """Whether every worker finds the same movie files (names and sizes) at `folder` as this machine does."""
     seen = client.run(file_groups.movie_file_sizes, folder, movies, on_error="return")
     return bool(seen) and all(view == sizes for view in seen.values())
 
 
-def with_semantic(client: "Client", evaluation: Evaluation, options: EvalOptions) -> Evaluation:
+def with_semantic(client: Client, evaluation: Evaluation, options: EvalOptions) -> Evaluation:
     """The lexical `evaluation` with the semantic columns when `options` asks for them: the distinct keywords
     missing from this machine's embedding store are embedded on the workers (`embed_on_cluster`), then the
     similarities are computed here from the store, as one process computes them."""
@@ -180,7 +201,12 @@ def with_semantic(client: "Client", evaluation: Evaluation, options: EvalOptions
 
 
 def embed_on_cluster(
-    client: "Client", texts: Sequence[str], model_id: str, backend: str, store: "EmbeddingStore", partitions: int | None = None
+    client: Client,
+    texts: Sequence[str],
+    model_id: str,
+    backend: str,
+    store: EmbeddingStore,
+    partitions: int | None = None,
 ) -> int:
     """Embed the distinct `texts` that `store` lacks on the cluster's workers and put their vectors in `store`.
 
@@ -205,8 +231,9 @@ def embed_on_cluster(
     return len(missing)
 
 
-def embed_share(texts: list[str], model_id: str, backend: str, wanted: tuple[str, str]) -> "np.ndarray":
-    """On a worker: unit float32 rows of `texts` in the `wanted` (backend, precision) variant; ValueError if it cannot."""
+def embed_share(texts: list[str], model_id: str, backend: str, wanted: tuple[str, str]) -> np.ndarray:
+    """On a worker: unit float32 rows of `texts` in the `wanted` (backend, precision) variant; ValueError if it
+    cannot."""
     from kweval.embeddings import semantic
 
     device = None if semantic.variant(backend) == wanted else "cpu"  # torch fp32 wanted on a GPU worker: its CPU
@@ -218,6 +245,6 @@ def embed_share(texts: list[str], model_id: str, backend: str, wanted: tuple[str
         raise EmbeddingError(f"a worker cannot load the embedding model {model_id!r}: {exc}") from None
 
 
-def _threads(client: "Client") -> int:
+def _threads(client: Client) -> int:
     """The cluster's worker threads (at least 1)."""
     return max(1, sum(client.nthreads().values()))

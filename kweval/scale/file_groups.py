@@ -46,9 +46,14 @@ def movie_groups(sizes: dict[str, int], n: int) -> list[list[str]]:
 
 
 def evaluate_movie_files(
-    movies: list[str], path: str | Path, options: EvalOptions, models: Sequence[str] | None = None, keywords: bool = True
+    movies: list[str],
+    path: str | Path,
+    options: EvalOptions,
+    models: Sequence[str] | None = None,
+    keywords: bool = True,
 ) -> GroupResult:
-    """Read the files of `movies` from the dataset folder `path` and evaluate them (the models asked for that are there).
+    """Read the files of `movies` from the dataset folder `path` and evaluate them (the models asked for that are
+    there).
 
     `keywords=False` leaves out the per-keyword table (a summary needs only
     the per-review scores): `evaluate(keywords=False)` does not build it

@@ -84,7 +84,9 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
     _forked_work = (fn, items)
     context = multiprocessing.get_context("fork")
     workers = len(items) - 1
-    pool = ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(context.Barrier(workers),))
+    pool = ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_start_worker, initargs=(context.Barrier(workers),)
+    )
     try:
         futures = [pool.submit(_item_result, i) for i in range(1, len(items))]  # the workers fork here
         _forked_work = None

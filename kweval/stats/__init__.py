@@ -6,11 +6,34 @@ scikit-learn's `sklearn.metrics` does: `from kweval import stats`, then
 """
 
 from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, bootstrap_ci, bootstrap_statistics, bootstrap_summary_ci
-from kweval.stats.paired import (N_PERM, compare_models, holm, paired_bootstrap_ci, paired_comparison, paired_differences,
-                                 paired_randomization_test, paired_scores, paired_t_test, win_tie_loss)
+from kweval.stats.paired import (
+    N_PERM,
+    compare_models,
+    holm,
+    paired_bootstrap_ci,
+    paired_comparison,
+    paired_differences,
+    paired_randomization_test,
+    paired_scores,
+    paired_t_test,
+    win_tie_loss,
+)
 
 __all__ = [
-    "CONFIDENCE", "N_BOOT", "N_PERM", "SEED", "bootstrap_ci", "bootstrap_statistics", "bootstrap_summary_ci", "compare_models",
-    "holm", "paired_bootstrap_ci", "paired_comparison", "paired_differences", "paired_randomization_test", "paired_scores",
-    "paired_t_test", "win_tie_loss",
+    "CONFIDENCE",
+    "N_BOOT",
+    "N_PERM",
+    "SEED",
+    "bootstrap_ci",
+    "bootstrap_statistics",
+    "bootstrap_summary_ci",
+    "compare_models",
+    "holm",
+    "paired_bootstrap_ci",
+    "paired_comparison",
+    "paired_differences",
+    "paired_randomization_test",
+    "paired_scores",
+    "paired_t_test",
+    "win_tie_loss",
 ]

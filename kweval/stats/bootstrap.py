@@ -56,7 +56,9 @@ def bootstrap_statistics(
     if n < 1:
         raise ValueError("bootstrap needs at least one review")
     if n_boot * n <= _KEPT_CELLS and n <= np.iinfo(np.uint16).max:
-        counts = _resample_counts(n, n_boot, seed)  # the same draws again (e.g. every model of a movie): kept, not redrawn
+        counts = _resample_counts(
+            n, n_boot, seed
+        )  # the same draws again (e.g. every model of a movie): kept, not redrawn
     else:
         counts = _draw_counts(n, n_boot, seed)
     return np.concatenate([np.asarray(statistic(c.astype("float64"))) for c in counts], axis=0)
@@ -76,7 +78,8 @@ _KEPT_CELLS = 20_000_000  # resamples × reviews of a kept draw: ≤ 40 MB as ui
 
 @functools.lru_cache(maxsize=2)
 def _resample_counts(n: int, n_boot: int, seed: int) -> tuple[np.ndarray, ...]:
-    """`_draw_counts`, kept as read-only uint16 (a count never exceeds n ≤ 65535) for the next call with the same draws."""
+    """`_draw_counts`, kept as read-only uint16 (a count never exceeds n ≤ 65535) for the next call with the same
+    draws."""
     kept = tuple(c.astype(np.uint16) for c in _draw_counts(n, n_boot, seed))
     for c in kept:
         c.setflags(write=False)
@@ -167,7 +170,10 @@ def bootstrap_summary_ci(
                 num, den = MICRO_RATIOS[m]
                 res[:, i] = safe_ratio(sums[:, pos[num]], sums[:, pos[den]])
             elif how == "micro" and m in MICRO_F1 and all(c in pos for x_ in MICRO_F1[m] for c in MICRO_RATIOS[x_]):
-                p_, r_ = (safe_ratio(sums[:, pos[MICRO_RATIOS[x_][0]]], sums[:, pos[MICRO_RATIOS[x_][1]]]) for x_ in MICRO_F1[m])
+                p_, r_ = (
+                    safe_ratio(sums[:, pos[MICRO_RATIOS[x_][0]]], sums[:, pos[MICRO_RATIOS[x_][1]]])
+                    for x_ in MICRO_F1[m]
+                )
                 res[:, i] = harmonic_mean(p_, r_)
             elif m in defined:
                 with np.errstate(invalid="ignore", divide="ignore"):
@@ -188,10 +194,12 @@ def bootstrap_summary_ci(
     index = {m: i for i, m in enumerate(present)}
     rows = [row for row, m in enumerate(metrics) if m in index]
     cols = [index[metrics[row]] for row in rows]
-    for name, values in (("value", point), ("ci_low", lo), ("ci_high", hi)):  # one column write each, not a .loc per metric
+    for name, values in (
+        ("value", point),
+        ("ci_low", lo),
+        ("ci_high", hi),
+    ):  # one column write each, not a .loc per metric
         column = out[name].to_numpy(dtype="float64", copy=True)
         column[rows] = np.asarray(values, dtype="float64")[cols]
         out[name] = column
     return out
-
-

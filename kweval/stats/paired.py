@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sp
 
-from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, as_columns, chunk_sizes, bootstrap_ci
+from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, as_columns, bootstrap_ci, chunk_sizes
 
 N_PERM = 10000
 
@@ -109,7 +109,9 @@ def paired_t_test(a: np.ndarray | Sequence[float], b: np.ndarray | Sequence[floa
         p = np.full(d.shape[1], np.nan)
     else:
         with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)  # constant differences: scipy warns, the p-value is still right
+            warnings.simplefilter(
+                "ignore", RuntimeWarning
+            )  # constant differences: scipy warns, the p-value is still right
             p = np.asarray(_sp.ttest_rel(a2, b2, axis=0).pvalue, dtype="float64")
         p = np.where(np.all(d == 0, axis=0), 1.0, p)
     return float(p[0]) if flat else p
@@ -167,7 +169,9 @@ def paired_comparison(
     xb = b[metrics].to_numpy(dtype="float64")
     if xa.shape != xb.shape:
         raise ValueError("paired_comparison: A and B must hold the same reviews")
-    valid = ~(np.isnan(xa) | np.isnan(xb))  # a metric undefined for a review on either side (e.g. sas_text without text)
+    valid = ~(
+        np.isnan(xa) | np.isnan(xb)
+    )  # a metric undefined for a review on either side (e.g. sas_text without text)
     n = valid.sum(axis=0).astype("int64")
     columns = ("mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_randomization", "p_ttest")
     res = {c: np.full(len(metrics), np.nan) for c in columns}
@@ -179,9 +183,18 @@ def paired_comparison(
             return
         diff, lo, hi = paired_bootstrap_ci(ya, yb, n_boot, confidence, seed)
         wins, ties, losses = win_tie_loss(ya, yb)
-        for name, value in (("mean_a", ya.mean(axis=0)), ("mean_b", yb.mean(axis=0)), ("diff", diff), ("ci_low", lo), ("ci_high", hi),
-                            ("p_randomization", paired_randomization_test(ya, yb, n_perm, seed)), ("p_ttest", paired_t_test(ya, yb)),
-                            ("wins", wins), ("ties", ties), ("losses", losses)):
+        for name, value in (
+            ("mean_a", ya.mean(axis=0)),
+            ("mean_b", yb.mean(axis=0)),
+            ("diff", diff),
+            ("ci_low", lo),
+            ("ci_high", hi),
+            ("p_randomization", paired_randomization_test(ya, yb, n_perm, seed)),
+            ("p_ttest", paired_t_test(ya, yb)),
+            ("wins", wins),
+            ("ties", ties),
+            ("losses", losses),
+        ):
             res[name][cols] = value
 
     complete = np.flatnonzero(valid.all(axis=0))
@@ -199,7 +212,9 @@ def paired_comparison(
     return out
 
 
-def paired_scores(scores: pd.DataFrame, a: str, b: str, metrics: Sequence[str], metric: str | None = None) -> pd.DataFrame:
+def paired_scores(
+    scores: pd.DataFrame, a: str, b: str, metrics: Sequence[str], metric: str | None = None
+) -> pd.DataFrame:
     """Reviews both models were evaluated on, with A's and B's metrics side by side (suffixes _a, _b).
 
     With `metric`, adds ``difference`` = B − A of that metric (for sorting and plotting).

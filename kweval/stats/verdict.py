@@ -66,8 +66,10 @@ def verdict(row: Mapping, a: str, b: str, alpha: float = ALPHA, digits: int = 3)
     p = float(row[P_COLUMN])
     f = lambda x: f"{x:.{digits}f}"  # noqa: E731
     if not (np.isfinite(p) and p < alpha):
-        return (f"No significant difference between {a} and {b} on {label}: "
-                f"{b} − {a} = {f(d)} [{f(lo)}, {f(hi)}], {format_p(p)} (Holm).")
+        return (
+            f"No significant difference between {a} and {b} on {label}: "
+            f"{b} − {a} = {f(d)} [{f(lo)}, {f(hi)}], {format_p(p)} (Holm)."
+        )
     if entry is not None and entry.better == registry.LOWER:  # B's advantage is then A − B
         d, lo, hi = -d, -hi, -lo
     winner, loser = (b, a) if d > 0 else (a, b)
@@ -77,4 +79,6 @@ def verdict(row: Mapping, a: str, b: str, alpha: float = ALPHA, digits: int = 3)
 
 def verdicts(comparison: pd.DataFrame, a: str, b: str, alpha: float = ALPHA) -> pd.Series:
     """`verdict` for every row of a `paired_comparison` table (index kept)."""
-    return pd.Series([verdict(row, a, b, alpha) for row in comparison.to_dict("records")], index=comparison.index, dtype=object)
+    return pd.Series(
+        [verdict(row, a, b, alpha) for row in comparison.to_dict("records")], index=comparison.index, dtype=object
+    )

@@ -281,7 +281,8 @@ def candidate_lists(preds: Sequence[str], gt: Sequence[str], mode: str = "approx
 
 
 def candidate_table(preds: Sequence[str], gt: Sequence[str], mode: str = "approx") -> tuple[np.ndarray, np.ndarray]:
-    """`candidate_lists` as one table: prediction i matches the GT positions ``flat[bounds[i]:bounds[i + 1]]`` (sorted)."""
+    """`candidate_lists` as one table: prediction i matches the GT positions ``flat[bounds[i]:bounds[i + 1]]``
+    (sorted)."""
     if mode not in MATCH_MODES:
         raise ValueError(f"unknown match mode {mode!r}; choose one of {', '.join(MATCH_MODES)}")
     n_pred = len(preds)
@@ -332,7 +333,8 @@ def candidate_table(preds: Sequence[str], gt: Sequence[str], mode: str = "approx
 
 
 def assign_matches_table(group: np.ndarray, cand_id: np.ndarray, bounds: np.ndarray, flat: np.ndarray) -> np.ndarray:
-    """The one-to-one assignment (docs/metrics.md §2) of many ranked lists at once, candidates given as a `candidate_table`.
+    """The one-to-one assignment (docs/metrics.md §2) of many ranked lists at once, candidates given as a
+    `candidate_table`.
 
     Within a list, rows in rank order each take the lowest GT position among
     their candidates not yet taken, or -1 when none is left.

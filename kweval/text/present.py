@@ -56,7 +56,8 @@ _SEP_TOKEN = f" {_SEP} "
 
 
 def _stemmed(norms: Sequence[str]) -> list[str]:
-    """For each normalized text, its tokens' Porter stems joined by spaces: all texts' tokens at once, each distinct one stemmed once.
+    """For each normalized text, its tokens' Porter stems joined by spaces: all texts' tokens at once, each distinct one
+    stemmed once.
 
     The texts are joined by a `_SEP` token, split into tokens, mapped through
     a dict of stems by a C-level `map`, joined back and split at the `_SEP` tokens.
