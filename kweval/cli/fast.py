@@ -51,7 +51,7 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
     from kweval.data.keyphrase import is_collection, read_documents
     from kweval.data.predictions import prediction_lists
     from kweval.io import card as cards
-    from kweval.keyphrase.protocols import CUTOFFS, PROTOCOLS, score_documents, summarize
+    from kweval.keyphrase.protocols import CUTOFFS, PROTOCOLS, document_problems, score_documents, summarize
 
     if args.data is None or not is_collection(Path(args.data)):
         raise KeyphraseUsageError(
@@ -71,9 +71,11 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
 
     folder = Path(args.data)
     documents = read_documents(folder, problems)
+    protocol = PROTOCOLS[args.protocol]
+    for doc, reason in document_problems(protocol, documents.texts):
+        problems.append(_problem(f"{folder}: document {doc}", reason))
     report()
     gold = documents.gold
-    protocol = PROTOCOLS[args.protocol]
     cutoffs = tuple(dict.fromkeys((*CUTOFFS[:1], args.k, *CUTOFFS[1:])))
     rows = []
     paths = [folder / "docsutf8" / f"{d}.txt" for d in documents.texts]

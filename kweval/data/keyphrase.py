@@ -15,6 +15,7 @@ layout has no predictions: they come from `--predictions NAME=PATH`
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,6 +28,19 @@ if TYPE_CHECKING:
 DOCS_DIR = "docsutf8"
 KEYS_DIR = "keys"
 LANGUAGE_FILE = "lan.txt"
+
+# A line ends at \r\n, \r or \n only, as Python's universal newlines and the field's tools read files
+# (pke, KPEval, OpenNMT-kpg); str.splitlines would also split on U+0085, U+2028, U+2029, \x0b, \x0c, \x1c-\x1e.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """`text`'s physical lines: split at \\r\\n, \\r and \\n only (docs/protocols.md, "Lines").
+
+    >>> split_lines("form\\x85feeds\\r\\ntopic models\\n")
+    ['form\\x85feeds', 'topic models', '']
+    """
+    return _LINE_BREAK.split(text)
 
 
 def is_collection(folder: Path) -> bool:
@@ -122,7 +136,7 @@ def read_documents(collection: Path, problems: list[Problem]) -> Documents:
         text = _read_text(path, problems, "key file")
         if text is None:
             continue
-        phrases = [line.strip() for line in text.splitlines() if line.strip()]
+        phrases = [line.strip() for line in split_lines(text) if line.strip()]
         if not phrases:
             problems.append(Problem(str(path), "holds no keyphrase; the document has no ground truth"))
         keys[doc_id] = phrases
