@@ -48,20 +48,22 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
     its messages); JSON output is written without pandas, so the whole process
     stays small (bench/bench_keyphrase.py).
     """
-    from kweval.data.keyphrase import is_collection, read_documents
+    from kweval.data import read_per_document
     from kweval.data.predictions import prediction_lists
     from kweval.io import card as cards
     from kweval.keyphrase.protocols import CUTOFFS, PROTOCOLS, document_problems, score_documents, summarize
 
-    if args.data is None or not is_collection(Path(args.data)):
+    problems: list = []
+    documents = None if args.data is None else read_per_document(args.data, problems)
+    if documents is None:
         raise KeyphraseUsageError(
-            f"--protocol {args.protocol} needs per-document ground truth: a folder with docsutf8/ and keys/"
+            f"--protocol {args.protocol} needs per-document ground truth: a folder with docsutf8/ and keys/, or one "
+            ".json/.jsonl file with title, abstract and keywords"
         )
     if not args.predictions:
         raise KeyphraseUsageError("give each model's predictions with --predictions NAME=PATH")
     check_output_file(args.out)
     quiet = getattr(args, "quiet", False)
-    problems: list = []
 
     def report() -> None:
         if not quiet:
@@ -70,7 +72,6 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         problems.clear()
 
     folder = Path(args.data)
-    documents = read_documents(folder, problems)
     protocol = PROTOCOLS[args.protocol]
     for doc, reason in document_problems(protocol, documents.texts):
         problems.append(_problem(f"{folder}: document {doc}", reason))
@@ -78,8 +79,7 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
     gold = documents.gold
     cutoffs = tuple(dict.fromkeys((*CUTOFFS[:1], args.k, *CUTOFFS[1:])))
     rows = []
-    paths = [folder / "docsutf8" / f"{d}.txt" for d in documents.texts]
-    paths += [p for p in (folder / "keys").glob("*.key")]
+    paths = list(documents.files)
     for model, path_text in args.predictions:
         path = Path(path_text)
         if not path.is_file():
@@ -111,7 +111,12 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         print("kweval: nothing could be evaluated (no readable predictions)", file=sys.stderr)
         return 2
     card = cards.protocol_card(
-        args.protocol, str(args.data), cards.files_hash(paths, folder), k=args.k, aggregation="macro", cutoffs=cutoffs
+        args.protocol,
+        str(args.data),
+        cards.files_hash(paths, folder if folder.is_dir() else None),
+        k=args.k,
+        aggregation="macro",
+        cutoffs=cutoffs,
     )
     fmt = args.format or _format_for_path(args.out)
     if fmt == "json":

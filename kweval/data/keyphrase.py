@@ -16,7 +16,7 @@ layout has no predictions: they come from `--predictions NAME=PATH`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -83,12 +83,20 @@ def _language(collection: Path, problems: list[Problem]) -> str | None:
 
 @dataclass(frozen=True)
 class Documents:
-    """One collection as plain Python: texts and gold keyphrases (file order) by document id, and its language."""
+    """One collection as plain Python: texts and gold keyphrases (file order) by document id, and its language.
+
+    `keys` are the phrases evaluation scores (stripped, blank ones left out); `raw_keys` the same lists as
+    written (for the ground-truth lint, kweval.keyphrase.describe); `titles` the documents' titles where the
+    layout has them apart (the Meng JSON layout: `texts` hold title and abstract); `files` what was read.
+    """
 
     name: str
     texts: dict[str, str]
     keys: dict[str, list[str]]
     language: str | None
+    raw_keys: dict[str, list[str]] = field(default_factory=dict)
+    titles: dict[str, str] = field(default_factory=dict)
+    files: tuple[Path, ...] = ()
 
     @property
     def doc_ids(self) -> tuple[str, ...]:
@@ -132,6 +140,7 @@ def read_documents(collection: Path, problems: list[Problem]) -> Documents:
             )
         )
     keys: dict[str, list[str]] = {}
+    raw_keys: dict[str, list[str]] = {}
     for doc_id, path in key_files.items():
         text = _read_text(path, problems, "key file")
         if text is None:
@@ -140,18 +149,35 @@ def read_documents(collection: Path, problems: list[Problem]) -> Documents:
         if not phrases:
             problems.append(Problem(str(path), "holds no keyphrase; the document has no ground truth"))
         keys[doc_id] = phrases
-    return Documents(collection.name, texts, keys, _language(collection, problems))
+        raw_keys[doc_id] = raw_key_lines(text)
+    files = tuple(p for d, p in docs.items() if d in texts) + tuple(p for d, p in key_files.items() if d in keys)
+    return Documents(collection.name, texts, keys, _language(collection, problems), raw_keys, {}, files)
+
+
+def raw_key_lines(text: str) -> list[str]:
+    """A key file's lines as written, for the lint: split at \\n (a CRLF's \\r dropped, a lone \\r kept inside
+    its line, where a reader that splits on \\n alone would leave it), no final empty line."""
+    lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def documents_tables(docs: Documents) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(reviews, ground_truth) of one collection read as `Documents`, as tables (titles where it has them)."""
+    import pandas as pd
+
+    reviews = pd.DataFrame(
+        [(docs.name, d, t, docs.titles.get(d)) for d, t in docs.texts.items()],
+        columns=["movie", "review_id", "text", "title"],
+    )
+    gt_rows = [(docs.name, d, 0, phrase) for d, phrases in docs.keys.items() for phrase in phrases]
+    ground_truth = pd.DataFrame(gt_rows, columns=["movie", "review_id", "rank", "keyword"])
+    return reviews, ground_truth
 
 
 def read_collection(collection: Path, problems: list[Problem]) -> tuple[pd.DataFrame, pd.DataFrame, str | None]:
     """(reviews, ground_truth, language) of one collection, as tables (`read_documents`)."""
-    import pandas as pd
-
     docs = read_documents(collection, problems)
-    reviews = pd.DataFrame([(docs.name, d, t) for d, t in docs.texts.items()], columns=["movie", "review_id", "text"])
-    gt_rows = [(docs.name, d, 0, phrase) for d, phrases in docs.keys.items() for phrase in phrases]
-    ground_truth = pd.DataFrame(gt_rows, columns=["movie", "review_id", "rank", "keyword"])
-    return reviews, ground_truth, docs.language
+    return (*documents_tables(docs), docs.language)
 
 
 def read_keyphrase(folder: Path) -> Dataset:
@@ -161,24 +187,36 @@ def read_keyphrase(folder: Path) -> Dataset:
     `ranked` flag False makes every gain 1).  A tidy `predictions` table in a
     collection folder is read too; otherwise the dataset has no predictions yet.
     """
-    import numpy as np
-    import pandas as pd
-
     from kweval.data import predictions as pred_files
 
     problems: list[Problem] = []
-    reviews, gts, movies, predictions = [], [], [], []
+    collections, predictions = [], []
     for collection in find_collections(folder):
-        rv, gt, language = read_collection(collection, problems)
-        reviews.append(rv)
-        gts.append(gt)
-        movies.append((collection.name, collection.name, False, language))
+        collections.append(read_documents(collection, problems))
         for path in pred_files.tidy_prediction_files(collection):
             predictions.append(pred_files.read_predictions(path, None, problems, default_movie=collection.name))
+    return documents_dataset(collections, predictions, problems, str(folder))
+
+
+def documents_dataset(
+    collections: list[Documents], predictions: list[pd.DataFrame], problems: list[Problem], source: str
+) -> Dataset:
+    """A Dataset of per-document collections (each one movie, unranked) and the prediction tables found with them."""
+    import numpy as np
+    import pandas as pd
+
+    reviews, gts, movies = [], [], []
+    for docs in collections:
+        rv, gt = documents_tables(docs)
+        reviews.append(rv)
+        gts.append(gt)
+        movies.append((docs.name, docs.name, False, docs.language))
     review_table = (
-        pd.concat(reviews, ignore_index=True) if reviews else pd.DataFrame(columns=["movie", "review_id", "text"])
+        pd.concat(reviews, ignore_index=True)
+        if reviews
+        else pd.DataFrame(columns=["movie", "review_id", "text", "title"])
     )
-    review_table = review_table.assign(title=None, rating=np.nan)[["movie", "review_id", "text", "title", "rating"]]
+    review_table = review_table.assign(rating=np.nan)[["movie", "review_id", "text", "title", "rating"]]
     gt_table = (
         pd.concat(gts, ignore_index=True) if gts else pd.DataFrame(columns=["movie", "review_id", "rank", "keyword"])
     )
@@ -199,5 +237,5 @@ def read_keyphrase(folder: Path) -> Dataset:
         ground_truth=gt_table.reset_index(drop=True),
         models=pd.DataFrame({"model": models, "score_direction": "higher"}, columns=MODEL_COLUMNS),
         problems=problems,
-        source=str(folder),
+        source=source,
     )
