@@ -17,6 +17,7 @@ __all__ = [
     "demo_path",
     "detect_layout",
     "read_per_document",
+    "read_per_document_collections",
 ]
 
 DEMO_DIR = Path(__file__).parent / "demo"
@@ -123,3 +124,19 @@ def read_per_document(path: str | Path, problems: list[Problem]):
     if len(files) != 1:
         return None
     return meng.read_file(files[0], problems)
+
+
+def read_per_document_collections(path: str | Path, problems: list[Problem]):
+    """Every per-document collection at `path` as `Documents` (docsutf8/ + keys/ folders, or Meng-layout JSON
+    files); None when `path` holds neither.  No pandas."""
+    from kweval.data import keyphrase, meng
+
+    folder = Path(path)
+    found = keyphrase.find_collections(folder) if folder.is_dir() else []
+    if found:
+        return [keyphrase.read_documents(collection, problems) for collection in found]
+    if (folder.is_file() and folder.suffix.lower() in meng.SUFFIXES) or (
+        folder.is_dir() and meng.looks_like_meng(folder)
+    ):
+        return meng.read_collections(folder, problems)
+    return None

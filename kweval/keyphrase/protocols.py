@@ -144,6 +144,11 @@ def _stem_all(words: Sequence[str]) -> tuple[str, ...]:
     return tuple([known(w) or stem(w) for w in words])
 
 
+def stem_words(words: Sequence[str]) -> tuple[str, ...]:
+    """NLTK's Porter stems (lower-cased) of `words`, through the persistent stem cache: every preset's stemmer."""
+    return _stem_all(words)
+
+
 def save_stems() -> None:
     """Keep the stems computed so far for the next run (no-op when nothing new was stemmed)."""
     if _stems is not None:
