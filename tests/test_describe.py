@@ -113,7 +113,7 @@ def _documents() -> Documents:
         "d1": ["topic models", "", "Topic Models", "absent thing", "neural network"],
         "d3": ["graph based ranking\t", "ranking", " ".join(["w"] * 11)],
     }
-    return Documents("c", texts, keys, None, raw, {"d1": "Topic models"})
+    return Documents("c", texts, keys, None, raw_keys=raw, titles={"d1": "Topic models"})
 
 
 def test_card_counts_under_each_preset():

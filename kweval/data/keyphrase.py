@@ -85,18 +85,19 @@ def _language(collection: Path, problems: list[Problem]) -> str | None:
 class Documents:
     """One collection as plain Python: texts and gold keyphrases (file order) by document id, and its language.
 
-    `keys` are the phrases evaluation scores (stripped, blank ones left out); `raw_keys` the same lists as
-    written (for the ground-truth lint, kweval.keyphrase.describe); `titles` the documents' titles where the
-    layout has them apart (the Meng JSON layout: `texts` hold title and abstract); `files` what was read.
+    `keys` are the phrases evaluation scores (stripped, blank ones left out); `files` what was read (what the
+    protocol card hashes); `raw_keys` the key lists as written (for the ground-truth lint,
+    kweval.keyphrase.describe); `titles` the documents' titles where the layout has them apart (the Meng JSON
+    layout: `texts` hold title and abstract).
     """
 
     name: str
     texts: dict[str, str]
     keys: dict[str, list[str]]
     language: str | None
+    files: tuple[Path, ...] = ()  # the files read (texts, keys, language): what the protocol card hashes
     raw_keys: dict[str, list[str]] = field(default_factory=dict)
     titles: dict[str, str] = field(default_factory=dict)
-    files: tuple[Path, ...] = ()
 
     @property
     def doc_ids(self) -> tuple[str, ...]:
@@ -150,8 +151,11 @@ def read_documents(collection: Path, problems: list[Problem]) -> Documents:
             problems.append(Problem(str(path), "holds no keyphrase; the document has no ground truth"))
         keys[doc_id] = phrases
         raw_keys[doc_id] = raw_key_lines(text)
-    files = tuple(p for d, p in docs.items() if d in texts) + tuple(p for d, p in key_files.items() if d in keys)
-    return Documents(collection.name, texts, keys, _language(collection, problems), raw_keys, {}, files)
+    read = [p for d, p in docs.items() if d in texts] + [p for d, p in key_files.items() if d in keys]
+    language = _language(collection, problems)
+    if language is not None:
+        read.append(collection / LANGUAGE_FILE)
+    return Documents(collection.name, texts, keys, language, tuple(read), raw_keys=raw_keys)
 
 
 def raw_key_lines(text: str) -> list[str]:

@@ -163,7 +163,7 @@ def read_file(path: Path, problems: list[Problem], name: str | None = None) -> D
     if records is not None and not texts and not bad:
         problems.append(Problem(str(path), "holds no document"))
     _report(path, bad, problems)
-    return Documents(name or path.stem, texts, keys, None, raw_keys, titles, (path,))
+    return Documents(name or path.stem, texts, keys, None, (path,), raw_keys=raw_keys, titles=titles)
 
 
 def _document_id(record: dict, path: Path, number: int) -> str:

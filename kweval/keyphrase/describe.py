@@ -236,7 +236,7 @@ def documents_of_dataset(dataset: Dataset) -> list[Documents]:
         for doc, keyword in zip(rows["review_id"], rows["keyword"]):
             if str(doc) in keys and isinstance(keyword, str):
                 keys[str(doc)].append(keyword)
-        out.append(Documents(str(movie), texts, keys, None, {}, titles))
+        out.append(Documents(str(movie), texts, keys, None, titles=titles))
     return out
 
 
