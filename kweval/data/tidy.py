@@ -15,8 +15,7 @@ from __future__ import annotations
 import csv
 import io
 import os
-import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -25,7 +24,17 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from kweval._arrays import factorize_runs, position_in_run, run_heads, sort_key, stable_order
+from kweval._arrays import (
+    empty_as_missing,
+    factorize_runs,
+    position_in_run,
+    run_heads,
+    sort_key,
+    stable_order,
+    take_codes,
+    text_rank,
+    with_missing,
+)
 from kweval._arrays import object_column as _object_column
 from kweval.data.dataset import (
     GROUND_TRUTH_COLUMNS,
@@ -38,6 +47,7 @@ from kweval.data.dataset import (
     Problem,
     duplicate_lists_problem,
 )
+from kweval.files import replace_all_or_none
 
 TABLES = {
     "predictions": PREDICTION_COLUMNS,
@@ -163,15 +173,7 @@ def _arrow_codes(column: pa.ChunkedArray, empty_is_missing: bool = True) -> tupl
     codes = np.concatenate(
         [c.indices.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int32, copy=False) for c in column.chunks]
     )
-    return _empty_as_missing(codes, uniques) if empty_is_missing else (codes, uniques)
-
-
-def _empty_as_missing(codes: np.ndarray, uniques: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The codes with the empty string's code (if any) replaced by -1, the code for no value."""
-    empty = np.flatnonzero(uniques == "")
-    if len(empty):  # values are distinct: at most one empty string
-        codes[codes == empty[0]] = -1
-    return codes, uniques
+    return empty_as_missing(codes, uniques) if empty_is_missing else (codes, uniques)
 
 
 def _key_codes(
@@ -191,7 +193,7 @@ def _key_codes(
         series = frame[name]
     codes, uniques = pd.factorize(series.astype("string"))
     codes, uniques = codes.astype(np.int64), np.asarray(uniques, dtype=object)
-    return _empty_as_missing(codes, uniques) if empty_is_missing else (codes, uniques)
+    return empty_as_missing(codes, uniques) if empty_is_missing else (codes, uniques)
 
 
 def _text_values(frame: pd.DataFrame | pa.Table, name: str, as_string: bool) -> np.ndarray:
@@ -204,8 +206,7 @@ def _text_values(frame: pd.DataFrame | pa.Table, name: str, as_string: bool) -> 
         if _is_text(column.type):
             if pa.types.is_dictionary(column.type):
                 codes, uniques = _arrow_codes(column)
-                out = np.append(uniques, None)[codes]  # code -1 picks the trailing None
-                return out
+                return take_codes(uniques, codes)
             values = column.to_numpy(zero_copy_only=False).astype(object)
             values[pd.isna(values) | (values == "")] = None
             return values
@@ -244,7 +245,7 @@ def _keyword_texts(series: pd.Series) -> pd.Series:
     """Strings stay strings (the empty one too), anything else becomes None; one Python string per distinct keyword."""
     if isinstance(series.dtype, pd.StringDtype):
         codes, uniques = pd.factorize(series)
-        values = np.append(np.asarray(uniques, dtype=object), None)[codes]  # code -1 (NA) picks the trailing None
+        values = take_codes(np.asarray(uniques, dtype=object), codes)
         return pd.Series(values, index=series.index, dtype=object, copy=False)
     return series.map(lambda v: v if isinstance(v, str) else None).astype(object)
 
@@ -257,7 +258,7 @@ def _as_str(series: pd.Series) -> pd.Series:
         codes, uniques = pd.factorize(series)
         distinct = np.asarray(uniques, dtype=object)
         distinct[distinct == ""] = None
-        values = np.append(distinct, None)[codes]  # code -1 (NA) picks the trailing None
+        values = take_codes(distinct, codes)
         return pd.Series(values, index=series.index, dtype=object, copy=False)
     return series.map(lambda v: v if isinstance(v, str) and v != "" else None).astype(object)
 
@@ -304,8 +305,8 @@ def _clean_predictions(
         keep,
         len(movie_c),
         (movie_rank, movie_c),
-        (_text_rank(review_u), review_c),
-        (_text_rank(model_u), model_c),
+        (text_rank(review_u), review_c),
+        (text_rank(model_u), model_c),
         rank,
     )
     rows = keep if order is None else (order if keep is None else keep[order])  # None: every row, in file order
@@ -428,17 +429,9 @@ def _keyword_codes(frame: pd.DataFrame | pa.Table) -> tuple[np.ndarray, np.ndarr
     value)."""
     if isinstance(frame, pa.Table) and _is_text(frame.column("keyword").type):
         codes, uniques = _arrow_codes(frame.column("keyword"))
-        return codes, np.append(uniques, None)  # code -1 picks the trailing None
+        return codes, with_missing(uniques)  # code -1 reads None
     values = _text_values(frame, "keyword", as_string=False)
     return np.arange(len(values)), values
-
-
-def _text_rank(uniques: np.ndarray) -> np.ndarray:
-    """Each distinct value's position in sorted (code point) order; one extra slot for code -1."""
-    rank = np.zeros(len(uniques) + 1, dtype=np.int64)
-    if len(uniques):
-        rank[np.argsort(uniques, kind="stable")] = np.arange(len(uniques))
-    return rank
 
 
 @dataclass
@@ -481,7 +474,7 @@ def _gt_keywords(frame: pd.DataFrame | pa.Table) -> tuple[np.ndarray, np.ndarray
     anything else is None (the last value)."""
     if isinstance(frame, pa.Table) and _is_text(frame.column("keyword").type):
         codes, uniques = _arrow_codes(frame.column("keyword"), empty_is_missing=False)
-        return codes, np.append(uniques, None), 0  # code -1 (null) picks the trailing None
+        return codes, with_missing(uniques), 0  # code -1 (null) reads None
     series = frame.select(["keyword"]).to_pandas()["keyword"] if isinstance(frame, pa.Table) else frame["keyword"]
     values = _keyword_texts(series).to_numpy(dtype=object)
     # a string column holds text or NA only
@@ -500,8 +493,8 @@ def _gt_rows(frame: pd.DataFrame | pa.Table, rank: pd.Series) -> _GtRows:
     keep = np.flatnonzero((movie_c >= 0) & ~no_rank)
     rank_c = np.zeros(len(movie_c), dtype=np.int64)
     rank_c[keep] = sort_key(rank.iloc[keep].to_numpy())  # numeric order, as sort_values
-    doc_rank = np.append(_text_rank(doc_u)[:-1] + 1, 0)  # code -1 (the movie's own list) sorts first
-    order = stable_order(keep, len(movie_c), (_text_rank(movie_u), movie_c), (doc_rank, doc_c), rank_c)
+    doc_rank = text_rank(doc_u, missing_first=True)  # code -1 (the movie's own list) sorts first
+    order = stable_order(keep, len(movie_c), (text_rank(movie_u), movie_c), (doc_rank, doc_c), rank_c)
     rows = keep if order is None else keep[order]
     return _GtRows(
         rows, movie_c[rows], doc_c[rows], rank_c[rows], movie_u, doc_u, np.unique(movie_c[no_rank & (movie_c >= 0)])
@@ -550,7 +543,7 @@ def _clean_ground_truth(
         }
     )
     if has_doc:
-        out["review_id"] = _object_column(np.append(gt.doc_values, None)[gt.doc])  # code -1 picks the trailing None
+        out["review_id"] = _object_column(take_codes(gt.doc_values, gt.doc))
     return out, unranked
 
 
@@ -742,10 +735,10 @@ def csv_quoting(table: pd.DataFrame) -> int:
 def write_tidy(dataset: Dataset, folder: Path, fmt: str = "parquet") -> list[Path]:
     """Write `dataset` in the tidy layout; returns the files written.
 
-    Every table is written to a temporary file beside its place first and the
-    files are renamed into place only once all are written, so a failed write
-    (full disk, file-size limit) leaves no truncated table and no mix of old
-    and new tables; the OSError is raised.
+    The tables are renamed into place only once all are written
+    (`kweval.files.replace_all_or_none`), so a failed write (full disk,
+    file-size limit) leaves no truncated table and no mix of old and new
+    tables; the OSError is raised.
     """
     if fmt not in ("parquet", "csv"):
         raise ValueError(f"unknown format {fmt!r}; choose parquet or csv")
@@ -757,27 +750,10 @@ def write_tidy(dataset: Dataset, folder: Path, fmt: str = "parquet") -> list[Pat
         ("ground_truth", dataset.ground_truth),
         ("models", dataset.models),
     )
-    staged: list[tuple[str, Path]] = []
-    try:
-        for name, frame in tables:
-            handle, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=f".{fmt}.tmp")
-            os.close(handle)
-            staged.append((tmp, folder / f"{name}.{fmt}"))
-            if fmt == "parquet":
-                frame.to_parquet(tmp, index=False)
-            else:
-                frame.to_csv(tmp, index=False, quoting=csv_quoting(frame))
-            os.chmod(tmp, 0o666 & ~_umask())
-    except BaseException:
-        for tmp, _ in staged:
-            Path(tmp).unlink(missing_ok=True)
-        raise
-    for tmp, path in staged:
-        os.replace(tmp, path)
-    return [path for _, path in staged]
 
+    def writer(frame: pd.DataFrame) -> Callable[[str], None]:
+        if fmt == "parquet":
+            return lambda tmp: frame.to_parquet(tmp, index=False)
+        return lambda tmp: frame.to_csv(tmp, index=False, quoting=csv_quoting(frame))
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+    return replace_all_or_none([(folder / f"{name}.{fmt}", writer(frame)) for name, frame in tables])
