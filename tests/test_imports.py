@@ -52,7 +52,12 @@ LAYERS = [
 METRIC_INTERNALS = {
     "kweval.text.matching",
     "kweval.metrics.ranking",
-    "kweval.metrics.per_review",
+    "kweval.metrics.set_based",
+    "kweval.metrics.weighted",
+    "kweval.metrics.ranked",
+    "kweval.metrics.keyphrase",
+    "kweval.metrics.present_absent",
+    "kweval.metrics.ratios",
     "kweval.text.normalize",
     "kweval._arrays",
 }

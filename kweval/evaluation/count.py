@@ -22,7 +22,7 @@ from kweval.evaluation.clean import CleanGroundTruth
 from kweval.evaluation.combine import summable
 from kweval.evaluation.match import Matches, RowBuffers
 from kweval.metrics import ranking
-from kweval.metrics.per_review import gt_gain_total, relevance
+from kweval.metrics.weighted import gt_gain_total, relevance
 
 
 @dataclass

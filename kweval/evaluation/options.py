@@ -18,11 +18,12 @@ import pandas as pd
 
 from kweval.data.dataset import Problem
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
-from kweval.metrics import ranking
+from kweval.metrics import ranking, registry
+from kweval.metrics.cutoff import check_k
 from kweval.text.matching import MATCH_MODES
 
 if TYPE_CHECKING:  # pragma: no cover
-    from kweval.embeddings.semantic import Similarities
+    from kweval.embeddings.similarity import Similarities
 
 GT_ORDERS = ("file", "helpful")
 AGGREGATIONS = ("macro", "micro")
@@ -32,13 +33,6 @@ Progress = Callable[[str, float], None]
 
 def no_progress(stage: str, fraction: float) -> None:
     """The progress callback of a caller that shows none."""
-
-
-def check_k(k: object) -> int:
-    """`k` as the cut-off of the ranking metrics: a positive integer (bools are not), else ValueError."""
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
-    return int(k)
 
 
 @dataclass(frozen=True)
@@ -59,7 +53,7 @@ class EvalOptions:
     present: bool = False  # recall_present, f1@k_present, recall_absent (needs review texts)
 
     def __post_init__(self) -> None:
-        check_k(self.k)
+        check_k(self.k)  # the one check of k: every stage after this trusts it
         if isinstance(self.threshold, (bool, np.bool_)) or not isinstance(
             self.threshold, (int, float, np.integer, np.floating)
         ):
@@ -83,29 +77,20 @@ class EvalOptions:
         return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def lexical_metrics(self) -> list[str]:
-        """Per-review lexical metric columns, in report order."""
-        k = self.k
-        return ["precision", "recall", "f1", "w_precision", "w_recall", "w_f1", f"ndcg@{k}", f"p@{k}", f"ap@{k}", "rr"]
+        """The per-review metrics always reported, in report order (`kweval.metrics.registry`)."""
+        return registry.metric_columns(self, of=[""], levels=["review"])
 
     def keyphrase_metrics(self) -> list[str]:
-        """The keyphrase field's metrics (kweval.metrics.per_review.keyphrase_metrics / present_metrics), when asked."""
-        k = self.k
-        cols = [f"r@{k}", f"f1@{k}", f"f1@{k}_flex", "f1@M", "f1@O", "r_precision"] if self.keyphrase else []
-        if self.present:
-            cols += ["recall_present", f"f1@{k}_present", "recall_absent"]
-        return cols
+        """The keyphrase field's metrics (--keyphrase) and the present/absent ones (--present), when asked."""
+        return registry.metric_columns(self, of=["keyphrase", "present"])
 
     def extra_metrics(self) -> list[str]:
-        cols = self.keyphrase_metrics()
-        if self.semantic:
-            cols += ["sem_precision", "sem_recall", "sem_f1"]
-        if self.sentiment:
-            cols += ["sas_keywords", "sas_text"]
-        return cols
+        """The per-review metrics reported only when asked: keyphrase, present/absent, semantic, sentiment."""
+        return registry.metric_columns(self, of=["keyphrase", "present", "semantic", "sentiment"])
 
     def metric_names(self) -> list[str]:
-        """Every reported metric column, per-review ones then movie-level `gt_coverage`."""
-        return self.lexical_metrics() + self.extra_metrics() + ["gt_coverage"]
+        """Every reported metric column, per-review ones then movie-level `gt_coverage` (`kweval.metrics.registry`)."""
+        return registry.metric_columns(self)
 
 
 @dataclass

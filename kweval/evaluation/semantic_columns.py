@@ -15,6 +15,7 @@ from dataclasses import replace
 import pandas as pd
 
 from kweval.data.dataset import KEY, Problem
+from kweval.embeddings.similarity import Similarities, similarities
 from kweval.evaluation.clean import gt_list_keys
 from kweval.evaluation.options import Evaluation, Progress, no_progress
 from kweval.evaluation.sentiment_columns import SENTIMENT_COLUMNS
@@ -41,7 +42,7 @@ def add_semantic(evaluation: Evaluation, progress: Progress | None = None) -> Ev
 
 def add_semantic_columns(evaluation: Evaluation, progress: Progress) -> None:
     """Embed every distinct keyword (store first), keep the best cosines, then threshold them (`with_threshold`)."""
-    from kweval.embeddings import semantic  # the heavy parts only when asked
+    from kweval.embeddings import semantic  # the embedder: its heavy parts only when asked
     from kweval.embeddings.store import EmbeddingStore
 
     options = evaluation.options
@@ -60,7 +61,7 @@ def add_semantic_columns(evaluation: Evaluation, progress: Progress) -> None:
     evaluation.problems.extend(Problem("embedding cache", note, "evaluate") for note in notes)
     progress("similarities", 0.97)
     by_list = gt_list_keys(gt)
-    evaluation.similarities = semantic.similarities(
+    evaluation.similarities = similarities(
         by_list(kw[KEY + ["norm"]]),
         by_list(gt[["movie", "rank", "norm", "review_id"]])[["movie", "rank", "norm"]],
         dict(zip(texts, vectors)),
@@ -69,7 +70,7 @@ def add_semantic_columns(evaluation: Evaluation, progress: Progress) -> None:
 
 
 def _set_semantic_columns(
-    scores: pd.DataFrame, sims, threshold: float, by_list: Callable[[pd.DataFrame], pd.DataFrame]
+    scores: pd.DataFrame, sims: Similarities, threshold: float, by_list: Callable[[pd.DataFrame], pd.DataFrame]
 ) -> None:
     sem = sims.at_threshold(threshold).set_index(KEY).reindex(pd.MultiIndex.from_frame(by_list(scores[KEY])))
     # reviews with an empty prediction list have no row: |P| = 0, nothing matched, |G| still counts

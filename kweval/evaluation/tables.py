@@ -17,7 +17,7 @@ from kweval.evaluation.clean import CleanGroundTruth, GtLists
 from kweval.evaluation.count import Counts
 from kweval.evaluation.match import Matches
 from kweval.evaluation.options import EvalOptions, Evaluation
-from kweval.metrics.per_review import safe_ratio
+from kweval.metrics.ratios import safe_ratio
 
 
 def tables_stage(

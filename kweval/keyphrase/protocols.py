@@ -9,6 +9,15 @@ tool does.  The numbers equal the tools' own on the same inputs (tests/
 test_protocols.py holds reference vectors obtained by running them); the
 defects each tool has are reproduced on purpose and listed in `Protocol.defects`
 and docs/protocols.md.
+
+Precision, recall and F1 at a cut-off are `kweval.metrics.cutoff`'s scalar
+definitions, the same the vectorised keyphrase family (`kweval.metrics.keyphrase`)
+is tested against; only each tool's conventions are this module's own.  It
+cannot call the vectorised families themselves: the `--protocol` command must
+not load numpy (bench/bench_keyphrase.py measures its whole process, and
+tests/test_protocols.py checks that numpy and pandas stay out), and its lists
+are tokenised, stemmed and de-duplicated by each tool's rules, not by
+kweval's cleaning and matching.
 """
 
 from __future__ import annotations
@@ -18,6 +27,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 
+from kweval.metrics import cutoff as cutoff_metrics
 from kweval.text.stemming import PorterCache, default_cache_file
 
 # Cut-offs every protocol reports: two ranks and the two list-relative ones.
@@ -283,20 +293,20 @@ def prepare_document(
 
 
 def prf_at(protocol: Protocol, matched: Sequence[bool], n_gold: int, cutoff: int | str) -> tuple[float, float, float]:
-    """Precision, recall and F1 of one ranked match list at a cut-off (an int, "M" = all, "O" = |G|)."""
+    """Precision, recall and F1 of one ranked match list at a cut-off (an int, "M" = all, "O" = |G|).
+
+    The arithmetic is `kweval.metrics.cutoff`'s (the definitions the metric
+    families use); the protocol decides the cut-off's P denominator (hard or
+    flexible) and OpenNMT-kpg's rule that a document without gold scores 0.
+    """
     n = len(matched)
     k = n if cutoff == "M" else n_gold if cutoff == "O" else int(cutoff)
     hits = float(sum(matched[: max(k, 0)])) if n else 0.0
     if protocol.name == "meng" and n_gold == 0:
         return 0.0, 0.0, 0.0
-    if protocol.cutoff == "hard":
-        p_den = k if n else 0
-    else:
-        p_den = min(k, n)
-    precision = hits / p_den if p_den > 0 else 0.0
-    recall = hits / n_gold if n_gold > 0 else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
-    return precision, recall, f1
+    return cutoff_metrics.precision_recall_f1(
+        hits, cutoff_metrics.precision_denominator(k, n, flexible=protocol.cutoff == "flexible"), n_gold
+    )
 
 
 def score_documents(
@@ -348,7 +358,6 @@ def summarize(protocol: Protocol, per_document: Mapping[str, Sequence[float]]) -
     }
     if protocol.macro_f1 == "f1_of_means":
         for name in [n for n in means if n.startswith("f1@")]:
-            p, r = means["p" + name[2:]], means["r" + name[2:]]
-            means[name] = 2 * p * r / (p + r) if p + r > 0 else 0.0
+            means[name] = cutoff_metrics.harmonic_mean(means["p" + name[2:]], means["r" + name[2:]])
     means["n_documents"] = float(len(per_document["doc"]))
     return means

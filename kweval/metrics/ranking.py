@@ -34,6 +34,8 @@ import numbers
 
 import numpy as np
 
+from kweval.metrics.cutoff import check_k
+
 __all__ = [
     "GAINS",
     "DISCOUNTS",
@@ -83,15 +85,12 @@ def _result(values: np.ndarray, single: bool):
 
 
 def _check_k(k, *, allow_none: bool = True) -> int | None:
+    """`k` checked as every cut-off is (`kweval.metrics.cutoff.check_k`); None means the whole list where allowed."""
     if k is None:
         if allow_none:
             return None
         raise ValueError("k is required (a positive integer)")
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise ValueError(f"k must be a positive integer{' or None' if allow_none else ''}, got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k!r}")
-    return int(k)
+    return check_k(k)
 
 
 def _head(arr: np.ndarray, k: int | None) -> np.ndarray:

@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from kweval.metrics.per_review import harmonic_mean, safe_ratio
+from kweval.metrics import registry
+from kweval.metrics.ratios import harmonic_mean, safe_ratio
 
 N_BOOT = 2000
 CONFIDENCE = 0.95
@@ -133,15 +134,12 @@ def bootstrap_summary_ci(
     means, as `kweval.aggregate` skips them; a metric NaN everywhere gets NaN.
     Columns: metric, value, ci_low, ci_high.
     """
-    from kweval.evaluation.aggregate import MICRO_F1, MICRO_RATIOS  # the micro statistic is the one aggregate reports
-
     metrics = list(metrics)
     present = [m for m in metrics if m in scores.columns and m != "gt_coverage"]
     needed: set[str] = set()
-    if how == "micro":
+    if how == "micro":  # the micro statistic is the one aggregate reports: the registry's micro rule
         for m in present:
-            for part in (m, *MICRO_F1.get(m, ())):
-                needed.update(MICRO_RATIOS.get(part, ()))
+            needed.update(registry.micro_counts(m))
     counts = sorted(c for c in needed if c in scores.columns)
     columns = present + [c for c in counts if c not in present]
     out = pd.DataFrame({"metric": metrics, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan})
@@ -165,16 +163,17 @@ def bootstrap_summary_ci(
     def statistic(sums: np.ndarray, total: np.ndarray) -> np.ndarray:
         """Aggregated metrics from column sums (rows: resamples) and resample sizes."""
         res = np.empty((sums.shape[0], len(present)))
+
+        def ratio_of_sums(metric: str) -> np.ndarray:
+            num, den = registry.micro_ratio(metric) or ("", "")
+            return safe_ratio(sums[:, pos[num]], sums[:, pos[den]])
+
         for i, m in enumerate(present):
-            if how == "micro" and m in MICRO_RATIOS and all(c in pos for c in MICRO_RATIOS[m]):
-                num, den = MICRO_RATIOS[m]
-                res[:, i] = safe_ratio(sums[:, pos[num]], sums[:, pos[den]])
-            elif how == "micro" and m in MICRO_F1 and all(c in pos for x_ in MICRO_F1[m] for c in MICRO_RATIOS[x_]):
-                p_, r_ = (
-                    safe_ratio(sums[:, pos[MICRO_RATIOS[x_][0]]], sums[:, pos[MICRO_RATIOS[x_][1]]])
-                    for x_ in MICRO_F1[m]
-                )
-                res[:, i] = harmonic_mean(p_, r_)
+            ratio, pair = registry.micro_ratio(m), registry.micro_f1(m)
+            if how == "micro" and ratio is not None and all(c in pos for c in ratio):
+                res[:, i] = ratio_of_sums(m)
+            elif how == "micro" and pair is not None and all(c in pos for c in registry.micro_counts(m)):
+                res[:, i] = harmonic_mean(ratio_of_sums(pair[0]), ratio_of_sums(pair[1]))
             elif m in defined:
                 with np.errstate(invalid="ignore", divide="ignore"):
                     res[:, i] = np.where(sums[:, defined[m]] > 0, sums[:, pos[m]] / sums[:, defined[m]], np.nan)
