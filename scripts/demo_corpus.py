@@ -135,8 +135,7 @@ MOVIES: list[dict] = [
                 I laughed a lot and teared up once, which I did not expect from a
                 con-artist comedy. A word about the supporting players, too: the locksmith
                 Gus is played with such anxious sweetness that every door becomes a small
-                drama, and the pickpocket's card tricks are done for real, in single takes. The only weak link is the
-                villain, who is
+                drama, and the pickpocket's card tricks are done for real, in single takes. The only weak link is the villain, who is
                 more of a sneer in a tuxedo than a person. But when the final switch
                 happens and Odile allows herself one tiny smile, I was completely won over.
                 I'll recommend it to anyone who likes a smart, warm crime film.

@@ -242,8 +242,8 @@ conn = store._connection()
 conn.execute("BEGIN IMMEDIATE")
 for t in ["half-written 1", "half-written 2"]:
     k = text_key(t); blob = np.ones(4, "<f4").tobytes()
-    conn.execute("INSERT INTO embeddings (rowid, h, dim, crc, vec) VALUES (?, ?, ?, ?, ?)", (_rowid(k), k, 4,
-    _checksum(k, blob), blob))
+    row = (_rowid(k), k, 4, _checksum(k, blob), blob)
+    conn.execute("INSERT INTO embeddings (rowid, h, dim, crc, vec) VALUES (?, ?, ?, ?, ?)", row)
 os._exit(3)  # dies mid-transaction: no commit, no close
 """
 
@@ -314,7 +314,7 @@ def test_warm_call_does_not_load_the_model_nor_import_torch(tmp_path):
         from kweval.embeddings.store import EmbeddingStore
         texts = ["scam", "fraud", "scam", "cinematography", "lightsaber duel"]
         calls = []
-        # the default store, in $KWEVAL_CACHE_DIR
+        # the store from $KWEVAL_CACHE_DIR
         default = semantic.embed_texts(texts, progress=lambda d, t: calls.append((d, t)))
         backend, precision = semantic.variant()
         store = EmbeddingStore(semantic.DEFAULT_MODEL, backend=backend, precision=precision)

@@ -447,7 +447,8 @@ def test_onnx_backend_agrees_with_torch(real_model, onnx_cache):
     # each backend fills its own store
     semantic.embed_texts(texts[:3], backend="onnx")
     info = {
-        (i["backend"], i["precision"]): i["entries"] for i in __import__("kweval.embeddings.store").cache.cache_info()
+        (i["backend"], i["precision"]): i["entries"]
+        for i in __import__("kweval.embeddings.store", fromlist=["cache_info"]).cache_info()
     }
     assert info.get(("onnx", "fp32")) == 3 and ("torch", "fp32") not in info
 

@@ -60,9 +60,9 @@ A folder (or an upload) of Parquet or CSV tables with these names and columns:
 
 | file | columns | notes |
 | --- | --- | --- |
-| `predictions` | movie, review_id, model, rank, keyword, score | required; `rank` is the 0-based position in the
-model's list; a review × model pair without rows was not run (skipped); an empty output is one row with an empty keyword
-|
+| `predictions` | movie, review_id, model, rank, keyword, score | required; `rank` is the 0-based position in the \
+model's list; a review × model pair without rows was not run (skipped); an empty output is one row with an \
+empty keyword |
 | `ground_truth` | movie, rank, keyword, helpful, not_helpful | required; rank 0 is the most important keyword |
 | `reviews` | movie, review_id, text, title, rating | optional; text is needed for highlighting |
 | `movies` | movie, title | optional |
