@@ -23,7 +23,8 @@ from hypothesis import strategies as st
 
 from kweval._arrays import repeated, sort_key, stable_order
 from kweval.data.dataset import Dataset
-from kweval.data.tidy import read_tidy_tables, unranked_movies
+from kweval.data.tidy import read_tidy_tables
+from kweval.data.tidy_tables import unranked_movies
 from kweval.evaluation.clean import clean_ground_truth, clean_stage
 from kweval.text.normalize import normalize
 

@@ -229,17 +229,7 @@ def embed_texts(
     total = len(unique)
     backend = resolve_backend(backend, device)
     kind = variant(backend, device)
-    if store is None:
-        from kweval.embeddings.store import EmbeddingStore
-
-        store = EmbeddingStore(model_id, backend=kind[0], precision=kind[1])
-    elif store is True:
-        raise TypeError("store must be an EmbeddingStore, None (default store) or False (no cache)")
-    elif store is not False and getattr(store, "model_id", None) != canonical_model_id(model_id):
-        raise ValueError(f"the store holds vectors of {store.model_id!r}, not {model_id!r}")
-    elif store is not False and (store.backend, store.precision) != kind:
-        raise ValueError(f"the store holds {store.backend}/{store.precision} vectors, not {'/'.join(kind)} ones")
-
+    store = _checked_store(store, model_id, kind)
     if store is not False and unique:
         cached, found = store.get_many(unique)
     else:
@@ -280,6 +270,22 @@ def embed_texts(
         return out
     position = {t: i for i, t in enumerate(unique)}
     return out[[position[t] for t in texts]]
+
+
+def _checked_store(store: EmbeddingStore | None | bool, model_id: str, kind: tuple[str, str]) -> EmbeddingStore | bool:
+    """The store `embed_texts` reads and fills: the default one of `model_id` × `kind` for None, none for False; a
+    store of another model or variant is a ValueError (its vectors would be wrong ones)."""
+    if store is None:
+        from kweval.embeddings.store import EmbeddingStore
+
+        return EmbeddingStore(model_id, backend=kind[0], precision=kind[1])
+    if store is True:
+        raise TypeError("store must be an EmbeddingStore, None (default store) or False (no cache)")
+    if store is not False and getattr(store, "model_id", None) != canonical_model_id(model_id):
+        raise ValueError(f"the store holds vectors of {store.model_id!r}, not {model_id!r}")
+    if store is not False and (store.backend, store.precision) != kind:
+        raise ValueError(f"the store holds {store.backend}/{store.precision} vectors, not {'/'.join(kind)} ones")
+    return store
 
 
 def progress_with_estimate(

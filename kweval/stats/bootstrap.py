@@ -116,6 +116,53 @@ def bootstrap_ci(
     return mean, lo, hi
 
 
+def _with_defined_counts(x: np.ndarray, columns: list[str]) -> tuple[np.ndarray, dict[str, int]]:
+    """`x` with NaN as 0 and, per column holding a NaN, one more column counting its defined values; {column: the
+    position of its count}.
+
+    A mean over reviews skips NaN (as kweval.aggregate's pandas mean does): Σ w·x
+    over the defined values / Σ w over them, so every column still shares the same resamples.
+    """
+    missing = np.isnan(x)
+    defined: dict[str, int] = {}
+    if not missing.any():
+        return x, defined
+    x = np.where(missing, 0.0, x)
+    extra = [(~missing[:, i]).astype("float64") for i, c in enumerate(columns) if missing[:, i].any()]
+    for i, c in enumerate(columns):
+        if missing[:, i].any():
+            defined[c] = len(columns) + len(defined)
+    return np.column_stack([x, *extra]), defined
+
+
+def _aggregated(
+    present: list[str], pos: dict[str, int], defined: dict[str, int], how: str
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The aggregated metrics as a function of column sums (rows: resamples) and resample sizes: aggregate's rules
+    (the registry's micro ratio or F1 under micro, else the mean over the reviews that define the metric)."""
+
+    def ratio_of_sums(sums: np.ndarray, metric: str) -> np.ndarray:
+        num, den = registry.micro_ratio(metric) or ("", "")
+        return safe_ratio(sums[:, pos[num]], sums[:, pos[den]])
+
+    def statistic(sums: np.ndarray, total: np.ndarray) -> np.ndarray:
+        res = np.empty((sums.shape[0], len(present)))
+        for i, m in enumerate(present):
+            ratio, pair = registry.micro_ratio(m), registry.micro_f1(m)
+            if how == "micro" and ratio is not None and all(c in pos for c in ratio):
+                res[:, i] = ratio_of_sums(sums, m)
+            elif how == "micro" and pair is not None and all(c in pos for c in registry.micro_counts(m)):
+                res[:, i] = harmonic_mean(ratio_of_sums(sums, pair[0]), ratio_of_sums(sums, pair[1]))
+            elif m in defined:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    res[:, i] = np.where(sums[:, defined[m]] > 0, sums[:, pos[m]] / sums[:, defined[m]], np.nan)
+            else:
+                res[:, i] = sums[:, pos[m]] / total
+        return res
+
+    return statistic
+
+
 def bootstrap_summary_ci(
     scores: pd.DataFrame,
     metrics: Sequence[str],
@@ -146,41 +193,8 @@ def bootstrap_summary_ci(
     n = len(scores)
     if n == 0 or not present:
         return out
-    x = scores[columns].to_numpy(dtype="float64")
-    # a mean over reviews skips NaN (as kweval.aggregate's pandas mean does): Σ w·x over the defined
-    # values / Σ w over them, so every column still shares the same resamples
-    missing = np.isnan(x)
-    defined: dict[str, int] = {}
-    if missing.any():
-        x = np.where(missing, 0.0, x)
-        extra = [(~missing[:, i]).astype("float64") for i, c in enumerate(columns) if missing[:, i].any()]
-        for i, c in enumerate(columns):
-            if missing[:, i].any():
-                defined[c] = len(columns) + len(defined)
-        x = np.column_stack([x, *extra])
-    pos = {c: i for i, c in enumerate(columns)}
-
-    def statistic(sums: np.ndarray, total: np.ndarray) -> np.ndarray:
-        """Aggregated metrics from column sums (rows: resamples) and resample sizes."""
-        res = np.empty((sums.shape[0], len(present)))
-
-        def ratio_of_sums(metric: str) -> np.ndarray:
-            num, den = registry.micro_ratio(metric) or ("", "")
-            return safe_ratio(sums[:, pos[num]], sums[:, pos[den]])
-
-        for i, m in enumerate(present):
-            ratio, pair = registry.micro_ratio(m), registry.micro_f1(m)
-            if how == "micro" and ratio is not None and all(c in pos for c in ratio):
-                res[:, i] = ratio_of_sums(m)
-            elif how == "micro" and pair is not None and all(c in pos for c in registry.micro_counts(m)):
-                res[:, i] = harmonic_mean(ratio_of_sums(pair[0]), ratio_of_sums(pair[1]))
-            elif m in defined:
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    res[:, i] = np.where(sums[:, defined[m]] > 0, sums[:, pos[m]] / sums[:, defined[m]], np.nan)
-            else:
-                res[:, i] = sums[:, pos[m]] / total
-        return res
-
+    x, defined = _with_defined_counts(scores[columns].to_numpy(dtype="float64"), columns)
+    statistic = _aggregated(present, {c: i for i, c in enumerate(columns)}, defined, how)
     point = statistic(x.sum(axis=0)[None, :], np.array([n], dtype="float64"))[0]
     samples = bootstrap_statistics(n, lambda w: statistic(w @ x, np.full(w.shape[0], float(n))), n_boot, seed)
     if defined:  # a resample that drew no defined value has no mean: left out of the percentiles
