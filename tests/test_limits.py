@@ -58,5 +58,6 @@ def test_no_function_over_80_lines_without_a_reason():
 
 def test_the_measure_sees_nested_functions_and_methods(tmp_path: Path):
     sample = tmp_path / "m.py"
-    sample.write_text("class A:\n    def f(self):\n        def g():\n            pass\n        return g\n", encoding="utf-8")
+    source = "class A:\n    def f(self):\n        def g():\n            pass\n        return g\n"
+    sample.write_text(source, encoding="utf-8")
     assert sorted(functions(sample)) == [("f", 4), ("g", 2)]

@@ -20,6 +20,7 @@ import numbers
 import operator
 import os
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -150,9 +151,10 @@ def _flatten(
     row with no keyword (a real, empty prediction).
     """
     n_cells = len(cells)
+    lists: list[list | tuple | np.ndarray]
     if set(map(type, cells)) == {list}:  # the usual case: every cell is a list
-        lengths = np.fromiter(map(len, cells), dtype=np.int64, count=n_cells)
-        lists = cells
+        lists = cast("list[list | tuple | np.ndarray]", cells)  # every cell is a list: checked just above
+        lengths = np.fromiter(map(len, lists), dtype=np.int64, count=n_cells)
         not_list = 0
     else:
         lengths = np.full(n_cells, -1, dtype=np.int64)

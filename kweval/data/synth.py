@@ -213,8 +213,9 @@ def _document_gt(
     picks = np.asarray(gt, dtype=object)[_unique_rows(rng, _zipf_cdf(len(gt), opts.popularity_s), n_reviews, width)]
     n_found = np.minimum(rng.binomial(list_length, 0.4, size=n_reviews), width)  # keywords a model can find
     slot = np.arange(width)[None, :]
-    picks = np.where(slot < n_found[:, None], first_model[:, np.minimum(slot, list_length - 1)[0]], picks)
-    lengths = rng.integers(min(opts.doc_gt_min, width), width + 1, size=n_reviews)
+    found = first_model[:, np.minimum(np.arange(width), list_length - 1)]  # the first model's keywords, in order
+    picks = np.where(slot < n_found[:, None], found, picks)
+    lengths = np.asarray(rng.integers(min(opts.doc_gt_min, width), width + 1, size=n_reviews))
     keep = slot < lengths[:, None]
     review = np.repeat(np.arange(first_review, first_review + n_reviews), lengths)
     return pd.DataFrame(
@@ -346,7 +347,7 @@ def _draw_movie(
     movie: str,
     R: int,
     names: list[str],
-    vocab: list[str],
+    vocab: np.ndarray,
     word_cdf: np.ndarray,
     opts: SynthOptions,
     gt_shape: str,
@@ -450,6 +451,7 @@ def _reviews_table(
     """The reviews: each mentions its first model's first three keywords (when `opts.text`); ratings: seed (seed, 0)."""
     n = len(review_ids)
     rng = np.random.default_rng(np.random.SeedSequence([seed, 0]))
+    texts: list[str | None]
     if opts.text:
         first = codes.reshape(n, models, opts.list_length)[:, 0, :3]
         texts = [f"I watched it. The {a} and the {b} were worth it; {c}." for a, b, c in pool[first].tolist()]

@@ -229,9 +229,9 @@ def embed_texts(
     total = len(unique)
     backend = resolve_backend(backend, device)
     kind = variant(backend, device)
-    store = _checked_store(store, model_id, kind)
-    if store is not False and unique:
-        cached, found = store.get_many(unique)
+    cache = _checked_store(store, model_id, kind)
+    if cache is not None and unique:
+        cached, found = cache.get_many(unique)
     else:
         cached, found = np.zeros((total, 0), np.float32), np.zeros(total, dtype=bool)
     done = int(found.sum())
@@ -259,8 +259,8 @@ def embed_texts(
                     "clear it with `kweval cache clear --embedding-model ...`"
                 )
             out[idx] = vecs
-            if store is not False:
-                store.put_many(batch, vecs)
+            if cache is not None:
+                cache.put_many(batch, vecs)
             done += len(idx)
             if progress is not None:
                 progress(done, total)
@@ -272,18 +272,20 @@ def embed_texts(
     return out[[position[t] for t in texts]]
 
 
-def _checked_store(store: EmbeddingStore | None | bool, model_id: str, kind: tuple[str, str]) -> EmbeddingStore | bool:
-    """The store `embed_texts` reads and fills: the default one of `model_id` × `kind` for None, none for False; a
-    store of another model or variant is a ValueError (its vectors would be wrong ones)."""
+def _checked_store(store: EmbeddingStore | None | bool, model_id: str, kind: tuple[str, str]) -> EmbeddingStore | None:
+    """The store `embed_texts` reads and fills (None: no cache): the default one of `model_id` × `kind` for None,
+    none for False; a store of another model or variant is a ValueError (its vectors would be wrong ones)."""
     if store is None:
         from kweval.embeddings.store import EmbeddingStore
 
         return EmbeddingStore(model_id, backend=kind[0], precision=kind[1])
+    if store is False:
+        return None
     if store is True:
         raise TypeError("store must be an EmbeddingStore, None (default store) or False (no cache)")
-    if store is not False and getattr(store, "model_id", None) != canonical_model_id(model_id):
+    if getattr(store, "model_id", None) != canonical_model_id(model_id):
         raise ValueError(f"the store holds vectors of {store.model_id!r}, not {model_id!r}")
-    if store is not False and (store.backend, store.precision) != kind:
+    if (store.backend, store.precision) != kind:
         raise ValueError(f"the store holds {store.backend}/{store.precision} vectors, not {'/'.join(kind)} ones")
     return store
 

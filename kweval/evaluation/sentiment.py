@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from kweval._arrays import object_array
+from kweval._arrays import object_array, take_codes
 from kweval.data.dataset import KEY
 from kweval.extras import require
 
@@ -84,11 +84,16 @@ def sentiment_value(texts: Sequence[str], store: EmbeddingStore | None = None) -
     from and written to it.
     """
     codes, uniques = pd.factorize(object_array(list(texts)))  # per distinct text: fast on a keyword table's rows
-    analyzer = _analyzer() if len(codes) else None
-    values, unsaved = _memo(analyzer) if len(codes) else ({}, {})
+    if not len(codes):
+        return np.zeros(0, dtype=np.float64)
+    analyzer = _analyzer()
+    values, unsaved = _memo(analyzer)
     distinct = dict.fromkeys(t for t in uniques.tolist() if isinstance(t, str))
     todo = [t for t in distinct if t not in values]
-    scores, found = store.get_many(todo) if store is not None and todo else (None, np.zeros(len(todo), dtype=bool))
+    if store is not None and todo:
+        scores, found = store.get_many(todo)
+    else:
+        scores, found = np.zeros((len(todo), 3)), np.zeros(len(todo), dtype=bool)
     fresh: dict[str, tuple[float, float, float]] = {}
     for i, text in enumerate(todo):
         if found[i]:
@@ -104,10 +109,8 @@ def sentiment_value(texts: Sequence[str], store: EmbeddingStore | None = None) -
         fresh.update((t, unsaved.pop(t)) for t in owed)
         if fresh:
             store.put_many(list(fresh), np.array(list(fresh.values()), dtype=np.float64))
-    per_unique = np.array(
-        [values[t] if isinstance(t, str) else np.nan for t in uniques.tolist()] + [np.nan], dtype=np.float64
-    )
-    return per_unique[codes]  # code -1 (None, NaN) picks the trailing NaN
+    per_unique = np.array([values[t] if isinstance(t, str) else np.nan for t in uniques.tolist()], dtype=np.float64)
+    return take_codes(per_unique, codes, np.nan)  # code -1 (None, NaN): NaN
 
 
 def _keyword_text(frame: pd.DataFrame) -> pd.Series:
@@ -123,6 +126,7 @@ def _keyword_text(frame: pd.DataFrame) -> pd.Series:
     if raw is None and norm is None:
         raise KeyError("need a 'keyword' or a 'norm' column")
     if raw is None:
+        assert norm is not None  # one of the two columns is there (checked above)
         return norm.where(usable(norm), None)
     text = raw.where(usable(raw), None)
     if norm is not None:

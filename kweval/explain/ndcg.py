@@ -209,7 +209,9 @@ def ndcg_steps(
 
     k = check_k(k)
     preds = [p for p in predictions]
-    rows = [("example", "r", "example", i, p if isinstance(p, str) else None, math.nan) for i, p in enumerate(preds)]
+    rows: list[tuple[str, str, str, int, str | None, float]] = [
+        ("example", "r", "example", i, p if isinstance(p, str) else None, math.nan) for i, p in enumerate(preds)
+    ]
     if not rows:
         rows = [("example", "r", "example", 0, None, math.nan)]
     dataset = Dataset(

@@ -26,6 +26,7 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import TypedDict
 
 from kweval.metrics import cutoff as cutoff_metrics
 from kweval.text.stemming import PorterCache, default_cache_file
@@ -59,8 +60,8 @@ class Protocol:
         return out
 
 
-# The conventions that change the numbers, one row per preset (docs/protocols.md's table).
-_CONVENTION_FIELDS = ("tokenizer", "stemming", "prediction_dedup", "gt_dedup", "cutoff", "macro_f1")
+# The conventions that change the numbers, one row per preset (docs/protocols.md's table), in `Protocol`'s
+# field order after `tool`.
 _CONVENTIONS: dict[str, tuple[str, str, str, bool, str, str]] = {
     #          tokenizer      stemming  prediction_dedup gt_dedup cutoff       macro_f1
     "kweval": ("kweval", "none", "stemmed", True, "hard", "mean_f1"),
@@ -69,15 +70,25 @@ _CONVENTIONS: dict[str, tuple[str, str, str, bool, str, str]] = {
     "meng": ("nonword", "porter", "stemmed", False, "flexible", "mean_f1"),
 }
 
-# What each tool is, and the rules it states in words (the protocol card prints them).
-_DESCRIPTIONS: dict[str, dict[str, object]] = {
-    "kweval": dict(
+
+class _Description(TypedDict, total=False):
+    """What each tool is, and the rules it states in words (the protocol card prints them)."""
+
+    tool: str
+    present_rule: str
+    empty_predictions: str
+    invalid_predictions: str
+    defects: tuple[str, ...]
+
+
+_DESCRIPTIONS: dict[str, _Description] = {
+    "kweval": _Description(
         tool="kweval (docs/metrics.md)",
         present_rule="normalized phrase's words occur consecutively in the normalized document",
         empty_predictions="scores 0 and is counted",
         invalid_predictions="empty after normalization",
     ),
-    "pke": dict(
+    "pke": _Description(
         tool="pke (boudinfl/pke, examples/benchmarking-models.py evaluate + utils.load_references)",
         present_rule="none (pke has no present/absent split; not reported)",
         empty_predictions="pke divides by zero; kweval scores 0 and counts the document",
@@ -90,7 +101,7 @@ _DESCRIPTIONS: dict[str, dict[str, object]] = {
             "phrases are split on whitespace only: 'non-linear' and 'non linear' differ",
         ),
     ),
-    "kpeval": dict(
+    "kpeval": _Description(
         tool="KPEval (uclanlp/KPEval, metrics/exact_matching_metric.py)",
         present_rule="stemmed words occur consecutively in the lower-cased document split on single spaces "
         "(punctuation stays on words)",
@@ -107,7 +118,7 @@ _DESCRIPTIONS: dict[str, dict[str, object]] = {
             "preds_stemmed), so it never fires (semantic metrics, not reproduced here)",
         ),
     ),
-    "meng": dict(
+    "meng": _Description(
         tool="OpenNMT-kpg (memray/OpenNMT-kpg-release, kp_evaluate.py with tokenizer split_nopunc)",
         present_rule="stemmed words (split on \\W) occur consecutively in the stemmed document",
         empty_predictions="scores 0 and is counted",
@@ -121,7 +132,15 @@ _DESCRIPTIONS: dict[str, dict[str, object]] = {
 }
 
 PROTOCOLS: dict[str, Protocol] = {
-    name: Protocol(name=name, **dict(zip(_CONVENTION_FIELDS, row)), **_DESCRIPTIONS[name])
+    name: Protocol(
+        name,
+        _DESCRIPTIONS[name]["tool"],
+        *row,
+        present_rule=_DESCRIPTIONS[name]["present_rule"],
+        empty_predictions=_DESCRIPTIONS[name]["empty_predictions"],
+        invalid_predictions=_DESCRIPTIONS[name]["invalid_predictions"],
+        defects=_DESCRIPTIONS[name].get("defects", ()),
+    )
     for name, row in _CONVENTIONS.items()
 }
 

@@ -147,6 +147,7 @@ def find_sas_score_example(
         structured = seed001_structured(entries)
         values = [vader_sentiment(kw) for kw, _ in structured]
         sas_nb = seed001_sas(structured, gt_value)
+        assert sas_nb is not None  # the cell's list is not empty (seed001_cell_entries) and gt_value is a number
         sas_spec = 1 - abs(sum(values) / len(values) - gt_value)
         gap = abs(sas_nb - sas_spec)
         if best is None or gap > best[0]:

@@ -84,13 +84,9 @@ def _result(values: np.ndarray, single: bool):
     return float(values[0]) if single else values
 
 
-def _check_k(k, *, allow_none: bool = True) -> int | None:
-    """`k` checked as every cut-off is (`kweval.metrics.cutoff.check_k`); None means the whole list where allowed."""
-    if k is None:
-        if allow_none:
-            return None
-        raise ValueError("k is required (a positive integer)")
-    return check_k(k)
+def _check_k(k: object) -> int | None:
+    """`k` checked as every cut-off is (`kweval.metrics.cutoff.check_k`); None means the whole list."""
+    return None if k is None else check_k(k)
 
 
 def _head(arr: np.ndarray, k: int | None) -> np.ndarray:
@@ -222,7 +218,9 @@ def precision_at_k(relevances, k: int):
     Returns a float for a 1-D list, a 1-D array (one value per row) for a 2-D array.
     """
     arr, single = _as_matrix(relevances)
-    k = _check_k(k, allow_none=False)
+    if k is None:
+        raise ValueError("k is required (a positive integer)")
+    k = check_k(k)
     hits = (_head(arr, k) > 0).sum(axis=1)
     return _result(hits / float(k), single)
 

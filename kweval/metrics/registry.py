@@ -134,11 +134,20 @@ def column(template: str, k: int | str) -> str:
 class _Options(Protocol):
     """What the registry reads of `kweval.EvalOptions`: the cut-off and the flags that turn metrics on."""
 
-    k: int
-    keyphrase: bool
-    present: bool
-    semantic: bool
-    sentiment: bool
+    @property
+    def k(self) -> int: ...
+
+    @property
+    def keyphrase(self) -> bool: ...
+
+    @property
+    def present(self) -> bool: ...
+
+    @property
+    def semantic(self) -> bool: ...
+
+    @property
+    def sentiment(self) -> bool: ...
 
 
 def _enabled(entry: MetricInfo, options: _Options) -> bool:
@@ -246,10 +255,57 @@ def _add(
     register(MetricInfo(name, label, definition, range_, better_, group, reference))
 
 
-def _metric(name: str, label: str, definition: str, group: str, option: str = "", **rules) -> None:
+def _metric(
+    name: str,
+    label: str,
+    definition: str,
+    group: str,
+    option: str = "",
+    *,
+    reference: str = "",
+    level: str = "review",
+    compute: Family | None = None,
+    micro: tuple[str, str] | None = None,
+    micro_f1: tuple[str, str] | None = None,
+    without_text: bool = False,
+) -> None:
     """A metric `evaluate` reports when `option` is on ("": always), in [0, 1], higher is better."""
-    reference = rules.pop("reference", "")
-    register(MetricInfo(name, label, definition, "[0, 1]", HIGHER, group, reference, option, **rules))
+    register(
+        MetricInfo(
+            name,
+            label,
+            definition,
+            "[0, 1]",
+            HIGHER,
+            group,
+            reference,
+            option,
+            level,
+            compute,
+            micro,
+            micro_f1,
+            without_text,
+        )
+    )
+
+
+def _keyphrase_metric(name: str, label: str, definition: str, reference: str = "") -> None:
+    """One of the keyphrase field's metrics (--keyphrase), computed by `kweval.metrics.keyphrase`."""
+    _metric(name, label, definition, "keyphrase", "keyphrase", reference=reference, compute=keyphrase.from_counts)
+
+
+def _present_absent_metric(name: str, label: str, definition: str, micro: tuple[str, str] | None = None) -> None:
+    """A present/absent metric (--present): NaN for a review without text, micro over the reviews with text."""
+    _metric(
+        name,
+        label,
+        definition,
+        "keyphrase",
+        "present",
+        compute=present_absent.from_counts,
+        micro=micro,
+        without_text=True,
+    )
 
 
 # ---- per-review lexical metrics (docs/metrics.md §3): always reported
@@ -325,70 +381,52 @@ _metric(
     compute=ranked.from_counts,
 )
 # ---- the keyphrase field's metrics (§9; --keyphrase, --present; on by default for per-document GT)
-_KP = {"option": "keyphrase", "compute": keyphrase.from_counts}
-_metric("r@{k}", "R@{k}", "matched GT keywords among the first {k} predictions / |G|", "keyphrase", **_KP)
-_metric(
+_keyphrase_metric("r@{k}", "R@{k}", "matched GT keywords among the first {k} predictions / |G|")
+_keyphrase_metric(
     "f1@{k}",
     "F1@{k}",
     "F1 of hard P@{k} (matched among the first {k} / {k}, the field's usual cut-off) and R@{k}",
-    "keyphrase",
-    reference="Meng et al. 2017",
-    **_KP,
+    "Meng et al. 2017",
 )
-_metric(
+_keyphrase_metric(
     "f1@{k}_flex",
     "F1@{k} (flexible)",
     "F1 of flexible P@{k} (matched among the first {k} / min({k}, |P|)) and R@{k}",
-    "keyphrase",
-    **_KP,
 )
-_metric(
+_keyphrase_metric(
     "f1@M",
     "F1@M",
     "F1 over all predictions, |M| / |P| and |M| / |G| (the same number as f1)",
-    "keyphrase",
-    reference="Yuan et al. 2020",
-    **_KP,
+    "Yuan et al. 2020",
 )
-_metric(
+_keyphrase_metric(
     "f1@O",
     "F1@O",
     "F1 at the oracle cut-off c = |G|: matched among the first c / min(c, |P|) and / |G|",
-    "keyphrase",
-    reference="Yuan et al. 2020",
-    **_KP,
+    "Yuan et al. 2020",
 )
-_metric(
+_keyphrase_metric(
     "r_precision",
     "R-precision",
     "matched among the first |G| predictions / |G|",
-    "keyphrase",
-    reference="Zesch & Gurevych 2009",
-    **_KP,
+    "Zesch & Gurevych 2009",
 )
-_PA = {"option": "present", "compute": present_absent.from_counts, "without_text": True}
-_metric(
+_present_absent_metric(
     "recall_present",
     "Recall (present)",
     "matched GT keywords that occur in the review's text / GT keywords that do",
-    "keyphrase",
     micro=("n_matched_present", "n_gt_present"),
-    **_PA,
 )
-_metric(
+_present_absent_metric(
     "f1@{k}_present",
     "F1@{k} (present)",
     "F1 of matched present GT keywords among the first {k} / {k} and / present GT keywords",
-    "keyphrase",
-    **_PA,
 )
-_metric(
+_present_absent_metric(
     "recall_absent",
     "Recall (absent)",
     "matched GT keywords that do not occur in the review's text / GT keywords that do not",
-    "keyphrase",
     micro=("n_matched_absent", "n_gt_absent"),
-    **_PA,
 )
 # ---- semantic (§4) and sentiment (§5): added by their stages (kweval.evaluation.semantic_columns / sentiment_columns)
 _metric(

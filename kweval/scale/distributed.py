@@ -218,7 +218,7 @@ def embed_on_cluster(
     enters it.  Returns how many texts were embedded.
     """
     unique = list(dict.fromkeys(texts))
-    found = store.get_many(unique)[1] if unique else []
+    found = store.get_many(unique)[1] if unique else np.zeros(0, dtype=bool)
     missing = sorted((t for t, hit in zip(unique, found) if not hit), key=len)
     if not missing:
         return 0

@@ -93,12 +93,16 @@ def _percentile_ci(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, 
     return lo, hi
 
 
+# (value, low, high): floats for one column of values (1-D input), arrays (one entry per column) for 2-D input
+Estimate = tuple[float, float, float] | tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
 def bootstrap_ci(
     values: np.ndarray | Sequence[float],
     n_boot: int = N_BOOT,
     confidence: float = CONFIDENCE,
     seed: int = SEED,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> Estimate:
     """(mean, low, high): the mean of each column and its percentile bootstrap CI.
 
     NaN values are not allowed (a review either has a value or is not a row).

@@ -33,7 +33,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sp
 
-from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, as_columns, bootstrap_ci, chunk_sizes
+from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, Estimate, as_columns, bootstrap_ci, chunk_sizes
 
 N_PERM = 10000
 
@@ -49,7 +49,7 @@ def paired_bootstrap_ci(
     n_boot: int = N_BOOT,
     confidence: float = CONFIDENCE,
     seed: int = SEED,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> Estimate:
     """(mean(b − a), low, high): reviews resampled as pairs."""
     return bootstrap_ci(paired_differences(a, b), n_boot, confidence, seed)
 
