@@ -243,8 +243,7 @@ def embed_texts(
     out = cached if dim else None
     if missing:
         encode = load_encoder(model_id, device, backend)
-        # sorted by token count, a batch pads little (by characters: 1.69× the real tokens at 256 on DNLP; by tokens
-        # 1.02×)
+        # sorted by token count, a batch pads little (sorting by characters pads more: docs/scaling.md)
         order = [missing[j] for j in np.argsort(_token_counts(encode, [unique[i] for i in missing]), kind="stable")]
         for start in range(0, len(order), batch_size):
             idx = order[start : start + batch_size]

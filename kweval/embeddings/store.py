@@ -109,7 +109,7 @@ def _check_file(
         raise _Damaged("not a SQLite database (bad or truncated header)")
     st = path.stat()
     identity = (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
-    if force or identity not in _CHECKED:  # a full page check costs ~1 s per 100 MB: once per file state and process
+    if force or identity not in _CHECKED:  # a full page check reads every page: once per file state and process
         problems = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
         if problems != ["ok"]:
             raise _Damaged("malformed: " + "; ".join(map(str, problems[:2])))

@@ -41,8 +41,8 @@ def _analyzer():
     return vader.SentimentIntensityAnalyzer()
 
 
-# v(x) already computed, per analyzer object, for the life of the process: VADER takes ~2 ms per review
-# text, so a dashboard that re-evaluates (another k, match mode or τ) would otherwise rescore every text.
+# v(x) already computed, per analyzer object, for the life of the process: VADER is slow on a review text
+# (docs/scaling.md), so a dashboard that re-evaluates (another k, match mode or τ) would otherwise rescore every text.
 # VADER's scores of texts scored without a store are kept as unsaved, so the next call with a store persists them.
 _MEMO: weakref.WeakKeyDictionary[object, tuple[dict[str, float], dict[str, tuple]]] = weakref.WeakKeyDictionary()
 _MEMO_MAX = 1_000_000  # strings per analyzer; past this the memo starts over
@@ -63,7 +63,7 @@ def vader_store(on_note: Callable[[str], None] | None = None) -> EmbeddingStore:
     """The persistent store of VADER's (pos, neu, neg) per text, in `kweval.embeddings.store.cache_dir()`.
 
     Keyed by the exact text and VADER's version, so a second evaluation of the same data reads
-    every value instead of scoring it again (~2 ms per review text).
+    every value instead of scoring it again (VADER's cost per review text: docs/scaling.md).
     """
     from importlib.metadata import PackageNotFoundError, version
 
