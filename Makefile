@@ -2,7 +2,7 @@
 #   make run [DATA=path]  — create .venv, install kweval, start the dashboard on DATA (default: the embedded demo)
 #   make test             — create .venv, install kweval + test tools (+ Debian chromium for the browser test), run every test
 #   make test-quick       — the same without the slow and browser tests (a minute or two)
-#   make lint             — ruff check and ruff format --check (part of make test)
+#   make lint             — ruff check, ruff format --check and mypy on kweval/ (part of make test)
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -36,10 +36,11 @@ browser:
 run: $(VENV)/.runtime
 	HF_HUB_OFFLINE=1 $(BIN)/streamlit run app.py --server.port $(PORT) $(if $(DATA),-- --data "$(DATA)")
 
-# ruff (lint + format check) on everything; the tests after it.
+# ruff (lint + format check) on everything, mypy on the core (pyproject.toml [tool.mypy]); the tests after it.
 lint: $(VENV)/.dev
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 test: $(VENV)/.dev browser lint
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q

@@ -325,6 +325,7 @@ def cuda_main(args: argparse.Namespace) -> int:
     import torch
 
     from kweval.embeddings import semantic
+    from kweval.embeddings.similarity import unit_rows
 
     if not torch.cuda.is_available():
         print("--device cuda: no CUDA device available", file=sys.stderr)
@@ -345,7 +346,7 @@ def cuda_main(args: argparse.Namespace) -> int:
             vecs = model.encode(texts, batch_size=bs, normalize_embeddings=True, convert_to_numpy=True)
             torch.cuda.synchronize()
             secs = time.perf_counter() - t0
-            out[precision] = semantic._unit_rows(np.asarray(vecs, dtype=np.float32))
+            out[precision] = unit_rows(np.asarray(vecs, dtype=np.float32))
             print(f"| {precision} | {bs} | {secs:.2f} | {len(texts) / secs:,.0f} |", flush=True)
     worst, same, n = agreement(out["fp32"], out["fp16"], pairs)
     print(f"\nfp16 vs fp32: max |dcos| {worst:.2e}; same decision at 0.75 on {100 * same:.3f} % of {n:,} pairs")

@@ -2,7 +2,7 @@
 
 Reshaping only: the numbers come from `Evaluation.scores` and
 `Evaluation.keywords`; `keyword_details` calls
-`kweval.embeddings.semantic.nearest_gt_table` and `kweval.evaluation.sentiment.keyword_values`.
+`kweval.embeddings.similarity.nearest_gt_table` and `kweval.evaluation.sentiment.keyword_values`.
 """
 
 from __future__ import annotations
@@ -130,15 +130,15 @@ def keyword_details(
     `rows`: the review's rows of `Evaluation.keywords` (model, position,
     keyword, norm, gt_rank, gt_keyword).  `gt`: the movie's rows of
     `Evaluation.ground_truth`.  With `vectors` (a mapping norm → vector, or an
-    embedder function, as `kweval.embeddings.semantic.nearest_gt` takes) each keyword
+    embedder function, as `kweval.embeddings.similarity.nearest_gt` takes) each keyword
     gets its nearest GT keyword, that GT keyword's rank, the cosine and
-    whether it is above `threshold` (`kweval.embeddings.semantic.nearest_gt_table`);
+    whether it is above `threshold` (`kweval.embeddings.similarity.nearest_gt_table`);
     with `sentiment`, its VADER value ``v`` (`kweval.evaluation.sentiment.keyword_values`).
     Nothing is computed here beyond calling those.
     """
     out = rows.reset_index(drop=True)
     if vectors is not None:
-        from kweval.embeddings.semantic import nearest_gt_table
+        from kweval.embeddings.similarity import nearest_gt_table
 
         parts = [nearest_gt_table(grp, gt, vectors, threshold) for _, grp in out.groupby("model", sort=False)]
         out = (

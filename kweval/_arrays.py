@@ -1,11 +1,25 @@
-"""Array helpers shared by the evaluation stages (private: plain numpy/pandas, no kweval imports).
+"""The speed idioms of kweval, each named once (private: plain numpy/pandas, no kweval imports).
 
-Object arrays built without numpy's shape inference, factorizing that hashes
-one value per run of equal neighbours, sums per group, and stable sort orders
-by several integer keys that skip the sort when rows are already in order.
+Keys are handled as integer codes into their distinct values, so a table of
+millions of rows holds one Python object per distinct value.  The idioms:
+
+- codes: `factorize_runs` (hash one value per run of equal neighbours),
+  `positions`, `unique_codes`, `mapped_codes` (a function of the distinct
+  values, e.g. normalized codes), `empty_as_missing`, and codes with a fill
+  value (`with_missing`, `take_codes`: code -1 reads the fill);
+- order: `text_rank` (distinct texts in code-point order), `sort_key`,
+  `stable_order` (several keys, no sort when rows are in order already),
+  `repeated` (later rows with an earlier row's key);
+- runs: `run_heads`, `position_in_run`;
+- building: `object_array`, `object_column`, `concat_or_empty`, `group_sum`,
+  `index_dtype` (int32 row indexes where they fit: half the memory).
+
+Each has a plain definition it is tested against (tests/test_arrays.py).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
@@ -79,8 +93,60 @@ def factorize_runs(values: np.ndarray, use_na_sentinel: bool = True) -> tuple[np
 def positions(values: np.ndarray, pos: dict) -> np.ndarray:
     """For each value, its position in `pos` (value -> index), or -1; hashed once per distinct value."""
     codes, uniques = factorize_runs(values)
-    lookup = np.array([pos.get(u, -1) for u in uniques.tolist()] + [-1], dtype=np.int64)
-    return lookup[codes]  # code -1 (NA) picks the trailing -1
+    lookup = np.array([pos.get(u, -1) for u in uniques.tolist()], dtype=np.int64)
+    return take_codes(lookup, codes, -1)
+
+
+def with_missing(values: np.ndarray, fill: object = None) -> np.ndarray:
+    """`values` with one more slot holding `fill`: indexed by codes, code -1 (missing) reads `fill`."""
+    return np.concatenate((np.ravel(values), np.array([fill])))
+
+
+def take_codes(values: np.ndarray, codes: np.ndarray, fill: object = None) -> np.ndarray:
+    """`values[codes]`, `fill` where the code is -1 (missing): codes with a fill value."""
+    return with_missing(values, fill)[codes]
+
+
+def empty_as_missing(codes: np.ndarray, uniques: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The codes with the empty string's code (if any) made -1, the code for no value (changed in place and returned).
+
+    The readers' rule "an empty cell is a missing cell" for key and text columns.
+    """
+    empty = np.flatnonzero(np.asarray(uniques, dtype=object) == "")
+    if len(empty):  # values are distinct: at most one empty string
+        codes[codes == empty[0]] = -1
+    return codes, uniques
+
+
+def text_rank(uniques: np.ndarray, missing_first: bool = False) -> np.ndarray:
+    """Each distinct text's position in code-point order, and one slot more for code -1 (missing).
+
+    `rank[codes]` sorts rows as their texts sort; a missing value sorts last,
+    or first with `missing_first` (the others then take positions 1..n).
+    """
+    n = len(uniques)
+    rank = np.zeros(n + 1, dtype=np.int64)
+    first = 1 if missing_first else 0
+    rank[np.argsort(uniques, kind="stable")] = np.arange(first, n + first)
+    rank[n] = 0 if missing_first else n
+    return rank
+
+
+def mapped_codes(values: np.ndarray, fn: Callable[[list], list]) -> tuple[np.ndarray, np.ndarray]:
+    """(per row, the code of ``fn(value)`` among fn's distinct results; those results in order of first appearance).
+
+    `fn` maps a list of distinct values to a list of results (e.g.
+    `normalize_many`) and is called once, on the distinct values: keywords
+    repeat across reviews.  A missing value (None, NaN) has code -1.
+    """
+    codes, uniques = pd.factorize(values)
+    result_codes, results = pd.factorize(object_array(fn(uniques.tolist())))
+    return take_codes(result_codes, codes, -1), np.asarray(results, dtype=object)
+
+
+def index_dtype(n: int) -> type[np.signedinteger]:
+    """The integer type of row indexes into `n` rows: int32 while it can hold them (half of int64's memory)."""
+    return np.int32 if n < 2**31 else np.int64
 
 
 def stable_order(rows: np.ndarray | None, n_all: int, *keys) -> np.ndarray | None:

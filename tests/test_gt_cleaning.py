@@ -12,7 +12,6 @@ ranks, unsorted rows), from Parquet and from CSV.
 
 from __future__ import annotations
 
-import importlib
 import io
 import math
 
@@ -24,11 +23,10 @@ from hypothesis import strategies as st
 
 from kweval._arrays import repeated, sort_key, stable_order
 from kweval.data.dataset import Dataset
-from kweval.data.tidy import read_tidy_tables, unranked_movies
+from kweval.data.tidy import read_tidy_tables
+from kweval.data.tidy_tables import unranked_movies
+from kweval.evaluation.clean import clean_ground_truth, clean_stage
 from kweval.text.normalize import normalize
-
-evaluate_module = importlib.import_module("kweval.evaluation.pipeline")
-
 
 # ---- the plain definitions -------------------------------------------------------------------------------
 
@@ -231,7 +229,7 @@ def test_clean_ground_truth_on_codes_equals_the_plain_definition(gt: pd.DataFram
     rows = list(range(len(gt)))
     shuffle.shuffle(rows)
     for table in (gt, gt.iloc[rows], gt.sort_values(["movie", "rank"], kind="stable", key=lambda c: c.astype(str))):
-        got = evaluate_module.clean_ground_truth(table, order)
+        got = clean_ground_truth(table, order)
         expected = plain_clean_ground_truth(table, order)
         assert got["movie"].tolist() == expected["movie"].tolist()
         assert got["rank"].tolist() == expected["rank"].tolist() and got["rank"].dtype == "int64"
@@ -268,7 +266,7 @@ def test_clean_stage_splits_the_cleaned_rows_by_movie_and_list():
         movies, reviews, predictions, gt, pd.DataFrame({"model": ["x"], "score_direction": ["higher"]}), []
     )
     problems: dict[str, list] = {m: [] for m in movies["movie"]}
-    clean = evaluate_module._clean_stage(dataset, evaluate_module.EvalOptions(), problems)
+    clean = clean_stage(dataset, "file", problems)
     table = clean.table
     assert clean.movies == ["m1", "m2"]
     assert [p.reason for p in problems["m3"]] == ["no ground-truth keywords; its 1 review(s) are skipped"]
@@ -338,7 +336,7 @@ def test_loaded_per_document_ground_truth_needs_no_second_sort(tmp_path, fmt):
     loaded = dataset.ground_truth
     movie, doc = sort_key(loaded["movie"].to_numpy()), sort_key(loaded["review_id"].fillna("").to_numpy(dtype=object))
     assert stable_order(None, len(loaded), movie, doc, sort_key(loaded["rank"].to_numpy())) is None
-    assert evaluate_module.clean_ground_truth(loaded)["keyword"].tolist() == ["x", "z", "w", "y", "v"]
+    assert clean_ground_truth(loaded)["keyword"].tolist() == ["x", "z", "w", "y", "v"]
 
 
 @pytest.mark.parametrize("content", [b"garbage", b"", b"PAR1" + b"x" * 100 + b"PAR1"])

@@ -32,7 +32,7 @@ EMBEDDERS = {
 STREAMLIT_FREE = ("escape", "highlight", "keyword_html", "selection", "links", "review_tables", "style")
 # The parts of kweval from the bottom up; a part imports only its own modules and lower layers' parts.
 LAYERS = [
-    {"kweval._arrays", "kweval.extras", "kweval.cachedir", "kweval.__version__"},  # foundations: stdlib, numpy, pandas
+    {"kweval._arrays", "kweval.extras", "kweval.cachedir", "kweval.files", "kweval.__version__"},  # foundations
     {"kweval.data"},  # datasets and their readers
     {"kweval.text"},  # normalization, stemming, matching, present/absent
     {"kweval.metrics"},  # metric families and the registry
@@ -52,7 +52,12 @@ LAYERS = [
 METRIC_INTERNALS = {
     "kweval.text.matching",
     "kweval.metrics.ranking",
-    "kweval.metrics.per_review",
+    "kweval.metrics.set_based",
+    "kweval.metrics.weighted",
+    "kweval.metrics.ranked",
+    "kweval.metrics.keyphrase",
+    "kweval.metrics.present_absent",
+    "kweval.metrics.ratios",
     "kweval.text.normalize",
     "kweval._arrays",
 }

@@ -538,10 +538,11 @@ def test_keybert_embeds_each_candidate_once_through_the_store_with_keybert_own_r
 def test_tidy_key_cells_become_str_or_none_and_unranked_lists_are_found():
     """The vectorised readers keep their rules: NA/empty/non-text -> None; a movie is unranked when each list has one
     rank."""
-    from kweval.data.tidy import _as_str, unranked_movies
+    from kweval.data.columns import as_str
+    from kweval.data.tidy_tables import unranked_movies
 
     for dtype in ("string", "string[pyarrow]", "string[python]"):  # the readers pass key columns as strings
-        cells = _as_str(pd.Series(["a", "", None, math.nan, 3, "b"], dtype=object, index=range(5, 11)).astype(dtype))
+        cells = as_str(pd.Series(["a", "", None, math.nan, 3, "b"], dtype=object, index=range(5, 11)).astype(dtype))
         assert cells.dtype == object and cells.tolist() == ["a", None, None, None, "3", "b"]
         assert all(c is None or type(c) is str for c in cells) and list(cells.index) == list(range(5, 11))
     gt = pd.DataFrame(

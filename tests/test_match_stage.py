@@ -3,7 +3,7 @@
 - `matching.keywords_match_indexed` (codes and character masks) is `keywords_match` on every pair;
 - `_arrays.unique_codes` (a presence mask) is `np.unique(..., return_inverse=True)`, `_arrays.stable_order` is
 `np.lexsort`;
-- `evaluate._coverage` (a slot per GT row) counts the distinct matched GT rows per movie × model;
+- `tables.gt_coverage_table` (a slot per GT row) counts the distinct matched GT rows per movie × model;
 - without the per-keyword table every other table of an evaluation is the same, in every match mode.
 """
 
@@ -21,7 +21,8 @@ from kweval._arrays import stable_order, unique_codes
 from kweval.data import load_dataset
 from kweval.data.dataset import Dataset
 from kweval.data.synth import SynthOptions, synthesize
-from kweval.evaluation.pipeline import EvalOptions, _coverage, evaluate
+from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.evaluation.tables import gt_coverage_table
 from kweval.scale.file_groups import evaluate_movie_files, movie_file_sizes
 from kweval.text.matching import MATCH_MODES, keywords_match, keywords_match_indexed
 from tests.helpers import write_bad_dnlp
@@ -109,7 +110,7 @@ def test_coverage_counts_the_distinct_matched_gt_rows_of_each_movie_and_model(si
     )
     rows = [(mv, md, pos % sizes[mv]) for mv, md, pos in drawn]  # a matched row: its movie, model and GT row
     movie_of, model_of, gt_pos = (np.array([r[i] for r in rows], dtype=np.int64) for i in range(3))
-    out = _coverage(movie_of, model_of, gt_pos, pd.Series(sizes, index=movies), movies, models)
+    out = gt_coverage_table(movie_of, model_of, gt_pos, pd.Series(sizes, index=movies), movies, models)
     assert out[["movie", "model"]].values.tolist() == [[mv, md] for mv in movies for md in models]
     assert out["n_gt"].tolist() == [sizes[mv] for mv in range(len(movies)) for _ in models]
     assert out["n_covered"].tolist() == [

@@ -24,7 +24,7 @@ from kweval.text.normalize import normalize, stem_tokens
 from kweval.text.present import has_text, present_flags, searchable, searchable_keywords
 from tests.reference import clean_gt
 
-evaluate_module = importlib.import_module("kweval.evaluation.pipeline")
+presence_stage = importlib.import_module("kweval.evaluation.presence")
 
 WORDS = ["Star", "star", "wars", "war", "running", "runs", "café", "CAFÉ", "b-c", "x!", "a", "Á", "z\x00z", "q\x1fq"]
 phrases = st.lists(st.sampled_from(WORDS), min_size=1, max_size=3).map(" ".join)
@@ -78,12 +78,12 @@ def _gt_list(ground_truth: pd.DataFrame, movie: str, review: str) -> list[str]:
 @given(data=per_document_data(), chunk=st.sampled_from([1, 2, 1 << 16]))
 def test_present_counts_follow_present_flags_review_by_review(match, data, chunk):
     """Per review × model: |G_present| and the matched keywords found present are those `present_flags` gives."""
-    saved = evaluate_module._PRESENT_CHUNK
-    evaluate_module._PRESENT_CHUNK = chunk  # several chunks, as at scale
+    saved = presence_stage._PRESENT_CHUNK
+    presence_stage._PRESENT_CHUNK = chunk  # several chunks, as at scale
     try:
         ev = evaluate(data, EvalOptions(match=match, keyphrase=True, present=True))
     finally:
-        evaluate_module._PRESENT_CHUNK = saved
+        presence_stage._PRESENT_CHUNK = saved
     text_of = {(m, r): t for m, r, t in data.reviews[["movie", "review_id", "text"]].itertuples(index=False)}
     matched = ev.keywords[ev.keywords["gt_rank"] >= 0]
     for row in ev.scores.itertuples(index=False):

@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from kweval.embeddings import semantic
-from kweval.embeddings.semantic import nearest_gt, semantic_counts, semantic_metrics
+from kweval.embeddings import semantic, similarity
+from kweval.embeddings.similarity import nearest_gt, semantic_counts, semantic_metrics
 from kweval.embeddings.store import EmbeddingStore
 
 # Hand-made vectors with exact cosines: b/|b| = (.75, .5, .25, .25, .25), so
@@ -158,7 +158,7 @@ def _naive(pred: pd.DataFrame, gt: pd.DataFrame, vec: dict, tau: float) -> pd.Da
 
 @pytest.mark.parametrize("block_cells", [1 << 24, 7])
 def test_vectorised_equals_per_review_loop(monkeypatch, block_cells):
-    monkeypatch.setattr(semantic, "_BLOCK_CELLS", block_cells)  # 7: many small reduceat slices
+    monkeypatch.setattr(similarity, "_BLOCK_CELLS", block_cells)  # 7: many small reduceat slices
     rng = np.random.default_rng(4)
     vocab = [f"w{i}" for i in range(60)]
     base = rng.standard_normal((6, 16))
@@ -292,7 +292,7 @@ def test_nearest_gt_table_agrees_with_semantic_metrics():
     gt = pd.DataFrame(
         {"movie": "m", "rank": [1, 0, 2], "keyword": ["E-raw", "B-raw", "B-dup"], "norm": ["e", "b", "b"]}
     )
-    out = semantic.nearest_gt_table(pred, gt, V, threshold=0.75)
+    out = similarity.nearest_gt_table(pred, gt, V, threshold=0.75)
     assert out["position"].tolist() == [0, 1, 2, 3] and out["keyword"].tolist() == ["A!", "C", "D", ""]
     assert out["nearest_gt"].iloc[:3].tolist() == ["E-raw", "B-raw", "B-raw"] and pd.isna(
         out["nearest_gt"].iloc[3]
@@ -305,7 +305,7 @@ def test_nearest_gt_table_agrees_with_semantic_metrics():
     sem = semantic_metrics(pred[["movie", "review_id", "model", "norm"]], gt[["movie", "rank", "norm"]], V, 0.75)
     assert int(out["above"].sum()) == int(sem["sem_pred_matched"].iloc[0])
     # strict: a cosine of exactly τ (a·b = 0.75) is not above it
-    edge = semantic.nearest_gt_table(pred.iloc[:1], gt.iloc[1:2], V, threshold=0.75)
+    edge = similarity.nearest_gt_table(pred.iloc[:1], gt.iloc[1:2], V, threshold=0.75)
     assert edge["cosine"].iloc[0] == pytest.approx(0.75) and not edge["above"].iloc[0]
     assert (
         semantic_metrics(
@@ -314,7 +314,7 @@ def test_nearest_gt_table_agrees_with_semantic_metrics():
         == 0
     )
     # a movie without GT
-    none = semantic.nearest_gt_table(pred, gt.iloc[:0], V)
+    none = similarity.nearest_gt_table(pred, gt.iloc[:0], V)
     assert none["nearest_gt"].isna().all() and (none["nearest_rank"] == -1).all() and not none["above"].any()
 
 
@@ -334,7 +334,7 @@ def test_similarities_at_any_threshold_equal_semantic_metrics():
     ]
     pred = preds(rows)
     gt = gts([(m, j, w) for m in ("m0", "m1") for j, w in enumerate(rng.choice(vocab, size=8, replace=False))])
-    sims = semantic.similarities(pred, gt, vec)
+    sims = similarity.similarities(pred, gt, vec)
     for tau in (0.0, 0.2, 0.45, 0.7, 0.95):  # (at 1.0, a keyword equal to a GT one sits on float rounding)
         want = _naive(pred, gt, vec, tau)
         got = sims.at_threshold(tau)

@@ -26,6 +26,7 @@ from kweval.cli.common import (
     select,
     threshold,
 )
+from kweval.data.dataset import Dataset
 from kweval.evaluation.pipeline import AGGREGATIONS, GT_ORDERS, EvalOptions, Evaluation
 from kweval.extras import missing_extra
 from kweval.io.output import check_output_file, write_output
@@ -42,6 +43,14 @@ def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _add_data_and_metric_options(ev, embedding_backends)
+    _add_output_options(ev)
+    _add_scale_options(ev)
+    fast.add_evaluate_arguments(ev)
+
+
+def _add_data_and_metric_options(ev: argparse.ArgumentParser, embedding_backends: tuple[str, ...]) -> None:
+    """What is evaluated and how the numbers are made (`EvalOptions`), in --help's order."""
     ev.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     ev.add_argument("--models", type=comma_list, help="comma-separated models to evaluate (default: all)")
     ev.add_argument("--movies", type=comma_list, help="comma-separated movies to evaluate (default: all)")
@@ -110,6 +119,10 @@ def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
         help="reproduce the seed notebooks' numbers, defects included (see docs/notebook-parity.md); each column "
         "keeps its notebook's own averaging, so --aggregate does not apply",
     )
+
+
+def _add_output_options(ev: argparse.ArgumentParser) -> None:
+    """Where and how the summary is written, and when the exit status fails, in --help's order."""
     ev.add_argument("--out", default="-", help="output file, or - for stdout (default)")
     ev.add_argument(
         "--format",
@@ -147,6 +160,10 @@ def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
         "spreadsheets do not run them as formulas)",
     )
     ev.add_argument("--quiet", action="store_true", help="do not print skipped/cleaned data messages")
+
+
+def _add_scale_options(ev: argparse.ArgumentParser) -> None:
+    """Processes and dask clusters sharing out the movies (the output is the same), in --help's order."""
     ev.add_argument(
         "--jobs",
         type=jobs,
@@ -162,8 +179,6 @@ def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
         "or local[:N] for N local worker processes; needs kweval[dask]); --semantic embeds the keywords on the "
         "workers; the output is the same",
     )
-
-    fast.add_evaluate_arguments(ev)
 
 
 def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
@@ -190,15 +205,46 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     """`kweval evaluate`: the summary (and --per-review table) of a dataset, or of a collection under --protocol."""
     if fast.wants_protocol_path(args):
         return fast.evaluate_protocol(args)
-    from kweval.data import load_dataset
-    from kweval.evaluation.aggregate import aggregate
-    from kweval.evaluation.pipeline import evaluate
-    from kweval.io import report
-    from kweval.io.card import render_with_card as card_render
-    from kweval.io.card import write_sidecar
+    options = _options(args)
+    for out in (args.out, args.per_review):
+        if out is not None:
+            check_output_file(out)
+    if args.scheduler is not None and args.legacy:
+        raise UsageError("--scheduler evaluates the lexical, semantic and sentiment metrics; run --legacy without it")
+    source, dataset, evaluation, options = _load_or_evaluate_in_groups(args, options)
+    if args.legacy:
+        from kweval import legacy
 
+        if args.fail_under:
+            raise UsageError("--fail-under needs ALL rows, which legacy mode (like the notebooks) does not produce")
+        assert dataset is not None  # legacy mode is never evaluated in groups (`_load_or_evaluate_in_groups`)
+        summary, problems = legacy.legacy_summary(dataset, options)
+        n_evaluated = int(summary["n_reviews"].sum()) if len(summary) else 0
+        per_review = None
+    else:
+        from kweval.evaluation.aggregate import aggregate
+
+        if evaluation is None:  # not evaluated in groups already
+            assert dataset is not None
+            evaluation = _evaluate(args, dataset, options)
+        summary = aggregate(evaluation, args.aggregate)
+        problems = evaluation.problems
+        n_evaluated = len(evaluation.scores)
+        per_review = evaluation
+    if not args.quiet:
+        for line in problem_lines(problems):
+            print(line, file=sys.stderr)
+    if n_evaluated == 0:
+        print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
+        return USAGE_ERROR
+    _write_outputs(args, summary, per_review, options, str(source))
+    return _check_thresholds(summary, args.fail_under)
+
+
+def _options(args: argparse.Namespace) -> EvalOptions:
+    """The evaluation's options from the command line; a value `EvalOptions` refuses is a usage error."""
     try:
-        options = EvalOptions(
+        return EvalOptions(
             k=args.k,
             match=args.match,
             gt_order=args.gt_order,
@@ -214,79 +260,66 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
-    for out in (args.out, args.per_review):
-        if out is not None:
-            check_output_file(out)
 
-    if args.scheduler is not None and args.legacy:
-        raise UsageError("--scheduler evaluates the lexical, semantic and sentiment metrics; run --legacy without it")
-    in_groups = None
+
+def _load_or_evaluate_in_groups(
+    args: argparse.Namespace, options: EvalOptions
+) -> tuple[str, Dataset | None, Evaluation | None, EvalOptions]:
+    """(source, dataset, evaluation, options): the lexical metrics of a dataset with a file per movie evaluated in
+    groups of movies (processes, or a dask cluster) when that applies, else the dataset loaded (its movies and models
+    selected, the keyphrase options set from its GT) and no evaluation yet."""
     files = prediction_files(args)
-    if args.scheduler is None and not (
-        args.legacy or args.semantic or args.sentiment or files
-    ):  # the lexical metrics: shared out over processes
-        in_groups = _evaluate_in_groups(args, options)
+    in_groups = None
+    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files):
+        in_groups = _evaluate_in_groups(args, options)  # the lexical metrics: shared out over processes
     elif args.scheduler is not None and not files:  # workers read their own movie files when the layout has them
         in_groups = _evaluate_files_on_scheduler(args, options)
     if in_groups is not None:
-        source, evaluation = in_groups
-        dataset = None
-    else:
-        dataset = load_dataset(args.data, movies=args.movies, predictions=files)  # files of other movies are not read
-        if args.movies and not set(args.movies) <= set(dataset.movie_ids):
-            dataset = load_dataset(args.data, predictions=files)  # to say which movies there are
-        options = _keyphrase_options(options, args, dataset)
-        movies = select(dataset.movie_ids, args.movies, "movie(s)")
-        models = select(dataset.model_names, args.models, "model(s)")
-        dataset = dataset.subset(movies, models)
-        source = dataset.source
+        return in_groups[0], None, in_groups[1], options
+    from kweval.data import load_dataset
 
-    if args.legacy:
-        from kweval import legacy
+    dataset = load_dataset(args.data, movies=args.movies, predictions=files)  # files of other movies are not read
+    if args.movies and not set(args.movies) <= set(dataset.movie_ids):
+        dataset = load_dataset(args.data, predictions=files)  # to say which movies there are
+    options = _keyphrase_options(options, args, dataset)
+    movies = select(dataset.movie_ids, args.movies, "movie(s)")
+    models = select(dataset.model_names, args.models, "model(s)")
+    dataset = dataset.subset(movies, models)
+    if args.scheduler is not None:
+        return dataset.source, dataset, _evaluate_on_scheduler(args.scheduler, dataset, options), options
+    return dataset.source, dataset, None, options
 
-        if args.fail_under:
-            raise UsageError("--fail-under needs ALL rows, which legacy mode (like the notebooks) does not produce")
 
-        summary, problems = legacy.legacy_summary(dataset, options)
-        n_evaluated = int(summary["n_reviews"].sum()) if len(summary) else 0
-        per_review = None
-    else:
-        if dataset is not None and args.scheduler is not None:
-            evaluation = _evaluate_on_scheduler(args.scheduler, dataset, options)
-        elif dataset is not None:  # not evaluated in groups already
-            progress = None
-            if args.semantic and not args.quiet and sys.stderr.isatty():
-                progress = _tqdm_progress()
-            try:
-                evaluation = evaluate(
-                    dataset, options, progress=progress, keywords=bool(args.per_review)
-                )  # the table only for --per-review
-            except (OSError, ImportError) as exc:
-                if not args.semantic or isinstance(exc, ImportError) and missing_extra(exc, "") is not None:
-                    raise  # main() names the extra to install
-                raise UsageError(f"cannot load the embedding model {args.embedding_model!r}: {exc}") from None
-        summary = aggregate(evaluation, args.aggregate)
-        problems = evaluation.problems
-        n_evaluated = len(evaluation.scores)
-        per_review = evaluation
+def _evaluate(args: argparse.Namespace, dataset: Dataset, options: EvalOptions) -> Evaluation:
+    """`evaluate` in this process, with a progress bar for --semantic on a terminal; the per-keyword table only for
+    --per-review.  An embedding model that cannot be loaded is a usage error (a missing extra is named by main())."""
+    from kweval.evaluation.pipeline import evaluate
 
-    if not args.quiet:
-        for line in problem_lines(problems):
-            print(line, file=sys.stderr)
-    if n_evaluated == 0:
-        print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
-        return USAGE_ERROR
+    progress = None
+    if args.semantic and not args.quiet and sys.stderr.isatty():
+        progress = _tqdm_progress()
+    try:
+        return evaluate(dataset, options, progress=progress, keywords=bool(args.per_review))
+    except (OSError, ImportError) as exc:
+        if not args.semantic or isinstance(exc, ImportError) and missing_extra(exc, "") is not None:
+            raise  # main() names the extra to install
+        raise UsageError(f"cannot load the embedding model {args.embedding_model!r}: {exc}") from None
+
+
+def _write_outputs(args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, source: str):
+    """The summary (--out, --format, with its protocol card and sidecar) and the --per-review table."""
+    from kweval.io import report
+    from kweval.io.card import render_with_card as card_render
+    from kweval.io.card import write_sidecar
 
     fmt = args.format or report.format_for_path(args.out)
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
     latex = _latex_options(args, summary, per_review) if fmt == "latex" else {}
-    card = _card(args, options, str(source))
+    card = _card(args, options, source)
     write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, **latex), args.out)
     write_sidecar(fmt, args.out, card)
     if args.per_review and per_review is not None:
         write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
-
-    return _check_thresholds(summary, args.fail_under)
 
 
 def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions) -> Evaluation:

@@ -100,8 +100,8 @@ def exit_without_teardown(status: int) -> NoReturn:
 
     Everything kweval writes is closed by the time `main()` returns (output
     files, the embedding store's connection), so the teardown would only free,
-    one by one, the objects of the tables just evaluated (≈60 ms of a DNLP
-    evaluation), and the OS frees them at once.  mypy ends its runs the same
+    one by one, the objects of the tables just evaluated (measured in
+    docs/scaling.md), and the OS frees them at once.  mypy ends its runs the same
     way.  Not for `main()` called in-process: only the console script uses it.
     """
     for stream in (sys.stdout, sys.stderr):

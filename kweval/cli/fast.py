@@ -110,13 +110,16 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
     if not rows:
         print("kweval: nothing could be evaluated (no readable predictions)", file=sys.stderr)
         return 2
+    _write_summary(args, rows, cards.files_hash(paths, folder if folder.is_dir() else None), cutoffs)
+    return 0
+
+
+def _write_summary(args: argparse.Namespace, rows: list[dict], content_hash: str, cutoffs: tuple) -> None:
+    """The protocol's summary rows with their protocol card: JSON without pandas, other formats through it."""
+    from kweval.io import card as cards
+
     card = cards.protocol_card(
-        args.protocol,
-        str(args.data),
-        cards.files_hash(paths, folder if folder.is_dir() else None),
-        k=args.k,
-        aggregation="macro",
-        cutoffs=cutoffs,
+        args.protocol, str(args.data), content_hash, k=args.k, aggregation="macro", cutoffs=cutoffs
     )
     fmt = args.format or _format_for_path(args.out)
     if fmt == "json":
@@ -127,7 +130,6 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         text = cards.render_with_card(pd.DataFrame(rows), fmt, None, card, raw_csv=getattr(args, "raw_csv", False))
     write_output(text, args.out)
     cards.write_sidecar(fmt, args.out, card)
-    return 0
 
 
 def _problem(source: str, reason: str):

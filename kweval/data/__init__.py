@@ -104,7 +104,7 @@ def movie_file_sizes(path: str | Path | None) -> dict[str, int] | None:
 
     if path is None or detect_layout(Path(path)) != "dnlp":
         return None
-    root = dnlp.find_root(Path(path))
+    root = dnlp.find_root(Path(path)) or Path(path)
     return {movie: dnlp.file_size(file) for movie, file in dnlp.movie_files(root).items()}
 
 

@@ -20,6 +20,7 @@ import numbers
 import operator
 import os
 from pathlib import Path
+from typing import cast
 
 import numpy as np
 import pandas as pd
@@ -150,9 +151,10 @@ def _flatten(
     row with no keyword (a real, empty prediction).
     """
     n_cells = len(cells)
+    lists: list[list | tuple | np.ndarray]
     if set(map(type, cells)) == {list}:  # the usual case: every cell is a list
-        lengths = np.fromiter(map(len, cells), dtype=np.int64, count=n_cells)
-        lists = cells
+        lists = cast("list[list | tuple | np.ndarray]", cells)  # every cell is a list: checked just above
+        lengths = np.fromiter(map(len, lists), dtype=np.int64, count=n_cells)
         not_list = 0
     else:
         lengths = np.full(n_cells, -1, dtype=np.int64)
@@ -225,22 +227,16 @@ def read_dnlp(path: Path, movies: list[str] | None = None) -> Dataset:
 
 
 def _read_dnlp(path: Path, only: list[str] | None) -> Dataset:
+    """`read_dnlp` with the garbage collector paused: the movie files one by one, then the tables concatenated once."""
     root = find_root(path) or path
     problems: list[Problem] = []
-
-    gt_frames: list[pd.DataFrame] = []
-    gt_raw = None
-    gt_path = root / GT_FILE
-    if os.path.lexists(gt_path):  # a link loop or a folder is read, so its problem is named
-        gt_raw = _read_pickle(gt_path, problems, "ground-truth file")
-        if gt_raw is not None and not {"Movie_ID", "Keyword"} <= set(gt_raw.columns):
-            problems.append(Problem(GT_FILE, "lacks the Movie_ID/Keyword columns; no ground truth"))
-            gt_raw = None
-    else:
-        problems.append(Problem(GT_FILE, "not found; no movie has ground truth"))
-
+    gt_raw = _read_gt_file(root, problems)
     gt_movie_ids = np.array(_as_strings(gt_raw["Movie_ID"]), dtype=object) if gt_raw is not None else None
-    movies, reviews, pred_parts, models_seen = [], [], [], []
+    movies: list[dict] = []
+    reviews: list[pd.DataFrame] = []
+    gt_frames: list[pd.DataFrame] = []
+    pred_parts: list[tuple] = []
+    models_seen: list[str] = []
     wanted = None if only is None else set(only)
     for movie, kw_path in movie_files(root).items():
         if wanted is not None and movie not in wanted:
@@ -252,56 +248,13 @@ def _read_dnlp(path: Path, only: list[str] | None) -> Dataset:
         if "Review_ID" not in frame.columns or not model_cols:
             problems.append(Problem(kw_path.name, "lacks a Review_ID column or any keywords_<model> column; skipped"))
             continue
-        frame = frame[frame["Review_ID"].notna()]
-        review_ids = _as_strings(frame["Review_ID"])
-        repeated = pd.Series(review_ids, dtype=object).duplicated(keep="first").to_numpy()
-        if repeated.any():  # a review's row repeated: the first row's lists win (as in the tidy reader)
-            dropped_cells = [
-                cell for col in model_cols for cell in frame.loc[repeated, col].tolist() if not _is_missing(cell)
-            ]
-            n_rows = sum(max(len(c), 1) if isinstance(c, _LIST_TYPES) else 0 for c in dropped_cells)
-            problems.append(duplicate_lists_problem(kw_path.name, len(dropped_cells), n_rows))
-            frame = frame[~repeated]
-            review_ids = [rid for rid, again in zip(review_ids, repeated.tolist()) if not again]
+        frame, review_ids = _first_row_of_each_review(frame, model_cols, kw_path.name, problems)
         imdb_id = None
         if "Movie_ID" in frame.columns and frame["Movie_ID"].notna().any():
             imdb_id = str(frame["Movie_ID"].dropna().iloc[0])
-
-        n_rv = len(review_ids)
-        ids = object_array(review_ids)
-        columns: dict[str, object] = {"movie": np.full(n_rv, movie, dtype=object), "review_id": ids}
-        if "Preprocessed_Review" in frame.columns:
-            texts = frame["Preprocessed_Review"].tolist()
-            columns["text"] = object_array([t if isinstance(t, str) else None for t in texts])
-        else:
-            columns["text"] = np.full(n_rv, None, dtype=object)
-        columns["title"] = np.full(n_rv, None, dtype=object)
-        columns["rating"] = np.full(n_rv, np.nan)
-        title = movie
-        extra_path = root / REVIEWS_DIR / f"{movie}.pkl"
-        if os.path.lexists(extra_path):
-            extra = _read_pickle(extra_path, problems, "reviews file")
-            if extra is not None and "Review_ID" in extra.columns:
-                extra = extra.drop_duplicates("Review_ID")
-                # each review's row in the reviews file (-1: not there), as Series.map would look it up
-                where = pd.Index(_as_strings(extra["Review_ID"]), dtype=object).get_indexer(ids)
-                found = where >= 0
-                if "Movie_Title" in extra.columns and extra["Movie_Title"].notna().any():
-                    title = str(extra["Movie_Title"].dropna().iloc[0])
-                for src, dst in (("Review_Title", "title"), ("Rating", "rating"), ("Review_Date", "date")):
-                    if src in extra.columns:
-                        columns[dst] = _lookup(extra[src], where, found)
-                if "Review_Text" in extra.columns:
-                    text = columns["text"]
-                    missing = np.flatnonzero(pd.isna(text))
-                    text[missing] = _lookup(extra["Review_Text"], where[missing], found[missing])
-        rv = pd.DataFrame(
-            {name: (object_column(v) if v.dtype == object else v) for name, v in columns.items()}, copy=False
-        )
-        rv["rating"] = pd.to_numeric(rv["rating"], errors="coerce")
+        rv, title = _movie_reviews(root, movie, frame, object_array(review_ids), problems)
         reviews.append(rv)
         movies.append({"movie": movie, "title": title, "imdb_id": imdb_id})
-
         ids = object_array(review_ids)
         for col in model_cols:
             model = col[len(MODEL_PREFIX) :]
@@ -309,44 +262,108 @@ def _read_dnlp(path: Path, only: list[str] | None) -> Dataset:
                 models_seen.append(model)
             rid, rank, keyword, score = _flatten(ids, model, frame[col].tolist(), kw_path.name, problems)
             pred_parts.append((movie, model, rid, rank, keyword, score))
-
-        if gt_raw is not None:
+        if gt_raw is not None and gt_movie_ids is not None:
             if imdb_id is None:
                 problems.append(
                     Problem(movie, "no Movie_ID in its predictions file, so its ground truth cannot be found")
                 )
             else:
-                g = gt_raw[gt_movie_ids == imdb_id]
-                gt_frames.append(
-                    pd.DataFrame(
-                        {
-                            "movie": movie,
-                            "rank": np.arange(len(g)),
-                            "keyword": g["Keyword"].tolist(),
-                            "helpful": pd.to_numeric(g["Helpful"], errors="coerce").tolist()
-                            if "Helpful" in g
-                            else np.nan,
-                            "not_helpful": pd.to_numeric(g["Not_Helpful"], errors="coerce").tolist()
-                            if "Not_Helpful" in g
-                            else np.nan,
-                        }
-                    )
-                )
+                gt_frames.append(_movie_gt(gt_raw[gt_movie_ids == imdb_id], movie))
 
     def concat(parts: list[pd.DataFrame], columns: list[str]) -> pd.DataFrame:
         if not parts:
             return pd.DataFrame({c: pd.Series(dtype="object") for c in columns})
         return pd.concat(parts, ignore_index=True)
 
-    predictions = _predictions_table(pred_parts)
     return Dataset(
         movies=pd.DataFrame(movies, columns=MOVIE_COLUMNS + ["imdb_id"]),
         reviews=concat(reviews, REVIEW_COLUMNS),
-        predictions=predictions,
+        predictions=_predictions_table(pred_parts),
         ground_truth=concat(gt_frames, GROUND_TRUTH_COLUMNS),
         models=pd.DataFrame({"model": models_seen, "score_direction": "higher"}, columns=MODEL_COLUMNS),
         problems=problems,
         source=str(root),
+    )
+
+
+def _read_gt_file(root: Path, problems: list[Problem]) -> pd.DataFrame | None:
+    """The ground-truth pickle (Movie_ID, Keyword, Helpful, Not_Helpful), or None (the reason in `problems`)."""
+    gt_path = root / GT_FILE
+    if not os.path.lexists(gt_path):  # a link loop or a folder is read, so its problem is named
+        problems.append(Problem(GT_FILE, "not found; no movie has ground truth"))
+        return None
+    gt_raw = _read_pickle(gt_path, problems, "ground-truth file")
+    if gt_raw is not None and not {"Movie_ID", "Keyword"} <= set(gt_raw.columns):
+        problems.append(Problem(GT_FILE, "lacks the Movie_ID/Keyword columns; no ground truth"))
+        return None
+    return gt_raw
+
+
+def _first_row_of_each_review(
+    frame: pd.DataFrame, model_cols: list[str], source: str, problems: list[Problem]
+) -> tuple[pd.DataFrame, list]:
+    """The predictions file's rows with a Review_ID, a repeated review's first row only (as in the tidy reader; the
+    lists dropped are counted in `problems`), and their review ids as text."""
+    frame = frame[frame["Review_ID"].notna()]
+    review_ids = _as_strings(frame["Review_ID"])
+    repeated = pd.Series(review_ids, dtype=object).duplicated(keep="first").to_numpy()
+    if repeated.any():
+        dropped_cells = [
+            cell for col in model_cols for cell in frame.loc[repeated, col].tolist() if not _is_missing(cell)
+        ]
+        n_rows = sum(max(len(c), 1) if isinstance(c, _LIST_TYPES) else 0 for c in dropped_cells)
+        problems.append(duplicate_lists_problem(source, len(dropped_cells), n_rows))
+        frame = frame[~repeated]
+        review_ids = [rid for rid, again in zip(review_ids, repeated.tolist()) if not again]
+    return frame, review_ids
+
+
+def _movie_reviews(
+    root: Path, movie: str, frame: pd.DataFrame, ids: np.ndarray, problems: list[Problem]
+) -> tuple[pd.DataFrame, str]:
+    """One movie's reviews table and title: texts from its predictions file, the rest (title, rating, date, missing
+    texts) from Reviews_By_Movie/ when that file is there."""
+    n_rv = len(ids)
+    columns: dict[str, np.ndarray] = {"movie": np.full(n_rv, movie, dtype=object), "review_id": ids}
+    if "Preprocessed_Review" in frame.columns:
+        texts = frame["Preprocessed_Review"].tolist()
+        columns["text"] = object_array([t if isinstance(t, str) else None for t in texts])
+    else:
+        columns["text"] = np.full(n_rv, None, dtype=object)
+    columns["title"] = np.full(n_rv, None, dtype=object)
+    columns["rating"] = np.full(n_rv, np.nan)
+    title = movie
+    extra_path = root / REVIEWS_DIR / f"{movie}.pkl"
+    extra = _read_pickle(extra_path, problems, "reviews file") if os.path.lexists(extra_path) else None
+    if extra is not None and "Review_ID" in extra.columns:
+        extra = extra.drop_duplicates("Review_ID")
+        # each review's row in the reviews file (-1: not there), as Series.map would look it up
+        where = pd.Index(_as_strings(extra["Review_ID"]), dtype=object).get_indexer(ids)
+        found = where >= 0
+        if "Movie_Title" in extra.columns and extra["Movie_Title"].notna().any():
+            title = str(extra["Movie_Title"].dropna().iloc[0])
+        for src, dst in (("Review_Title", "title"), ("Rating", "rating"), ("Review_Date", "date")):
+            if src in extra.columns:
+                columns[dst] = _lookup(extra[src], where, found)
+        if "Review_Text" in extra.columns:
+            text = columns["text"]
+            missing = np.flatnonzero(pd.isna(text))
+            text[missing] = _lookup(extra["Review_Text"], where[missing], found[missing])
+    rv = pd.DataFrame({name: (object_column(v) if v.dtype == object else v) for name, v in columns.items()}, copy=False)
+    rv["rating"] = pd.to_numeric(rv["rating"], errors="coerce")
+    return rv, title
+
+
+def _movie_gt(g: pd.DataFrame, movie: str) -> pd.DataFrame:
+    """One movie's GT rows of the ground-truth file, ranked in file order."""
+    return pd.DataFrame(
+        {
+            "movie": movie,
+            "rank": np.arange(len(g)),
+            "keyword": g["Keyword"].tolist(),
+            "helpful": pd.to_numeric(g["Helpful"], errors="coerce").tolist() if "Helpful" in g else np.nan,
+            "not_helpful": pd.to_numeric(g["Not_Helpful"], errors="coerce").tolist() if "Not_Helpful" in g else np.nan,
+        }
     )
 
 

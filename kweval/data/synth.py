@@ -21,15 +21,17 @@ What makes it realistic enough to benchmark and test the evaluator:
 - a model named "reranker" reorders the "base" model's keywords with new
   scores, as the real reranker does.
 
-Why one module (about 500 lines): one generator whose random draws follow
-each other in a fixed order (the seed → dataset mapping); the DNLP pickle
-writer is here because only synthetic data is ever written in that layout.
+The random draws follow each other in a fixed order (the seed → dataset
+mapping): per movie from its own seed (`_draw_movie`), then the reviews'
+ratings.  Writing is `kweval.data.synth_files` (`write_synthetic`, also
+importable from here).
 """
 
 from __future__ import annotations
 
+__all__ = ["GT_SHAPES", "LAYOUTS", "MODEL_NAMES", "SynthOptions", "model_names", "synthesize", "write_synthetic"]
+
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -41,9 +43,8 @@ from kweval.data.dataset import (
     REVIEW_COLUMNS,
     Dataset,
 )
-from kweval.data.tidy import write_tidy
+from kweval.data.synth_files import LAYOUTS, write_synthetic
 
-LAYOUTS = ("tidy", "dnlp")
 GT_SHAPES = ("movie", "per-document")
 MODEL_NAMES = ("base", "reranker", "sentiment", "metadata")
 
@@ -212,8 +213,9 @@ def _document_gt(
     picks = np.asarray(gt, dtype=object)[_unique_rows(rng, _zipf_cdf(len(gt), opts.popularity_s), n_reviews, width)]
     n_found = np.minimum(rng.binomial(list_length, 0.4, size=n_reviews), width)  # keywords a model can find
     slot = np.arange(width)[None, :]
-    picks = np.where(slot < n_found[:, None], first_model[:, np.minimum(slot, list_length - 1)[0]], picks)
-    lengths = rng.integers(min(opts.doc_gt_min, width), width + 1, size=n_reviews)
+    found = first_model[:, np.minimum(np.arange(width), list_length - 1)]  # the first model's keywords, in order
+    picks = np.where(slot < n_found[:, None], found, picks)
+    lengths = np.asarray(rng.integers(min(opts.doc_gt_min, width), width + 1, size=n_reviews))
     keep = slot < lengths[:, None]
     review = np.repeat(np.arange(first_review, first_review + n_reviews), lengths)
     return pd.DataFrame(
@@ -282,131 +284,27 @@ def synthesize(
         raise ValueError("movies, reviews_per_movie and models must be at least 1")
     if gt not in GT_SHAPES:
         raise ValueError(f"gt must be one of {', '.join(GT_SHAPES)}; got {gt!r}")
-    gt_shape = gt
     opts = options or SynthOptions()
-    L = opts.list_length
     names = model_names(models)
     root = np.random.SeedSequence(seed)
     vocab = _vocabulary(np.random.default_rng(root.spawn(1)[0]), opts.vocab_size)
     word_cdf = _zipf_cdf(len(vocab), opts.zipf_s)
-    boosts = {"base": 0.5, "reranker": 0.5, "sentiment": 0.4, "metadata": 0.7}
-
     movie_ids = [f"movie{i:03d}" for i in range(movies)]
-    kw_parts: list[np.ndarray] = []  # per movie: candidate strings
-    code_parts: list[np.ndarray] = []  # per movie: (R, K, L) global candidate index
-    length_parts: list[np.ndarray] = []  # per movie: (R, K) list length; 0 = empty, -1 = missing
-    score_parts: list[np.ndarray] = []
-    gt_rows: list[pd.DataFrame] = []
-    offset = 0
-    R = reviews_per_movie
-    for mi, movie in enumerate(movie_ids):
-        rng = np.random.default_rng(np.random.SeedSequence([seed, 1 + mi]))
-        n_noise = int(opts.n_noise * max(R / 1500, 0.1) ** opts.heaps_beta)
-        gt, cands, is_related = _movie_candidates(rng, vocab, word_cdf, opts, n_noise)
-        helpful = -np.sort(-rng.integers(0, 80, size=len(gt)))
-        not_helpful = np.where(rng.random(len(gt)) < 0.8, 0, rng.integers(1, 6, size=len(gt)))
-        gt_rows.append(
-            pd.DataFrame(
-                {
-                    "movie": pd.Series([movie] * len(gt), dtype=object),
-                    "rank": np.arange(len(gt), dtype="int64"),
-                    "keyword": pd.Series(gt, dtype=object),
-                    "helpful": helpful.astype("float64"),
-                    "not_helpful": not_helpful.astype("float64"),
-                }
-            )
-        )
-        codes = np.empty((R, models, L), dtype=np.int64)
-        scores = _scores(rng, (R, models, L))
-        for k, name in enumerate(names):
-            if name == "reranker" and k > 0 and names[0] == "base":
-                # same keywords as base, partly reordered (a random swap of neighbours per list)
-                base = codes[:, 0, :].copy()
-                swap = rng.integers(0, L - 1, size=R) if L > 1 else np.zeros(R, dtype=np.int64)
-                do = rng.random(R) < 0.6
-                rows = np.flatnonzero(do)
-                a, b = base[rows, swap[rows]], base[rows, swap[rows] + 1]
-                base[rows, swap[rows]], base[rows, swap[rows] + 1] = b, a
-                codes[:, k, :] = base
-            else:
-                cdf = _model_cdf(rng, is_related, boosts.get(name, 0.5), opts.popularity_s)
-                codes[:, k, :] = _unique_rows(rng, cdf, R, L)
-        if gt_shape == "per-document":
-            doc_rng = np.random.default_rng(
-                np.random.SeedSequence([seed, 1 + mi, 2])
-            )  # the predictions stay those of gt="movie"
-            gt_rows[-1] = _document_gt(doc_rng, movie, gt, cands[codes[:, 0, :]], mi * R, opts)
-        lengths = np.full((R, models), L, dtype=np.int64)
-        u = rng.random((R, models))
-        if L > 1:
-            short = u < opts.p_short
-            lengths[short] = rng.integers(1, L, size=int(short.sum()))
-        lengths[(u >= opts.p_short) & (u < opts.p_short + opts.p_empty)] = 0
-        lengths[(u >= opts.p_short + opts.p_empty) & (u < opts.p_short + opts.p_empty + opts.p_missing)] = -1
-        if "reranker" in names and names[0] == "base":
-            lengths[:, names.index("reranker")] = lengths[:, 0]
-        kw_parts.append(cands)
-        code_parts.append(codes + offset)
-        length_parts.append(lengths)
-        score_parts.append(scores)
-        offset += len(cands)
-
-    pool = np.concatenate(kw_parts)
-    codes = np.concatenate(code_parts).reshape(-1, L)  # rows: movie, review, model
-    lengths = np.concatenate(length_parts).reshape(-1)
-    scores = np.concatenate(score_parts).reshape(-1, L)
-    n_pairs = len(lengths)
-    pair_movie = np.repeat(np.arange(movies), R * models)
-    pair_review = np.repeat(np.arange(movies * R), models)
-    pair_model = np.tile(np.arange(models), movies * R)
-
-    # one row per kept entry; an empty list is one row with no keyword at rank 0
-    n_rows = np.where(lengths == 0, 1, np.maximum(lengths, 0))
-    pair_of_row = np.repeat(np.arange(n_pairs), n_rows)
-    starts = np.cumsum(n_rows) - n_rows
-    rank = np.arange(len(pair_of_row)) - starts[pair_of_row]
-    empty_row = lengths[pair_of_row] == 0
-    flat = pair_of_row * L + rank
-    keyword = pool[codes.reshape(-1)[flat]]
-    keyword[empty_row] = None
-    score = scores.reshape(-1)[flat]
-    score[empty_row] = np.nan
-
-    review_ids = np.array([str(8_000_000 + i) for i in range(movies * R)], dtype=object)
-    movie_arr = np.array(movie_ids, dtype=object)
-    model_arr = np.array(names, dtype=object)
-    predictions = pd.DataFrame(
-        {
-            "movie": pd.Series(movie_arr[pair_movie[pair_of_row]], dtype=object),
-            "review_id": pd.Series(review_ids[pair_review[pair_of_row]], dtype=object),
-            "model": pd.Series(model_arr[pair_model[pair_of_row]], dtype=object),
-            "rank": rank.astype("int64"),
-            "keyword": pd.Series(keyword, dtype=object),
-            "score": score.astype("float64"),
-        },
-        columns=PREDICTION_COLUMNS,
-    )
-
-    rng = np.random.default_rng(np.random.SeedSequence([seed, 0]))
-    if opts.text:
-        # the review mentions the first model's keywords (or a placeholder)
-        first = codes.reshape(movies * R, models, L)[:, 0, :3]
-        words = pool[first].tolist()
-        texts = [f"I watched it. The {a} and the {b} were worth it; {c}." for a, b, c in words]
-    else:
-        texts = [None] * (movies * R)
-    reviews = pd.DataFrame(
-        {
-            "movie": pd.Series(np.repeat(movie_arr, R), dtype=object),
-            "review_id": pd.Series(review_ids, dtype=object),
-            "text": pd.Series(texts, dtype=object),
-            "title": pd.Series([None] * (movies * R), dtype=object),
-            "rating": rng.integers(1, 11, size=movies * R).astype("float64"),
-        },
-        columns=REVIEW_COLUMNS,
-    )
-    ground_truth = pd.concat(gt_rows, ignore_index=True)
-    ground_truth = ground_truth[GROUND_TRUTH_COLUMNS + (["review_id"] if gt_shape == "per-document" else [])]
+    draws = [
+        _draw_movie(seed, mi, movie, reviews_per_movie, names, vocab, word_cdf, opts, gt)
+        for mi, movie in enumerate(movie_ids)
+    ]
+    offsets = np.cumsum([0] + [len(d.candidates) for d in draws[:-1]])
+    L = opts.list_length
+    pool = np.concatenate([d.candidates for d in draws])
+    codes = np.concatenate([d.codes + offset for d, offset in zip(draws, offsets.tolist())]).reshape(-1, L)
+    lengths = np.concatenate([d.lengths for d in draws]).reshape(-1)  # rows: movie, review, model
+    scores = np.concatenate([d.scores for d in draws]).reshape(-1, L)
+    review_ids = np.array([str(8_000_000 + i) for i in range(movies * reviews_per_movie)], dtype=object)
+    predictions = _prediction_table(pool, codes, lengths, scores, movie_ids, review_ids, names)
+    reviews = _reviews_table(seed, pool, codes, movie_ids, review_ids, len(names), opts)
+    ground_truth = pd.concat([d.ground_truth for d in draws], ignore_index=True)
+    ground_truth = ground_truth[GROUND_TRUTH_COLUMNS + (["review_id"] if gt == "per-document" else [])]
     movie_table = pd.DataFrame(
         {
             "movie": pd.Series(movie_ids, dtype=object),
@@ -414,7 +312,7 @@ def synthesize(
             "imdb_id": pd.Series([f"tt{9_000_000 + i}" for i in range(movies)], dtype=object),
         }
     )
-    if gt_shape == "per-document":
+    if gt == "per-document":
         movie_table["ranked"] = False
     return Dataset(
         movies=movie_table,
@@ -429,98 +327,143 @@ def synthesize(
     )
 
 
-# --- writers ----------------------------------------------------------------------------------------
+@dataclass
+class _MovieDraws:
+    """What one movie's random draws give: its candidate keywords, its GT rows and its reviews' lists."""
+
+    candidates: np.ndarray  # the movie's candidate keyword strings
+    codes: np.ndarray  # (reviews, models, L): candidate index of each list entry
+    lengths: np.ndarray  # (reviews, models): list length; 0 = empty, -1 = missing
+    scores: np.ndarray  # (reviews, models, L)
+    ground_truth: pd.DataFrame
 
 
-def _cells(keywords: list, scores: list, bounds: np.ndarray, lengths: np.ndarray, kind) -> list:
-    """The DNLP cells of one model: a list of (keyword, score) tuples, [] or None per review."""
-    out: list = []
-    for a, b, n in zip(bounds[:-1].tolist(), bounds[1:].tolist(), lengths.tolist()):
-        if n < 0:
-            out.append(None)
-        elif n == 0:
-            out.append([])
-        else:
-            out.append(list(zip(keywords[a:b], map(kind, scores[a:b]))))
-    return out
+_BOOSTS = {"base": 0.5, "reranker": 0.5, "sentiment": 0.4, "metadata": 0.7}  # how often a model picks GT keywords
 
 
-def write_dnlp_layout(dataset: Dataset, folder: Path) -> list[Path]:
-    """The DNLP pickle layout the notebooks read (Dataset/keywords_ground_truth.pkl, Extracted_Keywords/,
-    Reviews_By_Movie/).
-
-    Scores are Python floats, except the second model's (np.float32) and the
-    third's (np.float64), as in the real files.
-    """
-    kw_dir = folder / "Extracted_Keywords"
-    rv_dir = folder / "Reviews_By_Movie"
-    kw_dir.mkdir(parents=True, exist_ok=True)
-    rv_dir.mkdir(parents=True, exist_ok=True)
-    written = []
-    imdb = dict(zip(dataset.movies["movie"], dataset.movies.get("imdb_id", dataset.movies["movie"])))
-    titles = dict(zip(dataset.movies["movie"], dataset.movies["title"]))
-    gt = dataset.ground_truth
-    gt_out = pd.DataFrame(
+def _draw_movie(
+    seed: int,
+    mi: int,
+    movie: str,
+    R: int,
+    names: list[str],
+    vocab: np.ndarray,
+    word_cdf: np.ndarray,
+    opts: SynthOptions,
+    gt_shape: str,
+) -> _MovieDraws:
+    """Movie `mi`'s draws, from its own seed (seed, 1 + mi) in a fixed order: the seed → dataset mapping."""
+    L, models = opts.list_length, len(names)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 1 + mi]))
+    n_noise = int(opts.n_noise * max(R / 1500, 0.1) ** opts.heaps_beta)
+    gt, cands, is_related = _movie_candidates(rng, vocab, word_cdf, opts, n_noise)
+    helpful = -np.sort(-rng.integers(0, 80, size=len(gt)))
+    not_helpful = np.where(rng.random(len(gt)) < 0.8, 0, rng.integers(1, 6, size=len(gt)))
+    gt_rows = pd.DataFrame(
         {
-            "Movie_ID": pd.Series([imdb[m] for m in gt["movie"]], dtype=object),
-            "Keyword": pd.Series(gt["keyword"].to_numpy(dtype=object), dtype=object),
-            "Helpful": gt["helpful"].fillna(0).astype("int64").to_numpy(),
-            "Not_Helpful": gt["not_helpful"].fillna(0).astype("int64").to_numpy(),
+            "movie": pd.Series([movie] * len(gt), dtype=object),
+            "rank": np.arange(len(gt), dtype="int64"),
+            "keyword": pd.Series(gt, dtype=object),
+            "helpful": helpful.astype("float64"),
+            "not_helpful": not_helpful.astype("float64"),
         }
     )
-    path = folder / "keywords_ground_truth.pkl"
-    gt_out.to_pickle(path)
-    written.append(path)
-
-    pred = dataset.predictions
-    models = dataset.models["model"].tolist()
-    kinds = {i: (np.float32 if i == 1 else np.float64 if i == 2 else float) for i in range(len(models))}
-    for movie, rv in dataset.reviews.groupby("movie", sort=False):
-        ids = rv["review_id"].tolist()
-        frame = pd.DataFrame(
-            {
-                "Movie_ID": pd.Series([imdb[movie]] * len(ids), dtype=object),
-                "Review_ID": pd.Series(ids, dtype=object),
-                "Preprocessed_Review": pd.Series(rv["text"].to_numpy(dtype=object), dtype=object),
-            }
-        )
-        p_movie = pred[pred["movie"].to_numpy() == movie]
-        for mi, model in enumerate(models):
-            p = p_movie[p_movie["model"].to_numpy() == model]
-            # rows are grouped by review in the reviews' order; count each review's rows
-            pos = pd.Index(ids).get_indexer(p["review_id"].to_numpy(dtype=object))
-            counts = np.bincount(pos, minlength=len(ids))
-            kw = p["keyword"].to_numpy(dtype=object)
-            first = np.cumsum(counts) - counts
-            has_kw = np.zeros(len(ids), dtype=bool)
-            has_kw[counts > 0] = np.asarray([isinstance(v, str) for v in kw[first[counts > 0]]], dtype=bool)
-            lengths = np.where(counts == 0, -1, np.where(has_kw, counts, 0))
-            bounds = np.concatenate([[0], np.cumsum(counts)])
-            frame[f"keywords_{model}"] = pd.Series(
-                _cells(kw.tolist(), p["score"].tolist(), bounds, lengths, kinds[mi]), dtype=object
-            )
-        path = kw_dir / f"kw_{movie}.pkl"
-        frame.to_pickle(path)
-        written.append(path)
-        extra = pd.DataFrame(
-            {
-                "Review_ID": pd.Series(ids, dtype=object),
-                "Movie_ID": pd.Series([imdb[movie]] * len(ids), dtype=object),
-                "Movie_Title": pd.Series([titles[movie]] * len(ids), dtype=object),
-                "Rating": rv["rating"].to_numpy(),
-                "Review_Title": pd.Series(rv["title"].to_numpy(dtype=object), dtype=object),
-                "Review_Text": pd.Series(rv["text"].to_numpy(dtype=object), dtype=object),
-            }
-        )
-        path = rv_dir / f"{movie}.pkl"
-        extra.to_pickle(path)
-        written.append(path)
-    return written
+    codes = np.empty((R, models, L), dtype=np.int64)
+    scores = _scores(rng, (R, models, L))
+    for k, name in enumerate(names):
+        if name == "reranker" and k > 0 and names[0] == "base":
+            # same keywords as base, partly reordered (a random swap of neighbours per list)
+            base = codes[:, 0, :].copy()
+            swap = rng.integers(0, L - 1, size=R) if L > 1 else np.zeros(R, dtype=np.int64)
+            do = rng.random(R) < 0.6
+            rows = np.flatnonzero(do)
+            a, b = base[rows, swap[rows]], base[rows, swap[rows] + 1]
+            base[rows, swap[rows]], base[rows, swap[rows] + 1] = b, a
+            codes[:, k, :] = base
+        else:
+            cdf = _model_cdf(rng, is_related, _BOOSTS.get(name, 0.5), opts.popularity_s)
+            codes[:, k, :] = _unique_rows(rng, cdf, R, L)
+    if gt_shape == "per-document":
+        doc_rng = np.random.default_rng(np.random.SeedSequence([seed, 1 + mi, 2]))  # predictions stay gt="movie"'s
+        gt_rows = _document_gt(doc_rng, movie, gt, cands[codes[:, 0, :]], mi * R, opts)
+    lengths = np.full((R, models), L, dtype=np.int64)
+    u = rng.random((R, models))
+    if L > 1:
+        short = u < opts.p_short
+        lengths[short] = rng.integers(1, L, size=int(short.sum()))
+    lengths[(u >= opts.p_short) & (u < opts.p_short + opts.p_empty)] = 0
+    lengths[(u >= opts.p_short + opts.p_empty) & (u < opts.p_short + opts.p_empty + opts.p_missing)] = -1
+    if "reranker" in names and names[0] == "base":
+        lengths[:, names.index("reranker")] = lengths[:, 0]
+    return _MovieDraws(cands, codes, lengths, scores, gt_rows)
 
 
-def write_synthetic(dataset: Dataset, folder: str | Path, layout: str = "tidy") -> list[Path]:
-    """Write `dataset` to `folder` in the tidy (Parquet) or DNLP (pickle) layout."""
-    if layout not in LAYOUTS:
-        raise ValueError(f"layout must be one of {', '.join(LAYOUTS)}; got {layout!r}")
-    folder = Path(folder)
-    return write_tidy(dataset, folder) if layout == "tidy" else write_dnlp_layout(dataset, folder)
+def _prediction_table(
+    pool: np.ndarray,
+    codes: np.ndarray,
+    lengths: np.ndarray,
+    scores: np.ndarray,
+    movie_ids: list[str],
+    review_ids: np.ndarray,
+    names: list[str],
+) -> pd.DataFrame:
+    """One row per kept list entry (rows: movie, review, model); an empty list is one row with no keyword at rank 0."""
+    movies, models, L = len(movie_ids), len(names), codes.shape[1]
+    n_pairs = len(lengths)
+    R = n_pairs // (movies * models)
+    pair_movie = np.repeat(np.arange(movies), R * models)
+    pair_review = np.repeat(np.arange(movies * R), models)
+    pair_model = np.tile(np.arange(models), movies * R)
+    n_rows = np.where(lengths == 0, 1, np.maximum(lengths, 0))
+    pair_of_row = np.repeat(np.arange(n_pairs), n_rows)
+    starts = np.cumsum(n_rows) - n_rows
+    rank = np.arange(len(pair_of_row)) - starts[pair_of_row]
+    empty_row = lengths[pair_of_row] == 0
+    flat = pair_of_row * L + rank
+    keyword = pool[codes.reshape(-1)[flat]]
+    keyword[empty_row] = None
+    score = scores.reshape(-1)[flat]
+    score[empty_row] = np.nan
+    movie_arr = np.array(movie_ids, dtype=object)
+    model_arr = np.array(names, dtype=object)
+    return pd.DataFrame(
+        {
+            "movie": pd.Series(movie_arr[pair_movie[pair_of_row]], dtype=object),
+            "review_id": pd.Series(review_ids[pair_review[pair_of_row]], dtype=object),
+            "model": pd.Series(model_arr[pair_model[pair_of_row]], dtype=object),
+            "rank": rank.astype("int64"),
+            "keyword": pd.Series(keyword, dtype=object),
+            "score": score.astype("float64"),
+        },
+        columns=PREDICTION_COLUMNS,
+    )
+
+
+def _reviews_table(
+    seed: int,
+    pool: np.ndarray,
+    codes: np.ndarray,
+    movie_ids: list[str],
+    review_ids: np.ndarray,
+    models: int,
+    opts: SynthOptions,
+) -> pd.DataFrame:
+    """The reviews: each mentions its first model's first three keywords (when `opts.text`); ratings: seed (seed, 0)."""
+    n = len(review_ids)
+    rng = np.random.default_rng(np.random.SeedSequence([seed, 0]))
+    texts: list[str | None]
+    if opts.text:
+        first = codes.reshape(n, models, opts.list_length)[:, 0, :3]
+        texts = [f"I watched it. The {a} and the {b} were worth it; {c}." for a, b, c in pool[first].tolist()]
+    else:
+        texts = [None] * n
+    return pd.DataFrame(
+        {
+            "movie": pd.Series(np.repeat(np.array(movie_ids, dtype=object), n // len(movie_ids)), dtype=object),
+            "review_id": pd.Series(review_ids, dtype=object),
+            "text": pd.Series(texts, dtype=object),
+            "title": pd.Series([None] * n, dtype=object),
+            "rating": rng.integers(1, 11, size=n).astype("float64"),
+        },
+        columns=REVIEW_COLUMNS,
+    )

@@ -109,7 +109,7 @@ def _check_file(
         raise _Damaged("not a SQLite database (bad or truncated header)")
     st = path.stat()
     identity = (str(path), st.st_ino, st.st_size, st.st_mtime_ns)
-    if force or identity not in _CHECKED:  # a full page check costs ~1 s per 100 MB: once per file state and process
+    if force or identity not in _CHECKED:  # a full page check reads every page: once per file state and process
         problems = [r[0] for r in conn.execute("PRAGMA quick_check").fetchall()]
         if problems != ["ok"]:
             raise _Damaged("malformed: " + "; ".join(map(str, problems[:2])))
@@ -175,7 +175,8 @@ class EmbeddingStore:
         """(vectors [n, d] with zero rows for misses, found bool [n]); d is 0 while nothing is known."""
         keys = [text_key(t) for t in texts]
         with self._lock:
-            rows = self._guard(lambda: self._select(keys), {})
+            nothing: dict[int, tuple] = {}
+            rows = self._guard(lambda: self._select(keys), nothing)
             if rows and self._dim is None:  # another process may have stored the first vectors since we opened
                 self._dim = self._guard(self._stored_dim, None)
             dim = self._dim or 0
@@ -230,7 +231,7 @@ class EmbeddingStore:
                 raise ValueError(f"{self.path} holds {self._dim}-dimensional vectors; got {dim}")
             sql = "INSERT OR IGNORE INTO embeddings (rowid, h, dim, crc, vec) VALUES (?, ?, ?, ?, ?)"
             meta = [("dim", str(dim))] if self._dim is None else []
-            if self._guard(lambda: self._write(sql, params, meta), False) is not False:
+            if self._guard(lambda: self._write(sql, params, meta), False):
                 self._dim = dim
 
     def __len__(self) -> int:
@@ -346,7 +347,8 @@ class EmbeddingStore:
             rows.update((r[0], r[1:]) for r in conn.execute(sql, chunk))
         return rows
 
-    def _write(self, sql: str, params: list[tuple], meta: list[tuple[str, str]] = ()) -> None:
+    def _write(self, sql: str, params: list[tuple], meta: Sequence[tuple[str, str]] = ()) -> bool:
+        """Insert the rows (and meta entries) in one transaction; True once committed."""
         conn = self._connection()
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -357,6 +359,7 @@ class EmbeddingStore:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
             raise
+        return True
 
 
 # --------------------------------------------------------------------------- the folder

@@ -19,28 +19,16 @@ import pandas as pd
 from kweval._arrays import positions
 from kweval.data.dataset import Dataset
 from kweval.evaluation.pipeline import AGGREGATIONS, Evaluation
-from kweval.metrics.per_review import harmonic_mean, safe_ratio
+from kweval.metrics import registry
+from kweval.metrics.ratios import harmonic_mean, safe_ratio
 
 ALL = "ALL"
 
-# micro metric -> (numerator count, denominator count); F1s come from the pair
-MICRO_RATIOS = {
-    "precision": ("n_matched", "n_pred"),
-    "recall": ("n_matched", "n_gt"),
-    "w_precision": ("matched_score", "score_sum"),
-    "w_recall": ("matched_gain", "gain_sum"),
-    "sem_precision": ("sem_pred_matched", "sem_n_pred"),
-    "sem_recall": ("sem_gt_matched", "sem_n_gt"),
-    "recall_present": ("n_matched_present", "n_gt_present"),
-    "recall_absent": ("n_matched_absent", "n_gt_absent"),
-}
-# micro metrics undefined for reviews without text: a row none of whose reviews defines them stays NaN
-MICRO_WHERE_DEFINED = {"recall_present", "recall_absent"}
-MICRO_F1 = {
-    "f1": ("precision", "recall"),
-    "w_f1": ("w_precision", "w_recall"),
-    "sem_f1": ("sem_precision", "sem_recall"),
-}
+# The micro rules of the registered metrics, as tables (a snapshot taken at import, for readers that want tables;
+# aggregation itself asks the registry at every call): metric -> (numerator count, denominator count), and
+# metric -> the two metrics whose micro values' harmonic mean it is.
+MICRO_RATIOS = {e.name: e.micro for e in registry.entries() if e.micro is not None}
+MICRO_F1 = {e.name: e.micro_f1 for e in registry.entries() if e.micro_f1 is not None}
 
 
 def _codes(values: pd.Series, names: list[str]) -> np.ndarray:
@@ -63,17 +51,29 @@ def _summarise(scores: pd.DataFrame, key: np.ndarray, n_keys: int, metric_cols: 
     means = grouped[metric_cols].mean().reindex(index)
     out = out.join(means)
     if how == "micro":
-        count_cols = sorted({c for pair in MICRO_RATIOS.values() for c in pair if c in scores.columns})
-        sums = grouped[count_cols].sum().reindex(index)
-        has = out["n_reviews"].to_numpy() > 0
-        for metric, (num, den) in MICRO_RATIOS.items():
-            if metric in metric_cols:
-                defined = has & out[metric].notna().to_numpy() if metric in MICRO_WHERE_DEFINED else has
-                out[metric] = np.where(defined, safe_ratio(sums[num].to_numpy(), sums[den].to_numpy()), np.nan)
-        for metric, (a, b) in MICRO_F1.items():
-            if metric in metric_cols:
-                out[metric] = np.where(has, harmonic_mean(out[a].to_numpy(), out[b].to_numpy()), np.nan)
+        _micro(out, grouped, index, metric_cols)
     return out
+
+
+def _micro(out: pd.DataFrame, grouped, index: pd.RangeIndex, metric_cols: list[str]) -> None:
+    """Replace the means of `out` by the micro values where the registry gives a metric a micro rule.
+
+    A ratio of summed counts (`MetricInfo.micro`; a metric undefined without
+    text is NaN for a row none of whose reviews defines it), then the F1s from
+    their micro pair (`MetricInfo.micro_f1`).
+    """
+    count_cols = sorted({c for m in metric_cols for c in registry.micro_counts(m)})
+    sums = grouped[count_cols].sum().reindex(index)
+    has = out["n_reviews"].to_numpy() > 0
+    for metric in metric_cols:
+        ratio = registry.micro_ratio(metric)
+        if ratio is not None:
+            defined = has & out[metric].notna().to_numpy() if registry.defined_with_text(metric) else has
+            out[metric] = np.where(defined, safe_ratio(sums[ratio[0]].to_numpy(), sums[ratio[1]].to_numpy()), np.nan)
+    for metric in metric_cols:
+        pair = registry.micro_f1(metric)
+        if pair is not None:
+            out[metric] = np.where(has, harmonic_mean(out[pair[0]].to_numpy(), out[pair[1]].to_numpy()), np.nan)
 
 
 def aggregate(evaluation: Evaluation, how: str = "macro", include_all: bool = True) -> pd.DataFrame:

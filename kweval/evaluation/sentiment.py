@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from kweval._arrays import object_array
+from kweval._arrays import object_array, take_codes
 from kweval.data.dataset import KEY
 from kweval.extras import require
 
@@ -41,8 +41,8 @@ def _analyzer():
     return vader.SentimentIntensityAnalyzer()
 
 
-# v(x) already computed, per analyzer object, for the life of the process: VADER takes ~2 ms per review
-# text, so a dashboard that re-evaluates (another k, match mode or τ) would otherwise rescore every text.
+# v(x) already computed, per analyzer object, for the life of the process: VADER is slow on a review text
+# (docs/scaling.md), so a dashboard that re-evaluates (another k, match mode or τ) would otherwise rescore every text.
 # VADER's scores of texts scored without a store are kept as unsaved, so the next call with a store persists them.
 _MEMO: weakref.WeakKeyDictionary[object, tuple[dict[str, float], dict[str, tuple]]] = weakref.WeakKeyDictionary()
 _MEMO_MAX = 1_000_000  # strings per analyzer; past this the memo starts over
@@ -63,7 +63,7 @@ def vader_store(on_note: Callable[[str], None] | None = None) -> EmbeddingStore:
     """The persistent store of VADER's (pos, neu, neg) per text, in `kweval.embeddings.store.cache_dir()`.
 
     Keyed by the exact text and VADER's version, so a second evaluation of the same data reads
-    every value instead of scoring it again (~2 ms per review text).
+    every value instead of scoring it again (VADER's cost per review text: docs/scaling.md).
     """
     from importlib.metadata import PackageNotFoundError, version
 
@@ -84,11 +84,16 @@ def sentiment_value(texts: Sequence[str], store: EmbeddingStore | None = None) -
     from and written to it.
     """
     codes, uniques = pd.factorize(object_array(list(texts)))  # per distinct text: fast on a keyword table's rows
-    analyzer = _analyzer() if len(codes) else None
-    values, unsaved = _memo(analyzer) if len(codes) else ({}, {})
+    if not len(codes):
+        return np.zeros(0, dtype=np.float64)
+    analyzer = _analyzer()
+    values, unsaved = _memo(analyzer)
     distinct = dict.fromkeys(t for t in uniques.tolist() if isinstance(t, str))
     todo = [t for t in distinct if t not in values]
-    scores, found = store.get_many(todo) if store is not None and todo else (None, np.zeros(len(todo), dtype=bool))
+    if store is not None and todo:
+        scores, found = store.get_many(todo)
+    else:
+        scores, found = np.zeros((len(todo), 3)), np.zeros(len(todo), dtype=bool)
     fresh: dict[str, tuple[float, float, float]] = {}
     for i, text in enumerate(todo):
         if found[i]:
@@ -104,10 +109,8 @@ def sentiment_value(texts: Sequence[str], store: EmbeddingStore | None = None) -
         fresh.update((t, unsaved.pop(t)) for t in owed)
         if fresh:
             store.put_many(list(fresh), np.array(list(fresh.values()), dtype=np.float64))
-    per_unique = np.array(
-        [values[t] if isinstance(t, str) else np.nan for t in uniques.tolist()] + [np.nan], dtype=np.float64
-    )
-    return per_unique[codes]  # code -1 (None, NaN) picks the trailing NaN
+    per_unique = np.array([values[t] if isinstance(t, str) else np.nan for t in uniques.tolist()], dtype=np.float64)
+    return take_codes(per_unique, codes, np.nan)  # code -1 (None, NaN): NaN
 
 
 def _keyword_text(frame: pd.DataFrame) -> pd.Series:
@@ -123,6 +126,7 @@ def _keyword_text(frame: pd.DataFrame) -> pd.Series:
     if raw is None and norm is None:
         raise KeyError("need a 'keyword' or a 'norm' column")
     if raw is None:
+        assert norm is not None  # one of the two columns is there (checked above)
         return norm.where(usable(norm), None)
     text = raw.where(usable(raw), None)
     if norm is not None:

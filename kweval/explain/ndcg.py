@@ -2,7 +2,7 @@
 
 Every number comes from the core: matching and one-to-one assignment from
 `kweval.evaluate` (a one-review dataset is evaluated for keyword examples),
-relevance from `kweval.metrics.per_review.graded_relevance`, gains, discounts and the
+relevance from `kweval.metrics.weighted.graded_relevance`, gains, discounts and the
 totals from `kweval.metrics.ranking`.  This module only lays them out as a table of
 terms (position, keyword, matched GT keyword, gain, discount, contribution)
 plus DCG, IDCG and nDCG, and the LaTeX of the sums.
@@ -18,8 +18,9 @@ import numpy as np
 import pandas as pd
 
 from kweval.data.dataset import Dataset
-from kweval.metrics import per_review as metrics
 from kweval.metrics import ranking
+from kweval.metrics.cutoff import check_k
+from kweval.metrics.weighted import graded_relevance
 
 
 @dataclass(frozen=True)
@@ -84,12 +85,6 @@ def _gains(relevance: np.ndarray, gain: str) -> np.ndarray:
     return np.asarray(ranking.apply_gain(np.asarray(relevance, dtype="float64"), gain), dtype="float64")
 
 
-def _check_k(k: int) -> int:
-    if not isinstance(k, (int, np.integer)) or k < 1:
-        raise ValueError(f"k must be a positive integer, got {k!r}")
-    return int(k)
-
-
 def relevance_steps(
     relevances: Sequence[float],
     ideal: Sequence[float] | None = None,
@@ -104,7 +99,7 @@ def relevance_steps(
     """
     rel = np.asarray(list(relevances), dtype="float64")
     ideal_rel = -np.sort(-np.asarray(list(ideal) if ideal is not None else rel, dtype="float64"))
-    k = _check_k(k if k is not None else max(len(rel), len(ideal_rel), 1))
+    k = check_k(k if k is not None else max(len(rel), len(ideal_rel), 1))
     n = max(len(rel), len(ideal_rel))
     disc = discounts(max(n, 1), discount)
 
@@ -145,14 +140,14 @@ def keyword_steps(
     `keywords` needs position, keyword, gt_rank, gt_keyword (the one-to-one
     matches the evaluation made); `ground_truth` is the GT in rank order.
     """
-    k = _check_k(k)
+    k = check_k(k)
     kw = keywords.sort_values("position")
     pos = kw["position"].to_numpy(dtype="int64")
     gt_rank = kw["gt_rank"].to_numpy(dtype="int64")
     matched = gt_rank >= 0
     n = int(pos.max()) + 1 if len(pos) else 0
     disc = discounts(max(n, min(k, len(ground_truth)), 1), discount)
-    gains = np.where(matched, _gains(metrics.graded_relevance(np.where(matched, gt_rank, 0)), gain), 0.0)
+    gains = np.where(matched, _gains(graded_relevance(np.where(matched, gt_rank, 0)), gain), 0.0)
     counted = pos < k
     terms = pd.DataFrame(
         {
@@ -168,7 +163,7 @@ def keyword_steps(
     )
     n_ideal = min(k, len(ground_truth))
     j = np.arange(n_ideal)
-    ideal_rel = metrics.graded_relevance(j)
+    ideal_rel = graded_relevance(j)
     ideal_gain = _gains(ideal_rel, gain)
     ideal = pd.DataFrame(
         {
@@ -182,12 +177,12 @@ def keyword_steps(
             "counted": np.ones(n_ideal, dtype=bool),
         }
     )
-    # the totals and the quotient exactly as kweval.metrics.per_review computes them (one review's relevance row)
+    # the totals and the quotient exactly as kweval.metrics.ranked computes them (one review's relevance row)
     # (as wide as the lists, not k: positions past them are non-relevant, so any k costs nothing)
     width = max(n, n_ideal, 1)
     rel = np.zeros((1, width))
     top = matched & counted
-    rel[0, pos[top]] = metrics.graded_relevance(gt_rank[top])
+    rel[0, pos[top]] = graded_relevance(gt_rank[top])
     ideal_row = np.zeros((1, width))
     ideal_row[0, :n_ideal] = ideal_rel
     dcg = float(ranking.dcg(rel, k=k, gain=gain, discount=discount)[0])
@@ -212,9 +207,11 @@ def ndcg_steps(
     """
     from kweval.evaluation.pipeline import EvalOptions, evaluate
 
-    k = _check_k(k)
+    k = check_k(k)
     preds = [p for p in predictions]
-    rows = [("example", "r", "example", i, p if isinstance(p, str) else None, math.nan) for i, p in enumerate(preds)]
+    rows: list[tuple[str, str, str, int, str | None, float]] = [
+        ("example", "r", "example", i, p if isinstance(p, str) else None, math.nan) for i, p in enumerate(preds)
+    ]
     if not rows:
         rows = [("example", "r", "example", 0, None, math.nan)]
     dataset = Dataset(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from kweval.keyphrase.protocols import PROTOCOLS
@@ -64,7 +64,7 @@ def protocol_card(
     protocol = PROTOCOLS[preset]
     if preset == "kweval":
         stemming = "Porter" if match == "stem" else "none"
-        match_rule = f"{match} (docs/metrics.md §2)"
+        match_rule: str | None = f"{match} (docs/metrics.md §2)"
         cutoff_rule = "hard (p@k = matches / k)"
         aggregation_rule = f"{aggregation or 'macro'} (docs/metrics.md §6)"
     else:
@@ -203,7 +203,7 @@ def render_with_card(
     return report.render(table, fmt, dict(meta) if meta else None, raw_csv=raw_csv)
 
 
-def rows_json_with_card(rows: list[Mapping[str, object]], card: Mapping[str, object]) -> str:
+def rows_json_with_card(rows: Sequence[Mapping[str, object]], card: Mapping[str, object]) -> str:
     """Rows (plain dicts) and the card as `report.to_json` writes a table (floats to 15 decimals), without pandas."""
     plain = [{k: round(v, 15) if isinstance(v, float) else v for k, v in row.items()} for row in rows]
     return json.dumps({"meta": {"protocol": dict(card)}, "rows": plain}, indent=2) + "\n"

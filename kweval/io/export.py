@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 import numpy as np
 
-from kweval.metrics.per_review import graded_relevance
+from kweval.metrics.weighted import graded_relevance
 
 GRADE_SCALE = 1_000_000
 

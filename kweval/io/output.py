@@ -11,6 +11,8 @@ import os
 import sys
 from pathlib import Path
 
+from kweval.files import replace_file
+
 
 class OutputError(Exception):
     """An output path that cannot be written (exit 2): printed as `kweval: PATH: REASON`."""
@@ -62,12 +64,6 @@ def check_output_folder(folder: str) -> None:
         raise OutputError(folder, f"cannot write files there ({os_reason(exc)})") from None
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
-
-
 def write_output(text: str | bytes, out: str) -> None:
     """Write `text` (or bytes) to the file `out`, or to stdout for "-"; a failed write is an OutputError."""
     mode, encoding = ("wb", None) if isinstance(text, bytes) else ("w", "utf-8")
@@ -84,7 +80,6 @@ def write_output(text: str | bytes, out: str) -> None:
             raise OutputError("stdout", f"writing failed ({os_reason(exc)})") from None
         return
     import stat
-    import tempfile
 
     path = Path(out)
     try:
@@ -93,15 +88,6 @@ def write_output(text: str | bytes, out: str) -> None:
             with open(path, mode, encoding=encoding) as handle:
                 handle.write(text)
             return
-        # a regular file is replaced whole or not at all: a failed write leaves no truncated file
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, mode, encoding=encoding) as handle:
-                handle.write(text)
-            os.chmod(tmp, path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_umask())
-            os.replace(tmp, path)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        replace_file(path, text)  # a regular file is replaced whole or not at all: never a truncated file
     except OSError as exc:
         raise OutputError(out, f"writing failed ({os_reason(exc)})") from None

@@ -85,7 +85,7 @@ class DatasetCard:
     absent_documents: int | None
     absent_keyphrases: int | None
     lint: dict[str, LintFinding]
-    plain_reading: dict[str, int] | None = None  # meng: the counts under the `meng` preset's \W-split rule
+    plain_reading: dict[str, int | None] | None = None  # meng: the counts under the `meng` preset's \W-split rule
     notes: tuple[str, ...] = field(default=())
 
     def statistics(self) -> dict[str, int | None]:
@@ -115,6 +115,7 @@ def describe(documents: Documents, protocol: str = "kweval", match: str | None =
     texts = documents.texts
     notes: list[str] = []
     plain = None
+    counts: list[tuple[int, int | None]]
     if protocol == "kweval":
         from kweval.evaluation.pipeline import EvalOptions
 
@@ -128,50 +129,42 @@ def describe(documents: Documents, protocol: str = "kweval", match: str | None =
             notes.append("a document without gold counts KPEval's one empty gold phrase (absent)")
     else:
         counts = _meng17_counts(texts, gold, documents.titles)
-        plain = _totals(_preset_counts("meng", texts, gold))
-        plain.pop("documents")
-        plain.pop("keyphrases")
+        plain = dict(zip(STATISTICS[2:], _totals(_preset_counts("meng", texts, gold))[2:]))
         if not documents.titles:
             notes.append("the texts have no title apart: each is read as an abstract after an empty title")
     save_stems()
-    totals = _totals(counts)
     rule = PRESENT_RULES[protocol].format(match=match)
     return DatasetCard(
-        documents.name, protocol, rule, **totals, lint=lint(documents), plain_reading=plain, notes=tuple(notes)
+        documents.name, protocol, rule, *_totals(counts), lint=lint(documents), plain_reading=plain, notes=tuple(notes)
     )
 
 
-def _totals(counts: Sequence[tuple[int, int | None]]) -> dict[str, int | None]:
-    """The six statistics from (keyphrases, present keyphrases or None) per document."""
-    out: dict[str, int | None] = {"documents": len(counts), "keyphrases": sum(n for n, _ in counts)}
+def _totals(
+    counts: Sequence[tuple[int, int | None]],
+) -> tuple[int, int, int | None, int | None, int | None, int | None]:
+    """The six statistics (STATISTICS' order) from (keyphrases, present keyphrases or None) per document."""
+    documents, keyphrases = len(counts), sum(n for n, _ in counts)
     if any(p is None for _, p in counts):
-        out.update(present_documents=None, present_keyphrases=None, absent_documents=None, absent_keyphrases=None)
-        return out
+        return documents, keyphrases, None, None, None, None
     present = [p or 0 for _, p in counts]
     absent = [n - p for (n, _), p in zip(counts, present)]
-    out.update(
-        present_documents=sum(p > 0 for p in present),
-        present_keyphrases=sum(present),
-        absent_documents=sum(a > 0 for a in absent),
-        absent_keyphrases=sum(absent),
-    )
-    return out
+    return documents, keyphrases, sum(p > 0 for p in present), sum(present), sum(a > 0 for a in absent), sum(absent)
 
 
-def _kweval_counts(texts: Mapping[str, str], gold: Mapping[str, list[str]], match: str) -> list[tuple[int, int]]:
+def _kweval_counts(texts: Mapping[str, str], gold: Mapping[str, list[str]], match: str) -> list[tuple[int, int | None]]:
     from kweval.text.normalize import normalize_many
     from kweval.text.present import present_flags
 
-    counts = []
+    counts: list[tuple[int, int | None]] = []
     for doc, keys in gold.items():
         norms = list(dict.fromkeys(n for n in normalize_many(keys) if n))
         counts.append((len(norms), sum(present_flags(norms, texts.get(doc), match))))
     return counts
 
 
-def _preset_counts(name: str, texts: Mapping[str, str], gold: Mapping[str, list[str]]) -> list[tuple[int, int]]:
+def _preset_counts(name: str, texts: Mapping[str, str], gold: Mapping[str, list[str]]) -> list[tuple[int, int | None]]:
     """(gold phrases, present ones) per document as the preset scores them (`prepare_document`)."""
-    counts = []
+    counts: list[tuple[int, int | None]] = []
     for doc, keys in gold.items():
         lists = prepare_document(PROTOCOLS[name], keys, [], texts.get(doc, ""))
         counts.append((lists.n_gold, lists.n_present_gold))
@@ -189,8 +182,8 @@ def title_and_abstract(text: str, title: str) -> tuple[str, str]:
 
 def _meng17_counts(
     texts: Mapping[str, str], gold: Mapping[str, list[str]], titles: Mapping[str, str]
-) -> list[tuple[int, int]]:
-    counts = []
+) -> list[tuple[int, int | None]]:
+    counts: list[tuple[int, int | None]] = []
     for doc, keys in gold.items():
         title, abstract = title_and_abstract(texts.get(doc, ""), titles.get(doc, ""))
         counts.append((len(keys), sum(meng17.present_flags(title, abstract, keys))))

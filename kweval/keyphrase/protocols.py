@@ -9,6 +9,15 @@ tool does.  The numbers equal the tools' own on the same inputs (tests/
 test_protocols.py holds reference vectors obtained by running them); the
 defects each tool has are reproduced on purpose and listed in `Protocol.defects`
 and docs/protocols.md.
+
+Precision, recall and F1 at a cut-off are `kweval.metrics.cutoff`'s scalar
+definitions, the same the vectorised keyphrase family (`kweval.metrics.keyphrase`)
+is tested against; only each tool's conventions are this module's own.  It
+cannot call the vectorised families themselves: the `--protocol` command must
+not load numpy (bench/bench_keyphrase.py measures its whole process, and
+tests/test_protocols.py checks that numpy and pandas stay out), and its lists
+are tokenised, stemmed and de-duplicated by each tool's rules, not by
+kweval's cleaning and matching.
 """
 
 from __future__ import annotations
@@ -17,8 +26,10 @@ import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
+from typing import TypedDict
 
 from kweval.data.keyphrase import split_lines
+from kweval.metrics import cutoff as cutoff_metrics
 from kweval.text.stemming import PorterCache, default_cache_file
 
 # Cut-offs every protocol reports: two ranks and the two list-relative ones.
@@ -50,8 +61,8 @@ class Protocol:
         return out
 
 
-# The conventions that change the numbers, one row per preset (docs/protocols.md's table).
-_CONVENTION_FIELDS = ("tokenizer", "stemming", "prediction_dedup", "gt_dedup", "cutoff", "macro_f1")
+# The conventions that change the numbers, one row per preset (docs/protocols.md's table), in `Protocol`'s
+# field order after `tool`.
 _CONVENTIONS: dict[str, tuple[str, str, str, bool, str, str]] = {
     #          tokenizer      stemming  prediction_dedup gt_dedup cutoff       macro_f1
     "kweval": ("kweval", "none", "stemmed", True, "hard", "mean_f1"),
@@ -60,15 +71,25 @@ _CONVENTIONS: dict[str, tuple[str, str, str, bool, str, str]] = {
     "meng": ("nonword", "porter", "stemmed", False, "flexible", "mean_f1"),
 }
 
-# What each tool is, and the rules it states in words (the protocol card prints them).
-_DESCRIPTIONS: dict[str, dict[str, object]] = {
-    "kweval": dict(
+
+class _Description(TypedDict, total=False):
+    """What each tool is, and the rules it states in words (the protocol card prints them)."""
+
+    tool: str
+    present_rule: str
+    empty_predictions: str
+    invalid_predictions: str
+    defects: tuple[str, ...]
+
+
+_DESCRIPTIONS: dict[str, _Description] = {
+    "kweval": _Description(
         tool="kweval (docs/metrics.md)",
         present_rule="normalized phrase's words occur consecutively in the normalized document",
         empty_predictions="scores 0 and is counted",
         invalid_predictions="empty after normalization",
     ),
-    "pke": dict(
+    "pke": _Description(
         tool="pke (boudinfl/pke, examples/benchmarking-models.py evaluate + utils.load_references)",
         present_rule="none (pke has no present/absent split; not reported)",
         empty_predictions="pke divides by zero; kweval scores 0 and counts the document",
@@ -84,7 +105,7 @@ _DESCRIPTIONS: dict[str, dict[str, object]] = {
             "stems capitalised irregular forms such as 'News', 'Dying' differently)",
         ),
     ),
-    "kpeval": dict(
+    "kpeval": _Description(
         tool="KPEval (uclanlp/KPEval, metrics/exact_matching_metric.py)",
         present_rule="stemmed words occur consecutively in the lower-cased document split on single spaces "
         "(punctuation stays on words; the title separator '[sep]' removed, each side stripped)",
@@ -106,7 +127,7 @@ _DESCRIPTIONS: dict[str, dict[str, object]] = {
             "reports the document",
         ),
     ),
-    "meng": dict(
+    "meng": _Description(
         tool="OpenNMT-kpg (memray/OpenNMT-kpg-release, kp_evaluate.py with tokenizer split_nopunc)",
         present_rule="stemmed words (split on \\W) occur consecutively in the stemmed document",
         empty_predictions="scores 0 and is counted",
@@ -123,7 +144,15 @@ _DESCRIPTIONS: dict[str, dict[str, object]] = {
 }
 
 PROTOCOLS: dict[str, Protocol] = {
-    name: Protocol(name=name, **dict(zip(_CONVENTION_FIELDS, row)), **_DESCRIPTIONS[name])
+    name: Protocol(
+        name,
+        _DESCRIPTIONS[name]["tool"],
+        *row,
+        present_rule=_DESCRIPTIONS[name]["present_rule"],
+        empty_predictions=_DESCRIPTIONS[name]["empty_predictions"],
+        invalid_predictions=_DESCRIPTIONS[name]["invalid_predictions"],
+        defects=_DESCRIPTIONS[name].get("defects", ()),
+    )
     for name, row in _CONVENTIONS.items()
 }
 
@@ -346,20 +375,20 @@ def prepare_document(
 
 
 def prf_at(protocol: Protocol, matched: Sequence[bool], n_gold: int, cutoff: int | str) -> tuple[float, float, float]:
-    """Precision, recall and F1 of one ranked match list at a cut-off (an int, "M" = all, "O" = |G|)."""
+    """Precision, recall and F1 of one ranked match list at a cut-off (an int, "M" = all, "O" = |G|).
+
+    The arithmetic is `kweval.metrics.cutoff`'s (the definitions the metric
+    families use); the protocol decides the cut-off's P denominator (hard or
+    flexible) and OpenNMT-kpg's rule that a document without gold scores 0.
+    """
     n = len(matched)
     k = n if cutoff == "M" else n_gold if cutoff == "O" else int(cutoff)
     hits = float(sum(matched[: max(k, 0)])) if n else 0.0
     if protocol.name == "meng" and n_gold == 0:
         return 0.0, 0.0, 0.0
-    if protocol.cutoff == "hard":
-        p_den = k if n else 0
-    else:
-        p_den = min(k, n)
-    precision = hits / p_den if p_den > 0 else 0.0
-    recall = hits / n_gold if n_gold > 0 else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall > 0 else 0.0
-    return precision, recall, f1
+    return cutoff_metrics.precision_recall_f1(
+        hits, cutoff_metrics.precision_denominator(k, n, flexible=protocol.cutoff == "flexible"), n_gold
+    )
 
 
 def score_documents(
@@ -411,7 +440,6 @@ def summarize(protocol: Protocol, per_document: Mapping[str, Sequence[float]]) -
     }
     if protocol.macro_f1 == "f1_of_means":
         for name in [n for n in means if n.startswith("f1@")]:
-            p, r = means["p" + name[2:]], means["r" + name[2:]]
-            means[name] = 2 * p * r / (p + r) if p + r > 0 else 0.0
+            means[name] = cutoff_metrics.harmonic_mean(means["p" + name[2:]], means["r" + name[2:]])
     means["n_documents"] = float(len(per_document["doc"]))
     return means

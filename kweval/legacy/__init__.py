@@ -20,7 +20,7 @@ metrics the notebooks never compute (``p@k``, ``ap@k``, ``rr``,
 
 The package: `kernels` (the notebooks' computations), `encoder` (seed 001's
 torch encoder), `summary` (the legacy table and legacy vs corrected),
-`examples` (one finder per defect).
+`examples` and `examples_seed001` (one finder per defect).
 """
 
 from __future__ import annotations
@@ -36,19 +36,21 @@ from kweval.legacy.examples import (
     ManyToOneExample,
     RecallCountsPredictionsExample,
     ReviewExample,
-    SasScoreExample,
-    SemanticPaddingExample,
     UndiscountedIdcgExample,
     ZipLegacyScores,
     ZipPairingExample,
     find_ascii_normalization_example,
     find_many_to_one_example,
     find_recall_counts_predictions_example,
-    find_sas_score_example,
-    find_semantic_padding_example,
     find_undiscounted_idcg_example,
     find_zip_pairing_example,
     zip_pairing_example,
+)
+from kweval.legacy.examples_seed001 import (
+    SasScoreExample,
+    SemanticPaddingExample,
+    find_sas_score_example,
+    find_semantic_padding_example,
 )
 from kweval.legacy.kernels import (
     LEGACY_SEMANTIC_THRESHOLD,

@@ -2,9 +2,11 @@
 
 Each finder returns a frozen dataclass (None when the data holds no
 example); the parity page and docs/notebook-parity.md read its attributes.
-Why one module (about 570 lines): each result type stands beside the finder
-that fills it, and the seven finders share the review scan (`_scan_reviews`)
-and the one-to-one relevance they contrast with the notebooks'.
+Each result type stands beside the finder that fills it; the finders of the
+lexical defects (seed 000's weighted metrics and nDCG, seed 001's counts and
+normalization) are here, with the review scan they share (`_scan_reviews`)
+and the one-to-one relevance they contrast with the notebooks'; the semantic
+and sentiment ones (defects 6 and 7) are in `kweval.legacy.examples_seed001`.
 """
 
 from __future__ import annotations
@@ -17,10 +19,7 @@ from typing import TYPE_CHECKING
 import pandas as pd
 
 from kweval.data.dataset import Dataset
-from kweval.legacy.encoder import legacy_encoder, seed001_semantic
 from kweval.legacy.kernels import (
-    LEGACY_SEMANTIC_THRESHOLD,
-    NOTEBOOK_DEFAULT_THRESHOLD,
     AnyMatcher,
     group_lists,
     gt_lists,
@@ -34,12 +33,8 @@ from kweval.legacy.kernels import (
     seed000_review_ndcg,
     seed000_review_weighted,
     seed000_weighted,
-    seed001_sas,
-    seed001_structured,
     spec_idcg,
-    vader_sentiment,
 )
-from kweval.legacy.summary import seed001_cell_entries
 from kweval.text.normalize import normalize
 
 if TYPE_CHECKING:  # kweval.evaluate is only needed for the corrected side-by-side
@@ -159,43 +154,12 @@ class RecallCountsPredictionsExample(ReviewExample):
     n_reviews_scanned: int
 
 
-@dataclass(frozen=True)
-class SemanticPaddingExample(ReviewExample):
-    """Defect 6: a keyword whose unmasked, padded embedding moves its best GT cosine."""
-
-    keywords: list[str]
-    token_lengths: list[int]
-    keyword: str
-    padding_tokens: int
-    cosine_padded_vs_alone: float
-    cosine_alone_vs_masked: float
-    best_gt_cosine_padded: float
-    best_gt_cosine_alone: float
-    crosses_threshold: bool
-    sem_prf_at_low: tuple[float, float, float]  # at LEGACY_SEMANTIC_THRESHOLD (0.5)
-    sem_prf_at_default: tuple[float, float, float]  # at NOTEBOOK_DEFAULT_THRESHOLD (0.75)
-
-
-@dataclass(frozen=True)
-class SasScoreExample(ReviewExample):
-    """Defect 7: SAS from the model's scores against SAS from the keywords' own VADER values."""
-
-    keywords: list[str]
-    scores: list[float]
-    vader_values: list[float]
-    gt_sentiment: float
-    sentiment_pred_notebook: float
-    sentiment_pred_spec: float
-    sas_keywords_notebook: float
-    sas_keywords_spec: float
-
-
-def _reviews_of(dataset: Dataset, movie: str, model: str) -> pd.DataFrame:
+def reviews_of(dataset: Dataset, movie: str, model: str) -> pd.DataFrame:
     lists = review_lists(dataset.subset([movie], [model]))
     return lists.reset_index(drop=True)
 
 
-def _first_pair(dataset: Dataset, movie: str | None, model: str | None) -> tuple[str, str]:
+def first_pair(dataset: Dataset, movie: str | None, model: str | None) -> tuple[str, str]:
     gts = gt_lists(dataset)
     if movie is None:
         movie = next((m for m in dataset.movies["movie"] if gts.get(m)), None)
@@ -233,7 +197,7 @@ def zip_pairing_example(
 
     `corrected` adds kweval's per-review values (one evaluation of the movie × model).
     """
-    reviews = _reviews_of(dataset, movie, model)
+    reviews = reviews_of(dataset, movie, model)
     if not 0 <= review_index < len(reviews):
         raise IndexError(f"{movie} [{model}] has {len(reviews)} reviews with predictions; no index {review_index}")
     gt = gt_lists(dataset).get(movie, [])
@@ -473,116 +437,4 @@ def find_recall_counts_predictions_example(
         precision_notebook=n_legacy / len(preds),
         n_reviews_affected=affected,
         n_reviews_scanned=scanned,
-    )
-
-
-def find_semantic_padding_example(
-    dataset: Dataset, movie: str | None = None, model: str | None = None, max_reviews: int = 200
-) -> SemanticPaddingExample | None:
-    """Defect 6 on a real review: a keyword whose unmasked, padded embedding changes its semantic match.
-
-    Among the first `max_reviews` reviews of `movie` × `model` (default: the
-    first movie with GT, the first model), finds a keyword whose best cosine to
-    the GT crosses 0.5 depending on whether it is embedded inside its review's
-    padded batch (the notebook) or alone; falls back to the keyword whose best
-    cosine moves most.  Also reports the review's semantic precision/recall at
-    the two thresholds the notebook uses (0.5 and 0.75).  Loads the packaged
-    all-MiniLM-L6-v2 (offline).
-    """
-    movie, model = _first_pair(dataset, movie, model)
-    gt = gt_lists(dataset).get(movie, [])
-    reviews = _reviews_of(dataset, movie, model).head(max_reviews)
-    batches = [[kw for kw, _ in e if isinstance(kw, str)] for e in reviews["entries"]]
-    keep = [i for i, b in enumerate(batches) if b]
-    if not gt or not keep:
-        return None
-    enc = legacy_encoder()
-    gt_emb = enc.embed_batches([gt])[0]
-    padded = enc.embed_batches([batches[i] for i in keep])
-    unique = list(dict.fromkeys(kw for i in keep for kw in batches[i]))
-    alone = dict(zip(unique, (v[0] for v in enc.embed_batches([[kw] for kw in unique]))))
-    best_alone = {kw: float((vec @ gt_emb.T).max()) for kw, vec in alone.items()}
-    best = None
-    for slot, i in enumerate(keep):
-        batch = batches[i]
-        lengths = enc.lengths(batch)
-        if len(set(lengths)) < 2:
-            continue
-        best_padded = (padded[slot] @ gt_emb.T).max(axis=1)
-        for t, kw in enumerate(batch):
-            if lengths[t] == max(lengths):
-                continue
-            s_pad = float(best_padded[t])
-            s_alone = best_alone[kw]
-            crosses = (s_pad > LEGACY_SEMANTIC_THRESHOLD) != (s_alone > LEGACY_SEMANTIC_THRESHOLD)
-            rank = (crosses, abs(s_pad - s_alone))
-            if best is None or rank > best[0]:
-                best = (rank, i, slot, t, kw, s_pad, s_alone)
-    if best is None:
-        return None
-    (crosses, _), i, slot, t, kw, s_pad, s_alone = best
-    batch = batches[i]
-    at = {
-        thr: seed001_semantic(padded[slot], gt_emb, thr)
-        for thr in (LEGACY_SEMANTIC_THRESHOLD, NOTEBOOK_DEFAULT_THRESHOLD)
-    }
-    alone_vec = alone[kw]
-    masked_vec = enc.embed_masked([kw])[0]
-    return SemanticPaddingExample(
-        movie=movie,
-        model=model,
-        review_id=reviews.iloc[i]["review_id"],
-        keywords=batch,
-        token_lengths=enc.lengths(batch),
-        keyword=kw,
-        padding_tokens=max(enc.lengths(batch)) - enc.lengths([kw])[0],
-        cosine_padded_vs_alone=float(padded[slot][t] @ alone_vec),
-        cosine_alone_vs_masked=float(alone_vec @ masked_vec),
-        best_gt_cosine_padded=s_pad,
-        best_gt_cosine_alone=s_alone,
-        crosses_threshold=bool(crosses),
-        sem_prf_at_low=at[LEGACY_SEMANTIC_THRESHOLD],
-        sem_prf_at_default=at[NOTEBOOK_DEFAULT_THRESHOLD],
-    )
-
-
-def find_sas_score_example(
-    dataset: Dataset, movie: str | None = None, model: str | None = None
-) -> SasScoreExample | None:
-    """Defect 7 on a real review: SAS computed from the model's scores vs from the keywords' own VADER sentiment.
-
-    Among the reviews of `movie` × `model` (default: the first movie with GT,
-    the first model) picks the one where the two `sas_keywords` differ most.
-    Returns keywords, scores, their VADER values, the GT sentiment, both
-    sentiment_pred values and both SAS.
-    """
-    movie, model = _first_pair(dataset, movie, model)
-    gt = gt_lists(dataset).get(movie, [])
-    if not gt:
-        return None
-    gt_value = sum(vader_sentiment(g) for g in gt) / len(gt)
-    best = None
-    for rid, entries in zip(*seed001_cell_entries(_reviews_of(dataset, movie, model))):
-        structured = seed001_structured(entries)
-        values = [vader_sentiment(kw) for kw, _ in structured]
-        sas_nb = seed001_sas(structured, gt_value)
-        sas_spec = 1 - abs(sum(values) / len(values) - gt_value)
-        gap = abs(sas_nb - sas_spec)
-        if best is None or gap > best[0]:
-            best = (gap, rid, structured, values, sas_nb, sas_spec)
-    if best is None:
-        return None
-    _, rid, structured, values, sas_nb, sas_spec = best
-    return SasScoreExample(
-        movie=movie,
-        model=model,
-        review_id=rid,
-        keywords=[kw for kw, _ in structured],
-        scores=[s for _, s in structured],
-        vader_values=values,
-        gt_sentiment=gt_value,
-        sentiment_pred_notebook=sum(s for _, s in structured) / len(structured),
-        sentiment_pred_spec=sum(values) / len(values),
-        sas_keywords_notebook=sas_nb,
-        sas_keywords_spec=sas_spec,
     )

@@ -315,7 +315,7 @@ def review_lists(dataset: Dataset) -> pd.DataFrame:
     kws = pr["keyword"].to_numpy(dtype=object)[order]
     scores = pr["score"].to_numpy(dtype="float64")[order]
     bounds = np.r_[starts, len(order)]
-    entries = []
+    entries: list[list[tuple]] = []
     for a, b in zip(bounds[:-1], bounds[1:]):
         if b - a == 1 and not isinstance(kws[a], str) and math.isnan(scores[a]):
             entries.append([])  # the Dataset's placeholder row of an empty list
@@ -336,7 +336,7 @@ def review_lists(dataset: Dataset) -> pd.DataFrame:
 def gt_lists(dataset: Dataset) -> dict[str, list[str]]:
     """Each movie's raw GT keywords in file (rank) order — the notebooks' ``kw_ground_truth["Keyword"].tolist()``."""
     gt = dataset.ground_truth.sort_values(["movie", "rank"], kind="stable")
-    out = {m: [] for m in dataset.movies["movie"].tolist()}
+    out: dict[str, list[str]] = {m: [] for m in dataset.movies["movie"].tolist()}
     for m, frame in gt.groupby("movie", sort=False):
         out[m] = frame["keyword"].tolist()
     return out

@@ -27,27 +27,17 @@ from kweval.legacy.kernels import (
     seed001_structured,
     vader_sentiment,
 )
+from kweval.metrics import registry
 
 if TYPE_CHECKING:  # kweval.evaluate is only needed for the corrected side-by-side
     from kweval.evaluation.pipeline import EvalOptions
 
 
-def _metric_columns(options: EvalOptions | None, k: int) -> list[str]:
-    if options is not None:
-        return options.metric_names()
-    return [
-        "precision",
-        "recall",
-        "f1",
-        "w_precision",
-        "w_recall",
-        "w_f1",
-        f"ndcg@{k}",
-        f"p@{k}",
-        f"ap@{k}",
-        "rr",
-        "gt_coverage",
-    ]
+def _metric_columns(options: EvalOptions | None) -> list[str]:
+    """The corrected mode's metric columns (its defaults without options): legacy mode reports the same columns."""
+    from kweval.evaluation.options import EvalOptions
+
+    return (options or EvalOptions()).metric_names()
 
 
 def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tuple[pd.DataFrame, list[Problem]]:
@@ -69,31 +59,8 @@ def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tupl
     fix them); each one set to a non-default value is named in the problems.
     """
     k = options.k if options is not None else 5
-    columns = _metric_columns(options, k)
-    problems: list[Problem] = list(dataset.problems)
-    if options is not None:
-        fixed = {"match": "approx", "gt_order": "file", "gain": "linear", "discount": "log2"}
-        for name, value in fixed.items():
-            if getattr(options, name) != value:
-                problems.append(
-                    Problem(
-                        "legacy mode",
-                        f"--{name.replace('_', '-')} {getattr(options, name)} is ignored: the notebooks use {value}",
-                        "evaluate",
-                    )
-                )
-        if options.semantic and (
-            options.threshold != NOTEBOOK_DEFAULT_THRESHOLD or options.embedding_model != "all-MiniLM-L6-v2"
-        ):
-            problems.append(
-                Problem(
-                    "legacy mode",
-                    "semantic metrics use the notebook's threshold 0.5 and all-MiniLM-L6-v2; "
-                    "--threshold/--embedding-model are ignored",
-                    "evaluate",
-                )
-            )
-
+    columns = _metric_columns(options)
+    problems: list[Problem] = list(dataset.problems) + _ignored_options(options)
     lists = review_lists(dataset)
     groups = group_lists(lists)
     gts = gt_lists(dataset)
@@ -122,24 +89,13 @@ def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tupl
                 # seed 000, all-movies cell: called with the movie's GT list (defect 1)
                 prepared = [seed000_predictions(e) for e in entries[: len(gt)]]  # zip would drop the rest anyway
                 row["w_precision"], row["w_recall"], row["w_f1"] = seed000_weighted(prepared, gt)
-                row[f"ndcg@{k}"] = seed000_global_ndcg(prepared, gt, k)
+                row[registry.column("ndcg@{k}", k)] = seed000_global_ndcg(prepared, gt, k)
                 if len(entries) > len(gt):
                     dropped.append((model, len(entries) - len(gt)))
             rows.append(row)
             if entries and options is not None and (options.semantic or options.sentiment):
                 sem_needed.append((len(rows) - 1, movie, frame))
-        by_count: dict[int, list[str]] = {}
-        for model, n in dropped:
-            by_count.setdefault(n, []).append(model)
-        for n, models in sorted(by_count.items()):
-            problems.append(
-                Problem(
-                    f"{movie} [{', '.join(m for m in dataset.models['model'] if m in models)}]",
-                    f"legacy w_*/ndcg@{k}: zip pairs reviews with the {len(gt)} GT keywords, so {n} later "
-                    f"review(s) are not scored (defect 1)",
-                    "evaluate",
-                )
-            )
+        problems.extend(_zip_dropped(movie, dropped, dataset.models["model"].tolist(), len(gt), k))
     table = pd.DataFrame(rows, columns=["movie", "model", "n_reviews", "n_skipped"] + columns)
     if options is not None and options.sentiment:
         _add_legacy_sas(table, sem_needed, gts, dataset)
@@ -148,6 +104,51 @@ def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tupl
     for col in columns:
         table[col] = table[col].astype("float64")
     return table, problems
+
+
+def _ignored_options(options: EvalOptions | None) -> list[Problem]:
+    """The options legacy mode ignores (the notebooks fix them), each set to another value named as a problem."""
+    if options is None:
+        return []
+    problems = []
+    fixed = {"match": "approx", "gt_order": "file", "gain": "linear", "discount": "log2"}
+    for name, value in fixed.items():
+        if getattr(options, name) != value:
+            problems.append(
+                Problem(
+                    "legacy mode",
+                    f"--{name.replace('_', '-')} {getattr(options, name)} is ignored: the notebooks use {value}",
+                    "evaluate",
+                )
+            )
+    if options.semantic and (
+        options.threshold != NOTEBOOK_DEFAULT_THRESHOLD or options.embedding_model != "all-MiniLM-L6-v2"
+    ):
+        problems.append(
+            Problem(
+                "legacy mode",
+                "semantic metrics use the notebook's threshold 0.5 and all-MiniLM-L6-v2; "
+                "--threshold/--embedding-model are ignored",
+                "evaluate",
+            )
+        )
+    return problems
+
+
+def _zip_dropped(movie: str, dropped: list[tuple[str, int]], models: list[str], n_gt: int, k: int) -> list[Problem]:
+    """Defect 1 said per movie: the reviews seed 000's zip leaves unscored, models with the same count together."""
+    by_count: dict[int, list[str]] = {}
+    for model, n in dropped:
+        by_count.setdefault(n, []).append(model)
+    return [
+        Problem(
+            f"{movie} [{', '.join(m for m in models if m in group)}]",
+            f"legacy w_*/{registry.column('ndcg@{k}', k)}: zip pairs reviews with the {n_gt} GT keywords, so {n} "
+            f"later review(s) are not scored (defect 1)",
+            "evaluate",
+        )
+        for n, group in sorted(by_count.items())
+    ]
 
 
 def seed001_cell_entries(frame: pd.DataFrame) -> tuple[list[str], list[list[Entry]]]:

@@ -34,6 +34,8 @@ import numbers
 
 import numpy as np
 
+from kweval.metrics.cutoff import check_k
+
 __all__ = [
     "GAINS",
     "DISCOUNTS",
@@ -82,16 +84,9 @@ def _result(values: np.ndarray, single: bool):
     return float(values[0]) if single else values
 
 
-def _check_k(k, *, allow_none: bool = True) -> int | None:
-    if k is None:
-        if allow_none:
-            return None
-        raise ValueError("k is required (a positive integer)")
-    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
-        raise ValueError(f"k must be a positive integer{' or None' if allow_none else ''}, got {k!r}")
-    if k < 1:
-        raise ValueError(f"k must be >= 1, got {k!r}")
-    return int(k)
+def _check_k(k: object) -> int | None:
+    """`k` checked as every cut-off is (`kweval.metrics.cutoff.check_k`); None means the whole list."""
+    return None if k is None else check_k(k)
 
 
 def _head(arr: np.ndarray, k: int | None) -> np.ndarray:
@@ -223,7 +218,9 @@ def precision_at_k(relevances, k: int):
     Returns a float for a 1-D list, a 1-D array (one value per row) for a 2-D array.
     """
     arr, single = _as_matrix(relevances)
-    k = _check_k(k, allow_none=False)
+    if k is None:
+        raise ValueError("k is required (a positive integer)")
+    k = check_k(k)
     hits = (_head(arr, k) > 0).sum(axis=1)
     return _result(hits / float(k), single)
 

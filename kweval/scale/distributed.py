@@ -91,7 +91,7 @@ def connect(spec: str) -> Iterator[Client]:
     # Workers of a local cluster share this machine's cores with each other: no sampling profiler thread taking
     # the GIL from the one thread that evaluates (the nanny hands this config to the workers it starts).
     # They are forked where that is safe (`local_start_method`): a spawned worker starts a fresh interpreter
-    # and imports kweval and pandas again, ~2 s of a 5 s evaluation of 200k reviews on 2 cores.
+    # and imports kweval and pandas again, a large share of a short evaluation (measured: docs/scaling.md).
     config = {
         "distributed.worker.profile.enabled": False,
         "distributed.worker.multiprocessing-method": local_start_method(),
@@ -218,7 +218,7 @@ def embed_on_cluster(
     enters it.  Returns how many texts were embedded.
     """
     unique = list(dict.fromkeys(texts))
-    found = store.get_many(unique)[1] if unique else []
+    found = store.get_many(unique)[1] if unique else np.zeros(0, dtype=bool)
     missing = sorted((t for t, hit in zip(unique, found) if not hit), key=len)
     if not missing:
         return 0

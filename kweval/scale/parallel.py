@@ -23,7 +23,7 @@ import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
-from typing import TypeVar
+from typing import TypeVar, cast
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -93,7 +93,7 @@ def fork_map(fn: Callable[[T], R], items: Sequence[T]) -> list[R]:
         results = [fn(items[0])]
         for x, future in zip(items[1:], futures):
             try:
-                results.append(future.result())
+                results.append(cast(R, future.result()))  # the worker's fn(x)
             except Exception:  # the worker raised or died: compute its item here, so errors surface as without workers
                 results.append(fn(x))
     except BaseException:  # do not leave workers computing results nobody will read
@@ -120,6 +120,7 @@ def _start_worker(everyone_started: threading.Barrier) -> None:
 
 def _item_result(index: int) -> object:
     """In a worker: the result of the inherited function on the inherited item `index`."""
+    assert _forked_work is not None  # fork_map sets it before the workers fork
     fn, items = _forked_work
     return fn(items[index])
 

@@ -18,7 +18,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from kweval.metrics.per_review import harmonic_mean, safe_ratio
+from kweval.metrics import registry
+from kweval.metrics.ratios import harmonic_mean, safe_ratio
 
 N_BOOT = 2000
 CONFIDENCE = 0.95
@@ -92,12 +93,16 @@ def _percentile_ci(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, 
     return lo, hi
 
 
+# (value, low, high): floats for one column of values (1-D input), arrays (one entry per column) for 2-D input
+Estimate = tuple[float, float, float] | tuple[np.ndarray, np.ndarray, np.ndarray]
+
+
 def bootstrap_ci(
     values: np.ndarray | Sequence[float],
     n_boot: int = N_BOOT,
     confidence: float = CONFIDENCE,
     seed: int = SEED,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> Estimate:
     """(mean, low, high): the mean of each column and its percentile bootstrap CI.
 
     NaN values are not allowed (a review either has a value or is not a row).
@@ -113,6 +118,53 @@ def bootstrap_ci(
     if flat:
         return float(mean[0]), float(lo[0]), float(hi[0])
     return mean, lo, hi
+
+
+def _with_defined_counts(x: np.ndarray, columns: list[str]) -> tuple[np.ndarray, dict[str, int]]:
+    """`x` with NaN as 0 and, per column holding a NaN, one more column counting its defined values; {column: the
+    position of its count}.
+
+    A mean over reviews skips NaN (as kweval.aggregate's pandas mean does): Σ w·x
+    over the defined values / Σ w over them, so every column still shares the same resamples.
+    """
+    missing = np.isnan(x)
+    defined: dict[str, int] = {}
+    if not missing.any():
+        return x, defined
+    x = np.where(missing, 0.0, x)
+    extra = [(~missing[:, i]).astype("float64") for i, c in enumerate(columns) if missing[:, i].any()]
+    for i, c in enumerate(columns):
+        if missing[:, i].any():
+            defined[c] = len(columns) + len(defined)
+    return np.column_stack([x, *extra]), defined
+
+
+def _aggregated(
+    present: list[str], pos: dict[str, int], defined: dict[str, int], how: str
+) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
+    """The aggregated metrics as a function of column sums (rows: resamples) and resample sizes: aggregate's rules
+    (the registry's micro ratio or F1 under micro, else the mean over the reviews that define the metric)."""
+
+    def ratio_of_sums(sums: np.ndarray, metric: str) -> np.ndarray:
+        num, den = registry.micro_ratio(metric) or ("", "")
+        return safe_ratio(sums[:, pos[num]], sums[:, pos[den]])
+
+    def statistic(sums: np.ndarray, total: np.ndarray) -> np.ndarray:
+        res = np.empty((sums.shape[0], len(present)))
+        for i, m in enumerate(present):
+            ratio, pair = registry.micro_ratio(m), registry.micro_f1(m)
+            if how == "micro" and ratio is not None and all(c in pos for c in ratio):
+                res[:, i] = ratio_of_sums(sums, m)
+            elif how == "micro" and pair is not None and all(c in pos for c in registry.micro_counts(m)):
+                res[:, i] = harmonic_mean(ratio_of_sums(sums, pair[0]), ratio_of_sums(sums, pair[1]))
+            elif m in defined:
+                with np.errstate(invalid="ignore", divide="ignore"):
+                    res[:, i] = np.where(sums[:, defined[m]] > 0, sums[:, pos[m]] / sums[:, defined[m]], np.nan)
+            else:
+                res[:, i] = sums[:, pos[m]] / total
+        return res
+
+    return statistic
 
 
 def bootstrap_summary_ci(
@@ -133,55 +185,20 @@ def bootstrap_summary_ci(
     means, as `kweval.aggregate` skips them; a metric NaN everywhere gets NaN.
     Columns: metric, value, ci_low, ci_high.
     """
-    from kweval.evaluation.aggregate import MICRO_F1, MICRO_RATIOS  # the micro statistic is the one aggregate reports
-
     metrics = list(metrics)
     present = [m for m in metrics if m in scores.columns and m != "gt_coverage"]
     needed: set[str] = set()
-    if how == "micro":
+    if how == "micro":  # the micro statistic is the one aggregate reports: the registry's micro rule
         for m in present:
-            for part in (m, *MICRO_F1.get(m, ())):
-                needed.update(MICRO_RATIOS.get(part, ()))
+            needed.update(registry.micro_counts(m))
     counts = sorted(c for c in needed if c in scores.columns)
     columns = present + [c for c in counts if c not in present]
     out = pd.DataFrame({"metric": metrics, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan})
     n = len(scores)
     if n == 0 or not present:
         return out
-    x = scores[columns].to_numpy(dtype="float64")
-    # a mean over reviews skips NaN (as kweval.aggregate's pandas mean does): Σ w·x over the defined
-    # values / Σ w over them, so every column still shares the same resamples
-    missing = np.isnan(x)
-    defined: dict[str, int] = {}
-    if missing.any():
-        x = np.where(missing, 0.0, x)
-        extra = [(~missing[:, i]).astype("float64") for i, c in enumerate(columns) if missing[:, i].any()]
-        for i, c in enumerate(columns):
-            if missing[:, i].any():
-                defined[c] = len(columns) + len(defined)
-        x = np.column_stack([x, *extra])
-    pos = {c: i for i, c in enumerate(columns)}
-
-    def statistic(sums: np.ndarray, total: np.ndarray) -> np.ndarray:
-        """Aggregated metrics from column sums (rows: resamples) and resample sizes."""
-        res = np.empty((sums.shape[0], len(present)))
-        for i, m in enumerate(present):
-            if how == "micro" and m in MICRO_RATIOS and all(c in pos for c in MICRO_RATIOS[m]):
-                num, den = MICRO_RATIOS[m]
-                res[:, i] = safe_ratio(sums[:, pos[num]], sums[:, pos[den]])
-            elif how == "micro" and m in MICRO_F1 and all(c in pos for x_ in MICRO_F1[m] for c in MICRO_RATIOS[x_]):
-                p_, r_ = (
-                    safe_ratio(sums[:, pos[MICRO_RATIOS[x_][0]]], sums[:, pos[MICRO_RATIOS[x_][1]]])
-                    for x_ in MICRO_F1[m]
-                )
-                res[:, i] = harmonic_mean(p_, r_)
-            elif m in defined:
-                with np.errstate(invalid="ignore", divide="ignore"):
-                    res[:, i] = np.where(sums[:, defined[m]] > 0, sums[:, pos[m]] / sums[:, defined[m]], np.nan)
-            else:
-                res[:, i] = sums[:, pos[m]] / total
-        return res
-
+    x, defined = _with_defined_counts(scores[columns].to_numpy(dtype="float64"), columns)
+    statistic = _aggregated(present, {c: i for i, c in enumerate(columns)}, defined, how)
     point = statistic(x.sum(axis=0)[None, :], np.array([n], dtype="float64"))[0]
     samples = bootstrap_statistics(n, lambda w: statistic(w @ x, np.full(w.shape[0], float(n))), n_boot, seed)
     if defined:  # a resample that drew no defined value has no mean: left out of the percentiles

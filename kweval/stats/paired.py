@@ -14,9 +14,8 @@ same resamples serve every column) and never loops over reviews in Python.
   (tests/test_stats.py checks equal exact p-values and agreeing Monte Carlo
   ones), kept here because scipy, even vectorised over every metric at once
   (``vectorized=True, axis=0``, best ``batch=100``), builds every sign-flipped
-  copy of the data: 16.7 s against 0.52 s here, 32× (2,000 reviews × 20
-  metrics, 10,000 sign vectors, `python bench/bench_randomization.py`, loaded
-  2-core machine), where this one is one sign-matrix product (BLAS).
+  copy of the data, where this one is one sign-matrix product (BLAS): far
+  faster (`python bench/bench_randomization.py`; figures in bench/RESULTS.md).
 - Comparisons of model A with model B report **B − A** everywhere
   (differences, intervals, wins counted from B's side).
 - The paired t-test is ``scipy.stats.ttest_rel``.
@@ -33,7 +32,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sp
 
-from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, as_columns, bootstrap_ci, chunk_sizes
+from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, Estimate, as_columns, bootstrap_ci, chunk_sizes
 
 N_PERM = 10000
 
@@ -49,7 +48,7 @@ def paired_bootstrap_ci(
     n_boot: int = N_BOOT,
     confidence: float = CONFIDENCE,
     seed: int = SEED,
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> Estimate:
     """(mean(b − a), low, high): reviews resampled as pairs."""
     return bootstrap_ci(paired_differences(a, b), n_boot, confidence, seed)
 
@@ -71,7 +70,7 @@ def paired_randomization_test(
     Exact (all 2**n sign vectors) when that is at most `n_perm`; otherwise
     Monte Carlo with the +1 correction.  All-zero differences give p = 1.
     The test of ``scipy.stats.permutation_test(permutation_type="samples")``,
-    32× faster here (see the module docstring and bench/bench_randomization.py).
+    computed as one sign-matrix product (see the module docstring and bench/bench_randomization.py).
     """
     d, flat = as_columns(paired_differences(a, b))
     n = d.shape[0]

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from kweval._arrays import object_array
 from kweval.text.normalize import stem_tokens
 
 MATCH_MODES = ("approx", "exact", "word", "stem")
@@ -98,20 +99,13 @@ def keywords_match_indexed(
     maybe = np.flatnonzero((both == g_mask) | (both == p_mask))  # one side's characters all among the other's
     p_len, g_len = pred_len[pred_of[maybe]], gt_len[gt_of[maybe]]
     p_within, g_within = both[maybe] == g_mask[maybe], both[maybe] == p_mask[maybe]
-    pred_text, gt_text = _object_array(preds), _object_array(gts)
+    pred_text, gt_text = object_array(preds), object_array(gts)
     hit = np.zeros(len(pred_of), dtype=bool)
     same = maybe[(p_len == g_len) & p_within & g_within]  # same length: a match only if equal
     hit[same] = pred_text[pred_of[same]] == gt_text[gt_of[same]]
     inside = maybe[((p_len < g_len) & p_within) | ((g_len < p_len) & g_within)]
     hit[inside] = keywords_match_pairs(pred_text[pred_of[inside]].tolist(), gt_text[gt_of[inside]].tolist(), mode)
     return hit
-
-
-def _object_array(items: Sequence[str]) -> np.ndarray:
-    """`items` as a 1-D object array (indexed by many positions at once)."""
-    out = np.empty(len(items), dtype=object)
-    out[:] = items
-    return out
 
 
 def _stem_keys(items: Sequence[str]) -> list[tuple[str, ...]]:

@@ -7,6 +7,7 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import cast
 
 from kweval.extras import require
 
@@ -79,8 +80,9 @@ def normalize_many(values: Sequence[object]) -> list[str]:
     its norm one object in memory.  The common case (all strings, all
     joinable) is checked by C-level passes, with no Python call per value.
     """
+    texts: list[str]
     if all(map(isinstance, values, itertools.repeat(str))):
-        texts = list(values)
+        texts = cast("list[str]", list(values))  # every value is a str: checked just above
         if all(map(str.isascii, texts)) and not any(map(str.__contains__, texts, itertools.repeat(_JOIN))):
             return [t if t == n else n for t, n in zip(texts, _normalize_ascii_joined(texts))]
     else:

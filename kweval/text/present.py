@@ -20,6 +20,7 @@ import itertools
 import operator
 from collections.abc import Sequence
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
 
@@ -102,15 +103,15 @@ def has_text(values: Sequence[object]) -> np.ndarray:
     """
     values = list(values)
     is_str = np.fromiter(map(isinstance, values, itertools.repeat(str)), dtype=bool, count=len(values))
-    texts = list(itertools.compress(values, is_str))
+    texts = cast("list[str]", list(itertools.compress(values, is_str)))  # the values that are str
     out = np.zeros(len(values), dtype=bool)
     out[is_str] = (np.fromiter(map(len, texts), dtype=np.int64, count=len(texts)) > 0) & ~np.fromiter(
-        map(str.isspace, texts), dtype=bool, count=len(texts)
+        map(str.isspace, texts), dtype=np.bool_, count=len(texts)
     )
     return out
 
 
-def contained(texts: Sequence[str], keywords: Sequence[str]) -> np.ndarray:
+def contained(texts: Sequence[str] | np.ndarray, keywords: Sequence[str]) -> np.ndarray:
     """Whether each keyword occurs in the text beside it (``keywords[i] in texts[i]``), as a bool array.
 
     Both sides as `searchable` / `searchable_keywords` give them; one C-level

@@ -51,7 +51,7 @@ def load_porter() -> Callable[[str], str]:
         for name, path in (("nltk", root), ("nltk.stem", root / "stem")):
             package = types.ModuleType(name)
             package.__path__ = [str(path)]
-            package._kweval_stand_in = True
+            vars(package)["_kweval_stand_in"] = True  # a mark of our own on the stand-in package
             sys.modules[name] = package
         return importlib.import_module("nltk.stem.porter").PorterStemmer().stem
     finally:

@@ -1,0 +1,95 @@
+"""The semantic add-on: sem_precision, sem_recall, sem_f1 from keyword embeddings (docs/metrics.md §4).
+
+Every distinct normalized keyword is embedded once (through the persistent
+store), and the best cosine of each prediction and each GT keyword within
+its GT list is kept (`Evaluation.similarities`), so any other τ is a
+threshold on those (`with_threshold`: no embedding, no matching).  Lexical
+parts evaluated apart and combined get the columns afterwards (`add_semantic`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+
+import pandas as pd
+
+from kweval.data.dataset import KEY, Problem
+from kweval.embeddings.similarity import Similarities, similarities
+from kweval.evaluation.clean import gt_list_keys
+from kweval.evaluation.options import Evaluation, Progress, no_progress
+from kweval.evaluation.sentiment_columns import SENTIMENT_COLUMNS
+
+
+def semantic_texts(evaluation: Evaluation) -> list[str]:
+    """The distinct normalized keywords (predicted, then GT) that the semantic metrics embed."""
+    return list(dict.fromkeys(evaluation.keywords["norm"].tolist() + evaluation.ground_truth["norm"].tolist()))
+
+
+def add_semantic(evaluation: Evaluation, progress: Progress | None = None) -> Evaluation:
+    """`evaluation` (made with semantic=False) with the semantic columns added as `evaluate` adds them, its options
+    marked semantic; for lexical parts evaluated apart and combined (kweval.scale.distributed), the keywords then
+    embedded."""
+    evaluation.options = replace(evaluation.options, semantic=True)
+    add_semantic_columns(evaluation, progress or no_progress)
+    scores = evaluation.scores
+    added_after = [
+        c for c in SENTIMENT_COLUMNS if c in scores
+    ]  # evaluate adds the sentiment columns after the semantic ones
+    evaluation.scores = scores[[c for c in scores.columns if c not in added_after] + added_after]
+    return evaluation
+
+
+def add_semantic_columns(evaluation: Evaluation, progress: Progress) -> None:
+    """Embed every distinct keyword (store first), keep the best cosines, then threshold them (`with_threshold`)."""
+    from kweval.embeddings import semantic  # the embedder: its heavy parts only when asked
+    from kweval.embeddings.store import EmbeddingStore
+
+    options = evaluation.options
+    kw, gt = evaluation.keywords, evaluation.ground_truth
+    texts = semantic_texts(evaluation)
+    backend, precision = semantic.variant(options.embedding_backend)
+    notes: list[str] = []
+    store = EmbeddingStore(options.embedding_model, backend=backend, precision=precision, on_note=notes.append)
+    vectors = semantic.embed_texts(
+        texts,
+        model_id=options.embedding_model,
+        store=store,
+        backend=options.embedding_backend,
+        progress=semantic.progress_with_estimate(progress, "keywords"),
+    )
+    evaluation.problems.extend(Problem("embedding cache", note, "evaluate") for note in notes)
+    progress("similarities", 0.97)
+    by_list = gt_list_keys(gt)
+    evaluation.similarities = similarities(
+        by_list(kw[KEY + ["norm"]]),
+        by_list(gt[["movie", "rank", "norm", "review_id"]])[["movie", "rank", "norm"]],
+        dict(zip(texts, vectors)),
+    )
+    _set_semantic_columns(evaluation.scores, evaluation.similarities, options.threshold, by_list)
+
+
+def _set_semantic_columns(
+    scores: pd.DataFrame, sims: Similarities, threshold: float, by_list: Callable[[pd.DataFrame], pd.DataFrame]
+) -> None:
+    sem = sims.at_threshold(threshold).set_index(KEY).reindex(pd.MultiIndex.from_frame(by_list(scores[KEY])))
+    # reviews with an empty prediction list have no row: |P| = 0, nothing matched, |G| still counts
+    for col in ("sem_n_pred", "sem_pred_matched", "sem_gt_matched"):
+        scores[col] = sem[col].fillna(0).to_numpy(dtype="int64")
+    scores["sem_n_gt"] = scores["n_gt"].to_numpy()
+    for col in ("sem_precision", "sem_recall", "sem_f1"):
+        scores[col] = sem[col].fillna(0.0).to_numpy(dtype="float64")
+
+
+def with_threshold(evaluation: Evaluation, threshold: float) -> Evaluation:
+    """The same semantic evaluation at another τ, from its kept similarities (no embedding, no matching).
+
+    Returns a new Evaluation (the given one is left unchanged) equal to
+    ``evaluate(dataset, replace(options, threshold=threshold))``.
+    """
+    if not evaluation.options.semantic or evaluation.similarities is None:
+        raise ValueError("with_threshold needs an evaluation made with semantic=True")
+    options = replace(evaluation.options, threshold=threshold)
+    scores = evaluation.scores.copy()
+    _set_semantic_columns(scores, evaluation.similarities, options.threshold, gt_list_keys(evaluation.ground_truth))
+    return replace(evaluation, scores=scores, options=options, problems=list(evaluation.problems))
