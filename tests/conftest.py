@@ -5,6 +5,9 @@
   the test is skipped, all of them for one stated reason per folder; with
   ``KWEVAL_REQUIRE_SHARED=1`` (exported by ``.ci/run``) it fails instead, so CI can never
   skip them silently.
+- ``inspec``: the test reads Inspec (test) in the JSON layout (``tests.helpers.INSPEC``: ``$KWEVAL_INSPEC``, or
+  ``inspec_test.json`` beside SemEval2017), a third-party file fetched by hand; without it the test is skipped with
+  that reason, also under ``KWEVAL_REQUIRE_SHARED=1`` (../shared does not hold it).
 - ``slow`` and ``browser`` only select: the quick subset is ``-m "not slow and not browser"``.
 
 Paths (REPO, SHARED, DNLP, SEMEVAL) are constants in tests/helpers.py, importable by any test.
@@ -17,7 +20,7 @@ import os
 import pytest
 
 from kweval.data import Dataset, load_dataset
-from tests.helpers import DNLP, SEMEVAL
+from tests.helpers import DNLP, INSPEC, SEMEVAL
 
 REQUIRE_SHARED = os.environ.get("KWEVAL_REQUIRE_SHARED", "") not in ("", "0")
 # marker -> (the folder its tests read, why they skip without it)
@@ -34,10 +37,18 @@ SHARED_DATA = {
 }
 
 
+INSPEC_MISSING = (
+    f"Inspec (test) not found at {INSPEC}: fetch data/inspec/inspec_test.json of the public repository "
+    "EMBEDDIA/tnt_kid and set KWEVAL_INSPEC=FILE (or put it beside SemEval2017 in ../shared/data/keyphrase)"
+)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item: pytest.Item) -> None:
     """Skip (or, under KWEVAL_REQUIRE_SHARED=1, fail) a test whose shared data is absent, before its fixtures load
     it."""
+    if item.get_closest_marker("inspec") is not None and not INSPEC.is_file():
+        pytest.skip(INSPEC_MISSING)
     for marker, (folder, missing) in SHARED_DATA.items():
         if item.get_closest_marker(marker) is None or folder.is_dir():
             continue
@@ -51,7 +62,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     return [
         f"kweval {marker} data: {folder} ({'present' if folder.is_dir() else absent})"
         for marker, (folder, _) in SHARED_DATA.items()
-    ]
+    ] + [f"kweval inspec data: {INSPEC} ({'present' if INSPEC.is_file() else 'absent: its test is skipped'})"]
 
 
 @pytest.fixture(scope="session")

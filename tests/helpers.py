@@ -17,6 +17,9 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = Path(os.environ.get("KWEVAL_SHARED") or REPO.parent / "shared")
 DNLP = SHARED / "data" / "dnlp" / "Dataset"
 SEMEVAL = SHARED / "data" / "keyphrase" / "SemEval2017"  # docsutf8/ + keys/ (issue 12)
+# Inspec (test) in the keyphrase-generation JSON layout: data/inspec/inspec_test.json of the public repository
+# EMBEDDIA/tnt_kid, fetched by hand (not ours to ship; not part of ../shared yet): $KWEVAL_INSPEC or beside SemEval2017.
+INSPEC = Path(os.environ.get("KWEVAL_INSPEC") or SHARED / "data" / "keyphrase" / "inspec_test.json")
 
 
 def make_dataset(

@@ -36,21 +36,24 @@ def add_parser(sub) -> None:
 
 def cmd_extract(args: argparse.Namespace) -> int:
     """Run one extractor over every document of a collection and write its ranked predictions."""
+    from kweval.data import read_per_document
     from kweval.data.dataset import Problem
-    from kweval.data.keyphrase import is_collection, read_documents
     from kweval.keyphrase.extract import prediction_rows, run_extractor
 
     folder = Path(args.data)
-    if not is_collection(folder):
-        raise UsageError(f"{folder}: not a collection folder (needs docsutf8/ and keys/)")
+    problems: list[Problem] = []
+    collection = read_per_document(folder, problems)
+    if collection is None:
+        raise UsageError(
+            f"{folder}: not a collection (needs docsutf8/ and keys/, or one .json/.jsonl file with title, abstract "
+            "and keywords)"
+        )
     if args.top < 1:
         raise UsageError("--top must be at least 1")
     out = Path(args.out)
     if out.suffix not in (".csv", ".parquet", ".jsonl"):
         raise UsageError(f"{out}: --out must end in .csv, .parquet or .jsonl")
     check_output_file(str(out))
-    problems: list[Problem] = []
-    collection = read_documents(folder, problems)
     for problem in problems:
         print(f"kweval: {problem.source}: {problem.reason}", file=sys.stderr)
     doc_ids = collection.doc_ids

@@ -13,7 +13,7 @@ import os
 import sys
 from typing import NoReturn
 
-from kweval.cli import cmd_convert, cmd_embed, cmd_evaluate, cmd_export, cmd_extract, cmd_synth
+from kweval.cli import cmd_convert, cmd_describe, cmd_embed, cmd_evaluate, cmd_export, cmd_extract, cmd_synth
 from kweval.cli.common import USAGE_ERROR, UsageError, epilog
 from kweval.cli.fast import KeyphraseUsageError
 from kweval.extras import MissingExtra, missing_extra
@@ -43,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_synth.add_parser(sub)
     cmd_extract.add_parser(sub)
     cmd_export.add_parser(sub)
+    cmd_describe.add_parser(sub)
     return parser
 
 
@@ -54,6 +55,7 @@ COMMANDS = {
     "synth": cmd_synth.cmd_synth,
     "extract": cmd_extract.cmd_extract,
     "export": cmd_export.cmd_export,
+    "describe": cmd_describe.cmd_describe,
 }
 
 

@@ -48,20 +48,22 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
     its messages); JSON output is written without pandas, so the whole process
     stays small (bench/bench_keyphrase.py).
     """
-    from kweval.data.keyphrase import is_collection, read_documents
+    from kweval.data import read_per_document
     from kweval.data.predictions import prediction_lists
     from kweval.io import card as cards
-    from kweval.keyphrase.protocols import CUTOFFS, PROTOCOLS, score_documents, summarize
+    from kweval.keyphrase.protocols import CUTOFFS, PROTOCOLS, document_problems, score_documents, summarize
 
-    if args.data is None or not is_collection(Path(args.data)):
+    problems: list = []
+    documents = None if args.data is None else read_per_document(args.data, problems)
+    if documents is None:
         raise KeyphraseUsageError(
-            f"--protocol {args.protocol} needs per-document ground truth: a folder with docsutf8/ and keys/"
+            f"--protocol {args.protocol} needs per-document ground truth: a folder with docsutf8/ and keys/, or one "
+            ".json/.jsonl file with title, abstract and keywords"
         )
     if not args.predictions:
         raise KeyphraseUsageError("give each model's predictions with --predictions NAME=PATH")
     check_output_file(args.out)
     quiet = getattr(args, "quiet", False)
-    problems: list = []
 
     def report() -> None:
         if not quiet:
@@ -70,14 +72,14 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         problems.clear()
 
     folder = Path(args.data)
-    documents = read_documents(folder, problems)
+    protocol = PROTOCOLS[args.protocol]
+    for doc, reason in document_problems(protocol, documents.texts):
+        problems.append(_problem(f"{folder}: document {doc}", reason))
     report()
     gold = documents.gold
-    protocol = PROTOCOLS[args.protocol]
     cutoffs = tuple(dict.fromkeys((*CUTOFFS[:1], args.k, *CUTOFFS[1:])))
     rows = []
-    paths = [folder / "docsutf8" / f"{d}.txt" for d in documents.texts]
-    paths += [p for p in (folder / "keys").glob("*.key")]
+    paths = list(documents.files)
     for model, path_text in args.predictions:
         path = Path(path_text)
         if not path.is_file():
@@ -108,7 +110,7 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
     if not rows:
         print("kweval: nothing could be evaluated (no readable predictions)", file=sys.stderr)
         return 2
-    _write_summary(args, rows, cards.files_hash(paths, folder), cutoffs)
+    _write_summary(args, rows, cards.files_hash(paths, folder if folder.is_dir() else None), cutoffs)
     return 0
 
 

@@ -15,7 +15,8 @@ layout has no predictions: they come from `--predictions NAME=PATH`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,19 @@ if TYPE_CHECKING:
 DOCS_DIR = "docsutf8"
 KEYS_DIR = "keys"
 LANGUAGE_FILE = "lan.txt"
+
+# A line ends at \r\n, \r or \n only, as Python's universal newlines and the field's tools read files
+# (pke, KPEval, OpenNMT-kpg); str.splitlines would also split on U+0085, U+2028, U+2029, \x0b, \x0c, \x1c-\x1e.
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def split_lines(text: str) -> list[str]:
+    """`text`'s physical lines: split at \\r\\n, \\r and \\n only (docs/protocols.md, "Lines").
+
+    >>> split_lines("form\\x85feeds\\r\\ntopic models\\n")
+    ['form\\x85feeds', 'topic models', '']
+    """
+    return _LINE_BREAK.split(text)
 
 
 def is_collection(folder: Path) -> bool:
@@ -69,12 +83,21 @@ def _language(collection: Path, problems: list[Problem]) -> str | None:
 
 @dataclass(frozen=True)
 class Documents:
-    """One collection as plain Python: texts and gold keyphrases (file order) by document id, and its language."""
+    """One collection as plain Python: texts and gold keyphrases (file order) by document id, and its language.
+
+    `keys` are the phrases evaluation scores (stripped, blank ones left out); `files` what was read (what the
+    protocol card hashes); `raw_keys` the key lists as written (for the ground-truth lint,
+    kweval.keyphrase.describe); `titles` the documents' titles where the layout has them apart (the Meng JSON
+    layout: `texts` hold title and abstract).
+    """
 
     name: str
     texts: dict[str, str]
     keys: dict[str, list[str]]
     language: str | None
+    files: tuple[Path, ...] = ()  # the files read (texts, keys, language): what the protocol card hashes
+    raw_keys: dict[str, list[str]] = field(default_factory=dict)
+    titles: dict[str, str] = field(default_factory=dict)
 
     @property
     def doc_ids(self) -> tuple[str, ...]:
@@ -118,26 +141,47 @@ def read_documents(collection: Path, problems: list[Problem]) -> Documents:
             )
         )
     keys: dict[str, list[str]] = {}
+    raw_keys: dict[str, list[str]] = {}
     for doc_id, path in key_files.items():
         text = _read_text(path, problems, "key file")
         if text is None:
             continue
-        phrases = [line.strip() for line in text.splitlines() if line.strip()]
+        phrases = [line.strip() for line in split_lines(text) if line.strip()]
         if not phrases:
             problems.append(Problem(str(path), "holds no keyphrase; the document has no ground truth"))
         keys[doc_id] = phrases
-    return Documents(collection.name, texts, keys, _language(collection, problems))
+        raw_keys[doc_id] = raw_key_lines(text)
+    read = [p for d, p in docs.items() if d in texts] + [p for d, p in key_files.items() if d in keys]
+    language = _language(collection, problems)
+    if language is not None:
+        read.append(collection / LANGUAGE_FILE)
+    return Documents(collection.name, texts, keys, language, tuple(read), raw_keys=raw_keys)
+
+
+def raw_key_lines(text: str) -> list[str]:
+    """A key file's lines as written, for the lint: split at \\n (a CRLF's \\r dropped, a lone \\r kept inside
+    its line, where a reader that splits on \\n alone would leave it), no final empty line."""
+    lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+    return lines[:-1] if lines and lines[-1] == "" else lines
+
+
+def documents_tables(docs: Documents) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(reviews, ground_truth) of one collection read as `Documents`, as tables (titles where it has them)."""
+    import pandas as pd
+
+    reviews = pd.DataFrame(
+        [(docs.name, d, t, docs.titles.get(d)) for d, t in docs.texts.items()],
+        columns=["movie", "review_id", "text", "title"],
+    )
+    gt_rows = [(docs.name, d, 0, phrase) for d, phrases in docs.keys.items() for phrase in phrases]
+    ground_truth = pd.DataFrame(gt_rows, columns=["movie", "review_id", "rank", "keyword"])
+    return reviews, ground_truth
 
 
 def read_collection(collection: Path, problems: list[Problem]) -> tuple[pd.DataFrame, pd.DataFrame, str | None]:
     """(reviews, ground_truth, language) of one collection, as tables (`read_documents`)."""
-    import pandas as pd
-
     docs = read_documents(collection, problems)
-    reviews = pd.DataFrame([(docs.name, d, t) for d, t in docs.texts.items()], columns=["movie", "review_id", "text"])
-    gt_rows = [(docs.name, d, 0, phrase) for d, phrases in docs.keys.items() for phrase in phrases]
-    ground_truth = pd.DataFrame(gt_rows, columns=["movie", "review_id", "rank", "keyword"])
-    return reviews, ground_truth, docs.language
+    return (*documents_tables(docs), docs.language)
 
 
 def read_keyphrase(folder: Path) -> Dataset:
@@ -147,24 +191,36 @@ def read_keyphrase(folder: Path) -> Dataset:
     `ranked` flag False makes every gain 1).  A tidy `predictions` table in a
     collection folder is read too; otherwise the dataset has no predictions yet.
     """
-    import numpy as np
-    import pandas as pd
-
     from kweval.data import predictions as pred_files
 
     problems: list[Problem] = []
-    reviews, gts, movies, predictions = [], [], [], []
+    collections, predictions = [], []
     for collection in find_collections(folder):
-        rv, gt, language = read_collection(collection, problems)
-        reviews.append(rv)
-        gts.append(gt)
-        movies.append((collection.name, collection.name, False, language))
+        collections.append(read_documents(collection, problems))
         for path in pred_files.tidy_prediction_files(collection):
             predictions.append(pred_files.read_predictions(path, None, problems, default_movie=collection.name))
+    return documents_dataset(collections, predictions, problems, str(folder))
+
+
+def documents_dataset(
+    collections: list[Documents], predictions: list[pd.DataFrame], problems: list[Problem], source: str
+) -> Dataset:
+    """A Dataset of per-document collections (each one movie, unranked) and the prediction tables found with them."""
+    import numpy as np
+    import pandas as pd
+
+    reviews, gts, movies = [], [], []
+    for docs in collections:
+        rv, gt = documents_tables(docs)
+        reviews.append(rv)
+        gts.append(gt)
+        movies.append((docs.name, docs.name, False, docs.language))
     review_table = (
-        pd.concat(reviews, ignore_index=True) if reviews else pd.DataFrame(columns=["movie", "review_id", "text"])
+        pd.concat(reviews, ignore_index=True)
+        if reviews
+        else pd.DataFrame(columns=["movie", "review_id", "text", "title"])
     )
-    review_table = review_table.assign(title=None, rating=np.nan)[["movie", "review_id", "text", "title", "rating"]]
+    review_table = review_table.assign(rating=np.nan)[["movie", "review_id", "text", "title", "rating"]]
     gt_table = (
         pd.concat(gts, ignore_index=True) if gts else pd.DataFrame(columns=["movie", "review_id", "rank", "keyword"])
     )
@@ -185,5 +241,5 @@ def read_keyphrase(folder: Path) -> Dataset:
         ground_truth=gt_table.reset_index(drop=True),
         models=pd.DataFrame({"model": models, "score_direction": "higher"}, columns=MODEL_COLUMNS),
         problems=problems,
-        source=str(folder),
+        source=source,
     )

@@ -69,7 +69,8 @@ def jsonl_rows(path: Path, model: str, problems: list[Problem], default_movie: s
     """Prediction rows (PREDICTION_COLUMNS tuples, rank order) of a JSONL file; plain Python.
 
     Movie is `default_movie` unless a line names one (None: resolved later).
-    An empty keyphrase list is one row with keyword None (a real, empty prediction).
+    An empty keyphrase list is one row with keyword None (a real, empty prediction); an empty string in a
+    list is a keyword "" (pke and KPEval count it in |P|; docs/protocols.md).
     """
     rows: list[tuple] = []
     bad: list[str] = []
@@ -116,7 +117,7 @@ def jsonl_rows(path: Path, model: str, problems: list[Problem], default_movie: s
             if not phrases:
                 rows.append((movie, str(doc), model, 0, None, math.nan))  # a real, empty prediction
             for rank, phrase in enumerate(phrases):
-                keyword = phrase if isinstance(phrase, str) and phrase != "" else None
+                keyword = phrase if isinstance(phrase, str) else None  # "" is a prediction (pke, KPEval count it)
                 rows.append(
                     (movie, str(doc), model, rank, keyword, _score(scores[rank]) if scores is not None else math.nan)
                 )
@@ -309,7 +310,8 @@ def prediction_lists(path: Path, model: str, problems: list[Problem]) -> dict[st
 
     The rows are `read_predictions`'s (same rules and messages); a JSONL file
     is read without pandas.  In a table that names several models, the rows of
-    `model` are kept when it is one of them.  Empty keyphrases are left out;
+    `model` are kept when it is one of them.  An empty string in a JSONL list
+    is kept (each preset decides, as its tool does: pke and KPEval count it);
     a document given with none has an empty list.
     """
     if path.suffix.lower() in JSONL_SUFFIXES and path.exists():
@@ -327,6 +329,6 @@ def prediction_lists(path: Path, model: str, problems: list[Problem]) -> dict[st
     out: dict[str, list[str]] = {}
     for _movie, doc, _model, _rank, keyword, _score in rows:
         phrases = out.setdefault(doc, [])
-        if isinstance(keyword, str) and keyword:
+        if isinstance(keyword, str):
             phrases.append(keyword)
     return out

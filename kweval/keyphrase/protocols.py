@@ -28,6 +28,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TypedDict
 
+from kweval.data.keyphrase import split_lines
 from kweval.metrics import cutoff as cutoff_metrics
 from kweval.text.stemming import PorterCache, default_cache_file
 
@@ -92,20 +93,24 @@ _DESCRIPTIONS: dict[str, _Description] = {
         tool="pke (boudinfl/pke, examples/benchmarking-models.py evaluate + utils.load_references)",
         present_rule="none (pke has no present/absent split; not reported)",
         empty_predictions="pke divides by zero; kweval scores 0 and counts the document",
-        invalid_predictions="none",
+        invalid_predictions="none: an empty or blank prediction is a phrase without words and counts in |P|",
         defects=(
             "P divides by the number of predictions returned (flexible cut-off), so a list shorter than k is not "
             "penalised",
             "duplicate gold phrases are counted in |G| (recall denominator)",
             "a duplicated prediction counts once in the numerator but twice in the denominator",
             "phrases are split on whitespace only: 'non-linear' and 'non linear' differ",
+            "external predictions are read like the gold (load_references(normalize_reference=True)): split on "
+            "whitespace, punctuation kept on words, Snowball 'porter' stems of the words as written (NLTK < 3.10 "
+            "stems capitalised irregular forms such as 'News', 'Dying' differently)",
         ),
     ),
     "kpeval": _Description(
         tool="KPEval (uclanlp/KPEval, metrics/exact_matching_metric.py)",
         present_rule="stemmed words occur consecutively in the lower-cased document split on single spaces "
-        "(punctuation stays on words)",
-        empty_predictions="an empty list is one empty prediction: scores 0 and is counted",
+        "(punctuation stays on words; the title separator '[sep]' removed, each side stripped)",
+        empty_predictions="an empty list is one empty prediction and an empty gold list one empty gold phrase "
+        "(KPEval's one-line format); the two match, so a document with neither scores p@5 0.2, r 1, f1@M 1",
         invalid_predictions="none (the validity filter is switched off by invalidate_unk=True, passed as "
         "disable_valid_filter)",
         defects=(
@@ -116,17 +121,24 @@ _DESCRIPTIONS: dict[str, _Description] = {
             "duplicate detection joins words with '_': 'a_b' and 'a b' are duplicates",
             "SemR's exact-match shortcut compares the whole label list with the predictions (labels_stemmed in "
             "preds_stemmed), so it never fires (semantic metrics, not reproduced here)",
+            "phrases are split on ';' (its one-line input format), predictions and gold alike: 'alpha; beta' is two "
+            "phrases",
+            "a document with two or more '[sep]' stops KPEval (ValueError); kweval removes every '[sep]' and "
+            "reports the document",
         ),
     ),
     "meng": _Description(
         tool="OpenNMT-kpg (memray/OpenNMT-kpg-release, kp_evaluate.py with tokenizer split_nopunc)",
         present_rule="stemmed words (split on \\W) occur consecutively in the stemmed document",
         empty_predictions="scores 0 and is counted",
-        invalid_predictions="no words, or the word 'unk' (the unk token under split_nopunc)",
+        invalid_predictions="no words, or a word that is exactly 'unk' as written (case-sensitive, not stemmed: "
+        "'<unk>' and 'unk model' are dropped, 'UNK' and 'unks' are not); duplicates are marked over every "
+        "prediction first, so a repeat of an invalid one is dropped too",
         defects=(
             "duplicate gold phrases are counted in |G| (targets are not de-duplicated)",
             "under split_nopunc any prediction containing the word 'unk' is dropped as if it were the <unk> token",
-            "documents without gold phrases score 0 and are averaged in",
+            "a document without gold phrases but with a valid prediction stops OpenNMT-kpg (IndexError, "
+            "kp_evaluate.py:103); kweval scores it 0 and averages it in",
         ),
     ),
 }
@@ -159,6 +171,11 @@ def _stem_all(words: Sequence[str]) -> tuple[str, ...]:
         _stems = PorterCache(default_cache_file())
     known, stem = _stems.stems.get, _stems.stem
     return tuple([known(w) or stem(w) for w in words])
+
+
+def stem_words(words: Sequence[str]) -> tuple[str, ...]:
+    """NLTK's Porter stems (lower-cased) of `words`, through the persistent stem cache: every preset's stemmer."""
+    return _stem_all(words)
 
 
 def save_stems() -> None:
@@ -198,12 +215,47 @@ def _phrase_words(protocol: Protocol, phrase: str) -> tuple[str, ...]:
     return tuple(words)
 
 
+KPEVAL_SEPARATOR = ";"  # KPEval's kp_sep: one line holds a document's phrases, joined by it
+KPEVAL_TITLE_SEPARATOR = "[sep]"  # KPEval's title_sep, removed from the (lower-cased) document
+
+
+def kpeval_phrases(phrases: Sequence[str]) -> list[str]:
+    """A list as KPEval reads it: joined into its one-line format and split on ';' again.
+
+    So a phrase holding ';' is several, and an empty list is one empty phrase
+    (`[]` -> `[""]`), for predictions and gold alike (metric.py process_kp_string).
+    """
+    return KPEVAL_SEPARATOR.join(phrases).split(KPEVAL_SEPARATOR)
+
+
+def kpeval_document_words(text: str) -> list[str]:
+    """The unstemmed words of a document as KPEval splits it (metric.py process_single_doc).
+
+    The physical lines (\\r, \\n only) joined by spaces, stripped and
+    lower-cased; '[sep]' removed with each side stripped; then split on single
+    spaces.  KPEval stops on two or more '[sep]'; here every one is removed
+    (`document_problems` reports the document).
+    """
+    line = " ".join(split_lines(text)).strip().lower()
+    return [w for part in line.split(KPEVAL_TITLE_SEPARATOR) for w in part.strip().split(" ")]
+
+
 def document_words(protocol: Protocol, text: str) -> tuple[str, ...]:
     """The (stemmed) words of a document, as the protocol checks presence in it."""
     if protocol.tokenizer == "space":  # KPEval reads one line per document
-        line = " ".join(text.splitlines()).strip().lower()
-        return _stem_all([w.strip().lower() for w in line.split(" ")])
+        return _stem_all([w.strip().lower() for w in kpeval_document_words(text)])
     return _phrase_words(protocol, text)
+
+
+def document_problems(protocol: Protocol, texts: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(document id, reason) for each document the protocol's tool could not read and kweval reads its own way."""
+    if protocol.name != "kpeval":
+        return []
+    return [
+        (doc, f"{n} '[sep]' title separators: KPEval stops on more than one (ValueError); kweval removes every one")
+        for doc, text in texts.items()
+        if (n := text.lower().count(KPEVAL_TITLE_SEPARATOR)) > 1
+    ]
 
 
 def _indexed_document(protocol: Protocol, text: str) -> tuple[tuple[str, ...], dict[str, list[int]]]:
@@ -219,12 +271,18 @@ def _dedup_key(protocol: Protocol, words: tuple[str, ...]) -> object:
     return "_".join(words) if protocol.name in ("kpeval", "meng") else words
 
 
-def _is_valid(protocol: Protocol, words: tuple[str, ...]) -> bool:
+MENG_UNK = "unk"  # OpenNMT-kpg's unk token under split_nopunc (kp_evaluate.py), compared with raw words
+
+
+def _is_valid(protocol: Protocol, phrase: str, words: tuple[str, ...]) -> bool:
+    """Whether a prediction is kept: kweval drops one empty after normalization, OpenNMT-kpg one with no \\W-split
+    word or a raw word exactly 'unk' (onmt/keyphrase/utils.py validate_phrases: case-sensitive, not stemmed)."""
     if protocol.invalid_predictions.startswith("none"):
         return True
-    if not words:
-        return False
-    return not (protocol.name == "meng" and "unk" in words)
+    if protocol.name == "meng":
+        raw = [w for w in _NON_WORD.split(phrase) if w]
+        return bool(raw) and MENG_UNK not in raw
+    return bool(words)
 
 
 def _occurs(protocol: Protocol, doc: tuple[str, ...], phrase: tuple[str, ...], index: Mapping[str, list[int]]) -> bool:
@@ -260,6 +318,8 @@ def prepare_document(
     protocol: Protocol, gold: Sequence[str], predictions: Sequence[str], text: str | None
 ) -> DocumentLists:
     """Tokenise, stem, filter and de-duplicate one document's lists; mark matches and presence."""
+    if protocol.name == "kpeval":
+        gold = kpeval_phrases(gold)  # an empty gold list is one empty gold phrase, as KPEval reads it
     gold_words = [phrase_words(protocol, g) for g in gold]
     if protocol.tokenizer == "kweval":
         gold_words = [g for g in gold_words if g]
@@ -272,20 +332,23 @@ def prepare_document(
                 seen.add(key)
                 unique.append(g)
         gold_words = unique
-    preds = list(predictions)
-    if protocol.name == "kpeval" and not preds:
-        preds = [""]  # KPEval reads an empty line as one empty prediction
-    pred_words = [phrase_words(protocol, p) for p in preds]
+    preds = kpeval_phrases(predictions) if protocol.name == "kpeval" else list(predictions)
     kept: list[tuple[str, ...]] = []
     first: list[bool] = []  # pke: a repeated prediction is kept in the list but cannot match again
     seen_pred: set[object] = set()
-    for words in pred_words:
-        if not _is_valid(protocol, words) or (protocol.tokenizer == "kweval" and not words):
-            continue
+    # OpenNMT-kpg marks duplicates over every prediction, invalid ones included, then keeps valid * ~duplicate
+    dedup_first = protocol.name == "meng"
+    for phrase in preds:
+        words = phrase_words(protocol, phrase)
         key = _dedup_key(protocol, words)
-        if key in seen_pred and protocol.prediction_dedup == "stemmed":
+        repeated = key in seen_pred
+        if dedup_first:
+            seen_pred.add(key)
+        if not _is_valid(protocol, phrase, words):
             continue
-        first.append(key not in seen_pred)
+        if repeated and protocol.prediction_dedup == "stemmed":
+            continue
+        first.append(not repeated)
         seen_pred.add(key)
         kept.append(words)
     gold_set = {" ".join(g) for g in gold_words}
