@@ -156,3 +156,34 @@ def test_report_renders_in_chromium_and_runs_nothing_hostile(tmp_path):
         body = driver.find_element(By.TAG_NAME, "body").text
         assert EVIL_MODEL in body and "At a glance" in body
         assert driver.find_elements(By.CSS_SELECTOR, ".text mark")
+
+
+@pytest.mark.parametrize("preset", ["pke", "kpeval"])
+def test_report_under_a_preset_prints_the_presets_numbers(tmp_path, preset):
+    """The report's table holds `kweval evaluate --protocol`'s numbers (KPEval's F1: the F1 of mean P and R)."""
+    import json
+
+    from kweval.data import read_per_document
+    from kweval.data.predictions import prediction_lists
+    from kweval.io.card import protocol_card
+    from kweval.io.report_protocol import protocol_report_data
+    from tests.test_score_direction import write_collection, write_jsonl
+
+    root = write_collection(tmp_path / "Toy")
+    files = {"a": write_jsonl(tmp_path / "a.jsonl"), "b": tmp_path / "b.jsonl"}
+    files["b"].write_text('{"id": "d1", "keyphrases": ["gamma", "delta"]}\n{"id": "d2", "keyphrases": ["zeta"]}\n')
+    specs = [x for m, path in files.items() for x in ("--predictions", f"{m}={path}")]
+    json_out = tmp_path / "cli.json"
+    assert main(["evaluate", str(root), "--protocol", preset, *specs, "--out", str(json_out)]) == 0
+    cli = {r["model"]: r for r in json.loads(json_out.read_text())["rows"]}
+    documents = read_per_document(root, [])
+    predictions = {m: prediction_lists(path, m, []) for m, path in files.items()}
+    data = protocol_report_data(documents, predictions, preset, 5, protocol_card(preset, "toy", "0"), n_boot=100)
+    for row in data.summary.to_dict("records"):
+        for metric in ("p@5", "r@5", "f1@5", "f1@M", "f1@O"):
+            assert row[metric] == pytest.approx(cli[row["model"]][metric]), (row["model"], metric)
+    out = tmp_path / "preset.html"
+    assert main(["report", str(root), "--protocol", preset, *specs, "--out", str(out), "--resamples", "100"]) == 0
+    page = out.read_text(encoding="utf-8")
+    assert f"under the {preset} preset" in page and '<td class="t">' + preset + "</td>" in page
+    assert_nothing_runs_or_loads(page)

@@ -90,9 +90,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     check_output_file(args.out)
     plotly = html_report.plotly_js()  # a missing extra is said before the work
     if args.protocol != "kweval":
-        from kweval.cli.report_protocol import protocol_report_data
-
-        data = protocol_report_data(args)
+        data = _protocol_report_data(args)
     else:
         data = _kweval_report_data(args)
     if data is None:
@@ -133,3 +131,47 @@ def _kweval_report_data(args: argparse.Namespace):
     card = cards.evaluation_card(options, str(dataset.source), content, aggregation=args.aggregate)
     name = Path(str(dataset.source)).name or "demo"
     return report_data(dataset, evaluation, args.aggregate, card, title=f"kweval report: {name}", n_boot=args.resamples)
+
+
+def _protocol_report_data(args: argparse.Namespace):
+    """The report's data under a keyphrase preset: the collection and prediction files read as
+    `kweval evaluate --protocol` reads them (`kweval.io.report_protocol`)."""
+    from kweval.data import read_per_document
+    from kweval.data.predictions import prediction_lists
+    from kweval.io import card as cards
+    from kweval.io.report_protocol import protocol_report_data
+    from kweval.keyphrase.protocols import CUTOFFS
+
+    problems: list = []
+    documents = None if args.data is None else read_per_document(args.data, problems)
+    if documents is None:
+        raise UsageError(
+            f"--protocol {args.protocol} needs per-document ground truth: a folder with docsutf8/ and keys/, or one "
+            ".json/.jsonl file with title, abstract and keywords"
+        )
+    files = prediction_files(args) or {}
+    if len(files) < 2:
+        raise UsageError("--protocol: give at least two models' predictions with --predictions NAME=PATH")
+    wanted = select(list(files), args.models, "model(s)") or list(files)
+    predictions = {m: prediction_lists(Path(files[m]), m, problems) for m in wanted}
+    paths = [*documents.files, *(Path(files[m]) for m in wanted)]
+    folder = Path(args.data)
+    cutoffs = tuple(dict.fromkeys((*CUTOFFS[:1], args.k, *CUTOFFS[1:])))
+    card = cards.protocol_card(
+        args.protocol,
+        str(args.data),
+        cards.files_hash(paths, folder if folder.is_dir() else None),
+        k=args.k,
+        aggregation="macro",
+        cutoffs=cutoffs,
+    )
+    return protocol_report_data(
+        documents,
+        predictions,
+        args.protocol,
+        args.k,
+        card,
+        cutoffs=cutoffs,
+        problems=[str(p) for p in problems],
+        n_boot=args.resamples,
+    )

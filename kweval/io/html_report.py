@@ -195,9 +195,8 @@ def _keyword_list(rows: pd.DataFrame, data: ReportData) -> str:
     for _position, keyword, gt_rank, gt_keyword in rows.itertuples(index=False):
         if int(gt_rank) >= 0:
             where = esc(data.words.gt_position(int(gt_rank)))
-            items.append(
-                f"<li><mark>{esc(keyword)}</mark> → <b>{esc(gt_keyword)}</b> <span class='ci'>({where})</span>"
-            )
+            arrow = f" → <b>{esc(gt_keyword)}</b>" if gt_keyword else ""  # a preset's match names no GT phrase
+            items.append(f"<li><mark>{esc(keyword)}</mark>{arrow} <span class='ci'>({where})</span>")
         else:
             items.append(f'<li class="miss">{esc(keyword)}</li>')
     return f"<ol start='0'>{''.join(items)}</ol>"
