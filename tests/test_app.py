@@ -32,11 +32,11 @@ from tests.helpers import DNLP
 ROOT = Path(__file__).resolve().parents[1]
 APP = ROOT / "app.py"
 PAGES = [
-    "dashboard/views/summary.py",
-    "dashboard/views/explorer.py",
-    "dashboard/views/ndcg.py",
-    "dashboard/views/compare.py",
-    "dashboard/views/data.py",
+    "pages/summary.py",
+    "pages/explorer.py",
+    "pages/ndcg.py",
+    "pages/compare.py",
+    "pages/data.py",
 ]
 TITLES = {
     "summary": "Summary",
@@ -155,7 +155,7 @@ def test_explorer_known_review(monkeypatch):
         monkeypatch,
         DNLP,
         {"movie": KNOWN["movie"], "models": "base,sentiment", "review": KNOWN["review"]},
-        "dashboard/views/explorer.py",
+        "pages/explorer.py",
     )
     assert len(at.html) == 1
     body = at.html[0].proto.body
@@ -182,7 +182,7 @@ def test_explorer_shows_the_cores_matches(monkeypatch, cores, data):
         monkeypatch,
         DATASETS[data],
         {"movie": row["movie"], "models": row["model"], "review": row["review_id"]},
-        "dashboard/views/explorer.py",
+        "pages/explorer.py",
     )
     body = at.html[0].proto.body
     assert (
@@ -207,14 +207,14 @@ def test_explorer_filters_and_pages(monkeypatch, cores):
         monkeypatch,
         DNLP,
         {"movie": "SW_Episode6", "models": "base,sentiment", "none": "1"},
-        "dashboard/views/explorer.py",
+        "pages/explorer.py",
     )
     assert f"{nothing} review(s) match" in texts(at)
     at = run(
         monkeypatch,
         DNLP,
         {"movie": "SW_Episode6", "models": "base,sentiment", "sort": "lowest nDCG", "p": "3"},
-        "dashboard/views/explorer.py",
+        "pages/explorer.py",
     )
     assert "page 3 of 102" in texts(at)
     at.text_input(key="qp_q").input("Ewok").run()
@@ -236,7 +236,7 @@ def test_pages_share_the_cached_evaluation_and_leave_it_unchanged(monkeypatch, c
         at.switch_page(page).run()
         assert not at.exception, [e.message for e in at.exception]
         assert at.session_state["ctx"].evaluation is ev  # the same object on every page and rerun
-    at.switch_page("dashboard/views/explorer.py").run()
+    at.switch_page("pages/explorer.py").run()
     for sort in SORTS:
         at.selectbox(key="qp_sort").set_value(sort).run()
     at.text_input(key="qp_q").input("Ewok").run()
@@ -254,7 +254,7 @@ def test_ndcg_page(monkeypatch):
         monkeypatch,
         DNLP,
         {"movie": KNOWN["movie"], "models": "base", "review": KNOWN["review"]},
-        "dashboard/views/ndcg.py",
+        "pages/ndcg.py",
     )
     latex = [e.value for e in at.latex]
     assert any("0.7295" in t and "nDCG" in t for t in latex)  # seed 000 (METRICS.md: 0.72953)
@@ -294,7 +294,7 @@ def test_compare_page_equals_stats(monkeypatch, cores):
         monkeypatch,
         DNLP,
         {"movie": "SW_Episode6", "models": "base,sentiment", "a": "base"},
-        "dashboard/views/compare.py",
+        "pages/compare.py",
     )
     shown = table(at, "compare_table")
     ev = evaluate(ds, EvalOptions(k=5))
@@ -323,7 +323,7 @@ def test_compare_page_equals_stats(monkeypatch, cores):
 @pytest.mark.dnlp
 def test_data_page(monkeypatch, cores):
     ds = cores["dnlp"]
-    at = run(monkeypatch, DNLP, {}, "dashboard/views/data.py")
+    at = run(monkeypatch, DNLP, {}, "pages/data.py")
     movies = table(at, "movies_table")
     assert movies["movie"].tolist() == ds.movie_ids
     assert movies["reviews"].sum() == len(ds.reviews)
@@ -340,7 +340,7 @@ def test_data_page_and_slices_tables_explain_their_columns(monkeypatch):
     """Issue 11 item 6: every column of the Data page's tables and of the slices tables has its registry help."""
     from kweval.metrics import registry
 
-    at = run(monkeypatch, None, {"models": "yake,keybert_vader"}, "dashboard/views/data.py")
+    at = run(monkeypatch, None, {"models": "yake,keybert_vader"}, "pages/data.py")
     shown = {
         "movies": next(df for df in at.dataframe if "gt_keywords" in df.value.columns),
         "models": next(df for df in at.dataframe if "score_direction" in df.value.columns),
@@ -356,7 +356,7 @@ def test_data_page_and_slices_tables_explain_their_columns(monkeypatch):
     assert "without output from the model" in _column_help(shown["models"])["skipped_reviews"]
 
     at.query_params["metric"] = "ap@5"  # the Summary's metric for the heatmap and slices
-    at.switch_page("dashboard/views/summary.py").run()
+    at.switch_page("pages/summary.py").run()
     slices = [
         df for df in at.dataframe if "reviews" in df.value.columns and df.value.index.name in ("rating", "length")
     ]
@@ -400,7 +400,7 @@ def test_summary_and_compare_explain_every_number_and_mark_the_best_on_screen(mo
         heat["margin"]["t"] >= 40 and heat["height"] >= 280
     )  # the toolbar sits in the top margin, off the cells; room for the bar
 
-    at.switch_page("dashboard/views/compare.py").run()
+    at.switch_page("pages/compare.py").run()
     compare = next(df for df in at.dataframe if "p_ttest_holm" in df.value.columns)
     helps = _column_help(compare)
     for col in ("p_randomization_holm", "p_ttest_holm", "significant"):
@@ -427,7 +427,7 @@ def test_selection_lives_in_the_url(monkeypatch, cores):
     assert (at.query_params["movie"], at.query_params["agg"]) == ("SW_Episode5", "macro")
     # a page switch keeps it (even when the browser drops the query string, the session restores it)
     at.query_params.clear()
-    at.switch_page("dashboard/views/explorer.py").run()
+    at.switch_page("pages/explorer.py").run()
     assert not at.exception
     assert (
         at.query_params["movie"] == "SW_Episode5"
@@ -529,7 +529,7 @@ def test_uploads_render_escaped_everywhere(monkeypatch):
     assert "not a tidy table" in data and "&lt;img" in data  # the odd file name, escaped
     # query parameters are user content too
     at.query_params["review"] = XSS
-    at.switch_page("dashboard/views/explorer.py").run()
+    at.switch_page("pages/explorer.py").run()
     out = texts(at)
     assert "is not among the evaluated reviews" in out and "<img" not in out and "&lt;img" in out
 
@@ -723,7 +723,7 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     above = details[details["above"] & (details["gt_rank"] < 0)]  # a semantic match the lexical one missed
     row = (above if len(above) else details[details["above"]]).iloc[0]
     at.query_params["review"] = row["review_id"]
-    at.switch_page("dashboard/views/explorer.py").run()
+    at.switch_page("pages/explorer.py").run()
     assert not at.exception, [e.message for e in at.exception]
     body = at.html[0].proto.body
     cos = f"{row['cosine']:.3f}"
@@ -752,7 +752,7 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
         monkeypatch,
         None,
         {"movie": "night_heist", "models": "keybert,keybert_vader", "a": "keybert", **SEM},
-        "dashboard/views/compare.py",
+        "pages/compare.py",
     )
     res = table(at, "compare_table").set_index("metric")
     assert {"sem_precision", "sem_f1", "sas_keywords", "sas_text"} <= set(res.index)
@@ -789,7 +789,7 @@ def test_threshold_slider_and_toggles(monkeypatch, cores, sem_cache, sem_core):
     assert at.query_params["sem"] == "0" and at.query_params["sas"] == "0"
     assert at.sidebar.slider(key="sel_tau").disabled and "sem_precision" not in table(at, "summary_table")
     at.sidebar.toggle(key="sel_sem").set_value(True).run()
-    import dashboard.context as context
+    import dashboard.state as context
 
     evaluations = []
     real_evaluate = context.evaluate
@@ -846,7 +846,7 @@ def test_warm_semantic_run_does_not_load_the_model(monkeypatch, cores, sem_cache
     assert table(at, "summary_table")["sem_precision"].tolist() == pytest.approx(
         aggregate(sem_core, "macro")["sem_precision"].tolist()
     )
-    at.switch_page("dashboard/views/explorer.py").run()
+    at.switch_page("pages/explorer.py").run()
     assert not at.exception and "kw-cos" in at.html[0].proto.body
     at.run()  # and a plain rerun
     assert len(loads) == before
@@ -855,7 +855,7 @@ def test_warm_semantic_run_does_not_load_the_model(monkeypatch, cores, sem_cache
 def test_sentiment_on_again_does_no_lexical_work(monkeypatch, cores, tmp_path):
     """Turning sentiment on adds its columns to the cached evaluation (issue 11 item 7): after a change of k made with
     sentiment off, turning it on again neither re-evaluates nor rescores; the numbers are the core's."""
-    import dashboard.context as context
+    import dashboard.state as context
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
     calls = {"evaluate": [], "sentiment": 0}
@@ -900,7 +900,7 @@ def test_semantic_and_sentiment_views_escape_uploads(monkeypatch, tmp_path):
     at.sidebar.toggle(key="sel_sas").set_value(True).run()
     assert not at.exception, [e.message for e in at.exception]
     at.query_params["review"] = "r1"
-    at.switch_page("dashboard/views/explorer.py").run()
+    at.switch_page("pages/explorer.py").run()
     assert not at.exception, [e.message for e in at.exception]
     out = texts(at)
     assert "<img" not in out and "kw-cos" in out and "kw-v" in out
@@ -933,15 +933,29 @@ def test_semantic_unavailable_falls_back_to_lexical(monkeypatch, cores, tmp_path
 # the shell
 
 
-def test_shell_has_no_pages_folder_and_no_private_streamlit_api():
-    """Pages live in dashboard/views (no `pages/` auto-discovery); the app reaches into no streamlit internals."""
-    assert not (ROOT / "pages").exists()
-    for path in [APP, *sorted((ROOT / "dashboard").rglob("*.py"))]:
+def test_classic_multipage_shell_and_no_private_streamlit_api():
+    """The pages are the top-level `pages/` of Streamlit's classic multipage mode: no `st.navigation` anywhere
+    (beside `pages/` it breaks a deep link's first visit), a short `app.py`, and no streamlit internals."""
+    assert sorted(p.stem for p in (ROOT / "pages").glob("*.py")) == sorted([*TITLES, "parity"])
+    assert not (ROOT / "dashboard" / "views").exists()
+    assert len(APP.read_text(encoding="utf-8").splitlines()) <= 80
+    sources = [APP, *sorted((ROOT / "dashboard").rglob("*.py")), *sorted((ROOT / "pages").glob("*.py"))]
+    for path in sources:
         source = path.read_text(encoding="utf-8")
-        for private in ("Pages" + "Manager", "streamlit." + "runtime"):  # split so this file does not name them
+        for private in ("Pages" + "Manager", "streamlit." + "runtime", "navigation("):  # split: not named here
             assert private not in source, (path, private)
     for path in sorted((ROOT / "tests").glob("test_*.py")):  # nor do the tests patch the page manager
         assert "Pages" + "Manager" not in path.read_text(encoding="utf-8"), path
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["client"]["showSidebarNavigation"] is False  # the pages draw their own links
+
+
+def test_every_page_opens_the_shared_sidebar_and_finishes():
+    """Each page starts with `open_page(__file__)` (sidebar, selection, evaluation) and ends with `ctx.finish()`."""
+    for path in sorted((ROOT / "pages").glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        assert "ctx = open_page(__file__)" in source, path
+        assert source.rstrip().endswith("ctx.finish()"), path
 
 
 def test_the_root_opens_the_summary_with_its_query(monkeypatch):
@@ -961,7 +975,7 @@ def _warnings(at: AppTest) -> list[str]:
 def test_bad_page_parameters_warn_at_the_top_and_leave_the_url(monkeypatch):
     at = run(monkeypatch, None, {"k": "20"})
     at.query_params.update({"ek": "11", "gain": "zzz", "zzz": "1"})
-    at.switch_page("dashboard/views/ndcg.py").run()
+    at.switch_page("pages/ndcg.py").run()
     assert not at.exception, [e.message for e in at.exception]
     warnings = _warnings(at)
     assert any("**ek**" in w and "“11”" in w and "used 10" in w for w in warnings), warnings
@@ -981,7 +995,7 @@ def test_present_absent_split_lives_in_the_url_and_in_links(monkeypatch):
     assert at.sidebar.toggle(key="sel_present").value is True and at.query_params["present"] == "1"
     assert {"recall_present", "f1@5_present", "recall_absent"} <= set(table(at, "summary_table").columns)
     at.query_params["a"] = at.sidebar.multiselect(key="sel_models").value[0]
-    at.switch_page("dashboard/views/compare.py").run()  # its per-review rows link to the explorer with the selection
+    at.switch_page("pages/compare.py").run()  # its per-review rows link to the explorer with the selection
     links = [dict(parse_qsl(link.split("?", 1)[1])) for link in table(at, "review_diffs")["open"]]
     assert links and all(q["present"] == "1" for q in links)
     at.sidebar.toggle(key="sel_present").set_value(False).run()
@@ -1048,7 +1062,7 @@ def test_an_upload_under_the_same_name_replaces_the_earlier_one(monkeypatch):
     assert any("predictions.csv was uploaded 2 times" in n and "newest" in n for n in notes), notes
     using = " ".join(c.value.replace("\\", "") for c in at.sidebar.caption)
     assert f"predictions.csv ({len(_csv(fixed))} B)" in using and "ground_truth.parquet (" in using
-    at.switch_page("dashboard/views/data.py").run()
+    at.switch_page("pages/data.py").run()
     assert f"predictions.csv ({len(_csv(fixed))} B)" in texts(at).replace("\\", "")
 
 
@@ -1110,10 +1124,10 @@ def test_hostile_uploads_give_messages_and_finite_metrics(monkeypatch):
     summary = table(at, "summary_table")
     assert np.isfinite(summary[["w_precision", "w_recall", "w_f1"]].to_numpy(dtype="float64")).all()
     for page in [
-        "dashboard/views/data.py",
-        "dashboard/views/explorer.py",
-        "dashboard/views/parity.py",
-        "dashboard/views/ndcg.py",
+        "pages/data.py",
+        "pages/explorer.py",
+        "pages/parity.py",
+        "pages/ndcg.py",
     ]:
         at.switch_page(page).run()
         assert not at.exception, (page, [e.message for e in at.exception])
@@ -1127,7 +1141,7 @@ def test_hostile_uploads_give_messages_and_finite_metrics(monkeypatch):
         )  # never Markdown that renders an image or link
         html_parts = "\n".join(e.proto.body for e in at.html)
         assert "<img" not in html_parts and 'href="http' not in html_parts, page  # st.html shows it as text
-    at.switch_page("dashboard/views/data.py").run()
+    at.switch_page("pages/data.py").run()
     assert "not a tidy table" in texts(at)  # the odd file name is reported, escaped
 
 
@@ -1137,7 +1151,7 @@ def test_an_empty_score_direction_cell_in_an_upload_is_reported(monkeypatch):
         [*hostile_files()[:3], ("models.csv", b"model,score_direction\nbase,\n", "text/csv")],
     )
     assert table(at, "summary_table")["model"].tolist()[0] == "base"
-    at.switch_page("dashboard/views/data.py").run()
+    at.switch_page("pages/data.py").run()
     assert "score_direction" in texts(at)
 
 
@@ -1158,7 +1172,7 @@ def test_markdown_escaping_never_makes_an_autolink():
     assert "ndcg@5" in plain  # metric names keep their @
 
 
-@pytest.mark.parametrize("page", ["dashboard/views/summary.py", "dashboard/views/data.py"])
+@pytest.mark.parametrize("page", ["pages/summary.py", "pages/data.py"])
 def test_summary_and_data_show_the_protocol_card(monkeypatch, cores, page):
     """The card of the numbers shown (issue 12 item 5): the sidebar's k, match and aggregation, the data's hash."""
     at = run(monkeypatch, None, {"k": "3", "agg": "micro", "match": "word"}, page)
