@@ -15,7 +15,7 @@ from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.io import report
 from kweval.metrics import registry
 from kweval.stats import bootstrap
-from tests.test_app import run
+from tests.apptest import run
 
 
 def _best_rows_by_loop(table: pd.DataFrame) -> dict[str, set[int]]:

@@ -10,7 +10,7 @@ from dashboard.highlight import highlight, matched_tooltips
 from kweval.data import load_dataset
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.explain import why
-from tests.test_app import run, texts
+from tests.apptest import run, texts
 
 EXPLORER = "pages/explorer.py"
 

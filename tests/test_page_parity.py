@@ -7,7 +7,7 @@ import pytest
 
 from kweval import legacy
 from kweval.data import load_dataset
-from tests.test_app import DNLP, run, texts
+from tests.apptest import DNLP, run, texts
 
 
 @pytest.mark.dnlp
