@@ -135,7 +135,5 @@ def _own_lists(
     gt_at = np.repeat(lists.list_start[review_list], sizes) + within
     searchable_texts = np.empty(len(reviews), dtype=object)
     searchable_texts[:] = present.searchable(texts[reviews].tolist(), match)
-    hit = present.contained(
-        searchable_texts[owner], present.searchable_keywords(lists.gt_norm[gt_at].tolist(), match)
-    )
+    hit = present.contained(searchable_texts[owner], present.searchable_keywords(lists.gt_norm[gt_at].tolist(), match))
     flags[offsets[reviews[owner[hit]]] + within[hit]] = True

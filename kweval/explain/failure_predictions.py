@@ -114,9 +114,7 @@ def _position_in_group(group: np.ndarray) -> np.ndarray:
     return (at - np.maximum.accumulate(np.where(head, at, 0))).astype(np.int32)
 
 
-def _repeated_positions(
-    group: np.ndarray, norm: np.ndarray, keep: np.ndarray, position: np.ndarray
-) -> np.ndarray:
+def _repeated_positions(group: np.ndarray, norm: np.ndarray, keep: np.ndarray, position: np.ndarray) -> np.ndarray:
     """Per row, the position of the kept row of its group with the same normalized keyword (the one a duplicate
     repeats), -1 if none."""
     out = np.full(len(group), -1, dtype=np.int32)
@@ -203,8 +201,9 @@ def _unmatched(
     taken = first >= 0
     out.category[rows[taken]] = CODE["taken"]
     out.gt_rank[rows[taken]] = first[taken]
-    out.holder[rows[taken]] = _holders(out.group[rows[taken]], first[taken], out.group[kept], out.position[kept],
-                                       kept_gt_rank)
+    out.holder[rows[taken]] = _holders(
+        out.group[rows[taken]], first[taken], out.group[kept], out.position[kept], kept_gt_rank
+    )
     open_at = np.flatnonzero(~taken)
     for m, other in enumerate(NEAR_MODES):
         if other == mode or other in _IMPLIED[mode] or len(open_at) == 0:
@@ -244,8 +243,10 @@ def _semantic(
     kept = np.flatnonzero(out.position >= 0)
     row_list = lists.group_list[out.group[kept]]
     order = np.argsort(row_list, kind="stable")
-    bounds = np.flatnonzero(np.r_[True, row_list[order][1:] != row_list[order][:-1], True]) if len(kept) else []
-    for a, b in zip(list(bounds[:-1]), list(bounds[1:])):
+    if len(kept) == 0:
+        return
+    bounds = np.flatnonzero(np.r_[True, row_list[order][1:] != row_list[order][:-1], True])
+    for a, b in zip(bounds[:-1].tolist(), bounds[1:].tolist()):
         at = kept[order[a:b]]
         lst = int(row_list[order[a]])
         if lst < 0 or lists.list_size[lst] == 0:

@@ -22,7 +22,7 @@ from kweval.evaluation.options import Evaluation
 from kweval.explain.failure_gt import GtCategories, gt_categories
 from kweval.explain.failure_lists import GroupLists, group_lists
 from kweval.explain.failure_predictions import CODE, PredictionCategories, prediction_categories
-from kweval.metrics.categories import CATEGORY_NAMES, NEAR_MODES, PREDICTION, PREDICTION_CATEGORIES, SIDES
+from kweval.metrics.categories import CATEGORY_NAMES, NEAR_MODES, PREDICTION_CATEGORIES, SIDES
 
 COLUMNS = ["movie", "review_id", "model", "side", "position", "keyword", "category", "detail"]
 EXTRA_COLUMNS = ["other", "cosine"]  # the keyword the detail names (GT or predicted), the best cosine (semantic)
@@ -60,19 +60,30 @@ def failure_table(dataset: Dataset, evaluation: Evaluation, vectors=None) -> pd.
 
 def failure_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Counts per movie × model × side × category (every category of the side, zeros included), and each count's
-    share of its movie × model × side."""
-    keys = ["movie", "model", "side", "category"]
-    counts = table.groupby(keys, observed=True, sort=False).size().rename("count").reset_index()
-    pairs = table[["movie", "model"]].drop_duplicates()
-    full = pairs.merge(
-        pd.DataFrame({"side": _sides(), "category": list(CATEGORY_NAMES)}), how="cross"
-    ).astype({"movie": object, "model": object})
-    counts = counts.astype({"movie": object, "model": object, "side": object, "category": object})
-    out = full.merge(counts, on=keys, how="left").fillna({"count": 0})
-    out["count"] = out["count"].astype(np.int64)
-    total = out.groupby(["movie", "model", "side"], sort=False)["count"].transform("sum")
-    out["share"] = np.where(total > 0, out["count"] / total.where(total > 0, 1), 0.0)
-    return out.reset_index(drop=True)
+    share of its movie × model × side.  Counted on the categorical codes (one pass over the rows)."""
+    movie, model = (pd.Categorical(table[c]) for c in ("movie", "model"))
+    category = pd.Categorical(table["category"], categories=list(CATEGORY_NAMES)).codes.astype(np.int64)
+    n_cat, n_model = len(CATEGORY_NAMES), len(model.categories)
+    pair = movie.codes.astype(np.int64) * n_model + model.codes
+    used = np.unique(pair)  # the movie × model pairs with rows, in category order
+    counts = np.bincount(np.searchsorted(used, pair) * n_cat + category, minlength=len(used) * n_cat)
+    counts = counts.reshape(len(used), n_cat)
+    sides = np.array(_sides(), dtype=object)
+    side_total = np.stack([counts[:, sides == s].sum(axis=1) for s in SIDES], axis=1)[
+        :, (sides == SIDES[1]).astype(int)
+    ]
+    out = pd.DataFrame(
+        {
+            "movie": np.repeat(np.asarray(movie.categories, dtype=object)[used // n_model], n_cat),
+            "model": np.repeat(np.asarray(model.categories, dtype=object)[used % n_model], n_cat),
+            "side": np.tile(sides, len(used)),
+            "category": np.tile(np.array(CATEGORY_NAMES, dtype=object), len(used)),
+            "count": counts.ravel(),
+        }
+    )
+    total = side_total.ravel()
+    out["share"] = np.where(total > 0, counts.ravel() / np.maximum(total, 1), 0.0)
+    return out
 
 
 def _sides() -> list[str]:
@@ -187,8 +198,18 @@ def _details(
         pred.mode.tolist(),
         pred.cosine.tolist(),
     ):
-        texts.append(_prediction_detail(names[cat], gt_kw[starts[g] + rank] if rank >= 0 else None, rank, holder,
-                                        NEAR_MODES[mode] if mode >= 0 else "", cos, kw, semantic))
+        texts.append(
+            _prediction_detail(
+                names[cat],
+                gt_kw[starts[g] + rank] if rank >= 0 else None,
+                rank,
+                holder,
+                NEAR_MODES[mode] if mode >= 0 else "",
+                cos,
+                kw,
+                semantic,
+            )
+        )
     found = np.flatnonzero(gt.by_position >= 0)
     pred_kw = _found_keyword_codes(pred, kw_codes[: len(pred.group)], gt.group[found], gt.by_position[found])
     gt_texts = [f"#{p} ‘{kw_values[c]}’" for p, c in zip(gt.by_position[found].tolist(), pred_kw.tolist())]
