@@ -13,6 +13,7 @@ modes (`near_lexical`), then by cosine (`near_semantic`); the rest are
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,14 +79,73 @@ def prediction_categories(
     out.position[kept] = position
     out.holder[~keep & ~invalid] = _repeated_positions(group, cleaned.norm, keep, out.position)[~keep & ~invalid]
     gt_rank = _evaluated_matches(evaluation, lists, kept_group, position, cleaned.norm_values[cleaned.norm[kept]])
-    matched = gt_rank >= 0
-    out.category[kept] = np.where(matched & (position < options.k), CODE["hit"], CODE["hit_beyond_k"])
-    out.gt_rank[kept[matched]] = gt_rank[matched]
-    open_rows = kept[~matched]
-    _unmatched(out, open_rows, cleaned.norm[open_rows], cleaned.norm_values, lists, options.match, kept, gt_rank)
+    _categorize_kept(out, kept, gt_rank, cleaned.norm, cleaned.norm_values, lists, options.match, options.k)
     if vectors is not None:
         _semantic(out, cleaned.norm, cleaned.norm_values, lists, vectors, options.threshold)
     return out
+
+
+def kept_categories(
+    group: np.ndarray,
+    norms: Sequence[str],
+    gt_rank: np.ndarray,
+    group_gt: Sequence[Sequence[str]],
+    mode: str,
+    k: int,
+) -> PredictionCategories:
+    """The categories of cleaned, matched keywords (rows of `Evaluation.keywords`), for callers that hold only those.
+
+    Rows sorted by `group` (0..n-1, each group one ranked list) then
+    position; `gt_rank`: the evaluation's match (-1: none); `group_gt[g]`: the
+    normalized GT list group g was matched against.  The same rules as
+    `prediction_categories` on its kept rows (no cleaning, no semantic step).
+    """
+    group = np.asarray(group, dtype=np.int64)
+    sizes = np.array([len(g) for g in group_gt], dtype=np.int64)
+    lists = GroupLists(
+        groups=pd.DataFrame(index=range(len(group_gt))),
+        group_list=np.arange(len(group_gt), dtype=np.int64),
+        group_review=np.zeros(len(group_gt), dtype=np.int64),
+        review_keys=pd.DataFrame(),
+        review_list=np.zeros(0, dtype=np.int64),
+        list_start=np.concatenate(([0], np.cumsum(sizes)))[:-1].astype(np.int64),
+        list_size=sizes,
+        gt_keyword=np.array([g for lst in group_gt for g in lst], dtype=object),
+        gt_norm=np.array([g for lst in group_gt for g in lst], dtype=object),
+    )
+    n = len(group)
+    norm_code, norm_values = pd.factorize(np.asarray(list(norms), dtype=object))
+    out = PredictionCategories(
+        group=group,
+        position=_position_in_group(group),
+        keyword=np.asarray(list(norms), dtype=object),
+        category=np.zeros(n, dtype=np.int8),
+        gt_rank=np.full(n, -1, dtype=np.int32),
+        holder=np.full(n, -1, dtype=np.int32),
+        mode=np.full(n, -1, dtype=np.int8),
+        cosine=np.full(n, np.nan, dtype=np.float32),
+    )
+    rank = np.asarray(gt_rank, dtype=np.int32)
+    _categorize_kept(out, np.arange(n), rank, norm_code, np.asarray(norm_values, dtype=object), lists, mode, k)
+    return out
+
+
+def _categorize_kept(
+    out: PredictionCategories,
+    kept: np.ndarray,
+    gt_rank: np.ndarray,
+    norm_code: np.ndarray,
+    norm_values: np.ndarray,
+    lists: GroupLists,
+    mode: str,
+    k: int,
+) -> None:
+    """The kept rows' categories: hit / hit_beyond_k from the evaluation's match, then the unmatched ones'."""
+    matched = gt_rank >= 0
+    out.category[kept] = np.where(matched & (out.position[kept] < k), CODE["hit"], CODE["hit_beyond_k"])
+    out.gt_rank[kept[matched]] = gt_rank[matched]
+    open_rows = kept[~matched]
+    _unmatched(out, open_rows, norm_code[open_rows], norm_values, lists, mode, kept, gt_rank)
 
 
 def _raw_rows(dataset: Dataset, lists: GroupLists) -> tuple[np.ndarray, np.ndarray]:
