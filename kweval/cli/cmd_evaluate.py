@@ -445,7 +445,8 @@ def _card(args: argparse.Namespace, options: EvalOptions, source: str) -> dict[s
     from kweval.io import card as cards
 
     folder = Path(args.data) if args.data else demo_path()
-    content = cards.folder_hash(folder) if folder.is_dir() else "unknown"
+    predictions = [Path(p) for p in (prediction_files(args) or {}).values()]
+    content = cards.dataset_hash(folder, args.movies, predictions) if folder.exists() else "unknown"
     return cards.evaluation_card(
         options,
         source,
