@@ -206,3 +206,25 @@ def test_cli_embed_and_semantic_survive_a_damaged_real_export(tmp_path, backend)
     assert run.returncode == 0 and "Traceback" not in err, err
     assert sum("moved aside" in line for line in err.splitlines()) == 1 and b"sem_f1" in run.stdout
     assert exports.check(path) is None
+
+
+@pytest.mark.parametrize(
+    "error",
+    [OSError(errno.EFBIG, "File too large"), OSError(errno.EDQUOT, "Disk quota exceeded"), "sqlite-full"],
+    ids=["EFBIG", "EDQUOT", "SQLITE_FULL"],
+)
+def test_a_full_disk_under_the_embedding_store_goes_on_uncached(fresh, tmp_path, monkeypatch, error):
+    import sqlite3
+
+    raised = sqlite3.OperationalError("database or disk is full") if error == "sqlite-full" else error
+
+    def full(self, *args, **kwargs):
+        raise raised
+
+    monkeypatch.setattr(EmbeddingStore, "_write", full)
+    notes: list[str] = []
+    store = EmbeddingStore(semantic.DEFAULT_MODEL, tmp_path, backend="torch", precision="fp32", on_note=notes.append)
+    vectors = semantic.embed_texts(["a", "b"], store=store, device="cpu", backend="torch")
+    assert vectors.shape[0] == 2 and store.disabled and len(notes) == 1 and "without the cache" in notes[0]
+    semantic.embed_texts(["c"], store=store, device="cpu", backend="torch")
+    assert len(notes) == 1  # said once
