@@ -228,3 +228,17 @@ def test_a_full_disk_under_the_embedding_store_goes_on_uncached(fresh, tmp_path,
     assert vectors.shape[0] == 2 and store.disabled and len(notes) == 1 and "without the cache" in notes[0]
     semantic.embed_texts(["c"], store=store, device="cpu", backend="torch")
     assert len(notes) == 1  # said once
+
+
+def test_keybert_extract_with_a_broken_export_writes_every_document(fresh, monkeypatch, tmp_path, capsys):
+    pytest.importorskip("keybert")
+    from kweval.cli import main
+
+    monkeypatch.setattr(kw_onnx, "_export", lambda model_path, target: Path(target).write_bytes(b""))
+    out = tmp_path / "keybert.jsonl"
+    data = REPO / "tests" / "data" / "keyphrase_edge"
+    status = main(["extract", str(data), "--extractor", "keybert", "--embedding-backend", "onnx", "--out", str(out)])
+    err = capsys.readouterr().err
+    assert status == 0 and "Traceback" not in err
+    assert sum("torch backend" in line for line in err.splitlines()) == 1
+    assert len(out.read_text().splitlines()) == len(list((data / "docsutf8").glob("*.txt")))
