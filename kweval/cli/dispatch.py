@@ -20,6 +20,7 @@ from kweval.cli import (
     cmd_evaluate,
     cmd_export,
     cmd_extract,
+    cmd_failures,
     cmd_report,
     cmd_synth,
 )
@@ -53,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_extract.add_parser(sub)
     cmd_export.add_parser(sub)
     cmd_describe.add_parser(sub)
+    cmd_failures.add_parser(sub)
     cmd_report.add_parser(sub, EMBEDDING_BACKENDS)
     return parser
 
@@ -66,6 +68,7 @@ COMMANDS = {
     "extract": cmd_extract.cmd_extract,
     "export": cmd_export.cmd_export,
     "describe": cmd_describe.cmd_describe,
+    "failures": cmd_failures.cmd_failures,
     "report": cmd_report.cmd_report,
 }
 
