@@ -110,7 +110,7 @@ def problem_lines_of(problems: list[str]) -> list[str]:
 
 def _kweval_report_data(args: argparse.Namespace):
     """The report's data under the kweval preset: load, select, evaluate (keywords kept for the examples)."""
-    from kweval.data import load_dataset
+    from kweval.data import demo_path, load_dataset
     from kweval.evaluation.pipeline import evaluate
     from kweval.io import card as cards
     from kweval.io.report_data import report_data
@@ -126,8 +126,9 @@ def _kweval_report_data(args: argparse.Namespace):
             print(line, file=sys.stderr)
         print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
         return None
-    folder = Path(args.data) if args.data else None
-    content = cards.folder_hash(folder) if folder is not None and folder.is_dir() else dataset.content_hash()
+    folder = Path(args.data) if args.data else demo_path()  # the card `kweval evaluate` writes for the same run
+    predictions = [Path(p) for p in (prediction_files(args) or {}).values()]
+    content = cards.dataset_hash(folder, args.movies, predictions) if folder.exists() else "unknown"
     card = cards.evaluation_card(options, str(dataset.source), content, aggregation=args.aggregate)
     name = Path(str(dataset.source)).name or "demo"
     return report_data(dataset, evaluation, args.aggregate, card, title=f"kweval report: {name}", n_boot=args.resamples)
