@@ -202,3 +202,13 @@ def test_report_on_dnlp(tmp_path):
     assert "On 9,362 reviews, sentiment leads on F1 over base by 0.0020" in page
     assert "Biggest win: Review" in page and "Collection" not in page.split("<h2>Protocol card")[0]
     assert_nothing_runs_or_loads(page)
+
+
+def test_report_page_for_the_dashboard(demo_dataset):
+    """`report_page`: the same page from an evaluation in memory (the dashboard's current view)."""
+    ev = evaluate(demo_dataset.subset(movies=["star_tide"]), EvalOptions())
+    card = evaluation_card(ev.options, "demo", "0", aggregation="micro")
+    page = html_report.report_page(demo_dataset, ev, "micro", card, title="star_tide", n_boot=100)
+    assert page.startswith("<!DOCTYPE html>") and "<title>star_tide</title>" in page
+    assert "On 30 reviews," in page and "(micro: ratio of sums)" in page
+    assert_nothing_runs_or_loads(page)
