@@ -254,3 +254,12 @@ def test_the_card_names_torch_after_a_fallback(fresh, monkeypatch, capsys):
     semantic.embed_texts(["scam"], backend="onnx", device="cpu")
     capsys.readouterr()
     assert "(torch, fp32)" in evaluation_card(options, "d", "h", aggregation="macro")["semantic"]
+
+
+def test_a_worker_whose_export_is_broken_says_so_instead_of_filing_torch_vectors(fresh, monkeypatch, capsys):
+    from kweval.scale import distributed
+
+    monkeypatch.setattr(kw_onnx, "_export", lambda model_path, target: Path(target).write_bytes(b""))
+    with pytest.raises(distributed.EmbeddingError, match="ONNX export"):
+        distributed.embed_share(["scam"], semantic.DEFAULT_MODEL, "onnx", ("onnx", "fp32"))
+    capsys.readouterr()
