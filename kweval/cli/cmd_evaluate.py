@@ -245,7 +245,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if n_evaluated == 0:
         print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
         return USAGE_ERROR
-    _write_outputs(args, summary, per_review, options, str(source))
+    _write_outputs(args, summary, per_review, options, str(source), _words(dataset))
     return _check_thresholds(summary, args.fail_under)
 
 
@@ -315,8 +315,19 @@ def _evaluate(args: argparse.Namespace, dataset: Dataset, options: EvalOptions) 
         raise UsageError(f"cannot load the embedding model {args.embedding_model!r}: {exc}") from None
 
 
-def _write_outputs(args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, source: str):
-    """The summary (--out, --format, with its protocol card and sidecar) and the --per-review table."""
+def _words(dataset: Dataset | None):
+    """The data's vocabulary (`kweval.data.vocabulary`); movie words when the movies were evaluated in groups (only a
+    layout with a file per movie, DNLP, is: movie-level data)."""
+    from kweval.data.vocabulary import MOVIE_WORDS, vocabulary
+
+    return vocabulary(dataset) if dataset is not None else MOVIE_WORDS
+
+
+def _write_outputs(
+    args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, source: str, words
+):
+    """The summary (--out, --format, with its protocol card and sidecar, headers in the data's `words`) and the
+    --per-review table."""
     from kweval.io import report
     from kweval.io.card import render_with_card as card_render
     from kweval.io.card import write_sidecar
@@ -325,7 +336,7 @@ def _write_outputs(args: argparse.Namespace, summary, per_review: Evaluation | N
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
     latex = _latex_options(args, summary, per_review) if fmt == "latex" else {}
     card = _card(args, options, source)
-    write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, **latex), args.out)
+    write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, words=words, **latex), args.out)
     write_sidecar(fmt, args.out, card)
     if args.per_review and per_review is not None:
         write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)

@@ -129,7 +129,12 @@ def _write_summary(args: argparse.Namespace, rows: list[dict], content_hash: str
     else:
         import pandas as pd
 
-        text = cards.render_with_card(pd.DataFrame(rows), fmt, None, card, raw_csv=getattr(args, "raw_csv", False))
+        from kweval.data.vocabulary import DOCUMENT_WORDS
+
+        table = pd.DataFrame(rows)
+        text = cards.render_with_card(
+            table, fmt, None, card, raw_csv=getattr(args, "raw_csv", False), words=DOCUMENT_WORDS
+        )
     write_output(text, args.out)
     cards.write_sidecar(fmt, args.out, card)
 

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
 from kweval.keyphrase.protocols import PROTOCOLS
 
 MATCH_RULES = {
@@ -198,20 +199,26 @@ def dataset_hash(data: Path, movies: Iterable[str] | None = None, predictions: I
 
 
 def render_with_card(
-    table, fmt: str, meta: Mapping[str, object] | None, card: Mapping[str, object], raw_csv: bool = False, **latex
+    table,
+    fmt: str,
+    meta: Mapping[str, object] | None,
+    card: Mapping[str, object],
+    raw_csv: bool = False,
+    words: Vocabulary = MOVIE_WORDS,
+    **latex,
 ) -> str:
     """`report.render` of `table` with the card: Markdown header, LaTeX caption, JSON field (CSV: see `sidecar_path`).
 
     `latex`: `report.to_latex`'s columns, ci, ci_style; the caption names the run (`report.latex_caption`) and then the
-    card.
+    card.  `words`: the data's vocabulary for the Markdown/LaTeX headers (`kweval.data.vocabulary`).
     """
     from kweval.io import report
 
     if fmt == "markdown":
-        return card_markdown(card) + report.to_markdown(table)
+        return card_markdown(card) + report.to_markdown(table, words=words)
     if fmt == "latex":
-        caption = (report.latex_caption(dict(meta)) + " " if meta else "") + card_latex_caption(card)
-        return report.to_latex(table, caption=caption, **latex)
+        caption = (report.latex_caption(dict(meta), words) + " " if meta else "") + card_latex_caption(card)
+        return report.to_latex(table, caption=caption, words=words, **latex)
     if fmt == "json":
         return report.to_json(table, {**(meta or {}), "protocol": dict(card)})
     return report.render(table, fmt, dict(meta) if meta else None, raw_csv=raw_csv)
