@@ -316,6 +316,14 @@ def query_param(name: str) -> str | None:
     return st.query_params.get(name)
 
 
+def set_query_param(param: str, value: str | None) -> None:
+    """Set the URL query parameter `param` (None: remove it), e.g. from a button's on_click."""
+    if value is None:
+        st.query_params.pop(param, None)
+    else:
+        st.query_params[param] = value
+
+
 def _fit(value: Any, kwargs: dict[str, Any]) -> Any:
     """`value` as the widget can show it: one of its options, clamped into its bounds; None if impossible."""
     if value is None:
