@@ -55,7 +55,7 @@ def test_pages_share_the_cached_evaluation_and_leave_it_unchanged(monkeypatch, c
 
 @pytest.mark.dnlp
 def test_selection_lives_in_the_url(monkeypatch, cores):
-    ds = cores["dnlp"]
+    assert "SW_Episode5" in cores["dnlp"].movie_ids  # the movie the link below names
     at = run(
         monkeypatch,
         DNLP,
@@ -78,9 +78,9 @@ def test_selection_lives_in_the_url(monkeypatch, cores):
     assert "Star Wars: Episode V" in texts(at).replace("\\", "")
     # invalid values are replaced, with a warning at the top of the page naming parameter, value and what was used
     at = run(monkeypatch, DNLP, {"movie": "nope", "k": "zero"})
-    assert at.query_params["movie"] == ds.movie_ids[0] and at.query_params["k"] == "5"
+    assert at.query_params["movie"] == "ALL" and at.query_params["k"] == "5"
     warnings = [w.value.replace("\\", "") for w in at.main.warning]
-    assert any("**movie**" in w and "“nope”" in w and ds.movie_ids[0] in w for w in warnings), warnings
+    assert any("**movie**" in w and "“nope”" in w and "used ALL" in w for w in warnings), warnings
     assert any("**k**" in w and "“zero”" in w and "used 5" in w for w in warnings), warnings
 
 
@@ -88,7 +88,8 @@ def test_selection_lives_in_the_url(monkeypatch, cores):
 def test_data_from_the_command_line(monkeypatch):
     monkeypatch.setattr("sys.argv", ["app.py", "--data", str(DNLP)])  # streamlit run app.py -- --data PATH
     at = run(monkeypatch, None, {})
-    assert at.query_params["movie"] == "GoodBadUgly"
+    assert at.query_params["movie"] == "ALL"  # the default scope (issue 23)
+    assert at.sidebar.selectbox(key="sel_movie").options[1].endswith("(GoodBadUgly)")  # the DNLP data, not the demo
     assert at.sidebar.radio(key="data_source").value == "configured"
 
 
@@ -186,3 +187,13 @@ def test_unknown_models_in_the_url_are_named(monkeypatch, demo_dataset):
     at = run(monkeypatch, None, {"models": f"{models[0]},zzz"})
     assert at.query_params["models"] == models[0]
     assert any("**models**" in w and "zzz" in w and f"used {models[0]}" in w for w in _warnings(at)), _warnings(at)
+
+
+@pytest.mark.parametrize("data", DATA)
+def test_all_movies_is_the_default_scope(monkeypatch, data):
+    """A first visit without a query shows every movie (issue 23: not the first movie's 1,429 of 9,362 reviews)."""
+    at = run(monkeypatch, DATASETS[data], {})
+    assert at.sidebar.selectbox(key="sel_movie").value == "ALL" and at.query_params["movie"] == "ALL"
+    assert any(s.value.endswith("All movies") for s in at.subheader), [s.value for s in at.subheader]
+    at.switch_page("pages/explorer.py").run()
+    assert at.session_state["ctx"].scores()["movie"].nunique() == len(at.session_state["ctx"].dataset.movie_ids)
