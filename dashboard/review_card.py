@@ -80,7 +80,7 @@ def _details(
     from kweval.evaluation import sentiment
 
     ctx = _ctx
-    gt = own_gt(ctx, movie, review)
+    gt = ctx.own_gt(movie, review)
     rows = _rows.reset_index()
     vectors = None
     if ctx.options.semantic:
@@ -104,17 +104,10 @@ def _details(
     return details, sentiment.text_value(text), sentiment.gt_mean_value(gt)
 
 
-def own_gt(ctx: Ctx, movie: str, review: str) -> pd.DataFrame:
-    """The GT list the review is scored against: its own (per-document GT) or its movie's."""
-    gt = ctx.evaluation.ground_truth[ctx.evaluation.ground_truth["movie"] == movie]
-    own = gt[gt["review_id"] == review]
-    return own if len(own) else gt[gt["review_id"].isna()]
-
-
 def own_gt_html(ctx: Ctx, movie: str, review: str, text: object) -> str:
     """A document's own GT list, each keyword marked present (● occurs in the text) or absent (○); '' for movie-level
     GT."""
-    gt = own_gt(ctx, movie, review)
+    gt = ctx.own_gt(movie, review)
     if not len(gt) or gt["review_id"].isna().all():
         return ""
     flags = present.present_flags(gt["norm"].tolist(), text if isinstance(text, str) else None, ctx.options.match)
@@ -129,7 +122,7 @@ def own_gt_html(ctx: Ctx, movie: str, review: str, text: object) -> str:
 @st.cache_data(show_spinner=False, max_entries=512)
 def _reasons(key: tuple, movie: str, review: str, models: tuple, _ctx: Ctx, _rows: pd.DataFrame) -> pd.DataFrame:
     """The review's keywords with why each matched or not (kweval.explain.why: per model, from the matching itself)."""
-    return why.match_reasons(_rows.reset_index(), own_gt(_ctx, movie, review), _ctx.options.match)
+    return why.match_reasons(_rows.reset_index(), _ctx.own_gt(movie, review), _ctx.options.match)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
@@ -189,7 +182,7 @@ def _card_html(
         cells.append(
             f'<div>{swatch}<b>{esc(model)}</b><div style="font-size:0.85em;opacity:0.8">{vals}</div>{listing}</div>'
         )
-    gt = own_gt(ctx, row["movie"], row["review_id"])
+    gt = ctx.own_gt(row["movie"], row["review_id"])
     marks = (
         f'<div style="font-size:0.85em;opacity:0.75">Marked: the words of {esc(marked)}’s matched keywords.</div>'
         if marked

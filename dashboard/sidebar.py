@@ -235,9 +235,8 @@ def _selection(dataset: Dataset) -> Selection:
     movie_name, _ = dataset.unit_names()  # "Collection" where each document has its own GT
 
     def bind(widget: Callable[..., Any], label: str, param: str, fmt: Callable[[Any], str] = str, **kwargs: Any) -> Any:
-        return url_widget(
-            widget, label, param, default[param], parse[param], fmt, key=f"sel_{param}", keep=True, warn=False, **kwargs
-        )
+        key = f"sel_{param}"
+        return url_widget(widget, label, param, default[param], parse[param], fmt, key, keep=True, warn=False, **kwargs)
 
     sb = st.sidebar
     movie = bind(
@@ -252,7 +251,10 @@ def _selection(dataset: Dataset) -> Selection:
         ),
     )
     chosen = bind(sb.multiselect, "Models", "models", fmt=",".join, options=models)
-    k = bind(sb.number_input, "k (cut-off of the @k metrics)", "k", min_value=1, max_value=K_MAX, step=1)
+    # the nDCG page's own k (`ek`) starts from the sidebar's: a change here resets it
+    k = bind(
+        sb.number_input, "k (cut-off of the @k metrics)", "k", min_value=1, max_value=K_MAX, step=1, resets=("ek",)
+    )
     agg = bind(
         sb.radio,
         "Aggregation",

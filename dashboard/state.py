@@ -34,6 +34,7 @@ from kweval.evaluation.pipeline import (
     Evaluation,
     SentimentScores,
     evaluate,
+    ranked_movies,
     sentiment_scores,
     with_sentiment,
     with_threshold,
@@ -225,6 +226,18 @@ class Ctx:
     def movie_title(self, movie: str) -> str:
         titles = dict(zip(self.dataset.movies["movie"], self.dataset.movies["title"]))
         return "All movies" if movie == "ALL" else str(titles.get(movie, movie))
+
+    def own_gt(self, movie: str, review: str) -> pd.DataFrame:
+        """The cleaned GT rows the review is scored against, in rank order: its own list (per-document GT) or its
+        movie's."""
+        gt = self.evaluation.ground_truth
+        gt = gt[gt["movie"] == movie]
+        own = gt[gt["review_id"] == review]
+        return own if len(own) else gt[gt["review_id"].isna()]
+
+    def gt_ranked(self, movie: str) -> bool:
+        """Whether the movie's GT is ranked (graded gains); unranked GT gives every keyword relevance 1."""
+        return ranked_movies(self.dataset.movies).get(movie, True)
 
     def params(self, **extra: object) -> dict[str, str]:
         return page_params(self.selection, **extra)

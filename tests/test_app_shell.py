@@ -137,15 +137,15 @@ def test_the_root_opens_the_summary_with_its_query(monkeypatch):
 
 def test_bad_page_parameters_warn_at_the_top_and_leave_the_url(monkeypatch):
     at = run(monkeypatch, None, {"k": "20"})
-    at.query_params.update({"ek": "11", "gain": "zzz", "zzz": "1"})
+    at.query_params.update({"ek": "51", "gain": "zzz", "zzz": "1"})
     at.switch_page("pages/ndcg.py").run()
     assert not at.exception, [e.message for e in at.exception]
     warnings = _warnings(at)
-    assert any("**ek**" in w and "“11”" in w and "used 10" in w for w in warnings), warnings
+    assert any("**ek**" in w and "“51”" in w and "used 50" in w for w in warnings), warnings
     assert any("**gain**" in w and "“zzz”" in w and "used linear" in w for w in warnings), warnings
     assert any("**zzz**" in w and "unknown" in w for w in warnings), warnings
-    assert at.slider(key="qp_ek").value == 10  # the sidebar's k=20 is beyond the example's slider: clamped
-    assert at.query_params["ek"] == "10" and "gain" not in at.query_params and "zzz" not in at.query_params
+    assert at.slider(key="qp_ek").value == 50  # beyond the slider (the sidebar's k range): clamped
+    assert at.query_params["ek"] == "50" and "gain" not in at.query_params and "zzz" not in at.query_params
     at.query_params["ek"] = "0"
     at.run()
     assert at.slider(key="qp_ek").value == 1 and any("“0”" in w and "used 1" in w for w in _warnings(at))
