@@ -6,6 +6,7 @@ Every page renders, the shared sidebar and its selection in the URL, the classic
 from __future__ import annotations
 
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -197,3 +198,22 @@ def test_all_movies_is_the_default_scope(monkeypatch, data):
     assert any(s.value.endswith("All movies") for s in at.subheader), [s.value for s in at.subheader]
     at.switch_page("pages/explorer.py").run()
     assert at.session_state["ctx"].scores()["movie"].nunique() == len(at.session_state["ctx"].dataset.movie_ids)
+
+
+def test_the_embedding_backend_lives_in_the_url_and_follows_the_visitor(monkeypatch):
+    """Issue 23: a shared link dropped the embedding backend (onnx-int8 reopened as auto, with other numbers)."""
+    at = run(monkeypatch, None, {"backend": "onnx-int8"})
+    assert at.sidebar.selectbox(key="sel_backend").value == "onnx-int8" and at.query_params["backend"] == "onnx-int8"
+    assert at.session_state["ctx"].selection.backend == "onnx-int8"
+    links = [e.proto.query_string for e in at.get("page_link")]
+    assert links and all("backend=onnx-int8" in q for q in links), links  # every page's link carries it
+    at.query_params.clear()  # a page opened without a query keeps the visitor's backend
+    at.switch_page("pages/explorer.py").run()
+    assert at.sidebar.selectbox(key="sel_backend").value == "onnx-int8" and at.query_params["backend"] == "onnx-int8"
+    # the evaluation uses it when semantic matching is on (the options are built from the selection)
+    from dashboard.sidebar import _options
+
+    ctx = at.session_state["ctx"]
+    assert _options(ctx.dataset, replace(ctx.selection, semantic=True)).embedding_backend == "onnx-int8"
+    at = run(monkeypatch, None, {"backend": "zzz"})
+    assert any("**backend**" in w and "“zzz”" in w and "used auto" in w for w in _warnings(at)), _warnings(at)
