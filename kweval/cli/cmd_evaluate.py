@@ -30,6 +30,7 @@ from kweval.data.dataset import Dataset
 from kweval.evaluation.pipeline import AGGREGATIONS, GT_ORDERS, EvalOptions, Evaluation
 from kweval.extras import missing_extra
 from kweval.io.output import check_output_file, write_output
+from kweval.messages import say
 from kweval.metrics.ranking import DISCOUNTS, GAINS
 from kweval.text.matching import MATCH_MODES
 
@@ -419,7 +420,7 @@ def _check_thresholds(summary, thresholds: list[tuple[str, float]]) -> int:
             value = row[metric]
             if not value >= minimum:  # NaN fails too
                 failed = True
-                print(f"kweval: {row['model']}: {metric} = {value:.6f} is below {minimum}", file=sys.stderr)
+                say(row["model"], f"{metric} = {value:.6f} is below {minimum}")
     return THRESHOLD_FAILED if failed else 0
 
 

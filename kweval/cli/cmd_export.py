@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from kweval.cli.common import UsageError
+from kweval.messages import problem_line, say
 
 
 def add_parser(sub) -> None:
@@ -36,10 +37,10 @@ def cmd_export(args: argparse.Namespace) -> int:
     dataset = load_dataset(args.data)
     evaluation = evaluate(dataset, EvalOptions(match=args.match))
     for problem in evaluation.problems:
-        print(f"kweval: {problem.source}: {problem.reason}", file=sys.stderr)
+        print(problem_line(problem), file=sys.stderr)
     try:
         written = write_trec(evaluation, Path(args.out))
     except OSError as exc:
         raise UsageError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
-    print(f"kweval: wrote {', '.join(str(p) for p in written)}", file=sys.stderr)
+    say("wrote " + ", ".join(str(p) for p in written))
     return 0

@@ -117,8 +117,10 @@ def prediction_files(args: argparse.Namespace) -> dict[str, str] | None:
 
 
 def problem_lines(problems) -> list[str]:
-    """The one `kweval: SOURCE: REASON` line of each data problem."""
-    return [f"kweval: {p.source}: {p.reason}" for p in problems]
+    """The one `kweval: SOURCE: REASON` line of each data problem, user strings escaped (`kweval.messages`)."""
+    from kweval.messages import problem_line
+
+    return [problem_line(p) for p in problems]
 
 
 def select(available: list[str], wanted: list[str] | None, what: str) -> list[str] | None:

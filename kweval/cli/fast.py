@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from kweval.io.output import check_output_file, write_output
+from kweval.messages import problem_line, say
 
 PRESETS = ("kweval", "pke", "kpeval", "meng")
 
@@ -68,7 +69,7 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
     def report() -> None:
         if not quiet:
             for problem in problems:
-                print(f"kweval: {problem.source}: {problem.reason}", file=sys.stderr)
+                print(problem_line(problem), file=sys.stderr)
         problems.clear()
 
     folder = Path(args.data)
@@ -193,10 +194,10 @@ def fast_main(argv: list[str]) -> int | None:
     try:
         return evaluate_protocol(args)
     except KeyphraseUsageError as exc:
-        print(f"kweval: error: {exc}", file=sys.stderr)
+        say("error", exc)
         return 2
     except OutputError as exc:
-        print(f"kweval: {exc}", file=sys.stderr)
+        say(exc)
         return 2
     except BrokenPipeError:
         return 0

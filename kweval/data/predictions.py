@@ -8,7 +8,12 @@ JSONL, one object per document, as KPEval and keyphrase-generation tools write::
 optional (list order is the ranking either way); an optional `movie` (or
 `collection`) names the movie when document ids alone are ambiguous.  A tidy
 table (`.parquet`/`.csv`) needs `review_id` (or `doc_id`/`id`) and `keyword`;
-`movie`, `rank` (default: file order) and `score` are optional.  Every bad
+`movie`, `rank` (default: file order) and `score` are optional.  A null
+keyword is a document given with no prediction; an empty string is a
+prediction "" (as in JSONL: pke and KPEval count it, docs/protocols.md) in
+Parquet, while CSV cannot tell the two apart and reads an empty cell as
+null.  Cells of a CSV guarded against formulas (`'=...`) are read as they
+were before the guard (kweval.data.formulas).  Every bad
 line, cell or file is one `Problem`; the rest is read.
 """
 
@@ -22,6 +27,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kweval.data.dataset import MODEL_COLUMNS, PREDICTION_COLUMNS, Dataset, Problem
+from kweval.data.formulas import unguard_column
 
 if TYPE_CHECKING:  # pandas is imported where a table is made: `jsonl_rows` alone stays light (the --protocol path)
     import pandas as pd
@@ -156,6 +162,9 @@ def read_table(
     except Exception as exc:  # an unreadable table is a data problem
         problems.append(Problem(str(path), f"unreadable ({type(exc).__name__}: {str(exc)[:200]}); skipped"))
         return _empty()
+    csv = path.suffix == ".csv"
+    if csv:  # cells kweval's CSV writers guarded against formulas read as they were written
+        frame = frame.apply(unguard_column)
     doc_col = next((c for c in ("review_id", "doc_id", "id") if c in frame.columns), None)
     if doc_col is None or "keyword" not in frame.columns or (model is None and "model" not in frame.columns):
         needs = "review_id (or doc_id/id), keyword" + ("" if model is not None else ", model")
@@ -179,7 +188,9 @@ def read_table(
             .astype(object),
             "model": model if model is not None else frame["model"].astype(object),
             "rank": rank,
-            "keyword": frame["keyword"].map(lambda v: v if isinstance(v, str) and v != "" else None).astype(object),
+            "keyword": frame["keyword"]
+            .map(lambda v: v if isinstance(v, str) and (v or not csv) else None)
+            .astype(object),
             "score": score.astype("float64"),
         }
     )
