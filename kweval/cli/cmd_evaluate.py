@@ -61,13 +61,13 @@ def _add_data_and_metric_options(ev: argparse.ArgumentParser, embedding_backends
     ev.add_argument(
         "--aggregate",
         choices=AGGREGATIONS,
-        default=AGGREGATIONS[0],
+        default=None,  # macro; None tells --protocol that it was not given
         help="mean over reviews (macro, default) or ratio of sums (micro)",
     )
     ev.add_argument(
         "--match",
         choices=MATCH_MODES,
-        default=DEFAULTS.match,
+        default=None,  # DEFAULTS.match; None tells --protocol that it was not given
         help="keyword match mode (default approx: equal or substring)",
     )
     ev.add_argument(
@@ -206,6 +206,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     """`kweval evaluate`: the summary (and --per-review table) of a dataset, or of a collection under --protocol."""
     if fast.wants_protocol_path(args):
         return fast.evaluate_protocol(args)
+    args.aggregate = args.aggregate or AGGREGATIONS[0]
+    args.match = args.match or DEFAULTS.match
     options = _options(args)
     for out in (args.out, args.per_review):
         if out is not None:

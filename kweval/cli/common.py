@@ -112,7 +112,9 @@ def prediction_files(args: argparse.Namespace) -> dict[str, str] | None:
     """{model: path} of the --predictions options (None without any); each NAME once."""
     files = dict(args.predictions or ())
     if len(files) < len(args.predictions or ()):
-        raise UsageError("--predictions: each NAME once")
+        names = [name for name, _ in args.predictions]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise UsageError(f"--predictions: NAME {', '.join(twice)} given more than once; each NAME once")
     return files or None
 
 

@@ -54,7 +54,26 @@ def parse_spec(spec: str) -> tuple[str, Path]:
     name, sep, path = spec.partition("=")
     if not sep or not name.strip() or not path.strip():
         raise ValueError(f"expected NAME=PATH, got {spec!r}")
+    if has_surrogates(name):
+        raise ValueError(f"NAME {name.strip()!r} is not UTF-8 text")
     return name.strip(), Path(path.strip())
+
+
+def has_surrogates(text: str) -> bool:
+    """Whether `text` holds lone surrogates (bytes that were not UTF-8, or a JSON `\\udc80`): no file can store it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def text_of(value: str, replaced: list[int]) -> str:
+    """`value` with each lone surrogate replaced by U+FFFD (counted in `replaced`), so every table can store it."""
+    if not has_surrogates(value):
+        return value
+    replaced[0] += 1
+    return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _score(value) -> float:
@@ -76,11 +95,13 @@ def jsonl_rows(path: Path, model: str, problems: list[Problem], default_movie: s
 
     Movie is `default_movie` unless a line names one (None: resolved later).
     An empty keyphrase list is one row with keyword None (a real, empty prediction); an empty string in a
-    list is a keyword "" (pke and KPEval count it in |P|; docs/protocols.md).
+    list is a keyword "" (pke and KPEval count it in |P|; docs/protocols.md).  List entries that are not
+    strings are dropped and counted; lone surrogates (a JSON `\\udc80`) become U+FFFD, counted.
     """
     rows: list[tuple] = []
     bad: list[str] = []
     seen: set[tuple] = set()
+    counts = {"replaced": [0], "non_text": [0]}
     try:
         handle = path.open("rb")
     except OSError as exc:
@@ -91,44 +112,66 @@ def jsonl_rows(path: Path, model: str, problems: list[Problem], default_movie: s
     with handle:
         for number, raw in enumerate(handle, start=1):
             line = raw.strip()
-            if not line:
-                continue
-            try:
-                obj = json.loads(line)
-            except (ValueError, RecursionError) as exc:
-                bad.append(f"line {number}: not JSON ({str(exc)[:80]}); skipped")
-                continue
-            if not isinstance(obj, dict):
-                bad.append(f"line {number}: not a JSON object; skipped")
-                continue
-            doc = _first(obj, ID_KEYS)
-            if isinstance(doc, bool) or not isinstance(doc, (str, int)) or doc == "":
-                bad.append(f"line {number}: no document id (`id` or `doc_id`); skipped")
-                continue
-            phrases = _first(obj, KEYPHRASE_KEYS)
-            if not isinstance(phrases, list):
-                bad.append(f"line {number}: `keyphrases` (or `predictions`) is not a list; skipped")
-                continue
-            scores = obj.get("scores")
-            if scores is not None and (not isinstance(scores, list) or len(scores) != len(phrases)):
-                bad.append(f"line {number}: `scores` is not a list as long as the keyphrases; scores ignored")
-                scores = None
-            movie = _first(obj, MOVIE_KEYS)
-            movie = movie if isinstance(movie, str) and movie else default_movie
-            key = (movie, str(doc))
-            if key in seen:
-                bad.append(f"line {number}: document {doc} again; the first line wins")
-                continue
-            seen.add(key)
-            if not phrases:
-                rows.append((movie, str(doc), model, 0, None, math.nan))  # a real, empty prediction
-            for rank, phrase in enumerate(phrases):
-                keyword = phrase if isinstance(phrase, str) else None  # "" is a prediction (pke, KPEval count it)
-                rows.append(
-                    (movie, str(doc), model, rank, keyword, _score(scores[rank]) if scores is not None else math.nan)
-                )
+            if line:
+                _jsonl_line(line, number, model, default_movie, rows, bad, seen, counts)
     _report_lines(path, bad, problems)
+    if counts["non_text"][0]:
+        problems.append(Problem(str(path), f"{counts['non_text'][0]} keyphrase(s) that are not strings; dropped"))
+    if counts["replaced"][0]:
+        problems.append(
+            Problem(str(path), f"{counts['replaced'][0]} string(s) with lone surrogates (not text); replaced by U+FFFD")
+        )
     return rows
+
+
+def _jsonl_line(
+    line: bytes,
+    number: int,
+    model: str,
+    default_movie: str | None,
+    rows: list[tuple],
+    bad: list[str],
+    seen: set[tuple],
+    counts: dict[str, list[int]],
+) -> None:
+    """Append one JSONL line's rows to `rows`, or its reason to `bad`."""
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        bad.append(f"line {number}: not JSON ({str(exc)[:80]}); skipped")
+        return
+    if not isinstance(obj, dict):
+        bad.append(f"line {number}: not a JSON object; skipped")
+        return
+    doc = _first(obj, ID_KEYS)
+    if isinstance(doc, bool) or not isinstance(doc, (str, int)) or doc == "":
+        bad.append(f"line {number}: no document id (`id` or `doc_id`); skipped")
+        return
+    phrases = _first(obj, KEYPHRASE_KEYS)
+    if not isinstance(phrases, list):
+        bad.append(f"line {number}: `keyphrases` (or `predictions`) is not a list; skipped")
+        return
+    scores = obj.get("scores")
+    if scores is not None and (not isinstance(scores, list) or len(scores) != len(phrases)):
+        bad.append(f"line {number}: `scores` is not a list as long as the keyphrases; scores ignored")
+        scores = None
+    movie = _first(obj, MOVIE_KEYS)
+    movie = text_of(movie, counts["replaced"]) if isinstance(movie, str) and movie else default_movie
+    doc = text_of(str(doc), counts["replaced"])
+    key = (movie, doc)
+    if key in seen:
+        bad.append(f"line {number}: document {doc} again; the first line wins")
+        return
+    seen.add(key)
+    before = len(rows)
+    for rank, phrase in enumerate(phrases):
+        if not isinstance(phrase, str):
+            counts["non_text"][0] += 1
+            continue
+        keyword = text_of(phrase, counts["replaced"])  # "" is a prediction (pke, KPEval count it)
+        rows.append((movie, doc, model, rank, keyword, _score(scores[rank]) if scores is not None else math.nan))
+    if len(rows) == before:
+        rows.append((movie, doc, model, 0, None, math.nan))  # a real, empty prediction
 
 
 def read_jsonl(path: Path, model: str, problems: list[Problem], default_movie: str | None = None) -> pd.DataFrame:
@@ -277,6 +320,7 @@ def attach_predictions(dataset: Dataset, files: Mapping[str, Path]) -> Dataset:
     movies = dataset.movies["movie"].tolist()
     default_movie = movies[0] if len(movies) == 1 else None
     frames = [dataset.predictions]
+    unusable: set[str] = set()
     replaced = [m for m in files if m in set(dataset.models["model"])]
     for name in replaced:
         problems.append(Problem(f"--predictions {name}", "replaces the model of the same name in the dataset"))
@@ -295,11 +339,12 @@ def attach_predictions(dataset: Dataset, files: Mapping[str, Path]) -> Dataset:
                     Problem(str(path), f"{len(ids)} document id(s) not in the dataset (e.g. {ids.iloc[0]}); skipped")
                 )
                 rows = rows[inside]
-        if rows.empty:
-            problems.append(Problem(str(path), f"no usable predictions for {name}"))
+        if rows.empty:  # not a model that predicted nothing: nothing was read for it
+            problems.append(Problem(str(path), f"no usable predictions; model {name} not evaluated"))
+            unusable.add(name)
         frames.append(rows)
     predictions = pd.concat([f for f in frames if len(f)] or frames[:1], ignore_index=True)
-    model_order = [m for m in dataset.models["model"] if m not in files] + list(files)
+    model_order = [m for m in dataset.models["model"] if m not in files] + [m for m in files if m not in unusable]
     directions = dict(zip(dataset.models["model"], dataset.models["score_direction"]))
     models = pd.DataFrame(
         {"model": model_order, "score_direction": [directions.get(m, "higher") for m in model_order]},

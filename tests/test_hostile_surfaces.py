@@ -1,0 +1,261 @@
+"""The keyphrase surfaces under hostile input (issue 22): extract, CSV round trips, TREC export, --predictions,
+--protocol options, messages.  Every input is built in tmp_path; each test fails without its fix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from kweval.cli.dispatch import main
+from kweval.cli.fast import fast_main
+
+TEXTS = {
+    "=cmd": (
+        "Topic models are used for text mining. Latent Dirichlet allocation is a topic model.",
+        ["topic models", "text mining"],
+    ),
+    "-neg": (
+        "Neural networks learn representations. Deep learning uses neural networks.",
+        ["neural networks", "deep learning"],
+    ),
+    "+plus": (
+        "Keyphrase extraction finds phrases in documents using graph ranking.",
+        ["keyphrase extraction", "graph ranking"],
+    ),
+    "plain": ("Graph ranking of keyphrase extraction in documents.", ["graph ranking", "documents"]),
+}
+
+
+def write_collection(root: Path, docs: dict[str, tuple[str, list[str]]]) -> Path:
+    (root / "docsutf8").mkdir(parents=True)
+    (root / "keys").mkdir()
+    for doc, (text, keys) in docs.items():
+        (root / "docsutf8" / f"{doc}.txt").write_text(text, encoding="utf-8")
+        (root / "keys" / f"{doc}.key").write_text("\n".join(keys) + "\n", encoding="utf-8")
+    return root
+
+
+def write_jsonl(path: Path, lines: list) -> Path:
+    path.write_text("\n".join(x if isinstance(x, str) else json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    return path
+
+
+def run(capsys, *argv: str) -> tuple[int, str, str]:
+    """`kweval ARGV` in this process: (exit status, stdout, stderr)."""
+    status = main(list(argv))
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def kweval_lines(err: str) -> list[str]:
+    return [line for line in err.splitlines() if line.startswith("kweval:")]
+
+
+# --- 1. extract: every document keeps its own line -------------------------------------------------------------
+
+
+class HashEmbedder:
+    """Deterministic vectors for KeyBERT without a model (its candidate selection and ranking are KeyBERT's own)."""
+
+    def __call__(self, backend: str = "auto"):
+        from keybert.backend import BaseEmbedder
+
+        class Embedder(BaseEmbedder):
+            def embed(self, documents, verbose: bool = False):
+                rows = [np.random.default_rng(abs(hash(d)) % 2**32).normal(size=16) for d in documents]
+                return np.array(rows).reshape(len(rows), 16)
+
+        return Embedder()
+
+
+@pytest.mark.parametrize("n_empty,n_full", [(2, 0), (64, 1), (3, 2)])
+def test_keybert_extract_keeps_one_line_per_document_with_empty_documents(
+    tmp_path, capsys, monkeypatch, n_empty, n_full
+):
+    """KeyBERT returns nothing for a batch without vocabulary: ids must neither shift nor vanish."""
+    pytest.importorskip("keybert")
+    from kweval.keyphrase import extract
+
+    monkeypatch.setattr(extract, "store_embedder", HashEmbedder())
+    docs = {f"e{i:03d}": ("" if i % 2 else "the of and", ["x"]) for i in range(n_empty)}
+    docs.update({f"f{i:03d}": ("Graph neural networks learn molecular properties.", ["graph"]) for i in range(n_full)})
+    root = write_collection(tmp_path / "c", docs)
+    out = tmp_path / "kb.jsonl"
+    status, _, err = run(capsys, "extract", str(root), "--extractor", "keybert", "--out", str(out))
+    assert status == 0, err
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert [x["id"] for x in lines] == sorted(docs)
+    assert all(x["keyphrases"] == [] for x in lines if x["id"].startswith("e"))
+    assert all(x["keyphrases"] for x in lines if x["id"].startswith("f"))
+    assert f"{n_empty} document(s) without any keyphrase" in err
+
+
+# --- 2. extract -> CSV -> evaluate ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", ["kweval", "pke"])
+def test_extract_csv_round_trip_names_formula_like_ids(tmp_path, capsys, protocol):
+    root = write_collection(tmp_path / "c", TEXTS)
+    results = {}
+    for suffix in (".csv", ".jsonl", ".parquet"):
+        pred = tmp_path / f"fp{suffix}"
+        assert run(capsys, "extract", str(root), "--extractor", "firstphrases", "--out", str(pred))[0] == 0
+        status, out, err = run(
+            capsys, "evaluate", str(root), "--protocol", protocol, "--predictions", f"fp={pred}", "--format", "json"
+        )
+        assert status == 0 and "not in" not in err, err
+        rows = json.loads(out)["rows"] if "rows" in json.loads(out) else json.loads(out)
+        results[suffix] = rows
+    assert "'=cmd" in (tmp_path / "fp.csv").read_text()  # the CSV is still guarded against formulas
+    assert results[".csv"] == results[".jsonl"] == results[".parquet"]
+
+
+def test_csv_guard_is_an_exact_inverse():
+    import pandas as pd
+
+    from kweval.data.formulas import unguard
+    from kweval.io.report import neutralise_formulas
+
+    cells = ["=cmd", "'=cmd", "''-x", "'quoted", "plain", "-", "@a", "\tx"]
+    written = neutralise_formulas(pd.DataFrame({"c": cells}))["c"].tolist()
+    assert all(w.lstrip("'")[:1] not in "=+-@\t\r" or w.startswith("'") for w in written)
+    assert [unguard(w) for w in written] == cells
+
+
+# --- 11. messages: one line per problem, user strings escaped -----------------------------------------------------
+
+HOSTILE = "m\n kweval: forged \x1b[31m\u202e"
+
+
+def test_hostile_model_and_id_are_escaped_one_line_each(tmp_path, capsys):
+    root = write_collection(tmp_path / "c", TEXTS)
+    pred = write_jsonl(tmp_path / "p.jsonl", [{"id": HOSTILE, "keyphrases": ["graph ranking"]}])
+    missing = tmp_path / f"nope{HOSTILE}.jsonl"
+    for protocol in ("kweval", "pke"):
+        status, _, err = run(
+            capsys,
+            "evaluate",
+            str(root),
+            "--protocol",
+            protocol,
+            "--predictions",
+            f"{HOSTILE}={pred}",
+            "--predictions",
+            f"x={missing}",
+            "--models",
+            HOSTILE,
+        )
+        assert "\x1b" not in err and "\u202e" not in err and "\udc80" not in err
+        assert not any(line.startswith(" kweval: forged") for line in err.splitlines())
+        assert "\\x1b[31m" in err and "\\u202e" in err and "\\n kweval: forged" in err
+        assert all(line.startswith("kweval: ") or not line.strip() for line in err.splitlines()), err
+    status, _, err = run(capsys, "evaluate", str(root), "--predictions", f"p={pred}", "--models", HOSTILE)
+    assert status == 2 and len(kweval_lines(err)) == len(err.strip().splitlines()) and "\\u202e" in err
+
+
+# --- 5, 6. --predictions names and unusable files ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("protocol", ["kweval", "pke", "kpeval", "meng"])
+def test_same_predictions_name_twice_is_one_usage_line(tmp_path, capsys, protocol):
+    root = write_collection(tmp_path / "c", TEXTS)
+    pred = write_jsonl(tmp_path / "p.jsonl", [{"id": "plain", "keyphrases": ["graph ranking"]}])
+    argv = ["evaluate", str(root), "--protocol", protocol, "--predictions", f"m={pred}", "--predictions", f"m={pred}"]
+    for call in (lambda: fast_main(argv), lambda: main(argv)):
+        status = call()
+        err = capsys.readouterr().err
+        if status is None:  # the fast parser hands the kweval preset to the full CLI
+            continue
+        assert status == 2 and kweval_lines(err) == [err.strip()] and "NAME m given more than once" in err
+
+
+@pytest.mark.parametrize("protocol", ["kweval", "pke"])
+def test_jsonl_without_usable_line_is_not_a_model_scoring_zero(tmp_path, capsys, protocol):
+    root = write_collection(tmp_path / "c", TEXTS)
+    good = write_jsonl(tmp_path / "good.jsonl", [{"id": "plain", "keyphrases": ["graph ranking", 7, None, "x"]}])
+    bad = write_jsonl(tmp_path / "bad.jsonl", [{"x": 1}, "not json", {"id": "plain", "keyphrases": "a"}])
+    status, out, err = run(
+        capsys,
+        "evaluate",
+        str(root),
+        "--protocol",
+        protocol,
+        "--format",
+        "json",
+        "--predictions",
+        f"good={good}",
+        "--predictions",
+        f"bad={bad}",
+    )
+    assert status == 0, err
+    models = {row["model"] for row in json.loads(out)["rows"]}
+    assert models == {"good"}
+    assert "no usable predictions; model bad not evaluated" in err
+    assert "2 keyphrase(s) that are not strings; dropped" in err
+    status, out, err = run(capsys, "evaluate", str(root), "--protocol", protocol, "--predictions", f"bad={bad}")
+    assert status == 2 and "nothing could be evaluated" in err
+
+
+# --- 7. every other option under --protocol pke|kpeval|meng: applied or refused ---------------------------------
+
+
+@pytest.fixture()
+def protocol_run(tmp_path, capsys):
+    root = write_collection(tmp_path / "c", TEXTS)
+    pred = write_jsonl(tmp_path / "p.jsonl", [{"id": "plain", "keyphrases": ["graph ranking", "x"]}])
+
+    def call(*extra: str, protocol: str = "pke") -> tuple[int, str, str]:
+        return run(capsys, "evaluate", str(root), "--protocol", protocol, "--predictions", f"m={pred}", *extra)
+
+    return call, tmp_path
+
+
+@pytest.mark.parametrize("protocol", ["pke", "kpeval", "meng"])
+def test_protocol_fail_under_gates(protocol_run, protocol):
+    call, _ = protocol_run
+    status, _, err = call("--fail-under", "f1@5=0.99", protocol=protocol)
+    assert status == 1 and "m: f1@5 = " in err and "is below 0.99" in err
+    assert call("--fail-under", "f1@5=0.01", protocol=protocol)[0] == 0
+    status, _, err = call("--fail-under", "ndcg@5=0.1", protocol=protocol)
+    assert status == 2 and "unknown metric 'ndcg@5'" in err
+
+
+def test_protocol_per_review_writes_every_document(protocol_run):
+    call, tmp = protocol_run
+    status, _, err = call("--per-review", str(tmp / "per.csv"))
+    assert status == 0, err
+    import pandas as pd
+
+    table = pd.read_csv(tmp / "per.csv", dtype={"review_id": str}, keep_default_na=False)
+    assert sorted(table["review_id"]) == sorted(["'" + d if d[0] in "=+-" else d for d in TEXTS])
+    assert table.loc[table["review_id"] == "plain", "f1@5"].item() == pytest.approx(2 * 0.5 * 0.5 / 1.0)
+
+
+@pytest.mark.parametrize(
+    "extra,said",
+    [
+        (["--models", "mm"], "unknown model(s): mm"),
+        (["--movies", "zz"], "unknown movie(s): zz"),
+        (["--aggregate", "micro"], "--aggregate:"),
+        (["--aggregate", "macro"], "--aggregate:"),
+        (["--match", "exact"], "--match:"),
+        (["--semantic"], "--semantic:"),
+        (["--legacy"], "--legacy:"),
+        (["--sentiment"], "--sentiment:"),
+        (["--gain", "exponential"], "--gain:"),
+        (["--no-present"], "--no-present:"),
+    ],
+)
+def test_protocol_refuses_what_it_cannot_apply_in_one_line(protocol_run, extra, said):
+    call, _ = protocol_run
+    status, out, err = call(*extra)
+    assert status == 2 and out == "" and kweval_lines(err) == [err.strip()] and said in err
+
+
+def test_protocol_applies_models_and_movies(protocol_run):
+    call, _ = protocol_run
+    status, out, err = call("--models", "m", "--movies", "c", "--format", "json")
+    assert status == 0 and [r["model"] for r in json.loads(out)["rows"]] == ["m"], err
