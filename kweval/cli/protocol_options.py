@@ -48,15 +48,17 @@ def refuse_options(args: argparse.Namespace, protocol: str) -> None:
         value = getattr(args, attribute, absent)
         if value != absent:
             raise ProtocolOptionError(f"{option}: {why} it, or with --protocol kweval")
+    for option, attribute in (("--no-keyphrase", "keyphrase"), ("--no-present", "present")):
+        if getattr(args, attribute, None) is False:
+            raise ProtocolOptionError(f"{option}: --protocol {protocol} always reports its keyphrase metrics")
+    if not any(hasattr(args, attribute) for attribute in _KWEVAL_ONLY.values()):
+        return  # the fast parser's namespace: none of these options exist there (and numpy stays unimported)
     from kweval.cli.common import DEFAULTS
 
     for option, attribute in _KWEVAL_ONLY.items():
         value = getattr(args, attribute, getattr(DEFAULTS, attribute))
         if value != getattr(DEFAULTS, attribute):
             raise ProtocolOptionError(f"{option}: {why} it, or with --protocol kweval")
-    for option, attribute in (("--no-keyphrase", "keyphrase"), ("--no-present", "present")):
-        if getattr(args, attribute, None) is False:
-            raise ProtocolOptionError(f"{option}: --protocol {protocol} always reports its keyphrase metrics")
 
 
 def selected_models(predictions: Sequence[tuple[str, str]], wanted: Sequence[str] | None) -> list[tuple[str, str]]:
