@@ -259,3 +259,43 @@ def test_protocol_applies_models_and_movies(protocol_run):
     call, _ = protocol_run
     status, out, err = call("--models", "m", "--movies", "c", "--format", "json")
     assert status == 0 and [r["model"] for r in json.loads(out)["rows"]] == ["m"], err
+
+
+# --- 4. --protocol kweval: documents without predictions score 0 and are counted ----------------------------------
+
+
+def test_kweval_protocol_does_not_reward_omission(tmp_path, capsys):
+    docs = {f"d{i}": (f"alpha beta gamma {i}", ["alpha", "beta"]) for i in range(6)}
+    root = write_collection(tmp_path / "c", docs)
+    full = [{"id": f"d{i}", "keyphrases": ["alpha", "beta"] if i < 3 else ["x", "y"]} for i in range(6)]
+    write_jsonl(tmp_path / "full.jsonl", full)
+    write_jsonl(tmp_path / "part.jsonl", full[:3])  # the worst three left out
+
+    def summary(name: str, *extra: str) -> dict:
+        status, out, err = run(
+            capsys, "evaluate", str(root), "--predictions", f"m={tmp_path / name}", "--format", "json", *extra
+        )
+        assert status == 0, err
+        return next(r for r in json.loads(out)["rows"] if r["movie"] == "ALL"), err
+
+    full_row, _ = summary("full.jsonl")
+    part_row, err = summary("part.jsonl")
+    assert (
+        part_row["f1@5"] == pytest.approx(full_row["f1@5"]) == pytest.approx(0.5 * (2 * 0.4 / 1.4))
+    )  # hard P@5 = 2/5, R = 1
+    assert part_row["n_reviews"] == 6 and part_row["n_skipped"] == 0
+    assert "3 of 6 document(s) without predictions (e.g. d3); each scores 0 and is counted" in err
+    skipped, _ = summary("part.jsonl", "--missing", "skip")
+    assert skipped["n_reviews"] == 3 and skipped["n_skipped"] == 3 and skipped["f1@5"] > full_row["f1@5"]
+    status, _, err = run(
+        capsys,
+        "evaluate",
+        str(root),
+        "--protocol",
+        "pke",
+        "--predictions",
+        f"m={tmp_path / 'part.jsonl'}",
+        "--missing",
+        "skip",
+    )
+    assert status == 2 and "--missing skip" in err

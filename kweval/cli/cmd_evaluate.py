@@ -27,6 +27,7 @@ from kweval.cli.common import (
     threshold,
 )
 from kweval.data.dataset import Dataset
+from kweval.evaluation.missing import MISSING_MODES
 from kweval.evaluation.pipeline import AGGREGATIONS, GT_ORDERS, EvalOptions, Evaluation
 from kweval.extras import missing_extra
 from kweval.io.output import check_output_file, write_output
@@ -99,6 +100,13 @@ def _add_data_and_metric_options(ev: argparse.ArgumentParser, embedding_backends
         "or onnx-int8 (quantized, approximate)",
     )
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
+    ev.add_argument(
+        "--missing",
+        choices=MISSING_MODES,
+        default=DEFAULTS.missing,
+        help="documents a model gave no predictions for: zero (score 0, counted: the field's rule), skip (left out, "
+        "counted in n_skipped); default auto: zero on per-document ground truth, skip on movie-level GT",
+    )
     add_predictions_argument(ev)
     ev.add_argument(
         "--keyphrase",
@@ -260,6 +268,7 @@ def _options(args: argparse.Namespace) -> EvalOptions:
             sentiment=args.sentiment,
             keyphrase=bool(args.keyphrase),
             present=bool(args.present),
+            missing=args.missing,
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None

@@ -48,6 +48,8 @@ def refuse_options(args: argparse.Namespace, protocol: str) -> None:
         value = getattr(args, attribute, absent)
         if value != absent:
             raise ProtocolOptionError(f"{option}: {why} it, or with --protocol kweval")
+    if getattr(args, "missing", "auto") == "skip":
+        raise ProtocolOptionError(f"--missing skip: --protocol {protocol} scores a document without predictions 0")
     for option, attribute in (("--no-keyphrase", "keyphrase"), ("--no-present", "present")):
         if getattr(args, attribute, None) is False:
             raise ProtocolOptionError(f"{option}: --protocol {protocol} always reports its keyphrase metrics")
