@@ -299,3 +299,71 @@ def test_kweval_protocol_does_not_reward_omission(tmp_path, capsys):
         "skip",
     )
     assert status == 2 and "--missing skip" in err
+
+
+# --- 3. TREC export of a per-document collection -----------------------------------------------------------------
+
+
+def _read_trec(path: Path, run: bool) -> dict[str, dict[str, float]]:
+    out: dict[str, dict[str, float]] = {}
+    for line in path.read_text().splitlines():
+        parts = line.split()
+        qid, doc, value = (parts[0], parts[2], float(parts[4])) if run else (parts[0], parts[2], int(parts[3]))
+        out.setdefault(qid, {})[doc] = value
+    return out
+
+
+def test_trec_export_of_a_collection_equals_kweval_per_document(tmp_path, capsys):
+    pytrec_eval = pytest.importorskip("pytrec_eval")
+    from kweval.data import load_dataset
+    from kweval.evaluation.pipeline import EvalOptions, evaluate
+    from kweval.io.export import query_id
+
+    gold = {
+        "a": ["topic models", "text mining", "latent dirichlet allocation", "gibbs sampling", "perplexity"],
+        "b": ["neural networks", "deep learning"],
+        "c": [
+            "graph ranking",
+            "keyphrase extraction",
+            "textrank",
+            "pagerank",
+            "random walk",
+            "stop words",
+            "n grams",
+            "part of speech",
+            "noun phrases",
+        ],
+        "d": ["alpha"],
+    }
+    root = write_collection(tmp_path / "c", {d: (" ".join(g), g) for d, g in gold.items()})
+    preds = [  # other documents' gold first: must not match, nor be named by their ids
+        {
+            "id": "a",
+            "keyphrases": ["neural networks", "x", "text mining", "graph ranking", "topic models", "perplexity"],
+        },
+        {"id": "b", "keyphrases": ["textrank", "deep learning", "y", "neural networks"]},
+        {"id": "c", "keyphrases": ["z", "alpha", "pagerank", "noun phrases", "topic models", "graph ranking"]},
+    ]  # d: no predictions
+    pred = write_jsonl(tmp_path / "p.jsonl", preds)
+    status, _, err = run(capsys, "export", str(root), "--predictions", f"m={pred}", "--out", str(tmp_path / "trec"))
+    assert status == 0, err
+    qrels = _read_trec(tmp_path / "trec" / "qrels.txt", run=False)
+    runs = _read_trec(tmp_path / "trec" / "run.m.txt", run=True)
+    for doc, keys in gold.items():
+        assert len(qrels[query_id("c", doc)]) == len(keys)  # its own gold only
+        assert set(qrels[query_id("c", doc)].values()) == {1_000_000}  # unranked: every key graded 1
+        named = {d for d in runs.get(query_id("c", doc), {}) if d.startswith("g")}
+        assert named <= set(qrels[query_id("c", doc)])  # matched keywords named by this document's gold ids
+    got = pytrec_eval.RelevanceEvaluator(qrels, {"ndcg_cut_5", "P_5"}).evaluate(runs)
+    scores = evaluate(load_dataset(root, predictions={"m": pred}), EvalOptions(k=5)).scores.set_index("review_id")
+    for doc in ("a", "b", "c"):
+        assert got[query_id("c", doc)]["ndcg_cut_5"] == pytest.approx(scores.loc[doc, "ndcg@5"], abs=1e-9), doc
+        assert got[query_id("c", doc)]["P_5"] == pytest.approx(scores.loc[doc, "p@5"], abs=1e-12), doc
+    assert scores.loc["d", "ndcg@5"] == 0.0 and query_id("c", "d") not in runs  # no predictions: 0, not in the run
+
+
+def test_trec_export_of_nothing_is_one_line_and_failure(tmp_path, capsys):
+    root = write_collection(tmp_path / "c", TEXTS)  # a collection without predictions
+    status, _, err = run(capsys, "export", str(root), "--out", str(tmp_path / "trec"))
+    assert status != 0 and len(kweval_lines(err)) == 1 and "nothing could be evaluated" in err
+    assert not (tmp_path / "trec" / "qrels.txt").exists()
