@@ -367,3 +367,34 @@ def test_trec_export_of_nothing_is_one_line_and_failure(tmp_path, capsys):
     status, _, err = run(capsys, "export", str(root), "--out", str(tmp_path / "trec"))
     assert status != 0 and len(kweval_lines(err)) == 1 and "nothing could be evaluated" in err
     assert not (tmp_path / "trec" / "qrels.txt").exists()
+
+
+# --- 9. a predictions table beside docsutf8/ ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl"])
+def test_predictions_table_beside_docsutf8_is_read_with_the_collection(tmp_path, capsys, suffix):
+    root = write_collection(tmp_path / "c", TEXTS)
+    reference = tmp_path / "fp.jsonl"
+    assert run(capsys, "extract", str(root), "--extractor", "firstphrases", "--out", str(reference))[0] == 0
+    beside = root / f"predictions{suffix}"
+    assert run(capsys, "extract", str(root), "--extractor", "firstphrases", "--out", str(beside))[0] == 0
+    for protocol in ("kweval", "meng"):
+        status, out, err = run(capsys, "evaluate", str(root), "--protocol", protocol, "--format", "json")
+        assert status == 0, err
+        got = json.loads(out)["rows"]
+        beside.rename(tmp_path / beside.name)  # the same predictions given with --predictions
+        name = "predictions" if suffix == ".jsonl" else "firstphrases"
+        status, out, err = run(
+            capsys,
+            "evaluate",
+            str(root),
+            "--protocol",
+            protocol,
+            "--format",
+            "json",
+            "--predictions",
+            f"{name}={reference}",
+        )
+        (tmp_path / beside.name).rename(beside)
+        assert status == 0 and got == json.loads(out)["rows"], err

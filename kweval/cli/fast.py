@@ -65,8 +65,14 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
             f"--protocol {args.protocol} needs per-document ground truth: a folder with docsutf8/ and keys/, or one "
             ".json/.jsonl file with title, abstract and keywords"
         )
+    if not args.predictions and Path(args.data).is_dir():  # a predictions table beside docsutf8/
+        from kweval.data.predictions import beside_collection
+
+        args.predictions = [(m, str(p)) for m, p in beside_collection(Path(args.data), problems)]
     if not args.predictions:
-        raise KeyphraseUsageError("give each model's predictions with --predictions NAME=PATH")
+        raise KeyphraseUsageError(
+            "give each model's predictions with --predictions NAME=PATH (or a predictions table beside docsutf8/)"
+        )
     names = [name for name, _ in args.predictions]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:

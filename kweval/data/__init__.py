@@ -51,6 +51,8 @@ def detect_layout(path: Path) -> str:
             f"{path}: expected a folder (tidy tables, the DNLP Dataset/ layout, docsutf8/ + keys/) or a .json/.jsonl "
             "file of documents with title, abstract and keywords"
         )
+    if keyphrase.is_collection(path):  # before tidy: a predictions table beside docsutf8/ is the collection's
+        return "keyphrase"
     if tidy.is_tidy(path):
         return "tidy"
     if dnlp.find_root(path) is not None:

@@ -196,10 +196,30 @@ def read_keyphrase(folder: Path) -> Dataset:
     problems: list[Problem] = []
     collections, predictions = [], []
     for collection in find_collections(folder):
-        collections.append(read_documents(collection, problems))
+        docs = read_documents(collection, problems)
+        collections.append(docs)
         for path in pred_files.tidy_prediction_files(collection):
-            predictions.append(pred_files.read_predictions(path, None, problems, default_movie=collection.name))
+            predictions.append(_predictions_beside(path, docs, problems))
     return documents_dataset(collections, predictions, problems, str(folder))
+
+
+def _predictions_beside(path: Path, docs: Documents, problems: list[Problem]) -> pd.DataFrame:
+    """The rows of a predictions table lying in a collection folder: all of them that collection's documents."""
+    from kweval.data import predictions as pred_files
+
+    rows = pred_files.read_predictions(path, None, problems, default_movie=docs.name)
+    other = sorted({str(m) for m in rows["movie"] if m != docs.name})
+    if other:  # the table lies in this collection: its rows are this collection's documents
+        problems.append(Problem(str(path), f"movie {other[0]} read as this collection, {docs.name}"))
+    known = set(docs.texts)
+    unknown = rows["review_id"].map(lambda d: d not in known)
+    if unknown.any():
+        ids = rows.loc[unknown, "review_id"].drop_duplicates()
+        problems.append(
+            Problem(str(path), f"{len(ids)} document id(s) not in {docs.name} (e.g. {ids.iloc[0]}); skipped")
+        )
+        rows = rows[~unknown]
+    return rows.assign(movie=docs.name)
 
 
 def documents_dataset(
