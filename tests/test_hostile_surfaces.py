@@ -398,3 +398,122 @@ def test_predictions_table_beside_docsutf8_is_read_with_the_collection(tmp_path,
         )
         (tmp_path / beside.name).rename(beside)
         assert status == 0 and got == json.loads(out)["rows"], err
+
+
+# --- 10. hostile file system and text ----------------------------------------------------------------------------
+
+
+def _deny(monkeypatch, *suffixes: str) -> None:
+    """Reading a file whose path ends in one of `suffixes` raises PermissionError, as chmod 000 does for a non-root
+    user (tests run as root, where chmod 000 blocks nothing)."""
+    import pandas as pd
+
+    real_bytes, real_pickle = Path.read_bytes, pd.read_pickle
+
+    def denied(path) -> bool:
+        return str(path).endswith(suffixes)
+
+    def read_bytes(self):
+        if denied(self):
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_bytes(self)
+
+    def read_pickle(path, *args, **kwargs):
+        if denied(path):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_pickle(path, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(pd, "read_pickle", read_pickle)
+
+
+def test_lone_surrogates_in_jsonl_are_replaced_and_said(tmp_path, capsys):
+    root = write_collection(tmp_path / "c", TEXTS)
+    raw = (
+        '{"id": "plain", "keyphrases": ["graph ranking", "bad \\udc80 phrase"]}\n{"id": "x\\ud800", "keyphrases": []}\n'
+    )
+    pred = tmp_path / "p.jsonl"
+    pred.write_text(raw, encoding="utf-8")
+    for protocol in ("kweval", "pke"):
+        status, out, err = run(capsys, "evaluate", str(root), "--protocol", protocol, "--predictions", f"m={pred}")
+        assert status == 0 and "Traceback" not in err, err
+        assert "2 string(s) with lone surrogates (not text); replaced by U+FFFD" in err
+        assert "\udc80" not in err and "\ud800" not in err
+
+
+@pytest.mark.parametrize("protocol", ["kweval", "meng"])
+def test_hostile_collection_files_are_one_line_each_and_the_rest_evaluated(tmp_path, capsys, monkeypatch, protocol):
+    import os
+
+    root = write_collection(tmp_path / os.fsdecode(b"coll\xff"), TEXTS)
+    (root / "docsutf8" / "dangling.txt").symlink_to(root / "nowhere.txt")
+    (root / "docsutf8" / "loop.txt").symlink_to(root / "docsutf8" / "loop.txt")
+    (root / "keys" / "folder.key").mkdir()
+    bad = os.fsdecode(b"bad\xfename")
+    (root / "docsutf8" / f"{bad}.txt").write_text("graph ranking here", encoding="utf-8")
+    (root / "keys" / f"{bad}.key").write_text("graph ranking\n", encoding="utf-8")
+    write_collection(tmp_path / "more", {"u": ("unreadable text", ["x"]), "v": ("graph ranking", ["graph ranking"])})
+    for d in ("u", "v"):  # an unreadable document (u) and an unreadable key file (v) in a second copy
+        (root / "docsutf8" / f"{d}.txt").write_bytes((tmp_path / "more" / "docsutf8" / f"{d}.txt").read_bytes())
+        (root / "keys" / f"{d}.key").write_bytes((tmp_path / "more" / "keys" / f"{d}.key").read_bytes())
+    _deny(monkeypatch, "docsutf8/u.txt", "keys/v.key")
+    pred = write_jsonl(tmp_path / "p.jsonl", [{"id": "plain", "keyphrases": ["graph ranking"]}])
+    status, out, err = run(capsys, "evaluate", str(root), "--protocol", protocol, "--predictions", f"m={pred}")
+    assert status == 0 and "Traceback" not in err and out, err
+    lines = kweval_lines(err)
+    assert len(lines) == len(err.strip().splitlines())  # nothing but one-line problems
+    assert any("2 *.txt name(s) not a readable file" in line for line in lines)
+    assert any("1 *.key name(s) not a readable file" in line and "folder.key" in line for line in lines)
+    assert any("file name(s) not UTF-8" in line for line in lines)
+    assert any("u.txt: unreadable document (Permission denied)" in line for line in lines)
+    assert any("v.key: unreadable key file (Permission denied)" in line for line in lines)
+    assert "\\udcff" in err or "\\udcfe" in err or "\ufffd" in err  # names shown escaped or replaced, never raw
+
+
+def _dnlp(root: Path, movies: dict[str, list[str]], gt_cells: list[object]) -> Path:
+    import pandas as pd
+
+    (root / "Extracted_Keywords").mkdir(parents=True)
+    for i, (movie, keywords) in enumerate(movies.items()):
+        frame = pd.DataFrame(
+            {
+                "Movie_ID": [f"tt{i}"] * 2,
+                "Review_ID": [f"{movie}-r1", f"{movie}-r2"],
+                "Preprocessed_Review": ["a good film", "a bad film"],
+                "keywords_base": [[(k, 0.9 - 0.1 * j) for j, k in enumerate(keywords)]] * 2,
+            }
+        )
+        frame.to_pickle(root / "Extracted_Keywords" / f"kw_{movie}.pkl")
+    rows = [(f"tt{i}", cell, 5, 0) for i in range(len(movies)) for cell in gt_cells]
+    pd.DataFrame(rows, columns=["Movie_ID", "Keyword", "Helpful", "Not_Helpful"]).to_pickle(
+        root / "keywords_ground_truth.pkl"
+    )
+    return root
+
+
+def test_dnlp_unreadable_movie_file_and_list_gt_cells_are_said(tmp_path, capsys, monkeypatch):
+    root = _dnlp(
+        tmp_path / "Dataset",
+        {"A": ["good film", "x"], "B": ["bad film"], "C": ["y"]},
+        ["good film", ["bad", "film"], "bad film", 3],
+    )
+    _deny(monkeypatch, "kw_B.pkl")
+    status, out, err = run(capsys, "evaluate", str(root), "--jobs", "1")
+    assert status == 0, err
+    lines = kweval_lines(err)
+    assert any("kw_B.pkl: unreadable predictions file" in line for line in lines)
+    assert any(
+        "2 keyword cell(s) are not text (e.g. list ['bad', 'film']); those GT rows are dropped" in line
+        for line in lines
+    )
+    movies = {line.split(",")[0] for line in out.splitlines()[1:]}
+    assert movies == {"A", "C", "ALL"}
+
+
+def test_tidy_unreadable_optional_reviews_table_is_one_line(tmp_path, capsys, monkeypatch):
+    root = _dnlp(tmp_path / "Dataset", {"A": ["good film"]}, ["good film"])
+    tidy = tmp_path / "tidy"
+    assert run(capsys, "convert", str(root), str(tidy), "--format", "csv")[0] == 0
+    _deny(monkeypatch, "reviews.csv")
+    status, out, err = run(capsys, "evaluate", str(tidy))
+    assert status == 0 and "reviews.csv" in err and "Traceback" not in err and "A,base" in out, err

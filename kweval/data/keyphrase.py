@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kweval.data.dataset import MODEL_COLUMNS, PREDICTION_COLUMNS, Dataset, Problem
+from kweval.data.dataset import MODEL_COLUMNS, PREDICTION_COLUMNS, Dataset, Problem, text_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -116,8 +116,8 @@ def read_documents(collection: Path, problems: list[Problem]) -> Documents:
     Documents without a key file get no GT and key files without a document
     are still read (both reported); unreadable files are skipped, reported.
     """
-    docs = {p.stem: p for p in sorted((collection / DOCS_DIR).glob("*.txt")) if p.is_file()}
-    key_files = {p.stem: p for p in sorted((collection / KEYS_DIR).glob("*.key")) if p.is_file()}
+    docs = _files(collection / DOCS_DIR, ".txt", problems)
+    key_files = _files(collection / KEYS_DIR, ".key", problems)
     texts: dict[str, str] = {}
     for doc_id, path in docs.items():
         text = _read_text(path, problems, "document")
@@ -155,7 +155,44 @@ def read_documents(collection: Path, problems: list[Problem]) -> Documents:
     language = _language(collection, problems)
     if language is not None:
         read.append(collection / LANGUAGE_FILE)
-    return Documents(collection.name, texts, keys, language, tuple(read), raw_keys=raw_keys)
+    name = text_of(collection.name, [0])
+    return Documents(name, texts, keys, language, tuple(read), raw_keys=raw_keys)
+
+
+def _files(folder: Path, suffix: str, problems: list[Problem]) -> dict[str, Path]:
+    """{document id: file} of the `*suffix` files of `folder`, in name order.
+
+    What is not a regular file (a folder named `x.key`, a dangling link, a
+    link loop) is one problem and left out; a file name that is not UTF-8
+    gives an id with U+FFFD for its undecodable bytes (one problem), so its
+    text and key file still pair up.
+    """
+    found: dict[str, Path] = {}
+    not_files: list[str] = []
+    replaced = [0]
+    try:
+        paths = sorted(folder.glob(f"*{suffix}"))
+    except OSError as exc:
+        problems.append(Problem(str(folder), f"cannot be listed ({exc.strerror or type(exc).__name__}); skipped"))
+        return found
+    for path in paths:
+        if not path.is_file():  # a folder, a dangling link or a link loop (is_file is False for each)
+            not_files.append(path.name)
+            continue
+        found[text_of(path.stem, replaced)] = path
+    if not_files:
+        problems.append(
+            Problem(
+                str(folder),
+                f"{len(not_files)} *{suffix} name(s) not a readable file (a folder, a dangling link or a link "
+                f"loop; e.g. {not_files[0]}); skipped",
+            )
+        )
+    if replaced[0]:
+        problems.append(
+            Problem(str(folder), f"{replaced[0]} file name(s) not UTF-8; their ids have U+FFFD for the bad bytes")
+        )
+    return found
 
 
 def raw_key_lines(text: str) -> list[str]:

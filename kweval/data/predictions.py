@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kweval.data.dataset import MODEL_COLUMNS, PREDICTION_COLUMNS, Dataset, Problem
+from kweval.data.dataset import MODEL_COLUMNS, PREDICTION_COLUMNS, Dataset, Problem, has_surrogates, text_of
 from kweval.data.formulas import unguard_column
 
 if TYPE_CHECKING:  # pandas is imported where a table is made: `jsonl_rows` alone stays light (the --protocol path)
@@ -72,23 +72,6 @@ def parse_spec(spec: str) -> tuple[str, Path]:
     if has_surrogates(name):
         raise ValueError(f"NAME {name.strip()!r} is not UTF-8 text")
     return name.strip(), Path(path.strip())
-
-
-def has_surrogates(text: str) -> bool:
-    """Whether `text` holds lone surrogates (bytes that were not UTF-8, or a JSON `\\udc80`): no file can store it."""
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return True
-    return False
-
-
-def text_of(value: str, replaced: list[int]) -> str:
-    """`value` with each lone surrogate replaced by U+FFFD (counted in `replaced`), so every table can store it."""
-    if not has_surrogates(value):
-        return value
-    replaced[0] += 1
-    return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
 def _score(value) -> float:

@@ -41,7 +41,7 @@ def files_hash(paths: Iterable[Path], root: Path | None = None) -> str:
 
     h = hashlib.sha256()
     for path in sorted(Path(p) for p in paths):
-        h.update(name(path).encode())
+        h.update(name(path).encode("utf-8", "surrogateescape"))  # a file name that is not UTF-8: its bytes
         h.update(b"\0")
         h.update(path.read_bytes())
     return h.hexdigest()
