@@ -503,7 +503,7 @@ def test_dnlp_unreadable_movie_file_and_list_gt_cells_are_said(tmp_path, capsys,
     lines = kweval_lines(err)
     assert any("kw_B.pkl: unreadable predictions file" in line for line in lines)
     assert any(
-        "2 keyword cell(s) are not text (e.g. list ['bad', 'film']); those GT rows are dropped" in line
+        "6 keyword cell(s) are not text (e.g. list ['bad', 'film']); those GT rows are dropped" in line
         for line in lines
     )
     movies = {line.split(",")[0] for line in out.splitlines()[1:]}

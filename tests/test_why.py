@@ -75,4 +75,21 @@ def test_reasons_agree_with_keywords_match(gt, preds, mode):
 def test_empty_keywords():
     ev, _ = _reasons(["x"], {"a": ["x"]})
     out = why.match_reasons(ev.keywords.iloc[0:0], ev.ground_truth)
-    assert list(out.columns)[-4:] == ["status", "reason", "taken_gt_rank", "taken_by"] and out.empty
+    assert list(out.columns)[-6:] == ["status", "reason", "taken_gt_rank", "taken_by", "category", "detail"]
+    assert out.empty
+
+
+def test_why_reads_the_failure_categories(demo_dataset):
+    """The explorer's reasons and `kweval failures` apply one rule: every kept keyword gets the same category."""
+    from kweval.explain.failures import failure_table
+
+    ev = evaluate(demo_dataset, EvalOptions(k=3, match="word"))
+    table = failure_table(demo_dataset, ev)
+    kept = table[(table["side"] == "prediction") & (table["position"] >= 0)]
+    expected = dict(zip(zip(kept["review_id"], kept["model"], kept["position"]), kept["category"].astype(str)))
+    got = {}
+    for movie, rows in ev.keywords.groupby("movie"):
+        out = why.match_reasons(rows, ev.ground_truth[ev.ground_truth["movie"] == movie], "word", k=3)
+        got.update(zip(zip(out["review_id"], out["model"], out["position"]), out["category"]))
+    assert got == expected
+    assert {"hit", "hit_beyond_k", "taken", "near_lexical", "off_reference"} <= set(got.values())

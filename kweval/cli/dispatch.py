@@ -13,7 +13,16 @@ import os
 import sys
 from typing import NoReturn
 
-from kweval.cli import cmd_convert, cmd_describe, cmd_embed, cmd_evaluate, cmd_export, cmd_extract, cmd_synth
+from kweval.cli import (
+    cmd_convert,
+    cmd_describe,
+    cmd_embed,
+    cmd_evaluate,
+    cmd_export,
+    cmd_extract,
+    cmd_failures,
+    cmd_synth,
+)
 from kweval.cli.common import USAGE_ERROR, UsageError, epilog
 from kweval.cli.fast import KeyphraseUsageError
 from kweval.extras import MissingExtra, missing_extra
@@ -45,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_extract.add_parser(sub)
     cmd_export.add_parser(sub)
     cmd_describe.add_parser(sub)
+    cmd_failures.add_parser(sub)
     return parser
 
 
@@ -57,6 +67,7 @@ COMMANDS = {
     "extract": cmd_extract.cmd_extract,
     "export": cmd_export.cmd_export,
     "describe": cmd_describe.cmd_describe,
+    "failures": cmd_failures.cmd_failures,
 }
 
 

@@ -16,6 +16,7 @@ layout has no predictions: they come from `--predictions NAME=PATH`
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -232,19 +233,23 @@ def read_keyphrase(folder: Path) -> Dataset:
 
     problems: list[Problem] = []
     collections, predictions = [], []
+    directions: dict[str, str] = {}
     for collection in find_collections(folder):
         docs = read_documents(collection, problems)
         collections.append(docs)
         for path in pred_files.tidy_prediction_files(collection):
-            predictions.append(_predictions_beside(path, docs, problems))
-    return documents_dataset(collections, predictions, problems, str(folder))
+            rows, declared = _predictions_beside(path, docs, problems)
+            predictions.append(rows)
+            directions = declared | directions  # the first collection's word on a model wins
+    return documents_dataset(collections, predictions, problems, str(folder), directions)
 
 
-def _predictions_beside(path: Path, docs: Documents, problems: list[Problem]) -> pd.DataFrame:
-    """The rows of a predictions table lying in a collection folder: all of them that collection's documents."""
+def _predictions_beside(path: Path, docs: Documents, problems: list[Problem]) -> tuple[pd.DataFrame, dict[str, str]]:
+    """(rows, declared score directions) of a predictions table lying in a collection folder: all of its rows are
+    that collection's documents."""
     from kweval.data import predictions as pred_files
 
-    rows = pred_files.read_predictions(path, None, problems, default_movie=docs.name)
+    rows, declared = pred_files.read_prediction_file(path, None, problems, default_movie=docs.name)
     other = sorted({str(m) for m in rows["movie"] if m != docs.name})
     if other:  # the table lies in this collection: its rows are this collection's documents
         problems.append(Problem(str(path), f"movie {other[0]} read as this collection, {docs.name}"))
@@ -256,13 +261,19 @@ def _predictions_beside(path: Path, docs: Documents, problems: list[Problem]) ->
             Problem(str(path), f"{len(ids)} document id(s) not in {docs.name} (e.g. {ids.iloc[0]}); skipped")
         )
         rows = rows[~unknown]
-    return rows.assign(movie=docs.name)
+    return rows.assign(movie=docs.name), declared
 
 
 def documents_dataset(
-    collections: list[Documents], predictions: list[pd.DataFrame], problems: list[Problem], source: str
+    collections: list[Documents],
+    predictions: list[pd.DataFrame],
+    problems: list[Problem],
+    source: str,
+    directions: Mapping[str, str] | None = None,
 ) -> Dataset:
-    """A Dataset of per-document collections (each one movie, unranked) and the prediction tables found with them."""
+    """A Dataset of per-document collections (each one movie, unranked) and the prediction tables found with them.
+
+    `directions`: {model: score direction} the prediction files declare (higher for the others)."""
     import numpy as np
     import pandas as pd
 
@@ -296,7 +307,10 @@ def documents_dataset(
         reviews=review_table,
         predictions=pred_table,
         ground_truth=gt_table.reset_index(drop=True),
-        models=pd.DataFrame({"model": models, "score_direction": "higher"}, columns=MODEL_COLUMNS),
+        models=pd.DataFrame(
+            {"model": models, "score_direction": [(directions or {}).get(m, "higher") for m in models]},
+            columns=MODEL_COLUMNS,
+        ),
         problems=problems,
         source=source,
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from typing import cast
 
@@ -95,13 +95,19 @@ def normalize_many(values: Sequence[object]) -> list[str]:
 
 
 @lru_cache(maxsize=1)
-def _porter():
-    # NLTK's Porter stemmer, as pke and KPEval use; imported only when stem matching is asked for.
-    porter = require("nltk.stem.porter", "stem", "stem matching")
-    return porter.PorterStemmer()
+def _porter() -> Callable[[str], str]:
+    """NLTK's Porter stemmer, as pke and KPEval use; loaded only when stem matching is asked for, without the rest of
+    NLTK (`stemming.load_porter`: the `nltk` package's import takes seconds)."""
+    from kweval.text.stemming import load_porter
+
+    try:
+        return load_porter()
+    except ImportError:
+        require("nltk.stem.porter", "stem", "stem matching")  # names the extra to install
+        raise
 
 
 def stem_tokens(normalized: str) -> tuple[str, ...]:
     """Porter stems of the tokens of a normalized keyword."""
-    stemmer = _porter()
-    return tuple(stemmer.stem(tok) for tok in normalized.split())
+    stem = _porter()
+    return tuple(stem(tok) for tok in normalized.split())

@@ -1,0 +1,117 @@
+"""`kweval failures`: the failure category of every keyword (docs/metrics.md §10), or their counts (--summary)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from kweval.cli.common import (
+    DEFAULTS,
+    USAGE_ERROR,
+    UsageError,
+    add_predictions_argument,
+    comma_list,
+    positive_int,
+    prediction_files,
+    problem_lines,
+    select,
+)
+from kweval.evaluation.pipeline import GT_ORDERS, EvalOptions
+from kweval.text.matching import MATCH_MODES
+
+DESCRIPTION = """\
+One row per keyword of every evaluated review × model: every predicted keyword as given (before
+cleaning) and every GT keyword of the review's list, each with the first failure category that
+applies (docs/metrics.md §10) under --match, --k and, with --semantic, --threshold:
+
+  predictions: invalid, duplicate, hit, hit_beyond_k, taken, near_lexical, near_semantic, off_reference
+  GT keywords: found, found_beyond_k, missed_present, missed_absent, missed_no_text
+
+Columns: movie, review_id, model, side (prediction/gt), position (after cleaning; -1 for a
+keyword cleaning drops; a GT keyword's rank), keyword, category, detail (the GT keyword it
+matches or would match, the mode that would match, the cosine, the position it repeats).
+Per review × model the hit rows are p@k·k and hit + hit_beyond_k = found + found_beyond_k =
+n_matched.  --summary writes the counts per movie × model × category instead (with each
+count's share of its side).  The file is CSV (spreadsheet formulas neutralised) or Parquet
+(.parquet) by --out's extension.
+"""
+
+
+def add_parser(sub) -> None:
+    """Register `failures` on the CLI's subparsers."""
+    fp = sub.add_parser(
+        "failures",
+        help="the failure category of every predicted and GT keyword (why a model loses points)",
+        description=DESCRIPTION,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    fp.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
+    fp.add_argument("--models", type=comma_list, help="comma-separated models (default: all)")
+    fp.add_argument("--movies", type=comma_list, help="comma-separated movies (default: all)")
+    fp.add_argument("--k", type=positive_int, default=DEFAULTS.k, help=f"cut-off of hit/found (default {DEFAULTS.k})")
+    fp.add_argument("--match", choices=MATCH_MODES, default=DEFAULTS.match, help="match mode (default approx)")
+    fp.add_argument("--gt-order", choices=GT_ORDERS, default=DEFAULTS.gt_order, help="GT rank (default: file order)")
+    fp.add_argument(
+        "--semantic", action="store_true", help="add near_semantic (cosine ≥ --threshold; sentence embeddings, cached)"
+    )
+    fp.add_argument(
+        "--threshold", type=float, default=DEFAULTS.threshold, help=f"cosine threshold τ (default {DEFAULTS.threshold})"
+    )
+    fp.add_argument("--embedding-model", default=DEFAULTS.embedding_model, help="sentence-transformers model id")
+    add_predictions_argument(fp)
+    fp.add_argument("--out", required=True, help="output file: .csv, or .parquet")
+    fp.add_argument("--summary", action="store_true", help="write counts per movie × model × category instead")
+    fp.add_argument("--quiet", action="store_true", help="do not print data problems")
+
+
+def cmd_failures(args: argparse.Namespace) -> int:
+    """`kweval failures DATA --out FILE [--summary]`."""
+    from kweval.evaluation.pipeline import evaluate
+    from kweval.explain.failures import COLUMNS, failure_summary, failure_table
+    from kweval.io.output import check_output_file
+    from kweval.io.table_files import write_table
+
+    if args.out == "-":
+        raise UsageError("--out: give a file (.csv or .parquet); the table can be millions of rows")
+    check_output_file(args.out)
+    options = _options(args)
+    dataset = _dataset(args)
+    evaluation = evaluate(dataset, options)
+    if not args.quiet:
+        for line in problem_lines(evaluation.problems):
+            print(line, file=sys.stderr)
+    if len(evaluation.scores) == 0:
+        print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
+        return USAGE_ERROR
+    table = failure_table(dataset, evaluation)
+    out = failure_summary(table) if args.summary else table[COLUMNS]
+    write_table(out, args.out)
+    print(f"kweval: wrote {len(out):,} rows to {args.out}", file=sys.stderr)
+    return 0
+
+
+def _options(args: argparse.Namespace) -> EvalOptions:
+    try:
+        return EvalOptions(
+            k=args.k,
+            match=args.match,
+            gt_order=args.gt_order,
+            semantic=args.semantic,
+            threshold=args.threshold,
+            embedding_model=args.embedding_model,
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _dataset(args: argparse.Namespace):
+    """The dataset with the asked movies and models (an unknown one is a usage error naming what there is)."""
+    from kweval.data import load_dataset
+
+    files = prediction_files(args)
+    dataset = load_dataset(args.data, movies=args.movies, predictions=files)
+    if args.movies and not set(args.movies) <= set(dataset.movie_ids):
+        dataset = load_dataset(args.data, predictions=files)
+    movies = select(dataset.movie_ids, args.movies, "movie(s)")
+    models = select(dataset.model_names, args.models, "model(s)")
+    return dataset.subset(movies, models)

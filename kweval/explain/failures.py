@@ -1,0 +1,240 @@
+"""Why a model loses points: the failure category of every keyword (docs/metrics.md §10).
+
+`failure_table(dataset, evaluation)` gives one row per predicted keyword
+(before cleaning, so `invalid` and `duplicate` show) and per GT keyword of
+every evaluated review × model, each with its category under the
+evaluation's match mode, k and τ (`kweval.metrics.categories`, the one table
+of rules) and a `detail` naming the GT keyword, the mode that would match or
+the cosine.  The categories add up against the per-review metrics: per
+review × model, the `hit` rows are ``p@k · k`` and ``hit + hit_beyond_k =
+found + found_beyond_k = n_matched``.  `failure_summary` counts them per movie
+× model × category.  The CLI (`kweval failures`), the explorer and the
+dashboard read these two functions; nothing else decides a category.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from kweval.data.dataset import Dataset
+from kweval.evaluation.options import Evaluation
+from kweval.explain.failure_gt import GtCategories, gt_categories
+from kweval.explain.failure_lists import GroupLists, group_lists
+from kweval.explain.failure_predictions import CODE, PredictionCategories, prediction_categories
+from kweval.metrics.categories import CATEGORY_NAMES, NEAR_MODES, PREDICTION_CATEGORIES, SIDES
+
+COLUMNS = ["movie", "review_id", "model", "side", "position", "keyword", "category", "detail"]
+EXTRA_COLUMNS = ["other", "cosine"]  # the keyword the detail names (GT or predicted), the best cosine (semantic)
+_N_PRED = len(PREDICTION_CATEGORIES)
+
+
+def failure_table(dataset: Dataset, evaluation: Evaluation, vectors=None) -> pd.DataFrame:
+    """One row per keyword of every evaluated review × model: `COLUMNS` then `EXTRA_COLUMNS`.
+
+    `evaluation` is `evaluate(dataset, options)` with its per-keyword table
+    (``keywords=True``, the default).  Rows come group by group (the order of
+    `Evaluation.scores`), predictions in list order, then the GT list in rank
+    order.  ``position``: a prediction's position after cleaning (the
+    metrics' i; -1 for a keyword cleaning drops), a GT keyword's rank.  With
+    semantic matching (``options.semantic``) the cosines come from `vectors`
+    (a mapping norm → vector or an embedder function), else from the
+    embedding store the evaluation filled.  Text columns are categorical.
+    """
+    lists = group_lists(evaluation)
+    if evaluation.options.semantic and vectors is None:
+        vectors = _stored_vectors(evaluation, lists)
+    pred = prediction_categories(dataset, evaluation, lists, vectors if evaluation.options.semantic else None)
+    matched = (pred.category == CODE["hit"]) | (pred.category == CODE["hit_beyond_k"])
+    gt = gt_categories(
+        dataset,
+        lists,
+        evaluation.options.k,
+        evaluation.options.match,
+        pred.group[matched].astype(np.int64),
+        pred.gt_rank[matched].astype(np.int64),
+        pred.position[matched],
+    )
+    return _assemble(lists, pred, gt, semantic=evaluation.options.semantic)
+
+
+def failure_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Counts per movie × model × side × category (every category of the side, zeros included), and each count's
+    share of its movie × model × side.  Counted on the categorical codes (one pass over the rows)."""
+    movie, model = (pd.Categorical(table[c]) for c in ("movie", "model"))
+    category = pd.Categorical(table["category"], categories=list(CATEGORY_NAMES)).codes.astype(np.int64)
+    n_cat, n_model = len(CATEGORY_NAMES), len(model.categories)
+    pair = movie.codes.astype(np.int64) * n_model + model.codes
+    used = np.unique(pair)  # the movie × model pairs with rows, in category order
+    counts = np.bincount(np.searchsorted(used, pair) * n_cat + category, minlength=len(used) * n_cat)
+    counts = counts.reshape(len(used), n_cat)
+    sides = np.array(_sides(), dtype=object)
+    side_total = np.stack([counts[:, sides == s].sum(axis=1) for s in SIDES], axis=1)[
+        :, (sides == SIDES[1]).astype(int)
+    ]
+    out = pd.DataFrame(
+        {
+            "movie": np.repeat(np.asarray(movie.categories, dtype=object)[used // n_model], n_cat),
+            "model": np.repeat(np.asarray(model.categories, dtype=object)[used % n_model], n_cat),
+            "side": np.tile(sides, len(used)),
+            "category": np.tile(np.array(CATEGORY_NAMES, dtype=object), len(used)),
+            "count": counts.ravel(),
+        }
+    )
+    total = side_total.ravel()
+    out["share"] = np.where(total > 0, counts.ravel() / np.maximum(total, 1), 0.0)
+    return out
+
+
+def _sides() -> list[str]:
+    return [SIDES[0]] * _N_PRED + [SIDES[1]] * (len(CATEGORY_NAMES) - _N_PRED)
+
+
+def _stored_vectors(evaluation: Evaluation, lists: GroupLists) -> dict:
+    """The vectors of every normalized keyword, from the embedding store the semantic evaluation filled."""
+    from kweval.embeddings import semantic
+
+    options = evaluation.options
+    texts = list(dict.fromkeys([*evaluation.keywords["norm"].tolist(), *lists.gt_norm.tolist()]))
+    texts = [t for t in texts if isinstance(t, str) and t]
+    if not texts:
+        return {}
+    vectors = semantic.embed_texts(texts, model_id=options.embedding_model, backend=options.embedding_backend)
+    return dict(zip(texts, vectors))
+
+
+def _assemble(lists: GroupLists, pred: PredictionCategories, gt: GtCategories, semantic: bool) -> pd.DataFrame:
+    """The rows of both sides interleaved group by group, as one frame with categorical text columns."""
+    n_groups = len(lists.groups)
+    n_pred = np.bincount(pred.group, minlength=n_groups).astype(np.int64)
+    n_gt = np.diff(gt.offsets)
+    start = np.concatenate(([0], np.cumsum(n_pred + n_gt)))[:-1]
+    pred_at = start[pred.group] + _within(pred.group, n_pred)
+    gt_at = start[gt.group] + n_pred[gt.group] + gt.rank
+    total = len(pred.group) + len(gt.group)
+
+    def both(pred_values: np.ndarray, gt_values: np.ndarray, dtype) -> np.ndarray:
+        out = np.empty(total, dtype=dtype)
+        out[pred_at] = pred_values
+        out[gt_at] = gt_values
+        return out
+
+    group = both(pred.group, gt.group, np.int32)
+    kw_codes, kw_values = pd.factorize(np.concatenate([pred.keyword, lists.gt_keyword]))
+    keyword = both(kw_codes[: len(pred.group)], kw_codes[len(pred.group) :][gt.gt_index], np.int32)
+    gt_rank_keyword = np.full(len(pred.group), -1, dtype=np.int64)
+    gt_rank_keyword[pred.gt_rank >= 0] = kw_codes[len(pred.group) :][_gt_index(lists, pred)]
+    found = gt.by_position >= 0
+    gt_other = np.full(len(gt.group), -1, dtype=np.int32)
+    gt_other[found] = _found_keyword_codes(pred, kw_codes[: len(pred.group)], gt.group[found], gt.by_position[found])
+    detail_codes, detail_values = _details(lists, pred, gt, kw_values, kw_codes, semantic)
+    frame = pd.DataFrame(
+        {
+            "movie": _group_column(lists.groups["movie"], group),
+            "review_id": _group_column(lists.groups["review_id"], group),
+            "model": _group_column(lists.groups["model"], group),
+            "side": pd.Categorical.from_codes(both(np.zeros(len(pred.group)), np.ones(len(gt.group)), np.int8), SIDES),
+            "position": both(pred.position, gt.rank, np.int32),
+            "keyword": pd.Categorical.from_codes(keyword, kw_values),
+            "category": pd.Categorical.from_codes(
+                both(pred.category, gt.category + _N_PRED, np.int8), list(CATEGORY_NAMES)
+            ),
+            "detail": pd.Categorical.from_codes(both(detail_codes[0], detail_codes[1], np.int32), detail_values),
+            "other": pd.Categorical.from_codes(both(gt_rank_keyword, gt_other, np.int32), kw_values),
+            "cosine": both(pred.cosine, np.full(len(gt.group), np.nan, np.float32), np.float32),
+        }
+    )
+    return frame
+
+
+def _within(group: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """Per row (rows sorted by group), its index within its group."""
+    starts = np.concatenate(([0], np.cumsum(counts)))[:-1]
+    return np.arange(len(group), dtype=np.int64) - starts[group]
+
+
+def _gt_index(lists: GroupLists, pred: PredictionCategories) -> np.ndarray:
+    """Per prediction row with a GT rank, that GT keyword's index in `lists.gt_keyword`."""
+    at = pred.gt_rank >= 0
+    return lists.starts()[pred.group[at]] + pred.gt_rank[at]
+
+
+def _found_keyword_codes(
+    pred: PredictionCategories, pred_codes: np.ndarray, group: np.ndarray, position: np.ndarray
+) -> np.ndarray:
+    """The keyword code of the kept prediction at (`group`, `position`)."""
+    kept = np.flatnonzero(pred.position >= 0)
+    width = int(pred.position.max(initial=0)) + 1
+    keys = pred.group[kept].astype(np.int64) * width + pred.position[kept]  # sorted: kept rows are in list order
+    at = np.searchsorted(keys, group.astype(np.int64) * width + position)
+    return pred_codes[kept[at]]
+
+
+def _group_column(values: pd.Series, group: np.ndarray) -> pd.Categorical:
+    """A per-group column repeated over the rows, as a categorical (codes, one copy of each value)."""
+    codes, uniques = pd.factorize(values.to_numpy(dtype=object))
+    return pd.Categorical.from_codes(codes[group].astype(np.int32), uniques)
+
+
+def _details(
+    lists: GroupLists,
+    pred: PredictionCategories,
+    gt: GtCategories,
+    kw_values: pd.Index,
+    kw_codes: np.ndarray,
+    semantic: bool,
+) -> tuple[tuple[np.ndarray, np.ndarray], list[str]]:
+    """(per prediction row, per GT row) codes of the `detail` text, and the distinct texts (code 0: "")."""
+    gt_kw = lists.gt_keyword
+    starts = lists.starts()
+    names = PREDICTION_CATEGORIES
+    texts = []
+    for g, kw, cat, rank, holder, mode, cos in zip(
+        pred.group.tolist(),
+        pred.keyword.tolist(),
+        pred.category.tolist(),
+        pred.gt_rank.tolist(),
+        pred.holder.tolist(),
+        pred.mode.tolist(),
+        pred.cosine.tolist(),
+    ):
+        texts.append(
+            _prediction_detail(
+                names[cat],
+                gt_kw[starts[g] + rank] if rank >= 0 else None,
+                rank,
+                holder,
+                NEAR_MODES[mode] if mode >= 0 else "",
+                cos,
+                kw,
+                semantic,
+            )
+        )
+    found = np.flatnonzero(gt.by_position >= 0)
+    pred_kw = _found_keyword_codes(pred, kw_codes[: len(pred.group)], gt.group[found], gt.by_position[found])
+    gt_texts = [f"#{p} ‘{kw_values[c]}’" for p, c in zip(gt.by_position[found].tolist(), pred_kw.tolist())]
+    codes, values = pd.factorize(np.array(["", *texts, *gt_texts], dtype=object))
+    pred_codes = codes[1 : 1 + len(texts)].astype(np.int32)
+    gt_codes = np.zeros(len(gt.group), dtype=np.int32)
+    gt_codes[found] = codes[1 + len(texts) :]
+    return (pred_codes, gt_codes), list(values)
+
+
+def _prediction_detail(
+    category: str, gt_keyword, rank: int, holder: int, mode: str, cosine: float, keyword, semantic: bool
+) -> str:
+    """The `detail` text of one prediction row."""
+    cos = "" if cosine != cosine else f", cosine {cosine:.3f}"
+    if category in ("hit", "hit_beyond_k"):
+        return f"GT ‘{gt_keyword}’ (rank {rank})"
+    if category == "taken":
+        return f"GT ‘{gt_keyword}’ already taken by #{holder}"
+    if category == "near_lexical":
+        return f"{mode}: GT ‘{gt_keyword}’"
+    if category == "near_semantic":
+        return f"GT ‘{gt_keyword}’{cos}"
+    if category == "off_reference":
+        return f"nearest GT ‘{gt_keyword}’{cos}" if semantic and gt_keyword is not None else ""
+    if category == "duplicate":
+        return f"repeats #{holder}"
+    return "not a string" if not isinstance(keyword, str) else "empty after normalization"
