@@ -517,3 +517,28 @@ def test_tidy_unreadable_optional_reviews_table_is_one_line(tmp_path, capsys, mo
     _deny(monkeypatch, "reviews.csv")
     status, out, err = run(capsys, "evaluate", str(tidy))
     assert status == 0 and "reviews.csv" in err and "Traceback" not in err and "A,base" in out, err
+
+
+@pytest.mark.parametrize("name", ["kweval.messages", "kweval.data.formulas"])
+def test_docstring_examples_run(name):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(name), verbose=False)
+    assert result.attempted and result.failed == 0
+
+
+def test_every_kweval_line_goes_through_the_one_escaping_function():
+    """No module writes a `kweval:` line of its own with an f-string: they call kweval.messages (or problem_lines)."""
+    import re
+
+    from tests.helpers import REPO
+
+    offenders = []
+    for path in (REPO / "kweval").rglob("*.py"):
+        if path.name == "messages.py":
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if re.search(r"""(print|write)\(\s*f["']kweval: \{(?!shown\()""", line):
+                offenders.append(f"{path.relative_to(REPO)}:{number}")
+    assert offenders == []

@@ -104,9 +104,8 @@ def cmd_extract(args: argparse.Namespace) -> int:
         else:
             table = neutralise_formulas(table)
             write_output(table.to_csv(index=False, lineterminator="\n", quoting=csv_quoting(table)), str(out))
-    print(
-        f"kweval: {len(texts)} documents, {sum(map(len, lists))} keyphrases by {args.extractor} "
-        f"(scores: {SCORE_DIRECTION[args.extractor]} is better) -> {out}",
-        file=sys.stderr,
+    say(
+        f"{len(texts)} documents, {sum(map(len, lists))} keyphrases by {args.extractor} "
+        f"(scores: {SCORE_DIRECTION[args.extractor]} is better) -> {out}"
     )
     return 0

@@ -27,7 +27,7 @@ from kweval.cli.common import USAGE_ERROR, UsageError, epilog
 from kweval.cli.fast import KeyphraseUsageError
 from kweval.extras import MissingExtra, missing_extra
 from kweval.io.output import OutputError, os_reason
-from kweval.messages import say
+from kweval.messages import line, say
 
 __all__ = ["COMMANDS", "build_parser", "main", "run"]
 
@@ -124,7 +124,7 @@ def exit_without_teardown(status: int) -> NoReturn:
         except OSError as exc:  # e.g. stdout on a full device
             name = "stdout" if stream is sys.stdout else "stderr"
             try:
-                sys.stderr.write(f"kweval: {name}: writing failed ({os_reason(exc)})\n")
+                sys.stderr.write(line(name, f"writing failed ({os_reason(exc)})") + "\n")
                 sys.stderr.flush()
             except (OSError, ValueError):
                 pass
