@@ -542,3 +542,42 @@ def test_every_kweval_line_goes_through_the_one_escaping_function():
             if re.search(r"""(print|write)\(\s*f["']kweval: \{(?!shown\()""", line):
                 offenders.append(f"{path.relative_to(REPO)}:{number}")
     assert offenders == []
+
+
+def test_fast_path_escapes_hostile_ids_too(tmp_path, capsys):
+    root = write_collection(tmp_path / "c", TEXTS)
+    pred = write_jsonl(tmp_path / "p.jsonl", [{"id": HOSTILE, "keyphrases": ["graph ranking"]}])
+    status = fast_main(["evaluate", str(root), "--protocol", "pke", "--predictions", f"m={pred}"])
+    err = capsys.readouterr().err
+    assert status == 0 and "\x1b" not in err and "\u202e" not in err and "\\x1b[31m" in err
+    assert all(line.startswith("kweval: ") for line in err.splitlines())
+
+
+@pytest.mark.parametrize("protocol,p5", [("pke", 0.5), ("kpeval", 0.2), ("meng", 1.0)])
+def test_empty_string_prediction_in_parquet_follows_the_preset(tmp_path, capsys, protocol, p5):
+    """Parquet keeps "" apart from a null keyword (an empty list): pke and KPEval count it in |P| (docs/protocols.md
+    defect 1), as from JSONL; meng's validity filter drops it."""
+    import pandas as pd
+
+    root = write_collection(tmp_path / "c", {"d": ("we study topic models", ["topic models"])})
+    rows = [("c", "d", "m", 0, "", 0.9), ("c", "d", "m", 1, "topic models", 0.8)]
+    table = pd.DataFrame(rows, columns=["movie", "review_id", "model", "rank", "keyword", "score"])
+    table.to_parquet(tmp_path / "p.parquet")
+    write_jsonl(tmp_path / "p.jsonl", [{"id": "d", "keyphrases": ["", "topic models"]}])
+    got = {}
+    for suffix in ("parquet", "jsonl"):
+        status, out, err = run(
+            capsys,
+            "evaluate",
+            str(root),
+            "--protocol",
+            protocol,
+            "--predictions",
+            f"m={tmp_path / f'p.{suffix}'}",
+            "--format",
+            "json",
+        )
+        assert status == 0, err
+        got[suffix] = json.loads(out)["rows"][0]
+    assert got["parquet"] == got["jsonl"]
+    assert got["parquet"]["p@5"] == pytest.approx(p5)  # pke: 1 / min(5, 2); kpeval: 1 / 5; meng: "" invalid, 1 / 1
