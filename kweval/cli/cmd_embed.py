@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from kweval.cli.common import DEFAULTS, positive_int, problem_lines
+from kweval.messages import say
 
 
 def add_parsers(sub, embedding_backends: tuple[str, ...]) -> None:
@@ -52,7 +53,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
         args.embedding_model,
         backend=backend,
         precision=precision,
-        on_note=lambda note: print(f"kweval: embedding cache: {note}", file=sys.stderr),
+        on_note=lambda note: say("embedding cache", note),
     )
     progress = _tqdm_counter(len(texts)) if sys.stderr.isatty() else None
     semantic.embed_texts(

@@ -17,6 +17,7 @@ from kweval.cli.common import (
     select,
 )
 from kweval.evaluation.pipeline import GT_ORDERS, EvalOptions
+from kweval.messages import say
 from kweval.text.matching import MATCH_MODES
 
 DESCRIPTION = """\
@@ -86,7 +87,7 @@ def cmd_failures(args: argparse.Namespace) -> int:
     table = failure_table(dataset, evaluation)
     out = failure_summary(table) if args.summary else table[COLUMNS]
     write_table(out, args.out)
-    print(f"kweval: wrote {len(out):,} rows to {args.out}", file=sys.stderr)
+    say(f"wrote {len(out):,} rows to {args.out}")
     return 0
 
 

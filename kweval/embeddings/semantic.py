@@ -22,7 +22,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -35,6 +34,7 @@ import numpy as np
 from kweval.embeddings.models import DEFAULT_MODEL, canonical_model_id, resolve_model_path
 from kweval.embeddings.similarity import unit_rows
 from kweval.extras import require
+from kweval.messages import say
 
 if TYPE_CHECKING:  # pragma: no cover
     from kweval.embeddings.store import EmbeddingStore
@@ -183,7 +183,7 @@ _ONNX_FAILED: dict[tuple[str, bool], str] = {}  # exports that could not be used
 
 def _say(note: str) -> None:
     """One `kweval: ...` line on stderr: the embedder's own events (a damaged export rebuilt, the torch fallback)."""
-    print(f"kweval: {note}", file=sys.stderr)
+    say(note)
 
 
 class _TorchEncoder:

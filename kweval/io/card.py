@@ -45,7 +45,7 @@ def files_hash(paths: Iterable[Path], root: Path | None = None) -> str:
 
     h = hashlib.sha256()
     for path in sorted(Path(p) for p in paths):
-        h.update(name(path).encode())
+        h.update(name(path).encode("utf-8", "surrogateescape"))  # a file name that is not UTF-8: its bytes
         h.update(b"\0")
         try:
             with open(path, "rb") as handle:
