@@ -264,3 +264,12 @@ def test_dnlp_adds_up():
     assert len(table) > 13_000_000
     s = failure_summary(table)
     assert (s.loc[s["category"] == "missed_absent", "share"] > 0.9).all()  # most GT keywords never occur in a review
+
+
+def test_docs_show_the_one_table():
+    from kweval.metrics import categories, docs_table
+    from tests.helpers import REPO
+
+    text = (REPO / "docs" / "metrics.md").read_text(encoding="utf-8")
+    assert "## 10. Failure categories" in text and categories.markdown_table() in text
+    assert docs_table.with_categories(text) == text
