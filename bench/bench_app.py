@@ -98,7 +98,7 @@ def page_reruns(params: dict[str, str], repeat: int) -> list[tuple[str, Timing, 
     _timed(at.run, at)
     rows = []
     for page in PAGES:
-        at.switch_page(f"dashboard/views/{page}.py")
+        at.switch_page(f"pages/{page}.py")
         first = _timed(at.run, at)
         rows.append((page, first, _median([_timed(at.run, at) for _ in range(repeat)])))
     return rows

@@ -7,9 +7,11 @@ note the page shows.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
 from kweval.evaluation.pipeline import AGGREGATIONS, EvalOptions
 from kweval.text.matching import MATCH_MODES
 
@@ -18,6 +20,7 @@ MATCH_DEFAULT = EvalOptions.match
 K_DEFAULT = EvalOptions.k
 K_MAX = 50  # the sidebar's k range
 TAU_DEFAULT = EvalOptions.threshold  # docs/metrics.md's default cosine threshold
+BACKEND_DEFAULT = EvalOptions.embedding_backend
 TAU_MIN, TAU_MAX, TAU_STEP = 0.50, 0.95, 0.01  # the sidebar slider's range
 
 
@@ -27,7 +30,8 @@ class Selection:
 
     `semantic` / `threshold` / `sentiment` are the optional semantic and
     sentiment metrics of docs/metrics.md (URL ``sem=1``, ``tau=0.75``, ``sas=1``);
-    `present` the present/absent split (``present=1``; on by default for per-document GT).
+    `present` the present/absent split (``present=1``; on by default for per-document GT);
+    `backend` the embedding backend of the semantic metrics (``backend=onnx-int8``).
     """
 
     movie: str
@@ -39,6 +43,7 @@ class Selection:
     threshold: float = TAU_DEFAULT
     sentiment: bool = False
     present: bool = False
+    backend: str = BACKEND_DEFAULT
     notes: tuple[str, ...] = field(default=(), compare=False)
 
     def params(self) -> dict[str, str]:
@@ -52,10 +57,11 @@ class Selection:
             "tau": format_tau(self.threshold),
             "sas": "1" if self.sentiment else "0",
             "present": "1" if self.present else "0",
+            "backend": self.backend,
         }
 
 
-SELECTION_KEYS = ("movie", "models", "k", "agg", "match", "sem", "tau", "sas", "present")
+SELECTION_KEYS = ("movie", "models", "k", "agg", "match", "sem", "tau", "sas", "present", "backend")
 _TRUE = frozenset({"1", "true", "on", "yes"})
 _FALSE = frozenset({"0", "false", "off", "no"})
 
@@ -86,6 +92,53 @@ def _first(value: object) -> str | None:
     return None if value is None else str(value)
 
 
+def param_parsers(movies: Sequence[str], models: Sequence[str]) -> dict[str, Callable[[str], Any]]:
+    """Per sidebar URL parameter: its text -> the value it selects, or None when the text cannot be used."""
+
+    def parse_movie(raw: str) -> str | None:
+        return raw if raw in movies or raw == "ALL" else None
+
+    def parse_models(raw: str) -> tuple[str, ...] | None:
+        chosen = [m for m in dict.fromkeys(s.strip() for s in raw.split(",")) if m in models]
+        return tuple(chosen) or None
+
+    def parse_k(raw: str) -> int | None:
+        try:
+            k = int(raw)
+        except ValueError:
+            return None
+        return k if 1 <= k <= K_MAX else None
+
+    return {
+        "movie": parse_movie,
+        "models": parse_models,
+        "k": parse_k,
+        "agg": lambda r: r if r in AGGREGATIONS else None,
+        "match": lambda r: r if r in MATCH_MODES else None,
+        "sem": parse_flag,
+        "tau": parse_tau,
+        "sas": parse_flag,
+        "present": parse_flag,
+        "backend": lambda r: r if r in EMBEDDING_BACKENDS else None,
+    }
+
+
+def selection_defaults(movies: Sequence[str], models: Sequence[str], present_default: bool = False) -> dict[str, Any]:
+    """Per sidebar URL parameter: the value used when neither the URL nor the session holds a usable one."""
+    return {
+        "movie": movies[0] if movies else "ALL",
+        "models": tuple(models),
+        "k": K_DEFAULT,
+        "agg": AGG_DEFAULT,
+        "match": MATCH_DEFAULT,
+        "sem": False,
+        "tau": TAU_DEFAULT,
+        "sas": False,
+        "present": present_default,
+        "backend": BACKEND_DEFAULT,
+    }
+
+
 def resolve_selection(
     sources: Sequence[Mapping[str, object]],
     movies: Sequence[str],
@@ -94,46 +147,26 @@ def resolve_selection(
 ) -> Selection:
     """The selection from the first source that holds a valid value for each key (URL first, then session).
 
-    Invalid values are skipped with a note (shown to the user); defaults:
-    the first movie (``ALL`` stands for every movie), every model, k=5,
-    macro, approx, semantic and sentiment off, threshold 0.75, the
-    present/absent split `present_default` (the data's: on for per-document GT).
+    Invalid values are skipped with a note (shown to the user); defaults
+    (`selection_defaults`): the first movie (``ALL`` stands for every movie),
+    every model, k=5, macro, approx, semantic and sentiment off, threshold
+    0.75, the present/absent split `present_default` (the data's: on for per-document GT).
     """
     notes: list[str] = []
+    parsers = param_parsers(movies, models)
+    defaults = selection_defaults(movies, models, present_default)
 
-    def pick(key: str, parse, default):
+    def pick(key: str) -> Any:
         for src in sources:
             raw = _first(src.get(key))
             if raw is None or raw == "":
                 continue
-            value = parse(raw)
+            value = parsers[key](raw)
             if value is None:
                 notes.append(f"ignored {key}={raw!r}")
                 continue
             return value
-        return default
+        return defaults[key]
 
-    def parse_movie(raw: str):
-        return raw if raw in movies or raw == "ALL" else None
-
-    def parse_models(raw: str):
-        chosen = [m for m in dict.fromkeys(s.strip() for s in raw.split(",")) if m in models]
-        return tuple(chosen) or None
-
-    def parse_k(raw: str):
-        try:
-            k = int(raw)
-        except ValueError:
-            return None
-        return k if 1 <= k <= K_MAX else None
-
-    movie = pick("movie", parse_movie, movies[0] if movies else "ALL")
-    chosen = pick("models", parse_models, tuple(models))
-    k = pick("k", parse_k, K_DEFAULT)
-    agg = pick("agg", lambda r: r if r in AGGREGATIONS else None, AGG_DEFAULT)
-    match = pick("match", lambda r: r if r in MATCH_MODES else None, MATCH_DEFAULT)
-    semantic = pick("sem", parse_flag, False)
-    tau = pick("tau", parse_tau, TAU_DEFAULT)
-    sentiment = pick("sas", parse_flag, False)
-    present = pick("present", parse_flag, present_default)
-    return Selection(movie, chosen, k, agg, match, semantic, tau, sentiment, present, tuple(notes))
+    values = [pick(key) for key in SELECTION_KEYS]
+    return Selection(*values, notes=tuple(notes))  # SELECTION_KEYS is Selection's field order

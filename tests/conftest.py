@@ -69,3 +69,11 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 def demo_dataset() -> Dataset:
     """The embedded demo, loaded once per session (Datasets are not modified by evaluation)."""
     return load_dataset(None)
+
+
+@pytest.fixture(scope="module")
+def cores():
+    """Datasets loaded by the core, one per source of the dashboard tests ("demo", "dnlp"), on first use."""
+    from tests.apptest import _Cores
+
+    return _Cores()

@@ -136,7 +136,7 @@ def _run(monkeypatch, data_path, page: str, query: dict[str, str]) -> AppTest:
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     at.query_params.update(query)
-    at.switch_page(f"dashboard/views/{page}.py").run()
+    at.switch_page(f"pages/{page}.py").run()
     return at
 
 

@@ -172,9 +172,9 @@ def test_every_page_in_chromium(tmp_path):
         text = _settled(driver, ["Summary", *PAGES["Summary"]])
         assert "Page not found" not in text and urlparse(driver.current_url).path == "/summary"
 
-        # every page through the sidebar navigation; the selection stays in the URL
+        # every page through the sidebar's links (dashboard/sidebar.py); the selection stays in the URL
         for title, texts in PAGES.items():
-            links = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebarNav"] a')
+            links = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPageLink-NavLink"]')
             link = next((a for a in links if a.text.strip().endswith(title)), None)
             assert link is not None, f"no navigation link {title!r} in {[a.text for a in links]}"
             link.click()

@@ -15,7 +15,7 @@ from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.io import report
 from kweval.metrics import registry
 from kweval.stats import bootstrap
-from tests.test_app import run
+from tests.apptest import run
 
 
 def _best_rows_by_loop(table: pd.DataFrame) -> dict[str, set[int]]:
@@ -107,7 +107,7 @@ def _with_semantic_columns(scores: pd.DataFrame, shift: int = 0) -> pd.DataFrame
 def test_ci_groups_give_the_joint_bootstrap_and_a_tau_change_leaves_the_lexical_digest(how):
     """The Summary bootstraps the semantic metrics apart (dashboard.context.ci_groups), cached by the content of
     what each group reads: a τ change (only sem_* change) finds the lexical group's CIs in the cache."""
-    from dashboard.context import ci_digest, ci_groups
+    from dashboard.state import ci_digest, ci_groups
 
     ev = evaluate(load_dataset(None), EvalOptions())
     rows = _with_semantic_columns(ev.scores[ev.scores["model"] == ev.models[0]])
@@ -151,7 +151,7 @@ def test_explorer_rerun_reuses_its_review_cards(monkeypatch):
     built = []
     original = keyword_html.model_grid_html
     monkeypatch.setattr(keyword_html, "model_grid_html", lambda *a, **kw: built.append(1) or original(*a, **kw))
-    at = run(monkeypatch, None, page="dashboard/views/explorer.py")
+    at = run(monkeypatch, None, page="pages/explorer.py")
     first = [h.proto.body for h in at.get("html")]
     n_cards = len(built)
     assert n_cards > 0
@@ -182,7 +182,7 @@ def test_compare_rerun_reuses_its_scatter_and_links(monkeypatch):
     import plotly.express as px
 
     built = _count_calls(monkeypatch, px, "scatter")
-    at = run(monkeypatch, None, page="dashboard/views/compare.py")
+    at = run(monkeypatch, None, page="pages/compare.py")
     spec = at.get("plotly_chart")[0].proto.spec
     links = _links(at)
     assert len(built) == 1 and links and all(link.startswith("./explorer?") for link in links)

@@ -10,9 +10,9 @@ from dashboard.highlight import highlight, matched_tooltips
 from kweval.data import load_dataset
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.explain import why
-from tests.test_app import run, texts
+from tests.apptest import run, texts
 
-EXPLORER = "dashboard/views/explorer.py"
+EXPLORER = "pages/explorer.py"
 
 
 def _taken_case():
@@ -67,7 +67,7 @@ def test_directional_sort_names_the_direction(monkeypatch):
 def test_compare_verdicts_on_screen(monkeypatch):
     ds = load_dataset(None)
     a, b = ds.model_names[:2]
-    at = run(monkeypatch, None, {"movie": "ALL", "models": f"{a},{b}", "a": a}, "dashboard/views/compare.py")
+    at = run(monkeypatch, None, {"movie": "ALL", "models": f"{a},{b}", "a": a}, "pages/compare.py")
     shown = texts(at)
     assert "on nDCG@5" in shown and ("beats" in shown or "No significant difference" in shown)
     assert "significant" in [df.value for df in at.dataframe if "p_ttest_holm" in df.value.columns][0].columns
@@ -83,7 +83,7 @@ def test_ndcg_page_names_examples_and_shows_the_review(monkeypatch):
         monkeypatch,
         None,
         {"movie": row["movie"], "models": row["model"], "review": row["review_id"]},
-        "dashboard/views/ndcg.py",
+        "pages/ndcg.py",
     )
     shown = texts(at)
     assert explain.EXAMPLE_TITLES["seed000"] in shown and "seed" not in shown.lower()

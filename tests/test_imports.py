@@ -4,7 +4,7 @@
    its own part or parts on lower layers; no two modules import each other, however indirectly.
 1. `kweval/` never imports streamlit, the dashboard or app.py: the core runs without a UI.
 2. torch and the model libraries are imported only by the embedder modules listed in EMBEDDERS.
-3. Dashboard pages (dashboard/views/) never import metric internals: the matching, ranking,
+3. Dashboard pages (pages/) never import metric internals: the matching, ranking,
    metric and normalization modules, or any private (underscore) name of kweval.  They call
    kweval's public functions, which the CLI and the tests call too.
 4. The dashboard's presentation modules (escaping, highlighting, URL state, explorer tables,
@@ -20,7 +20,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 CORE = ROOT / "kweval"
-PAGES = ROOT / "dashboard" / "views"
+PAGES = ROOT / "pages"
 
 UI_PACKAGES = {"streamlit", "dashboard", "app", "plotly"}
 MODEL_PACKAGES = {"torch", "transformers", "sentence_transformers", "onnxruntime", "optimum"}
@@ -203,10 +203,10 @@ def test_models_are_loaded_only_by_the_embedders():
     )
 
 
-@pytest.mark.skipif(not PAGES.is_dir(), reason="no dashboard/views in this checkout")
+@pytest.mark.skipif(not PAGES.is_dir(), reason="no pages/ in this checkout")
 def test_pages_never_import_metric_internals():
     pages = sorted(PAGES.rglob("*.py"))
-    assert pages, "dashboard/views holds the pages"
+    assert pages, "pages/ holds the pages"
     offending = []
     for page in pages:
         for line, mod, name in imports(page):
@@ -227,6 +227,6 @@ def test_presentation_modules_never_import_streamlit():
         f"{rel(p)}:{line} {mod}"
         for p in modules
         for line, mod, _ in imports(p)
-        if top(mod) == "streamlit" or mod in ("dashboard", "dashboard.context", "dashboard.tables")
+        if top(mod) == "streamlit" or mod in ("dashboard", "dashboard.state", "dashboard.sidebar", "dashboard.tables")
     ]
     assert offending == []

@@ -440,18 +440,18 @@ def test_dashboard_on_per_document_gt(monkeypatch, collection, tmp_path):
     assert not at.exception, [e.message for e in at.exception]
     assert at.sidebar.selectbox[0].label == "Collection"
     assert any("2 document(s)" in c.value for c in at.sidebar.caption)
-    at.switch_page("dashboard/views/summary.py").run()
+    at.switch_page("pages/summary.py").run()
     assert not at.exception, [e.message for e in at.exception]
     shown = {c for df in at.dataframe for c in df.value.columns}
     assert {"f1@5", "f1@5_flex", "f1@M", "f1@O", "r_precision", "recall_present", "recall_absent"} <= shown
     at.query_params["review"] = "d1"
     at.query_params["movie"] = "Toy"
-    at.switch_page("dashboard/views/explorer.py").run()
+    at.switch_page("pages/explorer.py").run()
     assert not at.exception, [e.message for e in at.exception]
     body = " ".join(h.proto.body for h in at.html)
     assert "Own ground truth (4; ● in the text, ○ absent):</b> ● a · ● b · ○ c · ○ d" in body
     at.sidebar.toggle(key="sel_present").set_value(False).run()  # the split is a toggle
-    at.switch_page("dashboard/views/summary.py").run()
+    at.switch_page("pages/summary.py").run()
     shown = {c for df in at.dataframe for c in df.value.columns}
     assert "f1@5" in shown and "recall_present" not in shown
 

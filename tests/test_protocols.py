@@ -334,13 +334,16 @@ def test_light_path_leaves_what_it_does_not_know_to_the_full_cli():
 def test_card_hash_is_one_definition_stated_on_the_card(tmp_path, capsys):
     import hashlib
 
-    from kweval.io.card import HASH_OF, files_hash, folder_hash
+    from kweval.io.card import HASH_OF, dataset_hash, files_hash
 
-    (tmp_path / "keys").mkdir()
-    (tmp_path / "keys" / "b.key").write_bytes(b"x\n")
-    (tmp_path / "a.txt").write_bytes(b"text")
-    by_hand = hashlib.sha256(b"a.txt\0text" + b"keys/b.key\0x\n").hexdigest()
-    assert folder_hash(tmp_path) == files_hash([tmp_path / "keys" / "b.key", tmp_path / "a.txt"], tmp_path) == by_hand
+    for folder in ("keys", "docsutf8"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "keys" / "a.key").write_bytes(b"x\n")
+    (tmp_path / "docsutf8" / "a.txt").write_bytes(b"text")
+    (tmp_path / "notes.bin").write_bytes(b"not read")  # no input of the layout: not hashed
+    by_hand = hashlib.sha256(b"docsutf8/a.txt\0text" + b"keys/a.key\0x\n").hexdigest()
+    files = [tmp_path / "keys" / "a.key", tmp_path / "docsutf8" / "a.txt"]
+    assert dataset_hash(tmp_path) == files_hash(files, tmp_path) == by_hand
     status, out, _ = _main(*_EDGE_ARGS, "--format", "json", capsys=capsys)
     card = json.loads(out)["meta"]["protocol"]
     assert status == 0 and card["dataset_sha256_of"] == HASH_OF and "content_hash" in HASH_OF

@@ -494,8 +494,8 @@ def test_the_default_evaluation_cli_and_dashboard_use_auto():
         assert "{auto,torch,onnx,onnx-int8}" in out and "auto (default: onnx on the CPU, torch on a GPU)" in " ".join(
             out.split()
         )
-    app = (Path(__file__).resolve().parents[1] / "app.py").read_text(encoding="utf-8")
-    assert "EMBEDDING_BACKENDS" in app and 'key="sel_backend"' in app  # the sidebar lists the core's backends
+    app = (Path(__file__).resolve().parents[1] / "dashboard" / "sidebar.py").read_text(encoding="utf-8")
+    assert "EMBEDDING_BACKENDS" in app and '"backend",' in app  # the sidebar lists the core's backends
 
 
 def test_auto_vectors_are_stored_as_the_backend_that_made_them(monkeypatch, tmp_path):

@@ -39,6 +39,7 @@ def cmd_describe(args: argparse.Namespace) -> int:
     from kweval.data import load_dataset, read_per_document_collections
     from kweval.io.output import check_output_file, write_output
     from kweval.keyphrase.describe import describe, documents_of_dataset
+    from kweval.keyphrase.protocols import stem_cache_notes
 
     if args.match is not None and args.protocol != "kweval":
         raise UsageError(f"--match applies to --protocol kweval; {args.protocol} has its own rule")
@@ -57,6 +58,8 @@ def cmd_describe(args: argparse.Namespace) -> int:
         print(f"kweval: {shown(str(args.data))}: no document could be read; nothing to describe", file=sys.stderr)
         return 2
     cards = [describe(c, args.protocol, args.match) for c in collections]
+    for note in stem_cache_notes():  # a full disk or a quota: the stems are not kept, the card is still right
+        print(f"kweval: stem cache: {shown(note)}", file=sys.stderr)
     if args.format == "json":
         body = cards[0].as_dict() if len(cards) == 1 else [c.as_dict() for c in cards]
         text = json.dumps(body, indent=2, ensure_ascii=False) + "\n"

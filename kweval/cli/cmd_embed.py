@@ -25,7 +25,9 @@ def add_parsers(sub, embedding_backends: tuple[str, ...]) -> None:
     )
     em.add_argument("--batch-size", type=positive_int, default=256)
 
-    ca = sub.add_parser("cache", help="inspect or clear the embedding cache (KWEVAL_CACHE_DIR)")
+    ca = sub.add_parser(
+        "cache", help="inspect or clear the caches: embedding stores, ONNX exports, stems (KWEVAL_CACHE_DIR)"
+    )
     ca.add_argument("action", choices=["info", "clear"])
     ca.add_argument("--embedding-model", help="with clear: only this model's store")
 
@@ -81,17 +83,35 @@ def _tqdm_counter(total: int):
 
 
 def cmd_cache(args: argparse.Namespace) -> int:
-    """`cache info` lists the stores; `cache clear` removes them (or one model's)."""
+    """`cache info` lists the stores, the ONNX exports and the stem cache; `cache clear` removes them (or, with
+    --embedding-model, that model's stores only)."""
+    from kweval.embeddings.exports import clear_exports, export_info
     from kweval.embeddings.store import cache_clear, cache_dir, cache_info, describe
+    from kweval.text.stemming import stem_cache_clear, stem_cache_info
 
+    folder = cache_dir()
     if args.action == "clear":
         removed = cache_clear(model_id=args.embedding_model)
-        print(f"removed {removed} store(s) from {cache_dir()}")
+        if args.embedding_model is not None:
+            print(f"removed {removed} store(s) from {folder}")
+            return 0
+        files, stems = clear_exports(folder), stem_cache_clear()
+        print(f"removed {removed} store(s), {files} ONNX export file(s) and {stems} stem cache file(s) from {folder}")
         return 0
     stores = cache_info()
-    print(f"cache directory: {cache_dir()}")
+    print(f"cache directory: {folder}")
     if not stores:
         print("no embedding store yet (run `kweval embed DATA`)")
     for info in stores:
         print(describe(info))
+    exported = export_info(folder)
+    if not exported:
+        print("no ONNX export yet (made by the first run of the onnx backends)")
+    for info in exported:
+        state = f"DAMAGED ({info['damage']}; moved aside and rebuilt on its next use)" if info["damage"] else "sound"
+        checked = "" if info["manifest"] else " (no manifest: checked when loaded)"
+        print(f"ONNX export {info['path']}: {info['bytes'] / 1e6:.1f} MB, {state}{checked}")
+    for info in stem_cache_info():
+        state = f"DAMAGED ({info['damage']})" if info["damage"] else f"{info['entries']:,} stem(s)"
+        print(f"stem cache {info['path']}: {state}, {info['bytes'] / 1e6:.1f} MB")
     return 0

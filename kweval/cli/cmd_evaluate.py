@@ -21,6 +21,7 @@ from kweval.cli.common import (
     comma_list,
     jobs,
     positive_int,
+    positive_seconds,
     prediction_files,
     problem_lines,
     select,
@@ -179,6 +180,13 @@ def _add_scale_options(ev: argparse.ArgumentParser) -> None:
         "or local[:N] for N local worker processes; needs kweval[dask]); --semantic embeds the keywords on the "
         "workers; the output is the same",
     )
+    ev.add_argument(
+        "--scheduler-timeout",
+        type=positive_seconds,
+        default=10.0,
+        metavar="SECONDS",
+        help="how long to wait for the dask scheduler's handshake (default 10)",
+    )
 
 
 def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
@@ -237,7 +245,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if n_evaluated == 0:
         print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
         return USAGE_ERROR
-    _write_outputs(args, summary, per_review, options, str(source))
+    _write_outputs(args, summary, per_review, options, str(source), _words(dataset))
     return _check_thresholds(summary, args.fail_under)
 
 
@@ -286,7 +294,8 @@ def _load_or_evaluate_in_groups(
     models = select(dataset.model_names, args.models, "model(s)")
     dataset = dataset.subset(movies, models)
     if args.scheduler is not None:
-        return dataset.source, dataset, _evaluate_on_scheduler(args.scheduler, dataset, options), options
+        evaluation = _evaluate_on_scheduler(args.scheduler, dataset, options, args.scheduler_timeout)
+        return dataset.source, dataset, evaluation, options
     return dataset.source, dataset, None, options
 
 
@@ -306,8 +315,19 @@ def _evaluate(args: argparse.Namespace, dataset: Dataset, options: EvalOptions) 
         raise UsageError(f"cannot load the embedding model {args.embedding_model!r}: {exc}") from None
 
 
-def _write_outputs(args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, source: str):
-    """The summary (--out, --format, with its protocol card and sidecar) and the --per-review table."""
+def _words(dataset: Dataset | None):
+    """The data's vocabulary (`kweval.data.vocabulary`); movie words when the movies were evaluated in groups (only a
+    layout with a file per movie, DNLP, is: movie-level data)."""
+    from kweval.data.vocabulary import MOVIE_WORDS, vocabulary
+
+    return vocabulary(dataset) if dataset is not None else MOVIE_WORDS
+
+
+def _write_outputs(
+    args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, source: str, words
+):
+    """The summary (--out, --format, with its protocol card and sidecar, headers in the data's `words`) and the
+    --per-review table."""
     from kweval.io import report
     from kweval.io.card import render_with_card as card_render
     from kweval.io.card import write_sidecar
@@ -316,18 +336,18 @@ def _write_outputs(args: argparse.Namespace, summary, per_review: Evaluation | N
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
     latex = _latex_options(args, summary, per_review) if fmt == "latex" else {}
     card = _card(args, options, source)
-    write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, **latex), args.out)
+    write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, words=words, **latex), args.out)
     write_sidecar(fmt, args.out, card)
     if args.per_review and per_review is not None:
         write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
 
 
-def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions) -> Evaluation:
+def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions, timeout: float) -> Evaluation:
     """`evaluate` with the dataset's movies shared out over a dask cluster (kweval.scale.distributed), their rows sent
     from here."""
     from kweval.scale import distributed
 
-    with _scheduler_client(spec) as client:
+    with _scheduler_client(spec, timeout) as client:
         return distributed.evaluate_on_cluster(client, dataset, options)
 
 
@@ -339,28 +359,30 @@ def _evaluate_files_on_scheduler(args: argparse.Namespace, options: EvalOptions)
 
     if not file_groups.movie_file_sizes(args.data, args.movies):
         return None
-    with _scheduler_client(args.scheduler) as client:
+    with _scheduler_client(args.scheduler, args.scheduler_timeout) as client:
         return distributed.evaluate_files_on_cluster(
             client, args.data, options, movies=args.movies, models=args.models, keywords=bool(args.per_review)
         )
 
 
 @contextlib.contextmanager
-def _scheduler_client(spec: str):
-    """distributed.connect(spec), with a bad spec or an unreachable scheduler as a usage error."""
+def _scheduler_client(spec: str, timeout: float):
+    """distributed.connect(spec), with a bad spec, an unreachable or silent scheduler, or something else answering
+    there (a web server) as a usage error."""
     from kweval.scale import distributed
+    from kweval.scale.address import SchedulerAddressError, shown
 
     try:
         distributed.parse_scheduler(spec)
     except ValueError as exc:
         raise UsageError(str(exc)) from None
     try:
-        with distributed.connect(spec) as client:
+        with distributed.connect(spec, timeout) as client:
             yield client
-    except distributed.EmbeddingError as exc:  # a worker could not load the embedding model
-        raise UsageError(f"--scheduler {spec}: {exc}") from None
+    except (distributed.EmbeddingError, SchedulerAddressError) as exc:  # a worker's model; no scheduler answers
+        raise UsageError(f"--scheduler {shown(spec)}: {exc}") from None
     except OSError as exc:  # no scheduler at that address, or it went away
-        raise UsageError(f"--scheduler {spec}: cannot reach the dask scheduler ({exc})") from None
+        raise UsageError(f"--scheduler {shown(spec)}: cannot reach the dask scheduler ({exc})") from None
 
 
 def _keyphrase_options(options: EvalOptions, args: argparse.Namespace, dataset) -> EvalOptions:
@@ -445,7 +467,8 @@ def _card(args: argparse.Namespace, options: EvalOptions, source: str) -> dict[s
     from kweval.io import card as cards
 
     folder = Path(args.data) if args.data else demo_path()
-    content = cards.folder_hash(folder) if folder.is_dir() else "unknown"
+    predictions = [Path(p) for p in (prediction_files(args) or {}).values()]
+    content = cards.dataset_hash(folder, args.movies, predictions) if folder.exists() else "unknown"
     return cards.evaluation_card(
         options,
         source,

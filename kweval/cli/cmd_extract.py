@@ -74,9 +74,13 @@ def cmd_extract(args: argparse.Namespace) -> int:
             extra = "extract,semantic" if args.extractor == "keybert" else "extract"
             raise UsageError(f"{args.extractor} needs {exc.name or exc}: pip install 'kweval[{extra}]'") from None
     model = args.model_name or args.extractor
+    direction = SCORE_DIRECTION[args.extractor]  # travels with the predictions (kweval.data.predictions)
     if out.suffix == ".jsonl":
         lines = [
-            json.dumps({"id": d, "keyphrases": [k for k, _ in e], "scores": [s for _, s in e]}, ensure_ascii=False)
+            json.dumps(
+                {"id": d, "keyphrases": [k for k, _ in e], "scores": [s for _, s in e], "score_direction": direction},
+                ensure_ascii=False,
+            )
             for d, e in zip(doc_ids, lists)
         ]
         write_output("\n".join(lines) + "\n", str(out))
@@ -86,7 +90,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
         from kweval.data.tidy import csv_quoting
         from kweval.io.report import neutralise_formulas
 
-        table = pd.DataFrame(prediction_rows(collection.name, doc_ids, model, lists))
+        table = pd.DataFrame(prediction_rows(collection.name, doc_ids, model, lists)).assign(score_direction=direction)
         if out.suffix == ".parquet":
             write_output(table.to_parquet(index=False), str(out))
         else:

@@ -68,6 +68,17 @@ def threshold(value: str) -> tuple[str, float]:
     return metric.strip(), minimum
 
 
+def positive_seconds(value: str) -> float:
+    """argparse type of a time limit: a finite number of seconds > 0."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds") from None
+    if not 0 < seconds < 86400 * 365:
+        raise argparse.ArgumentTypeError("must be a number of seconds above 0")
+    return seconds
+
+
 def positive_int(value: str) -> int:
     """argparse type of an integer ≥ 1."""
     try:

@@ -107,6 +107,8 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
             }
         )
         paths.append(path)
+    problems.extend(_stem_cache_problems())  # a full disk: the stems are not kept, the numbers stand
+    report()
     if not rows:
         print("kweval: nothing could be evaluated (no readable predictions)", file=sys.stderr)
         return 2
@@ -127,9 +129,20 @@ def _write_summary(args: argparse.Namespace, rows: list[dict], content_hash: str
     else:
         import pandas as pd
 
-        text = cards.render_with_card(pd.DataFrame(rows), fmt, None, card, raw_csv=getattr(args, "raw_csv", False))
+        from kweval.data.vocabulary import DOCUMENT_WORDS
+
+        table = pd.DataFrame(rows)
+        text = cards.render_with_card(
+            table, fmt, None, card, raw_csv=getattr(args, "raw_csv", False), words=DOCUMENT_WORDS
+        )
     write_output(text, args.out)
     cards.write_sidecar(fmt, args.out, card)
+
+
+def _stem_cache_problems() -> list:
+    from kweval.keyphrase.protocols import stem_cache_notes
+
+    return [_problem("stem cache", note) for note in stem_cache_notes()]
 
 
 def _problem(source: str, reason: str):

@@ -51,8 +51,8 @@ def detect_layout(path: Path) -> str:
             f"{path}: expected a folder (tidy tables, the DNLP Dataset/ layout, docsutf8/ + keys/) or a .json/.jsonl "
             "file of documents with title, abstract and keywords"
         )
-    if tidy.is_tidy(path):
-        return "tidy"
+    if tidy.is_tidy(path) and not (keyphrase.is_collection(path) and "ground_truth" not in tidy.table_files(path)):
+        return "tidy"  # a collection's own predictions table (docsutf8/ + keys/ + predictions.csv) is no tidy dataset
     if dnlp.find_root(path) is not None:
         return "dnlp"
     if keyphrase.find_collections(path):

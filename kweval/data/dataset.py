@@ -100,8 +100,17 @@ class Dataset:
         return "review_id" in gt.columns and bool(gt["review_id"].notna().any())
 
     def unit_names(self) -> tuple[str, str]:
-        """What to call a movie and a review for this data: ("Collection", "Document") for per-document GT."""
-        return ("Collection", "Document") if self.per_document else ("Movie", "Review")
+        """What to call a movie and a review for this data: ("Collection", "Document") for per-document GT
+        (`kweval.data.vocabulary.vocabulary` has every word)."""
+        from kweval.data.vocabulary import vocabulary
+
+        words = vocabulary(self)
+        return words.movie, words.review
+
+    def score_directions(self) -> dict[str, str]:
+        """{model: "higher" or "lower"}: which end of each model's scores is better (from its models table or its
+        predictions file's ``score_direction``; higher where nothing said); the weighted metrics order by it."""
+        return {str(m): str(d) for m, d in zip(self.models["model"], self.models["score_direction"])}
 
     def content_hash(self) -> str:
         """A stable content hash (every table's values and columns, problems, source): the dashboard's cache key."""

@@ -16,6 +16,7 @@ layout has no predictions: they come from `--predictions NAME=PATH`
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -195,17 +196,26 @@ def read_keyphrase(folder: Path) -> Dataset:
 
     problems: list[Problem] = []
     collections, predictions = [], []
+    directions: dict[str, str] = {}
     for collection in find_collections(folder):
         collections.append(read_documents(collection, problems))
         for path in pred_files.tidy_prediction_files(collection):
-            predictions.append(pred_files.read_predictions(path, None, problems, default_movie=collection.name))
-    return documents_dataset(collections, predictions, problems, str(folder))
+            rows, declared = pred_files.read_prediction_file(path, None, problems, default_movie=collection.name)
+            predictions.append(rows)
+            directions = declared | directions  # the first collection's word on a model wins
+    return documents_dataset(collections, predictions, problems, str(folder), directions)
 
 
 def documents_dataset(
-    collections: list[Documents], predictions: list[pd.DataFrame], problems: list[Problem], source: str
+    collections: list[Documents],
+    predictions: list[pd.DataFrame],
+    problems: list[Problem],
+    source: str,
+    directions: Mapping[str, str] | None = None,
 ) -> Dataset:
-    """A Dataset of per-document collections (each one movie, unranked) and the prediction tables found with them."""
+    """A Dataset of per-document collections (each one movie, unranked) and the prediction tables found with them.
+
+    `directions`: {model: score direction} the prediction files declare (higher for the others)."""
     import numpy as np
     import pandas as pd
 
@@ -239,7 +249,10 @@ def documents_dataset(
         reviews=review_table,
         predictions=pred_table,
         ground_truth=gt_table.reset_index(drop=True),
-        models=pd.DataFrame({"model": models, "score_direction": "higher"}, columns=MODEL_COLUMNS),
+        models=pd.DataFrame(
+            {"model": models, "score_direction": [(directions or {}).get(m, "higher") for m in models]},
+            columns=MODEL_COLUMNS,
+        ),
         problems=problems,
         source=source,
     )

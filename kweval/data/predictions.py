@@ -10,6 +10,14 @@ optional (list order is the ranking either way); an optional `movie` (or
 table (`.parquet`/`.csv`) needs `review_id` (or `doc_id`/`id`) and `keyword`;
 `movie`, `rank` (default: file order) and `score` are optional.  Every bad
 line, cell or file is one `Problem`; the rest is read.
+
+Score direction travels with the predictions: a JSONL line may say
+``"score_direction": "lower"`` (or ``"higher"``, the default), a table may
+have a ``score_direction`` column; `kweval extract` writes it (YAKE's scores
+are costs: lower).  The first value a file gives for a model is used; a line
+or row that contradicts it, or a value other than higher/lower, is a problem.
+The direction decides the order of the weighted metrics' scores
+(`kweval.evaluation.count`), never the ranking (list order is the ranking).
 """
 
 from __future__ import annotations
@@ -21,7 +29,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kweval.data.dataset import MODEL_COLUMNS, PREDICTION_COLUMNS, Dataset, Problem
+from kweval.data.dataset import MODEL_COLUMNS, PREDICTION_COLUMNS, SCORE_DIRECTIONS, Dataset, Problem
 
 if TYPE_CHECKING:  # pandas is imported where a table is made: `jsonl_rows` alone stays light (the --protocol path)
     import pandas as pd
@@ -31,6 +39,7 @@ TABLE_SUFFIXES = (".parquet", ".csv")
 ID_KEYS = ("id", "doc_id")
 KEYPHRASE_KEYS = ("keyphrases", "predictions")
 MOVIE_KEYS = ("movie", "collection")
+DIRECTION_KEY = "score_direction"  # a JSONL field and a table column: "higher" (default) or "lower" is better
 _MAX_LINE_PROBLEMS = 20  # bad lines named one by one per file; the rest are counted
 
 
@@ -66,22 +75,50 @@ def _first(obj: dict, keys: tuple[str, ...]):
 
 
 def jsonl_rows(path: Path, model: str, problems: list[Problem], default_movie: str | None = None) -> list[tuple]:
-    """Prediction rows (PREDICTION_COLUMNS tuples, rank order) of a JSONL file; plain Python.
+    """Prediction rows (PREDICTION_COLUMNS tuples, rank order) of a JSONL file; plain Python (`jsonl_read`)."""
+    return jsonl_read(path, model, problems, default_movie)[0]
 
-    Movie is `default_movie` unless a line names one (None: resolved later).
-    An empty keyphrase list is one row with keyword None (a real, empty prediction); an empty string in a
-    list is a keyword "" (pke and KPEval count it in |P|; docs/protocols.md).
+
+def declared_direction(value: object, where: str, first: str | None, bad: list[str]) -> str | None:
+    """The score direction a line or row declares (`value`), checked: "higher"/"lower", or None (not declared).
+
+    `first` is the direction the file declared first; a different one, or a
+    value that is neither, is one message in `bad` and is not used.
+    """
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    direction = value.strip().lower() if isinstance(value, str) else None
+    if direction not in SCORE_DIRECTIONS:
+        bad.append(f"{where}: {DIRECTION_KEY} {str(value)[:40]!r} is not higher/lower; ignored")
+        return None
+    if first is not None and direction != first:
+        bad.append(f"{where}: {DIRECTION_KEY} {direction} contradicts the file's first ({first}); the first is used")
+        return None
+    return direction
+
+
+def jsonl_read(
+    path: Path, model: str, problems: list[Problem], default_movie: str | None = None
+) -> tuple[list[tuple], str | None]:
+    """(prediction rows, declared score direction or None) of a JSONL file; plain Python.
+
+    Rows are PREDICTION_COLUMNS tuples in rank order.  Movie is
+    `default_movie` unless a line names one (None: resolved later).  An empty
+    keyphrase list is one row with keyword None (a real, empty prediction);
+    an empty string in a list is a keyword "" (pke and KPEval count it in |P|;
+    docs/protocols.md).  The direction is the first line's ``score_direction``.
     """
     rows: list[tuple] = []
     bad: list[str] = []
     seen: set[tuple] = set()
+    direction: str | None = None
     try:
         handle = path.open("rb")
     except OSError as exc:
         problems.append(
             Problem(str(path), f"unreadable ({exc.strerror or type(exc).__name__}); no predictions for {model}")
         )
-        return []
+        return [], None
     with handle:
         for number, raw in enumerate(handle, start=1):
             line = raw.strip()
@@ -103,6 +140,8 @@ def jsonl_rows(path: Path, model: str, problems: list[Problem], default_movie: s
             if not isinstance(phrases, list):
                 bad.append(f"line {number}: `keyphrases` (or `predictions`) is not a list; skipped")
                 continue
+            if DIRECTION_KEY in obj:
+                direction = declared_direction(obj[DIRECTION_KEY], f"line {number}", direction, bad) or direction
             scores = obj.get("scores")
             if scores is not None and (not isinstance(scores, list) or len(scores) != len(phrases)):
                 bad.append(f"line {number}: `scores` is not a list as long as the keyphrases; scores ignored")
@@ -122,14 +161,18 @@ def jsonl_rows(path: Path, model: str, problems: list[Problem], default_movie: s
                     (movie, str(doc), model, rank, keyword, _score(scores[rank]) if scores is not None else math.nan)
                 )
     _report_lines(path, bad, problems)
-    return rows
+    return rows, direction
 
 
 def read_jsonl(path: Path, model: str, problems: list[Problem], default_movie: str | None = None) -> pd.DataFrame:
     """Prediction rows of a JSONL file as a table (`jsonl_rows`)."""
+    return _jsonl_frame(jsonl_read(path, model, problems, default_movie)[0])
+
+
+def _jsonl_frame(rows: list[tuple]) -> pd.DataFrame:
     import pandas as pd
 
-    frame = pd.DataFrame(jsonl_rows(path, model, problems, default_movie), columns=PREDICTION_COLUMNS)
+    frame = pd.DataFrame(rows, columns=PREDICTION_COLUMNS)
     frame["score"] = frame["score"].astype("float64")
     frame["rank"] = frame["rank"].astype("int64")
     return frame
@@ -147,7 +190,18 @@ def _report_lines(path: Path, bad: list[str], problems: list[Problem]) -> None:
 def read_table(
     path: Path, model: str | None, problems: list[Problem], default_movie: str | None = None
 ) -> pd.DataFrame:
-    """Prediction rows of a tidy table; `model` (when given) names every row's model."""
+    """Prediction rows of a tidy table; `model` (when given) names every row's model (`table_read`)."""
+    return table_read(path, model, problems, default_movie)[0]
+
+
+def table_read(
+    path: Path, model: str | None, problems: list[Problem], default_movie: str | None = None
+) -> tuple[pd.DataFrame, dict[str, str]]:
+    """(prediction rows, {model: declared score direction}) of a tidy table.
+
+    `model` (when given) names every row's model.  The directions come from
+    an optional ``score_direction`` column: each model's first value.
+    """
     import numpy as np
     import pandas as pd
 
@@ -155,12 +209,12 @@ def read_table(
         frame = pd.read_csv(path, dtype=str, keep_default_na=False) if path.suffix == ".csv" else pd.read_parquet(path)
     except Exception as exc:  # an unreadable table is a data problem
         problems.append(Problem(str(path), f"unreadable ({type(exc).__name__}: {str(exc)[:200]}); skipped"))
-        return _empty()
+        return _empty(), {}
     doc_col = next((c for c in ("review_id", "doc_id", "id") if c in frame.columns), None)
     if doc_col is None or "keyword" not in frame.columns or (model is None and "model" not in frame.columns):
         needs = "review_id (or doc_id/id), keyword" + ("" if model is not None else ", model")
         problems.append(Problem(str(path), f"lacks column(s) among {needs}; skipped"))
-        return _empty()
+        return _empty(), {}
     n = len(frame)
     movie = frame["movie"].astype(object) if "movie" in frame.columns else pd.Series([default_movie] * n, dtype=object)
     rank = (
@@ -183,6 +237,7 @@ def read_table(
             "score": score.astype("float64"),
         }
     )
+    directions = _table_directions(out["model"], frame.get(DIRECTION_KEY), path, problems)
     bad = (
         out["review_id"].isna()
         | out["rank"].isna()
@@ -195,29 +250,55 @@ def read_table(
         )
         out = out[~bad]
     out["rank"] = out["rank"].astype("int64")
-    return out.sort_values(["movie", "review_id", "model", "rank"], kind="stable", na_position="first").reset_index(
-        drop=True
-    )
+    out = out.sort_values(["movie", "review_id", "model", "rank"], kind="stable", na_position="first")
+    return out.reset_index(drop=True), directions
+
+
+def _table_directions(models: pd.Series, column: pd.Series | None, path: Path, problems: list[Problem]) -> dict:
+    """{model: direction} from a table's ``score_direction`` column (each model's first value; conflicts reported)."""
+    if column is None:
+        return {}
+    directions: dict[str, str] = {}
+    bad: list[str] = []
+    pairs = dict.fromkeys(zip(models, column))  # distinct (model, value) pairs in file order
+    for name, value in pairs:
+        if not isinstance(name, str) or (isinstance(value, str) and not value.strip()):
+            continue
+        found = declared_direction(value, f"model {name}", directions.get(name), bad)
+        if found is not None:
+            directions[name] = found
+    for message in dict.fromkeys(bad):
+        where, reason = message.split(": ", 1)
+        problems.append(Problem(f"{path}: {where}", reason))
+    return directions
 
 
 def read_predictions(
     path: Path, model: str | None, problems: list[Problem], default_movie: str | None = None
 ) -> pd.DataFrame:
-    """Prediction rows of one file, JSONL or tidy table by its suffix; a problem (and no rows) for anything else."""
+    """Prediction rows of one file, JSONL or tidy table by its suffix (`read_prediction_file`)."""
+    return read_prediction_file(path, model, problems, default_movie)[0]
+
+
+def read_prediction_file(
+    path: Path, model: str | None, problems: list[Problem], default_movie: str | None = None
+) -> tuple[pd.DataFrame, dict[str, str]]:
+    """(prediction rows, {model: the score direction the file declares}) of one file, JSONL or tidy table by its
+    suffix; a problem (and no rows) for anything else.  A model the file says nothing about is not in the dict."""
     suffix = path.suffix.lower()
     if not path.exists():
         problems.append(Problem(str(path), "no such file; no predictions read from it"))
-        return _empty()
+        return _empty(), {}
     if suffix in JSONL_SUFFIXES:
-        if model is None:
-            model = path.stem
-        return read_jsonl(path, model, problems, default_movie)
+        name = path.stem if model is None else model
+        rows, direction = jsonl_read(path, name, problems, default_movie)
+        return _jsonl_frame(rows), ({name: direction} if direction is not None else {})
     if suffix in TABLE_SUFFIXES:
-        return read_table(path, model, problems, default_movie)
+        return table_read(path, model, problems, default_movie)
     problems.append(
         Problem(str(path), f"not a predictions file (expected {', '.join(JSONL_SUFFIXES + TABLE_SUFFIXES)}); ignored")
     )
-    return _empty()
+    return _empty(), {}
 
 
 def _empty() -> pd.DataFrame:
@@ -257,7 +338,8 @@ def _resolve_movies(rows: pd.DataFrame, reviews: pd.DataFrame, source: str, prob
 def attach_predictions(dataset: Dataset, files: Mapping[str, Path]) -> Dataset:
     """`dataset` with each model's predictions read from its file ({model name: path}), in that order.
 
-    A model the dataset already has is replaced (noted).  Documents the
+    Each model's score direction is the one its file declares (else the
+    replaced model's, else higher).  A model the dataset already has is replaced (noted).  Documents the
     dataset does not know are reported and skipped.
     """
     import pandas as pd
@@ -271,8 +353,10 @@ def attach_predictions(dataset: Dataset, files: Mapping[str, Path]) -> Dataset:
         problems.append(Problem(f"--predictions {name}", "replaces the model of the same name in the dataset"))
     if replaced:
         frames = [dataset.predictions[~dataset.predictions["model"].isin(replaced)]]
+    directions = dict(zip(dataset.models["model"], dataset.models["score_direction"]))
     for name, path in files.items():
-        rows = read_predictions(Path(path), name, problems, default_movie)
+        rows, declared = read_prediction_file(Path(path), name, problems, default_movie)
+        directions[name] = declared.get(name, directions.get(name, "higher"))
         rows = rows.assign(model=name)
         rows = _resolve_movies(rows, dataset.reviews, str(path), problems)
         known = set(zip(dataset.reviews["movie"], dataset.reviews["review_id"]))
@@ -289,7 +373,6 @@ def attach_predictions(dataset: Dataset, files: Mapping[str, Path]) -> Dataset:
         frames.append(rows)
     predictions = pd.concat([f for f in frames if len(f)] or frames[:1], ignore_index=True)
     model_order = [m for m in dataset.models["model"] if m not in files] + list(files)
-    directions = dict(zip(dataset.models["model"], dataset.models["score_direction"]))
     models = pd.DataFrame(
         {"model": model_order, "score_direction": [directions.get(m, "higher") for m in model_order]},
         columns=MODEL_COLUMNS,

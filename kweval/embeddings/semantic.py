@@ -22,6 +22,7 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -155,14 +156,32 @@ def load_encoder(
     backend = resolve_backend(backend, device)
     if backend == "torch":
         return _TorchEncoder(load_model(model_id, device))
-    return _onnx_encoder(model_id, backend == "onnx-int8")
+    key = (model_id, backend == "onnx-int8")
+    if key not in _ONNX_FAILED:
+        from kweval.embeddings.onnx import ExportError
+
+        try:
+            return _onnx_encoder(*key)
+        except ExportError as exc:
+            _ONNX_FAILED[key] = str(exc)
+            _say(f"ONNX export of {model_id}: {exc}; this run embeds with the torch backend")
+    return _TorchEncoder(load_model(model_id, "cpu"), variant=("torch", "fp32"))
+
+
+_ONNX_FAILED: dict[tuple[str, bool], str] = {}  # exports that could not be used in this process: torch instead
+
+
+def _say(note: str) -> None:
+    """One `kweval: ...` line on stderr: the embedder's own events (a damaged export rebuilt, the torch fallback)."""
+    print(f"kweval: {note}", file=sys.stderr)
 
 
 class _TorchEncoder:
     """sentence-transformers' ``encode`` on one batch, and the token counts `embed_texts` sorts by."""
 
-    def __init__(self, model):
+    def __init__(self, model, variant: tuple[str, str] | None = None):
         self.model = model
+        self.variant = variant  # (backend, precision) when it stands in for another backend's encoder
 
     def __call__(self, batch: list[str]) -> np.ndarray:
         return self.model.encode(
@@ -184,15 +203,22 @@ def _token_counts(encode: Callable[[list[str]], np.ndarray], texts: list[str]) -
 
 @lru_cache(maxsize=4)
 def _onnx_encoder(model_id: str, quantized: bool) -> Callable[[list[str]], np.ndarray]:
-    from kweval.embeddings.onnx import OnnxEncoder, onnx_file
+    """The ONNX encoder from the export in the cache (a damaged one rebuilt once); where the cache cannot hold it
+    (read-only, full, over quota), an export for this run only; ExportError when neither works."""
+    from kweval.embeddings.onnx import ExportError, load_exported
     from kweval.embeddings.store import cache_dir
 
     path = resolve_model_path(model_id)
     try:
-        return OnnxEncoder(path, onnx_file(path, cache_dir(), quantized=quantized))
-    except OSError:  # the cache folder is unusable (the store says so and runs uncached): export for this run only
-        with tempfile.TemporaryDirectory(prefix="kweval-onnx-") as folder:
-            return OnnxEncoder(path, onnx_file(path, Path(folder), quantized=quantized))  # the session holds the model
+        return load_exported(path, cache_dir(), quantized, on_note=_say)
+    except (OSError, ExportError) as exc:
+        if isinstance(exc, ExportError) and not exc.storage:
+            raise
+    try:
+        with tempfile.TemporaryDirectory(prefix="kweval-onnx-") as folder:  # the session holds the model
+            return load_exported(path, Path(folder), quantized, on_note=_say)
+    except OSError as exc:
+        raise ExportError(f"cannot be written to the cache nor to a temporary folder ({exc})", storage=True) from exc
 
 
 # --------------------------------------------------------------------------- embedding
@@ -243,6 +269,9 @@ def embed_texts(
     out = cached if dim else None
     if missing:
         encode = load_encoder(model_id, device, backend)
+        used = getattr(encode, "variant", None)
+        if used is not None and cache is not None and used != kind:  # the torch stand-in of a broken ONNX export
+            cache = cache.sibling(*used)
         # sorted by token count, a batch pads little (sorting by characters pads more: docs/scaling.md)
         order = [missing[j] for j in np.argsort(_token_counts(encode, [unique[i] for i in missing]), kind="stable")]
         for start in range(0, len(order), batch_size):

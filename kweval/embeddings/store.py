@@ -234,6 +234,10 @@ class EmbeddingStore:
             if self._guard(lambda: self._write(sql, params, meta), False):
                 self._dim = dim
 
+    def sibling(self, backend: str, precision: str) -> EmbeddingStore:
+        """The store of another variant of this model in the same folder, telling its notes to the same listener."""
+        return EmbeddingStore(self.model_id, self.path.parent, backend, precision, on_note=self._on_note)
+
     def __len__(self) -> int:
         with self._lock:
             return int(

@@ -11,6 +11,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
+from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
 from kweval.keyphrase.protocols import PROTOCOLS
 
 MATCH_RULES = {
@@ -22,15 +23,18 @@ MATCH_RULES = {
 
 
 HASH_OF = (
-    "SHA-256 over the input files' relative names and bytes, sorted (`kweval.io.card.files_hash`): the data as given, "
-    "checkable without kweval; the dashboard's cache key (Dataset.content_hash) hashes the tables as read instead"
+    "SHA-256 over the relative names and bytes of the files read (the dataset's inputs and predictions), sorted "
+    "(`kweval.io.card.files_hash`): the data as given, checkable without kweval; the dashboard's cache key "
+    "(Dataset.content_hash) hashes the tables as read instead"
 )
+CHUNK = 1 << 20  # files are hashed in 1 MiB reads: memory stays flat whatever their size
 
 
 def files_hash(paths: Iterable[Path], root: Path | None = None) -> str:
     """SHA-256 over the names and bytes of `paths`, sorted: the card's `dataset_sha256` (see HASH_OF).
 
-    A name is the path relative to `root` when it lies under it, else the file name.
+    A name is the path relative to `root` when it lies under it, else the file name.  Files are read in
+    `CHUNK`-sized pieces; one that cannot be read (its reader reports it) adds its name and a marker, no traceback.
     """
     root = Path(root) if root is not None else None
 
@@ -43,7 +47,12 @@ def files_hash(paths: Iterable[Path], root: Path | None = None) -> str:
     for path in sorted(Path(p) for p in paths):
         h.update(name(path).encode())
         h.update(b"\0")
-        h.update(path.read_bytes())
+        try:
+            with open(path, "rb") as handle:
+                for block in iter(lambda: handle.read(CHUNK), b""):
+                    h.update(block)
+        except (OSError, ValueError):
+            h.update(b"\0unreadable\0")
     return h.hexdigest()
 
 
@@ -60,15 +69,17 @@ def protocol_card(
 ) -> dict[str, object]:
     """The card of one result: preset and each convention it fixes, data identity, options."""
     from kweval import __version__
+    from kweval.text.stemming import nltk_version
 
     protocol = PROTOCOLS[preset]
+    porter = f"Porter (NLTK {nltk_version()})"  # NLTK releases stem some words differently (3.8.1 and 3.10: Dying)
     if preset == "kweval":
-        stemming = "Porter" if match == "stem" else "none"
+        stemming = porter if match == "stem" else "none"
         match_rule: str | None = f"{match} (docs/metrics.md §2)"
         cutoff_rule = "hard (p@k = matches / k)"
         aggregation_rule = f"{aggregation or 'macro'} (docs/metrics.md §6)"
     else:
-        stemming = "Porter (NLTK)"
+        stemming = porter
         match_rule = MATCH_RULES[preset]
         cutoff_rule = "hard (÷ k)" if protocol.cutoff == "hard" else "flexible (÷ min(k, |P|))"
         aggregation_rule = (
@@ -177,27 +188,37 @@ def card_json(card: Mapping[str, object]) -> str:
     return json.dumps(card, indent=2, ensure_ascii=False) + "\n"
 
 
-def folder_hash(folder: Path) -> str:
-    """`files_hash` of every file under `folder`, named relative to it."""
-    folder = Path(folder)
-    return files_hash((p for p in folder.rglob("*") if p.is_file()), folder)
+def dataset_hash(data: Path, movies: Iterable[str] | None = None, predictions: Iterable[Path] = ()) -> str:
+    """`files_hash` of the files a run reads: the dataset's inputs (`kweval.data.inputs.input_files`) and the
+    --predictions files, named relative to `data` (a folder) when under it."""
+    from kweval.data.inputs import input_files
+
+    data = Path(data)
+    files = [*input_files(data, movies), *(Path(p) for p in predictions)]
+    return files_hash(dict.fromkeys(files), data if data.is_dir() else None)
 
 
 def render_with_card(
-    table, fmt: str, meta: Mapping[str, object] | None, card: Mapping[str, object], raw_csv: bool = False, **latex
+    table,
+    fmt: str,
+    meta: Mapping[str, object] | None,
+    card: Mapping[str, object],
+    raw_csv: bool = False,
+    words: Vocabulary = MOVIE_WORDS,
+    **latex,
 ) -> str:
     """`report.render` of `table` with the card: Markdown header, LaTeX caption, JSON field (CSV: see `sidecar_path`).
 
     `latex`: `report.to_latex`'s columns, ci, ci_style; the caption names the run (`report.latex_caption`) and then the
-    card.
+    card.  `words`: the data's vocabulary for the Markdown/LaTeX headers (`kweval.data.vocabulary`).
     """
     from kweval.io import report
 
     if fmt == "markdown":
-        return card_markdown(card) + report.to_markdown(table)
+        return card_markdown(card) + report.to_markdown(table, words=words)
     if fmt == "latex":
-        caption = (report.latex_caption(dict(meta)) + " " if meta else "") + card_latex_caption(card)
-        return report.to_latex(table, caption=caption, **latex)
+        caption = (report.latex_caption(dict(meta), words) + " " if meta else "") + card_latex_caption(card)
+        return report.to_latex(table, caption=caption, words=words, **latex)
     if fmt == "json":
         return report.to_json(table, {**(meta or {}), "protocol": dict(card)})
     return report.render(table, fmt, dict(meta) if meta else None, raw_csv=raw_csv)

@@ -9,6 +9,7 @@ import re
 import pandas as pd
 
 from kweval.data.tidy import csv_quoting
+from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
 from kweval.metrics import registry
 
 FORMATS = ("csv", "markdown", "latex", "json")
@@ -137,14 +138,15 @@ def _cell_rows(table: pd.DataFrame, decimals: int, escape, bold, bold_best: bool
 
 
 def _numeric_columns(table: pd.DataFrame) -> set[str]:
-    return set(metric_columns(table)) | {"n_reviews", "n_skipped"}
+    return set(metric_columns(table)) | {"n_reviews", "n_skipped", "n_documents"}
 
 
-def to_markdown(table: pd.DataFrame, decimals: int = 4, bold_best: bool = True) -> str:
+def to_markdown(table: pd.DataFrame, decimals: int = 4, bold_best: bool = True, words: Vocabulary = MOVIE_WORDS) -> str:
+    """The table as a Markdown table (text escaped, best per movie bold); headers in the data's `words`."""
     table = table.reset_index(drop=True)
     numeric = _numeric_columns(table)
     lines = [
-        "| " + " | ".join(escape_markdown(str(c)) for c in table.columns) + " |",
+        "| " + " | ".join(escape_markdown(words.header(str(c))) for c in table.columns) + " |",
         "| " + " | ".join("---:" if c in numeric else "---" for c in table.columns) + " |",
     ]
     for cells in _cell_rows(table, decimals, escape_markdown, lambda t: f"**{t}**", bold_best):
@@ -161,16 +163,18 @@ def dataset_name(meta: dict) -> str:
     return re.split(r"[/\\]", data)[-1] or "data"
 
 
-def latex_caption(meta: dict) -> str:
-    """A caption naming dataset, k, match mode and aggregation (from the CLI's/dashboard's meta dict)."""
+def latex_caption(meta: dict, words: Vocabulary = MOVIE_WORDS) -> str:
+    """A caption naming dataset, k, match mode and aggregation (from the CLI's/dashboard's meta dict), in the data's
+    `words` ("average over documents", "best value per collection")."""
     data = dataset_name(meta)
     parts = [
         f"k = {meta['k']}" if "k" in meta else "",
         f"{meta['match']} matching" if "match" in meta else "",
-        f"{meta['aggregate']} average over reviews" if "aggregate" in meta else "",
+        f"{meta['aggregate']} average over {words.reviews.lower()}" if "aggregate" in meta else "",
     ]
     detail = ", ".join(p for p in parts if p)
-    return f"Keyword extraction on {data}" + (f" ({detail})" if detail else "") + ". Best value per movie in bold."
+    best = f"Best value per {words.movie.lower()} in bold."
+    return f"Keyword extraction on {data}" + (f" ({detail})" if detail else "") + ". " + best
 
 
 def download_name(kind: str, meta: dict, suffix: str) -> str:
@@ -219,6 +223,7 @@ def to_latex(
     ci: pd.DataFrame | None = None,
     ci_style: str = "brackets",
     label: str | None = "tab:kweval",
+    words: Vocabulary = MOVIE_WORDS,
 ) -> str:
     """A paper-ready booktabs table of a summary.
 
@@ -228,7 +233,8 @@ def to_latex(
       `kweval.stats.paired.bootstrap_summary_ci`, written after each value as
       ``0.612 [0.580, 0.640]`` (``brackets``) or ``0.612 ± 0.030`` (``pm``).
     - the best value per movie and column is bold (`best_rows`); headers are
-      the registry's labels; a rule separates movies.  Needs ``\\usepackage{booktabs}``.
+      the registry's labels (movie and model in the data's `words`); a rule
+      separates movies.  Needs ``\\usepackage{booktabs}``.
     """
     if ci_style not in CI_STYLES:
         raise ValueError(f"unknown CI style {ci_style!r}; choose one of {', '.join(CI_STYLES)}")
@@ -242,7 +248,7 @@ def to_latex(
 
     def header(col: str) -> str:
         entry = registry.info(col)
-        return escape_latex(entry.label if entry is not None and col not in ("movie", "model") else col)
+        return escape_latex(entry.label if entry is not None and col not in ("movie", "model") else words.header(col))
 
     lines = [
         "% requires \\usepackage{booktabs}",
@@ -280,15 +286,22 @@ def to_json(table: pd.DataFrame, meta: dict | None = None) -> str:
     return json.dumps({"meta": meta or {}, "rows": rows}, indent=2) + "\n"
 
 
-def render(table: pd.DataFrame, fmt: str, meta: dict | None = None, raw_csv: bool = False, **latex) -> str:
+def render(
+    table: pd.DataFrame,
+    fmt: str,
+    meta: dict | None = None,
+    raw_csv: bool = False,
+    words: Vocabulary = MOVIE_WORDS,
+    **latex,
+) -> str:
     """The summary `table` in one of FORMATS (CSV formulas neutralised unless `raw_csv`; `latex`: `to_latex`'s columns,
-    ci, ci_style)."""
+    ci, ci_style).  Markdown and LaTeX headers speak the data's `words`; CSV and JSON keep the stable column names."""
     if fmt == "csv":
         return to_csv(table, raw=raw_csv)
     if fmt == "markdown":
-        return to_markdown(table)
+        return to_markdown(table, words=words)
     if fmt == "latex":
-        return to_latex(table, caption=latex_caption(meta or {}), **latex)
+        return to_latex(table, caption=latex_caption(meta or {}, words), words=words, **latex)
     if fmt == "json":
         return to_json(table, meta)
     raise ValueError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}")

@@ -169,8 +169,7 @@ def _stem_all(words: Sequence[str]) -> tuple[str, ...]:
     global _stems
     if _stems is None:
         _stems = PorterCache(default_cache_file())
-    known, stem = _stems.stems.get, _stems.stem
-    return tuple([known(w) or stem(w) for w in words])
+    return _stems.stem_many(words)
 
 
 def stem_words(words: Sequence[str]) -> tuple[str, ...]:
@@ -182,6 +181,14 @@ def save_stems() -> None:
     """Keep the stems computed so far for the next run (no-op when nothing new was stemmed)."""
     if _stems is not None:
         _stems.save()
+
+
+def stem_cache_notes() -> list[str]:
+    """What went wrong with the persistent stem cache since the last call (a write refused by a full disk), once."""
+    if _stems is None:
+        return []
+    notes, _stems.notes = _stems.notes, []
+    return notes
 
 
 _NON_WORD = re.compile(r"\W")

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 from kweval.data import Dataset
 from kweval.evaluation.pipeline import EvalOptions, Evaluation, combine_evaluations, evaluate
 from kweval.extras import require
-from kweval.scale import file_groups
+from kweval.scale import address, file_groups
 from kweval.scale.parallel import can_fork, contiguous_groups, usable_cores
 
 if TYPE_CHECKING:
@@ -61,11 +61,15 @@ def parse_scheduler(spec: str) -> tuple[str, int | None]:
         raise ValueError("--scheduler: give a scheduler address (tcp://host:8786) or local[:N]")
     name, _, count = spec.partition(":")
     if name != LOCAL:
+        try:
+            address.check_address(spec)
+        except address.SchedulerAddressError as exc:
+            raise ValueError(f"--scheduler {address.shown(spec)}: {exc}") from None
         return spec, None
     if not count:
         return LOCAL, None
     if not count.isdigit() or int(count) < 1:
-        raise ValueError(f"--scheduler {spec}: N in local:N must be a positive whole number")
+        raise ValueError(f"--scheduler {address.shown(spec)}: N in local:N must be a positive whole number")
     return LOCAL, int(count)
 
 
@@ -77,13 +81,20 @@ def local_start_method() -> str:
 
 
 @contextlib.contextmanager
-def connect(spec: str) -> Iterator[Client]:
-    """A dask Client for `spec` (see parse_scheduler); a local cluster is started and stopped with it."""
+def connect(spec: str, timeout: float = address.DEFAULT_TIMEOUT_S) -> Iterator[Client]:
+    """A dask Client for `spec` (see parse_scheduler); a local cluster is started and stopped with it.
+
+    A remote address is probed first (`address.probe`: a dask handshake within `timeout` seconds, else
+    SchedulerAddressError), and the Client's own connection has the same limit.
+    """
     distributed = require("distributed", "dask", "--scheduler")
     Client, LocalCluster = distributed.Client, distributed.LocalCluster
-    address, n_workers = parse_scheduler(spec)
-    if address != LOCAL:
-        with Client(address) as client:
+    where, n_workers = parse_scheduler(spec)
+    if where != LOCAL:
+        scheme, host, port = address.check_address(where)
+        if scheme == "tcp":
+            address.probe(host, port, timeout)
+        with Client(where, timeout=f"{timeout}s") as client:
             yield client
         return
     import dask

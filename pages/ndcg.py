@@ -5,13 +5,13 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import page_context
-from dashboard.context import query_param
 from dashboard.escape import md
 from dashboard.highlight import matched_tooltips, review_html
+from dashboard.sidebar import open_page
+from dashboard.state import query_param
 from kweval.explain import ndcg as explain
 
-ctx = page_context()
+ctx = open_page(__file__)
 sel = ctx.selection
 ev = ctx.evaluation
 TERM_FORMAT = {c: st.column_config.NumberColumn(c, format="%.4f") for c in ("gain", "discount", "contribution")}
@@ -178,3 +178,5 @@ show(
     "relevance",
     ["position", "relevance", "gain", "discount", "contribution"],
 )
+
+ctx.finish()

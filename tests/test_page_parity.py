@@ -7,12 +7,12 @@ import pytest
 
 from kweval import legacy
 from kweval.data import load_dataset
-from tests.test_app import DNLP, run, texts
+from tests.apptest import DNLP, run, texts
 
 
 @pytest.mark.dnlp
 def test_parity_page_on_sw_episode6_shows_the_flips(monkeypatch):
-    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,reranker"}, page="dashboard/views/parity.py")
+    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,reranker"}, page="pages/parity.py")
     frames = [df.value for df in at.dataframe]
     side = next(f for f in frames if {"legacy", "corrected", "flips"} <= set(f.columns))
     side = side.data if hasattr(side, "data") else side  # a Styler carries its frame in .data
@@ -28,7 +28,7 @@ def test_parity_page_on_sw_episode6_shows_the_flips(monkeypatch):
 
 
 def test_parity_page_on_the_demo_renders(monkeypatch):
-    at = run(monkeypatch, None, page="dashboard/views/parity.py")
+    at = run(monkeypatch, None, page="pages/parity.py")
     assert any({"legacy", "corrected"} <= set(getattr(df.value, "data", df.value).columns) for df in at.dataframe)
     shown = texts(at)
     for title in ("IDCG without the discount", "One GT keyword credited many times", "SAS averages"):
@@ -38,7 +38,7 @@ def test_parity_page_on_the_demo_renders(monkeypatch):
 
 def test_parity_page_semantic_example_on_demand(monkeypatch):
     """Defect 6 runs the notebook encoder only when asked; its lines come from the example's attributes."""
-    at = run(monkeypatch, None, page="dashboard/views/parity.py")
+    at = run(monkeypatch, None, page="pages/parity.py")
     assert "padding token(s)" not in texts(at)
     at.button(key="semantic_example").click().run()
     assert not at.exception, [e.message for e in at.exception]

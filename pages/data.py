@@ -5,14 +5,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import page_context
 from dashboard.escape import md
 from dashboard.protocol import show_protocol_card
+from dashboard.sidebar import open_page
 from dashboard.tables import number_columns, text_columns
 from dashboard.uploads import format_size
 from kweval.evaluation.aggregate import dataset_overview
 
-ctx = page_context()
+ctx = open_page(__file__)
 ds = ctx.dataset
 ev = ctx.evaluation
 
@@ -76,3 +76,5 @@ st.code(
     "kweval convert path/to/Dataset tidy/          # writes tidy/*.parquet\nstreamlit run app.py -- --data tidy/",
     language="bash",
 )
+
+ctx.finish()

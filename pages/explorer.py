@@ -5,18 +5,18 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import page_context
-from dashboard.context import query_param
 from dashboard.escape import esc, fmt_num, md
 from dashboard.highlight import matched_tooltips, review_html
 from dashboard.keyword_html import gt_top_html, keyword_list_html, keyword_table_html, model_grid_html, sentiment_line
 from dashboard.review_tables import DIRECTIONAL_SORTS, SORTS, filter_reviews, keyword_details, paginate, review_table
 from dashboard.selection import format_tau
+from dashboard.sidebar import open_page
+from dashboard.state import query_param
 from dashboard.style import model_colors
 from kweval.explain import why
 from kweval.text import present
 
-ctx = page_context()
+ctx = open_page(__file__)
 sel = ctx.selection
 ev = ctx.evaluation
 metric = ctx.ndcg_at_k
@@ -326,3 +326,5 @@ for _, row in rows.iterrows():
             on_click=_set,
             args=("review", str(row["review_id"])),
         )
+
+ctx.finish()

@@ -9,12 +9,12 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from dashboard import page_context
 from dashboard.escape import esc, md
+from dashboard.sidebar import open_page
 from dashboard.style import FLAG_BACKGROUND
 from kweval import legacy
 
-ctx = page_context()
+ctx = open_page(__file__)
 sel = ctx.selection
 dataset = ctx.dataset.subset(None if sel.movie == "ALL" else [sel.movie], list(sel.models))
 
@@ -193,3 +193,5 @@ st.caption(
     "Reproduce the published table: `kweval evaluate DATA --legacy --models base,reranker --movies SW_Episode6`. "
     "More in docs/notebook-parity.md."
 )
+
+ctx.finish()

@@ -7,14 +7,14 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import page_context
 from dashboard.escape import esc, md
+from dashboard.sidebar import open_page
 from dashboard.style import jitter, metric_label, model_colors
 from dashboard.tables import number_columns, text_columns
 from kweval import stats
 from kweval.stats import verdict
 
-ctx = page_context()
+ctx = open_page(__file__)
 sel = ctx.selection
 ev = ctx.evaluation
 METRICS = [m for m in ev.metric_names if m != "gt_coverage"]
@@ -219,3 +219,5 @@ st.dataframe(
         "difference": st.column_config.NumberColumn("B − A", format="%+.4f"),
     },
 )
+
+ctx.finish()

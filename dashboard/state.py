@@ -1,8 +1,10 @@
-"""What every dashboard page shares: the cached loaders, the evaluation, `Ctx` and URL-backed widgets.
+"""The dashboard's state: the cached loaders and evaluation, `Ctx`, and the one URL binding.
 
-`app.py` builds one `Ctx` per script run (sidebar → dataset, selection,
-evaluation) and stores it in session state before `st.navigation` runs the
-page; pages call `page_context()` and only read it.
+Every page (`pages/*.py`, Streamlit's classic multipage mode) calls
+`dashboard.sidebar.open_page`, which draws the shared sidebar and builds one
+`Ctx` per script run from what is cached here.  Every widget whose value
+lives in the URL goes through `url_widget` (query parameter ↔ session state),
+the sidebar's selection included.
 """
 
 from __future__ import annotations
@@ -186,14 +188,14 @@ def _summary(data_hash: str, options: tuple, how: str, _evaluation: Evaluation) 
 
 @dataclass
 class Ctx:
-    """Everything a page reads: the dataset, its evaluation under the sidebar's selection, the pages."""
+    """Everything a page reads: the dataset, its evaluation under the sidebar's selection, the page files by name."""
 
     dataset: Dataset
     data_hash: str
     evaluation: Evaluation
     selection: Selection
     options: EvalOptions
-    pages: dict[str, Any]
+    pages: dict[str, str]  # page name (its URL path) -> its file, for st.switch_page / st.page_link
     source_label: str
     uploads: dict[str, int] = field(default_factory=dict)  # uploaded file name -> size in bytes (newest copy)
 
@@ -229,7 +231,7 @@ class Ctx:
 
     def urls(self, page: str, **per_row: Sequence[object]) -> list[str]:
         """Relative links to `page` with the current selection, one per row of `per_row` (for link columns)."""
-        return page_links(self.pages[page].url_path, self.selection, **per_row)
+        return page_links(page, self.selection, **per_row)
 
     def url_widget(
         self,
@@ -249,6 +251,11 @@ class Ctx:
         parameters named in `resets` (e.g. the page number when a filter changes).
         """
         return url_widget(widget, label, param, default, parse, fmt, resets=resets, **kwargs)
+
+    def finish(self) -> None:
+        """The page's last call: warn about and drop the URL parameters nothing read (a page that stopped
+        early read less, so it never calls this)."""
+        drop_unknown_params()
 
 
 def url_notice(message: str) -> None:
@@ -290,13 +297,6 @@ def start_url_checks() -> None:
     st.session_state["url_notices"] = st.container()
     st.session_state["url_params_read"] = set(SELECTION_KEYS) | {"data"}
     st.session_state["url_warnings"] = []
-    for message in st.session_state.pop("carried_url_warnings", []):  # from the run that redirected here
-        url_notice(message)
-
-
-def carry_url_warnings() -> None:
-    """Before a redirect (st.switch_page): show this run's URL warnings on the next run."""
-    st.session_state["carried_url_warnings"] = list(st.session_state.get("url_warnings", []))
 
 
 def drop_unknown_params() -> None:
@@ -321,13 +321,37 @@ def _fit(value: Any, kwargs: dict[str, Any]) -> Any:
     if value is None:
         return None
     if "options" in kwargs:
-        return value if value in list(kwargs["options"]) else None
+        options = list(kwargs["options"])
+        if isinstance(value, (list, tuple)):  # a multiselect: every chosen value must be an option
+            return list(value) if all(v in options for v in value) else None
+        return value if value in options else None
     low, high = kwargs.get("min_value"), kwargs.get("max_value")
     if low is None and high is None:
         return value
     if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
         return None
     return min(max(value, low if low is not None else value), high if high is not None else value)
+
+
+def session_widget(widget: Callable, label: str, key: str, **kwargs: Any) -> Any:
+    """A widget whose value follows the visitor from page to page in session state (not in the URL).
+
+    A widget's own state is per page in Streamlit's multipage mode: the value is kept under
+    another key and handed to the widget of the next page.
+    """
+    memory = f"{key}__remembered"
+    if memory in st.session_state and _fit(st.session_state[memory], kwargs) is not None:
+        st.session_state[key] = st.session_state[memory]
+
+    def remember() -> None:
+        st.session_state[memory] = st.session_state[key]
+
+    value = widget(label, key=key, on_change=remember, **kwargs)
+    st.session_state[memory] = value
+    return value
+
+
+REMEMBERED = "url_remembered"  # session state: the values of the `keep` parameters, across pages
 
 
 def url_widget(
@@ -339,28 +363,46 @@ def url_widget(
     fmt: Callable[[Any], str] = str,
     key: str | None = None,
     resets: tuple[str, ...] = (),
+    keep: bool = False,
+    warn: bool = True,
     **kwargs: Any,
 ) -> Any:
-    """See `Ctx.url_widget`.  A URL value that cannot be used (unparsable, not an option, out of bounds)
-    is replaced by the nearest usable one, with a warning naming parameter, value and what was used."""
+    """A widget whose value lives in the URL query parameter `param`: the dashboard's one URL binding.
+
+    The value is the URL's (`parse`d; None or an exception: unusable), else the session's, else
+    `default`; a URL value that cannot be used (unparsable, not an option, out of bounds) is replaced
+    by the nearest usable one, with a warning naming parameter, value and what was used (unless
+    `warn` is False: the sidebar words its own).  Changing the widget writes `fmt(value)` to the URL
+    and clears the parameters named in `resets` (e.g. the page number when a filter changes).
+
+    A page's own parameter (`keep` False) leaves the URL at its default.  The sidebar's (`keep` True)
+    is always in the URL and remembered in session state across pages (a widget's own state is per
+    page in Streamlit's multipage mode), so that a page opened without a query shows the same selection.
+    """
     key = key or f"qp_{param}"
+    remembered = st.session_state.setdefault(REMEMBERED, {})
     raw = query_param(param)
     parsed = None
-    if raw is not None:
+    if raw is not None and not (keep and raw == ""):
         try:
             parsed = parse(raw)
         except (TypeError, ValueError, OverflowError):
             parsed = None
     value = _fit(parsed, kwargs)
     if value is None:
-        value = _fit(st.session_state.get(key), kwargs)
+        value = _fit(remembered.get(param) if keep else st.session_state.get(key), kwargs)
     if value is None:
         value = _fit(default, kwargs)
     if value is None:  # a default outside the widget's range or options
         value = list(kwargs["options"])[0] if kwargs.get("options") else kwargs.get("min_value", default)
     st.session_state[key] = value
-    if raw is not None and (parsed is None or value != parsed):
-        url_notice(invalid_param_message(param, raw, fmt(value)))
+    if keep:
+        remembered[param] = value
+        if st.query_params.get(param) != fmt(value):
+            st.query_params[param] = fmt(value)
+    elif raw is not None and (parsed is None or value != parsed):
+        if warn:
+            url_notice(invalid_param_message(param, raw, fmt(value)))
         if value == default:
             st.query_params.pop(param, None)
         else:
@@ -368,7 +410,10 @@ def url_widget(
 
     def sync() -> None:
         new = st.session_state[key]
-        if new == default or new is None or new == "":
+        if keep:
+            remembered[param] = new
+            st.query_params[param] = fmt(new)
+        elif new == default or new is None or new == "":
             st.query_params.pop(param, None)
         else:
             st.query_params[param] = fmt(new)
@@ -377,11 +422,3 @@ def url_widget(
             st.session_state.pop(f"qp_{other}", None)
 
     return widget(label, key=key, on_change=sync, **kwargs)
-
-
-def page_context() -> Ctx:
-    """The `Ctx` that app.py stored for this script run (pages only run through app.py's navigation)."""
-    ctx = st.session_state.get("ctx")
-    if ctx is None:  # cannot happen through st.navigation; stop quietly rather than fail on a None
-        st.stop()
-    return ctx

@@ -8,10 +8,10 @@ import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import page_context
-from dashboard.context import ci_digest, ci_groups, row_identity
 from dashboard.escape import esc, md
 from dashboard.protocol import show_protocol_card
+from dashboard.sidebar import open_page
+from dashboard.state import ci_digest, ci_groups, row_identity
 from dashboard.style import axis_title, metric_label, model_colors
 from dashboard.tables import best_in_bold, number_columns
 from kweval import stats
@@ -19,7 +19,7 @@ from kweval.evaluation.aggregate import ALL, aggregate_by
 from kweval.evaluation.slices import slice_labels
 from kweval.io import report
 
-ctx = page_context()
+ctx = open_page(__file__)
 sel = ctx.selection
 ev = ctx.evaluation
 metrics = ev.metric_names
@@ -236,3 +236,5 @@ for col, by in zip(cols, ("rating", "length")):
         | number_columns(["reviews"], fmt="%d", aliases={"reviews": "n_reviews"}),
         key=f"slices_{by}",
     )
+
+ctx.finish()

@@ -1,0 +1,202 @@
+"""Helpers of the dashboard tests (streamlit.testing.v1.AppTest): run the app, read what it shows.
+
+Not a test module: `tests/test_page_*.py`, `test_app_*.py` import from here; the `cores` fixture is in conftest.py.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from kweval.data import load_dataset
+from tests.helpers import DNLP
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+APP = ROOT / "app.py"
+
+
+PAGES = [
+    "pages/summary.py",
+    "pages/explorer.py",
+    "pages/ndcg.py",
+    "pages/compare.py",
+    "pages/data.py",
+]
+
+
+TITLES = {
+    "summary": "Summary",
+    "explorer": "Review explorer",
+    "ndcg": "nDCG, step by step",
+    "compare": "Compare models",
+    "data": "Data",
+}
+
+
+XSS = "<img src=x onerror=alert(1)>"
+
+
+DATASETS = {"demo": None, "dnlp": DNLP}
+
+
+DATA = [pytest.param("demo"), pytest.param("dnlp", marks=pytest.mark.dnlp)]  # parametrize over DATASETS
+
+
+# a review of the DNLP data whose predictions are known (see the core's keywords table)
+KNOWN = {"movie": "SW_Episode6", "review": "8924035", "model": "base", "keyword": "return jedi", "gt_rank": 0}
+
+
+class _Cores(dict):
+    """Datasets loaded by the core, one per source, on first use."""
+
+    def __missing__(self, name: str):
+        self[name] = load_dataset(DATASETS[name])
+        return self[name]
+
+
+def run(monkeypatch, data, params=None, page=None, env=None) -> AppTest:
+    monkeypatch.delenv("KWEVAL_DATA", raising=False)
+    monkeypatch.delenv("KWEVAL_ALLOW_LOCAL_PATHS", raising=False)
+    if data is not None:
+        monkeypatch.setenv("KWEVAL_DATA", str(data))
+    for k, v in (env or {}).items():
+        monkeypatch.setenv(k, v)
+    at = AppTest.from_file(str(APP), default_timeout=180)
+    at.query_params.update(params or {})
+    at.run()
+    if page:
+        at.query_params.update(
+            params or {}
+        )  # the page's own parameters: the start page (/summary) dropped them as unknown
+        at.switch_page(page).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def texts(at: AppTest) -> str:
+    """Everything rendered as Markdown or HTML, joined."""
+    parts = []
+    for kind in ("markdown", "caption", "title", "header", "subheader", "latex", "info", "warning", "error", "success"):
+        parts += [str(e.value) for e in getattr(at, kind)]
+    parts += [e.proto.body for e in at.html]
+    return "\n".join(parts)
+
+
+TABLES = {  # dataframes by the columns that identify them
+    "summary_table": ["movie", "model", "n_reviews", "n_skipped"],
+    "terms": ["position", "keyword", "gt_keyword", "contribution"],
+    "seed_table": ["example", "gain", "discount", "nDCG"],
+    "compare_table": ["model", "metric", "p_ttest_holm"],
+    "per_movie_table": ["movie", "diff", "p_ttest_holm"],
+    "review_diffs": ["open", "review_id", "difference"],
+    "movies_table": ["movie", "title", "gt_keywords"],
+}
+
+
+def table(at: AppTest, name: str, nth: int = 0) -> pd.DataFrame:
+    found = [df.value for df in at.dataframe if all(c in df.value.columns for c in TABLES[name])]
+    assert len(found) > nth, f"no dataframe {name}"
+    return found[nth]
+
+
+def _warnings(at: AppTest) -> list[str]:
+    return [w.value.replace("\\", "") for w in at.main.warning]
+
+
+def _csv(frame: pd.DataFrame) -> bytes:
+    return frame.to_csv(index=False).encode()
+
+
+def xss_files() -> list[tuple[str, bytes, str]]:
+    predictions = pd.DataFrame(
+        {
+            "movie": "m1",
+            "review_id": ["r1", "r1", "r2"],
+            "model": "base",
+            "rank": [0, 1, 0],
+            "keyword": [XSS, "fraud", "poverty"],
+            "score": [0.9, 0.5, 0.4],
+        }
+    )
+    gt = pd.DataFrame(
+        {"movie": "m1", "rank": [0, 1, 2], "keyword": ["fraud", XSS, "poverty"], "helpful": 1, "not_helpful": 0}
+    )
+    reviews = pd.DataFrame(
+        {
+            "movie": "m1",
+            "review_id": ["r1", "r2"],
+            "text": [f"A fraud {XSS} story", "Poverty."],
+            "title": [XSS, "fine"],
+            "rating": [3, 9],
+        }
+    )
+    movies = pd.DataFrame({"movie": ["m1"], "title": [XSS]})
+    parquet = io.BytesIO()
+    gt.to_parquet(parquet, index=False)
+    return [
+        ("predictions.csv", _csv(predictions), "text/csv"),
+        ("ground_truth.parquet", parquet.getvalue(), "application/octet-stream"),
+        ("reviews.csv", _csv(reviews), "text/csv"),
+        ("movies.csv", _csv(movies), "text/csv"),
+        (f"{XSS}.csv", b"a,b\n1,2\n", "text/csv"),
+    ]
+
+
+MD_IMAGE = "![t](http://tracker.invalid/t.png)"
+
+
+def hostile_files() -> list[tuple[str, bytes, str]]:
+    """Uploads a stranger might send: huge scores, an empty score_direction, Markdown links and images everywhere."""
+    predictions = pd.DataFrame(
+        {
+            "movie": "m1",
+            "review_id": ["r1", "r1", "r2"],
+            "model": "base",
+            "rank": [0, 1, 0],
+            "keyword": [MD_IMAGE, "fraud", "poverty"],
+            "score": [1e308, 1e308, 1e308],
+        }
+    )
+    gt = pd.DataFrame(
+        {
+            "movie": "m1",
+            "rank": [0, 1, 2],
+            "keyword": ["fraud", MD_IMAGE, "[x](http://phish.invalid)"],
+            "helpful": 1,
+            "not_helpful": 0,
+        }
+    )
+    reviews = pd.DataFrame(
+        {
+            "movie": "m1",
+            "review_id": ["r1", "r2"],
+            "text": [f"A fraud {MD_IMAGE} story", "Poverty."],
+            "title": [MD_IMAGE, "fine"],
+            "rating": [3, 9],
+        }
+    )
+    return [
+        ("predictions.csv", _csv(predictions), "text/csv"),
+        ("ground_truth.csv", _csv(gt), "text/csv"),
+        ("reviews.csv", _csv(reviews), "text/csv"),
+        (f"{MD_IMAGE}.csv", b"a,b\n1,2\n", "text/csv"),
+    ]
+
+
+def _upload(at: AppTest, files) -> AppTest:
+    at.sidebar.radio(key="data_source").set_value("upload").run()
+    at.sidebar.file_uploader(key="upload").set_value(files).run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def _column_help(frame) -> dict[str, str]:
+    """{column: help text} of a rendered dataframe (its column_config)."""
+    return {name: c.get("help") for name, c in json.loads(frame.proto.columns or "{}").items() if c.get("help")}

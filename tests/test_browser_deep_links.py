@@ -1,0 +1,49 @@
+"""Every page's deep link as the very first request to a fresh server, in headless Debian chromium.
+
+Streamlit's classic multipage mode runs `pages/NAME.py` alone for `/NAME`: each page must draw its own
+sidebar and content on a cold server (issue 20: with `st.navigation` beside a `pages/` folder, the first
+visit to a deep link rendered the auto-generated navigation and a blank page).  One server per page, so
+that no earlier visit to `/` can have prepared anything.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from tests.test_browser import ERROR, _chromium, _server, _settled
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+QUERY = "movie=star_tide&models=keybert,yake&k=3&agg=micro"
+# page -> (its title, texts only that page's own content shows)
+DEEP = {
+    "summary": ("Summary", ["Every metric, movies × models (micro)", "by review rating and length"]),
+    "explorer": ("Review explorer", ["review(s) match", "Mark the matches of"]),
+    "ndcg": ("nDCG, step by step", ["Three GT keywords, five predicted keywords", "Textbook examples"]),
+    "compare": ("Compare models", ["Every metric, each model against keybert", "Reviews by difference"]),
+    "data": ("Data", ["Validation messages", "The tidy layout"]),
+    "parity": ("Notebook parity", ["Legacy vs corrected (macro)", "Each defect, on a real review"]),
+}
+
+
+@pytest.mark.parametrize("page", list(DEEP))
+def test_a_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, page):
+    title, own = DEEP[page]
+    with _server(tmp_path) as url, _chromium() as driver:
+        driver.get(f"{url}/{page}?{QUERY}")
+        text = _settled(driver, [title, *own])
+        assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
+        assert "Page not found" not in text
+        # the page itself, not Streamlit's generated page list, and the URL still names the page and the selection
+        assert not driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebarNav"]')
+        assert urlparse(driver.current_url).path == f"/{page}", driver.current_url
+        query = parse_qs(urlparse(driver.current_url).query)
+        assert query.get("movie") == ["star_tide"] and query.get("k") == ["3"] and query.get("agg") == ["micro"]
+        # the shared sidebar: a link to every page, each carrying the selection
+        links = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPageLink-NavLink"]')
+        paths = {urlparse(a.get_attribute("href")).path for a in links}
+        assert paths == {f"/{name}" for name in DEEP}, paths
+        assert all("k=3" in a.get_attribute("href") for a in links)

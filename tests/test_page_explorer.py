@@ -1,0 +1,90 @@
+"""The review explorer page (AppTest): a known DNLP review, the core's matches, filters and paging."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from dashboard.escape import esc
+from kweval.evaluation.pipeline import EvalOptions, evaluate
+from tests.apptest import DATA, DATASETS, KNOWN, run, texts
+from tests.helpers import DNLP
+
+
+@pytest.mark.dnlp
+def test_explorer_known_review(monkeypatch):
+    at = run(
+        monkeypatch,
+        DNLP,
+        {"movie": KNOWN["movie"], "models": "base,sentiment", "review": KNOWN["review"]},
+        "pages/explorer.py",
+    )
+    assert len(at.html) == 1
+    body = at.html[0].proto.body
+    assert f"Review {KNOWN['review']}" in body
+    # base matched "return jedi" to GT rank 0; its text span is marked; unmatched keywords say so
+    assert (
+        f'<mark>{KNOWN["keyword"]}</mark> → <b>{KNOWN["keyword"]}</b> <span class="kw-gt">(GT rank '
+        f"{KNOWN['gt_rank']})</span>" in body
+    )
+    assert re.search(r'<mark title="base: return jedi \(GT rank 0\)[^"]*">Return</mark>', body)
+    assert 'prequel films</span> <span class="kw-unmatched">— unmatched' in body
+    assert "ndcg@5 0.349" in body  # the core's 0.348651
+    at.button[0].click().run()  # back to the list
+    assert "review" not in at.query_params and len(at.html) == 10
+
+
+@pytest.mark.parametrize("data", DATA)
+def test_explorer_shows_the_cores_matches(monkeypatch, cores, data):
+    ds = cores[data]
+    ev = evaluate(ds, EvalOptions(k=5))
+    kw = ev.keywords[ev.keywords["gt_rank"] >= 0]
+    row = kw.iloc[len(kw) // 2]  # some matched keyword of some review
+    at = run(
+        monkeypatch,
+        DATASETS[data],
+        {"movie": row["movie"], "models": row["model"], "review": row["review_id"]},
+        "pages/explorer.py",
+    )
+    body = at.html[0].proto.body
+    assert (
+        f'<mark>{esc(row["keyword"])}</mark> → <b>{esc(row["gt_keyword"])}</b> <span class="kw-gt">(GT rank '
+        f"{row['gt_rank']})</span>" in body
+    )
+    score = ev.scores[
+        (ev.scores["movie"] == row["movie"])
+        & (ev.scores["review_id"] == row["review_id"])
+        & (ev.scores["model"] == row["model"])
+    ]
+    assert f"ndcg@5 {score['ndcg@5'].iloc[0]:.3f}" in body
+
+
+@pytest.mark.dnlp
+def test_explorer_filters_and_pages(monkeypatch, cores):
+    ds = cores["dnlp"]
+    ev = evaluate(ds, EvalOptions(k=5))
+    sc = ev.scores[(ev.scores["movie"] == "SW_Episode6") & ev.scores["model"].isin(["base", "sentiment"])]
+    nothing = int((sc.groupby("review_id")["n_matched"].sum() == 0).sum())
+    at = run(
+        monkeypatch,
+        DNLP,
+        {"movie": "SW_Episode6", "models": "base,sentiment", "none": "1"},
+        "pages/explorer.py",
+    )
+    assert f"{nothing} review(s) match" in texts(at)
+    at = run(
+        monkeypatch,
+        DNLP,
+        {"movie": "SW_Episode6", "models": "base,sentiment", "sort": "lowest nDCG", "p": "3"},
+        "pages/explorer.py",
+    )
+    assert "page 3 of 102" in texts(at)
+    at.text_input(key="qp_q").input("Ewok").run()
+    reviews = ds.reviews[(ds.reviews["movie"] == "SW_Episode6") & ds.reviews["review_id"].isin(set(sc["review_id"]))]
+    hay = reviews["text"].fillna("") + " " + reviews["title"].fillna("") + " " + reviews["review_id"]
+    n_ewok = int(hay.str.casefold().str.contains("ewok", regex=False).sum())
+    assert at.query_params["q"] == "Ewok" and "p" not in at.query_params  # a new filter starts at page 1
+    assert f"{n_ewok} review(s) match · page 1" in texts(at)
+    at.button[0].click().run()  # open the first review of the list
+    assert at.query_params["review"] and len(at.html) == 1

@@ -1,0 +1,87 @@
+"""The Summary page (AppTest).
+
+Its numbers equal the core's aggregate, every number explained, the best marked, the protocol card.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pandas as pd
+import pytest
+
+from dashboard.style import best_styles
+from kweval.evaluation.aggregate import aggregate
+from kweval.evaluation.pipeline import EvalOptions, evaluate
+from tests.apptest import DATA, DATASETS, _column_help, run, table, texts
+
+
+@pytest.mark.parametrize("data", DATA)
+def test_summary_equals_aggregate(monkeypatch, cores, data):
+    ds = cores[data]
+    models = ds.model_names[:2]
+    at = run(
+        monkeypatch,
+        DATASETS[data],
+        {"movie": ds.movie_ids[0], "models": ",".join(models), "k": "3", "agg": "micro", "match": "exact"},
+    )
+    shown = table(at, "summary_table").reset_index(drop=True)
+    core = aggregate(evaluate(ds, EvalOptions(k=3, match="exact")), "micro")
+    core = core[core["model"].isin(models)].reset_index(drop=True)
+    pd.testing.assert_frame_equal(shown, core, check_dtype=False)
+    assert "ndcg@3" in shown.columns
+    assert [b.label for b in at.download_button] == ["Protocol card (JSON)", "CSV", "Markdown", "LaTeX"]
+
+
+def test_summary_and_compare_explain_every_number_and_mark_the_best_on_screen(monkeypatch):
+    """Issue 11 "Why": no help on w_precision, ap@5, rr, gt_coverage, p_randomization_holm; "bold in the downloads"
+    but nothing marked on screen; a bar chart axis saying only "macro"."""
+    from kweval.metrics import registry
+
+    at = run(monkeypatch, None, {"movie": "ALL", "agg": "micro"})
+    summary = next(df for df in at.dataframe if "n_skipped" in df.value.columns)
+    helps = _column_help(summary)
+    for col in ("w_precision", "ap@5", "rr", "gt_coverage", "ndcg@5", "n_reviews"):
+        entry = registry.info(col)
+        assert helps[col] == f"{entry.label}: {entry.help()}", col
+    # the best value per movie and column is bold on screen: the styler's cells are the core's best cells
+    shown = summary.value.reset_index(drop=True)
+    expected = best_styles(shown)
+    bold_rules = [rule for rule in summary.proto.arrow_data.styler.styles.split("}") if "font-weight: 700" in rule]
+    bold = {(int(r), int(c)) for rule in bold_rules for r, c in re.findall(r"_row(\d+)_col(\d+)", rule)}
+    want = {
+        (r, c)
+        for r in range(expected.shape[0])
+        for c in range(expected.shape[1])
+        if "font-weight: 700" in expected.iat[r, c]
+    }
+    assert bold and bold == want
+    bars = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
+    title = bars["yaxis"]["title"]["text"]
+    assert (
+        "micro" in title and title != "micro" and bars["legend"]["y"] > 1
+    )  # the legend sits above the plot, off the toolbar
+    heat = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
+    assert (
+        heat["margin"]["t"] >= 40 and heat["height"] >= 280
+    )  # the toolbar sits in the top margin, off the cells; room for the bar
+
+    at.switch_page("pages/compare.py").run()
+    compare = next(df for df in at.dataframe if "p_ttest_holm" in df.value.columns)
+    helps = _column_help(compare)
+    for col in ("p_randomization_holm", "p_ttest_holm", "significant"):
+        entry = registry.info(col)
+        assert helps[col] == f"{entry.label}: {entry.help()}", col
+
+
+@pytest.mark.parametrize("page", ["pages/summary.py", "pages/data.py"])
+def test_summary_and_data_show_the_protocol_card(monkeypatch, cores, page):
+    """The card of the numbers shown (issue 12 item 5): the sidebar's k, match and aggregation, the data's hash."""
+    at = run(monkeypatch, None, {"k": "3", "agg": "micro", "match": "word"}, page)
+    shown = re.sub(r"\\(.)", r"\1", texts(at))  # Markdown escapes undone
+    assert "| k | 3 |" in shown and "| match | word (docs/metrics.md §2) |" in shown
+    assert "| aggregation | micro (docs/metrics.md §6) |" in shown
+    assert cores["demo"].content_hash() in shown and "Dataset.content_hash" in shown
+    assert "semantic" not in [line.split("|")[1].strip() for line in shown.splitlines() if line.startswith("| ")]
+    assert "Protocol card (JSON)" in [b.label for b in at.download_button]

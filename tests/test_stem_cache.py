@@ -1,0 +1,106 @@
+"""The persistent stem cache is bounded, survives a damaged or oversized file; a full disk is one line (issue 22)."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from kweval.keyphrase import protocols
+from kweval.text import stemming
+from kweval.text.stemming import PorterCache
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(protocols, "_stems", None)  # the process's cache, read again from this folder
+    monkeypatch.setattr(protocols, "_phrases", {})  # and no words remembered from an earlier test
+    monkeypatch.setattr(protocols, "_documents", {})
+    return tmp_path
+
+
+def test_a_huge_junk_keyphrase_is_stemmed_but_not_kept(tmp_path):
+    path = tmp_path / "stems.json"
+    cache = PorterCache(path)
+    junk = [f"junk{i}" for i in range(stemming.MAX_CALL_WORDS + 1)]
+    assert cache.stem_many(junk)[:2] == ("junk0", "junk1")
+    assert cache.stem_many(["models", "topics"]) == ("model", "topic")
+    cache.save()
+    assert json.loads(path.read_text()) == {"models": "model", "topics": "topic"}
+
+
+def test_entries_and_word_length_are_bounded(tmp_path, monkeypatch):
+    monkeypatch.setattr(stemming, "MAX_ENTRIES", 3)
+    path = tmp_path / "stems.json"
+    cache = PorterCache(path)
+    assert cache.stem("x" * (stemming.MAX_WORD_CHARS + 1)) == "x" * (stemming.MAX_WORD_CHARS + 1)
+    words = ["models", "topics", "running", "cats", "dogs"]
+    assert cache.stem_many(words) == ("model", "topic", "run", "cat", "dog")  # right past the bound too
+    cache.save()
+    assert json.loads(path.read_text()) == {"models": "model", "topics": "topic", "running": "run"}
+
+
+@pytest.mark.parametrize(
+    "content",
+    [b"{not json", b"[1, 2]", b'{"a": 1}', b"\xff\xfe", b""],
+    ids=["broken", "list", "non-string", "bytes", "empty"],
+)
+def test_a_damaged_file_is_ignored_and_rewritten(tmp_path, content):
+    path = tmp_path / "stems.json"
+    path.write_bytes(content)
+    cache = PorterCache(path)
+    assert cache.stems == {} and cache.stale
+    cache.save()  # rewritten even without a new stem
+    assert json.loads(path.read_text()) == {} and not cache.stale
+
+
+def test_an_oversized_file_is_not_loaded_and_is_rewritten(tmp_path, monkeypatch):
+    path = tmp_path / "stems.json"
+    path.write_text(json.dumps({f"w{i}": f"w{i}" for i in range(1000)}))
+    monkeypatch.setattr(stemming, "MAX_FILE_BYTES", 1000)
+    cache = PorterCache(path)
+    assert cache.stems == {} and cache.stale
+    cache.stem("models")
+    cache.save()
+    assert json.loads(path.read_text()) == {"models": "model"}
+
+
+@pytest.mark.parametrize("code", [errno.EFBIG, errno.ENOSPC, errno.EDQUOT])
+def test_a_full_disk_is_one_line_and_the_run_goes_on(cache_dir, monkeypatch, capsys, code):
+    from kweval.cli import main
+
+    def full(self, *args, **kwargs):
+        raise OSError(code, os.strerror(code))
+
+    monkeypatch.setattr(Path, "write_text", full)
+    args = ["evaluate", str(DATA / "keyphrase_edge"), "--protocol", "pke", "--format", "json"]
+    status = main([*args, "--predictions", f"edge={DATA / 'keyphrase_edge_predictions.jsonl'}"])
+    out, err = capsys.readouterr()
+    monkeypatch.undo()
+    assert status == 0 and json.loads(out)["rows"][0]["model"] == "edge"
+    lines = [line for line in err.splitlines() if "stem cache" in line]
+    assert len(lines) == 1 and lines[0].startswith("kweval: stem cache: ") and os.strerror(code) in lines[0]
+    assert not list(cache_dir.rglob("*.tmp")) and "Traceback" not in err
+
+
+def test_protocol_run_after_a_junk_run_keeps_the_file_small(cache_dir, tmp_path, capsys):
+    from kweval.cli import main
+
+    junk = " ".join(f"w{i}x" for i in range(stemming.MAX_CALL_WORDS + 10))
+    preds = tmp_path / "junk.jsonl"
+    lines = (DATA / "keyphrase_edge_predictions.jsonl").read_text().splitlines()
+    first = json.loads(lines[0])
+    first["keyphrases"].append(junk)
+    preds.write_text("\n".join([json.dumps(first), *lines[1:]]) + "\n")
+    args = ["evaluate", str(DATA / "keyphrase_edge"), "--protocol", "pke", "--format", "json"]
+    assert main([*args, "--predictions", f"junk={preds}"]) == 0
+    capsys.readouterr()
+    [file] = (cache_dir / "stems").glob("*.json")
+    stems = json.loads(file.read_text())
+    assert 0 < len(stems) < 1000 and "w1x" not in stems and file.stat().st_size < 50_000
