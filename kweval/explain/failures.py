@@ -133,16 +133,21 @@ def _assemble(lists: GroupLists, pred: PredictionCategories, gt: GtCategories, s
             "movie": _group_column(lists.groups["movie"], group),
             "review_id": _group_column(lists.groups["review_id"], group),
             "model": _group_column(lists.groups["model"], group),
-            "side": pd.Categorical.from_codes(both(np.zeros(len(pred.group)), np.ones(len(gt.group)), np.int8), SIDES),
-            "position": both(pred.position, gt.rank, np.int32),
-            "keyword": pd.Categorical.from_codes(keyword, kw_values),
-            "category": pd.Categorical.from_codes(
-                both(pred.category, gt.category + _N_PRED, np.int8), list(CATEGORY_NAMES)
+            "side": pd.Categorical.from_codes(
+                both(np.zeros(len(pred.group)), np.ones(len(gt.group)), np.int8), SIDES, validate=False
             ),
-            "detail": pd.Categorical.from_codes(both(detail_codes[0], detail_codes[1], np.int32), detail_values),
-            "other": pd.Categorical.from_codes(both(gt_rank_keyword, gt_other, np.int32), kw_values),
+            "position": both(pred.position, gt.rank, np.int32),
+            "keyword": pd.Categorical.from_codes(keyword, kw_values, validate=False),
+            "category": pd.Categorical.from_codes(
+                both(pred.category, gt.category + _N_PRED, np.int8), list(CATEGORY_NAMES), validate=False
+            ),
+            "detail": pd.Categorical.from_codes(
+                both(detail_codes[0], detail_codes[1], np.int32), detail_values, validate=False
+            ),
+            "other": pd.Categorical.from_codes(both(gt_rank_keyword, gt_other, np.int32), kw_values, validate=False),
             "cosine": both(pred.cosine, np.full(len(gt.group), np.nan, np.float32), np.float32),
-        }
+        },
+        copy=False,
     )
     return frame
 
@@ -173,7 +178,7 @@ def _found_keyword_codes(
 def _group_column(values: pd.Series, group: np.ndarray) -> pd.Categorical:
     """A per-group column repeated over the rows, as a categorical (codes, one copy of each value)."""
     codes, uniques = pd.factorize(values.to_numpy(dtype=object))
-    return pd.Categorical.from_codes(codes[group].astype(np.int32), uniques)
+    return pd.Categorical.from_codes(codes.astype(np.int32)[group], uniques, validate=False)
 
 
 def _details(
