@@ -55,7 +55,7 @@ def gt_categories(
     index_type = np.int32 if total < np.iinfo(np.int32).max else np.int64
     group = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
     row_in = np.arange(total, dtype=index_type)  # becomes each row's rank in its list
-    row_in -= np.repeat(offsets[:-1].astype(index_type), sizes)
+    np.subtract(row_in, np.repeat(offsets[:-1].astype(index_type), sizes), out=row_in)
     rank = row_in.astype(np.int32, copy=False)
     gt_index = np.repeat(lists.starts().astype(index_type), sizes) + rank
     # a review's categories are the same for all its models: made once per review, then repeated per group
