@@ -273,3 +273,26 @@ def test_docs_show_the_one_table():
     text = (REPO / "docs" / "metrics.md").read_text(encoding="utf-8")
     assert "## 10. Failure categories" in text and categories.markdown_table() in text
     assert docs_table.with_categories(text) == text
+
+
+@pytest.mark.keyphrase
+@pytest.mark.parametrize("match", ["approx", "stem"])
+def test_semeval_per_document_adds_up(tmp_path, match):
+    """SemEval2017: each document its own unranked GT list; predictions of word runs, repeats included."""
+    import json
+
+    from tests.helpers import SEMEVAL
+
+    docs = sorted((SEMEVAL / "docsutf8").glob("*.txt"))[:80]
+    path = tmp_path / "p.jsonl"
+    with open(path, "w", encoding="utf-8") as handle:
+        for i, doc in enumerate(docs):
+            words = doc.read_text(encoding="utf-8").split()
+            phrases = [" ".join(words[j : j + 1 + (j + i) % 3]) for j in range(0, 40, 2)]
+            handle.write(json.dumps({"id": doc.stem, "keyphrases": phrases + phrases[:2] + ["--"]}) + "\n")
+    ds = load_dataset(SEMEVAL, predictions={"runs": str(path)}).subset(models=["runs"])
+    ev = evaluate(ds, EvalOptions(k=5, match=match, present=True, keyphrase=True))
+    table = failure_table(ds, ev)
+    _check_sums(ds, ev, table)
+    categories = set(table["category"].astype(str))
+    assert {"hit", "duplicate", "invalid", "found", "missed_present"} <= categories  # SemEval2017: extractive
