@@ -240,7 +240,7 @@ def _cases(draw):
     return _dataset(gt_lists, preds, texts, per_document, draw(st.booleans()))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_cases(), st.sampled_from(MATCH_MODES), st.integers(1, 6))
 def test_categories_add_up_against_the_per_review_metrics(ds, mode, k):
     ev = evaluate(ds, EvalOptions(k=k, match=mode, present=True))
@@ -296,3 +296,21 @@ def test_semeval_per_document_adds_up(tmp_path, match):
     _check_sums(ds, ev, table)
     categories = set(table["category"].astype(str))
     assert {"hit", "duplicate", "invalid", "found", "missed_present"} <= categories  # SemEval2017: extractive
+
+
+def test_summary_by_model_and_the_reviews_of_a_segment(demo_dataset):
+    from kweval.explain.failures import reviews_with
+
+    ev = evaluate(demo_dataset, EvalOptions(k=5))
+    table = failure_table(demo_dataset, ev)
+    by_model = failure_summary(table, by=["model"])
+    assert list(by_model.columns) == ["model", "side", "category", "count", "share"]
+    per_movie = failure_summary(table).groupby(["model", "category"], sort=False)["count"].sum()
+    assert by_model.set_index(["model", "category"])["count"].equals(
+        per_movie.loc[by_model.set_index(["model", "category"]).index]
+    )
+    taken = reviews_with(table, "taken", model="keybert")
+    assert set(taken["model"]) == {"keybert"} and (taken["count"] >= 1).all()
+    assert taken["count"].sum() == ((table["category"] == "taken") & (table["model"] == "keybert")).sum()
+    with pytest.raises(ValueError, match="unknown category"):
+        reviews_with(table, "nope")
