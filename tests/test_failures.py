@@ -314,3 +314,23 @@ def test_summary_by_model_and_the_reviews_of_a_segment(demo_dataset):
     assert taken["count"].sum() == ((table["category"] == "taken") & (table["model"] == "keybert")).sum()
     with pytest.raises(ValueError, match="unknown category"):
         reviews_with(table, "nope")
+
+
+def test_without_nltk_stem_is_skipped_with_a_note(monkeypatch):
+    import sys
+
+    from kweval.text import normalize
+
+    caches = [normalize._porter] + ([normalize._stem_word] if hasattr(normalize, "_stem_word") else [])
+    for cache in caches:
+        cache.cache_clear()
+    monkeypatch.setitem(sys.modules, "nltk", None)
+    monkeypatch.setitem(sys.modules, "nltk.stem.porter", None)
+    try:
+        _, _, t = _table(["soundtrack"], {("m", "r", "a"): [("jazz soundtrack", 1.0)]}, match="exact")
+    finally:
+        for cache in caches:
+            cache.cache_clear()
+    assert _rows(t, "prediction") == [("jazz soundtrack", "near_lexical", "word: GT ‘soundtrack’")]
+    (note,) = t.attrs["notes"]
+    assert "near_lexical not tested under stem" in note and "kweval[stem]" in note

@@ -85,6 +85,8 @@ def cmd_failures(args: argparse.Namespace) -> int:
         print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
         return USAGE_ERROR
     table = failure_table(dataset, evaluation)
+    for note in table.attrs.get("notes", []):
+        print(f"kweval: failures: {note}", file=sys.stderr)
     out = failure_summary(table) if args.summary else table[COLUMNS]
     write_table(out, args.out)
     print(f"kweval: wrote {len(out):,} rows to {args.out}", file=sys.stderr)

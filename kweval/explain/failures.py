@@ -42,6 +42,8 @@ def failure_table(dataset: Dataset, evaluation: Evaluation, vectors=None) -> pd.
     semantic matching (``options.semantic``) the cosines come from `vectors`
     (a mapping norm → vector or an embedder function), else from the
     embedding store the evaluation filled.  Text columns are categorical.
+    ``table.attrs["notes"]``: what could not be tested (near_lexical under
+    stem without nltk), for the caller to show.
     """
     lists = group_lists(evaluation)
     if evaluation.options.semantic and vectors is None:
@@ -57,7 +59,9 @@ def failure_table(dataset: Dataset, evaluation: Evaluation, vectors=None) -> pd.
         pred.gt_rank[matched].astype(np.int64),
         pred.position[matched],
     )
-    return _assemble(lists, pred, gt, semantic=evaluation.options.semantic)
+    table = _assemble(lists, pred, gt, semantic=evaluation.options.semantic)
+    table.attrs["notes"] = list(pred.notes)  # e.g. a match mode not tested for want of its package
+    return table
 
 
 def failure_summary(table: pd.DataFrame, by: Sequence[str] = ("movie", "model")) -> pd.DataFrame:
