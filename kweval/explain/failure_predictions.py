@@ -22,8 +22,8 @@ import pandas as pd
 from kweval.data.dataset import Dataset
 from kweval.evaluation.clean import clean_keyword_lists
 from kweval.evaluation.options import Evaluation
-from kweval.extras import MissingExtra
 from kweval.explain.failure_lists import GroupLists, group_index
+from kweval.extras import MissingExtra
 from kweval.metrics.categories import NEAR_MODES, PREDICTION_CATEGORIES
 from kweval.text.matching import candidate_table
 
