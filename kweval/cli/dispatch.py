@@ -22,6 +22,7 @@ from kweval.cli import (
     cmd_extract,
     cmd_failures,
     cmd_report,
+    cmd_slices,
     cmd_synth,
 )
 from kweval.cli.common import USAGE_ERROR, UsageError, epilog
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_describe.add_parser(sub)
     cmd_failures.add_parser(sub)
     cmd_report.add_parser(sub, EMBEDDING_BACKENDS)
+    cmd_slices.add_parser(sub)
     return parser
 
 
@@ -71,6 +73,7 @@ COMMANDS = {
     "describe": cmd_describe.cmd_describe,
     "failures": cmd_failures.cmd_failures,
     "report": cmd_report.cmd_report,
+    "slices": cmd_slices.cmd_slices,
 }
 
 
