@@ -26,6 +26,7 @@ from kweval.cli.common import (
     select,
 )
 from kweval.cli.fast import PRESETS
+from kweval.messages import line, say
 
 
 def add_parser(sub, embedding_backends: tuple[str, ...]) -> None:
@@ -99,13 +100,13 @@ def cmd_report(args: argparse.Namespace) -> int:
         for line in problem_lines_of(data.problems):
             print(line, file=sys.stderr)
     write_output(html_report.render_html(data, plotly), args.out)
-    print(f"kweval: report of {len(data.models)} model(s) -> {args.out}", file=sys.stderr)
+    say(f"report of {len(data.models)} model(s) -> {args.out}")
     return 0
 
 
 def problem_lines_of(problems: list[str]) -> list[str]:
     """The `kweval: SOURCE: REASON` lines of the report's problems (already `str(Problem)`)."""
-    return [f"kweval: {p}" for p in problems]
+    return [line(p) for p in problems]
 
 
 def _kweval_report_data(args: argparse.Namespace):
