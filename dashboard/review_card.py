@@ -6,6 +6,10 @@ Everything user-made is escaped (`dashboard.escape`, `dashboard.keyword_html`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import NamedTuple
+
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -13,7 +17,7 @@ from dashboard import keyword_html
 from dashboard.escape import esc, fmt_num
 from dashboard.highlight import matched_tooltips, review_html
 from dashboard.review_tables import keyword_details, review_table
-from dashboard.state import Ctx
+from dashboard.state import Ctx, gt_lists
 from dashboard.style import model_colors
 from kweval.explain import why
 from kweval.text import present
@@ -68,40 +72,76 @@ def _keywords(key: tuple, movie: str, models: tuple, _keywords: pd.DataFrame) ->
     )
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def _details(
-    key: tuple, movie: str, review: str, models: tuple, _ctx: Ctx, _rows: pd.DataFrame, text: object
-) -> tuple[pd.DataFrame, float, float]:
-    """(the review's keywords with nearest GT keyword, cosine and v(x); v(review text); the movie's GT mean v).
+class CardData(NamedTuple):
+    """What a review card shows beyond the review row and its scores."""
 
-    The vectors come from the persistent embedding store the evaluation filled (no model load when warm).
-    """
-    from kweval.embeddings import semantic
+    rows: pd.DataFrame  # the review's keywords (selected models) with why each matched or not (`why.match_reasons`)
+    details: pd.DataFrame | None  # semantic or sentiment on: those rows with `keyword_details` (None otherwise)
+    text_v: float  # sentiment on: v(review text), else NaN
+    gt_v: float  # sentiment on: the mean v of the review's GT list, else NaN
+    scores: pd.DataFrame  # the review's rows of the page's scores, indexed by model
+
+
+def card_data(ctx: Ctx, page: pd.DataFrame, kw: pd.DataFrame, scores: pd.DataFrame) -> dict[tuple[str, str], CardData]:
+    """Per (movie, review_id) of `page` (rows of `reviews_table`), what its card shows, computed for the whole page
+    at once: one `why.match_reasons` and one `keyword_details` per GT list of the page (one embedding read), not one
+    per card.  Reference: the same for a page of that one review (tests/test_review_card_page.py)."""
+    ids = tuple(zip(page["movie"].tolist(), page["review_id"].tolist()))
+    return _page_data(ctx.key, ids, tuple(ctx.selection.models), ctx, kw, page["text"].tolist(), scores)
+
+
+# Shared, read-only: a page's cards are built from it once (each card's HTML is cached on its own).
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _page_data(
+    key: tuple, ids: tuple, models: tuple, _ctx: Ctx, _kw: pd.DataFrame, _texts: list, _scores: pd.DataFrame
+) -> dict[tuple[str, str], CardData]:
     from kweval.evaluation import sentiment
 
-    ctx = _ctx
-    gt = ctx.own_gt(movie, review)
-    rows = _rows.reset_index()
-    vectors = None
-    if ctx.options.semantic:
-        texts = list(dict.fromkeys(t for t in [*rows["norm"], *gt["norm"]] if isinstance(t, str) and t))
-        vectors = (
-            dict(
-                zip(
-                    texts,
-                    semantic.embed_texts(
-                        texts, model_id=ctx.options.embedding_model, backend=ctx.options.embedding_backend
-                    ),
-                )
+    ctx, sem, sas = _ctx, _ctx.options.semantic, _ctx.options.sentiment
+    lists = gt_lists(ctx.key, ctx.evaluation.ground_truth)
+    present = [i for i in ids if i in _kw.index]
+    rows = (_kw.loc[present] if present else _kw.iloc[0:0]).reset_index()
+    of_row = list(zip(rows["movie"].tolist(), rows["review_id"].tolist()))
+    # each review's GT list: its own (per-document GT), else its movie's
+    list_of = {(m, r): (m, r) if len(lists.get((m, r), ())) else (m, None) for m, r in ids}
+    empty = ctx.evaluation.ground_truth.iloc[0:0]
+    vectors = _page_vectors(ctx, rows, [lists.get(g, empty) for g in dict.fromkeys(list_of.values())]) if sem else None
+    movies, reviews = {m for m, _ in ids}, {r for _, r in ids}
+    scores = _scores[_scores["movie"].isin(movies) & _scores["review_id"].isin(reviews)]
+    score_of = list(zip(scores["movie"].tolist(), scores["review_id"].tolist()))
+    out: dict[tuple[str, str], CardData] = {}
+    for gt_key in dict.fromkeys(list_of.values()):
+        gt = lists.get(gt_key, empty)
+        members = [i for i in ids if list_of[i] == gt_key]
+        mask = np.fromiter((list_of[i] == gt_key for i in of_row), dtype=bool, count=len(of_row))
+        reasons = why.match_reasons(rows[mask], gt, ctx.options.match)
+        details = keyword_details(reasons, gt, vectors, ctx.options.threshold, sentiment=sas) if sem or sas else None
+        gt_v = sentiment.gt_mean_value(gt) if sas else float("nan")
+        review_of = [i for i, inside in zip(of_row, mask) if inside]
+        for review in members:
+            mine = np.fromiter((i == review for i in review_of), dtype=bool, count=len(review_of))
+            text_v = sentiment.text_value(_texts[ids.index(review)]) if sas else float("nan")
+            out[review] = CardData(
+                reasons[mine].reset_index(drop=True),
+                None if details is None else details[mine].reset_index(drop=True),
+                text_v,
+                gt_v,
+                scores[[i == review for i in score_of]].set_index("model"),
             )
-            if texts
-            else {}
-        )
-    sas = ctx.options.sentiment
-    details = keyword_details(rows, gt, vectors, ctx.options.threshold, sentiment=sas)
-    if not sas:
-        return details, float("nan"), float("nan")
-    return details, sentiment.text_value(text), sentiment.gt_mean_value(gt)
+    return out
+
+
+def _page_vectors(ctx: Ctx, rows: pd.DataFrame, gts: list[pd.DataFrame]) -> dict:
+    """norm → vector for the page's keywords and GT lists, from the persistent embedding store the evaluation
+    filled (one read; no model load when warm)."""
+    from kweval.embeddings import semantic
+
+    norms = [*rows["norm"], *(n for gt in gts for n in gt["norm"])]
+    texts = list(dict.fromkeys(t for t in norms if isinstance(t, str) and t))
+    if not texts:
+        return {}
+    found = semantic.embed_texts(texts, model_id=ctx.options.embedding_model, backend=ctx.options.embedding_backend)
+    return dict(zip(texts, found))
 
 
 def own_gt_html(ctx: Ctx, movie: str, review: str, text: object) -> str:
@@ -120,12 +160,6 @@ def own_gt_html(ctx: Ctx, movie: str, review: str, text: object) -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def _reasons(key: tuple, movie: str, review: str, models: tuple, _ctx: Ctx, _rows: pd.DataFrame) -> pd.DataFrame:
-    """The review's keywords with why each matched or not (kweval.explain.why: per model, from the matching itself)."""
-    return why.match_reasons(_rows.reset_index(), _ctx.own_gt(movie, review), _ctx.options.match)
-
-
-@st.cache_data(show_spinner=False, max_entries=512)
 def _card_html(
     key: tuple,
     movie: str,
@@ -134,18 +168,17 @@ def _card_html(
     marked: str | None,
     _ctx: Ctx,
     _row: pd.Series,
-    _kw: pd.DataFrame,
-    _scores: pd.DataFrame,
+    _data: Callable[[], CardData],
 ) -> tuple[str, tuple]:
     """(a review card's HTML, the models with output for the review): one per evaluation, review, models and
-    marked model, so a rerun (another page of the list, a widget) does not rebuild the cards it shows again."""
-    ctx, row, kw, scores = _ctx, _row, _kw, _scores
+    marked model, so a rerun (another page of the list, a widget) does not rebuild the cards it shows again.
+    `_data`: the card's `CardData`, asked for only when the HTML is not cached."""
+    ctx, row = _ctx, _row
     sel, sem, sas = ctx.selection, ctx.options.semantic, ctx.options.sentiment
     colors = model_colors(ctx.dataset.model_names)
-    key = (row["movie"], row["review_id"])
-    rows = kw.loc[[key]] if key in kw.index else kw.iloc[0:0]
-    rows = _reasons(ctx.key, row["movie"], row["review_id"], tuple(sel.models), ctx, rows)
-    mine = scores[(scores["movie"] == row["movie"]) & (scores["review_id"] == row["review_id"])].set_index("model")
+    data = _data()
+    rows = data.rows
+    mine = data.scores
     rating = "" if pd.isna(row["rating"]) else f" · rating {row['rating']:g}"
     title = f" · “{esc(row['title'])}”" if isinstance(row["title"], str) else ""
     head = (
@@ -154,11 +187,9 @@ def _card_html(
         f"{int(row['length'])} chars</span></div>"
     )
     extra = ""
-    if sem or sas:
-        details, text_v, gt_v = _details(
-            ctx.key, row["movie"], row["review_id"], tuple(sel.models), ctx, rows, row["text"]
-        )
-        extra = keyword_html.sentiment_line(text_v, gt_v) if sas else ""
+    details = data.details
+    if sas:
+        extra = keyword_html.sentiment_line(data.text_v, data.gt_v)
     cells = []
     for model in sel.models:
         swatch = (
@@ -200,15 +231,37 @@ def _card_html(
     )
 
 
+def card_html(
+    ctx: Ctx,
+    row: pd.Series,
+    kw: pd.DataFrame,
+    scores: pd.DataFrame,
+    marked: str | None,
+    page: pd.DataFrame | None = None,
+) -> tuple[str, tuple]:
+    """(the card's HTML, the models with output for the review); `page`: the rows of `reviews_table` shown with it
+    (their `card_data` is computed together), by default the review alone."""
+    sel = ctx.selection
+
+    def data() -> CardData:
+        return card_data(ctx, row.to_frame().T if page is None else page, kw, scores)[(row["movie"], row["review_id"])]
+
+    return _card_html(ctx.key, row["movie"], row["review_id"], tuple(sel.models), marked, ctx, row, data)
+
+
 def review_card(
-    ctx: Ctx, row: pd.Series, kw: pd.DataFrame, scores: pd.DataFrame, marked: str | None, links: bool = False
+    ctx: Ctx,
+    row: pd.Series,
+    kw: pd.DataFrame,
+    scores: pd.DataFrame,
+    marked: str | None,
+    links: bool = False,
+    page: pd.DataFrame | None = None,
 ) -> None:
     """One review: header, the text with `marked`'s matches, the movie's top-k GT, per model its metrics and keywords
-    (all escaped)."""
+    (all escaped).  `page`: the rows of `reviews_table` shown with it (see `card_html`)."""
     sel = ctx.selection
-    html, evaluated = _card_html(
-        ctx.key, row["movie"], row["review_id"], tuple(sel.models), marked, ctx, row, kw, scores
-    )
+    html, evaluated = card_html(ctx, row, kw, scores, marked, page)
     st.html(html)
     if links:
         cols = st.columns(min(len(sel.models), 4) or 1)

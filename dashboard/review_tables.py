@@ -125,9 +125,10 @@ def keyword_details(
     threshold: float = TAU_DEFAULT,
     sentiment: bool = False,
 ) -> pd.DataFrame:
-    """One review's keywords (every model) with the semantic and sentiment views of the explorer.
+    """Reviews' keywords (every model; one review's, or a page's sharing one GT list) with the semantic and
+    sentiment views of the explorer, in the order of `rows`.
 
-    `rows`: the review's rows of `Evaluation.keywords` (model, position,
+    `rows`: the reviews' rows of `Evaluation.keywords` (model, position,
     keyword, norm, gt_rank, gt_keyword).  `gt`: the movie's rows of
     `Evaluation.ground_truth`.  With `vectors` (a mapping norm → vector, or an
     embedder function, as `kweval.embeddings.similarity.nearest_gt` takes) each keyword
@@ -140,12 +141,8 @@ def keyword_details(
     if vectors is not None:
         from kweval.embeddings.similarity import nearest_gt_table
 
-        parts = [nearest_gt_table(grp, gt, vectors, threshold) for _, grp in out.groupby("model", sort=False)]
-        out = (
-            pd.concat(parts, ignore_index=True)
-            if parts
-            else out.assign(nearest_gt=None, nearest_rank=-1, cosine=float("nan"), above=False)
-        )
+        # row by row (each keyword's nearest GT keyword reads no other row): every model and review in one call
+        out = nearest_gt_table(out, gt, vectors, threshold)
     if sentiment:
         from kweval.evaluation.sentiment import keyword_values
 

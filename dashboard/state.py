@@ -178,6 +178,21 @@ def ci_digest(rows: pd.DataFrame, group: list[str], how: str) -> str:
     return hashlib.blake2b(repr((how, columns, values.shape)).encode() + values.tobytes(), digest_size=16).hexdigest()
 
 
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _gt_lists(key: tuple, _gt: pd.DataFrame) -> dict[tuple[str, object], pd.DataFrame]:
+    at: dict[tuple[str, object], list[int]] = {}
+    for i, (movie, review) in enumerate(zip(_gt["movie"].tolist(), _gt["review_id"].tolist())):
+        at.setdefault((movie, None if pd.isna(review) else review), []).append(i)
+    return {list_key: _gt.iloc[rows] for list_key, rows in at.items()}
+
+
+def gt_lists(key: tuple, gt: pd.DataFrame) -> dict[tuple[str, object], pd.DataFrame]:
+    """The evaluation's GT rows (`gt`, of the evaluation `key`) split per list, in their order: (movie, review_id)
+    for a document's own list, (movie, None) for a movie's.  Reference: the rows
+    ``gt[(gt.movie == movie) & (gt.review_id == review)]`` (``review_id.isna()`` for None)."""
+    return _gt_lists(key, gt)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def _summary(data_hash: str, options: tuple, how: str, _evaluation: Evaluation) -> pd.DataFrame:
     return aggregate(_evaluation, how)
@@ -229,11 +244,13 @@ class Ctx:
 
     def own_gt(self, movie: str, review: str) -> pd.DataFrame:
         """The cleaned GT rows the review is scored against, in rank order: its own list (per-document GT) or its
-        movie's."""
-        gt = self.evaluation.ground_truth
-        gt = gt[gt["movie"] == movie]
-        own = gt[gt["review_id"] == review]
-        return own if len(own) else gt[gt["review_id"].isna()]
+        movie's.  Shared (read-only): the lists are split once per evaluation (`gt_lists`), not filtered per call."""
+        lists = gt_lists(self.key, self.evaluation.ground_truth)
+        own = lists.get((movie, review))
+        if own is not None and len(own):
+            return own
+        found = lists.get((movie, None))
+        return found if found is not None else self.evaluation.ground_truth.iloc[0:0]
 
     def gt_ranked(self, movie: str) -> bool:
         """Whether the movie's GT is ranked (graded gains); unranked GT gives every keyword relevance 1."""

@@ -126,7 +126,7 @@ rows, page, n_pages = paginate(shown, page, per_page)
 p2.caption(f"{len(shown)} review(s) match · page {page} of {n_pages} · sorted by {md(sort)}")
 for _, row in rows.iterrows():
     with st.container(border=True):
-        review_card.review_card(ctx, row, keywords, scores, marked)
+        review_card.review_card(ctx, row, keywords, scores, marked, page=rows)
         st.button(
             "Open this review",
             key=f"open_{row['movie']}_{row['review_id']}",

@@ -93,3 +93,49 @@ def test_why_reads_the_failure_categories(demo_dataset):
         got.update(zip(zip(out["review_id"], out["model"], out["position"]), out["category"]))
     assert got == expected
     assert {"hit", "hit_beyond_k", "taken", "near_lexical", "off_reference"} <= set(got.values())
+
+
+def _one_list_at_a_time(keywords, gt, mode, k):
+    """The reference of the vectorised `match_reasons`: each review × model list explained by a call of its own."""
+    import pandas as pd
+
+    parts = [why.match_reasons(rows, gt, mode, k) for _, rows in keywords.groupby(["review_id", "model"], sort=False)]
+    return pd.concat(parts).loc[keywords.index]
+
+
+@settings(max_examples=4, deadline=None)
+@given(mode=st.sampled_from(MATCH_MODES), k=st.integers(1, 6))
+def test_one_call_for_many_lists_equals_one_call_per_list(demo_dataset, mode, k):
+    """Speed: the explorer explains a page's (or a movie's) lists in one call, with the same reasons as one by one."""
+    import pandas as pd
+
+    ev = evaluate(demo_dataset, EvalOptions(k=k, match=mode))
+    for movie, rows in ev.keywords.groupby("movie"):
+        gt = ev.ground_truth[ev.ground_truth["movie"] == movie]
+        shuffled = rows.sample(frac=1.0, random_state=0)  # any row order: the answer follows the caller's
+        pd.testing.assert_frame_equal(
+            why.match_reasons(shuffled, gt, mode, k), _one_list_at_a_time(shuffled, gt, mode, k)
+        )
+
+
+def test_kept_categories_with_distinct_and_shared_lists_equal_one_call_per_group():
+    """Groups sharing a GT list share its candidate table; each group still gets its own list's categories."""
+    import numpy as np
+
+    from kweval.explain.failure_predictions import kept_categories
+
+    lists = [["star war", "war"], ["comedy", "drama"], ["star war", "war"]]
+    norms = [["war", "star war", "wars"], ["dark comedy", "comedy", "war"], ["wars", "war"]]
+    ranks = [[1, 0, -1], [0, -1, -1], [-1, 1]]
+    group = np.repeat(np.arange(3), [len(n) for n in norms])
+    flat = [n for ns in norms for n in ns]
+    together = kept_categories(group, flat, np.array([r for rs in ranks for r in rs]), lists, "approx", 2)
+    at = 0
+    for g in range(3):
+        alone = kept_categories(
+            np.zeros(len(norms[g]), np.int64), norms[g], np.array(ranks[g]), [lists[g]], "approx", 2
+        )
+        part = slice(at, at + len(norms[g]))
+        for name in ("category", "gt_rank", "holder", "mode", "position"):
+            assert getattr(together, name)[part].tolist() == getattr(alone, name).tolist(), (g, name)
+        at += len(norms[g])

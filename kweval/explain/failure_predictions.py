@@ -103,17 +103,21 @@ def kept_categories(
     `prediction_categories` on its kept rows (no cleaning, no semantic step).
     """
     group = np.asarray(group, dtype=np.int64)
-    sizes = np.array([len(g) for g in group_gt], dtype=np.int64)
+    # groups with equal GT lists share one list (one candidate table per distinct list: the explorer's reviews of a
+    # movie all hold the movie's list)
+    distinct: dict[tuple[str, ...], int] = {}
+    group_list = np.array([distinct.setdefault(tuple(g), len(distinct)) for g in group_gt], dtype=np.int64)
+    sizes = np.array([len(g) for g in distinct], dtype=np.int64)
     lists = GroupLists(
         groups=pd.DataFrame(index=range(len(group_gt))),
-        group_list=np.arange(len(group_gt), dtype=np.int64),
+        group_list=group_list,
         group_review=np.zeros(len(group_gt), dtype=np.int64),
         review_keys=pd.DataFrame(),
         review_list=np.zeros(0, dtype=np.int64),
         list_start=np.concatenate(([0], np.cumsum(sizes)))[:-1].astype(np.int64),
         list_size=sizes,
-        gt_keyword=np.array([g for lst in group_gt for g in lst], dtype=object),
-        gt_norm=np.array([g for lst in group_gt for g in lst], dtype=object),
+        gt_keyword=np.array([g for lst in distinct for g in lst], dtype=object),
+        gt_norm=np.array([g for lst in distinct for g in lst], dtype=object),
     )
     n = len(group)
     norm_code, norm_values = pd.factorize(np.asarray(list(norms), dtype=object))

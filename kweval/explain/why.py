@@ -20,13 +20,22 @@ from kweval.metrics.categories import NEAR_MODES, PREDICTION_CATEGORIES
 MATCHED, TAKEN, NO_MATCH = "matched", "taken", "no match"
 
 
-def _one_list(rows: pd.DataFrame, gt_keyword: dict[int, str], gt_norms: list[str], mode: str, k: int) -> pd.DataFrame:
-    """Reasons for one review × model's keywords (rows sorted by position), from their failure categories."""
+def _explain(
+    rows: pd.DataFrame,
+    group: np.ndarray,
+    n_groups: int,
+    gt_keyword: dict[int, str],
+    gt_norms: list[str],
+    mode: str,
+    k: int,
+) -> dict[str, list]:
+    """Reasons for every list's keywords at once (`rows` sorted by `group` 0..n_groups-1, then position), from their
+    failure categories: one `kept_categories` call (one candidate table for the shared GT list), not one per list."""
     found = kept_categories(
-        np.zeros(len(rows), dtype=np.int64),
+        group,
         rows["norm"].astype(str).tolist(),
         rows["gt_rank"].to_numpy(dtype=np.int64),
-        [gt_norms],
+        [gt_norms] * n_groups,
         mode,
         k,
     )
@@ -54,7 +63,7 @@ def _one_list(rows: pd.DataFrame, gt_keyword: dict[int, str], gt_norms: list[str
             status.append(NO_MATCH)
             reason.append(f"no GT keyword matches ({mode})")
             detail.append(f"{NEAR_MODES[mode_at]}: GT ‘{gt_keyword[near]}’" if name == "near_lexical" else "")
-    return rows.assign(
+    return dict(
         status=status, reason=reason, taken_gt_rank=taken_rank, taken_by=taken_by, category=category, detail=detail
     )
 
@@ -84,8 +93,12 @@ def match_reasons(keywords: pd.DataFrame, ground_truth: pd.DataFrame, mode: str 
             category=pd.Series(dtype=object),
             detail=pd.Series(dtype=object),
         )
-    parts = [
-        _one_list(rows.sort_values("position"), gt_keyword, gt_norms, mode, k)
-        for _, rows in keywords.groupby(["review_id", "model"] if "review_id" in keywords else ["model"], sort=False)
-    ]
-    return pd.concat(parts).loc[keywords.index]
+    keys = ["review_id", "model"] if "review_id" in keywords else ["model"]
+    group = keywords.groupby(keys, sort=False, dropna=False).ngroup().to_numpy(dtype=np.int64)
+    order = np.lexsort((keywords["position"].to_numpy(), group))  # each list's rows in rank order, list by list
+    columns = _explain(keywords.iloc[order], group[order], int(group.max()) + 1, gt_keyword, gt_norms, mode, k)
+    back = np.empty_like(order)
+    back[order] = np.arange(len(order))  # the sorted rows back in the caller's order
+    return keywords.assign(**{name: np.asarray(values, dtype=object)[back] for name, values in columns.items()}).astype(
+        {"taken_gt_rank": "int64", "taken_by": "int64"}
+    )
