@@ -17,6 +17,7 @@ from kweval.cli.common import (
     select,
 )
 from kweval.evaluation.pipeline import GT_ORDERS, EvalOptions
+from kweval.messages import say
 from kweval.metrics.categories import GT_CATEGORIES, PREDICTION_CATEGORIES
 from kweval.text.matching import MATCH_MODES
 
@@ -86,10 +87,10 @@ def cmd_failures(args: argparse.Namespace) -> int:
         return USAGE_ERROR
     table = failure_table(dataset, evaluation)
     for note in table.attrs.get("notes", []):
-        print(f"kweval: failures: {note}", file=sys.stderr)
+        say("failures", note)
     out = failure_summary(table) if args.summary else table[COLUMNS]
     write_table(out, args.out)
-    print(f"kweval: wrote {len(out):,} rows to {args.out}", file=sys.stderr)
+    say(f"wrote {len(out):,} rows to {args.out}")
     return 0
 
 

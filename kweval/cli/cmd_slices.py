@@ -16,6 +16,7 @@ from kweval.cli.common import (
     select,
 )
 from kweval.evaluation.pipeline import EvalOptions
+from kweval.messages import say
 from kweval.text.matching import MATCH_MODES
 
 DESCRIPTION = """\
@@ -81,7 +82,7 @@ def cmd_slices(args: argparse.Namespace) -> int:
         for line in problem_lines(evaluation.problems):
             print(line, file=sys.stderr)
     if not (evaluation.scores["model"] == args.model).any():
-        print(f"kweval: {args.model}: no review could be evaluated", file=sys.stderr)
+        say(args.model, "no review could be evaluated")
         return USAGE_ERROR
     table = worst_slices(
         evaluation,
@@ -95,5 +96,5 @@ def cmd_slices(args: argparse.Namespace) -> int:
     fmt = args.format or (format_for_path(args.out) if args.out != "-" else "csv")
     write_output(to_markdown(table, bold_best=False) if fmt == "markdown" else to_csv(table), args.out)
     if len(table) == 1 and not args.quiet:
-        print("kweval: no slice does worse than the whole by SliceLine's criterion", file=sys.stderr)
+        say("no slice does worse than the whole by SliceLine's criterion")
     return 0
