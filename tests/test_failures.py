@@ -189,7 +189,7 @@ def _check_sums(ds: Dataset, ev, table: pd.DataFrame) -> None:
     raw = ds.predictions.merge(scores.reset_index()[key], on=key)
     sizes = raw.groupby(key).size()
     marker = raw.groupby(key)["keyword"].apply(lambda s: len(s) == 1 and s.isna().all())
-    n_raw = (sizes - marker.astype(int)).reindex(scores.index).to_numpy()
+    n_raw = (sizes - marker.astype(int)).reindex(scores.index).fillna(0).astype(int).to_numpy()  # no rows: 0
     n_pred_rows = counts[list(PREDICTION_CATEGORIES)].sum(axis=1).to_numpy()
     np.testing.assert_array_equal(n_pred_rows, n_raw)
 
