@@ -21,6 +21,8 @@ from kweval.cli import (
     cmd_export,
     cmd_extract,
     cmd_failures,
+    cmd_report,
+    cmd_slices,
     cmd_synth,
 )
 from kweval.cli.common import USAGE_ERROR, UsageError, epilog
@@ -55,6 +57,8 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_export.add_parser(sub)
     cmd_describe.add_parser(sub)
     cmd_failures.add_parser(sub)
+    cmd_report.add_parser(sub, EMBEDDING_BACKENDS)
+    cmd_slices.add_parser(sub)
     return parser
 
 
@@ -68,6 +72,8 @@ COMMANDS = {
     "export": cmd_export.cmd_export,
     "describe": cmd_describe.cmd_describe,
     "failures": cmd_failures.cmd_failures,
+    "report": cmd_report.cmd_report,
+    "slices": cmd_slices.cmd_slices,
 }
 
 

@@ -47,6 +47,7 @@ __all__ = [
     "load_encoder",
     "canonical_model_id",
     "variant",
+    "used_variant",
     "BACKENDS",
     "DEFAULT_BACKEND",
     "resolve_backend",
@@ -104,6 +105,15 @@ def variant(backend: str = DEFAULT_BACKEND, device: str | None = None) -> tuple[
     if backend == "onnx":
         return "onnx", "fp32"
     return "torch", "fp16" if str(device or _default_device()).startswith("cuda") else "fp32"
+
+
+def used_variant(backend: str = DEFAULT_BACKEND, model_id: str = DEFAULT_MODEL) -> tuple[str, str]:
+    """`variant(backend)`, or torch fp32 where this process fell back from a broken ONNX export (what the protocol
+    card names: the backend that actually computed the vectors)."""
+    kind = variant(backend)
+    if kind[0] == "onnx" and (model_id, kind[1] == "int8") in _ONNX_FAILED:
+        return "torch", "fp32"
+    return kind
 
 
 def _default_device() -> str:

@@ -128,9 +128,9 @@ def evaluation_card(
     )
     card["dataset_sha256_of"] = hash_of
     if options.semantic:
-        from kweval.embeddings.semantic import variant
+        from kweval.embeddings.semantic import used_variant
 
-        backend, precision = variant(options.embedding_backend)
+        backend, precision = used_variant(options.embedding_backend, options.embedding_model)
         card["semantic"] = (
             f"cosine of {options.embedding_model} embeddings ({backend}, {precision}), "
             f"τ = {options.threshold:g} (docs/metrics.md §4)"
