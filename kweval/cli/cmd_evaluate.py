@@ -11,7 +11,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from kweval.cli import fast
+from kweval.cli import fast, judged
 from kweval.cli.common import (
     DEFAULTS,
     THRESHOLD_FAILED,
@@ -48,6 +48,7 @@ def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
     _add_output_options(ev)
     _add_scale_options(ev)
     fast.add_evaluate_arguments(ev)
+    judged.add_argument(ev)
 
 
 def _add_data_and_metric_options(ev: argparse.ArgumentParser, embedding_backends: tuple[str, ...]) -> None:
@@ -219,7 +220,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             check_output_file(out)
     if args.scheduler is not None and args.legacy:
         raise UsageError("--scheduler evaluates the lexical, semantic and sentiment metrics; run --legacy without it")
+    if args.judgments and args.legacy:
+        raise UsageError("--judgments scores the judged GT with kweval's metrics; run --legacy without it")
     source, dataset, evaluation, options = _load_or_evaluate_in_groups(args, options)
+    judged_tables = None
     if args.legacy:
         from kweval import legacy
 
@@ -236,6 +240,10 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             assert dataset is not None
             evaluation = _evaluate(args, dataset, options)
         summary = aggregate(evaluation, args.aggregate)
+        if args.judgments:  # its lines follow the data's; the judged twin is computed before any output is written
+            assert dataset is not None  # never evaluated in groups with --judgments
+            judged_tables = judged.judged_report(args, dataset, options, summary)
+            summary = judged_tables.summary if judged_tables is not None else summary
         problems = evaluation.problems
         n_evaluated = len(evaluation.scores)
         per_review = evaluation
@@ -245,7 +253,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if n_evaluated == 0:
         print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
         return USAGE_ERROR
-    _write_outputs(args, summary, per_review, options, str(source), _words(dataset))
+    _write_outputs(args, summary, per_review, options, str(source), _words(dataset), judged_tables)
     return _check_thresholds(summary, args.fail_under)
 
 
@@ -278,7 +286,7 @@ def _load_or_evaluate_in_groups(
     selected, the keyphrase options set from its GT) and no evaluation yet."""
     files = prediction_files(args)
     in_groups = None
-    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files):
+    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files or args.judgments):
         in_groups = _evaluate_in_groups(args, options)  # the lexical metrics: shared out over processes
     elif args.scheduler is not None and not files:  # workers read their own movie files when the layout has them
         in_groups = _evaluate_files_on_scheduler(args, options)
@@ -324,13 +332,14 @@ def _words(dataset: Dataset | None):
 
 
 def _write_outputs(
-    args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, source: str, words
+    args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, source: str, words, judged
 ):
     """The summary (--out, --format, with its protocol card and sidecar, headers in the data's `words`) and the
     --per-review table."""
     from kweval.io import report
     from kweval.io.card import render_with_card as card_render
     from kweval.io.card import write_sidecar
+    from kweval.judgments.summary import judged_per_review
 
     fmt = args.format or report.format_for_path(args.out)
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
@@ -339,7 +348,9 @@ def _write_outputs(
     write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, words=words, **latex), args.out)
     write_sidecar(fmt, args.out, card)
     if args.per_review and per_review is not None:
-        write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
+        table = report.per_review_table(per_review)
+        table = table if judged is None else judged_per_review(table, judged.evaluation)
+        write_output(report.to_csv(table, raw=args.raw_csv), args.per_review)
 
 
 def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions, timeout: float) -> Evaluation:

@@ -21,6 +21,7 @@ from kweval.cli import (
     cmd_export,
     cmd_extract,
     cmd_failures,
+    cmd_judgments,
     cmd_synth,
 )
 from kweval.cli.common import USAGE_ERROR, UsageError, epilog
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_export.add_parser(sub)
     cmd_describe.add_parser(sub)
     cmd_failures.add_parser(sub)
+    cmd_judgments.add_parser(sub)
     return parser
 
 
@@ -67,6 +69,7 @@ COMMANDS = {
     "export": cmd_export.cmd_export,
     "describe": cmd_describe.cmd_describe,
     "failures": cmd_failures.cmd_failures,
+    "judgments": cmd_judgments.cmd_judgments,
 }
 
 

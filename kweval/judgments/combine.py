@@ -27,7 +27,7 @@ from kweval.evaluation.pipeline import evaluate
 from kweval.metrics.weighted import graded_relevance
 
 WHOLE_MOVIE = "\x00movie"  # the review key of a whole-movie judgment (never a real review id: ids are text)
-GT_COLUMNS = ["movie", "review_id", "rank", "keyword", "norm", "relevance", "judged_grade"]
+GT_COLUMNS = ["movie", "review_id", "rank", "keyword", "norm", "relevance", "judged_grade", "source"]
 
 
 def combined_grades(judgments: pd.DataFrame) -> pd.DataFrame:
@@ -50,7 +50,7 @@ def combined_grades(judgments: pd.DataFrame) -> pd.DataFrame:
 class JudgedGroundTruth:
     """G' as a GT table the pipeline reads, and how many judgments it used (in all and per movie)."""
 
-    table: pd.DataFrame  # movie, review_id, rank, keyword, norm, relevance, judged_grade, helpful, not_helpful
+    table: pd.DataFrame  # GT_COLUMNS, helpful and not_helpful (-rank and 0: the `helpful` GT order keeps G's order)
     n_used: int  # judged items (after combining annotators) that apply to a scored list
     used_per_movie: dict[str, int]
 
@@ -63,6 +63,7 @@ def judged_ground_truth(dataset: Dataset, judgments: pd.DataFrame, gt_order: str
     base = np.where(flat, 1.0, graded_relevance(gt["rank"].to_numpy(dtype=np.int64)))
     gt = gt.assign(review_id=gt["review_id"].astype(object).where(gt["review_id"].notna(), None), relevance=base)
     gt["judged_grade"] = pd.array([pd.NA] * len(gt), dtype="Int64")
+    gt["source"] = "reference"  # a GT keyword; "judged": one the readers added
     grades = combined_grades(judgments)
     movie_grades = {m: g for m, g in grades[grades["review_key"] == WHOLE_MOVIE].groupby("movie", sort=False)}
     review_grades = {k: g for k, g in grades[grades["review_key"] != WHOLE_MOVIE].groupby(["movie", "review_key"])}
@@ -82,9 +83,10 @@ def judged_ground_truth(dataset: Dataset, judgments: pd.DataFrame, gt_order: str
         used[key] = 0 if review == WHOLE_MOVIE else len(review_grades[key])
     untouched = [part for key, part in lists.items() if key not in touched]
     table = pd.concat(untouched + parts, ignore_index=True) if untouched or parts else gt.iloc[:0]
-    table = table.assign(helpful=-table["rank"].astype("float64"), not_helpful=0.0)[GT_COLUMNS + ["helpful", "not_helpful"]]
+    table = table.assign(helpful=-table["rank"].astype("float64"), not_helpful=0.0)
+    table = table[GT_COLUMNS + ["helpful", "not_helpful"]]
     per_movie: dict[str, int] = {}
-    for (movie, review), n in used.items():
+    for (movie, _review), n in used.items():
         per_movie[movie] = per_movie.get(movie, 0) + n
     for movie, part in movie_grades.items():
         if any(key[0] == movie for key in used):
@@ -114,6 +116,7 @@ def _judged_list(source: pd.DataFrame, grades: pd.DataFrame, review: str | None)
             "norm": new["norm"].tolist(),
             "relevance": (new["grade"].to_numpy(dtype="float64") / 3.0),
             "judged_grade": pd.array(new["grade"].tolist(), dtype="Int64"),
+            "source": "judged",
         }
     )
     kept["review_id"] = review

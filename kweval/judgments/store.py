@@ -17,7 +17,7 @@ import os
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pandas as pd
@@ -68,16 +68,21 @@ class JudgmentStore:
     def __init__(self, path: str | Path, content_hash: str) -> None:
         self.path = Path(path)
         self.content_hash = content_hash
-        with self._write() as con:  # makes the file and its tables, or checks they belong to this dataset
-            con.executescript("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);")
-            row = con.execute("SELECT value FROM meta WHERE key = 'dataset'").fetchone()
-            if row is None:
-                con.execute("INSERT INTO meta VALUES ('dataset', ?)", (content_hash,))
-            elif row[0] != content_hash:
-                raise JudgmentsError(str(self.path), _other_dataset(row[0], content_hash))
-            for statement in _SCHEMA.strip().split(";"):
-                if statement.strip():
-                    con.execute(statement)
+        try:
+            with self._write() as con:  # makes the file and its tables, or checks they belong to this dataset
+                for statement in _SCHEMA.strip().split(";"):
+                    if statement.strip():
+                        con.execute(statement)
+                row = con.execute("SELECT value FROM meta WHERE key = 'dataset'").fetchone()
+                if row is None:
+                    con.execute("INSERT INTO meta VALUES ('dataset', ?)", (content_hash,))
+                elif row[0] != content_hash:
+                    raise JudgmentsError(str(self.path), _other_dataset(row[0], content_hash))
+        except sqlite3.Error as exc:
+            raise JudgmentsError(str(self.path), database_reason(exc)) from None
+        except OSError as exc:  # the folder cannot be made
+            reason = f"cannot create the judgments database ({exc.strerror or exc})"
+            raise JudgmentsError(str(self.path), reason) from None
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -109,7 +114,7 @@ class JudgmentStore:
         """Store one judgment (review_id None: for every review of the movie); returns its id."""
         check_judgment(keyword, grade, annotator, side)
         norm = normalize(keyword)
-        stamp = (time or datetime.now(timezone.utc)).isoformat()
+        stamp = (time or datetime.now(UTC)).isoformat()
         review = None if review_id is None else str(review_id)
         try:
             with self._write() as con:
@@ -124,9 +129,10 @@ class JudgmentStore:
 
     def undo(self, annotator: str | None = None, judgment_id: int | None = None) -> dict | None:
         """Delete judgment `judgment_id`, or the latest of `annotator` (of anyone when None); returns it, or None."""
-        where, args = ("id = ?", (int(judgment_id),)) if judgment_id is not None else ("1 = 1", ())
+        args: list[object] = [] if judgment_id is None else [int(judgment_id)]
+        where = "1 = 1" if judgment_id is None else "id = ?"
         if judgment_id is None and annotator is not None:
-            where, args = "annotator = ?", (annotator.strip(),)
+            where, args = "annotator = ?", [annotator.strip()]
         try:
             with self._write() as con:
                 row = con.execute(

@@ -85,7 +85,8 @@ def checked(judgments: pd.DataFrame, dataset: Dataset, source: str) -> tuple[pd.
     """The judgments the dataset can use (grade an int 0–3, a known movie, review and keyword), and one problem per
     kind of judgment dropped."""
     frame = judgments.copy()
-    frame["grade"] = [_integer_grade(g) for g in frame["grade"]]
+    raw_grade = frame["grade"].tolist()
+    frame["grade"] = [_integer_grade(g) for g in raw_grade]
     problems: list[Problem] = []
     reasons = [
         ("with a grade outside 0–3 or not a whole number", frame["grade"].isna().to_numpy()),
@@ -100,13 +101,15 @@ def checked(judgments: pd.DataFrame, dataset: Dataset, source: str) -> tuple[pd.
     pairs = zip(frame["movie"].astype(str), frame["review_id"].astype(str))
     unknown_review = has_review & ~np.array([p in known_reviews for p in pairs], dtype=bool)
     reasons.append(("for an unknown review", unknown_review))
-    reasons.append(("for a keyword that is neither a GT keyword nor a prediction there", ~_known_keyword(frame, dataset)))
+    unknown_keyword = ~_known_keyword(frame, dataset)
+    reasons.append(("for a keyword that is neither a GT keyword nor a prediction there", unknown_keyword))
     dropped = np.zeros(len(frame), dtype=bool)
     for reason, bad in reasons:
         new = bad & ~dropped
         if new.any():
-            first = frame[new].iloc[0]
-            example = f"movie {shown(first['movie'])}, keyword {shown(first['keyword'])}, grade {first['grade']!r}"
+            at = int(np.flatnonzero(new)[0])
+            first = frame.iloc[at]
+            example = f"movie {shown(first['movie'])}, keyword {shown(first['keyword'])}, grade {shown(raw_grade[at])}"
             if pd.notna(first["review_id"]):
                 example = example.replace(", keyword", f", review {shown(first['review_id'])}, keyword")
             problems.append(Problem(source, f"{int(new.sum())} judgment(s) {reason} were ignored (first: {example})"))
@@ -126,10 +129,10 @@ def _known_keyword(frame: pd.DataFrame, dataset: Dataset) -> np.ndarray:
     movies = set(frame["movie"].astype(str))
     gt = dataset.ground_truth
     gt = gt[gt["movie"].astype(str).isin(movies)]
-    gt_known = set(zip(gt["movie"].astype(str), normalize_many([k if isinstance(k, str) else "" for k in gt["keyword"]])))
+    gt_known = set(zip(gt["movie"].astype(str), normalize_many(gt["keyword"].tolist())))
     pred = dataset.predictions
     pred = pred[pred["movie"].astype(str).isin(movies)]
-    pred_norm = normalize_many([k if isinstance(k, str) else "" for k in pred["keyword"]])
+    pred_norm = normalize_many(pred["keyword"].tolist())
     pred_movie = set(zip(pred["movie"].astype(str), pred_norm))
     pred_review = set(zip(pred["movie"].astype(str), pred["review_id"].astype(str), pred_norm))
     out = []

@@ -168,7 +168,8 @@ def from_counts(counts: ReviewCounts, settings: Settings) -> dict[str, np.ndarra
         explicit = (np.asarray(counts.pair_relevance, dtype="float64"), counts.ideal_relevance)
         n_gt = np.asarray(counts.n_gt, dtype="int64")
         gt_rank = np.asarray(counts.pair_gt_rank, dtype="int64")
-        return _ranking_scores(review, position, gt_rank, n_gt, settings.k, settings.gain, settings.discount, None, explicit)
+        k, gain, discount = settings.k, settings.gain, settings.discount
+        return _ranking_scores(review, position, gt_rank, n_gt, k, gain, discount, None, explicit)
     return ranking_scores(
         counts.pair_review,
         counts.pair_position,
