@@ -55,77 +55,76 @@ class JudgedGroundTruth:
     used_per_movie: dict[str, int]
 
 
-def judged_ground_truth(dataset: Dataset, judgments: pd.DataFrame, gt_order: str = "file") -> JudgedGroundTruth:
-    """G' of every GT list (docs/metrics.md §9) from checked judgments (`kweval.judgments.table.checked`)."""
+def _reference_rows(dataset: Dataset, gt_order: str) -> pd.DataFrame:
+    """The cleaned GT with each row's list key (`review_key`: WHOLE_MOVIE for the movie's list) and relevance."""
     gt = clean_ground_truth(dataset.ground_truth, gt_order)
     ranked = ranked_movies(dataset.movies)
     flat = np.array([ranked.get(m, True) is False for m in gt["movie"]], dtype=bool)
-    base = np.where(flat, 1.0, graded_relevance(gt["rank"].to_numpy(dtype=np.int64)))
-    gt = gt.assign(review_id=gt["review_id"].astype(object).where(gt["review_id"].notna(), None), relevance=base)
-    gt["judged_grade"] = pd.array([pd.NA] * len(gt), dtype="Int64")
-    gt["source"] = "reference"  # a GT keyword; "judged": one the readers added
-    grades = combined_grades(judgments)
-    movie_grades = {m: g for m, g in grades[grades["review_key"] == WHOLE_MOVIE].groupby("movie", sort=False)}
-    review_grades = {k: g for k, g in grades[grades["review_key"] != WHOLE_MOVIE].groupby(["movie", "review_key"])}
-    lists = {
-        (m, WHOLE_MOVIE if r is None else r): part
-        for (m, r), part in gt.groupby(["movie", gt["review_id"].fillna(WHOLE_MOVIE)], sort=False)
-    }
-    touched = {key for key in lists if key[0] in movie_grades} | set(review_grades)
-    parts, used = [], {}
-    for key in touched:
-        movie, review = key
-        source = lists.get(key, lists.get((movie, WHOLE_MOVIE)))
-        if source is None:  # a review without a list of its own in a movie without one: never scored
-            continue
-        item_grades = _merged(movie_grades.get(movie), review_grades.get(key) if review != WHOLE_MOVIE else None)
-        parts.append(_judged_list(source, item_grades, None if review == WHOLE_MOVIE else review))
-        used[key] = 0 if review == WHOLE_MOVIE else len(review_grades[key])
-    untouched = [part for key, part in lists.items() if key not in touched]
-    table = pd.concat(untouched + parts, ignore_index=True) if untouched or parts else gt.iloc[:0]
-    table = table.assign(helpful=-table["rank"].astype("float64"), not_helpful=0.0)
-    table = table[GT_COLUMNS + ["helpful", "not_helpful"]]
-    per_movie: dict[str, int] = {}
-    for (movie, _review), n in used.items():
-        per_movie[movie] = per_movie.get(movie, 0) + n
-    for movie, part in movie_grades.items():
-        if any(key[0] == movie for key in used):
-            per_movie[movie] = per_movie.get(movie, 0) + len(part)
-    return JudgedGroundTruth(table, sum(per_movie.values()), per_movie)
-
-
-def _merged(movie_level: pd.DataFrame | None, review_level: pd.DataFrame | None) -> pd.DataFrame:
-    """The grades that apply to one list: the whole movie's, a review's own replacing them keyword by keyword."""
-    parts = [p for p in (movie_level, review_level) if p is not None]
-    merged = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-    return merged.drop_duplicates("norm", keep="last").sort_values("order", kind="stable")
-
-
-def _judged_list(source: pd.DataFrame, grades: pd.DataFrame, review: str | None) -> pd.DataFrame:
-    """One GT list judged: graded-0 GT keywords out, new keywords graded g ≥ 1 in at g / 3, ordered by relevance."""
-    grade_of = dict(zip(grades["norm"], grades["grade"]))
-    kept = source[[grade_of.get(n, 1) != 0 for n in source["norm"]]].copy()
-    kept["judged_grade"] = pd.array([grade_of.get(n) for n in kept["norm"]], dtype="Int64")
-    in_gt = set(source["norm"])
-    new = grades[(grades["grade"] >= 1) & ~grades["norm"].isin(in_gt)]
-    added = pd.DataFrame(
-        {
-            "movie": source["movie"].iloc[0],
-            "review_id": [review] * len(new),
-            "keyword": new["keyword"].tolist(),
-            "norm": new["norm"].tolist(),
-            "relevance": (new["grade"].to_numpy(dtype="float64") / 3.0),
-            "judged_grade": pd.array(new["grade"].tolist(), dtype="Int64"),
-            "source": "judged",
-        }
+    relevance = np.where(flat, 1.0, graded_relevance(gt["rank"].to_numpy(dtype=np.int64)))
+    review_key = [WHOLE_MOVIE if r is None or pd.isna(r) else str(r) for r in gt["review_id"].tolist()]
+    return gt.assign(
+        movie=gt["movie"].astype(object),
+        review_key=pd.Series(review_key, dtype=object, index=gt.index),
+        relevance=relevance,
+        judged_grade=pd.array([pd.NA] * len(gt), dtype="Int64"),
+        source="reference",  # a GT keyword; "judged": one the readers added
+        tie=gt["rank"].to_numpy(dtype=np.int64),  # GT keywords keep their order; added ones follow, in judgment order
     )
-    kept["review_id"] = review
-    kept["tie"] = np.arange(len(kept))  # GT keywords first (their rank order), then judgment order
-    added["tie"] = len(kept) + np.arange(len(added))
-    out = pd.concat([kept.drop(columns="rank"), added], ignore_index=True)
-    out = out.sort_values(["relevance", "tie"], ascending=[False, True], kind="stable").reset_index(drop=True)
-    out["rank"] = np.arange(len(out))
-    return out.drop(columns="tie")
+
+
+def _has(frame: pd.DataFrame, keys: pd.DataFrame, on: list[str]) -> np.ndarray:
+    """Per row of `frame`: its `on` values are a row of `keys`."""
+    index = pd.MultiIndex.from_frame(keys[on].astype(object))
+    return pd.MultiIndex.from_frame(frame[on].astype(object)).isin(index)
+
+
+def judged_ground_truth(dataset: Dataset, judgments: pd.DataFrame, gt_order: str = "file") -> JudgedGroundTruth:
+    """G' of every GT list (docs/metrics.md §9) from checked judgments (`kweval.judgments.table.checked`).
+
+    Only the lists judgments reach are rebuilt, all at once (no loop over lists)."""
+    gt = _reference_rows(dataset, gt_order)
+    key = ["movie", "review_key"]
+    grades = combined_grades(judgments).astype({"movie": object, "review_key": object})
+    whole = grades["review_key"] == WHOLE_MOVIE
+    movie_level, review_level = grades[whole].drop(columns="review_key"), grades[~whole]
+    lists = gt[key].drop_duplicates()
+    reached = lists[lists["movie"].isin(movie_level["movie"]) | _has(lists, review_level, key)]
+    new_keys = review_level[key].drop_duplicates()
+    new_keys = new_keys[~_has(new_keys, lists, key)]  # reviews judged on their own without a list of their own
+    movie_lists = gt[gt["review_key"] == WHOLE_MOVIE].drop(columns="review_key")
+    copies = new_keys.merge(movie_lists, on="movie")  # their movie's list (none: the review is never scored)
+    targets = pd.concat([reached, copies[key].drop_duplicates()], ignore_index=True)
+    in_target = _has(gt, reached, key)
+    base = pd.concat([gt[in_target], copies], ignore_index=True)
+    applicable = pd.concat(
+        [
+            targets.merge(movie_level, on="movie").assign(level=0),
+            review_level.merge(targets, on=key).assign(level=1),  # a review's own grade wins over the movie's
+        ],
+        ignore_index=True,
+    )
+    applicable = applicable.sort_values("level", kind="stable").drop_duplicates(key + ["norm"], keep="last")
+    base = base.merge(applicable[key + ["norm", "grade"]], on=key + ["norm"], how="left")
+    base = base[base["grade"].to_numpy() != 0]  # a GT keyword graded 0 leaves the list
+    base["judged_grade"] = pd.array(base["grade"].tolist(), dtype="Int64")
+    new = applicable[(applicable["grade"] >= 1) & ~_has(applicable, base, key + ["norm"])]
+    added = new[key + ["keyword", "norm"]].assign(
+        relevance=new["grade"].to_numpy(dtype="float64") / 3.0,
+        judged_grade=pd.array(new["grade"].tolist(), dtype="Int64"),
+        source="judged",
+        tie=(1 << 40) + new["order"].to_numpy(dtype=np.int64),
+    )
+    judged = pd.concat([base.drop(columns=["grade", "rank"]), added], ignore_index=True)
+    judged = judged.sort_values(key + ["relevance", "tie"], ascending=[True, True, False, True], kind="stable")
+    judged["rank"] = judged.groupby(key, sort=False).cumcount().to_numpy()
+    table = pd.concat([gt[~in_target], judged], ignore_index=True)
+    table["review_id"] = table["review_key"].where(table["review_key"] != WHOLE_MOVIE, None)
+    table = table.assign(helpful=-table["rank"].astype("float64"), not_helpful=0.0)
+    used = pd.concat(
+        [review_level.merge(targets, on=key)[["movie"]], movie_level[movie_level["movie"].isin(targets["movie"])]]
+    )
+    per_movie = {str(m): int(n) for m, n in used["movie"].value_counts(sort=False).items()}
+    return JudgedGroundTruth(table[GT_COLUMNS + ["helpful", "not_helpful"]], len(used), per_movie)
 
 
 def judged_evaluation(
