@@ -1,6 +1,6 @@
 """Judgments on DNLP: the judged evaluation's cost beside the reference one, and the store's write rate.
 
-Judged evaluation is the same pipeline on G' (docs/metrics.md §9); a review
+Judged evaluation is the same pipeline on G' (docs/metrics.md §11); a review
 judged on its own gets a copy of its movie's list (272-449 keywords on DNLP),
 so its cost grows with the number of reviews judged.  The store's figure is
 judgments written per second by 2 processes at once (each a `BEGIN IMMEDIATE`

@@ -2,142 +2,22 @@
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
-import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard.escape import esc, md
+from dashboard import caches, charts
+from dashboard.escape import md
 from dashboard.protocol import show_protocol_card
 from dashboard.sidebar import open_page
-from dashboard.state import ci_digest, ci_groups, row_identity
-from dashboard.style import axis_title, metric_label, model_colors
+from dashboard.style import metric_label
 from dashboard.tables import best_in_bold, number_columns
-from kweval import stats
-from kweval.evaluation.aggregate import ALL, aggregate_by
-from kweval.evaluation.slices import slice_labels
+from kweval.evaluation.aggregate import ALL
 from kweval.io import report
 
 ctx = open_page(__file__)
 sel = ctx.selection
 ev = ctx.evaluation
 metrics = ev.metric_names
-
-
-@st.cache_data(show_spinner="Bootstrapping 95% CIs…", max_entries=256)
-def _group_cis(digest: str, how: str, group: tuple, _rows: pd.DataFrame) -> pd.DataFrame:
-    """CIs of one metric group, cached by the content of what they read: unchanged columns are not resampled again."""
-    return stats.bootstrap_summary_ci(_rows, list(group), how)
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def _cis(key: tuple, how: str, movie: str, models: tuple, _scores: pd.DataFrame) -> pd.DataFrame:
-    parts = []
-    for model in models:
-        rows = _scores[_scores["model"] == model]
-        groups = [_group_cis(ci_digest(rows, group, how), how, tuple(group), rows) for group in ci_groups(metrics)]
-        parts.append(pd.concat(groups).set_index("metric").reindex(metrics).reset_index().assign(model=model))
-    return pd.concat(parts, ignore_index=True)
-
-
-@st.cache_data(show_spinner=False, max_entries=16)
-def _slice_labels(data_hash: str, rows: str, by: str, _scores: pd.DataFrame) -> pd.Series | None:
-    """Labels of the evaluated rows `rows` (`row_identity`): the same after a τ change or with sentiment on."""
-    return slice_labels(_scores, ctx.dataset.reviews, by)
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def _sliced(key: tuple, how: str, by: str, _evaluation) -> pd.DataFrame | None:
-    labels = _slice_labels(ctx.data_hash, row_identity(_evaluation.scores), by, _evaluation.scores)
-    return None if labels is None else aggregate_by(_evaluation, labels, how)
-
-
-@st.cache_data(show_spinner=False, max_entries=32)
-def _exports(
-    key: tuple,
-    how: str,
-    models: tuple,
-    columns: tuple,
-    ci_style: str,
-    meta: tuple,
-    _table: pd.DataFrame,
-    _intervals: pd.DataFrame | None,
-) -> tuple[str, str, str]:
-    """CSV, Markdown and LaTeX of the summary, built once per selection (their cost grows with the number of movies)."""
-    latex = report.to_latex(
-        _table,
-        columns=list(columns) or None,
-        ci=_intervals,
-        ci_style=ci_style if ci_style != "none" else "brackets",
-        caption=report.latex_caption(dict(meta)),
-    )
-    return report.to_csv(_table), report.to_markdown(_table), latex
-
-
-# Figures are shared, not copied (st.plotly_chart copies them): a warm rerun reuses them.
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _bars(key: tuple, agg: str, scope: str, models: tuple, _rows: pd.DataFrame, _cis: pd.DataFrame) -> go.Figure:
-    """Each model's value of every metric in `scope` with its bootstrap CI."""
-    rows, cis = _rows, _cis
-    colors = model_colors(ctx.dataset.model_names)  # by the dataset's model list: a model keeps its colour
-    labels = [metric_label(m) for m in metrics]
-    fig = go.Figure()
-    for model in models:
-        ci = cis[cis["model"] == model].set_index("metric").reindex(metrics)
-        value = (
-            rows.loc[model, metrics].to_numpy(dtype="float64") if model in rows.index else np.full(len(metrics), np.nan)
-        )
-        fig.add_bar(
-            name=esc(model),
-            x=metrics,
-            y=value,
-            marker_color=colors.get(model),  # plotly renders some HTML in labels: escaped
-            error_y=dict(
-                type="data",
-                symmetric=False,
-                array=np.clip(ci["ci_high"].to_numpy() - value, 0, None),
-                arrayminus=np.clip(value - ci["ci_low"].to_numpy(), 0, None),
-            ),
-        )
-    how = (
-        "micro: ratios of summed counts; ranking metrics and SAS: mean over reviews"
-        if agg == "micro"
-        else "macro: mean over reviews"
-    )
-    fig.update_layout(
-        barmode="group",
-        yaxis_title=f"value ({how})",
-        xaxis_title="metric",
-        height=420,
-        margin=dict(t=40, b=10),
-        legend=dict(title_text="model", orientation="h", yanchor="bottom", y=1.02, x=0),
-    )  # above the plot, clear of the toolbar
-    fig.update_xaxes(tickvals=metrics, ticktext=[esc(label) for label in labels])  # registry labels under the bars
-    return fig
-
-
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _heatmap(key: tuple, agg: str, models: tuple, metric: str, _movies_only: pd.DataFrame) -> go.Figure:
-    """`metric` per movie × model."""
-    movies_only = _movies_only
-    per_movie = movies_only.pivot(index="movie", columns="model", values=metric).reindex(
-        index=pd.unique(movies_only["movie"]), columns=list(models)
-    )
-    heat = px.imshow(
-        per_movie.rename(index=esc, columns=esc),
-        text_auto=".3f",
-        aspect="auto",
-        color_continuous_scale="Viridis",
-        labels=dict(color=esc(axis_title(metric, agg)), x="model", y="movie"),
-    )
-    # a colour bar needs room to be read even for one or two movies; the toolbar sits in the top margin, off the cells
-    heat.update_layout(
-        height=max(280, 90 + 40 * len(per_movie)),
-        margin=dict(t=40, b=10),
-        coloraxis_colorbar=dict(title=dict(side="right"), thickness=14, len=1.0, tickformat=".2f"),
-    )
-    return heat
 
 
 st.title("Summary")
@@ -170,19 +50,8 @@ with c4.popover("LaTeX options"):
     )
 
 
-@st.cache_data(show_spinner="Bootstrapping the intervals…", max_entries=16)
-def _intervals(key: tuple, how: str, models: tuple, columns: tuple, _evaluation) -> pd.DataFrame:
-    return report.summary_intervals(_evaluation.scores[_evaluation.scores["model"].isin(models)], list(columns), how)
-
-
-intervals = (
-    _intervals(ctx.key, sel.agg, tuple(sel.models), tuple(tex_columns), ev)
-    if tex_ci != "none" and tex_columns
-    else None
-)
-csv_text, md_text, tex_text = _exports(
-    ctx.key, sel.agg, tuple(sel.models), tuple(tex_columns), tex_ci, tuple(meta.items()), table, intervals
-)
+intervals = caches.latex_intervals(ctx, tex_columns) if tex_ci != "none" and tex_columns else None
+csv_text, md_text, tex_text = caches.summary_exports(ctx, table, tex_columns, tex_ci, meta, intervals)
 c1.download_button("CSV", csv_text, report.download_name("summary", meta, "csv"), "text/csv")
 c2.download_button("Markdown", md_text, report.download_name("summary", meta, "md"), "text/markdown")
 c3.download_button("LaTeX", tex_text, report.download_name("summary", meta, "tex"), "text/x-tex")
@@ -194,8 +63,8 @@ if skipped:
 scope = sel.movie if sel.movie in set(table["movie"]) else ALL
 st.subheader(f"Per metric, with bootstrap 95% CIs — {md(ctx.movie_title(scope))}")
 scores = ctx.scores() if scope != ALL else ev.scores[ev.scores["model"].isin(sel.models)]
-cis = _cis(ctx.key, sel.agg, scope, tuple(sel.models), scores)
-fig = _bars(ctx.key, sel.agg, scope, tuple(sel.models), table[table["movie"] == scope].set_index("model"), cis)
+cis = caches.summary_cis(ctx, scope, scores)
+fig = charts.metric_bars(ctx, scope, table[table["movie"] == scope].set_index("model"), cis)
 st.plotly_chart(fig, key="bars", config={"displaylogo": False})
 st.caption(
     "Error bars: percentile bootstrap over reviews (2000 resamples, seed 0); gt_coverage is movie-level and has none."
@@ -212,14 +81,14 @@ metric = ctx.url_widget(
 )
 movies_only = table[table["movie"] != ALL]
 st.subheader(f"{metric_label(metric)}: movie × model")
-heat = _heatmap(ctx.key, sel.agg, tuple(sel.models), metric, movies_only)
+heat = charts.movie_heatmap(ctx, metric, movies_only)
 st.plotly_chart(heat, key="heatmap", config={"displaylogo": False})
 
 # --- slices --------------------------------------------------------------------------------------
 st.subheader(f"{metric} by review rating and length")
 cols = st.columns(2)
 for col, by in zip(cols, ("rating", "length")):
-    sliced = _sliced(ctx.key, sel.agg, by, ev)
+    sliced = caches.sliced(ctx, by)
     if sliced is None:
         col.caption(f"This dataset has no review {by}s.")
         continue

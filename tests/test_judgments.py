@@ -1,4 +1,4 @@
-"""Judgments (docs/metrics.md §9): the judged GT G', its test vectors, the judged columns, agreement, export."""
+"""Judgments (docs/metrics.md §11): the judged GT G', its test vectors, the judged columns, agreement, export."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Judged evaluation on the real data shapes: movie-level DNLP and per-document SemEval2017 (docs/metrics.md §9)."""
+"""Judged evaluation on the real data shapes: movie-level DNLP and per-document SemEval2017 (docs/metrics.md §11)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The judgments store (docs/metrics.md §9): concurrent writers lose nothing; locked, read-only, damaged and
+"""The judgments store (docs/metrics.md §11): concurrent writers lose nothing; locked, read-only, damaged and
 foreign files are one clear reason and nothing lost; `kweval evaluate --judgments` goes on without them."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`kweval judgments`: grade keywords from the command line, undo, list, agreement and export (docs/metrics.md §9).
+"""`kweval judgments`: grade keywords from the command line, undo, list, agreement and export (docs/metrics.md §11).
 
 The store is the dataset's SQLite file (`kweval.judgments.default_path`:
 beside the kweval cache, named per dataset content hash) or `--db PATH`;
@@ -19,7 +19,7 @@ def add_parser(sub) -> None:
     """Register `judgments` and its actions on the CLI's subparsers."""
     jp = sub.add_parser(
         "judgments",
-        help="reader judgments that correct the reference: add, undo, list, agreement, export (docs/metrics.md §9)",
+        help="reader judgments that correct the reference: add, undo, list, agreement, export (docs/metrics.md §11)",
         description="Grade keywords 0-3 (a GT keyword marked wrong is 0), per review or for a whole movie; "
         "`kweval evaluate DATA --judgments PATH` reports each metric against the judged GT beside the original.",
     )

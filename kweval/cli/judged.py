@@ -1,4 +1,4 @@
-"""`kweval evaluate --judgments PATH`: the judged metrics beside the reference ones (docs/metrics.md §9).
+"""`kweval evaluate --judgments PATH`: the judged metrics beside the reference ones (docs/metrics.md §11).
 
 A judgments file that cannot be used (missing, damaged, locked, of another
 dataset) is one `kweval: PATH: REASON` line and the evaluation goes on
@@ -33,7 +33,7 @@ def add_argument(parser: argparse.ArgumentParser) -> None:
         "--judgments",
         metavar="PATH",
         help="reader judgments (a kweval SQLite store, or a CSV/Parquet with movie, review_id, keyword, grade, "
-        "annotator): adds each metric's <metric>_judged value against the judged GT (docs/metrics.md §9) and "
+        "annotator): adds each metric's <metric>_judged value against the judged GT (docs/metrics.md §11) and "
         "n_judgments",
     )
 

@@ -119,7 +119,7 @@ def cleaned_gt_rows(gt: pd.DataFrame, order: str) -> CleanGtRows:
     table.insert(1, "rank", position_in_run(run_heads(list_id)))
     table["norm"] = _text_column(row_norm, cleaned.norm_values, empty_dtype="float64")  # an empty list's dtype
     table["review_id"] = _text_column(doc, ids, empty_dtype=object)
-    if "relevance" in gt.columns:  # explicit relevances (judged GT, docs/metrics.md §9), carried with their rows
+    if "relevance" in gt.columns:  # explicit relevances (judged GT, docs/metrics.md §11), carried with their rows
         table["relevance"] = pd.to_numeric(gt["relevance"], errors="coerce").to_numpy(dtype="float64")[rows]
     return CleanGtRows(
         table,
@@ -258,7 +258,7 @@ class CleanGroundTruth:
     keywords: dict[str, np.ndarray]  # movie -> its GT rows' keywords as given
     lists: dict[str, GtLists]  # movies whose reviews have their own GT lists
     ranked: dict[str, bool]  # movie -> whether its GT is ranked (absent: ranked)
-    relevance: dict[str, np.ndarray] | None = None  # movie -> its GT rows' explicit relevances (judged GT, §9)
+    relevance: dict[str, np.ndarray] | None = None  # movie -> its GT rows' explicit relevances (judged GT, §11)
 
 
 def clean_stage(dataset: Dataset, order: str, movie_problems: dict[str, list[Problem]]) -> CleanGroundTruth:

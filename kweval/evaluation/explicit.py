@@ -1,4 +1,4 @@
-"""Explicit GT relevances (a judged ground truth, docs/metrics.md §9), as the count stage and ranking family read them.
+"""Explicit GT relevances (a judged ground truth, docs/metrics.md §11), as the count stage and ranking family read them.
 
 A GT table with a `relevance` column gives each GT keyword its relevance
 instead of `1 / log2(j + 2)` of its rank (`kweval.metrics.weighted.relevance`).

@@ -1,4 +1,4 @@
-"""Reader judgments that correct the reference (docs/metrics.md §9): store, judged evaluation, agreement, export.
+"""Reader judgments that correct the reference (docs/metrics.md §11): store, judged evaluation, agreement, export.
 
 The API a page or the CLI calls:
 

@@ -1,4 +1,4 @@
-"""Agreement between annotators on the items they share (docs/metrics.md §9): never hidden behind the median.
+"""Agreement between annotators on the items they share (docs/metrics.md §11): never hidden behind the median.
 
 Two annotators: Cohen's κ (scikit-learn's `cohen_kappa_score`, quadratic
 weights: grades 0–3 are ordered, and a 3 against a 2 is a smaller

@@ -1,4 +1,4 @@
-"""The judged ground truth G' and the judged evaluation (docs/metrics.md §9), by the one evaluation pipeline.
+"""The judged ground truth G' and the judged evaluation (docs/metrics.md §11), by the one evaluation pipeline.
 
 Grades combine per item (movie, review or the whole movie, normalized
 keyword): each annotator's latest grade, then the median over annotators,
@@ -79,7 +79,7 @@ def _has(frame: pd.DataFrame, keys: pd.DataFrame, on: list[str]) -> np.ndarray:
 
 
 def judged_ground_truth(dataset: Dataset, judgments: pd.DataFrame, gt_order: str = "file") -> JudgedGroundTruth:
-    """G' of every GT list (docs/metrics.md §9) from checked judgments (`kweval.judgments.table.checked`).
+    """G' of every GT list (docs/metrics.md §11) from checked judgments (`kweval.judgments.table.checked`).
 
     Only the lists judgments reach are rebuilt, all at once (no loop over lists)."""
     gt = _reference_rows(dataset, gt_order)

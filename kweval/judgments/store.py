@@ -1,4 +1,4 @@
-"""The judgments database: a SQLite file per dataset, safe for several writers (docs/metrics.md §9).
+"""The judgments database: a SQLite file per dataset, safe for several writers (docs/metrics.md §11).
 
 Readers grade keywords in the dashboard, possibly two browser sessions at
 once: every write is one `BEGIN IMMEDIATE` transaction (SQLite takes the

@@ -1,4 +1,4 @@
-"""Judged metrics beside the reference ones (docs/metrics.md §9): `<metric>_judged` columns and `n_judgments`.
+"""Judged metrics beside the reference ones (docs/metrics.md §11): `<metric>_judged` columns and `n_judgments`.
 
 Both tables come from the same aggregation (`kweval.evaluation.aggregate`)
 of the same pipeline, one against the reference GT and one against G'.

@@ -162,7 +162,7 @@ def ranking_scores(
 
 def from_counts(counts: ReviewCounts, settings: Settings) -> dict[str, np.ndarray]:
     """The family's columns for the evaluation pipeline (`kweval.metrics.registry`); a judged GT's explicit
-    relevances (docs/metrics.md §9) replace those of GT ranks."""
+    relevances (docs/metrics.md §11) replace those of GT ranks."""
     if counts.pair_relevance is not None and counts.ideal_relevance is not None:
         review, position = checks.pairs(counts.pair_review, counts.pair_position, len(counts.n_gt))
         explicit = (np.asarray(counts.pair_relevance, dtype="float64"), counts.ideal_relevance)
