@@ -231,8 +231,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             check_output_file(out)
     if args.scheduler is not None and args.legacy:
         raise UsageError("--scheduler evaluates the lexical, semantic and sentiment metrics; run --legacy without it")
-    if args.judgments and args.legacy:
-        raise UsageError("--judgments scores the judged GT with kweval's metrics; run --legacy without it")
+    judged.check_arguments(args)
     source, dataset, evaluation, options = _load_or_evaluate_in_groups(args, options)
     judged_tables = None
     if args.legacy:
@@ -251,10 +250,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             assert dataset is not None
             evaluation = _evaluate(args, dataset, options)
         summary = aggregate(evaluation, args.aggregate)
-        if args.judgments:  # its lines follow the data's; the judged twin is computed before any output is written
-            assert dataset is not None  # never evaluated in groups with --judgments
-            judged_tables = judged.judged_report(args, dataset, options, summary)
-            summary = judged_tables.summary if judged_tables is not None else summary
+        summary, judged_tables = judged.with_judgments(args, dataset, options, summary)
         problems = evaluation.problems
         n_evaluated = len(evaluation.scores)
         per_review = evaluation
@@ -351,7 +347,6 @@ def _write_outputs(
     from kweval.io import report
     from kweval.io.card import render_with_card as card_render
     from kweval.io.card import write_sidecar
-    from kweval.judgments.summary import judged_per_review
 
     fmt = args.format or report.format_for_path(args.out)
     meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
@@ -361,7 +356,7 @@ def _write_outputs(
     write_sidecar(fmt, args.out, card)
     if args.per_review and per_review is not None:
         table = report.per_review_table(per_review)
-        table = table if judged is None else judged_per_review(table, judged.evaluation)
+        table = table if judged is None else judged.per_review(table)
         write_output(report.to_csv(table, raw=args.raw_csv), args.per_review)
 
 

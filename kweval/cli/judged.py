@@ -26,6 +26,12 @@ class Judged:
     summary: pd.DataFrame
     evaluation: Evaluation
 
+    def per_review(self, table: pd.DataFrame) -> pd.DataFrame:
+        """The --per-review table with each review's `_judged` columns."""
+        from kweval.judgments.summary import judged_per_review
+
+        return judged_per_review(table, self.evaluation)
+
 
 def add_argument(parser: argparse.ArgumentParser) -> None:
     """`--judgments PATH` on `kweval evaluate`."""
@@ -36,6 +42,26 @@ def add_argument(parser: argparse.ArgumentParser) -> None:
         "annotator): adds each metric's <metric>_judged value against the judged GT (docs/metrics.md §11) and "
         "n_judgments",
     )
+
+
+def check_arguments(args: argparse.Namespace) -> None:
+    """--judgments and --legacy do not go together (legacy mode is the notebooks' metrics, not kweval's)."""
+    if getattr(args, "judgments", None) and args.legacy:
+        from kweval.cli.common import UsageError
+
+        raise UsageError("--judgments scores the judged GT with kweval's metrics; run --legacy without it")
+
+
+def with_judgments(
+    args: argparse.Namespace, dataset: Dataset | None, options: EvalOptions, summary: pd.DataFrame
+) -> tuple[pd.DataFrame, Judged | None]:
+    """(the summary, with its judged columns when --judgments could be used; the judged tables or None).
+
+    Its lines follow the data's; the judged twin is computed before any output is written."""
+    if not args.judgments or dataset is None:  # never evaluated in groups with --judgments: a dataset is loaded
+        return summary, None
+    judged = judged_report(args, dataset, options, summary)
+    return (summary if judged is None else judged.summary), judged
 
 
 def dataset_hash(args: argparse.Namespace, dataset: Dataset) -> str:

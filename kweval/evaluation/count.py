@@ -75,7 +75,7 @@ def confidences(dataset: Dataset, matches: Matches) -> tuple[np.ndarray, np.ndar
 def count_stage(dataset: Dataset, gt: CleanGroundTruth, matches: Matches, gain: str, k: int = 5) -> Counts:
     """Confidences (docs/metrics.md §1: invalid scores count as 0) and the per-group counts and sums of §3.
 
-    Relevances come from GT ranks, or from the GT's explicit relevances (a judged GT, §9: then `k` sizes the
+    Relevances come from GT ranks, or from the GT's explicit relevances (a judged GT, §11: then `k` sizes the
     per-group ideal lists the ranking family reads)."""
     rows, n_groups, n_gt = matches.rows, matches.n_groups, matches.n_gt
     grp = rows.grp

@@ -13,8 +13,9 @@ import pandas as pd
 from kweval.evaluation.aggregate import ALL, aggregate
 from kweval.evaluation.options import Evaluation
 from kweval.judgments.combine import JudgedGroundTruth
+from kweval.metrics.registry import JUDGED_SUFFIX
 
-SUFFIX = "_judged"
+SUFFIX = JUDGED_SUFFIX
 KEYS = ["movie", "model"]
 
 

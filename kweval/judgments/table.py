@@ -1,4 +1,4 @@
-"""Judgments as a table: read from the SQLite store or a CSV/Parquet file, checked against a dataset (§9).
+"""Judgments as a table: read from a store or a CSV/Parquet file, checked against a dataset (docs/metrics.md §11).
 
 A judgments table has `movie, review_id, keyword, grade, annotator` (and,
 from the store, `id, norm, side, time`); an empty `review_id` judges the
