@@ -137,7 +137,7 @@ def test_bad_judgments_are_reported_and_the_rest_used():
     assert kept["grade"].tolist() == [3]
     text = "\n".join(str(p) for p in problems)
     assert "3 judgment(s) with a grade outside 0–3" in text
-    assert "unknown movie" in text and "unknown review" in text and "neither a GT keyword" in text
+    assert "movie not evaluated" in text and "unknown review" in text and "neither a GT keyword" in text
     assert "without a keyword" in text
     assert "\u202e" not in text and "\\u202e" in text  # the bidi override is escaped
     assert all(p.source == "j.csv" for p in problems) and all("\n" not in p.reason for p in problems)

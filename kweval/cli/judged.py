@@ -57,7 +57,7 @@ def with_judgments(
 ) -> tuple[pd.DataFrame, Judged | None]:
     """(the summary, with its judged columns when --judgments could be used; the judged tables or None).
 
-    Its lines follow the data's; the judged twin is computed before any output is written."""
+    Its lines (dropped judgments, agreement) come before the data's; nothing is written before both are done."""
     if not args.judgments or dataset is None:  # never evaluated in groups with --judgments: a dataset is loaded
         return summary, None
     judged = judged_report(args, dataset, options, summary)

@@ -93,7 +93,9 @@ def checked(judgments: pd.DataFrame, dataset: Dataset, source: str) -> tuple[pd.
         ("without a keyword or an annotator", _blank(frame["norm"]) | _blank(frame["annotator"])),
     ]
     movies = set(dataset.movies["movie"].astype(str))
-    reasons.append(("for an unknown movie", ~frame["movie"].astype(str).isin(movies).to_numpy()))
+    reasons.append(
+        ("for a movie not evaluated (unknown, or not selected)", ~frame["movie"].astype(str).isin(movies).to_numpy())
+    )
     known_reviews = set(zip(dataset.reviews["movie"].astype(str), dataset.reviews["review_id"].astype(str)))
     pred = dataset.predictions
     known_reviews |= set(zip(pred["movie"].astype(str), pred["review_id"].astype(str)))
