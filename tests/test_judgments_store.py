@@ -180,6 +180,14 @@ def test_default_path_is_per_dataset_in_the_cache(monkeypatch, tmp_path):
     assert default_path(HASH) != default_path("b" * 64)
 
 
+def test_a_datasets_store(demo_dataset, monkeypatch, tmp_path):
+    monkeypatch.setenv("KWEVAL_JUDGMENTS_DIR", str(tmp_path))
+    store = JudgmentStore.for_dataset(demo_dataset)
+    assert store.path == default_path(demo_dataset.content_hash()) and store.path.parent == tmp_path
+    store.add("night_heist", None, "heist", 0, "ann", side="gt")
+    assert len(JudgmentStore.for_dataset(demo_dataset).list("night_heist", "m1-r01")) == 1
+
+
 def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
     full = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO), **(env or {}))
     return subprocess.run([sys.executable, "-m", "kweval", *args], capture_output=True, text=True, cwd=REPO, env=full)

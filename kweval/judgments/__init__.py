@@ -2,7 +2,8 @@
 
 The API a page or the CLI calls:
 
-- `JudgmentStore(path, content_hash)` (`default_path(content_hash)` beside the kweval cache): `add`, `undo`,
+- `JudgmentStore.for_dataset(dataset, path=None)` or `JudgmentStore(path, content_hash)` (`default_path(content_hash)`
+  beside the kweval cache): `add`, `undo`,
   `list(movie, review_id)` (a review's judgments and its movie's), `list()` (all);
 - `load_judgments(path)` (a store, CSV or Parquet) and `checked(judgments, dataset, source)`: the usable ones
   and one problem per kind dropped;

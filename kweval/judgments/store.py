@@ -23,6 +23,7 @@ from pathlib import Path
 import pandas as pd
 
 from kweval.cachedir import cache_dir
+from kweval.data.dataset import Dataset
 from kweval.text.normalize import normalize
 
 BUSY_SECONDS = 30.0  # how long a writer waits for another one before the database counts as locked
@@ -83,6 +84,12 @@ class JudgmentStore:
         except OSError as exc:  # the folder cannot be made
             reason = f"cannot create the judgments database ({exc.strerror or exc})"
             raise JudgmentsError(str(self.path), reason) from None
+
+    @classmethod
+    def for_dataset(cls, dataset: Dataset, path: str | Path | None = None) -> JudgmentStore:
+        """The store of `dataset`: at `path`, else its default place (`default_path` of its content hash)."""
+        content_hash = dataset.content_hash()
+        return cls(path if path is not None else default_path(content_hash), content_hash)
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
