@@ -252,3 +252,38 @@ def test_cli_judgments_csv_with_bad_rows_uses_the_rest(tmp_path):
     assert out.stderr.count(f"kweval: {table}: ") == 5  # four kinds dropped, and the agreement line
     summary = pd.read_csv(tmp_path / "s.csv")
     assert (summary.loc[summary["movie"] == "night_heist", "n_judgments"] == 1).all()
+
+
+def test_cli_exports_the_judged_gt(tmp_path):
+    table = tmp_path / "j.csv"
+    table.write_text(
+        "movie,review_id,keyword,grade,annotator\nnight_heist,,heist,0,ann\nnight_heist,m1-r01,fraud,3,ann\n",
+        encoding="utf-8",
+    )
+    out = run_cli(
+        "judgments",
+        "export",
+        "--db",
+        str(table),
+        "--qrels",
+        str(tmp_path / "q"),
+        "--ground-truth",
+        str(tmp_path / "g.csv"),
+    )
+    assert out.returncode == 0, out.stderr
+    qrels = (tmp_path / "q" / "qrels.txt").read_text(encoding="utf-8").splitlines()
+    heist = [line for line in qrels if line.startswith("night_heist/")]
+    assert heist and not any(":heist " in line for line in heist)  # judged wrong: no longer relevant
+    tidy = pd.read_csv(tmp_path / "g.csv", keep_default_na=False)
+    mine = tidy[(tidy["movie"] == "night_heist") & (tidy["review_id"] == "")]
+    assert "heist" not in mine["norm"].tolist() and len(mine) > 0
+    assert list(tidy.columns) == [
+        "movie",
+        "review_id",
+        "rank",
+        "keyword",
+        "norm",
+        "relevance",
+        "judged_grade",
+        "source",
+    ]
