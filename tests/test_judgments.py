@@ -207,3 +207,16 @@ def test_judged_ground_truth_keeps_unjudged_lists_as_they_are(demo_dataset):
     g = judged_ground_truth(demo_dataset, judgments())
     assert len(g.table) == len(evaluate(demo_dataset).ground_truth) and g.n_used == 0
     assert (g.table["source"] == "reference").all()
+
+
+def test_confirming_gt_keywords_changes_no_number(demo_dataset):
+    """A GT keyword graded ≥ 1 keeps its rank's gain: G' is G, so every judged number is the reference one."""
+    gt = evaluate(demo_dataset).ground_truth
+    rows = [(m, None, k, 1 + i % 3, "ann") for i, (m, k) in enumerate(zip(gt["movie"], gt["keyword"]))]
+    kept, problems = checked(judgments(*rows), demo_dataset, "j")
+    assert problems == [] and len(kept) == len(gt)
+    judged, ground_truth = judged_evaluation(demo_dataset, kept)
+    reference = evaluate(demo_dataset).scores
+    metrics = [c for c in reference.columns if c not in ("movie", "review_id", "model")]
+    pd.testing.assert_frame_equal(reference[metrics], judged.scores[metrics], check_exact=False, rtol=1e-12)
+    assert ground_truth.n_used == len(gt)
