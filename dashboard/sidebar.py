@@ -86,7 +86,7 @@ def open_page(file: str) -> Ctx:
     name = Path(file).stem
     page = next((p for p in PAGES if p.name == name), Page(name, name, ":material/key:"))
     st.set_page_config(page_title=f"{page.label} · kweval", page_icon=":material/key:", layout="wide")
-    start_url_checks()
+    start_url_checks(name)
     st.sidebar.title("kweval")
     links = st.sidebar.container()  # filled once the selection is known: the links carry it
     chosen = _choose_dataset(name)
