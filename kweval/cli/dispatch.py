@@ -21,6 +21,7 @@ from kweval.cli import (
     cmd_export,
     cmd_extract,
     cmd_failures,
+    cmd_report,
     cmd_synth,
 )
 from kweval.cli.common import USAGE_ERROR, UsageError, epilog
@@ -54,6 +55,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_export.add_parser(sub)
     cmd_describe.add_parser(sub)
     cmd_failures.add_parser(sub)
+    cmd_report.add_parser(sub, EMBEDDING_BACKENDS)
     return parser
 
 
@@ -67,6 +69,7 @@ COMMANDS = {
     "export": cmd_export.cmd_export,
     "describe": cmd_describe.cmd_describe,
     "failures": cmd_failures.cmd_failures,
+    "report": cmd_report.cmd_report,
 }
 
 

@@ -150,6 +150,35 @@ COLUMNS: tuple[tuple[str, ...], ...] = (
         "Efron & Tibshirani 1993",
     ),
     (
+        "ci_level_holm",
+        "CI level (Holm)",
+        "confidence level of Holm's step for this metric: 1 − 0.05/(m − r + 1), r the rank of its p among the m "
+        "metrics compared",
+        "statistics",
+        "[0.95, 1)",
+        "neither",
+        "Holm 1979",
+    ),
+    (
+        "ci_low_holm",
+        "CI low (Holm)",
+        "lower end of the paired-bootstrap interval of the difference at ci_level_holm (the interval that goes with "
+        "p_randomization_holm)",
+        "statistics",
+        "[−1, 1]",
+        "neither",
+        "",
+    ),
+    (
+        "ci_high_holm",
+        "CI high (Holm)",
+        "upper end of the paired-bootstrap interval of the difference at ci_level_holm",
+        "statistics",
+        "[−1, 1]",
+        "neither",
+        "",
+    ),
+    (
         "p_randomization",
         "p (randomization)",
         "paired randomization (sign-flip) test of the mean difference, two-sided",
