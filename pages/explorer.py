@@ -144,7 +144,7 @@ def _card_html(
     rating = "" if pd.isna(row["rating"]) else f" · rating {row['rating']:g}"
     title = f" · “{esc(row['title'])}”" if isinstance(row["title"], str) else ""
     head = (
-        f'<div style="font-weight:600">Review {esc(row["review_id"])}{title}<span '
+        f'<div style="font-weight:600">{esc(WORDS.review)} {esc(row["review_id"])}{title}<span '
         f'style="font-weight:400;opacity:0.7"> · {esc(ctx.movie_title(row["movie"]))}{rating} · '
         f"{int(row['length'])} chars</span></div>"
     )
@@ -161,15 +161,17 @@ def _card_html(
         if model not in mine.index:
             cells.append(
                 f'<div>{swatch}<b>{esc(model)}</b><div style="opacity:0.7">skipped: no output for this '
-                f"review</div></div>"
+                f"{esc(WORDS.review.lower())}</div></div>"
             )
             continue
         m = mine.loc[model]
         vals = " · ".join(f"{esc(name)} {fmt_num(m[name])}" for name in REVIEW_METRICS if name in m)
         if SEM or SAS:
-            listing = keyword_table_html(details[details["model"] == model], sel.k, SEM, SAS, ctx.options.threshold)
+            listing = keyword_table_html(
+                details[details["model"] == model], sel.k, SEM, SAS, ctx.options.threshold, words=WORDS
+            )
         else:
-            listing = keyword_list_html(rows[rows["model"] == model], sel.k)
+            listing = keyword_list_html(rows[rows["model"] == model], sel.k, words=WORDS)
         cells.append(
             f'<div>{swatch}<b>{esc(model)}</b><div style="font-size:0.85em;opacity:0.8">{vals}</div>{listing}</div>'
         )
@@ -179,12 +181,12 @@ def _card_html(
         if marked
         else ""
     )
-    text = review_html(row["text"], matched_tooltips(rows, model=marked) if marked else {})
+    text = review_html(row["text"], matched_tooltips(rows, model=marked, words=WORDS) if marked else {})
     own = own_gt_html(row["movie"], row["review_id"], row["text"])
     side = (
         f'<div style="display:flex;flex-wrap:wrap;gap:1rem"><div style="flex:3 1 '
         f'18rem;min-width:0">{marks}{text}{own}</div>'
-        f'<div style="flex:1 1 12rem">{gt_top_html(gt, sel.k, rows, COLORS)}</div></div>'
+        f'<div style="flex:1 1 12rem">{gt_top_html(gt, sel.k, rows, COLORS, words=WORDS)}</div></div>'
     )
     return head + side + extra + model_grid_html(cells, 22 if (SEM or SAS) else 16), tuple(
         m for m in sel.models if m in mine.index
@@ -210,17 +212,19 @@ def review_card(
 
 
 COLORS = model_colors(ctx.dataset.model_names)
+WORDS = ctx.words  # Movie/Review or Collection/Document, ranked GT or not (kweval.data.vocabulary)
+REVIEWS = WORDS.reviews.lower()
 
 
-st.title("Review explorer")
+st.title(f"{WORDS.review} explorer")
 table = _table(ctx.key, sel.movie, tuple(sel.models), ev.scores, ctx.dataset.reviews)
 keywords = _keywords(ctx.key, sel.movie, tuple(sel.models), ev.keywords)
 scores = ctx.scores()
 st.caption(
-    f"{md(ctx.movie_title(sel.movie))} · {len(table)} evaluated reviews · k = {sel.k} · match {sel.match}. "
+    f"{md(ctx.movie_title(sel.movie))} · {len(table):,} evaluated {REVIEWS} · k = {sel.k} · match {sel.match}. "
     "Marked words: the chosen model's predicted keywords that matched a GT keyword (each model's list also names "
-    "the GT keyword, its 0-based rank, "
-    "and why an unmatched keyword did not match, e.g. when an earlier keyword already took that GT keyword)."
+    + ("the GT keyword, its 0-based rank, " if WORDS.gt_ranked else "the GT keyword it matched, ")
+    + "and why an unmatched keyword did not match, e.g. when an earlier keyword already took that GT keyword)."
     + (
         f" Semantic: each keyword's nearest GT keyword and their cosine, marked ✓ when above τ = "
         f"{format_tau(ctx.options.threshold)}."
@@ -228,7 +232,8 @@ st.caption(
         else ""
     )
     + (
-        " Sentiment: each keyword's VADER value v(x) beside the review text's and the GT mean; the review's "
+        f" Sentiment: each keyword's VADER value v(x) beside the {WORDS.review.lower()} text's and the GT mean; the "
+        f"{WORDS.review.lower()}'s "
         "`sas_keywords` / `sas_text` are among the metrics."
         if SAS
         else ""
@@ -249,10 +254,12 @@ marked = ctx.url_widget(
 
 review = query_param("review")
 if review:
-    st.button("← All reviews", on_click=_set, args=("review", None))
+    st.button(f"← All {REVIEWS}", on_click=_set, args=("review", None))
     found = table[table["review_id"] == review]
     if found.empty:
-        st.warning(f"Review {md(review)} is not among the evaluated reviews of {md(ctx.movie_title(sel.movie))}.")
+        st.warning(
+            f"{WORDS.review} {md(review)} is not among the evaluated {REVIEWS} of {md(ctx.movie_title(sel.movie))}."
+        )
     for _, row in found.iterrows():
         review_card(row, keywords, scores, marked, links=True)
     st.stop()
@@ -268,7 +275,12 @@ sort = ctx.url_widget(
     resets=("p",),
 )
 query = ctx.url_widget(
-    c2.text_input, "Search the text", "q", "", placeholder="words in the review, title or id", resets=("p",)
+    c2.text_input,
+    "Search the text",
+    "q",
+    "",
+    placeholder=f"words in the {WORDS.review.lower()}, title or id",
+    resets=("p",),
 )
 none = ctx.url_widget(
     c3.checkbox,
@@ -278,7 +290,7 @@ none = ctx.url_widget(
     parse=lambda s: s == "1",
     fmt=lambda v: "1" if v else "0",
     resets=("p",),
-    help="Only reviews where no selected model matched any GT keyword.",
+    help=f"Only {REVIEWS} where no selected model matched any GT keyword.",
 )
 pair = None
 if sort in ("largest disagreement", *DIRECTIONAL_SORTS) and len(sel.models) >= 2:
@@ -303,7 +315,7 @@ if sort in ("largest disagreement", *DIRECTIONAL_SORTS) and len(sel.models) >= 2
     if sort in DIRECTIONAL_SORTS:
         worse, better = (pair[i] for i in DIRECTIONAL_SORTS[sort])
         st.caption(
-            f"Only reviews where {md(worse)} scores lower than {md(better)} on {md(metric)}, the largest gap first."
+            f"Only {REVIEWS} where {md(worse)} scores lower than {md(better)} on {md(metric)}, the largest gap first."
         )
 
 shown = filter_reviews(table, metric, sel.models, sort=sort, query=query, nothing_matched=none, pair=pair)
@@ -316,12 +328,12 @@ page = ctx.url_widget(
     p1.number_input, f"Page (of {n_pages})", "p", 1, parse=int, min_value=1, max_value=n_pages, step=1
 )
 rows, page, n_pages = paginate(shown, page, per_page)
-p2.caption(f"{len(shown)} review(s) match · page {page} of {n_pages} · sorted by {md(sort)}")
+p2.caption(f"{len(shown):,} {REVIEWS} match · page {page} of {n_pages} · sorted by {md(sort)}")
 for _, row in rows.iterrows():
     with st.container(border=True):
         review_card(row, keywords, scores, marked)
         st.button(
-            "Open this review",
+            f"Open this {WORDS.review.lower()}",
             key=f"open_{row['movie']}_{row['review_id']}",
             on_click=_set,
             args=("review", str(row["review_id"])),
