@@ -126,7 +126,7 @@ def param_parsers(movies: Sequence[str], models: Sequence[str]) -> dict[str, Cal
 def selection_defaults(movies: Sequence[str], models: Sequence[str], present_default: bool = False) -> dict[str, Any]:
     """Per sidebar URL parameter: the value used when neither the URL nor the session holds a usable one."""
     return {
-        "movie": movies[0] if movies else "ALL",
+        "movie": "ALL",  # the answer at a glance: every movie (issue 23)
         "models": tuple(models),
         "k": K_DEFAULT,
         "agg": AGG_DEFAULT,
@@ -148,7 +148,7 @@ def resolve_selection(
     """The selection from the first source that holds a valid value for each key (URL first, then session).
 
     Invalid values are skipped with a note (shown to the user); defaults
-    (`selection_defaults`): the first movie (``ALL`` stands for every movie),
+    (`selection_defaults`): ``ALL`` (every movie),
     every model, k=5, macro, approx, semantic and sentiment off, threshold
     0.75, the present/absent split `present_default` (the data's: on for per-document GT).
     """

@@ -56,6 +56,7 @@ class Page:
     name: str
     label: str
     icon: str
+    movie_level_only: bool = False  # applies to the DNLP layout only (movie-level GT shared by the reviews)
 
     @property
     def file(self) -> str:
@@ -68,7 +69,7 @@ PAGES = (
     Page("ndcg", "nDCG worked example", ":material/calculate:"),
     Page("compare", "Compare models", ":material/compare_arrows:"),
     Page("data", "Data", ":material/database:"),
-    Page("parity", "Notebook parity", ":material/difference:"),
+    Page("parity", "Notebook parity", ":material/difference:", movie_level_only=True),
 )
 PAGE_FILES = {page.name: page.file for page in PAGES}
 SOURCE_LABELS = {
@@ -83,8 +84,8 @@ def open_page(file: str) -> Ctx:
     """Start the page `file` (its `__file__`): page config, the sidebar, the evaluation; stop with a message
     when there is nothing to show."""
     name = Path(file).stem
-    label = next((p.label for p in PAGES if p.name == name), name)
-    st.set_page_config(page_title=f"{label} · kweval", page_icon=":material/key:", layout="wide")
+    page = next((p for p in PAGES if p.name == name), Page(name, name, ":material/key:"))
+    st.set_page_config(page_title=f"{page.label} · kweval", page_icon=":material/key:", layout="wide")
     start_url_checks()
     st.sidebar.title("kweval")
     links = st.sidebar.container()  # filled once the selection is known: the links carry it
@@ -100,7 +101,14 @@ def open_page(file: str) -> Ctx:
             st.markdown(f"- {md(p)}")
         st.stop()
     selection = _selection(dataset)
-    _page_links(links, selection.params())
+    _page_links(links, selection.params(), dataset)
+    if page.movie_level_only and dataset.per_document:
+        st.title(page.label)
+        st.info(
+            f"{page.label} applies only to the DNLP layout (one ranked GT list per movie); "
+            "this data has a GT list per document."
+        )
+        st.stop()
     if not selection.models:
         st.info("Choose at least one model in the sidebar (Models).")
         st.stop()
@@ -125,9 +133,11 @@ def open_page(file: str) -> Ctx:
     return ctx
 
 
-def _page_links(where, query: dict[str, str]) -> None:
-    """A link to every page of `PAGES`, each carrying the selection `query`."""
+def _page_links(where, query: dict[str, str], dataset: Dataset) -> None:
+    """A link to every page of `PAGES` that applies to `dataset`, each carrying the selection `query`."""
     for page in PAGES:
+        if page.movie_level_only and dataset.per_document:
+            continue
         where.page_link(page.file, label=page.label, icon=page.icon, query_params=query)
 
 
@@ -235,9 +245,8 @@ def _selection(dataset: Dataset) -> Selection:
     movie_name, _ = dataset.unit_names()  # "Collection" where each document has its own GT
 
     def bind(widget: Callable[..., Any], label: str, param: str, fmt: Callable[[Any], str] = str, **kwargs: Any) -> Any:
-        return url_widget(
-            widget, label, param, default[param], parse[param], fmt, key=f"sel_{param}", keep=True, warn=False, **kwargs
-        )
+        key = f"sel_{param}"
+        return url_widget(widget, label, param, default[param], parse[param], fmt, key, keep=True, warn=False, **kwargs)
 
     sb = st.sidebar
     movie = bind(
@@ -252,7 +261,10 @@ def _selection(dataset: Dataset) -> Selection:
         ),
     )
     chosen = bind(sb.multiselect, "Models", "models", fmt=",".join, options=models)
-    k = bind(sb.number_input, "k (cut-off of the @k metrics)", "k", min_value=1, max_value=K_MAX, step=1)
+    # the nDCG page's own k (`ek`) starts from the sidebar's: a change here resets it
+    k = bind(
+        sb.number_input, "k (cut-off of the @k metrics)", "k", min_value=1, max_value=K_MAX, step=1, resets=("ek",)
+    )
     agg = bind(
         sb.radio,
         "Aggregation",

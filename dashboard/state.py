@@ -35,6 +35,7 @@ from kweval.evaluation.pipeline import (
     Evaluation,
     SentimentScores,
     evaluate,
+    ranked_movies,
     sentiment_scores,
     with_sentiment,
     with_threshold,
@@ -252,6 +253,18 @@ class Ctx:
         titles = dict(zip(self.dataset.movies["movie"], self.dataset.movies["title"]))
         return f"All {self.words.movies.lower()}" if movie == "ALL" else str(titles.get(movie, movie))
 
+    def own_gt(self, movie: str, review: str) -> pd.DataFrame:
+        """The cleaned GT rows the review is scored against, in rank order: its own list (per-document GT) or its
+        movie's."""
+        gt = self.evaluation.ground_truth
+        gt = gt[gt["movie"] == movie]
+        own = gt[gt["review_id"] == review]
+        return own if len(own) else gt[gt["review_id"].isna()]
+
+    def gt_ranked(self, movie: str) -> bool:
+        """Whether the movie's GT is ranked (graded gains); unranked GT gives every keyword relevance 1."""
+        return ranked_movies(self.dataset.movies).get(movie, True)
+
     def params(self, **extra: object) -> dict[str, str]:
         return page_params(self.selection, **extra)
 
@@ -340,6 +353,14 @@ def query_param(name: str) -> str | None:
     """The URL query parameter `name`, which the page reads itself (so it is not reported as unknown)."""
     st.session_state.setdefault("url_params_read", set()).add(name)
     return st.query_params.get(name)
+
+
+def set_query_param(param: str, value: str | None) -> None:
+    """Set the URL query parameter `param` (None: remove it), e.g. from a button's on_click."""
+    if value is None:
+        st.query_params.pop(param, None)
+    else:
+        st.query_params[param] = value
 
 
 def _fit(value: Any, kwargs: dict[str, Any]) -> Any:

@@ -7,6 +7,7 @@ import streamlit as st
 
 from dashboard.escape import md
 from dashboard.highlight import matched_tooltips, review_html
+from dashboard.selection import K_MAX
 from dashboard.sidebar import open_page
 from dashboard.state import query_param
 from kweval.explain import ndcg as explain
@@ -30,7 +31,16 @@ def show(steps: explain.Steps, key: str, columns: list[str]) -> None:
 
 st.title("nDCG, step by step")
 c1, c2, c3 = st.columns(3)
-k = ctx.url_widget(c1.slider, "k", "ek", sel.k, parse=int, min_value=1, max_value=10)
+k = ctx.url_widget(
+    c1.slider,
+    "k",
+    "ek",
+    sel.k,
+    parse=int,
+    min_value=1,
+    max_value=K_MAX,
+    help="Starts at the sidebar's k (a change of the sidebar's k resets it).",
+)
 gain = ctx.url_widget(
     c2.radio,
     "Gain",
@@ -100,18 +110,29 @@ else:
     kw = ev.keywords[
         (ev.keywords["movie"] == movie) & (ev.keywords["review_id"] == review) & (ev.keywords["model"] == model)
     ]
-    gt = ev.ground_truth.loc[ev.ground_truth["movie"] == movie, "keyword"].tolist()
+    own = ctx.own_gt(movie, review)  # the document's own list (per-document GT) or the movie's
+    gt = own["keyword"].tolist()
+    ranked = ctx.gt_ranked(movie)
     text = ctx.dataset.reviews.loc[
         (ctx.dataset.reviews["movie"] == movie) & (ctx.dataset.reviews["review_id"] == review), "text"
     ]
     st.html(review_html(text.iloc[0] if len(text) else None, matched_tooltips(kw, model=model), max_height=180))
     st.caption(f"The review's text; marked: the words of {md(model)}'s keywords that matched a GT keyword.")
-    st.markdown(
-        f"GT of {md(ctx.movie_title(movie))}: {len(gt)} keywords, top {min(k, len(gt))}: "
-        + ", ".join(f"*{md(g)}*" for g in gt[:k])
+    whose = (
+        f"its own GT ({len(gt)} keywords)"
+        if own["review_id"].notna().any()
+        else f"the GT of {md(ctx.movie_title(movie))} ({len(gt)} keywords)"
     )
-    steps = explain.keyword_steps(kw, gt, k=k, gain=gain, discount=discount)
-    show(steps, "review", KW_COLUMNS)
+    if ranked:
+        st.markdown(f"Scored against {whose}, top {min(k, len(gt))}: " + ", ".join(f"*{md(g)}*" for g in gt[:k]))
+    else:
+        st.markdown(
+            f"Scored against {whose}, unranked: every GT keyword has gain 1 (binary relevance), and the ideal list is "
+            f"min(k, |GT|) = {min(k, len(gt))} of them: " + ", ".join(f"*{md(g)}*" for g in gt)
+        )
+        st.latex(explain.formulas(gain, discount, graded=False)["gain"] + r"\qquad \mathrm{rel}_i = 1")
+    steps = explain.keyword_steps(kw, gt, k=k, gain=gain, discount=discount, ranked=ranked)
+    show(steps, "review", KW_COLUMNS if ranked else [c for c in KW_COLUMNS if c != "gt_rank"])
     st.page_link(
         ctx.pages["explorer"],
         label="Open this review in the explorer",

@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
+from dashboard import caches
 from dashboard.escape import esc, md
 from dashboard.sidebar import open_page
 from dashboard.style import FLAG_BACKGROUND
@@ -17,18 +16,6 @@ from kweval import legacy
 ctx = open_page(__file__)
 sel = ctx.selection
 dataset = ctx.dataset.subset(None if sel.movie == "ALL" else [sel.movie], list(sel.models))
-
-
-@st.cache_data(show_spinner="Replaying the notebooks…", max_entries=16)
-def _side_by_side(key: tuple, movie: str, models: tuple, _dataset) -> pd.DataFrame:
-    # the notebooks' semantic replay runs their own uncached encoder over every keyword: too slow for a page
-    # view; defect 6 below has its own on-demand example instead
-    return legacy.legacy_vs_corrected(_dataset, replace(ctx.options, semantic=False))
-
-
-@st.cache_data(show_spinner="Looking for a real example…", max_entries=64)
-def _example(key: tuple, movie: str, models: tuple, finder_name: str, _finder: Callable, _dataset) -> object | None:
-    return _finder(_dataset)
 
 
 st.title("Notebook parity")
@@ -40,7 +27,7 @@ st.markdown(
     f"Scope: **{md(ctx.movie_title(sel.movie))}**, models {md(', '.join(sel.models))}."
 )
 
-table = _side_by_side(ctx.key, sel.movie, tuple(sel.models), dataset)
+table = caches.parity_table(ctx, dataset)
 if table.empty:
     st.info("Nothing to compare for this selection.")
     st.stop()
@@ -86,7 +73,7 @@ def defect(
             st.markdown(intro)
         if button and not st.button(button, key=button_key):
             return
-        example = _example(ctx.key, sel.movie, tuple(sel.models), finder.__name__, finder, dataset)
+        example = caches.parity_example(ctx, finder, dataset)
         if example is None:
             st.info(
                 "The loaded data holds no review that shows this defect; see docs/notebook-parity.md for a made-up "

@@ -44,8 +44,8 @@ PAGE_PARAMS = {
     ],
     "ndcg": [
         {"ek": "0"},
-        {"ek": "11"},
-        {"ek": "10"},
+        {"ek": "51"},
+        {"ek": "50"},
         {"ek": "-3"},
         {"ek": "x"},
         {"gain": "exponential", "disc": "jarvelin"},

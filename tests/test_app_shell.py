@@ -6,6 +6,7 @@ Every page renders, the shared sidebar and its selection in the URL, the classic
 from __future__ import annotations
 
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import parse_qsl
 
@@ -55,7 +56,7 @@ def test_pages_share_the_cached_evaluation_and_leave_it_unchanged(monkeypatch, c
 
 @pytest.mark.dnlp
 def test_selection_lives_in_the_url(monkeypatch, cores):
-    ds = cores["dnlp"]
+    assert "SW_Episode5" in cores["dnlp"].movie_ids  # the movie the link below names
     at = run(
         monkeypatch,
         DNLP,
@@ -78,9 +79,9 @@ def test_selection_lives_in_the_url(monkeypatch, cores):
     assert "Star Wars: Episode V" in texts(at).replace("\\", "")
     # invalid values are replaced, with a warning at the top of the page naming parameter, value and what was used
     at = run(monkeypatch, DNLP, {"movie": "nope", "k": "zero"})
-    assert at.query_params["movie"] == ds.movie_ids[0] and at.query_params["k"] == "5"
+    assert at.query_params["movie"] == "ALL" and at.query_params["k"] == "5"
     warnings = [w.value.replace("\\", "") for w in at.main.warning]
-    assert any("**movie**" in w and "“nope”" in w and ds.movie_ids[0] in w for w in warnings), warnings
+    assert any("**movie**" in w and "“nope”" in w and "used ALL" in w for w in warnings), warnings
     assert any("**k**" in w and "“zero”" in w and "used 5" in w for w in warnings), warnings
 
 
@@ -88,7 +89,8 @@ def test_selection_lives_in_the_url(monkeypatch, cores):
 def test_data_from_the_command_line(monkeypatch):
     monkeypatch.setattr("sys.argv", ["app.py", "--data", str(DNLP)])  # streamlit run app.py -- --data PATH
     at = run(monkeypatch, None, {})
-    assert at.query_params["movie"] == "GoodBadUgly"
+    assert at.query_params["movie"] == "ALL"  # the default scope (issue 23)
+    assert at.sidebar.selectbox(key="sel_movie").options[1].endswith("(GoodBadUgly)")  # the DNLP data, not the demo
     assert at.sidebar.radio(key="data_source").value == "configured"
 
 
@@ -136,15 +138,15 @@ def test_the_root_opens_the_summary_with_its_query(monkeypatch):
 
 def test_bad_page_parameters_warn_at_the_top_and_leave_the_url(monkeypatch):
     at = run(monkeypatch, None, {"k": "20"})
-    at.query_params.update({"ek": "11", "gain": "zzz", "zzz": "1"})
+    at.query_params.update({"ek": "51", "gain": "zzz", "zzz": "1"})
     at.switch_page("pages/ndcg.py").run()
     assert not at.exception, [e.message for e in at.exception]
     warnings = _warnings(at)
-    assert any("**ek**" in w and "“11”" in w and "used 10" in w for w in warnings), warnings
+    assert any("**ek**" in w and "“51”" in w and "used 50" in w for w in warnings), warnings
     assert any("**gain**" in w and "“zzz”" in w and "used linear" in w for w in warnings), warnings
     assert any("**zzz**" in w and "unknown" in w for w in warnings), warnings
-    assert at.slider(key="qp_ek").value == 10  # the sidebar's k=20 is beyond the example's slider: clamped
-    assert at.query_params["ek"] == "10" and "gain" not in at.query_params and "zzz" not in at.query_params
+    assert at.slider(key="qp_ek").value == 50  # beyond the slider (the sidebar's k range): clamped
+    assert at.query_params["ek"] == "50" and "gain" not in at.query_params and "zzz" not in at.query_params
     at.query_params["ek"] = "0"
     at.run()
     assert at.slider(key="qp_ek").value == 1 and any("“0”" in w and "used 1" in w for w in _warnings(at))
@@ -186,3 +188,32 @@ def test_unknown_models_in_the_url_are_named(monkeypatch, demo_dataset):
     at = run(monkeypatch, None, {"models": f"{models[0]},zzz"})
     assert at.query_params["models"] == models[0]
     assert any("**models**" in w and "zzz" in w and f"used {models[0]}" in w for w in _warnings(at)), _warnings(at)
+
+
+@pytest.mark.parametrize("data", DATA)
+def test_all_movies_is_the_default_scope(monkeypatch, data):
+    """A first visit without a query shows every movie (issue 23: not the first movie's 1,429 of 9,362 reviews)."""
+    at = run(monkeypatch, DATASETS[data], {})
+    assert at.sidebar.selectbox(key="sel_movie").value == "ALL" and at.query_params["movie"] == "ALL"
+    assert any(s.value.endswith("All movies") for s in at.subheader), [s.value for s in at.subheader]
+    at.switch_page("pages/explorer.py").run()
+    assert at.session_state["ctx"].scores()["movie"].nunique() == len(at.session_state["ctx"].dataset.movie_ids)
+
+
+def test_the_embedding_backend_lives_in_the_url_and_follows_the_visitor(monkeypatch):
+    """Issue 23: a shared link dropped the embedding backend (onnx-int8 reopened as auto, with other numbers)."""
+    at = run(monkeypatch, None, {"backend": "onnx-int8"})
+    assert at.sidebar.selectbox(key="sel_backend").value == "onnx-int8" and at.query_params["backend"] == "onnx-int8"
+    assert at.session_state["ctx"].selection.backend == "onnx-int8"
+    links = [e.proto.query_string for e in at.get("page_link")]
+    assert links and all("backend=onnx-int8" in q for q in links), links  # every page's link carries it
+    at.query_params.clear()  # a page opened without a query keeps the visitor's backend
+    at.switch_page("pages/explorer.py").run()
+    assert at.sidebar.selectbox(key="sel_backend").value == "onnx-int8" and at.query_params["backend"] == "onnx-int8"
+    # the evaluation uses it when semantic matching is on (the options are built from the selection)
+    from dashboard.sidebar import _options
+
+    ctx = at.session_state["ctx"]
+    assert _options(ctx.dataset, replace(ctx.selection, semantic=True)).embedding_backend == "onnx-int8"
+    at = run(monkeypatch, None, {"backend": "zzz"})
+    assert any("**backend**" in w and "“zzz”" in w and "used auto" in w for w in _warnings(at)), _warnings(at)

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 import numpy as np
 import pandas as pd
 import pytest
 
+from kweval.data import load_dataset
+from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.explain import ndcg as explain
 from tests.apptest import KNOWN, run, table, texts
-from tests.helpers import DNLP
+from tests.helpers import DNLP, SEMEVAL
 
 
 @pytest.mark.dnlp
@@ -48,3 +53,53 @@ def test_ndcg_page(monkeypatch):
         s.terms[["gain", "discount", "contribution"]].to_numpy(dtype=float),
     )
     assert shown["keyword"].tolist() == s.terms["keyword"].tolist()
+
+
+def test_the_sidebar_k_is_honoured_beyond_10(monkeypatch):
+    """Issue 23: sidebar k = 20 gave nDCG@10 (the page's k slider stopped at 10, silently)."""
+    at = run(monkeypatch, None, {"k": "20"}, "pages/ndcg.py")
+    assert at.slider(key="qp_ek").value == 20
+    assert any(r"\mathrm{nDCG}@20" in e.value for e in at.latex)
+    at.sidebar.number_input(key="sel_k").set_value(12).run()  # a change of the sidebar's k resets the page's
+    assert at.slider(key="qp_ek").value == 12 and "ek" not in at.query_params
+
+
+@pytest.fixture(scope="module")
+def semeval_firstphrases(tmp_path_factory):
+    """SemEval2017 with `kweval extract --extractor firstphrases` predictions, converted to tidy tables."""
+    root = tmp_path_factory.mktemp("semeval")
+    preds = root / "firstphrases.jsonl"
+    for args in (
+        ["extract", "--extractor", "firstphrases", str(SEMEVAL), "--out", str(preds)],
+        ["convert", str(SEMEVAL), str(root / "tidy"), "--predictions", f"firstphrases={preds}"],
+    ):
+        done = subprocess.run([sys.executable, "-m", "kweval", *args], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    return root / "tidy"
+
+
+@pytest.mark.keyphrase
+@pytest.mark.parametrize("k", [5, 20])
+def test_a_documents_own_unranked_gt_gives_evaluates_ndcg(monkeypatch, semeval_firstphrases, k):
+    """Issue 23: on per-document data the page scored S0003491613001516 against every document's keys, graded by
+    rank (nDCG@5 0.5703); evaluate() scores it against its own unranked list (gain 1): 0.553."""
+    doc = "S0003491613001516"
+    ev = evaluate(load_dataset(semeval_firstphrases), EvalOptions(k=k, keyphrase=True, present=True))
+    expected = float(ev.scores.loc[ev.scores["review_id"] == doc, f"ndcg@{k}"].iloc[0])
+    if k == 5:
+        assert round(expected, 3) == 0.553
+    at = run(
+        monkeypatch,
+        semeval_firstphrases,
+        {"movie": "SemEval2017", "models": "firstphrases", "k": str(k), "review": doc},
+        "pages/ndcg.py",
+    )
+    assert any(rf"\mathrm{{nDCG}}@{k}" in e.value and f"= {expected:.4f}" in e.value for e in at.latex), [
+        e.value for e in at.latex
+    ]
+    shown = table(at, "terms", nth=2)  # the document's terms (after the made-up example's terms and ideal list)
+    assert "gt_rank" not in shown.columns  # unranked GT is never shown with ranks
+    assert set(shown.loc[shown["gt_keyword"].notna(), "gain"]) == {1.0}
+    own = ev.ground_truth[ev.ground_truth["review_id"] == doc]
+    page = texts(at).replace("\\", "")
+    assert f"its own GT ({len(own)} keywords), unranked" in page and "8473" not in page

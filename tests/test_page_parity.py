@@ -44,3 +44,25 @@ def test_parity_page_semantic_example_on_demand(monkeypatch):
     assert not at.exception, [e.message for e in at.exception]
     shown = texts(at)
     assert "padding token(s) in its review" in shown and "best cosine to the GT" in shown, shown[-2000:]
+
+
+def test_parity_is_hidden_and_says_why_on_per_document_data(monkeypatch, tmp_path):
+    """Issue 23: the page was offered for SemEval2017-like data (rows flagged red, 22–38 s); now it is not linked
+    there, and a direct visit says in one line that it applies only to the DNLP layout."""
+    from tests.test_keyphrase import DOCS, PREDS, run_cli, write_collection, write_jsonl
+
+    root = write_collection(tmp_path / "Toy", DOCS)
+    preds = write_jsonl(tmp_path / "model.jsonl", PREDS)
+    data = tmp_path / "tidy"
+    assert run_cli("convert", str(root), str(data), "--predictions", f"m={preds}").returncode == 0
+    at = run(monkeypatch, data, {}, page="pages/parity.py")
+    assert [i.value for i in at.main.info] == [
+        "Notebook parity applies only to the DNLP layout (one ranked GT list per movie); "
+        "this data has a GT list per document."
+    ]
+    assert not at.dataframe and not at.main.expander  # nothing replayed
+    links = [e.proto.page for e in at.get("page_link")]
+    assert links and not any("parity" in link for link in links), links
+    # on movie-level data the page is linked
+    demo = run(monkeypatch, None, {})
+    assert any("parity" in e.proto.page for e in demo.get("page_link"))

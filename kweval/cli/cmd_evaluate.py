@@ -28,9 +28,11 @@ from kweval.cli.common import (
     threshold,
 )
 from kweval.data.dataset import Dataset
+from kweval.evaluation.missing import MISSING_MODES
 from kweval.evaluation.pipeline import AGGREGATIONS, GT_ORDERS, EvalOptions, Evaluation
 from kweval.extras import missing_extra
 from kweval.io.output import check_output_file, write_output
+from kweval.messages import say
 from kweval.metrics.ranking import DISCOUNTS, GAINS
 from kweval.text.matching import MATCH_MODES
 
@@ -61,13 +63,13 @@ def _add_data_and_metric_options(ev: argparse.ArgumentParser, embedding_backends
     ev.add_argument(
         "--aggregate",
         choices=AGGREGATIONS,
-        default=AGGREGATIONS[0],
+        default=None,  # macro; None tells --protocol that it was not given
         help="mean over reviews (macro, default) or ratio of sums (micro)",
     )
     ev.add_argument(
         "--match",
         choices=MATCH_MODES,
-        default=DEFAULTS.match,
+        default=None,  # DEFAULTS.match; None tells --protocol that it was not given
         help="keyword match mode (default approx: equal or substring)",
     )
     ev.add_argument(
@@ -99,6 +101,13 @@ def _add_data_and_metric_options(ev: argparse.ArgumentParser, embedding_backends
         "or onnx-int8 (quantized, approximate)",
     )
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
+    ev.add_argument(
+        "--missing",
+        choices=MISSING_MODES,
+        default=DEFAULTS.missing,
+        help="documents a model gave no predictions for: zero (score 0, counted: the field's rule), skip (left out, "
+        "counted in n_skipped); default auto: zero on per-document ground truth, skip on movie-level GT",
+    )
     add_predictions_argument(ev)
     ev.add_argument(
         "--keyphrase",
@@ -213,6 +222,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     """`kweval evaluate`: the summary (and --per-review table) of a dataset, or of a collection under --protocol."""
     if fast.wants_protocol_path(args):
         return fast.evaluate_protocol(args)
+    args.aggregate = args.aggregate or AGGREGATIONS[0]
+    args.match = args.match or DEFAULTS.match
     options = _options(args)
     for out in (args.out, args.per_review):
         if out is not None:
@@ -265,6 +276,7 @@ def _options(args: argparse.Namespace) -> EvalOptions:
             sentiment=args.sentiment,
             keyphrase=bool(args.keyphrase),
             present=bool(args.present),
+            missing=args.missing,
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
@@ -441,7 +453,7 @@ def _check_thresholds(summary, thresholds: list[tuple[str, float]]) -> int:
             value = row[metric]
             if not value >= minimum:  # NaN fails too
                 failed = True
-                print(f"kweval: {row['model']}: {metric} = {value:.6f} is below {minimum}", file=sys.stderr)
+                say(row["model"], f"{metric} = {value:.6f} is below {minimum}")
     return THRESHOLD_FAILED if failed else 0
 
 

@@ -26,6 +26,7 @@ from kweval.cli.common import (
     select,
 )
 from kweval.cli.fast import PRESETS
+from kweval.messages import line, say
 
 
 def add_parser(sub, embedding_backends: tuple[str, ...]) -> None:
@@ -90,9 +91,7 @@ def cmd_report(args: argparse.Namespace) -> int:
     check_output_file(args.out)
     plotly = html_report.plotly_js()  # a missing extra is said before the work
     if args.protocol != "kweval":
-        from kweval.cli.report_protocol import protocol_report_data
-
-        data = protocol_report_data(args)
+        data = _protocol_report_data(args)
     else:
         data = _kweval_report_data(args)
     if data is None:
@@ -101,18 +100,18 @@ def cmd_report(args: argparse.Namespace) -> int:
         for line in problem_lines_of(data.problems):
             print(line, file=sys.stderr)
     write_output(html_report.render_html(data, plotly), args.out)
-    print(f"kweval: report of {len(data.models)} model(s) -> {args.out}", file=sys.stderr)
+    say(f"report of {len(data.models)} model(s) -> {args.out}")
     return 0
 
 
 def problem_lines_of(problems: list[str]) -> list[str]:
     """The `kweval: SOURCE: REASON` lines of the report's problems (already `str(Problem)`)."""
-    return [f"kweval: {p}" for p in problems]
+    return [line(p) for p in problems]
 
 
 def _kweval_report_data(args: argparse.Namespace):
     """The report's data under the kweval preset: load, select, evaluate (keywords kept for the examples)."""
-    from kweval.data import load_dataset
+    from kweval.data import demo_path, load_dataset
     from kweval.evaluation.pipeline import evaluate
     from kweval.io import card as cards
     from kweval.io.report_data import report_data
@@ -128,8 +127,53 @@ def _kweval_report_data(args: argparse.Namespace):
             print(line, file=sys.stderr)
         print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
         return None
-    folder = Path(args.data) if args.data else None
-    content = cards.folder_hash(folder) if folder is not None and folder.is_dir() else dataset.content_hash()
+    folder = Path(args.data) if args.data else demo_path()  # the card `kweval evaluate` writes for the same run
+    predictions = [Path(p) for p in (prediction_files(args) or {}).values()]
+    content = cards.dataset_hash(folder, args.movies, predictions) if folder.exists() else "unknown"
     card = cards.evaluation_card(options, str(dataset.source), content, aggregation=args.aggregate)
     name = Path(str(dataset.source)).name or "demo"
     return report_data(dataset, evaluation, args.aggregate, card, title=f"kweval report: {name}", n_boot=args.resamples)
+
+
+def _protocol_report_data(args: argparse.Namespace):
+    """The report's data under a keyphrase preset: the collection and prediction files read as
+    `kweval evaluate --protocol` reads them (`kweval.io.report_protocol`)."""
+    from kweval.data import read_per_document
+    from kweval.data.predictions import prediction_lists
+    from kweval.io import card as cards
+    from kweval.io.report_protocol import protocol_report_data
+    from kweval.keyphrase.protocols import CUTOFFS
+
+    problems: list = []
+    documents = None if args.data is None else read_per_document(args.data, problems)
+    if documents is None:
+        raise UsageError(
+            f"--protocol {args.protocol} needs per-document ground truth: a folder with docsutf8/ and keys/, or one "
+            ".json/.jsonl file with title, abstract and keywords"
+        )
+    files = prediction_files(args) or {}
+    if len(files) < 2:
+        raise UsageError("--protocol: give at least two models' predictions with --predictions NAME=PATH")
+    wanted = select(list(files), args.models, "model(s)") or list(files)
+    predictions = {m: prediction_lists(Path(files[m]), m, problems) for m in wanted}
+    paths = [*documents.files, *(Path(files[m]) for m in wanted)]
+    folder = Path(args.data)
+    cutoffs = tuple(dict.fromkeys((*CUTOFFS[:1], args.k, *CUTOFFS[1:])))
+    card = cards.protocol_card(
+        args.protocol,
+        str(args.data),
+        cards.files_hash(paths, folder if folder.is_dir() else None),
+        k=args.k,
+        aggregation="macro",
+        cutoffs=cutoffs,
+    )
+    return protocol_report_data(
+        documents,
+        predictions,
+        args.protocol,
+        args.k,
+        card,
+        cutoffs=cutoffs,
+        problems=[str(p) for p in problems],
+        n_boot=args.resamples,
+    )

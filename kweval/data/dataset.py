@@ -44,6 +44,23 @@ class Problem:
         return f"{self.source}: {self.reason}"
 
 
+def has_surrogates(text: str) -> bool:
+    """Whether `text` holds lone surrogates (bytes that were not UTF-8, or a JSON `\\udc80`): no file can store it."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def text_of(value: str, replaced: list[int]) -> str:
+    """`value` with each lone surrogate replaced by U+FFFD (counted in `replaced`), so every table can store it."""
+    if not has_surrogates(value):
+        return value
+    replaced[0] += 1
+    return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 def duplicate_lists_problem(source: str, n_lists: int, n_rows: int | None = None) -> Problem:
     """The problem every reader reports for review × model lists given more than once.
 

@@ -2,7 +2,7 @@
 
 Every number comes from the core: matching and one-to-one assignment from
 `kweval.evaluate` (a one-review dataset is evaluated for keyword examples),
-relevance from `kweval.metrics.weighted.graded_relevance`, gains, discounts and the
+relevance from `kweval.metrics.weighted.relevance` (graded by GT rank, 1 for unranked GT), gains, discounts and the
 totals from `kweval.metrics.ranking`.  This module only lays them out as a table of
 terms (position, keyword, matched GT keyword, gain, discount, contribution)
 plus DCG, IDCG and nDCG, and the LaTeX of the sums.
@@ -20,7 +20,7 @@ import pandas as pd
 from kweval.data.dataset import Dataset
 from kweval.metrics import ranking
 from kweval.metrics.cutoff import check_k
-from kweval.metrics.weighted import graded_relevance
+from kweval.metrics.weighted import relevance
 
 
 @dataclass(frozen=True)
@@ -134,11 +134,15 @@ def keyword_steps(
     k: int = 5,
     gain: str = "linear",
     discount: str = "log2",
+    ranked: bool = True,
 ) -> Steps:
-    """Steps for one review × model from its rows of `Evaluation.keywords` and the movie's cleaned GT list.
+    """Steps for one review × model from its rows of `Evaluation.keywords` and the GT list it was scored against.
 
     `keywords` needs position, keyword, gt_rank, gt_keyword (the one-to-one
-    matches the evaluation made); `ground_truth` is the GT in rank order.
+    matches the evaluation made); `ground_truth` is the review's GT (the
+    movie's list, or a document's own) in rank order.  `ranked` False: the GT
+    is unranked and every GT keyword has relevance 1 (binary-relevance nDCG,
+    as `kweval.metrics.weighted.relevance` gives the evaluation).
     """
     k = check_k(k)
     kw = keywords.sort_values("position")
@@ -147,7 +151,8 @@ def keyword_steps(
     matched = gt_rank >= 0
     n = int(pos.max()) + 1 if len(pos) else 0
     disc = discounts(max(n, min(k, len(ground_truth)), 1), discount)
-    gains = np.where(matched, _gains(graded_relevance(np.where(matched, gt_rank, 0)), gain), 0.0)
+    flags = np.full(len(gt_rank), ranked)
+    gains = np.where(matched, _gains(relevance(np.where(matched, gt_rank, 0), flags), gain), 0.0)
     counted = pos < k
     terms = pd.DataFrame(
         {
@@ -163,7 +168,7 @@ def keyword_steps(
     )
     n_ideal = min(k, len(ground_truth))
     j = np.arange(n_ideal)
-    ideal_rel = graded_relevance(j)
+    ideal_rel = relevance(j, np.full(n_ideal, ranked))
     ideal_gain = _gains(ideal_rel, gain)
     ideal = pd.DataFrame(
         {
@@ -182,7 +187,7 @@ def keyword_steps(
     width = max(n, n_ideal, 1)
     rel = np.zeros((1, width))
     top = matched & counted
-    rel[0, pos[top]] = graded_relevance(gt_rank[top])
+    rel[0, pos[top]] = relevance(gt_rank[top], flags[top])
     ideal_row = np.zeros((1, width))
     ideal_row[0, :n_ideal] = ideal_rel
     dcg = float(ranking.dcg(rel, k=k, gain=gain, discount=discount)[0])

@@ -31,7 +31,7 @@ from kweval.io.report import best_rows
 from kweval.io.report_data import Example, ReportData, all_rows_first
 from kweval.metrics import registry
 from kweval.stats import verdict as verdicts
-from kweval.stats.numbers import decimals_for, format_interval, format_level, format_number
+from kweval.stats.numbers import decimals_for, decimals_for_interval, format_interval, format_level, format_number
 
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1200px;
@@ -95,7 +95,7 @@ def headline_html(data: ReportData) -> str:
 def _cell(value: float, low: float, high: float) -> str:
     if value is None or not math.isfinite(value):
         return ""
-    places = decimals_for([value, low, high])
+    places = decimals_for_interval(value, low, high)
     ci = (
         f' <span class="ci">{format_interval(low, high, places)}</span>'
         if math.isfinite(low) and math.isfinite(high)
@@ -195,9 +195,8 @@ def _keyword_list(rows: pd.DataFrame, data: ReportData) -> str:
     for _position, keyword, gt_rank, gt_keyword in rows.itertuples(index=False):
         if int(gt_rank) >= 0:
             where = esc(data.words.gt_position(int(gt_rank)))
-            items.append(
-                f"<li><mark>{esc(keyword)}</mark> → <b>{esc(gt_keyword)}</b> <span class='ci'>({where})</span>"
-            )
+            arrow = f" → <b>{esc(gt_keyword)}</b>" if gt_keyword else ""  # a preset's match names no GT phrase
+            items.append(f"<li><mark>{esc(keyword)}</mark>{arrow} <span class='ci'>({where})</span>")
         else:
             items.append(f'<li class="miss">{esc(keyword)}</li>')
     return f"<ol start='0'>{''.join(items)}</ol>"

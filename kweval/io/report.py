@@ -8,6 +8,7 @@ import re
 
 import pandas as pd
 
+from kweval.data.formulas import GUARD, guard_mask, needs_guard
 from kweval.data.tidy import csv_quoting
 from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
 from kweval.io.settings import setting_slugs, setting_texts
@@ -87,8 +88,8 @@ def escape_latex(text: str) -> str:
     return text.translate(_LATEX_TEXT)
 
 
-# A spreadsheet reads a cell starting with one of these as a formula (OWASP "CSV injection").
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# A spreadsheet reads a cell starting with FORMULA_STARTS as a formula (OWASP "CSV injection"); the rule and its
+# inverse (for reading back) are kweval.data.formulas'.
 
 
 def neutralise_formulas(table: pd.DataFrame) -> pd.DataFrame:
@@ -103,16 +104,16 @@ def neutralise_formulas(table: pd.DataFrame) -> pd.DataFrame:
             continue
         values = table[col]
         try:
-            risky = values.str.startswith(FORMULA_STARTS, na=False).to_numpy(dtype=bool)
+            risky = guard_mask(values)
         except AttributeError:  # no string in the column
             continue
         if risky.any():
             if out is table:
                 out = table.copy()
             fixed = values.astype(object).copy()
-            fixed[risky] = "'" + values[risky].astype(str)
+            fixed[risky] = GUARD + values[risky].astype(str)
             out[col] = fixed
-    renamed = {c: "'" + c for c in out.columns if isinstance(c, str) and c.startswith(FORMULA_STARTS)}
+    renamed = {c: GUARD + c for c in out.columns if isinstance(c, str) and needs_guard(c)}
     return out.rename(columns=renamed) if renamed else out
 
 

@@ -251,9 +251,12 @@ def embed_share(texts: list[str], model_id: str, backend: str, wanted: tuple[str
     if semantic.variant(backend, device) != wanted:
         raise EmbeddingError(f"a worker cannot compute {'/'.join(wanted)} vectors with the {backend} backend")
     try:
-        return semantic.embed_texts(texts, model_id=model_id, store=False, device=device, backend=backend)
+        vectors = semantic.embed_texts(texts, model_id=model_id, store=False, device=device, backend=backend)
     except (OSError, ImportError) as exc:  # not "cannot reach the scheduler": say what failed where
         raise EmbeddingError(f"a worker cannot load the embedding model {model_id!r}: {exc}") from None
+    if device is None and semantic.used_variant(backend, model_id) != wanted:  # its ONNX export broke: torch ran
+        raise EmbeddingError(f"a worker's ONNX export of {model_id!r} cannot be used; its vectors would be torch's")
+    return vectors
 
 
 def _threads(client: Client) -> int:

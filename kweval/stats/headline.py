@@ -21,7 +21,7 @@ from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
 from kweval.metrics import registry
 from kweval.stats.aggregated import aggregated_difference, basis, paired_sides, statistic_columns
 from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, aggregate_values
-from kweval.stats.numbers import decimals_for, format_interval, format_level, format_number
+from kweval.stats.numbers import decimals_for_interval, format_interval, format_level, format_number
 from kweval.stats.paired import N_PERM, holm, holm_levels
 from kweval.stats.verdict import ALPHA, disagreement, format_p
 
@@ -148,7 +148,7 @@ def _as_comparison(row: dict) -> dict:
 def headline_sentence(row: dict, words: Vocabulary = MOVIE_WORDS, alpha: float = ALPHA) -> str:
     """ "On 9,362 reviews, KeyBERT leads on F1@5 by 0.0031 (98.3% CI 0.0012–0.0050, Holm), significant after
     Holm correction." (the margin and interval with enough decimals never to read 0.000)."""
-    places = decimals_for([row["margin"], row["ci_low"], row["ci_high"]])
+    places = decimals_for_interval(row["margin"], row["ci_low"], row["ci_high"])
     interval = format_interval(row["ci_low"], row["ci_high"], places, sep="–")
     level = format_level(row["ci_level"])
     verdict = (

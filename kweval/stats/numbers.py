@@ -35,6 +35,23 @@ def decimals_for(values: Iterable[float], significant: int = 2, minimum: int = M
     return min(decimals, MAX_DECIMALS)
 
 
+def decimals_for_interval(value: float, low: float, high: float, significant: int = 2) -> int:
+    """`decimals_for` of a value and its interval, with more decimals (up to 3 more) while the two bounds of a
+    non-empty interval would read the same ("0.014 [0.014, 0.014]" becomes "0.0141 [0.0137, 0.0144]"); bounds
+    equal to 3 more decimals are rounding noise and keep `decimals_for`'s.
+
+    >>> decimals_for_interval(0.01412, 0.01371, 0.01445)
+    4
+    """
+    places = decimals_for([value, low, high], significant)
+    if not (math.isfinite(low) and math.isfinite(high)) or low == high:
+        return places
+    for extra in range(4):
+        if f"{low:.{places + extra}f}" != f"{high:.{places + extra}f}":
+            return min(places + extra, MAX_DECIMALS)
+    return places  # equal to rounding noise: more digits would show only the noise
+
+
 def format_number(value: float | None, decimals: int | None = None, significant: int = 2) -> str:
     """`value` with `decimals` (default: `decimals_for` of the value alone); "n/a" for None/NaN.
 

@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 
 from kweval.metrics import registry
-from kweval.stats.numbers import decimals_for, format_interval, format_level, format_number
+from kweval.stats.numbers import decimals_for_interval, format_interval, format_level, format_number
 
 ALPHA = 0.05
 P_COLUMN = "p_randomization_holm"
@@ -116,7 +116,7 @@ def verdict(row: Mapping, a: str, b: str, alpha: float = ALPHA, digits: int | No
     if not n or not all(np.isfinite([d, lo, hi])):
         return f"{a} and {b} share no reviews where {label} is defined."
     p = float(row[P_COLUMN])
-    places = decimals_for([d, lo, hi]) if digits is None else digits
+    places = decimals_for_interval(d, lo, hi) if digits is None else digits
     f = lambda x: format_number(x, places)  # noqa: E731
     level = f" ({format_level(float(row['ci_level_holm']))} CI, Holm)" if holm else ""
     why = disagreement(row, alpha)

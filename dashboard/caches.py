@@ -1,0 +1,218 @@
+"""What the pages derive from an evaluation, cached: the Summary's CIs, slices and downloads, Compare's tests,
+the Notebook parity replay.
+
+Each public function takes the page's `Ctx` and builds the cache key from it (`Ctx.key`: the data's content
+hash and the evaluation options), so no page makes keys by hand; the cached functions behind them take the
+frames they read as underscore arguments (not hashed).  The evaluation and the loaders are cached in
+`dashboard.state`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import replace
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.protocol import page_card
+from dashboard.report_view import report_html
+from dashboard.state import Ctx, ci_digest, ci_groups, row_identity
+from kweval import legacy, stats
+from kweval.data.vocabulary import Vocabulary
+from kweval.evaluation import slices
+from kweval.evaluation.aggregate import aggregate_by
+from kweval.io import report
+from kweval.io.settings import setting_texts
+from kweval.stats.headline import headline, key_metrics
+
+# ---------------------------------------------------------------------------------------------
+# Summary
+
+
+@st.cache_data(show_spinner="Bootstrapping 95% CIs…", max_entries=256)
+def _group_cis(digest: str, how: str, group: tuple, _rows: pd.DataFrame) -> pd.DataFrame:
+    """CIs of one metric group, cached by the content of what they read: unchanged columns are not resampled again."""
+    return stats.bootstrap_summary_ci(_rows, list(group), how)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _cis(key: tuple, how: str, movie: str, models: tuple, metrics: tuple, _scores: pd.DataFrame) -> pd.DataFrame:
+    parts = []
+    for model in models:
+        rows = _scores[_scores["model"] == model]
+        groups = [_group_cis(ci_digest(rows, g, how), how, tuple(g), rows) for g in ci_groups(list(metrics))]
+        parts.append(pd.concat(groups).set_index("metric").reindex(list(metrics)).reset_index().assign(model=model))
+    return pd.concat(parts, ignore_index=True)
+
+
+def summary_cis(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame:
+    """Bootstrap 95% CIs of every metric per selected model over `scores` (the rows of `scope`)."""
+    sel = ctx.selection
+    return _cis(ctx.key, sel.agg, scope, tuple(sel.models), tuple(ctx.evaluation.metric_names), scores)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _slice_labels(
+    data_hash: str, rows: str, by: str, _scores: pd.DataFrame, _reviews: pd.DataFrame
+) -> pd.Series | None:
+    """Labels of the evaluated rows `rows` (`row_identity`): the same after a τ change or with sentiment on."""
+    return slices.slice_labels(_scores, _reviews, by)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _sliced(key: tuple, how: str, by: str, _evaluation, _reviews: pd.DataFrame) -> pd.DataFrame | None:
+    scores = _evaluation.scores
+    labels = _slice_labels(key[0], row_identity(scores), by, scores, _reviews)
+    return None if labels is None else aggregate_by(_evaluation, labels, how)
+
+
+def sliced(ctx: Ctx, by: str) -> pd.DataFrame | None:
+    """Every metric per slice of the reviews by `by` ("rating" or "length"); None when the data has no such field."""
+    return _sliced(ctx.key, ctx.selection.agg, by, ctx.evaluation, ctx.dataset.reviews)
+
+
+@st.cache_data(show_spinner="Bootstrapping the intervals…", max_entries=16)
+def _intervals(key: tuple, how: str, models: tuple, columns: tuple, _evaluation) -> pd.DataFrame:
+    return report.summary_intervals(_evaluation.scores[_evaluation.scores["model"].isin(models)], list(columns), how)
+
+
+def latex_intervals(ctx: Ctx, columns: Sequence[str]) -> pd.DataFrame:
+    """The CIs the LaTeX table prints beside `columns`."""
+    sel = ctx.selection
+    return _intervals(ctx.key, sel.agg, tuple(sel.models), tuple(columns), ctx.evaluation)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _exports(
+    key: tuple,
+    how: str,
+    models: tuple,
+    columns: tuple,
+    ci_style: str,
+    meta: tuple,
+    _table: pd.DataFrame,
+    _intervals: pd.DataFrame | None,
+    _words: Vocabulary,
+) -> tuple[str, str, str]:
+    latex = report.to_latex(
+        _table,
+        columns=list(columns) or None,
+        ci=_intervals,
+        ci_style=ci_style if ci_style != "none" else "brackets",
+        caption=report.latex_caption(dict(meta), _words),
+        words=_words,
+    )
+    return report.to_csv(_table), report.to_markdown(_table, words=_words), latex
+
+
+def summary_exports(
+    ctx: Ctx, table: pd.DataFrame, columns: Sequence[str], ci_style: str, meta: dict, intervals: pd.DataFrame | None
+) -> tuple[str, str, str]:
+    """CSV, Markdown and LaTeX of the summary `table`, built once per selection (their cost grows with the number of
+    movies)."""
+    sel = ctx.selection
+    return _exports(
+        ctx.key, sel.agg, tuple(sel.models), tuple(columns), ci_style, tuple(meta.items()), table, intervals, ctx.words
+    )
+
+
+@st.cache_data(show_spinner="The headline: comparing the leaders…", max_entries=32)
+def _headline(
+    key: tuple, how: str, scope: str, models: tuple, keys: tuple, _scores: pd.DataFrame, _words: Vocabulary
+) -> pd.DataFrame:
+    return headline(_scores, list(keys), how, _words)
+
+
+def summary_headline(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame:
+    """Per key metric of `scores` (the rows of `scope`) the best model, its margin over the runner-up, the interval at
+    Holm's level and significance (`kweval.stats.headline`, the report's headline)."""
+    sel = ctx.selection
+    keys = tuple(key_metrics([m for m in ctx.evaluation.metric_names if m in scores.columns], sel.k))
+    return _headline(ctx.key, sel.agg, scope, tuple(sel.models), keys, scores, ctx.words)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _report(key: tuple, how: str, scope: str, models: tuple, meta: tuple, _ctx: Ctx) -> str:
+    said = "; ".join(setting_texts(dict(meta), _ctx.words))
+    title = f"kweval report: {report.dataset_name(dict(meta))} ({said})"
+    return report_html(_ctx.dataset, _ctx.evaluation, list(models), scope, how, page_card(_ctx), title)
+
+
+def summary_report(ctx: Ctx, scope: str, meta: dict) -> str:
+    """`kweval report`'s HTML page of the view (`dashboard.report_view`), cached per view."""
+    sel = ctx.selection
+    return _report(ctx.key, sel.agg, scope, tuple(sel.models), tuple(meta.items()), ctx)
+
+
+# ---------------------------------------------------------------------------------------------
+# Compare
+
+SIDES = {"mean_a": "mean A", "mean_b": "mean B"}  # the tables' names of each side's mean
+
+
+def compare_metrics(ctx: Ctx) -> list[str]:
+    """The metrics Compare tests (per review: gt_coverage is per movie)."""
+    return [m for m in ctx.evaluation.metric_names if m != "gt_coverage"]
+
+
+@st.cache_data(show_spinner="Bootstrap and randomization tests…", max_entries=32)
+def _compare(key: tuple, movie: str, a: str, others: tuple, metrics: tuple, _scores: pd.DataFrame) -> pd.DataFrame:
+    parts = [stats.compare_models(_scores, a, b, list(metrics)).rename(columns=SIDES).assign(model=b) for b in others]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def comparisons(ctx: Ctx, a: str, others: Sequence[str]) -> pd.DataFrame:
+    """Every other model against `a` on every metric, over the selected movie's reviews."""
+    return _compare(ctx.key, ctx.selection.movie, a, tuple(others), tuple(compare_metrics(ctx)), ctx.scores())
+
+
+@st.cache_data(show_spinner="Per-movie tests…", max_entries=32)
+def _per_movie(key: tuple, a: str, b: str, metric: str, metrics: tuple, _scores: pd.DataFrame) -> pd.DataFrame:
+    both = stats.paired_scores(_scores, a, b, list(metrics))
+    parts = []
+    for movie, grp in both.groupby("movie", sort=False):
+        res = stats.paired_comparison(
+            grp[[f"{metric}_a"]].set_axis([metric], axis=1), grp[[f"{metric}_b"]].set_axis([metric], axis=1), [metric]
+        )
+        parts.append(res.rename(columns=SIDES).assign(movie=movie))
+    if not parts:
+        return pd.DataFrame()
+    out = pd.concat(parts, ignore_index=True)
+    out["p_randomization_holm"] = stats.holm(out["p_randomization"])  # across the movies shown
+    out["p_ttest_holm"] = stats.holm(out["p_ttest"])
+    return out
+
+
+def per_movie(ctx: Ctx, a: str, b: str, metric: str) -> pd.DataFrame:
+    """B − A on `metric` per movie (every movie), Holm-corrected across the movies."""
+    scores = ctx.evaluation.scores
+    return _per_movie(ctx.key, a, b, metric, tuple(compare_metrics(ctx)), scores[scores["model"].isin([a, b])])
+
+
+# ---------------------------------------------------------------------------------------------
+# Notebook parity
+
+
+@st.cache_data(show_spinner="Replaying the notebooks…", max_entries=16)
+def _side_by_side(key: tuple, movie: str, models: tuple, _dataset, _options) -> pd.DataFrame:
+    # the notebooks' semantic replay runs their own uncached encoder over every keyword: too slow for a page
+    # view; the semantic defect has its own on-demand example instead
+    return legacy.legacy_vs_corrected(_dataset, replace(_options, semantic=False))
+
+
+def parity_table(ctx: Ctx, dataset) -> pd.DataFrame:
+    """The notebooks' numbers beside the corrected ones for `dataset` (the selection's subset)."""
+    sel = ctx.selection
+    return _side_by_side(ctx.key, sel.movie, tuple(sel.models), dataset, ctx.options)
+
+
+@st.cache_data(show_spinner="Looking for a real example…", max_entries=64)
+def _example(key: tuple, movie: str, models: tuple, finder_name: str, _finder: Callable, _dataset) -> object | None:
+    return _finder(_dataset)
+
+
+def parity_example(ctx: Ctx, finder: Callable, dataset) -> object | None:
+    """`finder`'s example of a notebook defect in `dataset` (None when the data holds none)."""
+    sel = ctx.selection
+    return _example(ctx.key, sel.movie, tuple(sel.models), finder.__name__, finder, dataset)

@@ -1,0 +1,132 @@
+"""The pages' plotly figures, built once per evaluation and selection and shared (`st.cache_resource`).
+
+`st.plotly_chart` copies a figure, so sharing one is safe and a warm rerun (any widget) reuses it.  User
+strings are escaped: plotly renders some HTML in labels.
+"""
+
+from __future__ import annotations
+
+import html
+
+import pandas as pd
+import plotly.express as px
+import plotly.graph_objects as go
+import streamlit as st
+
+from dashboard.escape import esc
+from dashboard.state import Ctx
+from dashboard.style import axis_title, jitter, metric_label, model_colors
+from kweval import stats
+from kweval.io import charts as report_charts
+from kweval.stats.numbers import decimals_for
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _bars(
+    key: tuple, agg: str, scope: str, models: tuple, metrics: tuple, all_models: tuple, _rows: pd.DataFrame, _cis
+) -> go.Figure:
+    """Small multiples (`kweval.io.charts.small_multiples`, the HTML report's charts): one panel and one y-axis from 0
+    per metric, so a recall of 0.004 is not flat beside a precision of 0.4; no axis title to clip and no legend under
+    the toolbar (the models are each panel's x-axis; how values are aggregated is in the page's caption)."""
+    shown = [m for m in metrics if m in _rows.columns]
+    values = {m: {str(model): float(_rows.loc[model, m]) for model in models if model in _rows.index} for m in shown}
+    intervals: dict[str, dict[str, tuple[float, float]]] = {}
+    for model, metric, lo, hi in _cis[["model", "metric", "ci_low", "ci_high"]].itertuples(index=False):
+        intervals.setdefault(str(metric), {})[str(model)] = (float(lo), float(hi))
+    figure = report_charts.small_multiples(values, intervals, {m: metric_label(m) for m in shown}, list(models))
+    fig = go.Figure(figure)
+    colors = model_colors(all_models)  # by the dataset's model list: a model keeps its colour on every page
+    for trace in fig.data:
+        trace.marker.color = [colors.get(html.unescape(str(m))) for m in trace.x]
+    return fig
+
+
+def metric_bars(ctx: Ctx, scope: str, rows: pd.DataFrame, cis: pd.DataFrame) -> go.Figure:
+    """Each selected model's value of every metric in `scope` (`rows`: the summary rows by model) with its CI."""
+    sel = ctx.selection
+    metrics, all_models = tuple(ctx.evaluation.metric_names), tuple(ctx.dataset.model_names)
+    return _bars(ctx.key, sel.agg, scope, tuple(sel.models), metrics, all_models, rows, cis)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _heatmap(
+    key: tuple, agg: str, models: tuple, metric: str, movie_word: str, _movies_only: pd.DataFrame
+) -> go.Figure:
+    per_movie = _movies_only.pivot(index="movie", columns="model", values=metric).reindex(
+        index=pd.unique(_movies_only["movie"]), columns=list(models)
+    )
+    heat = px.imshow(
+        per_movie.rename(index=esc, columns=esc),
+        text_auto=f".{decimals_for(per_movie.to_numpy(dtype='float64').ravel().tolist())}f",  # never 0.000 if not 0
+        aspect="auto",
+        color_continuous_scale="Viridis",
+        labels=dict(color=esc(axis_title(metric, agg)), x="model", y=esc(movie_word)),
+    )
+    # a colour bar needs room to be read even for one or two movies; the toolbar sits in the top margin, off the cells
+    heat.update_layout(
+        height=max(280, 90 + 40 * len(per_movie)),
+        margin=dict(t=40, b=10),
+        coloraxis_colorbar=dict(title=dict(side="right"), thickness=14, len=1.0, tickformat=".2f"),
+    )
+    return heat
+
+
+def movie_heatmap(ctx: Ctx, metric: str, movies_only: pd.DataFrame) -> go.Figure:
+    """`metric` per movie × selected model (`movies_only`: the summary rows without ALL)."""
+    sel = ctx.selection
+    return _heatmap(ctx.key, sel.agg, tuple(sel.models), metric, ctx.words.movie.lower(), movies_only)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _per_review(
+    key: tuple, params: tuple, a: str, b: str, metric: str, metrics: tuple, color: str | None, _scores, _links
+) -> tuple[pd.DataFrame, go.Figure, pd.DataFrame]:
+    both = stats.paired_scores(_scores, a, b, list(metrics), metric)
+    both["movie "] = both["movie"].map(esc)  # plotly renders some HTML in hover labels: show escaped copies
+    both["review "] = both["review_id"].map(esc)
+    # many reviews share the same values (0, 1/k, ...): a little seeded jitter shows how many points sit on each
+    both["x "] = jitter(both[f"{metric}_a"], 0.012, seed=1)
+    both["y "] = jitter(both[f"{metric}_b"], 0.012, seed=2)
+    label = metric_label(metric)
+    fig = px.scatter(
+        both,
+        x="x ",
+        y="y ",
+        hover_data={
+            "movie ": True,
+            "review ": True,
+            "difference": ":.4f",
+            f"{metric}_a": ":.4f",
+            f"{metric}_b": ":.4f",
+            "x ": False,
+            "y ": False,
+        },
+        opacity=0.45,
+        labels={
+            "x ": f"{label} of {esc(a)} (A)",
+            "y ": f"{label} of {esc(b)} (B)",
+            f"{metric}_a": f"{esc(a)} (A)",
+            f"{metric}_b": f"{esc(b)} (B)",
+        },
+        custom_data=["movie", "review_id"],
+    )
+    fig.update_traces(marker=dict(color=color, size=7))
+    fig.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line=dict(dash="dot", color="grey"))
+    fig.update_layout(height=460, margin=dict(t=40, b=10))
+    listing = both.reindex(both["difference"].abs().sort_values(ascending=False, kind="stable").index)
+    listing["open"] = _links(listing)
+    return both, fig, listing
+
+
+def per_review(
+    ctx: Ctx, a: str, b: str, metric: str, metrics: list[str]
+) -> tuple[pd.DataFrame, go.Figure, pd.DataFrame]:
+    """(A's and B's `metric` per review of the selection, the scatter of them, the reviews by |B − A| with explorer
+    links)."""
+
+    def links(listing: pd.DataFrame) -> list[str]:
+        return ctx.urls("explorer", movie=listing["movie"].tolist(), review=listing["review_id"].tolist())
+
+    color = model_colors(ctx.dataset.model_names).get(b)
+    params = tuple(ctx.params().items())
+    return _per_review(ctx.key, params, a, b, metric, tuple(metrics), color, ctx.scores(), links)
