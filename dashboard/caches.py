@@ -157,14 +157,22 @@ def compare_metrics(ctx: Ctx) -> list[str]:
 
 
 @st.cache_data(show_spinner="Bootstrap and randomization tests…", max_entries=32)
-def _compare(key: tuple, movie: str, a: str, others: tuple, metrics: tuple, _scores: pd.DataFrame) -> pd.DataFrame:
-    parts = [stats.compare_models(_scores, a, b, list(metrics)).rename(columns=SIDES).assign(model=b) for b in others]
+def _compare(
+    key: tuple, movie: str, how: str, a: str, others: tuple, metrics: tuple, _scores: pd.DataFrame
+) -> pd.DataFrame:
+    parts = [
+        stats.compare_aggregated(_scores, a, b, list(metrics), how).rename(columns=SIDES).assign(model=b)
+        for b in others
+    ]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 def comparisons(ctx: Ctx, a: str, others: Sequence[str]) -> pd.DataFrame:
-    """Every other model against `a` on every metric, over the selected movie's reviews."""
-    return _compare(ctx.key, ctx.selection.movie, a, tuple(others), tuple(compare_metrics(ctx)), ctx.scores())
+    """Every other model against `a` on every metric, over the selected movie's reviews, under the sidebar's
+    aggregation (`kweval.stats.aggregated.compare_aggregated`: micro compares the ratio of sums where a metric has
+    one; the ``basis`` column says which), with Holm-level intervals beside the Holm p."""
+    sel = ctx.selection
+    return _compare(ctx.key, sel.movie, sel.agg, a, tuple(others), tuple(compare_metrics(ctx)), ctx.scores())
 
 
 @st.cache_data(show_spinner="Per-movie tests…", max_entries=32)

@@ -127,3 +127,30 @@ def test_latex_download_caption_names_the_backend(monkeypatch):
 def test_collection_loads_for_the_core_too(tmp_path):
     ds = load_dataset(str(_collection(tmp_path)))
     assert ds.per_document and sorted(ds.model_names) == ["first", "reversed"]
+
+
+def test_compare_shows_a_verdict_matrix_with_holm_intervals_and_honours_micro(monkeypatch, demo_dataset):
+    from kweval.stats import compare_aggregated, verdict
+
+    models = demo_dataset.model_names
+    at = run(monkeypatch, None, {"movie": "ALL", "agg": "micro"}, page="pages/compare.py")
+    ev = evaluate(demo_dataset, EvalOptions())
+    metrics = [m for m in ev.metric_names if m != "gt_coverage"]
+    core = pd.concat(
+        [compare_aggregated(ev.scores, models[0], b, metrics, "micro").assign(model=b) for b in models[1:]],
+        ignore_index=True,
+    )
+    expected = verdict.verdict_matrix(verdict.verdict_table(core, models[0]), "cell")
+    matrix = next(df for df in at.dataframe if list(df.value.columns) == list(expected.columns))
+    pd.testing.assert_frame_equal(matrix.value, expected, check_names=False)
+    styles = matrix.proto.arrow_data.styler.styles
+    assert "background-color" in styles
+    shown = next(df for df in at.dataframe if "p_ttest_holm" in df.value.columns).value
+    f1 = shown[(shown["metric"] == "f1") & (shown["model"] == models[1])].iloc[0]
+    row = core[(core["metric"] == "f1") & (core["model"] == models[1])].iloc[0]
+    assert f1["basis"] == "ratio of sums (micro)" and f1["diff"] == pytest.approx(row["diff"])  # micro, not means
+    assert f1["ci_low_holm"] == pytest.approx(row["ci_low_holm"]) and "ci_level_holm" in shown.columns
+    labels = json.loads(next(df for df in at.dataframe if "p_ttest_holm" in df.value.columns).proto.columns)
+    assert "unadjusted" in labels["ci_low"]["label"] and "unadjusted" in labels["ci_high"]["label"]
+    words = "\n".join(e.proto.body for e in at.markdown if "beats" in e.proto.body or "No significant" in e.proto.body)
+    assert words.count("- ") == len(core)  # the sentences, on demand in the expander
