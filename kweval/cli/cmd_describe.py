@@ -59,7 +59,7 @@ def cmd_describe(args: argparse.Namespace) -> int:
         return 2
     cards = [describe(c, args.protocol, args.match) for c in collections]
     for note in stem_cache_notes():  # a full disk or a quota: the stems are not kept, the card is still right
-        print(f"kweval: stem cache: {shown(note)}", file=sys.stderr)
+        say("stem cache", note)
     if args.format == "json":
         body = cards[0].as_dict() if len(cards) == 1 else [c.as_dict() for c in cards]
         text = json.dumps(body, indent=2, ensure_ascii=False) + "\n"

@@ -99,7 +99,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
                 return 0
             files, stems = clear_exports(folder), stem_cache_clear()
         except OSError as exc:  # a file the user may not remove: say which, no traceback
-            print(f"kweval: cache clear: {exc}", file=sys.stderr)
+            say("cache clear", exc)
             return 1
         print(f"removed {removed} store(s), {files} ONNX export file(s) and {stems} stem cache file(s) from {folder}")
         return 0

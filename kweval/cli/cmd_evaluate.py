@@ -381,8 +381,9 @@ def _evaluate_files_on_scheduler(args: argparse.Namespace, options: EvalOptions)
 def _scheduler_client(spec: str, timeout: float):
     """distributed.connect(spec), with a bad spec, an unreachable or silent scheduler, or something else answering
     there (a web server) as a usage error."""
+    from kweval.messages import shown
     from kweval.scale import distributed
-    from kweval.scale.address import SchedulerAddressError, shown
+    from kweval.scale.address import SchedulerAddressError
 
     try:
         distributed.parse_scheduler(spec)

@@ -21,7 +21,7 @@ import re
 import socket
 import struct
 
-__all__ = ["DEFAULT_TIMEOUT_S", "SchedulerAddressError", "check_address", "probe", "shown"]
+__all__ = ["DEFAULT_TIMEOUT_S", "SchedulerAddressError", "check_address", "probe"]
 
 DEFAULT_TIMEOUT_S = 10.0
 _MAX_HEADER = 64 << 20  # a handshake's first 8 bytes (frame count or bytes) are far below this
@@ -29,11 +29,6 @@ _ADDRESS = re.compile(
     r"(?:(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://)?(?P<host>\[[0-9A-Fa-f:.%]*\]|[A-Za-z0-9._-]*)(?::(?P<port>[^/]*))?/?"
 )
 _SCHEMES = {"tcp", "tls", "ws", "wss", "ucx"}
-
-
-def shown(text: str) -> str:
-    """`text` with every unprintable character (controls, newlines, bidi marks) written as an escape."""
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
 class SchedulerAddressError(ValueError):
