@@ -152,3 +152,33 @@ def test_headline_on_the_demo(demo_dataset, how):
         assert "0.000 " not in row["sentence"] and "0.000)" not in row["sentence"]
     assert table["p_holm"].tolist() == pytest.approx(holm(table["p"]).tolist())
     assert not math.isnan(table["ci_level"].iloc[0])
+
+
+def test_per_movie_comparison_adjusts_its_intervals_across_movies(demo_dataset):
+    """The Compare page's per-movie table: Holm across the movies, and each interval at its Holm level."""
+    from kweval.stats.aggregated import compare_groups
+    from kweval.stats.paired import paired_randomization_test
+
+    ev = evaluate(demo_dataset.subset(models=["keybert", "yake"]), EvalOptions())
+    table = compare_groups(ev.scores, "yake", "keybert", "f1", "micro", n_boot=300, n_perm=2000)
+    assert table["movie"].tolist() == demo_dataset.movie_ids and set(table["basis"]) == {BASIS_MICRO}
+    assert table["p_randomization_holm"].tolist() == pytest.approx(holm(table["p_randomization"]).tolist())
+    assert (table["ci_level_holm"] >= 0.95 - 1e-12).all()
+    assert (
+        (table["ci_low_holm"] <= table["ci_low"] + 1e-12) & (table["ci_high_holm"] >= table["ci_high"] - 1e-12)
+    ).all()
+    summary = aggregate(ev, "micro").set_index(["movie", "model"])
+    movie = demo_dataset.movie_ids[0]
+    full = table[table["n"] == 30]  # the movies where yake skipped no review: the values are the summary's
+    assert len(full) == 5
+    for row in full.to_dict("records"):
+        assert row["mean_b"] == pytest.approx(summary.loc[(row["movie"], "keybert"), "f1"])
+        assert row["mean_a"] == pytest.approx(summary.loc[(row["movie"], "yake"), "f1"])
+    macro = compare_groups(ev.scores, "yake", "keybert", "ndcg@5", "macro", n_boot=300, n_perm=2000)
+    scores = ev.scores[ev.scores["movie"] == movie]
+    a = scores[scores["model"] == "yake"].set_index("review_id")["ndcg@5"]
+    b = scores[scores["model"] == "keybert"].set_index("review_id")["ndcg@5"].reindex(a.index)
+    assert macro.set_index("movie").loc[movie, "diff"] == pytest.approx((b - a).mean())
+    assert macro.set_index("movie").loc[movie, "p_randomization"] == pytest.approx(
+        paired_randomization_test(a.to_numpy(), b.to_numpy(), n_perm=2000), abs=0.05
+    )

@@ -187,3 +187,28 @@ def test_report_under_a_preset_prints_the_presets_numbers(tmp_path, preset):
     page = out.read_text(encoding="utf-8")
     assert f"under the {preset} preset" in page and '<td class="t">' + preset + "</td>" in page
     assert_nothing_runs_or_loads(page)
+
+
+@pytest.mark.dnlp
+@pytest.mark.slow
+def test_report_on_dnlp(tmp_path):
+    """The movie-level data: 9,362 reviews, the headline in stakeholder words, every review's words 'review'."""
+    from tests.helpers import DNLP
+
+    out = tmp_path / "dnlp.html"
+    args = ["report", str(DNLP), "--models", "base,sentiment", "--out", str(out), "--resamples", "300", "--quiet"]
+    assert main(args) == 0
+    page = out.read_text(encoding="utf-8")
+    assert "On 9,362 reviews, sentiment leads on F1 over base by 0.0020" in page
+    assert "Biggest win: Review" in page and "Collection" not in page.split("<h2>Protocol card")[0]
+    assert_nothing_runs_or_loads(page)
+
+
+def test_report_page_for_the_dashboard(demo_dataset):
+    """`report_page`: the same page from an evaluation in memory (the dashboard's current view)."""
+    ev = evaluate(demo_dataset.subset(movies=["star_tide"]), EvalOptions())
+    card = evaluation_card(ev.options, "demo", "0", aggregation="micro")
+    page = html_report.report_page(demo_dataset, ev, "micro", card, title="star_tide", n_boot=100)
+    assert page.startswith("<!DOCTYPE html>") and "<title>star_tide</title>" in page
+    assert "On 30 reviews," in page and "(micro: ratio of sums)" in page
+    assert_nothing_runs_or_loads(page)

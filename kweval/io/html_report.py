@@ -265,3 +265,12 @@ def render_html(data: ReportData, plotly: str) -> str:
         f"<title>{esc(data.title)}</title><style>{STYLE}</style></head>"
         f"<body>{body}{script_tags}</body></html>\n"
     )
+
+
+def report_page(dataset, evaluation, how: str, card: dict, title: str = "", n_boot: int | None = None) -> str:
+    """The whole report of an evaluation as one HTML string: what `kweval report` writes, for any caller (the
+    dashboard's "Download report" of the current view: its dataset subset, evaluation, aggregation and card)."""
+    from kweval.io.report_data import report_data
+
+    extra = {} if n_boot is None else {"n_boot": n_boot}
+    return render_html(report_data(dataset, evaluation, how, card, title=title, **extra), plotly_js())

@@ -107,7 +107,7 @@ def report_data(
     examples = worked_examples(dataset, evaluation, top) if len(top) else []
     notes = [
         f"{words.count(int(scores[['movie', 'review_id']].drop_duplicates().shape[0]))} evaluated, "
-        f"{words.count(len(dataset.movies), 'movie')}; aggregation: {how}."
+        f"{words.count(int(scores['movie'].nunique()), 'movie')}; aggregation: {how}."
     ]
     return ReportData(
         title=title or f"kweval report: {dataset.source or 'data'}",

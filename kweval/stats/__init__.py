@@ -5,7 +5,7 @@ scikit-learn's `sklearn.metrics` does: `from kweval import stats`, then
 `stats.bootstrap_ci(...)`, `stats.paired_comparison(...)`.
 """
 
-from kweval.stats.aggregated import compare_aggregated
+from kweval.stats.aggregated import compare_aggregated, compare_groups
 from kweval.stats.bootstrap import (
     CONFIDENCE,
     N_BOOT,
@@ -40,6 +40,7 @@ __all__ = [
     "bootstrap_statistics",
     "bootstrap_summary_ci",
     "compare_aggregated",
+    "compare_groups",
     "compare_models",
     "headline",
     "holm",
