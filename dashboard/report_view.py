@@ -1,9 +1,9 @@
 """The Summary's "Download report": `kweval report`'s self-contained HTML page for the view on screen.
 
-No second report: the page is `kweval.io.report_data.report_data` rendered by
-`kweval.io.html_report.render_html`, the two functions `kweval report` calls,
-on the evaluation restricted to the view (the selected models, the movie in
-scope).  Plain functions, no streamlit (tests/test_imports.py).
+No second report: the page is `kweval.io.html_report.report_page` (what
+`kweval report` writes) of the evaluation restricted to the view (the
+selected models, the movie in scope).  Plain functions, no streamlit
+(tests/test_imports.py).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import pandas as pd
 from kweval.data.dataset import Dataset
 from kweval.evaluation.options import Evaluation
 from kweval.io import html_report
-from kweval.io.report_data import report_data
 
 ALL = "ALL"
 
@@ -53,9 +52,7 @@ def report_html(
     how: str,
     card: dict,
     title: str,
-    plotly: str | None = None,
 ) -> str:
     """The standalone HTML report of the view (`models`, `movie`, aggregation `how`) with its protocol `card`:
-    what `kweval report` writes for the same data and settings."""
-    data = report_data(dataset, view_evaluation(evaluation, models, movie), how, card, title=title)
-    return html_report.render_html(data, html_report.plotly_js() if plotly is None else plotly)
+    what `kweval report` writes for the same data and settings (`kweval.io.html_report.report_page`)."""
+    return html_report.report_page(dataset, view_evaluation(evaluation, models, movie), how, card, title=title)

@@ -84,7 +84,7 @@ def test_download_report_is_kweval_report_of_the_view(monkeypatch, tmp_path, dem
     meta = ctx.meta()
     name = report.download_name("report", meta, "html")
     assert name.endswith("_nosem_nosas_ALL_kweval.html") and "k5_approx_macro" in name
-    page = report_html(ctx.dataset, ctx.evaluation, list(ctx.selection.models), "ALL", "macro", {}, "t", plotly="")
+    page = report_html(ctx.dataset, ctx.evaluation, list(ctx.selection.models), "ALL", "macro", {}, "t")
     assert 'id="headline"' in page and 'id="verdicts"' in page and "<script" in page
     for model in demo_dataset.model_names[2:]:  # the view's models only
         assert f'<td class="t">{model}</td>' not in page
