@@ -24,6 +24,7 @@ from kweval.evaluation import slices
 from kweval.evaluation.aggregate import aggregate_by
 from kweval.io import report
 from kweval.io.settings import setting_texts
+from kweval.keyphrase import dataset_protocol
 from kweval.stats.headline import headline, key_metrics
 
 # ---------------------------------------------------------------------------------------------
@@ -224,3 +225,50 @@ def parity_example(ctx: Ctx, finder: Callable, dataset) -> object | None:
     """`finder`'s example of a notebook defect in `dataset` (None when the data holds none)."""
     sel = ctx.selection
     return _example(ctx.key, sel.movie, tuple(sel.models), finder.__name__, finder, dataset)
+
+
+# ---------------------------------------------------------------------------------------------
+# Keyphrase presets (per-document data): the numbers of `kweval evaluate --protocol P`
+
+PROTOCOLS = ("kweval", "pke", "kpeval", "meng")  # kweval.cli.fast.PRESETS, the CLI's --protocol choices
+
+
+@st.cache_data(show_spinner="Scoring under the preset…", max_entries=16)
+def _protocol_summary(data_hash: str, protocol: str, k: int, models: tuple, _dataset) -> pd.DataFrame:
+    return dataset_protocol.protocol_summary(_dataset, protocol, k, list(models))
+
+
+def protocol_summary(ctx: Ctx, protocol: str) -> pd.DataFrame:
+    """The selected models' rows of `kweval evaluate DATA --protocol protocol --k k`
+    (`kweval.keyphrase.dataset_protocol`)."""
+    sel = ctx.selection
+    return _protocol_summary(ctx.data_hash, protocol, sel.k, tuple(sel.models), ctx.dataset)
+
+
+@st.cache_data(show_spinner="Scoring under the preset…", max_entries=16)
+def _protocol_scores(data_hash: str, protocol: str, k: int, models: tuple, _dataset) -> pd.DataFrame:
+    return dataset_protocol.protocol_scores(_dataset, protocol, k, list(models))
+
+
+def protocol_scores(ctx: Ctx, protocol: str) -> pd.DataFrame:
+    """Per-document scores of the selected models under the preset (for Compare's paired tests)."""
+    sel = ctx.selection
+    scores = _protocol_scores(ctx.data_hash, protocol, sel.k, tuple(sel.models), ctx.dataset)
+    return scores if sel.movie == "ALL" else scores[scores["movie"] == sel.movie]
+
+
+@st.cache_data(show_spinner="Bootstrap and randomization tests…", max_entries=16)
+def _protocol_compare(
+    data_hash: str, protocol: str, k: int, movie: str, a: str, others: tuple, metrics: tuple, _scores
+) -> pd.DataFrame:
+    parts = [stats.compare_models(_scores, a, b, list(metrics)).rename(columns=SIDES).assign(model=b) for b in others]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
+def protocol_comparisons(
+    ctx: Ctx, protocol: str, a: str, others: Sequence[str], metrics: Sequence[str]
+) -> pd.DataFrame:
+    """Every other model against `a` on the preset's per-document `metrics` (paired, Holm across the metrics)."""
+    sel = ctx.selection
+    scores = protocol_scores(ctx, protocol)
+    return _protocol_compare(ctx.data_hash, protocol, sel.k, sel.movie, a, tuple(others), tuple(metrics), scores)

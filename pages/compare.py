@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from dashboard import caches, charts
 from dashboard.escape import md
+from dashboard.protocol_select import choose_protocol, show_protocol_compare, show_verdict_matrix
 from dashboard.sidebar import open_page
-from dashboard.style import outcome_styles
 from dashboard.tables import decimal_formats, number_columns, text_columns
 from kweval.stats import verdict
 
@@ -61,25 +60,16 @@ st.caption(
     "ci_low / ci_high are the unadjusted 95% interval. Wins/ties/losses from B's side."
 )
 
+protocol = choose_protocol(ctx)  # per-document data: kweval or a keyphrase preset (the CLI's --protocol)
+if protocol != "kweval":
+    show_protocol_compare(ctx, protocol, a, others)
+    ctx.finish()
+    st.stop()
 res = caches.comparisons(ctx, a, others)
 ALIASES = {"mean A": "mean_a", "mean B": "mean_b"}
 res = verdict.with_significance(res) if not res.empty else res
 st.subheader(f"Verdicts: each model against {md(a)}")
-table = verdict.verdict_table(res.rename(columns=ALIASES), a) if not res.empty else pd.DataFrame()
-if not table.empty:
-    cells = verdict.verdict_matrix(table, "cell")
-    outcomes = verdict.verdict_matrix(table, "outcome")
-    styled = cells.style.apply(lambda _: outcome_styles(outcomes), axis=None)
-    st.dataframe(styled, key="verdict_matrix", column_config={"model": st.column_config.TextColumn(f"model vs {a}")})
-    st.caption(
-        f"Each cell names the winner of that model against {md(a)} on that metric: ✓ significant (dark: Holm-adjusted "
-        f"randomization p < {verdict.ALPHA} across the metrics of the pair), (n.s.) not significant (light); green: "
-        f"the row's model ahead, red: {md(a)} ahead."
-    )
-    with st.expander("Every verdict in words"):
-        for _model, rows in table.groupby("model", sort=False):
-            lines = [("✅ " if sig else "▫️ ") + md(text) for text, sig in zip(rows["sentence"], rows["significant"])]
-            st.markdown("\n".join(f"- {line}" for line in lines))
+show_verdict_matrix(res.rename(columns=ALIASES), a)
 st.subheader(f"Every metric, each model against {md(a)}")
 shown = res[
     [

@@ -9,6 +9,7 @@ import streamlit as st
 from dashboard import caches, charts
 from dashboard.escape import md
 from dashboard.protocol import show_protocol_card
+from dashboard.protocol_select import choose_protocol, show_protocol_summary
 from dashboard.sidebar import open_page
 from dashboard.style import metric_label
 from dashboard.tables import best_in_bold, decimal_formats, number_columns
@@ -45,17 +46,20 @@ def show_headline(scores: pd.DataFrame, scope: str) -> None:
         )
 
 
-meta = ctx.meta()
-settings = " · ".join(setting_texts(meta, words))
-
-
 st.title("Summary")
+protocol = choose_protocol(ctx)  # per-document data: kweval or a keyphrase preset (the CLI's --protocol)
+meta = ctx.meta(protocol=protocol)
+settings = " · ".join(setting_texts(meta, words))
 st.caption(
     f"{md(ctx.source_label)} · {sel.agg} aggregation · match {sel.match} · k = {sel.k} · {md(settings)} · "
     f"{len(sel.models)} model(s). **Bold**: the best value of each {MOVIE} (and of ALL) per column, here and in the "
     f"downloads. "
     "Hover a column name for its definition (docs/metrics.md)."
 )
+if protocol != "kweval":
+    show_protocol_summary(ctx, protocol, meta)
+    ctx.finish()
+    st.stop()
 show_protocol_card(ctx, key="summary_protocol_card")
 
 table = ctx.summary()

@@ -154,3 +154,30 @@ def test_compare_shows_a_verdict_matrix_with_holm_intervals_and_honours_micro(mo
     assert "unadjusted" in labels["ci_low"]["label"] and "unadjusted" in labels["ci_high"]["label"]
     words = "\n".join(e.proto.body for e in at.markdown if "beats" in e.proto.body or "No significant" in e.proto.body)
     assert words.count("- ") == len(core)  # the sentences, on demand in the expander
+
+
+@pytest.mark.parametrize("protocol", ["pke", "kpeval", "meng"])
+def test_protocol_selector_gives_the_cli_numbers(monkeypatch, tmp_path, capsys, protocol):
+    from kweval.cli import main
+    from kweval.keyphrase.dataset_protocol import protocol_summary
+
+    folder = _collection(tmp_path)
+    at = run(monkeypatch, folder, {"movie": "ALL", "k": "5"})
+    at.radio(key="qp_protocol").set_value(protocol).run()
+    assert not at.exception and at.query_params.get("protocol") in ([protocol], protocol)
+    shown = next(df for df in at.dataframe if "n_documents" in df.value.columns).value
+    argv = ["evaluate", str(folder), "--protocol", protocol, "--k", "5", "--format", "json"]
+    for model in ("first", "reversed"):
+        argv += ["--predictions", f"{model}={folder / 'predictions.csv'}"]
+    assert main(argv) == 0
+    cli = json.loads(capsys.readouterr().out)["rows"]
+    assert len(cli) == len(shown) == 2
+    for row, mine in zip(cli, shown.to_dict("records")):
+        for column, value in row.items():
+            if column not in ("movie", "model"):
+                assert mine[column] == pytest.approx(value, abs=1e-12), column
+    pd.testing.assert_frame_equal(shown, protocol_summary(load_dataset(str(folder)), protocol, 5), check_dtype=False)
+    assert [b.label for b in at.download_button] == ["CSV"]
+    at.switch_page("pages/compare.py").run()
+    assert not at.exception
+    assert any("preset" in str(s.value) for s in at.subheader)
