@@ -272,3 +272,15 @@ def protocol_comparisons(
     sel = ctx.selection
     scores = protocol_scores(ctx, protocol)
     return _protocol_compare(ctx.data_hash, protocol, sel.k, sel.movie, a, tuple(others), tuple(metrics), scores)
+
+
+@st.cache_data(show_spinner="Describing the collections…", max_entries=8)
+def _cards(data_hash: str, match: str, _dataset) -> list[dict]:
+    from kweval.keyphrase.describe import describe_dataset
+
+    return [card.as_dict() for card in describe_dataset(_dataset, "kweval", match)]
+
+
+def dataset_cards(ctx: Ctx) -> list[dict]:
+    """`kweval describe`'s card of every collection of per-document data (JSON-ready dicts; [] otherwise)."""
+    return _cards(ctx.data_hash, ctx.options.match, ctx.dataset)

@@ -181,3 +181,21 @@ def test_protocol_selector_gives_the_cli_numbers(monkeypatch, tmp_path, capsys, 
     at.switch_page("pages/compare.py").run()
     assert not at.exception
     assert any("preset" in str(s.value) for s in at.subheader)
+
+
+def test_data_page_shows_direction_describe_card_and_unusable_predictions(monkeypatch, tmp_path):
+    from kweval.keyphrase.describe import describe_dataset
+
+    folder = _collection(tmp_path)
+    at = run(monkeypatch, folder, {"movie": "ALL"}, page="pages/data.py")
+    page = texts(at).replace("\\", "")
+    models = next(df for df in at.dataframe if "score_direction" in df.value.columns).value
+    assert set(models["score_direction"]) == {"higher"} and "lower for YAKE" in page
+    card = describe_dataset(load_dataset(str(folder)), "kweval", "approx")[0]
+    assert "Dataset card (kweval describe)" in page and f"| documents | {card.documents:,} |" in page
+    assert "movies" not in page.split("Source:")[1].split("\n")[0]  # the data's words: collections, documents
+    # a predictions table beside docsutf8/ that cannot be used: one line at the top says so
+    (folder / "predictions.csv").write_text("movie,review_id\nEdge,d1\n")
+    at = run(monkeypatch, folder, {"movie": "ALL"}, page="pages/data.py")
+    shown = texts(at).replace("\\", "")
+    assert "predictions.csv" in shown and "Traceback" not in shown, shown
