@@ -69,7 +69,7 @@ if review:
         review_card.review_card(ctx, row, keywords, scores, marked, links=True)
     st.stop()
 
-c1, c2, c3 = st.columns([2, 3, 1], vertical_alignment="bottom")
+c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")  # room for "Nothing matched" on one line
 sort = ctx.url_widget(
     c1.selectbox,
     "Sort",

@@ -8,6 +8,7 @@ import streamlit as st
 
 from dashboard import caches, charts
 from dashboard.escape import md
+from dashboard.links import METRICS_DOC, metrics_doc
 from dashboard.protocol import show_protocol_card
 from dashboard.protocol_select import choose_protocol, show_protocol_summary
 from dashboard.sidebar import open_page
@@ -54,7 +55,7 @@ st.caption(
     f"{md(ctx.source_label)} · {sel.agg} aggregation · match {sel.match} · k = {sel.k} · {md(settings)} · "
     f"{len(sel.models)} model(s). **Bold**: the best value of each {MOVIE} (and of ALL) per column, here and in the "
     f"downloads. "
-    "Hover a column name for its definition (docs/metrics.md)."
+    "Hover a column name for its definition; every definition: **docs/metrics.md** below the table."
 )
 if protocol != "kweval":
     show_protocol_summary(ctx, protocol, meta)
@@ -81,6 +82,9 @@ for column in ("movie", "n_reviews"):  # the data's words on screen; the downloa
         help_ = (config.get(column) or {}).get("help")
         config[column] = st.column_config.Column(words.header(column), help=help_)
 st.dataframe(best_in_bold(shown), hide_index=True, column_config=config, key="summary_table")
+doc = metrics_doc()
+with st.expander(f"{METRICS_DOC}: every metric's definition", icon=":material/menu_book:"):
+    st.markdown(doc if doc is not None else f"{METRICS_DOC} is not shipped with this installation.")
 c1, c2, c3, c4, c5 = st.columns([1, 1, 1, 2, 3])
 with c5.popover("LaTeX options"):
     tex_columns = st.multiselect("Columns", metrics, default=metrics, format_func=metric_label, key="tex_columns")
