@@ -8,8 +8,9 @@ the scope (every movie or one) and the protocol preset.  `setting_texts` and
 `report.download_name`, so two files of two views never share a name or a caption.
 
 Recognised meta keys (each optional): ``semantic`` (bool), ``threshold``
-(float), ``backend`` (str), ``sentiment`` (bool), ``scope`` (a movie's title,
-or ALL), ``scope_id`` (the movie's id, for file names), ``protocol`` (str).
+(float), ``backend`` (str; or ``embedding_backend``, `EvalOptions.as_dict`'s
+name, as the CLI's meta has it), ``sentiment`` (bool), ``scope`` (a movie's
+title, or ALL), ``scope_id`` (the movie's id, for file names), ``protocol`` (str).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ def setting_texts(meta: Mapping[str, object], words: Vocabulary = MOVIE_WORDS) -
     out = []
     if "semantic" in meta:
         if meta["semantic"]:
-            backend = f" (backend {meta['backend']})" if meta.get("backend") else ""
+            name = meta.get("backend") or meta.get("embedding_backend")  # the dashboard's / EvalOptions' key
+            backend = f" (backend {name})" if name else ""
             tau = f" τ = {_tau(meta['threshold'])}" if meta.get("threshold") is not None else ""
             out.append(f"semantic matching{tau}{backend}")
         else:
@@ -66,7 +68,8 @@ def setting_slugs(meta: Mapping[str, object]) -> list[str]:
     if "semantic" in meta:
         if meta["semantic"]:
             tau = _tau(meta["threshold"]) if meta.get("threshold") is not None else ""
-            out.append(f"sem{tau}" + (f"-{meta['backend']}" if meta.get("backend") else ""))
+            name = meta.get("backend") or meta.get("embedding_backend")
+            out.append(f"sem{tau}" + (f"-{name}" if name else ""))
         else:
             out.append("nosem")
     if "sentiment" in meta:
