@@ -16,7 +16,6 @@ from dashboard.style import metric_label
 from dashboard.tables import best_in_bold, decimal_formats, number_columns
 from kweval.evaluation.aggregate import ALL
 from kweval.io import report
-from kweval.io.report_data import all_rows_first
 from kweval.io.settings import setting_texts
 
 ctx = open_page(__file__)
@@ -70,7 +69,7 @@ scores = ctx.scores() if scope != ALL else ev.scores[ev.scores["model"].isin(sel
 show_headline(scores, scope)
 
 st.subheader(f"Every metric, {words.movies.lower()} × models ({sel.agg}) — ALL first")
-shown = all_rows_first(table)
+shown = pd.concat([table[table["movie"] == ALL], table[table["movie"] != ALL]], ignore_index=True)  # the answer first
 titles = dict(zip(ctx.dataset.movies["movie"], ctx.dataset.movies["title"]))
 if any(str(titles.get(m, m)) != str(m) for m in shown["movie"] if m != ALL):  # the sidebar's names beside the ids
     shown.insert(1, "title", [ctx.movie_title(m) for m in shown["movie"]])
