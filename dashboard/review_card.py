@@ -44,13 +44,15 @@ def review_metrics(ctx: Ctx) -> list[str]:
 def reviews_table(ctx: Ctx) -> pd.DataFrame:
     """The evaluated reviews of the selection with their text, rating, length and each model's nDCG@k."""
     sel = ctx.selection
-    return _table(ctx.key, sel.movie, tuple(sel.models), ctx.ndcg_at_k, ctx.evaluation.scores, ctx.dataset.reviews)
+    return _table(
+        ctx.tau_free_key, sel.movie, tuple(sel.models), ctx.ndcg_at_k, ctx.evaluation.scores, ctx.dataset.reviews
+    )
 
 
 def keywords(ctx: Ctx) -> pd.DataFrame:
     """The selection's predicted keywords with their GT match, indexed by (movie, review_id)."""
     sel = ctx.selection
-    return _keywords(ctx.key, sel.movie, tuple(sel.models), ctx.evaluation.keywords)
+    return _keywords(ctx.tau_free_key, sel.movie, tuple(sel.models), ctx.evaluation.keywords)
 
 
 # Shared, not copied on every rerun (cache_data would unpickle ≈100 ms of tables for all DNLP movies): read-only here.
@@ -95,10 +97,33 @@ def card_data(ctx: Ctx, page: pd.DataFrame, kw: pd.DataFrame, scores: pd.DataFra
 def _page_data(
     key: tuple, ids: tuple, models: tuple, _ctx: Ctx, _kw: pd.DataFrame, _texts: list, _scores: pd.DataFrame
 ) -> dict[tuple[str, str], CardData]:
+    """The page's data at this evaluation's τ: its τ-free part (`_page_base`, shared by every τ) re-thresholded
+    (`above_threshold`, the rule of `nearest_gt_table`) and the page's scores."""
+    from kweval.embeddings.similarity import above_threshold
+
+    base = _page_base(_ctx.tau_free_key, ids, models, _ctx, _kw, _texts)
+    movies, reviews = {m for m, _ in ids}, {r for _, r in ids}
+    scores = _scores[_scores["movie"].isin(movies) & _scores["review_id"].isin(reviews)]
+    score_of = list(zip(scores["movie"].tolist(), scores["review_id"].tolist()))
+    out = {}
+    for review, data in base.items():
+        details = data.details
+        if details is not None and "cosine" in details:
+            details = details.assign(above=above_threshold(details["cosine"].to_numpy(), _ctx.options.threshold))
+        mine = scores[[i == review for i in score_of]].set_index("model")
+        out[review] = data._replace(details=details, scores=mine)
+    return out
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _page_base(
+    tau_free_key: tuple, ids: tuple, models: tuple, _ctx: Ctx, _kw: pd.DataFrame, _texts: list
+) -> dict[tuple[str, str], CardData]:
+    """What a τ change leaves unchanged: reasons, nearest GT keywords and cosines, sentiment (scores left empty)."""
     from kweval.evaluation import sentiment
 
     ctx, sem, sas = _ctx, _ctx.options.semantic, _ctx.options.sentiment
-    lists = gt_lists(ctx.key, ctx.evaluation.ground_truth)
+    lists = gt_lists(ctx.tau_free_key, ctx.evaluation.ground_truth)
     present = [i for i in ids if i in _kw.index]
     rows = (_kw.loc[present] if present else _kw.iloc[0:0]).reset_index()
     of_row = list(zip(rows["movie"].tolist(), rows["review_id"].tolist()))
@@ -106,9 +131,6 @@ def _page_data(
     list_of = {(m, r): (m, r) if len(lists.get((m, r), ())) else (m, None) for m, r in ids}
     empty = ctx.evaluation.ground_truth.iloc[0:0]
     vectors = _page_vectors(ctx, rows, [lists.get(g, empty) for g in dict.fromkeys(list_of.values())]) if sem else None
-    movies, reviews = {m for m, _ in ids}, {r for _, r in ids}
-    scores = _scores[_scores["movie"].isin(movies) & _scores["review_id"].isin(reviews)]
-    score_of = list(zip(scores["movie"].tolist(), scores["review_id"].tolist()))
     out: dict[tuple[str, str], CardData] = {}
     for gt_key in dict.fromkeys(list_of.values()):
         gt = lists.get(gt_key, empty)
@@ -126,7 +148,7 @@ def _page_data(
                 None if details is None else details[mine].reset_index(drop=True),
                 text_v,
                 gt_v,
-                scores[[i == review for i in score_of]].set_index("model"),
+                ctx.evaluation.scores.iloc[0:0],
             )
     return out
 

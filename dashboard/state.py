@@ -222,6 +222,12 @@ class Ctx:
         return (self.data_hash, tuple(self.options.as_dict().items()))
 
     @property
+    def tau_free_key(self) -> tuple:
+        """Cache key of what a τ change leaves unchanged: the evaluation's keywords and GT and every score but the
+        semantic ones (`kweval.evaluation.semantic_columns.with_threshold` recomputes only those)."""
+        return (self.data_hash, tuple((k, v) for k, v in self.options.as_dict().items() if k != "threshold"))
+
+    @property
     def upload_names(self) -> list[str]:
         return list(self.uploads)
 
@@ -271,7 +277,7 @@ class Ctx:
     def own_gt(self, movie: str, review: str) -> pd.DataFrame:
         """The cleaned GT rows the review is scored against, in rank order: its own list (per-document GT) or its
         movie's.  Shared (read-only): the lists are split once per evaluation (`gt_lists`), not filtered per call."""
-        lists = gt_lists(self.key, self.evaluation.ground_truth)
+        lists = gt_lists(self.tau_free_key, self.evaluation.ground_truth)
         own = lists.get((movie, review))
         if own is not None and len(own):
             return own

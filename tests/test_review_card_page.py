@@ -10,6 +10,7 @@ import pandas as pd
 import pytest
 
 from dashboard import keyword_html, review_card
+from dashboard.review_tables import keyword_details
 from dashboard.selection import Selection
 from dashboard.state import Ctx, gt_lists
 from kweval.evaluation.pipeline import EvalOptions, evaluate
@@ -40,8 +41,7 @@ def _ctx(dataset, **options) -> Ctx:
     models = tuple(dataset.model_names)
     opts = EvalOptions(k=3, **options)
     sel = Selection(movie="ALL", models=models, k=3, semantic=opts.semantic, sentiment=opts.sentiment)
-    digest = hashlib.blake2b(repr((dataset.content_hash(), options)).encode(), digest_size=8).hexdigest()
-    return Ctx(dataset, digest, ev, sel, opts, {}, "test")
+    return Ctx(dataset, dataset.content_hash(), ev, sel, opts, {}, "test")
 
 
 def _filter_reference(gt: pd.DataFrame, movie: str, review: str) -> pd.DataFrame:
@@ -101,6 +101,30 @@ def test_page_card_data_equals_each_review_alone(demo_dataset, monkeypatch, sour
         review_card._card_html.clear()
         html_alone, _ = review_card.card_html(ctx, row, kw, scores, ctx.selection.models[0])
         assert html_page == html_alone and "<table" in html_page if extras else html_page == html_alone
+
+
+def test_a_tau_change_rethresholds_the_cached_cosines(demo_dataset, monkeypatch):
+    """A τ step reuses the page's τ-free data (`_page_base`) and re-thresholds it: equal to `keyword_details` at the
+    new τ."""
+    from kweval.embeddings import semantic
+
+    monkeypatch.setattr(semantic, "embed_texts", _fake_vectors)
+    first = _ctx(demo_dataset, semantic=True, threshold=0.2)
+    page = review_card.reviews_table(first).groupby("movie", sort=False).head(3)
+    kw = review_card.keywords(first)
+    before = review_card.card_data(first, page, kw, first.scores())
+    ctx = _ctx(demo_dataset, semantic=True, threshold=0.5)
+    assert ctx.tau_free_key == first.tau_free_key and ctx.key != first.key
+    after = review_card.card_data(ctx, page, kw, ctx.scores())
+    changed = 0
+    for review, data in after.items():
+        gt = ctx.own_gt(*review)
+        texts = list(dict.fromkeys([*data.rows["norm"], *gt["norm"]]))
+        fresh = keyword_details(data.rows, gt, dict(zip(texts, _fake_vectors(texts))), 0.5)
+        pd.testing.assert_series_equal(data.details["above"], fresh["above"])
+        pd.testing.assert_series_equal(data.details["nearest_gt"], fresh["nearest_gt"])
+        changed += int((before[review].details["above"] != data.details["above"]).sum())
+    assert changed  # τ 0.2 → 0.5 flips some marks: the test can see a stale threshold
 
 
 def test_records_equal_to_dict_records():

@@ -220,6 +220,13 @@ def nearest_gt(pred_norms: Sequence[str], gt_norms: Sequence[str], vectors: Vect
     return idx.astype(np.int64), sim[np.arange(len(pred_norms)), idx].astype(np.float64)
 
 
+def above_threshold(cosine: np.ndarray, threshold: float) -> np.ndarray:
+    """``cosine > threshold`` as `semantic_metrics` counts it: `nearest_gt`'s cosines are float32 products widened
+    to float64, compared in float32 (NaN: False).  `nearest_gt_table`'s ``above``; the explorer re-thresholds
+    its cosines with it on a τ change."""
+    return np.asarray(cosine, dtype=np.float64).astype(np.float32) > threshold_like(threshold, np.float32)
+
+
 def nearest_gt_table(pred: pd.DataFrame, gt: pd.DataFrame, vectors: Vectors, threshold: float = 0.75) -> pd.DataFrame:
     """One review's predicted keywords, each with its most similar GT keyword of the movie (the explorer's view).
 
@@ -247,8 +254,7 @@ def nearest_gt_table(pred: pd.DataFrame, gt: pd.DataFrame, vectors: Vectors, thr
         nearest[rows] = gt_kw[idx]
         rank[rows] = g["rank"].to_numpy(dtype=np.int64)[idx]
         cosine[rows] = cos
-        # nearest_gt's cosines are float32 products widened to float64: compare as semantic_metrics does
-        above[rows] = cos.astype(np.float32) > threshold_like(threshold, np.float32)
+        above[rows] = above_threshold(cos, threshold)
     out["nearest_gt"] = nearest
     out["nearest_rank"] = rank
     out["cosine"] = cosine
