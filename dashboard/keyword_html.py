@@ -16,13 +16,6 @@ from dashboard.selection import TAU_DEFAULT, format_tau
 from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
 
 
-def records(frame: pd.DataFrame) -> list[dict]:
-    """The rows of `frame` as plain dicts, column by column (reference: ``frame.to_dict("records")``, which
-    this pandas builds row by row through ``iloc``; the explorer's cards read every keyword row)."""
-    names = list(frame.columns)
-    return [dict(zip(names, values)) for values in zip(*(frame[c].tolist() for c in names))]
-
-
 def keyword_list_html(rows: pd.DataFrame, k: int, words: Vocabulary = MOVIE_WORDS) -> str:
     """One model's ranked keywords (rows with position, keyword, gt_rank, gt_keyword) as an escaped HTML list.
 
@@ -34,7 +27,7 @@ def keyword_list_html(rows: pd.DataFrame, k: int, words: Vocabulary = MOVIE_WORD
     if rows.empty:
         return '<div class="kw-list"><em>empty output</em></div>'
     items = []
-    for row in records(rows):
+    for row in rows.to_dict("records"):
         pos, kw, rank, gt_kw = row["position"], row["keyword"], row["gt_rank"], row["gt_keyword"]
         beyond = ' <span style="opacity:0.6">(beyond k)</span>' if int(pos) >= k else ""
         if int(rank) >= 0:
@@ -75,7 +68,7 @@ def keyword_table_html(
     if sentiment:
         head += ["v(x)"]
     lines = []
-    for r in records(rows):
+    for _, r in rows.iterrows():
         pos = int(r["position"])
         beyond = pos >= k
         matched = int(r["gt_rank"]) >= 0

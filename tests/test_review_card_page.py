@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard import keyword_html, review_card
+from dashboard import review_card
 from dashboard.review_tables import keyword_details
 from dashboard.selection import Selection
 from dashboard.state import Ctx, gt_lists
@@ -125,8 +125,3 @@ def test_a_tau_change_rethresholds_the_cached_cosines(demo_dataset, monkeypatch)
         pd.testing.assert_series_equal(data.details["nearest_gt"], fresh["nearest_gt"])
         changed += int((before[review].details["above"] != data.details["above"]).sum())
     assert changed  # τ 0.2 → 0.5 flips some marks: the test can see a stale threshold
-
-
-def test_records_equal_to_dict_records():
-    frame = pd.DataFrame({"a": [1, 2], "b": ["x", None], "c": [0.5, np.nan]})
-    assert repr(keyword_html.records(frame)) == repr(frame.to_dict("records"))
