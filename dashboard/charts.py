@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 
+import numpy as np
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
@@ -87,35 +88,46 @@ def _per_review(
     # many reviews share the same values (0, 1/k, ...): a little seeded jitter shows how many points sit on each
     both["x "] = jitter(both[f"{metric}_a"], 0.012, seed=1)
     both["y "] = jitter(both[f"{metric}_b"], 0.012, seed=2)
-    label = metric_label(metric)
-    fig = px.scatter(
-        both,
-        x="x ",
-        y="y ",
-        hover_data={
-            "movie ": True,
-            "review ": True,
-            "difference": ":.4f",
-            f"{metric}_a": ":.4f",
-            f"{metric}_b": ":.4f",
-            "x ": False,
-            "y ": False,
-        },
-        opacity=0.45,
-        labels={
-            "x ": f"{label} of {esc(a)} (A)",
-            "y ": f"{label} of {esc(b)} (B)",
-            f"{metric}_a": f"{esc(a)} (A)",
-            f"{metric}_b": f"{esc(b)} (B)",
-        },
-        custom_data=["movie", "review_id"],
-    )
-    fig.update_traces(marker=dict(color=color, size=7))
+    fig = scatter_figure(both, metric, a, b, color)
     fig.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line=dict(dash="dot", color="grey"))
     fig.update_layout(height=460, margin=dict(t=40, b=10))
     listing = both.reindex(both["difference"].abs().sort_values(ascending=False, kind="stable").index)
     listing["open"] = _links(listing)
     return both, fig, listing
+
+
+def scatter_figure(both: pd.DataFrame, metric: str, a: str, b: str, color: str | None) -> go.Figure:
+    """B's `metric` against A's per review (`both`: `stats.paired_scores` with the jittered "x " / "y " and escaped
+    "movie " / "review " columns).  Numbers only go to the browser as arrays (plotly sends them as typed arrays, fast
+    to serialise on every rerun): each point's customdata is its row in `both` (`clicked_review`), and its hover
+    text (escaped, formatted once here) names movie, review, B − A and both values."""
+    label = metric_label(metric)
+    hover = [
+        f"movie={m}<br>review={r}<br>difference={d:.4f}<br>{esc(a)} (A)={va:.4f}<br>{esc(b)} (B)={vb:.4f}"
+        for m, r, d, va, vb in zip(
+            both["movie "], both["review "], both["difference"], both[f"{metric}_a"], both[f"{metric}_b"]
+        )
+    ]
+    fig = go.Figure(
+        go.Scatter(
+            x=both["x "].to_numpy(dtype="float64"),
+            y=both["y "].to_numpy(dtype="float64"),
+            mode="markers",
+            customdata=np.arange(len(both), dtype="float64")[:, None],
+            text=hover,
+            hovertemplate="%{text}<extra></extra>",
+            opacity=0.45,
+            marker=dict(color=color, size=7),
+        )
+    )
+    fig.update_layout(xaxis_title=f"{label} of {esc(a)} (A)", yaxis_title=f"{label} of {esc(b)} (B)")
+    return fig
+
+
+def clicked_review(both: pd.DataFrame, point: dict) -> tuple[str, str]:
+    """(movie, review_id) of a clicked point of `scatter_figure` (its customdata: the row in `both`)."""
+    row = both.iloc[int(point["customdata"][0])]
+    return str(row["movie"]), str(row["review_id"])
 
 
 def per_review(

@@ -147,7 +147,7 @@ both, fig, listing = charts.per_review(ctx, a, b, metric, METRICS)
 event = st.plotly_chart(fig, on_select="rerun", selection_mode="points", key="scatter", config={"displaylogo": False})
 points = event.selection.points if event and event.selection else []
 if points:
-    movie, review = points[0]["customdata"][:2]
+    movie, review = charts.clicked_review(both, points[0])
     st.switch_page(ctx.pages["explorer"], query_params=ctx.params(movie=movie, review=review))
 st.caption(
     "Points are jittered slightly (±0.012) so that reviews with equal values stay visible; hover shows the exact "

@@ -179,9 +179,9 @@ def _links(at) -> list[str]:
 
 def test_compare_rerun_reuses_its_scatter_and_links(monkeypatch):
     """A warm rerun of Compare draws the same per-review scatter and links without building them again."""
-    import plotly.express as px
+    from dashboard import charts
 
-    built = _count_calls(monkeypatch, px, "scatter")
+    built = _count_calls(monkeypatch, charts, "scatter_figure")
     at = run(monkeypatch, None, page="pages/compare.py")
     spec = at.get("plotly_chart")[0].proto.spec
     links = _links(at)
@@ -209,3 +209,28 @@ def test_summary_rerun_reuses_its_figures(monkeypatch):
     metric.set_value(next(m for m in metric.options if m != metric.value)).run()
     after = [chart.proto.spec for chart in at.get("plotly_chart")]
     assert not at.exception and len(built) == 2 and after[0] == specs[0] and after[1] != specs[1]
+
+
+def test_scatter_points_carry_their_review_and_escaped_hover():
+    """Speed: the per-review scatter sends numbers only as arrays (customdata: the row); a click still finds its
+    review, and the hover names movie, review and both values, escaped."""
+    import plotly.io as pio
+
+    from dashboard import charts
+    from dashboard.escape import esc
+
+    both = pd.DataFrame(
+        {"movie": ["m<1>", "m2"], "review_id": ["r&1", "r2"], "ndcg@5_a": [0.1, 0.5], "ndcg@5_b": [0.3, 0.25]}
+    )
+    both["difference"] = both["ndcg@5_b"] - both["ndcg@5_a"]
+    both["movie "], both["review "] = both["movie"].map(esc), both["review_id"].map(esc)
+    both["x "], both["y "] = both["ndcg@5_a"], both["ndcg@5_b"]
+    fig = charts.scatter_figure(both, "ndcg@5", "<b>A</b>", "B", "red")
+    trace = fig.data[0]
+    for i, (movie, review) in enumerate(zip(both["movie"], both["review_id"])):
+        assert charts.clicked_review(both, {"customdata": list(trace.customdata[i])}) == (movie, review)
+    assert (
+        trace.text[0]
+        == "movie=m&lt;1&gt;<br>review=r&amp;1<br>difference=0.2000<br>&lt;b&gt;A&lt;/b&gt; (A)=0.1000<br>B (B)=0.3000"
+    )
+    assert '"bdata"' in pio.to_json(fig, validate=False)  # numeric arrays go as typed arrays
