@@ -213,26 +213,29 @@ def _card_html(
     details = data.details
     if sas:
         extra = keyword_html.sentiment_line(data.text_v, data.gt_v)
+    shown = details if (sem or sas) else rows
+    listed = dict(tuple(shown.groupby("model", sort=False)))  # each model's rows, split once (not one filter each)
+    values = mine.to_dict("index")
+    names = review_metrics(ctx)
     cells = []
     for model in sel.models:
         swatch = (
             '<span style="display:inline-block;width:0.7em;height:0.7em;border-radius:50%;'
             f'background:{colors.get(model, "grey")};margin-right:0.3em"></span>'
         )
-        if model not in mine.index:
+        if model not in values:
             cells.append(
                 f'<div>{swatch}<b>{esc(model)}</b><div style="opacity:0.7">skipped: no output for this '
                 f"{esc(words.review.lower())}</div></div>"
             )
             continue
-        m = mine.loc[model]
-        vals = " · ".join(f"{esc(name)} {fmt_num(m[name])}" for name in review_metrics(ctx) if name in m)
+        m = values[model]
+        vals = " · ".join(f"{esc(name)} {fmt_num(m[name])}" for name in names if name in m)
+        own_rows = listed.get(model, shown.iloc[0:0])
         if sem or sas:
-            listing = keyword_html.keyword_table_html(
-                details[details["model"] == model], sel.k, sem, sas, ctx.options.threshold, words=words
-            )
+            listing = keyword_html.keyword_table_html(own_rows, sel.k, sem, sas, ctx.options.threshold, words=words)
         else:
-            listing = keyword_html.keyword_list_html(rows[rows["model"] == model], sel.k, words=words)
+            listing = keyword_html.keyword_list_html(own_rows, sel.k, words=words)
         cells.append(
             f'<div>{swatch}<b>{esc(model)}</b><div style="font-size:0.85em;opacity:0.8">{vals}</div>{listing}</div>'
         )

@@ -15,6 +15,7 @@ import os
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -274,10 +275,15 @@ class Ctx:
         titles = dict(zip(self.dataset.movies["movie"], self.dataset.movies["title"]))
         return f"All {self.words.movies.lower()}" if movie == "ALL" else str(titles.get(movie, movie))
 
+    @cached_property
+    def _gt_lists(self) -> dict[tuple[str, object], pd.DataFrame]:
+        """`gt_lists` of this evaluation, looked up once per script run (a page asks for many reviews' lists)."""
+        return gt_lists(self.tau_free_key, self.evaluation.ground_truth)
+
     def own_gt(self, movie: str, review: str) -> pd.DataFrame:
         """The cleaned GT rows the review is scored against, in rank order: its own list (per-document GT) or its
         movie's.  Shared (read-only): the lists are split once per evaluation (`gt_lists`), not filtered per call."""
-        lists = gt_lists(self.tau_free_key, self.evaluation.ground_truth)
+        lists = self._gt_lists
         own = lists.get((movie, review))
         if own is not None and len(own):
             return own
