@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from dashboard.escape import md
+from dashboard.escape import md, visible
 from dashboard.selection import (
     K_MAX,
     SELECTION_KEYS,
@@ -86,7 +86,7 @@ def open_page(file: str) -> Ctx:
     name = Path(file).stem
     page = next((p for p in PAGES if p.name == name), Page(name, name, ":material/key:"))
     st.set_page_config(page_title=f"{page.label} · kweval", page_icon=":material/key:", layout="wide")
-    start_url_checks()
+    start_url_checks(name)
     st.sidebar.title("kweval")
     links = st.sidebar.container()  # filled once the selection is known: the links carry it
     chosen = _choose_dataset(name)
@@ -174,6 +174,12 @@ def _choose_dataset(page: str) -> tuple[Dataset, str, str, dict[str, int]] | Non
                 return _uploaded(page)
             path = session_widget(st.text_input, "Folder on this server", "local_path")
             if not path:
+                return None
+            if not path.isprintable():  # a NUL byte (which no file name holds), a newline, a bidi mark
+                st.error(
+                    f"kweval: local path “{md(visible(path))}”: holds an unprintable character "
+                    "(shown as an escape); type the folder's path again."
+                )
                 return None
             ds, h = load_path(path)
             return ds, h, Path(path).name, {}

@@ -189,7 +189,7 @@ def _check_sums(ds: Dataset, ev, table: pd.DataFrame) -> None:
     raw = ds.predictions.merge(scores.reset_index()[key], on=key)
     sizes = raw.groupby(key).size()
     marker = raw.groupby(key)["keyword"].apply(lambda s: len(s) == 1 and s.isna().all())
-    n_raw = (sizes - marker.astype(int)).reindex(scores.index).to_numpy()
+    n_raw = (sizes - marker.astype(int)).reindex(scores.index).fillna(0).astype(int).to_numpy()  # no rows: 0
     n_pred_rows = counts[list(PREDICTION_CATEGORIES)].sum(axis=1).to_numpy()
     np.testing.assert_array_equal(n_pred_rows, n_raw)
 
@@ -334,3 +334,28 @@ def test_without_nltk_stem_is_skipped_with_a_note(monkeypatch):
     assert _rows(t, "prediction") == [("jazz soundtrack", "near_lexical", "word: GT ‘soundtrack’")]
     (note,) = t.attrs["notes"]
     assert "near_lexical not tested under stem" in note and "kweval[stem]" in note
+
+
+_words = st.sampled_from(["star", "wars", "war", "jedi", "ars", "s", "dark side", "side", "xyz", "a"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(_words, min_size=1, max_size=3).map(" ".join), min_size=1, max_size=6),
+    st.lists(st.one_of(st.none(), st.lists(_words, max_size=8).map(" ".join)), min_size=1, max_size=5),
+    st.sampled_from(MATCH_MODES),
+)
+def test_shared_list_presence_equals_its_definition(keywords, texts, mode):
+    """`present.occurrences` (with its token prefilter) against `present_flags`, text by text (the presence the
+    GT categories read)."""
+    from kweval.text import present
+
+    kw_idx, text_idx = present.occurrences(present.searchable_keywords(keywords, mode), present.searchable(texts, mode))
+    got = set(zip(kw_idx.tolist(), text_idx.tolist()))
+    expected = {
+        (k, t)
+        for t, text in enumerate(texts)
+        for k, flag in enumerate(present.present_flags(keywords, text, mode))
+        if flag
+    }
+    assert got == expected

@@ -51,6 +51,7 @@ LAYERS = [
         "kweval.explain",
         "kweval.legacy",
         "kweval.scale",
+        "kweval.judgments",
     },  # siblings: none imports another
     {"kweval.io"},  # reports, the protocol card, output files, export
     {"kweval.cli"},  # every command

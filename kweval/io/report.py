@@ -8,6 +8,7 @@ import re
 
 import pandas as pd
 
+from kweval.data.formulas import FORMULA_STARTS as FORMULA_STARTS  # re-exported: the one rule is data.formulas
 from kweval.data.formulas import GUARD, guard_mask, needs_guard
 from kweval.data.tidy import csv_quoting
 from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
