@@ -56,3 +56,11 @@ def test_keyphrase_metrics_have_tooltips_on_per_document_data(monkeypatch, tmp_p
     config = json.loads(summary.proto.columns)
     for column in ("f1@O", "f1@5_flex", "r_precision"):
         assert column in summary.value.columns and config[column].get("help"), column
+
+
+def test_compare_tables_show_titles_beside_ids(monkeypatch, demo_dataset):
+    at = run(monkeypatch, None, {"movie": "ALL"}, page="pages/compare.py")
+    titles = dict(zip(demo_dataset.movies["movie"], demo_dataset.movies["title"]))
+    for columns in (["movie", "diff", "p_ttest_holm"], ["open", "review_id", "difference"]):
+        frame = next(df.value for df in at.dataframe if all(c in df.value.columns for c in columns))
+        assert frame["title"].tolist() == [titles[m] for m in frame["movie"]]  # the names the sidebar shows
