@@ -9,6 +9,7 @@ from dashboard.escape import md
 from dashboard.protocol_select import choose_protocol, show_protocol_compare, show_verdict_matrix
 from dashboard.sidebar import open_page
 from dashboard.tables import decimal_formats, number_columns, text_columns
+from kweval.io.settings import setting_texts
 from kweval.stats import verdict
 
 ctx = open_page(__file__)
@@ -61,6 +62,10 @@ st.caption(
 )
 
 protocol = choose_protocol(ctx)  # per-document data: kweval or a keyphrase preset (the CLI's --protocol)
+st.caption(  # every setting behind these numbers (kweval.io.settings), as the Summary and the downloads say them
+    f"k = {sel.k} · match {sel.match} · {sel.agg} aggregation · "
+    + md(" · ".join(setting_texts(ctx.meta(protocol=protocol), WORDS)))
+)
 if protocol != "kweval":
     show_protocol_compare(ctx, protocol, a, others)
     ctx.finish()

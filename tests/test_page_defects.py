@@ -64,3 +64,9 @@ def test_compare_tables_show_titles_beside_ids(monkeypatch, demo_dataset):
     for columns in (["movie", "diff", "p_ttest_holm"], ["open", "review_id", "difference"]):
         frame = next(df.value for df in at.dataframe if all(c in df.value.columns for c in columns))
         assert frame["title"].tolist() == [titles[m] for m in frame["movie"]]  # the names the sidebar shows
+
+
+def test_compare_caption_names_every_setting(monkeypatch):
+    at = run(monkeypatch, None, {"movie": "star_tide", "agg": "micro"}, page="pages/compare.py")
+    said = "\n".join(str(c.value) for c in at.caption).replace("\\", "")
+    assert "micro aggregation · semantic matching off · sentiment off · movie " in said and "protocol kweval" in said
