@@ -120,9 +120,18 @@ def summary_exports(
 
 @st.cache_data(show_spinner="The headline: comparing the leaders…", max_entries=32)
 def _headline(
-    key: tuple, how: str, scope: str, models: tuple, keys: tuple, _scores: pd.DataFrame, _words: Vocabulary
+    content: tuple, how: str, scope: str, models: tuple, keys: tuple, _scores: pd.DataFrame, _words: Vocabulary
 ) -> pd.DataFrame:
     return headline(_scores, list(keys), how, _words)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _headline_content(
+    key: tuple, how: str, scope: str, models: tuple, keys: tuple, _scores: pd.DataFrame
+) -> tuple[str, str, str]:
+    """What the headline reads, as digests: which rows (`row_identity`) and the values of its metrics (`ci_digest`),
+    so sentiment on, or a τ change without a semantic key metric, reuses it.  Computed once per evaluation."""
+    return key[0], row_identity(_scores), ci_digest(_scores, list(keys), how)
 
 
 def summary_headline(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame:
@@ -130,7 +139,9 @@ def summary_headline(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame
     Holm's level and significance (`kweval.stats.headline`, the report's headline)."""
     sel = ctx.selection
     keys = tuple(key_metrics([m for m in ctx.evaluation.metric_names if m in scores.columns], sel.k))
-    return _headline(ctx.key, sel.agg, scope, tuple(sel.models), keys, scores, ctx.words)
+    models = tuple(sel.models)
+    content = _headline_content(ctx.key, sel.agg, scope, models, keys, scores)
+    return _headline(content, sel.agg, scope, models, keys, scores, ctx.words)
 
 
 @st.cache_data(show_spinner=False, max_entries=8)

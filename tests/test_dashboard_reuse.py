@@ -234,3 +234,21 @@ def test_scatter_points_carry_their_review_and_escaped_hover():
         == "movie=m&lt;1&gt;<br>review=r&amp;1<br>difference=0.2000<br>&lt;b&gt;A&lt;/b&gt; (A)=0.1000<br>B (B)=0.3000"
     )
     assert '"bdata"' in pio.to_json(fig, validate=False)  # numeric arrays go as typed arrays
+
+
+def test_headline_is_keyed_by_what_it_reads(demo_dataset):
+    """Speed: the Summary's headline is cached by the content it reads, so sentiment on (new columns) reuses it; a
+    changed key-metric value does not.  Reference: `headline` recomputed on the frame with the new columns."""
+    from dashboard import caches
+    from kweval.stats.headline import headline, key_metrics
+
+    ev = evaluate(demo_dataset, EvalOptions())
+    scores = ev.scores
+    keys = tuple(key_metrics([m for m in ev.metric_names if m in scores.columns], 5))
+    more = scores.assign(sas_text=0.5, sas_keywords=0.25)  # what sentiment on adds
+    first = caches._headline_content(("h", "opts"), "macro", "ALL", ("a",), keys, scores)
+    assert caches._headline_content(("h", "opts+sas"), "macro", "ALL", ("a",), keys, more) == first
+    changed = scores.copy()
+    changed.loc[changed.index[0], keys[0]] = 1.0 - float(changed[keys[0]].iloc[0])
+    assert caches._headline_content(("h", "other"), "macro", "ALL", ("a",), keys, changed) != first
+    pd.testing.assert_frame_equal(headline(more, list(keys)), headline(scores, list(keys)))
