@@ -271,8 +271,13 @@ class Ctx:
             **extra,
         }
 
+    @cached_property
+    def _titles(self) -> dict:
+        """movie id -> title, built once per script run (pages map `movie_title` over thousands of rows)."""
+        return dict(zip(self.dataset.movies["movie"], self.dataset.movies["title"]))
+
     def movie_title(self, movie: str) -> str:
-        titles = dict(zip(self.dataset.movies["movie"], self.dataset.movies["title"]))
+        titles = self._titles
         return f"All {self.words.movies.lower()}" if movie == "ALL" else str(titles.get(movie, movie))
 
     @cached_property

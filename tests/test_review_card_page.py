@@ -125,3 +125,13 @@ def test_a_tau_change_rethresholds_the_cached_cosines(demo_dataset, monkeypatch)
         pd.testing.assert_series_equal(data.details["nearest_gt"], fresh["nearest_gt"])
         changed += int((before[review].details["above"] != data.details["above"]).sum())
     assert changed  # τ 0.2 → 0.5 flips some marks: the test can see a stale threshold
+
+
+def test_movie_title_equals_the_movies_table(demo_dataset):
+    """Speed: the titles are read once per run (`Ctx._titles`); reference: the movies table's lookup per call."""
+    ctx = _ctx(demo_dataset)
+    movies = demo_dataset.movies
+    for movie in [*movies["movie"], "not a movie"]:
+        expected = dict(zip(movies["movie"], movies["title"])).get(movie, movie)
+        assert ctx.movie_title(movie) == str(expected)
+    assert ctx.movie_title("ALL").startswith("All ")
