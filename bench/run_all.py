@@ -38,6 +38,7 @@ OPTIONAL = (  # a script and its arguments
     "bench_keyphrase.py",
     "bench_per_document.py",
     "bench_dask.py",
+    "bench_failures.py",
     "bench_scale.py --semantic",
 )
 OPTIONAL_TIMEOUT_S = 1800

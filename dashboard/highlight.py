@@ -1,99 +1,20 @@
-"""Keyword highlighting in review text: where a keyword's words occur, wrapped in escaped <mark> tags.
+"""The explorer's highlighted review text and its tooltips.
 
-A keyword marks its whole phrase and, when it has several words, each
-content word (any case).  Lookups go through a word index of the text, not a
-regex per keyword (`bench/bench_highlight.py` measures the difference).
+The highlighting itself (`highlight`, `match_spans`: a word index of the
+text, escaped <mark> tags) is pure and lives in the core,
+`kweval.io.highlight`, where the standalone HTML report uses it too.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
-from dashboard.escape import esc
+from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
+from kweval.io.highlight import highlight, match_spans
 
-_STOPWORDS = frozenset(
-    "a an and are as at be but by for from has he her his i in is it its of on or she so that the their they "
-    "this to was were what when which who will with you your not no".split()
-)
-_WORD = re.compile(r"\w+")
-
-
-def _text_words(text: str) -> tuple[list[tuple[int, int]], list[str], dict[str, list[int]]]:
-    """The text's words: their spans, their casefolded forms, and word → indices of its occurrences."""
-    spans = [m.span() for m in _WORD.finditer(text)]
-    words = [text[a:b].casefold() for a, b in spans]
-    index: dict[str, list[int]] = {}
-    for i, w in enumerate(words):
-        index.setdefault(w, []).append(i)
-    return spans, words, index
-
-
-def _keyword_hits(keyword: str, spans, words, index) -> list[tuple[int, int]]:
-    """Spans of the text where `keyword` occurs: the whole phrase (consecutive words), then each content word.
-
-    Word lookups in the text's index, no regex per keyword: the cost is the
-    keyword's length plus the occurrences found in the text, however long
-    the keyword is.
-    """
-    kw_words = [w.casefold() for w in _WORD.findall(keyword or "")]
-    if not kw_words:
-        return []
-    hits: list[tuple[int, int]] = []
-    n = len(kw_words)
-    if n <= len(words):  # a phrase longer than the text cannot occur in it
-        for i in index.get(kw_words[0], ()):
-            if words[i : i + n] == kw_words:
-                hits.append((spans[i][0], spans[i + n - 1][1]))
-    if n > 1:
-        for w in dict.fromkeys(kw_words):
-            if len(w) > 1 and w not in _STOPWORDS:
-                hits.extend(spans[i] for i in index.get(w, ()))
-    return hits
-
-
-def match_spans(text: str, keywords: Mapping[str, str] | Iterable[str]) -> list[tuple[int, int, str]]:
-    """Merged, sorted (start, end, tooltip) spans of `text` where the keywords' words occur (any case).
-
-    `keywords` maps each keyword to its tooltip (or is a plain iterable of
-    keywords).  A keyword marks its whole phrase and, when it has several
-    words, each content word.  Overlapping spans are merged and their
-    tooltips joined.
-    """
-    if not text:
-        return []
-    items = keywords.items() if isinstance(keywords, Mapping) else ((k, k) for k in keywords)
-    spans, words, index = _text_words(text)
-    raw: list[tuple[int, int, str]] = []
-    for keyword, tip in items:
-        raw.extend((a, b, tip) for a, b in _keyword_hits(keyword, spans, words, index))
-    raw.sort()
-    merged: list[list] = []
-    for start, end, tip in raw:
-        if merged and start < merged[-1][1]:
-            last = merged[-1]
-            last[1] = max(last[1], end)
-            if tip not in last[2]:
-                last[2].append(tip)
-        else:
-            merged.append([start, end, [tip]])
-    return [(s, e, "; ".join(t)) for s, e, t in merged]
-
-
-def highlight(text: str | None, keywords: Mapping[str, str] | Iterable[str]) -> str:
-    """`text` as escaped HTML with every matched keyword's words wrapped in <mark title=...>."""
-    if not isinstance(text, str) or not text:
-        return ""
-    out: list[str] = []
-    pos = 0
-    for start, end, tip in match_spans(text, keywords):
-        out.append(esc(text[pos:start]))
-        out.append(f'<mark title="{esc(tip)}">{esc(text[start:end])}</mark>')
-        pos = end
-    out.append(esc(text[pos:]))
-    return "".join(out)
+__all__ = ["highlight", "match_spans", "matched_tooltips", "review_html"]
 
 
 def review_html(text: str | None, keywords: Mapping[str, str] | Iterable[str], max_height: int = 320) -> str:
@@ -105,8 +26,11 @@ def review_html(text: str | None, keywords: Mapping[str, str] | Iterable[str], m
     )
 
 
-def matched_tooltips(keywords: pd.DataFrame, model: str | None = None) -> dict[str, str]:
-    """{predicted keyword: "model: GT keyword (GT rank j)"} for the matched rows of `keywords`.
+def matched_tooltips(
+    keywords: pd.DataFrame, model: str | None = None, words: Vocabulary = MOVIE_WORDS
+) -> dict[str, str]:
+    """{predicted keyword: "model: GT keyword (GT rank j)"} for the matched rows of `keywords` ("(in the GT)" for an
+    unranked GT, `words.gt_position`).
 
     With `model`, only that model's matches: the review text then marks what
     that model found, never what another model found (highlights are per model).
@@ -116,5 +40,5 @@ def matched_tooltips(keywords: pd.DataFrame, model: str | None = None) -> dict[s
     if model is not None:
         matched = matched[matched["model"] == model]
     for name, kw, rank, gt_kw in zip(matched["model"], matched["keyword"], matched["gt_rank"], matched["gt_keyword"]):
-        tips.setdefault(str(kw), []).append(f"{name}: {gt_kw} (GT rank {int(rank)})")
+        tips.setdefault(str(kw), []).append(f"{name}: {gt_kw} ({words.gt_position(int(rank))})")
     return {kw: ", ".join(v) for kw, v in tips.items()}

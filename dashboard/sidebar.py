@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,7 +41,7 @@ from dashboard.state import (
     url_notice,
     url_widget,
 )
-from dashboard.uploads import format_size, newest_by_name
+from dashboard.uploads import format_size, newest_by_name, one_per_table
 from kweval.data import DatasetError
 from kweval.data.dataset import Dataset
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
@@ -212,6 +212,10 @@ def _uploaded(page: str) -> tuple[Dataset, str, str, dict[str, int]] | None:
             f"{md(name)} was uploaded {n + 1} times: the newest copy is used (remove the older one with its ×).",
             icon=":material/swap_horiz:",
         )
+    files, same_table = one_per_table(uploads.files)  # predictions.csv and .parquet together: say which is used
+    for note in same_table:
+        st.info(md(note), icon=":material/rule:")
+    uploads = replace(uploads, files=files)
     st.caption("Using: " + ", ".join(f"{md(n)} ({format_size(b)})" for n, b in uploads.sizes.items()))
     digest = hashlib.sha256(
         b"".join(hashlib.sha256(n.encode() + b"\0" + b).digest() for n, b in uploads.files)

@@ -27,6 +27,7 @@ from dashboard.selection import SELECTION_KEYS, Selection, resolve_selection
 from kweval.data import load_dataset
 from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy_tables
+from kweval.data.vocabulary import Vocabulary, vocabulary
 from kweval.evaluation.aggregate import MICRO_F1, MICRO_RATIOS, aggregate
 from kweval.evaluation.pipeline import (
     SENTIMENT_OPTIONS,
@@ -223,9 +224,34 @@ class Ctx:
         sc = sc[sc["model"].isin(self.selection.models)]
         return sc if self.selection.movie == "ALL" else sc[sc["movie"] == self.selection.movie]
 
+    @property
+    def words(self) -> Vocabulary:
+        """The data's own words (Movie/Review or Collection/Document, ranked GT or not): `kweval.data.vocabulary`."""
+        return vocabulary(self.dataset)
+
+    def meta(self, protocol: str = "kweval", **extra: object) -> dict[str, object]:
+        """Every setting behind the numbers shown (data, k, match, aggregation, semantic τ and backend, sentiment,
+        scope, protocol): the captions, the LaTeX caption and the download names say them (`kweval.io.settings`)."""
+        sel = self.selection
+        scope = sel.movie if sel.movie in set(self.dataset.movie_ids) else "ALL"
+        return {
+            "data": self.dataset.source,
+            "k": self.options.k,
+            "match": self.options.match,
+            "aggregate": sel.agg,
+            "semantic": self.options.semantic,
+            "threshold": self.options.threshold,
+            "backend": self.options.embedding_backend,
+            "sentiment": self.options.sentiment,
+            "scope": "ALL" if scope == "ALL" else self.movie_title(scope),
+            "scope_id": scope,
+            "protocol": protocol,
+            **extra,
+        }
+
     def movie_title(self, movie: str) -> str:
         titles = dict(zip(self.dataset.movies["movie"], self.dataset.movies["title"]))
-        return "All movies" if movie == "ALL" else str(titles.get(movie, movie))
+        return f"All {self.words.movies.lower()}" if movie == "ALL" else str(titles.get(movie, movie))
 
     def own_gt(self, movie: str, review: str) -> pd.DataFrame:
         """The cleaned GT rows the review is scored against, in rank order: its own list (per-document GT) or its

@@ -31,6 +31,7 @@ EXTRAS = {
     "plotly": "app",
     "dask": "dask",
     "distributed": "dask",
+    "sliceline": "slices",
 }
 
 

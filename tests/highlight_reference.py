@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from dashboard.highlight import _STOPWORDS
+from kweval.io.highlight import STOPWORDS as _STOPWORDS
 
 
 def regex_spans(text: str, keywords: list[str]) -> list[tuple[int, int]]:

@@ -56,6 +56,8 @@ def test_an_unrelated_file_is_neither_read_nor_hashed(tmp_path, monkeypatch):
     by_hand = hashlib.sha256(b"docsutf8/d1.txt\0Topic models of text.\n" + b"keys/d1.key\0topic models\n")
     assert digest == by_hand.hexdigest()
     assert [p.name for p in input_files(data)] == ["d1.txt", "d1.key"]
+    (data / "predictions.csv").write_text("review_id,model,keyword\nd1,m,topic models\n")  # read beside docsutf8/
+    assert [p.name for p in input_files(data)] == ["d1.txt", "d1.key", "predictions.csv"]
 
 
 def test_files_hash_streams_in_chunks_and_names_an_unreadable_input(tmp_path, monkeypatch):

@@ -10,9 +10,9 @@ import pytest
 
 from kweval.cli import main
 from kweval.data import load_dataset
+from kweval.data.formulas import FORMULA_STARTS
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.explain.failures import COLUMNS, failure_summary, failure_table
-from kweval.io.report import FORMULA_STARTS
 from tests.helpers import write_tables
 
 

@@ -189,7 +189,7 @@ def _check_sums(ds: Dataset, ev, table: pd.DataFrame) -> None:
     raw = ds.predictions.merge(scores.reset_index()[key], on=key)
     sizes = raw.groupby(key).size()
     marker = raw.groupby(key)["keyword"].apply(lambda s: len(s) == 1 and s.isna().all())
-    n_raw = (sizes - marker.astype(int)).reindex(scores.index).to_numpy()
+    n_raw = (sizes - marker.astype(int)).reindex(scores.index).fillna(0).astype(int).to_numpy()  # no rows: 0
     n_pred_rows = counts[list(PREDICTION_CATEGORIES)].sum(axis=1).to_numpy()
     np.testing.assert_array_equal(n_pred_rows, n_raw)
 
@@ -240,7 +240,7 @@ def _cases(draw):
     return _dataset(gt_lists, preds, texts, per_document, draw(st.booleans()))
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_cases(), st.sampled_from(MATCH_MODES), st.integers(1, 6))
 def test_categories_add_up_against_the_per_review_metrics(ds, mode, k):
     ev = evaluate(ds, EvalOptions(k=k, match=mode, present=True))
@@ -264,3 +264,98 @@ def test_dnlp_adds_up():
     assert len(table) > 13_000_000
     s = failure_summary(table)
     assert (s.loc[s["category"] == "missed_absent", "share"] > 0.9).all()  # most GT keywords never occur in a review
+
+
+def test_docs_show_the_one_table():
+    from kweval.metrics import categories, docs_table
+    from tests.helpers import REPO
+
+    text = (REPO / "docs" / "metrics.md").read_text(encoding="utf-8")
+    assert "## 10. Failure categories" in text and categories.markdown_table() in text
+    assert docs_table.with_categories(text) == text
+
+
+@pytest.mark.keyphrase
+@pytest.mark.parametrize("match", ["approx", "stem"])
+def test_semeval_per_document_adds_up(tmp_path, match):
+    """SemEval2017: each document its own unranked GT list; predictions of word runs, repeats included."""
+    import json
+
+    from tests.helpers import SEMEVAL
+
+    docs = sorted((SEMEVAL / "docsutf8").glob("*.txt"))[:80]
+    path = tmp_path / "p.jsonl"
+    with open(path, "w", encoding="utf-8") as handle:
+        for i, doc in enumerate(docs):
+            words = doc.read_text(encoding="utf-8").split()
+            phrases = [" ".join(words[j : j + 1 + (j + i) % 3]) for j in range(0, 40, 2)]
+            handle.write(json.dumps({"id": doc.stem, "keyphrases": phrases + phrases[:2] + ["--"]}) + "\n")
+    ds = load_dataset(SEMEVAL, predictions={"runs": str(path)}).subset(models=["runs"])
+    ev = evaluate(ds, EvalOptions(k=5, match=match, present=True, keyphrase=True))
+    table = failure_table(ds, ev)
+    _check_sums(ds, ev, table)
+    categories = set(table["category"].astype(str))
+    assert {"hit", "duplicate", "invalid", "found", "missed_present"} <= categories  # SemEval2017: extractive
+
+
+def test_summary_by_model_and_the_reviews_of_a_segment(demo_dataset):
+    from kweval.explain.failures import reviews_with
+
+    ev = evaluate(demo_dataset, EvalOptions(k=5))
+    table = failure_table(demo_dataset, ev)
+    by_model = failure_summary(table, by=["model"])
+    assert list(by_model.columns) == ["model", "side", "category", "count", "share"]
+    per_movie = failure_summary(table).groupby(["model", "category"], sort=False)["count"].sum()
+    assert by_model.set_index(["model", "category"])["count"].equals(
+        per_movie.loc[by_model.set_index(["model", "category"]).index]
+    )
+    taken = reviews_with(table, "taken", model="keybert")
+    assert set(taken["model"]) == {"keybert"} and (taken["count"] >= 1).all()
+    assert taken["count"].sum() == ((table["category"] == "taken") & (table["model"] == "keybert")).sum()
+    with pytest.raises(ValueError, match="unknown category"):
+        reviews_with(table, "nope")
+
+
+def test_without_nltk_stem_is_skipped_with_a_note(monkeypatch):
+    import sys
+
+    from kweval.text import normalize
+
+    caches = [normalize._porter] + ([normalize._stem_word] if hasattr(normalize, "_stem_word") else [])
+    for cache in caches:
+        cache.cache_clear()
+    monkeypatch.setitem(sys.modules, "nltk", None)
+    monkeypatch.setitem(sys.modules, "nltk.stem.porter", None)
+    try:
+        _, _, t = _table(["soundtrack"], {("m", "r", "a"): [("jazz soundtrack", 1.0)]}, match="exact")
+    finally:
+        for cache in caches:
+            cache.cache_clear()
+    assert _rows(t, "prediction") == [("jazz soundtrack", "near_lexical", "word: GT ‘soundtrack’")]
+    (note,) = t.attrs["notes"]
+    assert "near_lexical not tested under stem" in note and "kweval[stem]" in note
+
+
+_words = st.sampled_from(["star", "wars", "war", "jedi", "ars", "s", "dark side", "side", "xyz", "a"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.lists(_words, min_size=1, max_size=3).map(" ".join), min_size=1, max_size=6),
+    st.lists(st.one_of(st.none(), st.lists(_words, max_size=8).map(" ".join)), min_size=1, max_size=5),
+    st.sampled_from(MATCH_MODES),
+)
+def test_shared_list_presence_equals_its_definition(keywords, texts, mode):
+    """`present.occurrences` (with its token prefilter) against `present_flags`, text by text (the presence the
+    GT categories read)."""
+    from kweval.text import present
+
+    kw_idx, text_idx = present.occurrences(present.searchable_keywords(keywords, mode), present.searchable(texts, mode))
+    got = set(zip(kw_idx.tolist(), text_idx.tolist()))
+    expected = {
+        (k, t)
+        for t, text in enumerate(texts)
+        for k, flag in enumerate(present.present_flags(keywords, text, mode))
+        if flag
+    }
+    assert got == expected

@@ -29,10 +29,17 @@ EMBEDDERS = {
     "kweval/embeddings/onnx.py",
     "kweval/legacy/encoder.py",
 }  # where a model is loaded
-STREAMLIT_FREE = ("escape", "highlight", "keyword_html", "selection", "links", "review_tables", "style")
+STREAMLIT_FREE = ("escape", "highlight", "keyword_html", "selection", "links", "review_tables", "style", "report_view")
 # The parts of kweval from the bottom up; a part imports only its own modules and lower layers' parts.
 LAYERS = [
-    {"kweval._arrays", "kweval.extras", "kweval.cachedir", "kweval.files", "kweval.__version__"},  # foundations
+    {
+        "kweval._arrays",
+        "kweval.extras",
+        "kweval.cachedir",
+        "kweval.files",
+        "kweval.messages",
+        "kweval.__version__",
+    },  # foundations
     {"kweval.data"},  # datasets and their readers
     {"kweval.text"},  # normalization, stemming, matching, present/absent
     {"kweval.metrics"},  # metric families and the registry
@@ -44,6 +51,7 @@ LAYERS = [
         "kweval.explain",
         "kweval.legacy",
         "kweval.scale",
+        "kweval.judgments",
     },  # siblings: none imports another
     {"kweval.io"},  # reports, the protocol card, output files, export
     {"kweval.cli"},  # every command

@@ -159,7 +159,7 @@ def test_cli_names_the_extra_of_a_hidden_package(
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))  # an empty embedding store: the model is needed
 
     # encoders loaded by earlier tests in this process would hide the missing package
-    for cached in (sentiment._analyzer, text._porter, semantic.load_model, semantic._onnx_encoder):
+    for cached in (sentiment._analyzer, text._porter, text._stem_word, semantic.load_model, semantic._onnx_encoder):
         cached.cache_clear()
     monkeypatch.setitem(sys.modules, hidden, None)  # `import hidden` now raises ImportError
     monkeypatch.setitem(
@@ -170,7 +170,7 @@ def test_cli_names_the_extra_of_a_hidden_package(
     assert captured.out == ""
     (line,) = captured.err.strip().splitlines()
     assert line.startswith("kweval: ") and line.endswith(expected), line
-    for cached in (sentiment._analyzer, text._porter):
+    for cached in (sentiment._analyzer, text._porter, text._stem_word):
         cached.cache_clear()  # the next test gets the real package again
 
 

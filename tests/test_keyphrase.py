@@ -205,9 +205,9 @@ def test_semeval_per_document_equals_one_movie_per_document(tmp_path, match):
     ds = load_dataset(SEMEVAL, predictions={"first": write_jsonl(tmp_path / "p.jsonl", lines)})
     ds = ds.subset(models=["first"])
     assert len(ds.reviews) == 493 and len(ds.ground_truth) > 8000
-    options = EvalOptions(k=5, match=match, keyphrase=True, present=True)
+    options = EvalOptions(k=5, match=match, keyphrase=True, present=True, missing="skip")
     per_doc = evaluate(ds, options).scores.drop(columns=["movie"]).set_index(["review_id", "model"]).sort_index()
-    assert len(per_doc) == 60  # documents without predictions are skipped, not scored
+    assert len(per_doc) == 60  # documents without predictions are skipped under missing="skip", not scored
     flat = _per_document_as_movies(ds)
     as_movies = evaluate(flat.subset(movies=[d.stem for d in docs]), options).scores
     as_movies = as_movies.drop(columns=["movie"]).set_index(["review_id", "model"]).sort_index()

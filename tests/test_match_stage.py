@@ -194,3 +194,17 @@ def test_sentiment_reads_the_keyword_table_even_when_it_is_not_kept(tmp_path: Pa
     full = evaluate(ds, options)
     assert full.scores["sas_keywords"].notna().any()
     _assert_same_but_the_keyword_table(evaluate(ds, options, keywords=False), full)
+
+
+def test_substring_index_memo_equals_its_definition_and_keeps_no_long_list():
+    """The speed trick (`_substrings_memo`) against the plain definition; a long list is never kept in the memo."""
+    from kweval.text import matching
+
+    short = ["star wars", "jedi", "wars"]
+    expected = {s[a:b] for s in short for a in range(len(s)) for b in range(a + 1, len(s) + 1)}
+    assert matching._substrings(short) == expected
+    assert matching._substrings(list(short)) is matching._substrings(short)  # served by the memo
+    long = [f"kw{i}" for i in range(matching._MEMO_ITEMS + 1)]
+    before = matching._substrings_memo.cache_info().currsize
+    assert matching._substrings(long) == {s[a:b] for s in long for a in range(len(s)) for b in range(a + 1, len(s) + 1)}
+    assert matching._substrings_memo.cache_info().currsize == before

@@ -242,3 +242,24 @@ def test_keybert_extract_with_a_broken_export_writes_every_document(fresh, monke
     assert status == 0 and "Traceback" not in err
     assert sum("torch backend" in line for line in err.splitlines()) == 1
     assert len(out.read_text().splitlines()) == len(list((data / "docsutf8").glob("*.txt")))
+
+
+def test_the_card_names_torch_after_a_fallback(fresh, monkeypatch, capsys):
+    from kweval.evaluation.pipeline import EvalOptions
+    from kweval.io.card import evaluation_card
+
+    options = EvalOptions(semantic=True, embedding_backend="onnx")
+    assert "(onnx, fp32)" in evaluation_card(options, "d", "h", aggregation="macro")["semantic"]
+    monkeypatch.setattr(kw_onnx, "_export", lambda model_path, target: Path(target).write_bytes(b""))
+    semantic.embed_texts(["scam"], backend="onnx", device="cpu")
+    capsys.readouterr()
+    assert "(torch, fp32)" in evaluation_card(options, "d", "h", aggregation="macro")["semantic"]
+
+
+def test_a_worker_whose_export_is_broken_says_so_instead_of_filing_torch_vectors(fresh, monkeypatch, capsys):
+    from kweval.scale import distributed
+
+    monkeypatch.setattr(kw_onnx, "_export", lambda model_path, target: Path(target).write_bytes(b""))
+    with pytest.raises(distributed.EmbeddingError, match="ONNX export"):
+        distributed.embed_share(["scam"], semantic.DEFAULT_MODEL, "onnx", ("onnx", "fp32"))
+    capsys.readouterr()

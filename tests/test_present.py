@@ -150,3 +150,15 @@ def test_searchable_texts_and_keywords_follow_their_definition_text_by_text(matc
     assert searchable(values, match) == [_plain_searchable(v, match) for v in values]
     norms = [n for n in (normalize(v) for v in values if isinstance(v, str)) if n]
     assert searchable_keywords(norms, match) == [_plain_searchable(n, match) for n in norms]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.text(alphabet="abcdeinorstuyz", min_size=1, max_size=12), min_size=1, max_size=6))
+def test_memoised_stems_equal_porter_token_by_token(words):
+    """The speed trick `_stem_word` (a memo) against its plain definition, NLTK's Porter stemmer itself."""
+    from kweval.text.stemming import load_porter
+
+    porter = load_porter()
+    keyword = " ".join(words)
+    assert stem_tokens(keyword) == tuple(porter(w) for w in words)
+    assert stem_tokens(keyword) == stem_tokens(keyword)  # the second call is served by the memo

@@ -106,7 +106,11 @@ def test_a_web_server_that_answers_is_refused_before_dask_reads_it(capsys):
 
 
 def test_a_real_http_server_is_one_line_no_huge_allocation(capsys):
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), http.server.SimpleHTTPRequestHandler)
+    class Quiet(http.server.SimpleHTTPRequestHandler):
+        def log_message(self, *args) -> None:  # the server runs in this process: its log is not kweval's stderr
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -115,7 +119,7 @@ def test_a_real_http_server_is_one_line_no_huge_allocation(capsys):
     finally:
         server.shutdown()
         server.server_close()
-    assert status == 2 and len(lines) == 1 and lines[0].startswith("kweval: error: --scheduler "), lines
+    assert status == 2 and len(lines) == 1 and "a web server answers there" in lines[0], lines
     assert elapsed < 10
 
 

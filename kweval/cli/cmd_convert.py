@@ -8,6 +8,7 @@ from pathlib import Path
 
 from kweval.cli.common import USAGE_ERROR, add_predictions_argument, prediction_files, problem_lines
 from kweval.io.output import OutputError, check_output_folder, os_reason
+from kweval.messages import say
 
 
 def add_parser(sub) -> None:
@@ -35,7 +36,7 @@ def cmd_convert(args: argparse.Namespace) -> int:
     for line in problem_lines(dataset.problems):
         print(line, file=sys.stderr)
     if dataset.predictions.empty:
-        print(f"kweval: {args.src}: no predictions could be read; nothing written", file=sys.stderr)
+        say(args.src, "no predictions could be read; nothing written")
         return USAGE_ERROR
     if args.format == "csv" and not args.raw_csv:
         dataset = _without_formulas(dataset)

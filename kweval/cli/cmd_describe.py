@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import unicodedata
 
 from kweval.cli.common import UsageError
+from kweval.messages import problem_line, say, shown
 
 FORMATS = ("text", "json", "markdown")
 
@@ -53,13 +53,13 @@ def cmd_describe(args: argparse.Namespace) -> int:
             raise UsageError(f"{args.data}: describe needs per-document ground truth (a document's own keyphrases)")
         collections = documents_of_dataset(dataset)
     for problem in problems:
-        print(f"kweval: {shown(problem.source)}: {shown(problem.reason)}", file=sys.stderr)
+        print(problem_line(problem), file=sys.stderr)
     if not any(c.doc_ids for c in collections):
-        print(f"kweval: {shown(str(args.data))}: no document could be read; nothing to describe", file=sys.stderr)
+        say(args.data, "no document could be read; nothing to describe")
         return 2
     cards = [describe(c, args.protocol, args.match) for c in collections]
     for note in stem_cache_notes():  # a full disk or a quota: the stems are not kept, the card is still right
-        print(f"kweval: stem cache: {shown(note)}", file=sys.stderr)
+        say("stem cache", note)
     if args.format == "json":
         body = cards[0].as_dict() if len(cards) == 1 else [c.as_dict() for c in cards]
         text = json.dumps(body, indent=2, ensure_ascii=False) + "\n"
@@ -68,11 +68,6 @@ def cmd_describe(args: argparse.Namespace) -> int:
         text = "\n".join(render(c.as_dict()) for c in cards)
     write_output(text, args.out)
     return 0
-
-
-def shown(text: str) -> str:
-    """`text` with control, format (bidi) and separator characters written as escapes, so none acts on a terminal."""
-    return "".join(ch if ch == " " or unicodedata.category(ch)[0] not in "CZ" else ascii(ch)[1:-1] for ch in text)
 
 
 def _number(value: object) -> str:

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from kweval.cli.common import DEFAULTS, positive_int, problem_lines
+from kweval.messages import say
 
 
 def add_parsers(sub, embedding_backends: tuple[str, ...]) -> None:
@@ -52,7 +53,7 @@ def cmd_embed(args: argparse.Namespace) -> int:
         args.embedding_model,
         backend=backend,
         precision=precision,
-        on_note=lambda note: print(f"kweval: embedding cache: {note}", file=sys.stderr),
+        on_note=lambda note: say("embedding cache", note),
     )
     progress = _tqdm_counter(len(texts)) if sys.stderr.isatty() else None
     semantic.embed_texts(
@@ -91,11 +92,15 @@ def cmd_cache(args: argparse.Namespace) -> int:
 
     folder = cache_dir()
     if args.action == "clear":
-        removed = cache_clear(model_id=args.embedding_model)
-        if args.embedding_model is not None:
-            print(f"removed {removed} store(s) from {folder}")
-            return 0
-        files, stems = clear_exports(folder), stem_cache_clear()
+        try:
+            removed = cache_clear(model_id=args.embedding_model)
+            if args.embedding_model is not None:
+                print(f"removed {removed} store(s) from {folder}")
+                return 0
+            files, stems = clear_exports(folder), stem_cache_clear()
+        except OSError as exc:  # a file the user may not remove: say which, no traceback
+            say("cache clear", exc)
+            return 1
         print(f"removed {removed} store(s), {files} ONNX export file(s) and {stems} stem cache file(s) from {folder}")
         return 0
     stores = cache_info()

@@ -11,7 +11,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from kweval.cli import fast
+from kweval.cli import fast, judged
 from kweval.cli.common import (
     DEFAULTS,
     THRESHOLD_FAILED,
@@ -28,9 +28,11 @@ from kweval.cli.common import (
     threshold,
 )
 from kweval.data.dataset import Dataset
+from kweval.evaluation.missing import MISSING_MODES
 from kweval.evaluation.pipeline import AGGREGATIONS, GT_ORDERS, EvalOptions, Evaluation
 from kweval.extras import missing_extra
 from kweval.io.output import check_output_file, write_output
+from kweval.messages import say
 from kweval.metrics.ranking import DISCOUNTS, GAINS
 from kweval.text.matching import MATCH_MODES
 
@@ -48,6 +50,7 @@ def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
     _add_output_options(ev)
     _add_scale_options(ev)
     fast.add_evaluate_arguments(ev)
+    judged.add_argument(ev)
 
 
 def _add_data_and_metric_options(ev: argparse.ArgumentParser, embedding_backends: tuple[str, ...]) -> None:
@@ -61,13 +64,13 @@ def _add_data_and_metric_options(ev: argparse.ArgumentParser, embedding_backends
     ev.add_argument(
         "--aggregate",
         choices=AGGREGATIONS,
-        default=AGGREGATIONS[0],
+        default=None,  # macro; None tells --protocol that it was not given
         help="mean over reviews (macro, default) or ratio of sums (micro)",
     )
     ev.add_argument(
         "--match",
         choices=MATCH_MODES,
-        default=DEFAULTS.match,
+        default=None,  # DEFAULTS.match; None tells --protocol that it was not given
         help="keyword match mode (default approx: equal or substring)",
     )
     ev.add_argument(
@@ -99,6 +102,13 @@ def _add_data_and_metric_options(ev: argparse.ArgumentParser, embedding_backends
         "or onnx-int8 (quantized, approximate)",
     )
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
+    ev.add_argument(
+        "--missing",
+        choices=MISSING_MODES,
+        default=DEFAULTS.missing,
+        help="documents a model gave no predictions for: zero (score 0, counted: the field's rule), skip (left out, "
+        "counted in n_skipped); default auto: zero on per-document ground truth, skip on movie-level GT",
+    )
     add_predictions_argument(ev)
     ev.add_argument(
         "--keyphrase",
@@ -213,13 +223,17 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     """`kweval evaluate`: the summary (and --per-review table) of a dataset, or of a collection under --protocol."""
     if fast.wants_protocol_path(args):
         return fast.evaluate_protocol(args)
+    args.aggregate = args.aggregate or AGGREGATIONS[0]
+    args.match = args.match or DEFAULTS.match
     options = _options(args)
     for out in (args.out, args.per_review):
         if out is not None:
             check_output_file(out)
     if args.scheduler is not None and args.legacy:
         raise UsageError("--scheduler evaluates the lexical, semantic and sentiment metrics; run --legacy without it")
+    judged.check_arguments(args)
     source, dataset, evaluation, options = _load_or_evaluate_in_groups(args, options)
+    judged_tables = None
     if args.legacy:
         from kweval import legacy
 
@@ -236,6 +250,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             assert dataset is not None
             evaluation = _evaluate(args, dataset, options)
         summary = aggregate(evaluation, args.aggregate)
+        summary, judged_tables = judged.with_judgments(args, dataset, options, summary)
         problems = evaluation.problems
         n_evaluated = len(evaluation.scores)
         per_review = evaluation
@@ -245,7 +260,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if n_evaluated == 0:
         print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
         return USAGE_ERROR
-    _write_outputs(args, summary, per_review, options, str(source), _words(dataset))
+    _write_outputs(args, summary, per_review, options, str(source), _words(dataset), judged_tables)
     return _check_thresholds(summary, args.fail_under)
 
 
@@ -265,6 +280,7 @@ def _options(args: argparse.Namespace) -> EvalOptions:
             sentiment=args.sentiment,
             keyphrase=bool(args.keyphrase),
             present=bool(args.present),
+            missing=args.missing,
         )
     except ValueError as exc:
         raise UsageError(str(exc)) from None
@@ -278,7 +294,7 @@ def _load_or_evaluate_in_groups(
     selected, the keyphrase options set from its GT) and no evaluation yet."""
     files = prediction_files(args)
     in_groups = None
-    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files):
+    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files or args.judgments):
         in_groups = _evaluate_in_groups(args, options)  # the lexical metrics: shared out over processes
     elif args.scheduler is not None and not files:  # workers read their own movie files when the layout has them
         in_groups = _evaluate_files_on_scheduler(args, options)
@@ -324,7 +340,7 @@ def _words(dataset: Dataset | None):
 
 
 def _write_outputs(
-    args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, source: str, words
+    args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, source: str, words, judged
 ):
     """The summary (--out, --format, with its protocol card and sidecar, headers in the data's `words`) and the
     --per-review table."""
@@ -339,7 +355,9 @@ def _write_outputs(
     write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, words=words, **latex), args.out)
     write_sidecar(fmt, args.out, card)
     if args.per_review and per_review is not None:
-        write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
+        table = report.per_review_table(per_review)
+        table = table if judged is None else judged.per_review(table)
+        write_output(report.to_csv(table, raw=args.raw_csv), args.per_review)
 
 
 def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions, timeout: float) -> Evaluation:
@@ -369,8 +387,9 @@ def _evaluate_files_on_scheduler(args: argparse.Namespace, options: EvalOptions)
 def _scheduler_client(spec: str, timeout: float):
     """distributed.connect(spec), with a bad spec, an unreachable or silent scheduler, or something else answering
     there (a web server) as a usage error."""
+    from kweval.messages import shown
     from kweval.scale import distributed
-    from kweval.scale.address import SchedulerAddressError, shown
+    from kweval.scale.address import SchedulerAddressError
 
     try:
         distributed.parse_scheduler(spec)
@@ -441,7 +460,7 @@ def _check_thresholds(summary, thresholds: list[tuple[str, float]]) -> int:
             value = row[metric]
             if not value >= minimum:  # NaN fails too
                 failed = True
-                print(f"kweval: {row['model']}: {metric} = {value:.6f} is below {minimum}", file=sys.stderr)
+                say(row["model"], f"{metric} = {value:.6f} is below {minimum}")
     return THRESHOLD_FAILED if failed else 0
 
 

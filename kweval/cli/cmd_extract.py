@@ -10,6 +10,7 @@ from pathlib import Path
 from kweval.cli.common import UsageError
 from kweval.io.output import check_output_file, write_output
 from kweval.keyphrase.extract import EXTRACTORS, SCORE_DIRECTION
+from kweval.messages import problem_line, say
 
 
 def add_parser(sub) -> None:
@@ -55,7 +56,7 @@ def cmd_extract(args: argparse.Namespace) -> int:
         raise UsageError(f"{out}: --out must end in .csv, .parquet or .jsonl")
     check_output_file(str(out))
     for problem in problems:
-        print(f"kweval: {problem.source}: {problem.reason}", file=sys.stderr)
+        print(problem_line(problem), file=sys.stderr)
     doc_ids = collection.doc_ids
     texts = [collection.texts[d] for d in doc_ids]
     from tqdm import tqdm
@@ -73,6 +74,13 @@ def cmd_extract(args: argparse.Namespace) -> int:
         except ImportError as exc:
             extra = "extract,semantic" if args.extractor == "keybert" else "extract"
             raise UsageError(f"{args.extractor} needs {exc.name or exc}: pip install 'kweval[{extra}]'") from None
+    empty = [d for d, e in zip(doc_ids, lists) if not e]
+    if empty:
+        say(
+            args.data,
+            f"{len(empty)} document(s) without any keyphrase from {args.extractor} (e.g. {empty[0]}); each written "
+            "with an empty list",
+        )
     model = args.model_name or args.extractor
     direction = SCORE_DIRECTION[args.extractor]  # travels with the predictions (kweval.data.predictions)
     if out.suffix == ".jsonl":
@@ -96,9 +104,8 @@ def cmd_extract(args: argparse.Namespace) -> int:
         else:
             table = neutralise_formulas(table)
             write_output(table.to_csv(index=False, lineterminator="\n", quoting=csv_quoting(table)), str(out))
-    print(
-        f"kweval: {len(texts)} documents, {sum(map(len, lists))} keyphrases by {args.extractor} "
-        f"(scores: {SCORE_DIRECTION[args.extractor]} is better) -> {out}",
-        file=sys.stderr,
+    say(
+        f"{len(texts)} documents, {sum(map(len, lists))} keyphrases by {args.extractor} "
+        f"(scores: {SCORE_DIRECTION[args.extractor]} is better) -> {out}"
     )
     return 0

@@ -17,6 +17,8 @@ from kweval.cli.common import (
     select,
 )
 from kweval.evaluation.pipeline import GT_ORDERS, EvalOptions
+from kweval.messages import say
+from kweval.metrics.categories import GT_CATEGORIES, PREDICTION_CATEGORIES
 from kweval.text.matching import MATCH_MODES
 
 DESCRIPTION = """\
@@ -24,8 +26,8 @@ One row per keyword of every evaluated review × model: every predicted keyword 
 cleaning) and every GT keyword of the review's list, each with the first failure category that
 applies (docs/metrics.md §10) under --match, --k and, with --semantic, --threshold:
 
-  predictions: invalid, duplicate, hit, hit_beyond_k, taken, near_lexical, near_semantic, off_reference
-  GT keywords: found, found_beyond_k, missed_present, missed_absent, missed_no_text
+  predictions: {prediction}
+  GT keywords: {gt}
 
 Columns: movie, review_id, model, side (prediction/gt), position (after cleaning; -1 for a
 keyword cleaning drops; a GT keyword's rank), keyword, category, detail (the GT keyword it
@@ -34,7 +36,7 @@ Per review × model the hit rows are p@k·k and hit + hit_beyond_k = found + fou
 n_matched.  --summary writes the counts per movie × model × category instead (with each
 count's share of its side).  The file is CSV (spreadsheet formulas neutralised) or Parquet
 (.parquet) by --out's extension.
-"""
+""".format(prediction=", ".join(PREDICTION_CATEGORIES), gt=", ".join(GT_CATEGORIES))
 
 
 def add_parser(sub) -> None:
@@ -84,9 +86,11 @@ def cmd_failures(args: argparse.Namespace) -> int:
         print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
         return USAGE_ERROR
     table = failure_table(dataset, evaluation)
+    for note in table.attrs.get("notes", []):
+        say("failures", note)
     out = failure_summary(table) if args.summary else table[COLUMNS]
     write_table(out, args.out)
-    print(f"kweval: wrote {len(out):,} rows to {args.out}", file=sys.stderr)
+    say(f"wrote {len(out):,} rows to {args.out}")
     return 0
 
 

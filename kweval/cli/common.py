@@ -123,13 +123,17 @@ def prediction_files(args: argparse.Namespace) -> dict[str, str] | None:
     """{model: path} of the --predictions options (None without any); each NAME once."""
     files = dict(args.predictions or ())
     if len(files) < len(args.predictions or ()):
-        raise UsageError("--predictions: each NAME once")
+        names = [name for name, _ in args.predictions]
+        twice = sorted({n for n in names if names.count(n) > 1})
+        raise UsageError(f"--predictions: NAME {', '.join(twice)} given more than once; each NAME once")
     return files or None
 
 
 def problem_lines(problems) -> list[str]:
-    """The one `kweval: SOURCE: REASON` line of each data problem."""
-    return [f"kweval: {p.source}: {p.reason}" for p in problems]
+    """The one `kweval: SOURCE: REASON` line of each data problem, user strings escaped (`kweval.messages`)."""
+    from kweval.messages import problem_line
+
+    return [problem_line(p) for p in problems]
 
 
 def select(available: list[str], wanted: list[str] | None, what: str) -> list[str] | None:

@@ -21,12 +21,16 @@ from kweval.cli import (
     cmd_export,
     cmd_extract,
     cmd_failures,
+    cmd_judgments,
+    cmd_report,
+    cmd_slices,
     cmd_synth,
 )
 from kweval.cli.common import USAGE_ERROR, UsageError, epilog
 from kweval.cli.fast import KeyphraseUsageError
 from kweval.extras import MissingExtra, missing_extra
 from kweval.io.output import OutputError, os_reason
+from kweval.messages import line, say
 
 __all__ = ["COMMANDS", "build_parser", "main", "run"]
 
@@ -54,6 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_export.add_parser(sub)
     cmd_describe.add_parser(sub)
     cmd_failures.add_parser(sub)
+    cmd_judgments.add_parser(sub)
+    cmd_report.add_parser(sub, EMBEDDING_BACKENDS)
+    cmd_slices.add_parser(sub)
     return parser
 
 
@@ -67,6 +74,9 @@ COMMANDS = {
     "export": cmd_export.cmd_export,
     "describe": cmd_describe.cmd_describe,
     "failures": cmd_failures.cmd_failures,
+    "judgments": cmd_judgments.cmd_judgments,
+    "report": cmd_report.cmd_report,
+    "slices": cmd_slices.cmd_slices,
 }
 
 
@@ -82,16 +92,16 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return COMMANDS[args.command](args)
     except (UsageError, DatasetError, KeyphraseUsageError) as exc:
-        print(f"kweval: error: {exc}", file=sys.stderr)
+        say("error", exc)
         return USAGE_ERROR
     except (MissingExtra, OutputError) as exc:  # an optional feature without its extra, or an unusable output path
-        print(f"kweval: {exc}", file=sys.stderr)
+        say(exc)
         return USAGE_ERROR
     except ImportError as exc:  # an optional package imported directly (not through extras.require)
         missing = missing_extra(exc, args.command)
         if missing is None:
             raise
-        print(f"kweval: {missing}", file=sys.stderr)
+        say(missing)
         return USAGE_ERROR
     except BrokenPipeError:  # e.g. `kweval evaluate | head`
         return 0
@@ -123,7 +133,7 @@ def exit_without_teardown(status: int) -> NoReturn:
         except OSError as exc:  # e.g. stdout on a full device
             name = "stdout" if stream is sys.stdout else "stderr"
             try:
-                sys.stderr.write(f"kweval: {name}: writing failed ({os_reason(exc)})\n")
+                sys.stderr.write(line(name, f"writing failed ({os_reason(exc)})") + "\n")
                 sys.stderr.flush()
             except (OSError, ValueError):
                 pass

@@ -16,6 +16,7 @@ import sys
 from pathlib import Path
 
 from kweval.io.output import check_output_file, write_output
+from kweval.messages import problem_line, say
 
 PRESETS = ("kweval", "pke", "kpeval", "meng")
 
@@ -46,13 +47,17 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
     Documents come from `kweval.data.keyphrase.read_documents` and predictions
     from `kweval.data.predictions.prediction_lists` (the data layer's readers,
     its messages); JSON output is written without pandas, so the whole process
-    stays small (bench/bench_keyphrase.py).
+    stays small (bench/bench_keyphrase.py).  Every other option of the full CLI
+    is applied or refused in one line (kweval.cli.protocol_options).
     """
+    from kweval.cli import protocol_options as opts
     from kweval.data import read_per_document
-    from kweval.data.predictions import prediction_lists
-    from kweval.io import card as cards
-    from kweval.keyphrase.protocols import CUTOFFS, PROTOCOLS, document_problems, score_documents, summarize
+    from kweval.keyphrase.protocols import CUTOFFS, PROTOCOLS, document_problems
 
+    try:
+        opts.refuse_options(args, args.protocol)
+    except opts.ProtocolOptionError as exc:
+        raise KeyphraseUsageError(str(exc)) from None
     problems: list = []
     documents = None if args.data is None else read_per_document(args.data, problems)
     if documents is None:
@@ -60,33 +65,84 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
             f"--protocol {args.protocol} needs per-document ground truth: a folder with docsutf8/ and keys/, or one "
             ".json/.jsonl file with title, abstract and keywords"
         )
+    if not args.predictions and Path(args.data).is_dir():  # a predictions table beside docsutf8/
+        from kweval.data.predictions import beside_collection
+
+        args.predictions = [(m, str(p)) for m, p in beside_collection(Path(args.data), problems)]
     if not args.predictions:
-        raise KeyphraseUsageError("give each model's predictions with --predictions NAME=PATH")
-    check_output_file(args.out)
+        raise KeyphraseUsageError(
+            "give each model's predictions with --predictions NAME=PATH (or a predictions table beside docsutf8/)"
+        )
+    names = [name for name, _ in args.predictions]
+    twice = sorted({n for n in names if names.count(n) > 1})
+    if twice:
+        raise KeyphraseUsageError(f"--predictions: NAME {', '.join(twice)} given more than once; each NAME once")
+    try:
+        chosen = opts.selected_models(args.predictions, getattr(args, "models", None))
+        opts.check_movies(documents.name, getattr(args, "movies", None))
+    except opts.ProtocolOptionError as exc:
+        raise KeyphraseUsageError(str(exc)) from None
+    per_review = getattr(args, "per_review", None)
+    for out in (args.out, per_review):
+        if out is not None:
+            check_output_file(out)
     quiet = getattr(args, "quiet", False)
-
-    def report() -> None:
-        if not quiet:
-            for problem in problems:
-                print(f"kweval: {problem.source}: {problem.reason}", file=sys.stderr)
-        problems.clear()
-
-    folder = Path(args.data)
     protocol = PROTOCOLS[args.protocol]
+    folder = Path(args.data)
     for doc, reason in document_problems(protocol, documents.texts):
         problems.append(_problem(f"{folder}: document {doc}", reason))
-    report()
-    gold = documents.gold
     cutoffs = tuple(dict.fromkeys((*CUTOFFS[:1], args.k, *CUTOFFS[1:])))
-    rows = []
-    paths = list(documents.files)
-    for model, path_text in args.predictions:
+    rows, per_model, paths = _score_models(protocol, documents, chosen, cutoffs, problems, quiet)
+    problems.extend(_stem_cache_problems())  # a full disk: the stems are not kept, the numbers stand
+    _report(problems, quiet)
+    if not rows:
+        say("nothing could be evaluated (no readable predictions)")
+        return 2
+    from kweval.io import card as cards
+
+    _write_summary(
+        args, rows, cards.files_hash(list(documents.files) + paths, folder if folder.is_dir() else None), cutoffs
+    )
+    if per_review is not None:
+        write_output(opts.per_document_csv(documents.name, per_model, raw=getattr(args, "raw_csv", False)), per_review)
+    try:
+        failures = opts.failed_thresholds(rows, getattr(args, "fail_under", None) or [])
+    except opts.ProtocolOptionError as exc:
+        raise KeyphraseUsageError(str(exc)) from None
+    for failure in failures:
+        say(failure)
+    return 1 if failures else 0
+
+
+def _report(problems: list, quiet: bool) -> None:
+    """Print each problem's one line (unless quiet) and forget them."""
+    if not quiet:
+        for problem in problems:
+            print(problem_line(problem), file=sys.stderr)
+    problems.clear()
+
+
+def _score_models(protocol, documents, chosen, cutoffs, problems: list, quiet: bool):
+    """(summary rows, {model: per-document columns}, prediction files read) of each model's predictions file.
+
+    A file that is not readable, or holds no usable line, is one problem and no row (not a model scoring 0).
+    """
+    from kweval.data.predictions import prediction_lists
+    from kweval.keyphrase.protocols import score_documents, summarize
+
+    gold = documents.gold
+    rows: list[dict] = []
+    per_model: dict[str, dict] = {}
+    paths: list[Path] = []
+    for model, path_text in chosen:
         path = Path(path_text)
         if not path.is_file():
             problems.append(_problem(str(path), f"not a readable file; model {model} skipped"))
-            report()
             continue
         predictions = prediction_lists(path, model, problems)
+        if not predictions:
+            problems.append(_problem(str(path), f"no usable predictions; model {model} not evaluated"))
+            continue
         unknown = sorted(set(predictions) - set(gold))
         if unknown:
             problems.append(
@@ -94,7 +150,7 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
                     str(path), f"{len(unknown)} document id(s) not in {documents.name} (e.g. {unknown[0]}); ignored"
                 )
             )
-        report()
+        _report(problems, quiet)
         per_doc = score_documents(protocol, gold, predictions, documents.texts, cutoffs)
         summary = summarize(protocol, per_doc)
         n_documents = int(summary.pop("n_documents"))
@@ -106,14 +162,9 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
                 **{k: v for k, v in summary.items() if not math.isnan(v)},
             }
         )
+        per_model[model] = per_doc
         paths.append(path)
-    problems.extend(_stem_cache_problems())  # a full disk: the stems are not kept, the numbers stand
-    report()
-    if not rows:
-        print("kweval: nothing could be evaluated (no readable predictions)", file=sys.stderr)
-        return 2
-    _write_summary(args, rows, cards.files_hash(paths, folder if folder.is_dir() else None), cutoffs)
-    return 0
+    return rows, per_model, paths
 
 
 def _write_summary(args: argparse.Namespace, rows: list[dict], content_hash: str, cutoffs: tuple) -> None:
@@ -206,10 +257,10 @@ def fast_main(argv: list[str]) -> int | None:
     try:
         return evaluate_protocol(args)
     except KeyphraseUsageError as exc:
-        print(f"kweval: error: {exc}", file=sys.stderr)
+        say("error", exc)
         return 2
     except OutputError as exc:
-        print(f"kweval: {exc}", file=sys.stderr)
+        say(exc)
         return 2
     except BrokenPipeError:
         return 0

@@ -296,6 +296,19 @@ def _read_gt_file(root: Path, problems: list[Problem]) -> pd.DataFrame | None:
     if gt_raw is not None and not {"Movie_ID", "Keyword"} <= set(gt_raw.columns):
         problems.append(Problem(GT_FILE, "lacks the Movie_ID/Keyword columns; no ground truth"))
         return None
+    if gt_raw is not None:
+        cells = gt_raw["Keyword"].tolist()
+        not_text = np.array([not isinstance(c, str) and not _is_missing(c) for c in cells], dtype=bool)
+        if not_text.any():  # a list, a number: no keyword (the tidy reader's rule and message)
+            example = cells[int(np.flatnonzero(not_text)[0])]
+            problems.append(
+                Problem(
+                    GT_FILE,
+                    f"{int(not_text.sum())} keyword cell(s) are not text (e.g. {type(example).__name__} "
+                    f"{str(example)[:40]}); those GT rows are dropped",
+                )
+            )
+            gt_raw = gt_raw[~not_text]
     return gt_raw
 
 

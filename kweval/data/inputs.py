@@ -2,7 +2,7 @@
 
 Each layout names its inputs with the reader's own rules (`tidy.table_files`,
 `dnlp.movie_files`, the keyphrase collections' ``docsutf8/*.txt``,
-``keys/*.key`` and ``lan.txt``, `meng.layout_files`), so an unrelated file
+``keys/*.key``, ``lan.txt`` and tidy predictions table, `meng.layout_files`), so an unrelated file
 beside the data (a 1 GB archive, a link loop, a dangling link, a file nobody
 may read) is neither read nor hashed.
 """
@@ -38,10 +38,12 @@ def _candidates(folder: Path, layout: str, movies: set[str] | None) -> list[Path
     if layout == "meng":
         return meng.layout_files(folder)
     if layout == "keyphrase":
+        from kweval.data.predictions import tidy_prediction_files
+
         out: list[Path] = []
         for collection in keyphrase.find_collections(folder):
             out += _glob(collection / keyphrase.DOCS_DIR, "*.txt") + _glob(collection / keyphrase.KEYS_DIR, "*.key")
-            out.append(collection / keyphrase.LANGUAGE_FILE)
+            out += [collection / keyphrase.LANGUAGE_FILE, *tidy_prediction_files(collection)]
         return out
     root = dnlp.find_root(folder) or folder
     chosen = {m: p for m, p in dnlp.movie_files(root).items() if movies is None or m in movies}

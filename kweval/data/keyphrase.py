@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kweval.data.dataset import MODEL_COLUMNS, PREDICTION_COLUMNS, Dataset, Problem
+from kweval.data.dataset import MODEL_COLUMNS, PREDICTION_COLUMNS, Dataset, Problem, text_of
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -117,8 +117,8 @@ def read_documents(collection: Path, problems: list[Problem]) -> Documents:
     Documents without a key file get no GT and key files without a document
     are still read (both reported); unreadable files are skipped, reported.
     """
-    docs = {p.stem: p for p in sorted((collection / DOCS_DIR).glob("*.txt")) if p.is_file()}
-    key_files = {p.stem: p for p in sorted((collection / KEYS_DIR).glob("*.key")) if p.is_file()}
+    docs = _files(collection / DOCS_DIR, ".txt", problems)
+    key_files = _files(collection / KEYS_DIR, ".key", problems)
     texts: dict[str, str] = {}
     for doc_id, path in docs.items():
         text = _read_text(path, problems, "document")
@@ -156,7 +156,44 @@ def read_documents(collection: Path, problems: list[Problem]) -> Documents:
     language = _language(collection, problems)
     if language is not None:
         read.append(collection / LANGUAGE_FILE)
-    return Documents(collection.name, texts, keys, language, tuple(read), raw_keys=raw_keys)
+    name = text_of(collection.name, [0])
+    return Documents(name, texts, keys, language, tuple(read), raw_keys=raw_keys)
+
+
+def _files(folder: Path, suffix: str, problems: list[Problem]) -> dict[str, Path]:
+    """{document id: file} of the `*suffix` files of `folder`, in name order.
+
+    What is not a regular file (a folder named `x.key`, a dangling link, a
+    link loop) is one problem and left out; a file name that is not UTF-8
+    gives an id with U+FFFD for its undecodable bytes (one problem), so its
+    text and key file still pair up.
+    """
+    found: dict[str, Path] = {}
+    not_files: list[str] = []
+    replaced = [0]
+    try:
+        paths = sorted(folder.glob(f"*{suffix}"))
+    except OSError as exc:
+        problems.append(Problem(str(folder), f"cannot be listed ({exc.strerror or type(exc).__name__}); skipped"))
+        return found
+    for path in paths:
+        if not path.is_file():  # a folder, a dangling link or a link loop (is_file is False for each)
+            not_files.append(path.name)
+            continue
+        found[text_of(path.stem, replaced)] = path
+    if not_files:
+        problems.append(
+            Problem(
+                str(folder),
+                f"{len(not_files)} *{suffix} name(s) not a readable file (a folder, a dangling link or a link "
+                f"loop; e.g. {not_files[0]}); skipped",
+            )
+        )
+    if replaced[0]:
+        problems.append(
+            Problem(str(folder), f"{replaced[0]} file name(s) not UTF-8; their ids have U+FFFD for the bad bytes")
+        )
+    return found
 
 
 def raw_key_lines(text: str) -> list[str]:
@@ -198,12 +235,33 @@ def read_keyphrase(folder: Path) -> Dataset:
     collections, predictions = [], []
     directions: dict[str, str] = {}
     for collection in find_collections(folder):
-        collections.append(read_documents(collection, problems))
+        docs = read_documents(collection, problems)
+        collections.append(docs)
         for path in pred_files.tidy_prediction_files(collection):
-            rows, declared = pred_files.read_prediction_file(path, None, problems, default_movie=collection.name)
+            rows, declared = _predictions_beside(path, docs, problems)
             predictions.append(rows)
             directions = declared | directions  # the first collection's word on a model wins
     return documents_dataset(collections, predictions, problems, str(folder), directions)
+
+
+def _predictions_beside(path: Path, docs: Documents, problems: list[Problem]) -> tuple[pd.DataFrame, dict[str, str]]:
+    """(rows, declared score directions) of a predictions table lying in a collection folder: all of its rows are
+    that collection's documents."""
+    from kweval.data import predictions as pred_files
+
+    rows, declared = pred_files.read_prediction_file(path, None, problems, default_movie=docs.name)
+    other = sorted({str(m) for m in rows["movie"] if m != docs.name})
+    if other:  # the table lies in this collection: its rows are this collection's documents
+        problems.append(Problem(str(path), f"movie {other[0]} read as this collection, {docs.name}"))
+    known = set(docs.texts)
+    unknown = rows["review_id"].map(lambda d: d not in known)
+    if unknown.any():
+        ids = rows.loc[unknown, "review_id"].drop_duplicates()
+        problems.append(
+            Problem(str(path), f"{len(ids)} document id(s) not in {docs.name} (e.g. {ids.iloc[0]}); skipped")
+        )
+        rows = rows[~unknown]
+    return rows.assign(movie=docs.name), declared
 
 
 def documents_dataset(

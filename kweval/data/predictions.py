@@ -8,7 +8,12 @@ JSONL, one object per document, as KPEval and keyphrase-generation tools write::
 optional (list order is the ranking either way); an optional `movie` (or
 `collection`) names the movie when document ids alone are ambiguous.  A tidy
 table (`.parquet`/`.csv`) needs `review_id` (or `doc_id`/`id`) and `keyword`;
-`movie`, `rank` (default: file order) and `score` are optional.  Every bad
+`movie`, `rank` (default: file order) and `score` are optional.  A null
+keyword is a document given with no prediction; an empty string is a
+prediction "" (as in JSONL: pke and KPEval count it, docs/protocols.md) in
+Parquet, while CSV cannot tell the two apart and reads an empty cell as
+null.  Cells of a CSV guarded against formulas (`'=...`) are read as they
+were before the guard (kweval.data.formulas).  Every bad
 line, cell or file is one `Problem`; the rest is read.
 
 Score direction travels with the predictions: a JSONL line may say
@@ -29,7 +34,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from kweval.data.dataset import MODEL_COLUMNS, PREDICTION_COLUMNS, SCORE_DIRECTIONS, Dataset, Problem
+from kweval.data.dataset import (
+    MODEL_COLUMNS,
+    PREDICTION_COLUMNS,
+    SCORE_DIRECTIONS,
+    Dataset,
+    Problem,
+    has_surrogates,
+    text_of,
+)
+from kweval.data.formulas import unguard_column
 
 if TYPE_CHECKING:  # pandas is imported where a table is made: `jsonl_rows` alone stays light (the --protocol path)
     import pandas as pd
@@ -44,12 +58,27 @@ _MAX_LINE_PROBLEMS = 20  # bad lines named one by one per file; the rest are cou
 
 
 def tidy_prediction_files(folder: Path) -> list[Path]:
-    """`predictions.parquet` (preferred) or `predictions.csv` in `folder`, if any."""
-    for suffix in TABLE_SUFFIXES:
+    """`predictions.parquet` (preferred), `predictions.csv` or `predictions.jsonl` in `folder`, if any.
+
+    A table names its models in its `model` column; a JSONL file is one model, named `predictions`.
+    """
+    for suffix in (*TABLE_SUFFIXES, ".jsonl"):
         path = folder / f"predictions{suffix}"
         if path.is_file():
             return [path]
     return []
+
+
+def beside_collection(folder: Path, problems: list[Problem]) -> list[tuple[str, Path]]:
+    """(model, file) of each model of the predictions table in a collection folder (`tidy_prediction_files`)."""
+    found: list[tuple[str, Path]] = []
+    for path in tidy_prediction_files(folder):
+        if path.suffix == ".jsonl":
+            found.append((path.stem, path))
+            continue
+        rows = read_predictions(path, None, problems)
+        found.extend((str(model), path) for model in dict.fromkeys(rows["model"]))
+    return found
 
 
 def parse_spec(spec: str) -> tuple[str, Path]:
@@ -57,6 +86,8 @@ def parse_spec(spec: str) -> tuple[str, Path]:
     name, sep, path = spec.partition("=")
     if not sep or not name.strip() or not path.strip():
         raise ValueError(f"expected NAME=PATH, got {spec!r}")
+    if has_surrogates(name):
+        raise ValueError(f"NAME {name.strip()!r} is not UTF-8 text")
     return name.strip(), Path(path.strip())
 
 
@@ -111,7 +142,7 @@ def jsonl_read(
     rows: list[tuple] = []
     bad: list[str] = []
     seen: set[tuple] = set()
-    direction: str | None = None
+    state: dict = {"direction": None, "replaced": [0], "non_text": [0]}
     try:
         handle = path.open("rb")
     except OSError as exc:
@@ -122,46 +153,69 @@ def jsonl_read(
     with handle:
         for number, raw in enumerate(handle, start=1):
             line = raw.strip()
-            if not line:
-                continue
-            try:
-                obj = json.loads(line)
-            except (ValueError, RecursionError) as exc:
-                bad.append(f"line {number}: not JSON ({str(exc)[:80]}); skipped")
-                continue
-            if not isinstance(obj, dict):
-                bad.append(f"line {number}: not a JSON object; skipped")
-                continue
-            doc = _first(obj, ID_KEYS)
-            if isinstance(doc, bool) or not isinstance(doc, (str, int)) or doc == "":
-                bad.append(f"line {number}: no document id (`id` or `doc_id`); skipped")
-                continue
-            phrases = _first(obj, KEYPHRASE_KEYS)
-            if not isinstance(phrases, list):
-                bad.append(f"line {number}: `keyphrases` (or `predictions`) is not a list; skipped")
-                continue
-            if DIRECTION_KEY in obj:
-                direction = declared_direction(obj[DIRECTION_KEY], f"line {number}", direction, bad) or direction
-            scores = obj.get("scores")
-            if scores is not None and (not isinstance(scores, list) or len(scores) != len(phrases)):
-                bad.append(f"line {number}: `scores` is not a list as long as the keyphrases; scores ignored")
-                scores = None
-            movie = _first(obj, MOVIE_KEYS)
-            movie = movie if isinstance(movie, str) and movie else default_movie
-            key = (movie, str(doc))
-            if key in seen:
-                bad.append(f"line {number}: document {doc} again; the first line wins")
-                continue
-            seen.add(key)
-            if not phrases:
-                rows.append((movie, str(doc), model, 0, None, math.nan))  # a real, empty prediction
-            for rank, phrase in enumerate(phrases):
-                keyword = phrase if isinstance(phrase, str) else None  # "" is a prediction (pke, KPEval count it)
-                rows.append(
-                    (movie, str(doc), model, rank, keyword, _score(scores[rank]) if scores is not None else math.nan)
-                )
+            if line:
+                _jsonl_line(line, number, model, default_movie, rows, bad, seen, state)
     _report_lines(path, bad, problems)
-    return rows, direction
+    if state["non_text"][0]:
+        problems.append(Problem(str(path), f"{state['non_text'][0]} keyphrase(s) that are not strings; dropped"))
+    if state["replaced"][0]:
+        problems.append(
+            Problem(str(path), f"{state['replaced'][0]} string(s) with lone surrogates (not text); replaced by U+FFFD")
+        )
+    return rows, state["direction"]
+
+
+def _jsonl_line(
+    line: bytes,
+    number: int,
+    model: str,
+    default_movie: str | None,
+    rows: list[tuple],
+    bad: list[str],
+    seen: set[tuple],
+    state: dict,
+) -> None:
+    """Append one JSONL line's rows to `rows`, or its reason to `bad`; `state`: the file's direction and counts."""
+    try:
+        obj = json.loads(line)
+    except (ValueError, RecursionError) as exc:
+        bad.append(f"line {number}: not JSON ({str(exc)[:80]}); skipped")
+        return
+    if not isinstance(obj, dict):
+        bad.append(f"line {number}: not a JSON object; skipped")
+        return
+    doc = _first(obj, ID_KEYS)
+    if isinstance(doc, bool) or not isinstance(doc, (str, int)) or doc == "":
+        bad.append(f"line {number}: no document id (`id` or `doc_id`); skipped")
+        return
+    phrases = _first(obj, KEYPHRASE_KEYS)
+    if not isinstance(phrases, list):
+        bad.append(f"line {number}: `keyphrases` (or `predictions`) is not a list; skipped")
+        return
+    if DIRECTION_KEY in obj:
+        first = state["direction"]
+        state["direction"] = declared_direction(obj[DIRECTION_KEY], f"line {number}", first, bad) or first
+    scores = obj.get("scores")
+    if scores is not None and (not isinstance(scores, list) or len(scores) != len(phrases)):
+        bad.append(f"line {number}: `scores` is not a list as long as the keyphrases; scores ignored")
+        scores = None
+    movie = _first(obj, MOVIE_KEYS)
+    movie = text_of(movie, state["replaced"]) if isinstance(movie, str) and movie else default_movie
+    doc = text_of(str(doc), state["replaced"])
+    key = (movie, doc)
+    if key in seen:
+        bad.append(f"line {number}: document {doc} again; the first line wins")
+        return
+    seen.add(key)
+    before = len(rows)
+    for rank, phrase in enumerate(phrases):
+        if not isinstance(phrase, str):
+            state["non_text"][0] += 1
+            continue
+        keyword = text_of(phrase, state["replaced"])  # "" is a prediction (pke, KPEval count it)
+        rows.append((movie, doc, model, rank, keyword, _score(scores[rank]) if scores is not None else math.nan))
+    if len(rows) == before:
+        rows.append((movie, doc, model, 0, None, math.nan))  # a real, empty prediction
 
 
 def read_jsonl(path: Path, model: str, problems: list[Problem], default_movie: str | None = None) -> pd.DataFrame:
@@ -210,6 +264,9 @@ def table_read(
     except Exception as exc:  # an unreadable table is a data problem
         problems.append(Problem(str(path), f"unreadable ({type(exc).__name__}: {str(exc)[:200]}); skipped"))
         return _empty(), {}
+    csv = path.suffix == ".csv"
+    if csv:  # cells kweval's CSV writers guarded against formulas read as they were written
+        frame = frame.apply(unguard_column)
     doc_col = next((c for c in ("review_id", "doc_id", "id") if c in frame.columns), None)
     if doc_col is None or "keyword" not in frame.columns or (model is None and "model" not in frame.columns):
         needs = "review_id (or doc_id/id), keyword" + ("" if model is not None else ", model")
@@ -233,7 +290,9 @@ def table_read(
             .astype(object),
             "model": model if model is not None else frame["model"].astype(object),
             "rank": rank,
-            "keyword": frame["keyword"].map(lambda v: v if isinstance(v, str) and v != "" else None).astype(object),
+            "keyword": frame["keyword"]
+            .map(lambda v: v if isinstance(v, str) and (v or not csv) else None)
+            .astype(object),
             "score": score.astype("float64"),
         }
     )
@@ -348,6 +407,7 @@ def attach_predictions(dataset: Dataset, files: Mapping[str, Path]) -> Dataset:
     movies = dataset.movies["movie"].tolist()
     default_movie = movies[0] if len(movies) == 1 else None
     frames = [dataset.predictions]
+    unusable: set[str] = set()
     replaced = [m for m in files if m in set(dataset.models["model"])]
     for name in replaced:
         problems.append(Problem(f"--predictions {name}", "replaces the model of the same name in the dataset"))
@@ -368,11 +428,12 @@ def attach_predictions(dataset: Dataset, files: Mapping[str, Path]) -> Dataset:
                     Problem(str(path), f"{len(ids)} document id(s) not in the dataset (e.g. {ids.iloc[0]}); skipped")
                 )
                 rows = rows[inside]
-        if rows.empty:
-            problems.append(Problem(str(path), f"no usable predictions for {name}"))
+        if rows.empty:  # not a model that predicted nothing: nothing was read for it
+            problems.append(Problem(str(path), f"no usable predictions; model {name} not evaluated"))
+            unusable.add(name)
         frames.append(rows)
     predictions = pd.concat([f for f in frames if len(f)] or frames[:1], ignore_index=True)
-    model_order = [m for m in dataset.models["model"] if m not in files] + list(files)
+    model_order = [m for m in dataset.models["model"] if m not in files] + [m for m in files if m not in unusable]
     models = pd.DataFrame(
         {"model": model_order, "score_direction": [directions.get(m, "higher") for m in model_order]},
         columns=MODEL_COLUMNS,

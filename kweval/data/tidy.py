@@ -36,6 +36,7 @@ from kweval.data.dataset import (
     Dataset,
     Problem,
 )
+from kweval.data.formulas import unguard_column
 from kweval.data.tidy_tables import clean_gt_table, clean_predictions_table, clean_reviews_table
 from kweval.files import replace_all_or_none
 
@@ -81,6 +82,7 @@ def _parse(name: str, data: bytes | Path, problems: list[Problem]) -> pd.DataFra
         if source.endswith(".csv"):
             raw = data.read_bytes() if isinstance(data, Path) else data
             frame = pd.read_csv(io.BytesIO(raw), dtype={c: "string" for c in _STRING_COLUMNS}, keep_default_na=True)
+            frame = frame.apply(unguard_column)  # cells guarded against formulas by kweval's writers, as written
         elif (
             table == "ground_truth"
         ):  # read as pd.read_parquet read it: its index columns are no columns, its errors name the source

@@ -22,7 +22,6 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Sequence
@@ -35,6 +34,7 @@ import numpy as np
 from kweval.embeddings.models import DEFAULT_MODEL, canonical_model_id, resolve_model_path
 from kweval.embeddings.similarity import unit_rows
 from kweval.extras import require
+from kweval.messages import say
 
 if TYPE_CHECKING:  # pragma: no cover
     from kweval.embeddings.store import EmbeddingStore
@@ -47,6 +47,7 @@ __all__ = [
     "load_encoder",
     "canonical_model_id",
     "variant",
+    "used_variant",
     "BACKENDS",
     "DEFAULT_BACKEND",
     "resolve_backend",
@@ -104,6 +105,15 @@ def variant(backend: str = DEFAULT_BACKEND, device: str | None = None) -> tuple[
     if backend == "onnx":
         return "onnx", "fp32"
     return "torch", "fp16" if str(device or _default_device()).startswith("cuda") else "fp32"
+
+
+def used_variant(backend: str = DEFAULT_BACKEND, model_id: str = DEFAULT_MODEL) -> tuple[str, str]:
+    """`variant(backend)`, or torch fp32 where this process fell back from a broken ONNX export (what the protocol
+    card names: the backend that actually computed the vectors)."""
+    kind = variant(backend)
+    if kind[0] == "onnx" and (model_id, kind[1] == "int8") in _ONNX_FAILED:
+        return "torch", "fp32"
+    return kind
 
 
 def _default_device() -> str:
@@ -173,7 +183,7 @@ _ONNX_FAILED: dict[tuple[str, bool], str] = {}  # exports that could not be used
 
 def _say(note: str) -> None:
     """One `kweval: ...` line on stderr: the embedder's own events (a damaged export rebuilt, the torch fallback)."""
-    print(f"kweval: {note}", file=sys.stderr)
+    say(note)
 
 
 class _TorchEncoder:

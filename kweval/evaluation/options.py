@@ -18,6 +18,7 @@ import pandas as pd
 
 from kweval.data.dataset import Problem
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
+from kweval.evaluation.missing import MISSING_MODES
 from kweval.metrics import ranking, registry
 from kweval.metrics.cutoff import check_k
 from kweval.text.matching import MATCH_MODES
@@ -51,6 +52,9 @@ class EvalOptions:
     embedding_backend: str = "auto"  # onnx on the CPU, torch on a GPU: semantic.resolve_backend
     keyphrase: bool = False  # r@k, f1@k (hard), f1@k_flex, f1@M, f1@O, r_precision
     present: bool = False  # recall_present, f1@k_present, recall_absent (needs review texts)
+    # documents a model left out: "zero" scores them 0 and counts them, "skip" leaves them out (n_skipped);
+    # "auto": zero on per-document ground truth (the field's rule), skip on movie-level GT (kweval.evaluation.missing)
+    missing: str = "auto"
 
     def __post_init__(self) -> None:
         check_k(self.k)  # the one check of k: every stage after this trusts it
@@ -63,6 +67,7 @@ class EvalOptions:
             ("gt_order", self.gt_order, GT_ORDERS),
             ("gain", self.gain, ranking.GAINS),
             ("discount", self.discount, ranking.DISCOUNTS),
+            ("missing", self.missing, MISSING_MODES),
         ):
             if value not in allowed:
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")

@@ -23,6 +23,7 @@ from kweval.evaluation.clean import clean_ground_truth, clean_stage, ranked_movi
 from kweval.evaluation.combine import combine_evaluations
 from kweval.evaluation.count import count_stage, report_bad_scores, report_dropped, without_row_arrays
 from kweval.evaluation.match import match_stage
+from kweval.evaluation.missing import fill_missing
 from kweval.evaluation.options import AGGREGATIONS, GT_ORDERS, EvalOptions, Evaluation, Progress, no_progress
 from kweval.evaluation.score import score_stage
 from kweval.evaluation.semantic_columns import add_semantic, add_semantic_columns, semantic_texts, with_threshold
@@ -72,6 +73,7 @@ def evaluate(
     table is the same either way.
     """
     options = options or EvalOptions()
+    dataset, missing_problems = fill_missing(dataset, options.missing)
     progress = progress or no_progress
     lexical_progress = _lexical_progress(options, progress)
     movie_order = dataset.movies["movie"].tolist()
@@ -82,7 +84,7 @@ def evaluate(
     gt = clean_stage(dataset, options.gt_order, movie_problems)
     lexical_progress("cleaning", 0.1)
     matches = match_stage(dataset, gt, options.match, movie_problems, lexical_progress, keep_texts)
-    counts = count_stage(dataset, gt, matches, options.gain)
+    counts = count_stage(dataset, gt, matches, options.gain, options.k)
     report_dropped(matches, movie_problems)
     report_bad_scores(gt, matches, counts, dataset.models["model"].tolist(), movie_problems)
     if not keep_texts:  # no per-keyword table: the per-row arrays go before the per-review table, as large, is built
@@ -90,7 +92,9 @@ def evaluate(
     lexical_progress("metrics", 0.8)
     scores = score_stage(dataset, gt, matches, counts, options)
     evaluation = tables_stage(dataset, gt, matches, counts, scores, options)
-    evaluation.problems = list(dataset.problems) + [p for m in movie_order for p in movie_problems[m]]
+    evaluation.problems = (
+        list(dataset.problems) + [p for m in movie_order for p in movie_problems[m]] + missing_problems
+    )
     if options.semantic:
         add_semantic_columns(evaluation, progress)
     if options.sentiment:

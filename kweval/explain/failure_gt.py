@@ -52,16 +52,18 @@ def gt_categories(
     sizes = lists.sizes()
     offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     total = int(offsets[-1])
+    index_type = np.int32 if total < np.iinfo(np.int32).max else np.int64
     group = np.repeat(np.arange(len(sizes), dtype=np.int32), sizes)
-    rank = (np.arange(total, dtype=np.int64) - np.repeat(offsets[:-1], sizes)).astype(np.int32)
-    gt_index = (np.repeat(lists.starts(), sizes) + rank).astype(np.int32)
+    row_in = np.arange(total, dtype=index_type)  # becomes each row's rank in its list
+    np.subtract(row_in, np.repeat(offsets[:-1].astype(index_type), sizes), out=row_in)
+    rank = row_in.astype(np.int32, copy=False)
+    gt_index = np.repeat(lists.starts().astype(index_type), sizes) + rank
+    # a review's categories are the same for all its models: made once per review, then repeated per group
     present_at, review_offset, has_text = review_presence(dataset, lists, match)
-    review = lists.group_review[group]
-    category = np.where(
-        has_text[review],
-        np.where(present_at[review_offset[review] + rank], CODE["missed_present"], CODE["missed_absent"]),
-        CODE["missed_no_text"],
-    ).astype(np.int8)
+    per_review = np.where(present_at, CODE["missed_present"], CODE["missed_absent"]).astype(np.int8)
+    review_sizes = np.diff(review_offset)
+    per_review[np.repeat(~has_text, review_sizes)] = CODE["missed_no_text"]
+    category = per_review[np.repeat(review_offset[:-1][lists.group_review].astype(index_type), sizes) + rank]
     by_position = np.full(total, -1, dtype=np.int32)
     at = offsets[pair_group] + pair_rank
     category[at] = np.where(pair_position < k, CODE["found"], CODE["found_beyond_k"])

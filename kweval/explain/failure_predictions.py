@@ -14,7 +14,7 @@ modes (`near_lexical`), then by cosine (`near_semantic`); the rest are
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -23,6 +23,7 @@ from kweval.data.dataset import Dataset
 from kweval.evaluation.clean import clean_keyword_lists
 from kweval.evaluation.options import Evaluation
 from kweval.explain.failure_lists import GroupLists, group_index
+from kweval.extras import MissingExtra
 from kweval.metrics.categories import NEAR_MODES, PREDICTION_CATEGORIES
 from kweval.text.matching import candidate_table
 
@@ -43,6 +44,7 @@ class PredictionCategories:
     holder: np.ndarray  # per row: taken: the position holding that GT keyword; duplicate: the position repeated
     mode: np.ndarray  # per row: near_lexical: the index in NEAR_MODES of the mode that matches, else -1
     cosine: np.ndarray  # per row: the best cosine to the list (float32, NaN without semantic matching)
+    notes: list[str] = field(default_factory=list)  # what could not be tested (a match mode whose package is missing)
 
 
 def prediction_categories(
@@ -268,7 +270,11 @@ def _unmatched(
     for m, other in enumerate(NEAR_MODES):
         if other == mode or other in _IMPLIED[mode] or len(open_at) == 0:
             continue
-        first = _first_candidates(row_list[open_at], norm_code[open_at], norm_values, lists, other)
+        try:
+            first = _first_candidates(row_list[open_at], norm_code[open_at], norm_values, lists, other)
+        except MissingExtra as exc:  # stem matching without nltk: the other modes are still tried
+            out.notes.append(f"near_lexical not tested under {other}: {exc}")
+            continue
         near = first >= 0
         hit = rows[open_at[near]]
         out.category[hit] = CODE["near_lexical"]

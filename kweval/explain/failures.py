@@ -14,6 +14,8 @@ dashboard read these two functions; nothing else decides a category.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -40,6 +42,8 @@ def failure_table(dataset: Dataset, evaluation: Evaluation, vectors=None) -> pd.
     semantic matching (``options.semantic``) the cosines come from `vectors`
     (a mapping norm → vector or an embedder function), else from the
     embedding store the evaluation filled.  Text columns are categorical.
+    ``table.attrs["notes"]``: what could not be tested (near_lexical under
+    stem without nltk), for the caller to show.
     """
     lists = group_lists(evaluation)
     if evaluation.options.semantic and vectors is None:
@@ -55,35 +59,58 @@ def failure_table(dataset: Dataset, evaluation: Evaluation, vectors=None) -> pd.
         pred.gt_rank[matched].astype(np.int64),
         pred.position[matched],
     )
-    return _assemble(lists, pred, gt, semantic=evaluation.options.semantic)
+    table = _assemble(lists, pred, gt, semantic=evaluation.options.semantic)
+    table.attrs["notes"] = list(pred.notes)  # e.g. a match mode not tested for want of its package
+    return table
 
 
-def failure_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Counts per movie × model × side × category (every category of the side, zeros included), and each count's
-    share of its movie × model × side.  Counted on the categorical codes (one pass over the rows)."""
-    movie, model = (pd.Categorical(table[c]) for c in ("movie", "model"))
+def failure_summary(table: pd.DataFrame, by: Sequence[str] = ("movie", "model")) -> pd.DataFrame:
+    """Counts per `by` × side × category (every category of the side, zeros included) and each count's share of its
+    `by` × side: by movie × model (the default, `kweval failures --summary`) or, e.g., by model for a page's bars.
+
+    Counted on the categorical codes (one pass over the rows).
+    """
+    by = list(by)
+    if not by:
+        raise ValueError("failure_summary needs at least one column to count by (e.g. model)")
     category = pd.Categorical(table["category"], categories=list(CATEGORY_NAMES)).codes.astype(np.int64)
-    n_cat, n_model = len(CATEGORY_NAMES), len(model.categories)
-    pair = movie.codes.astype(np.int64) * n_model + model.codes
-    used = np.unique(pair)  # the movie × model pairs with rows, in category order
-    counts = np.bincount(np.searchsorted(used, pair) * n_cat + category, minlength=len(used) * n_cat)
-    counts = counts.reshape(len(used), n_cat)
+    n_cat = len(CATEGORY_NAMES)
+    columns = [pd.Categorical(table[c]) for c in by]  # a categorical column keeps its codes: no text hashed per row
+    key = np.zeros(len(table), dtype=np.int64)
+    for col in columns:
+        key = key * len(col.categories) + col.codes
+    used, key_codes = np.unique(key, return_inverse=True)  # the combinations present, in code order
+    parts, rest = [], used
+    for col in reversed(columns):
+        rest, code = np.divmod(rest, len(col.categories))
+        parts.append(np.asarray(col.categories, dtype=object)[code])
+    keys = pd.MultiIndex.from_arrays(parts[::-1], names=by)
+    n_keys = len(keys)
+    counts = np.bincount(key_codes.astype(np.int64) * n_cat + category, minlength=n_keys * n_cat)
+    counts = counts.reshape(n_keys, n_cat)
     sides = np.array(_sides(), dtype=object)
-    side_total = np.stack([counts[:, sides == s].sum(axis=1) for s in SIDES], axis=1)[
-        :, (sides == SIDES[1]).astype(int)
-    ]
+    per_side = np.stack([counts[:, sides == s].sum(axis=1) for s in SIDES], axis=1)
+    total = per_side[:, (sides == SIDES[1]).astype(int)].ravel()
     out = pd.DataFrame(
-        {
-            "movie": np.repeat(np.asarray(movie.categories, dtype=object)[used // n_model], n_cat),
-            "model": np.repeat(np.asarray(model.categories, dtype=object)[used % n_model], n_cat),
-            "side": np.tile(sides, len(used)),
-            "category": np.tile(np.array(CATEGORY_NAMES, dtype=object), len(used)),
-            "count": counts.ravel(),
-        }
+        {name: np.repeat(keys.get_level_values(i).to_numpy(dtype=object), n_cat) for i, name in enumerate(by)}
     )
-    total = side_total.ravel()
+    out["side"] = np.tile(sides, n_keys)
+    out["category"] = np.tile(np.array(CATEGORY_NAMES, dtype=object), n_keys)
+    out["count"] = counts.ravel()
     out["share"] = np.where(total > 0, counts.ravel() / np.maximum(total, 1), 0.0)
     return out
+
+
+def reviews_with(table: pd.DataFrame, category: str, model: str | None = None) -> pd.DataFrame:
+    """The reviews × models holding at least one keyword of `category` (of `model`, when given), with how many: the
+    reviews a page opens in the explorer from a segment of the bars.  Columns: movie, review_id, model, count."""
+    if category not in CATEGORY_NAMES:
+        raise ValueError(f"unknown category {category!r} (known: {', '.join(CATEGORY_NAMES)})")
+    rows = table["category"].to_numpy() == category
+    if model is not None:
+        rows &= table["model"].to_numpy() == model
+    part = table.loc[rows, ["movie", "review_id", "model"]].astype(object)
+    return part.groupby(["movie", "review_id", "model"], sort=False).size().rename("count").reset_index()
 
 
 def _sides() -> list[str]:
@@ -133,16 +160,21 @@ def _assemble(lists: GroupLists, pred: PredictionCategories, gt: GtCategories, s
             "movie": _group_column(lists.groups["movie"], group),
             "review_id": _group_column(lists.groups["review_id"], group),
             "model": _group_column(lists.groups["model"], group),
-            "side": pd.Categorical.from_codes(both(np.zeros(len(pred.group)), np.ones(len(gt.group)), np.int8), SIDES),
-            "position": both(pred.position, gt.rank, np.int32),
-            "keyword": pd.Categorical.from_codes(keyword, kw_values),
-            "category": pd.Categorical.from_codes(
-                both(pred.category, gt.category + _N_PRED, np.int8), list(CATEGORY_NAMES)
+            "side": pd.Categorical.from_codes(
+                both(np.zeros(len(pred.group)), np.ones(len(gt.group)), np.int8), SIDES, validate=False
             ),
-            "detail": pd.Categorical.from_codes(both(detail_codes[0], detail_codes[1], np.int32), detail_values),
-            "other": pd.Categorical.from_codes(both(gt_rank_keyword, gt_other, np.int32), kw_values),
+            "position": both(pred.position, gt.rank, np.int32),
+            "keyword": pd.Categorical.from_codes(keyword, kw_values, validate=False),
+            "category": pd.Categorical.from_codes(
+                both(pred.category, gt.category + _N_PRED, np.int8), list(CATEGORY_NAMES), validate=False
+            ),
+            "detail": pd.Categorical.from_codes(
+                both(detail_codes[0], detail_codes[1], np.int32), detail_values, validate=False
+            ),
+            "other": pd.Categorical.from_codes(both(gt_rank_keyword, gt_other, np.int32), kw_values, validate=False),
             "cosine": both(pred.cosine, np.full(len(gt.group), np.nan, np.float32), np.float32),
-        }
+        },
+        copy=False,
     )
     return frame
 
@@ -173,7 +205,7 @@ def _found_keyword_codes(
 def _group_column(values: pd.Series, group: np.ndarray) -> pd.Categorical:
     """A per-group column repeated over the rows, as a categorical (codes, one copy of each value)."""
     codes, uniques = pd.factorize(values.to_numpy(dtype=object))
-    return pd.Categorical.from_codes(codes[group].astype(np.int32), uniques)
+    return pd.Categorical.from_codes(codes.astype(np.int32)[group], uniques, validate=False)
 
 
 def _details(

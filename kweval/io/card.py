@@ -45,7 +45,7 @@ def files_hash(paths: Iterable[Path], root: Path | None = None) -> str:
 
     h = hashlib.sha256()
     for path in sorted(Path(p) for p in paths):
-        h.update(name(path).encode())
+        h.update(name(path).encode("utf-8", "surrogateescape"))  # a file name that is not UTF-8: its bytes
         h.update(b"\0")
         try:
             with open(path, "rb") as handle:
@@ -128,9 +128,9 @@ def evaluation_card(
     )
     card["dataset_sha256_of"] = hash_of
     if options.semantic:
-        from kweval.embeddings.semantic import variant
+        from kweval.embeddings.semantic import used_variant
 
-        backend, precision = variant(options.embedding_backend)
+        backend, precision = used_variant(options.embedding_backend, options.embedding_model)
         card["semantic"] = (
             f"cosine of {options.embedding_model} embeddings ({backend}, {precision}), "
             f"τ = {options.threshold:g} (docs/metrics.md §4)"

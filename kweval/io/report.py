@@ -8,8 +8,11 @@ import re
 
 import pandas as pd
 
+from kweval.data.formulas import FORMULA_STARTS as FORMULA_STARTS  # re-exported: the one rule is data.formulas
+from kweval.data.formulas import GUARD, guard_mask, needs_guard
 from kweval.data.tidy import csv_quoting
 from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
+from kweval.io.settings import setting_slugs, setting_texts
 from kweval.metrics import registry
 
 FORMATS = ("csv", "markdown", "latex", "json")
@@ -86,8 +89,8 @@ def escape_latex(text: str) -> str:
     return text.translate(_LATEX_TEXT)
 
 
-# A spreadsheet reads a cell starting with one of these as a formula (OWASP "CSV injection").
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# A spreadsheet reads a cell starting with FORMULA_STARTS as a formula (OWASP "CSV injection"); the rule and its
+# inverse (for reading back) are kweval.data.formulas'.
 
 
 def neutralise_formulas(table: pd.DataFrame) -> pd.DataFrame:
@@ -102,16 +105,16 @@ def neutralise_formulas(table: pd.DataFrame) -> pd.DataFrame:
             continue
         values = table[col]
         try:
-            risky = values.str.startswith(FORMULA_STARTS, na=False).to_numpy(dtype=bool)
+            risky = guard_mask(values)
         except AttributeError:  # no string in the column
             continue
         if risky.any():
             if out is table:
                 out = table.copy()
             fixed = values.astype(object).copy()
-            fixed[risky] = "'" + values[risky].astype(str)
+            fixed[risky] = GUARD + values[risky].astype(str)
             out[col] = fixed
-    renamed = {c: "'" + c for c in out.columns if isinstance(c, str) and c.startswith(FORMULA_STARTS)}
+    renamed = {c: GUARD + c for c in out.columns if isinstance(c, str) and needs_guard(c)}
     return out.rename(columns=renamed) if renamed else out
 
 
@@ -164,13 +167,15 @@ def dataset_name(meta: dict) -> str:
 
 
 def latex_caption(meta: dict, words: Vocabulary = MOVIE_WORDS) -> str:
-    """A caption naming dataset, k, match mode and aggregation (from the CLI's/dashboard's meta dict), in the data's
-    `words` ("average over documents", "best value per collection")."""
+    """A caption naming dataset, k, match mode and aggregation (from the CLI's/dashboard's meta dict), and every other
+    setting the meta names (`kweval.io.settings`), in the data's `words` ("average over documents", "best value per
+    collection")."""
     data = dataset_name(meta)
     parts = [
         f"k = {meta['k']}" if "k" in meta else "",
         f"{meta['match']} matching" if "match" in meta else "",
         f"{meta['aggregate']} average over {words.reviews.lower()}" if "aggregate" in meta else "",
+        *setting_texts(meta, words),  # backend, τ, sentiment, scope, protocol: when the meta names them
     ]
     detail = ", ".join(p for p in parts if p)
     best = f"Best value per {words.movie.lower()} in bold."
@@ -186,6 +191,7 @@ def download_name(kind: str, meta: dict, suffix: str) -> str:
         f"k{meta['k']}" if "k" in meta else "",
         str(meta.get("match", "")),
         str(meta.get("aggregate", "")),
+        *setting_slugs(meta),
     ]
     stem = "_".join(re.sub(r"[^\w.-]+", "-", p).strip("-.") for p in parts if p)
     return f"{stem}.{suffix.lstrip('.')}"

@@ -44,6 +44,9 @@ def keybert_lists(
     KeyBERT's own candidate selection and ranking; its embeddings come from
     kweval's embedding store (`store_embedder`), so each distinct candidate is
     embedded once for the whole collection (and never again on a rerun).
+    One list per text, always: KeyBERT returns nothing at all for a batch in
+    which no text has a candidate (empty texts, stop words only), so such a
+    batch is one empty list per text, never fewer lists than texts.
     """
     from keybert import KeyBERT
 
@@ -54,6 +57,10 @@ def keybert_lists(
         found = kb.extract_keywords(chunk, top_n=top, **options)
         if len(chunk) == 1:  # KeyBERT flattens the result for a single document
             found = [found]
+        if not found:  # CountVectorizer found no vocabulary in the whole batch: no text has a candidate
+            found = [[] for _ in chunk]
+        if len(found) != len(chunk):
+            raise RuntimeError(f"KeyBERT returned {len(found)} lists for {len(chunk)} documents")
         for entries in found:
             yield ordered(entries)[:top]
 
@@ -146,6 +153,8 @@ def run_extractor(
         out.append(entries)
         if progress is not None:
             progress(len(out))
+    if len(out) != len(texts):  # each document keeps its own list: never shifted, never lost
+        raise RuntimeError(f"{name} returned {len(out)} lists for {len(texts)} documents")
     return out
 
 

@@ -1,7 +1,8 @@
 """docs/metrics.md's column reference, generated from the registry (`python -m kweval.metrics.docs_table PATH`).
 
 One Markdown table per group of `kweval.metrics.registry`; metric groups
-also say how micro aggregation forms each metric.  tests/test_registry.py
+also say how micro aggregation forms each metric.  The failure categories'
+table (§10) comes from `kweval.metrics.categories`, between its own markers.  tests/test_registry.py
 fails when the document and the registry drift apart.
 """
 
@@ -11,6 +12,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from kweval.metrics import categories
 from kweval.metrics.registry import entries
 
 DOC_MARKER = (
@@ -27,6 +29,7 @@ _GROUP_TITLES = {
     "aggregation": "Summary counts",
     "dataset": "Dataset overview (the dashboard's Data page)",
     "statistics": "Comparison of model A with model B",
+    "judgments": "Judged (--judgments)",
 }
 
 
@@ -62,9 +65,26 @@ def doc_reference() -> str:
     return "\n".join(parts)
 
 
+CATEGORIES_BEGIN = (
+    "<!-- generated from kweval/metrics/categories.py by `python -m kweval.metrics.docs_table "
+    "docs/metrics.md`; edit the table there, not below -->"
+)
+CATEGORIES_END = "<!-- end of the generated failure categories -->"
+
+
+def with_categories(document: str) -> str:
+    """`document` with the text between the failure categories' markers replaced by `categories.markdown_table()`."""
+    if CATEGORIES_BEGIN not in document or CATEGORIES_END not in document:
+        return document
+    head, rest = document.split(CATEGORIES_BEGIN, 1)
+    tail = rest.split(CATEGORIES_END, 1)[1]
+    return head + CATEGORIES_BEGIN + "\n\n" + categories.markdown_table() + "\n" + CATEGORIES_END + tail
+
+
 def with_doc_reference(document: str) -> str:
-    """`document` (docs/metrics.md) with everything after the marker replaced by `doc_reference()`."""
-    head = document.split(DOC_MARKER, 1)[0]
+    """`document` (docs/metrics.md) with everything after the marker replaced by `doc_reference()`, and the failure
+    categories' table (§10) regenerated."""
+    head = with_categories(document).split(DOC_MARKER, 1)[0]
     return head.rstrip("\n") + "\n\n" + doc_reference()
 
 

@@ -20,6 +20,17 @@ COLUMNS: tuple[tuple[str, ...], ...] = (
         "lower",
         "",
     ),
+    # ---- judged metrics (§11): each metric's `<metric>_judged` twin reads as the metric
+    (
+        "n_judgments",
+        "Judgments used",
+        "judged items (a keyword for a review or a whole movie, annotators combined) that changed or confirmed a "
+        "scored GT list of this row; each metric's `<metric>_judged` column is that metric against the judged GT",
+        "judgments",
+        "0, 1, 2, …",
+        "neither",
+        "",
+    ),
     # ---- what was loaded and evaluated, per movie and per model (§1; the dashboard's Data page)
     (
         "reviews",
@@ -148,6 +159,35 @@ COLUMNS: tuple[tuple[str, ...], ...] = (
         "[−1, 1]",
         "neither",
         "Efron & Tibshirani 1993",
+    ),
+    (
+        "ci_level_holm",
+        "CI level (Holm)",
+        "confidence level of Holm's step for this metric: 1 − 0.05/(m − r + 1), r the rank of its p among the m "
+        "metrics compared",
+        "statistics",
+        "[0.95, 1)",
+        "neither",
+        "Holm 1979",
+    ),
+    (
+        "ci_low_holm",
+        "CI low (Holm)",
+        "lower end of the paired-bootstrap interval of the difference at ci_level_holm (the interval that goes with "
+        "p_randomization_holm)",
+        "statistics",
+        "[−1, 1]",
+        "neither",
+        "",
+    ),
+    (
+        "ci_high_holm",
+        "CI high (Holm)",
+        "upper end of the paired-bootstrap interval of the difference at ci_level_holm",
+        "statistics",
+        "[−1, 1]",
+        "neither",
+        "",
     ),
     (
         "p_randomization",

@@ -9,10 +9,10 @@ process only) are usage errors.
 Then `probe` looks at the port with a plain socket and a time limit: a dask
 scheduler writes its handshake as soon as it accepts a connection (a frame
 header: a small unsigned 64-bit count), so silence for the whole limit (a
-port that accepts and never answers, or a web server waiting for a request)
-or bytes that are no such header (``HTTP/1.1 …``, which dask would read as a
-frame of 3 EiB and try to allocate) are refused in one line, before dask
-connects.  Stdlib only.
+port that accepts and never answers; a web server waiting for a request is
+then asked one ``HEAD /`` to name it) or bytes that are no such header
+(``HTTP/1.1 …``, which dask would read as a frame of 3 EiB and try to
+allocate) are refused in one line, before dask connects.  Stdlib only.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ import re
 import socket
 import struct
 
-__all__ = ["DEFAULT_TIMEOUT_S", "SchedulerAddressError", "check_address", "probe", "shown"]
+__all__ = ["DEFAULT_TIMEOUT_S", "SchedulerAddressError", "check_address", "probe"]
 
 DEFAULT_TIMEOUT_S = 10.0
 _MAX_HEADER = 64 << 20  # a handshake's first 8 bytes (frame count or bytes) are far below this
@@ -29,11 +29,6 @@ _ADDRESS = re.compile(
     r"(?:(?P<scheme>[A-Za-z][A-Za-z0-9+.-]*)://)?(?P<host>\[[0-9A-Fa-f:.%]*\]|[A-Za-z0-9._-]*)(?::(?P<port>[^/]*))?/?"
 )
 _SCHEMES = {"tcp", "tls", "ws", "wss", "ucx"}
-
-
-def shown(text: str) -> str:
-    """`text` with every unprintable character (controls, newlines, bidi marks) written as an escape."""
-    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)
 
 
 class SchedulerAddressError(ValueError):
@@ -74,6 +69,20 @@ def _tls_configured() -> bool:
     return bool(tls.get("ca-file") and client.get("cert"))
 
 
+WEB_SERVER = "a web server answers there, not a dask scheduler (its dashboard's port, perhaps: the scheduler's is 8786)"
+
+
+def _speaks_http(sock: socket.socket, wait: float) -> bool:
+    """Whether a peer that sent no dask handshake answers an HTTP request (asked only once it is known not to be
+    a dask scheduler, so no scheduler ever reads it)."""
+    try:
+        sock.settimeout(wait)
+        sock.sendall(b"HEAD / HTTP/1.0\r\n\r\n")
+        return sock.recv(5) == b"HTTP/"
+    except OSError:
+        return False
+
+
 def probe(host: str, port: int, timeout: float) -> None:
     """Connect and wait up to `timeout` s for a dask handshake's first bytes; SchedulerAddressError or OSError
     (refused, unreachable) otherwise."""
@@ -86,12 +95,14 @@ def probe(host: str, port: int, timeout: float) -> None:
                     break
                 head += chunk
         except TimeoutError:
+            if _speaks_http(sock, min(timeout, 1.0)):
+                raise SchedulerAddressError(WEB_SERVER) from None
             raise SchedulerAddressError(
                 f"no answer within {timeout:g} s: no dask scheduler listens there, or it is too slow "
                 "(--scheduler-timeout SECONDS)"
             ) from None
     if head.startswith(b"HTTP/") or head[:1] == b"<":
-        raise SchedulerAddressError("a web server answers there, not a dask scheduler (its dashboard, perhaps)")
+        raise SchedulerAddressError(WEB_SERVER)
     if len(head) < 8:
         raise SchedulerAddressError("the connection was closed before a dask handshake")
     (size,) = struct.unpack("<Q", head)

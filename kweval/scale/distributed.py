@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING
 from kweval.data import Dataset
 from kweval.evaluation.pipeline import EvalOptions, Evaluation, combine_evaluations, evaluate
 from kweval.extras import require
+from kweval.messages import shown
 from kweval.scale import address, file_groups
 from kweval.scale.parallel import can_fork, contiguous_groups, usable_cores
 
@@ -64,12 +65,12 @@ def parse_scheduler(spec: str) -> tuple[str, int | None]:
         try:
             address.check_address(spec)
         except address.SchedulerAddressError as exc:
-            raise ValueError(f"--scheduler {address.shown(spec)}: {exc}") from None
+            raise ValueError(f"--scheduler {shown(spec)}: {exc}") from None
         return spec, None
     if not count:
         return LOCAL, None
     if not count.isdigit() or int(count) < 1:
-        raise ValueError(f"--scheduler {address.shown(spec)}: N in local:N must be a positive whole number")
+        raise ValueError(f"--scheduler {shown(spec)}: N in local:N must be a positive whole number")
     return LOCAL, int(count)
 
 
@@ -251,9 +252,12 @@ def embed_share(texts: list[str], model_id: str, backend: str, wanted: tuple[str
     if semantic.variant(backend, device) != wanted:
         raise EmbeddingError(f"a worker cannot compute {'/'.join(wanted)} vectors with the {backend} backend")
     try:
-        return semantic.embed_texts(texts, model_id=model_id, store=False, device=device, backend=backend)
+        vectors = semantic.embed_texts(texts, model_id=model_id, store=False, device=device, backend=backend)
     except (OSError, ImportError) as exc:  # not "cannot reach the scheduler": say what failed where
         raise EmbeddingError(f"a worker cannot load the embedding model {model_id!r}: {exc}") from None
+    if device is None and semantic.used_variant(backend, model_id) != wanted:  # its ONNX export broke: torch ran
+        raise EmbeddingError(f"a worker's ONNX export of {model_id!r} cannot be used; its vectors would be torch's")
+    return vectors
 
 
 def _threads(client: Client) -> int:

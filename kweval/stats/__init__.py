@@ -1,15 +1,26 @@
-"""Statistics over reviews: bootstrap confidence intervals, paired tests, Holm, verdicts.
+"""Statistics over reviews: bootstrap confidence intervals, paired tests, Holm, verdicts, the headline.
 
 The public functions of `bootstrap` and `paired` are re-exported here, as
 scikit-learn's `sklearn.metrics` does: `from kweval import stats`, then
 `stats.bootstrap_ci(...)`, `stats.paired_comparison(...)`.
 """
 
-from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, bootstrap_ci, bootstrap_statistics, bootstrap_summary_ci
+from kweval.stats.aggregated import compare_aggregated, compare_groups
+from kweval.stats.bootstrap import (
+    CONFIDENCE,
+    N_BOOT,
+    SEED,
+    aggregate_values,
+    bootstrap_ci,
+    bootstrap_statistics,
+    bootstrap_summary_ci,
+)
+from kweval.stats.headline import headline, key_metrics
 from kweval.stats.paired import (
     N_PERM,
     compare_models,
     holm,
+    holm_levels,
     paired_bootstrap_ci,
     paired_comparison,
     paired_differences,
@@ -24,11 +35,17 @@ __all__ = [
     "N_BOOT",
     "N_PERM",
     "SEED",
+    "aggregate_values",
     "bootstrap_ci",
     "bootstrap_statistics",
     "bootstrap_summary_ci",
+    "compare_aggregated",
+    "compare_groups",
     "compare_models",
+    "headline",
     "holm",
+    "holm_levels",
+    "key_metrics",
     "paired_bootstrap_ci",
     "paired_comparison",
     "paired_differences",

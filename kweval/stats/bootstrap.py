@@ -139,11 +139,14 @@ def _with_defined_counts(x: np.ndarray, columns: list[str]) -> tuple[np.ndarray,
     return np.column_stack([x, *extra]), defined
 
 
-def _aggregated(
+def aggregated_statistic(
     present: list[str], pos: dict[str, int], defined: dict[str, int], how: str
 ) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
     """The aggregated metrics as a function of column sums (rows: resamples) and resample sizes: aggregate's rules
-    (the registry's micro ratio or F1 under micro, else the mean over the reviews that define the metric)."""
+    (the registry's micro ratio or F1 under micro, else the mean over the reviews that define the metric).
+
+    `present`: the metrics; `pos`: column -> its position in the summed matrix (metrics and the micro counts);
+    `defined`: metric -> the position of its count of defined values (`_with_defined_counts`)."""
 
     def ratio_of_sums(sums: np.ndarray, metric: str) -> np.ndarray:
         num, den = registry.micro_ratio(metric) or ("", "")
@@ -167,6 +170,32 @@ def _aggregated(
     return statistic
 
 
+def statistic_columns(metrics: Sequence[str], how: str, available: Sequence[str]) -> list[str]:
+    """The columns the aggregated value of `metrics` reads: the metrics, then (micro) their registry counts."""
+    needed: set[str] = set()
+    if how == "micro":  # the micro statistic is the one aggregate reports: the registry's micro rule
+        for m in metrics:
+            needed.update(registry.micro_counts(m))
+    counts = sorted(c for c in needed if c in available)
+    return list(metrics) + [c for c in counts if c not in metrics]
+
+
+def aggregate_values(scores: pd.DataFrame, metrics: Sequence[str], how: str = "macro") -> pd.Series:
+    """The aggregated value of each metric over the reviews of `scores` (one model): `kweval.aggregate`'s number
+    (mean, or the micro ratio of sums / F1 of the micro pair), computed by the statistic the bootstrap resamples.
+    NaN for a metric absent from `scores` or defined nowhere (gt_coverage, movie-level, included)."""
+    present = [m for m in metrics if m in scores.columns and m != "gt_coverage"]
+    out = pd.Series(np.nan, index=list(metrics), dtype="float64")
+    if not len(scores) or not present:
+        return out
+    columns = statistic_columns(present, how, list(scores.columns))
+    x, defined = _with_defined_counts(scores[columns].to_numpy(dtype="float64"), columns)
+    statistic = aggregated_statistic(present, {c: i for i, c in enumerate(columns)}, defined, how)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out[present] = statistic(x.sum(axis=0)[None, :], np.array([len(scores)], dtype="float64"))[0]
+    return out
+
+
 def bootstrap_summary_ci(
     scores: pd.DataFrame,
     metrics: Sequence[str],
@@ -187,18 +216,13 @@ def bootstrap_summary_ci(
     """
     metrics = list(metrics)
     present = [m for m in metrics if m in scores.columns and m != "gt_coverage"]
-    needed: set[str] = set()
-    if how == "micro":  # the micro statistic is the one aggregate reports: the registry's micro rule
-        for m in present:
-            needed.update(registry.micro_counts(m))
-    counts = sorted(c for c in needed if c in scores.columns)
-    columns = present + [c for c in counts if c not in present]
+    columns = statistic_columns(present, how, list(scores.columns))
     out = pd.DataFrame({"metric": metrics, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan})
     n = len(scores)
     if n == 0 or not present:
         return out
     x, defined = _with_defined_counts(scores[columns].to_numpy(dtype="float64"), columns)
-    statistic = _aggregated(present, {c: i for i, c in enumerate(columns)}, defined, how)
+    statistic = aggregated_statistic(present, {c: i for i, c in enumerate(columns)}, defined, how)
     point = statistic(x.sum(axis=0)[None, :], np.array([n], dtype="float64"))[0]
     samples = bootstrap_statistics(n, lambda w: statistic(w @ x, np.full(w.shape[0], float(n))), n_boot, seed)
     if defined:  # a resample that drew no defined value has no mean: left out of the percentiles

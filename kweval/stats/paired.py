@@ -20,7 +20,10 @@ same resamples serve every column) and never loops over reviews in Python.
   (differences, intervals, wins counted from B's side).
 - The paired t-test is ``scipy.stats.ttest_rel``.
 - Holm's step-down correction controls the family-wise error rate across the
-  metrics shown.
+  metrics shown.  The interval shown beside a Holm-adjusted p is adjusted the
+  same way (`holm_levels`): the comparison with the r-th smallest p gets the
+  confidence level 1 − α/(m − r + 1) of Holm's r-th step, read from the same
+  bootstrap draws as the unadjusted 95 % interval (both are reported).
 """
 
 from __future__ import annotations
@@ -32,7 +35,16 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sp
 
-from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, Estimate, as_columns, bootstrap_ci, chunk_sizes
+from kweval.stats.bootstrap import (
+    CONFIDENCE,
+    N_BOOT,
+    SEED,
+    Estimate,
+    as_columns,
+    bootstrap_ci,
+    bootstrap_statistics,
+    chunk_sizes,
+)
 
 N_PERM = 10000
 
@@ -130,6 +142,34 @@ def holm(pvalues: np.ndarray | Sequence[float]) -> np.ndarray:
     return out
 
 
+def holm_levels(pvalues: np.ndarray | Sequence[float], confidence: float = CONFIDENCE) -> np.ndarray:
+    """Per comparison, the confidence level of Holm's step at its rank: 1 − α/(m − r + 1), α = 1 − `confidence`,
+    r = 1 for the smallest p (the m comparisons with a p; NaN where p is NaN).
+
+    An interval at that level excludes 0 about when the raw p passes Holm's threshold at that step, so the
+    interval beside a Holm-adjusted p tells the same story (Bonferroni's 1 − α/m for the smallest p, the plain
+    level for the largest).
+    """
+    p = np.asarray(pvalues, dtype="float64")
+    out = np.full(p.shape, np.nan)
+    ok = np.flatnonzero(~np.isnan(p))
+    m = len(ok)
+    order = ok[np.argsort(p[ok], kind="stable")]
+    out[order] = 1.0 - (1.0 - confidence) / (m - np.arange(m))
+    return out
+
+
+def _level_intervals(samples: dict[int, np.ndarray], levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(low, high) percentile intervals of each column's bootstrap draws (`samples`: column -> draws) at its level."""
+    lo = np.full(len(levels), np.nan)
+    hi = np.full(len(levels), np.nan)
+    for col, draws in samples.items():
+        if np.isfinite(levels[col]):
+            tail = (1.0 - levels[col]) / 2.0
+            lo[col], hi[col] = np.quantile(draws, [tail, 1.0 - tail])
+    return lo, hi
+
+
 def win_tie_loss(
     a: np.ndarray | Sequence[float], b: np.ndarray | Sequence[float], tol: float = 1e-12
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | tuple[int, int, int]:
@@ -154,8 +194,10 @@ def paired_comparison(
 ) -> pd.DataFrame:
     """One row per metric comparing model A with model B on the same reviews (rows of `a` and `b` aligned).
 
-    Columns: metric, n, mean_a, mean_b, diff (B − A), ci_low, ci_high,
-    p_randomization, p_ttest, their Holm-adjusted versions across `metrics`,
+    Columns: metric, n, mean_a, mean_b, diff (B − A), ci_low, ci_high (at
+    `confidence`), p_randomization, p_ttest, their Holm-adjusted versions
+    across `metrics`, ci_level_holm, ci_low_holm, ci_high_holm (the interval
+    at Holm's level for that metric, `holm_levels`, from the same draws),
     wins, ties, losses (from B's side: wins are reviews where B is higher).
 
     A review where a metric is NaN on either side (e.g. ``sas_text`` of a
@@ -175,12 +217,18 @@ def paired_comparison(
     columns = ("mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_randomization", "p_ttest")
     res = {c: np.full(len(metrics), np.nan) for c in columns}
     res |= {c: np.zeros(len(metrics), dtype="int64") for c in ("wins", "ties", "losses")}
+    draws: dict[int, np.ndarray] = {}  # column -> its bootstrap means of B − A (the Holm-level intervals' draws)
 
     def fill(cols: np.ndarray, rows: np.ndarray | slice) -> None:
         ya, yb = xa[rows][:, cols], xb[rows][:, cols]
         if ya.shape[0] == 0:
             return
-        diff, lo, hi = paired_bootstrap_ci(ya, yb, n_boot, confidence, seed)
+        d = paired_differences(ya, yb)
+        samples = bootstrap_statistics(d.shape[0], lambda w: w @ d / d.shape[0], n_boot, seed)
+        alpha = (1.0 - confidence) / 2.0
+        diff = d.mean(axis=0)
+        lo, hi = np.quantile(samples, [alpha, 1.0 - alpha], axis=0)  # bootstrap_ci's interval, its draws kept
+        draws.update({int(c): samples[:, i] for i, c in enumerate(cols)})
         wins, ties, losses = win_tie_loss(ya, yb)
         for name, value in (
             ("mean_a", ya.mean(axis=0)),
@@ -206,6 +254,9 @@ def paired_comparison(
         out[name] = res[name]
     out["p_randomization_holm"] = holm(res["p_randomization"])
     out["p_ttest_holm"] = holm(res["p_ttest"])
+    levels = holm_levels(res["p_randomization"], confidence)
+    out["ci_level_holm"] = levels
+    out["ci_low_holm"], out["ci_high_holm"] = _level_intervals(draws, levels)
     for name in ("wins", "ties", "losses"):
         out[name] = res[name]
     return out

@@ -12,6 +12,7 @@ import bisect
 import itertools
 import operator
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -135,12 +136,30 @@ def _character_masks(items: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
     return masks | _SPACE_BIT, lengths
 
 
-def _substrings(items: Sequence[str]) -> set[str]:
+def _substrings(items: Sequence[str]) -> frozenset[str]:
     """Every substring of every item: a cheap test that lets most needles skip the blob scan.
 
     Only for short items: the set grows with the square of an item's length.
+    Speed: a list of up to `_MEMO_ITEMS` items is served by `_substrings_memo` (the explorer asks
+    for the same GT list's index review after review); a longer one (a whole collection's lists in
+    the pipeline) is built and dropped, so memory never holds it.
     """
-    return {s[a:b] for s in items for a in range(len(s)) for b in range(a + 1, len(s) + 1)}
+    if len(items) <= _MEMO_ITEMS:
+        return _substrings_memo(tuple(items))
+    return _all_substrings(items)
+
+
+def _all_substrings(items: Sequence[str]) -> frozenset[str]:
+    return frozenset(s[a:b] for s in items for a in range(len(s)) for b in range(a + 1, len(s) + 1))
+
+
+_MEMO_ITEMS = 2_000  # a DNLP movie's list (~300 keywords) has a 1–2 MB index
+
+
+@lru_cache(maxsize=16)
+def _substrings_memo(items: tuple[str, ...]) -> frozenset[str]:
+    """`_all_substrings` of the 16 latest short lists."""
+    return _all_substrings(items)
 
 
 def _needles_in_items(needles: Sequence[str], items: Sequence[str]) -> tuple[list[int], list[int]]:
@@ -170,7 +189,7 @@ def _occurrences(
     needles: Sequence[str],
     blob: str,
     starts: np.ndarray,
-    present: set[str] | None = None,
+    present: frozenset[str] | set[str] | None = None,
     scan_end: Sequence[int] | None = None,
 ) -> tuple[list[int], list[int]]:
     """(needle index, segment index) for every segment of `blob` containing a needle.

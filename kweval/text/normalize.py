@@ -107,7 +107,18 @@ def _porter() -> Callable[[str], str]:
         raise
 
 
+@lru_cache(maxsize=1)
+def _stem_word() -> Callable[[str], str]:
+    """Speed: Porter's stem of one token, memoised (at most 65,536 tokens).
+
+    Plain definition: `_porter()(token)`; a token's stem never changes, and the
+    explorer and the failure categories stem the same GT words for every review
+    of a movie (tests/test_present.py checks the two agree).
+    """
+    return lru_cache(maxsize=1 << 16)(_porter())
+
+
 def stem_tokens(normalized: str) -> tuple[str, ...]:
     """Porter stems of the tokens of a normalized keyword."""
-    stem = _porter()
+    stem = _stem_word()
     return tuple(stem(tok) for tok in normalized.split())

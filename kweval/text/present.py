@@ -81,10 +81,11 @@ def occurrences(keywords: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarr
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     ends = list(itertools.accumulate(len(t) + 1 for t in texts))  # one past each text's separator
     blob = _SEP.join(texts) + _SEP
+    possible = _pieces_within_tokens(keywords, blob)
     found_kw: list[int] = []
     found_text: list[int] = []
     for i, keyword in enumerate(keywords):
-        if not keyword.strip():
+        if not keyword.strip() or not possible[i]:
             continue
         pos = blob.find(keyword)
         while pos != -1:
@@ -93,6 +94,31 @@ def occurrences(keywords: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarr
             found_text.append(t)
             pos = blob.find(keyword, ends[t])  # the next text: each pair once, however often it occurs
     return np.asarray(found_kw, dtype=np.int64), np.asarray(found_text, dtype=np.int64)
+
+
+def _pieces_within_tokens(keywords: Sequence[str], blob: str) -> list[bool]:
+    """Speed: whether each space-free piece of each keyword lies within some token of `blob` (texts as `searchable`).
+
+    A keyword occurring in a text passes: a space-free part of a text lies
+    within one of its tokens.  Most pieces are whole tokens (a set lookup);
+    the others are searched in the distinct tokens joined, a small fraction
+    of the blob, so a keyword with a piece found nowhere skips the blob scan
+    (on DNLP about half the GT keywords of a movie occur in none of its reviews).
+    """
+    tokens = set(blob.split())
+    token_blob = ""
+    out = []
+    for keyword in keywords:
+        ok = True
+        for piece in keyword.split():
+            if piece in tokens:
+                continue
+            token_blob = token_blob or _SEP.join(tokens)
+            if piece not in token_blob:
+                ok = False
+                break
+        out.append(ok)
+    return out
 
 
 def has_text(values: Sequence[object]) -> np.ndarray:

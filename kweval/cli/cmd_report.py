@@ -1,0 +1,179 @@
+"""`kweval report DATA --out report.html`: one self-contained HTML page to send to people who will not run anything.
+
+The headline card, the summary table with CIs, the charts (plotly.js inline:
+nothing is fetched from any host), the verdict matrix, three worked examples
+and the protocol card (`kweval.io.report_data`, `kweval.io.html_report`).
+Under ``--protocol pke|kpeval|meng`` the numbers are the preset's (as
+``kweval evaluate --protocol``), per document, and the comparisons test
+per-document means.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from kweval.cli.common import (
+    DEFAULTS,
+    USAGE_ERROR,
+    UsageError,
+    add_predictions_argument,
+    comma_list,
+    positive_int,
+    prediction_files,
+    problem_lines,
+    select,
+)
+from kweval.cli.fast import PRESETS
+from kweval.messages import line, say
+
+
+def add_parser(sub, embedding_backends: tuple[str, ...]) -> None:
+    """Register `report` on the CLI's subparsers."""
+    from kweval.evaluation.pipeline import AGGREGATIONS
+    from kweval.text.matching import MATCH_MODES
+
+    rp = sub.add_parser(
+        "report",
+        help="write one self-contained HTML report (headline, summary with CIs, charts, verdicts, examples, protocol)",
+        description="Write one self-contained HTML page: the headline card, the summary table with bootstrap CIs, the "
+        "charts (plotly embedded), the verdict matrix, three worked examples and the protocol card.",
+    )
+    rp.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
+    rp.add_argument("--out", required=True, help="the HTML file to write (.html)")
+    rp.add_argument("--models", type=comma_list, help="comma-separated models (default: all)")
+    rp.add_argument("--movies", type=comma_list, help="comma-separated movies / collections (default: all)")
+    rp.add_argument("--k", type=positive_int, default=DEFAULTS.k, help=f"cut-off (default {DEFAULTS.k})")
+    rp.add_argument("--match", choices=MATCH_MODES, default=DEFAULTS.match, help="keyword match mode")
+    rp.add_argument("--aggregate", choices=AGGREGATIONS, default=AGGREGATIONS[0], help="macro (default) or micro")
+    rp.add_argument("--semantic", action="store_true", help="add the semantic metrics (sentence embeddings)")
+    rp.add_argument("--threshold", type=float, default=DEFAULTS.threshold, help="cosine threshold τ of --semantic")
+    rp.add_argument("--embedding-backend", choices=embedding_backends, default=DEFAULTS.embedding_backend)
+    rp.add_argument("--sentiment", action="store_true", help="add the sentiment metrics (VADER)")
+    rp.add_argument(
+        "--protocol",
+        choices=PRESETS,
+        default="kweval",
+        help="conventions of the numbers: kweval (default) or a keyphrase preset (pke, kpeval, meng; per-document "
+        "data)",
+    )
+    rp.add_argument("--resamples", type=positive_int, default=2000, help="bootstrap resamples (default 2000)")
+    add_predictions_argument(rp)
+    rp.add_argument("--quiet", action="store_true", help="do not print skipped/cleaned data messages")
+
+
+def _options(args: argparse.Namespace, per_document: bool):
+    from kweval.evaluation.pipeline import EvalOptions
+
+    try:
+        return EvalOptions(
+            k=args.k,
+            match=args.match,
+            semantic=args.semantic,
+            threshold=args.threshold,
+            embedding_backend=args.embedding_backend,
+            sentiment=args.sentiment,
+            keyphrase=per_document,
+            present=per_document,
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """`kweval report`: evaluate (or score under a preset), gather the report's data, write the page."""
+    from kweval.io import html_report
+    from kweval.io.output import check_output_file, write_output
+
+    if not args.out.lower().endswith((".html", ".htm")):
+        raise UsageError(f"{args.out}: --out must end in .html")
+    check_output_file(args.out)
+    plotly = html_report.plotly_js()  # a missing extra is said before the work
+    if args.protocol != "kweval":
+        data = _protocol_report_data(args)
+    else:
+        data = _kweval_report_data(args)
+    if data is None:
+        return USAGE_ERROR
+    if not args.quiet:
+        for line in problem_lines_of(data.problems):
+            print(line, file=sys.stderr)
+    write_output(html_report.render_html(data, plotly), args.out)
+    say(f"report of {len(data.models)} model(s) -> {args.out}")
+    return 0
+
+
+def problem_lines_of(problems: list[str]) -> list[str]:
+    """The `kweval: SOURCE: REASON` lines of the report's problems (already `str(Problem)`)."""
+    return [line(p) for p in problems]
+
+
+def _kweval_report_data(args: argparse.Namespace):
+    """The report's data under the kweval preset: load, select, evaluate (keywords kept for the examples)."""
+    from kweval.data import demo_path, load_dataset
+    from kweval.evaluation.pipeline import evaluate
+    from kweval.io import card as cards
+    from kweval.io.report_data import report_data
+
+    dataset = load_dataset(args.data, predictions=prediction_files(args))
+    movies = select(dataset.movie_ids, args.movies, "movie(s)")
+    models = select(dataset.model_names, args.models, "model(s)")
+    dataset = dataset.subset(movies, models)
+    options = _options(args, dataset.per_document)
+    evaluation = evaluate(dataset, options, keywords=True)
+    if evaluation.scores.empty:
+        for line in problem_lines(evaluation.problems):
+            print(line, file=sys.stderr)
+        print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
+        return None
+    folder = Path(args.data) if args.data else demo_path()  # the card `kweval evaluate` writes for the same run
+    predictions = [Path(p) for p in (prediction_files(args) or {}).values()]
+    content = cards.dataset_hash(folder, args.movies, predictions) if folder.exists() else "unknown"
+    card = cards.evaluation_card(options, str(dataset.source), content, aggregation=args.aggregate)
+    name = Path(str(dataset.source)).name or "demo"
+    return report_data(dataset, evaluation, args.aggregate, card, title=f"kweval report: {name}", n_boot=args.resamples)
+
+
+def _protocol_report_data(args: argparse.Namespace):
+    """The report's data under a keyphrase preset: the collection and prediction files read as
+    `kweval evaluate --protocol` reads them (`kweval.io.report_protocol`)."""
+    from kweval.data import read_per_document
+    from kweval.data.predictions import prediction_lists
+    from kweval.io import card as cards
+    from kweval.io.report_protocol import protocol_report_data
+    from kweval.keyphrase.protocols import CUTOFFS
+
+    problems: list = []
+    documents = None if args.data is None else read_per_document(args.data, problems)
+    if documents is None:
+        raise UsageError(
+            f"--protocol {args.protocol} needs per-document ground truth: a folder with docsutf8/ and keys/, or one "
+            ".json/.jsonl file with title, abstract and keywords"
+        )
+    files = prediction_files(args) or {}
+    if len(files) < 2:
+        raise UsageError("--protocol: give at least two models' predictions with --predictions NAME=PATH")
+    wanted = select(list(files), args.models, "model(s)") or list(files)
+    predictions = {m: prediction_lists(Path(files[m]), m, problems) for m in wanted}
+    paths = [*documents.files, *(Path(files[m]) for m in wanted)]
+    folder = Path(args.data)
+    cutoffs = tuple(dict.fromkeys((*CUTOFFS[:1], args.k, *CUTOFFS[1:])))
+    card = cards.protocol_card(
+        args.protocol,
+        str(args.data),
+        cards.files_hash(paths, folder if folder.is_dir() else None),
+        k=args.k,
+        aggregation="macro",
+        cutoffs=cutoffs,
+    )
+    return protocol_report_data(
+        documents,
+        predictions,
+        args.protocol,
+        args.k,
+        card,
+        cutoffs=cutoffs,
+        problems=[str(p) for p in problems],
+        n_boot=args.resamples,
+    )

@@ -1,0 +1,140 @@
+"""The HTML report's data under a keyphrase preset (`kweval report --protocol pke|kpeval|meng`).
+
+The numbers are the preset's own, as `kweval evaluate --protocol` prints
+them: `kweval.keyphrase.protocols.score_documents` per document, then
+`summarize` (the table's values; KPEval's F1 is the F1 of mean P and R).
+Intervals, the headline and the verdicts resample and compare the
+per-document values (their means), which the page says.  The worked
+examples mark each prediction that the preset counts as a match (each
+scored on its own under the preset's rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from kweval.data.vocabulary import DOCUMENT_WORDS
+from kweval.evaluation.aggregate import ALL
+from kweval.io.report_data import Example, ReportData, example_reviews
+from kweval.keyphrase.protocols import PROTOCOLS, prepare_document, score_documents, summarize
+from kweval.stats import verdict as verdicts
+from kweval.stats.aggregated import compare_aggregated
+from kweval.stats.bootstrap import N_BOOT, bootstrap_summary_ci
+from kweval.stats.headline import headline
+from kweval.stats.paired import N_PERM
+
+
+def protocol_metrics(k: int, cutoffs: Sequence[int | str]) -> list[str]:
+    """The preset's columns the report shows: P, R and F1 at each cut-off (the --k one first)."""
+    order = list(dict.fromkeys([k, *cutoffs]))
+    return [f"{m}@{c}" for c in order for m in ("p", "r", "f1")]
+
+
+def _matches(preset: str, gold: Sequence[str], phrases: Sequence[str], text: str | None) -> pd.DataFrame:
+    """A document's predictions (rank order) with gt_rank 0 where the preset counts the phrase as a match, else -1."""
+    protocol = PROTOCOLS[preset]
+    hits = [bool(prepare_document(protocol, gold, [p], text).matched[:1] == [True]) for p in phrases]
+    return pd.DataFrame(
+        {"position": range(len(phrases)), "keyword": list(phrases), "gt_rank": [0 if h else -1 for h in hits]}
+    ).assign(gt_keyword="")
+
+
+def protocol_scores(
+    documents, predictions: Mapping[str, Mapping[str, Sequence[str]]], preset: str, metrics: Sequence[str], cutoffs
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(per-document scores: movie, review_id, model and `metrics`; the summary rows, ALL per model, with the preset's
+    own aggregation, the numbers `kweval evaluate --protocol` prints)."""
+    protocol = PROTOCOLS[preset]
+    frames, rows = [], []
+    for model, lists in predictions.items():
+        per_doc = score_documents(protocol, documents.gold, lists, documents.texts, list(cutoffs))
+        summary = summarize(protocol, per_doc)
+        frames.append(pd.DataFrame({c: per_doc[c] for c in metrics}).assign(review_id=per_doc["doc"], model=model))
+        rows.append({"movie": ALL, "model": model, "n_reviews": len(per_doc["doc"])} | {m: summary[m] for m in metrics})
+    return pd.concat(frames, ignore_index=True).assign(movie=documents.name), pd.DataFrame(rows)
+
+
+def protocol_examples(documents, predictions, preset: str, scores: pd.DataFrame, top: pd.DataFrame) -> list[Example]:
+    """The three worked examples of the headline's first metric, each prediction marked when the preset matches it."""
+    if top.empty:
+        return []
+    best, runner, metric = (str(top[c].iloc[0]) for c in ("best", "runner_up", "metric"))
+    out = []
+    for kind, _movie, doc in example_reviews(scores, best, runner, metric):
+        here = scores[scores["review_id"] == doc]
+        text = documents.texts.get(doc)
+        gold = documents.gold[doc]
+        out.append(
+            Example(
+                kind=kind,
+                movie=documents.name,
+                movie_title=documents.name,
+                review_id=doc,
+                text=text,
+                metric=metric,
+                values={m: float(v) for m, v in zip(here["model"], here[metric]) if m in (best, runner)},
+                keywords={m: _matches(preset, gold, predictions[m].get(doc, []), text) for m in (best, runner)},
+                ground_truth=[(0, g) for g in gold],
+            )
+        )
+    return out
+
+
+def protocol_report_data(
+    documents,
+    predictions: Mapping[str, Mapping[str, Sequence[str]]],
+    preset: str,
+    k: int,
+    card: dict,
+    cutoffs: Sequence[int | str] = (5, 10, "M", "O"),
+    problems: Sequence[str] = (),
+    n_boot: int = N_BOOT,
+    n_perm: int = N_PERM,
+) -> ReportData:
+    """The report of `predictions` ({model: {document: phrases}}) on `documents` (a `kweval.data.keyphrase.
+    Documents`) under `preset`."""
+    metrics = protocol_metrics(k, cutoffs)
+    scores, summary = protocol_scores(documents, predictions, preset, metrics, list(dict.fromkeys([k, *cutoffs])))
+    models = list(predictions)
+    intervals = pd.concat(
+        [
+            bootstrap_summary_ci(scores[scores["model"] == m], metrics, "macro", n_boot=n_boot).assign(
+                movie=ALL, model=m
+            )
+            for m in models
+        ],
+        ignore_index=True,
+    )
+    top = headline(scores, [f"f1@{k}", "f1@M"], "macro", DOCUMENT_WORDS, n_boot=n_boot, n_perm=n_perm)
+    reference = str(top["best"].iloc[0]) if len(top) else models[0]
+    parts = [
+        compare_aggregated(scores, reference, m, metrics, "macro", n_boot=n_boot, n_perm=n_perm).assign(model=m)
+        for m in models
+        if m != reference
+    ]
+    f1_note = (
+        " F1 in the table is the F1 of mean P and mean R (KPEval's convention); the comparisons test mean per-document "
+        "values."
+        if PROTOCOLS[preset].macro_f1 == "f1_of_means"
+        else " The comparisons test mean per-document values."
+    )
+    return ReportData(
+        title=f"kweval report: {documents.name} under the {preset} preset",
+        words=DOCUMENT_WORDS,
+        how="macro",
+        models=models,
+        metrics=metrics,
+        summary=summary,
+        intervals=intervals,
+        headline=top,
+        reference=reference,
+        verdicts=verdicts.verdict_table(pd.concat(parts, ignore_index=True), reference) if parts else pd.DataFrame(),
+        examples=protocol_examples(documents, predictions, preset, scores, top),
+        card=dict(card),
+        problems=list(problems),
+        notes=[
+            f"{DOCUMENT_WORDS.count(len(documents.gold))} in {documents.name}; the {preset} preset's numbers.{f1_note}"
+        ],
+    )
