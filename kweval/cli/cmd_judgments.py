@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 from kweval.cli.common import UsageError
+from kweval.messages import line, say
 
 
 def add_parser(sub) -> None:
@@ -84,7 +85,7 @@ def _add(args: argparse.Namespace, dataset) -> int:
         raise UsageError(f"{problems[0].source}: {problems[0].reason}; nothing was stored")
     store = JudgmentStore(path, dataset.content_hash())
     new_id = store.add(args.movie, args.review, args.keyword, args.grade, args.annotator, args.side)
-    print(f"kweval: {path}: judgment {new_id} stored", file=sys.stderr)
+    say(path, f"judgment {new_id} stored")
     return 0
 
 
@@ -94,9 +95,9 @@ def _undo(args: argparse.Namespace, dataset) -> int:
     path = _path(args, dataset)
     removed = JudgmentStore(path, dataset.content_hash()).undo(args.annotator, args.judgment_id)
     if removed is None:
-        print(f"kweval: {path}: no judgment to undo", file=sys.stderr)
+        say(path, "no judgment to undo")
         return 1
-    print(f"kweval: {path}: judgment {removed['id']} ({removed['keyword']!r}, grade {removed['grade']}) removed")
+    print(line(path, f"judgment {removed['id']} ({removed['keyword']!r}, grade {removed['grade']}) removed"))
     return 0
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 
 from kweval.data.dataset import Dataset
 from kweval.evaluation.options import EvalOptions, Evaluation
+from kweval.messages import problem_line, say
 
 
 @dataclass
@@ -81,15 +82,15 @@ def load_checked(path: str, dataset: Dataset, content_hash: str | None, quiet: b
     try:
         judgments = load_judgments(path, content_hash)
     except JudgmentsError as exc:
-        print(f"kweval: {exc.source}: {exc.reason}; evaluated without judgments", file=sys.stderr)
+        say(exc.source, f"{exc.reason}; evaluated without judgments")
         return None
     kept, problems = checked(judgments, dataset, path)
     for problem in problems:
-        print(f"kweval: {problem.source}: {problem.reason}", file=sys.stderr)
+        print(problem_line(problem), file=sys.stderr)
     if not quiet:
         from kweval.judgments import agreement
 
-        print(f"kweval: {path}: {agreement(kept).line()}", file=sys.stderr)
+        say(path, agreement(kept).line())
     return kept
 
 
