@@ -15,9 +15,10 @@ import streamlit as st
 
 from dashboard import keyword_html
 from dashboard.escape import esc, fmt_num
+from dashboard.gt_lists import gt_lists
 from dashboard.highlight import matched_tooltips, review_html
 from dashboard.review_tables import keyword_details, review_table
-from dashboard.state import Ctx, gt_lists
+from dashboard.state import Ctx
 from dashboard.style import model_colors
 from kweval.explain import why
 from kweval.metrics.registry import column

@@ -23,6 +23,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.escape import md
+from dashboard.gt_lists import gt_lists
 from dashboard.links import page_links, page_params
 from dashboard.selection import SELECTION_KEYS, Selection
 from kweval.data import load_dataset
@@ -179,21 +180,6 @@ def ci_digest(rows: pd.DataFrame, group: list[str], how: str) -> str:
     columns = [c for c in rows.columns if c in needed]
     values = rows[columns].to_numpy(dtype="float64")
     return hashlib.blake2b(repr((how, columns, values.shape)).encode() + values.tobytes(), digest_size=16).hexdigest()
-
-
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _gt_lists(key: tuple, _gt: pd.DataFrame) -> dict[tuple[str, object], pd.DataFrame]:
-    at: dict[tuple[str, object], list[int]] = {}
-    for i, (movie, review) in enumerate(zip(_gt["movie"].tolist(), _gt["review_id"].tolist())):
-        at.setdefault((movie, None if pd.isna(review) else review), []).append(i)
-    return {list_key: _gt.iloc[rows] for list_key, rows in at.items()}
-
-
-def gt_lists(key: tuple, gt: pd.DataFrame) -> dict[tuple[str, object], pd.DataFrame]:
-    """The evaluation's GT rows (`gt`, of the evaluation `key`) split per list, in their order: (movie, review_id)
-    for a document's own list, (movie, None) for a movie's.  Reference: the rows
-    ``gt[(gt.movie == movie) & (gt.review_id == review)]`` (``review_id.isna()`` for None)."""
-    return _gt_lists(key, gt)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)

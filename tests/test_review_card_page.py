@@ -10,9 +10,10 @@ import pandas as pd
 import pytest
 
 from dashboard import review_card
+from dashboard.gt_lists import gt_lists
 from dashboard.review_tables import keyword_details
 from dashboard.selection import Selection
-from dashboard.state import Ctx, gt_lists
+from dashboard.state import Ctx
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from tests.helpers import make_dataset
 
