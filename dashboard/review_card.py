@@ -122,7 +122,7 @@ def own_gt_html(ctx: Ctx, movie: str, review: str, text: object) -> str:
 @st.cache_data(show_spinner=False, max_entries=512)
 def _reasons(key: tuple, movie: str, review: str, models: tuple, _ctx: Ctx, _rows: pd.DataFrame) -> pd.DataFrame:
     """The review's keywords with why each matched or not (kweval.explain.why: per model, from the matching itself)."""
-    return why.match_reasons(_rows.reset_index(), _ctx.own_gt(movie, review), _ctx.options.match)
+    return why.match_reasons(_rows.reset_index(), _ctx.own_gt(movie, review), _ctx.options.match, _ctx.options.k)
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
