@@ -205,7 +205,7 @@ def _scoped(ctx: Ctx, table: pd.DataFrame) -> pd.DataFrame:
     sel = ctx.selection
     rows = table["model"].isin(sel.models).to_numpy()
     if sel.movie != "ALL":
-        rows &= (table["movie"] == sel.movie).to_numpy()
+        rows = rows & (table["movie"] == sel.movie).to_numpy()
     return table[rows]
 
 
@@ -266,6 +266,6 @@ def slice_reviews(ctx: Ctx, spec: str, model: str | None) -> set[tuple[str, str]
     features = slice_feature_table(ctx)
     mask = slice_features.slice_mask(features, spec)
     if model is not None:
-        mask &= features["model"].astype(str).to_numpy() == model
+        mask = mask & (features["model"].astype(str).to_numpy() == model)
     rows = features[mask]
     return set(zip(rows["movie"].astype(str), rows["review_id"].astype(str)))
