@@ -15,13 +15,17 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
+from dashboard.protocol import page_card
+from dashboard.report_view import report_html
 from dashboard.state import Ctx, ci_digest, ci_groups, row_identity
 from kweval import legacy, stats
-from kweval.evaluation import slice_features, slices
+from kweval.data.vocabulary import Vocabulary
+from kweval.evaluation import slices
 from kweval.evaluation.aggregate import aggregate_by
-from kweval.explain import failures
 from kweval.io import report
-from kweval.stats import slices as stats_slices
+from kweval.io.settings import setting_texts
+from kweval.keyphrase import dataset_protocol
+from kweval.stats.headline import headline, key_metrics
 
 # ---------------------------------------------------------------------------------------------
 # Summary
@@ -90,15 +94,17 @@ def _exports(
     meta: tuple,
     _table: pd.DataFrame,
     _intervals: pd.DataFrame | None,
+    _words: Vocabulary,
 ) -> tuple[str, str, str]:
     latex = report.to_latex(
         _table,
         columns=list(columns) or None,
         ci=_intervals,
         ci_style=ci_style if ci_style != "none" else "brackets",
-        caption=report.latex_caption(dict(meta)),
+        caption=report.latex_caption(dict(meta), _words),
+        words=_words,
     )
-    return report.to_csv(_table), report.to_markdown(_table), latex
+    return report.to_csv(_table), report.to_markdown(_table, words=_words), latex
 
 
 def summary_exports(
@@ -108,8 +114,36 @@ def summary_exports(
     movies)."""
     sel = ctx.selection
     return _exports(
-        ctx.key, sel.agg, tuple(sel.models), tuple(columns), ci_style, tuple(meta.items()), table, intervals
+        ctx.key, sel.agg, tuple(sel.models), tuple(columns), ci_style, tuple(meta.items()), table, intervals, ctx.words
     )
+
+
+@st.cache_data(show_spinner="The headline: comparing the leaders…", max_entries=32)
+def _headline(
+    key: tuple, how: str, scope: str, models: tuple, keys: tuple, _scores: pd.DataFrame, _words: Vocabulary
+) -> pd.DataFrame:
+    return headline(_scores, list(keys), how, _words)
+
+
+def summary_headline(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame:
+    """Per key metric of `scores` (the rows of `scope`) the best model, its margin over the runner-up, the interval at
+    Holm's level and significance (`kweval.stats.headline`, the report's headline)."""
+    sel = ctx.selection
+    keys = tuple(key_metrics([m for m in ctx.evaluation.metric_names if m in scores.columns], sel.k))
+    return _headline(ctx.key, sel.agg, scope, tuple(sel.models), keys, scores, ctx.words)
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _report(key: tuple, how: str, scope: str, models: tuple, meta: tuple, _ctx: Ctx) -> str:
+    said = "; ".join(setting_texts(dict(meta), _ctx.words))
+    title = f"kweval report: {report.dataset_name(dict(meta))} ({said})"
+    return report_html(_ctx.dataset, _ctx.evaluation, list(models), scope, how, page_card(_ctx), title)
+
+
+def summary_report(ctx: Ctx, scope: str, meta: dict) -> str:
+    """`kweval report`'s HTML page of the view (`dashboard.report_view`), cached per view."""
+    sel = ctx.selection
+    return _report(ctx.key, sel.agg, scope, tuple(sel.models), tuple(meta.items()), ctx)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -124,14 +158,22 @@ def compare_metrics(ctx: Ctx) -> list[str]:
 
 
 @st.cache_data(show_spinner="Bootstrap and randomization tests…", max_entries=32)
-def _compare(key: tuple, movie: str, a: str, others: tuple, metrics: tuple, _scores: pd.DataFrame) -> pd.DataFrame:
-    parts = [stats.compare_models(_scores, a, b, list(metrics)).rename(columns=SIDES).assign(model=b) for b in others]
+def _compare(
+    key: tuple, movie: str, how: str, a: str, others: tuple, metrics: tuple, _scores: pd.DataFrame
+) -> pd.DataFrame:
+    parts = [
+        stats.compare_aggregated(_scores, a, b, list(metrics), how).rename(columns=SIDES).assign(model=b)
+        for b in others
+    ]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 def comparisons(ctx: Ctx, a: str, others: Sequence[str]) -> pd.DataFrame:
-    """Every other model against `a` on every metric, over the selected movie's reviews."""
-    return _compare(ctx.key, ctx.selection.movie, a, tuple(others), tuple(compare_metrics(ctx)), ctx.scores())
+    """Every other model against `a` on every metric, over the selected movie's reviews, under the sidebar's
+    aggregation (`kweval.stats.aggregated.compare_aggregated`: micro compares the ratio of sums where a metric has
+    one; the ``basis`` column says which), with Holm-level intervals beside the Holm p."""
+    sel = ctx.selection
+    return _compare(ctx.key, sel.movie, sel.agg, a, tuple(others), tuple(compare_metrics(ctx)), ctx.scores())
 
 
 @st.cache_data(show_spinner="Per-movie tests…", max_entries=32)
@@ -186,86 +228,59 @@ def parity_example(ctx: Ctx, finder: Callable, dataset) -> object | None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Failures: categories per keyword, slices
+# Keyphrase presets (per-document data): the numbers of `kweval evaluate --protocol P`
+
+PROTOCOLS = ("kweval", "pke", "kpeval", "meng")  # kweval.cli.fast.PRESETS, the CLI's --protocol choices
 
 
-@st.cache_resource(show_spinner="Sorting every keyword into its failure category…", max_entries=4)
-def _failure_table(key: tuple, _dataset, _evaluation) -> pd.DataFrame:
-    # shared, read-only (the DNLP table has millions of rows: not pickled per rerun)
-    return failures.failure_table(_dataset, _evaluation)
+@st.cache_data(show_spinner="Scoring under the preset…", max_entries=16)
+def _protocol_summary(data_hash: str, protocol: str, k: int, models: tuple, _dataset) -> pd.DataFrame:
+    return dataset_protocol.protocol_summary(_dataset, protocol, k, list(models))
 
 
-def failure_table(ctx: Ctx) -> pd.DataFrame:
-    """Every keyword's failure category under the evaluation's options (`kweval.explain.failures.failure_table`);
-    all movies and models (read only)."""
-    return _failure_table(ctx.key, ctx.dataset, ctx.evaluation)
-
-
-def _scoped(ctx: Ctx, table: pd.DataFrame) -> pd.DataFrame:
+def protocol_summary(ctx: Ctx, protocol: str) -> pd.DataFrame:
+    """The selected models' rows of `kweval evaluate DATA --protocol protocol --k k`
+    (`kweval.keyphrase.dataset_protocol`)."""
     sel = ctx.selection
-    rows = table["model"].isin(sel.models).to_numpy()
-    if sel.movie != "ALL":
-        rows = rows & (table["movie"] == sel.movie).to_numpy()
-    return table[rows]
+    return _protocol_summary(ctx.data_hash, protocol, sel.k, tuple(sel.models), ctx.dataset)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _failure_counts(key: tuple, movie: str, models: tuple, _ctx: Ctx) -> pd.DataFrame:
-    return failures.failure_summary(_scoped(_ctx, failure_table(_ctx)), by=["model"])
+@st.cache_data(show_spinner="Scoring under the preset…", max_entries=16)
+def _protocol_scores(data_hash: str, protocol: str, k: int, models: tuple, _dataset) -> pd.DataFrame:
+    return dataset_protocol.protocol_scores(_dataset, protocol, k, list(models))
 
 
-def failure_counts(ctx: Ctx) -> pd.DataFrame:
-    """Counts and shares per model × side × category over the selection's movie (every movie for ALL)."""
+def protocol_scores(ctx: Ctx, protocol: str) -> pd.DataFrame:
+    """Per-document scores of the selected models under the preset (for Compare's paired tests)."""
     sel = ctx.selection
-    return _failure_counts(ctx.key, sel.movie, tuple(sel.models), ctx)
+    scores = _protocol_scores(ctx.data_hash, protocol, sel.k, tuple(sel.models), ctx.dataset)
+    return scores if sel.movie == "ALL" else scores[scores["movie"] == sel.movie]
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _category_reviews(key: tuple, movie: str, models: tuple, category: str, model: str | None, _ctx: Ctx) -> set:
-    found = failures.reviews_with(_scoped(_ctx, failure_table(_ctx)), category, model)
-    return set(zip(found["movie"].astype(str), found["review_id"].astype(str)))
+@st.cache_data(show_spinner="Bootstrap and randomization tests…", max_entries=16)
+def _protocol_compare(
+    data_hash: str, protocol: str, k: int, movie: str, a: str, others: tuple, metrics: tuple, _scores
+) -> pd.DataFrame:
+    parts = [stats.compare_models(_scores, a, b, list(metrics)).rename(columns=SIDES).assign(model=b) for b in others]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
-def category_reviews(ctx: Ctx, category: str, model: str | None) -> set[tuple[str, str]]:
-    """The (movie, review_id) pairs of the selection holding a keyword of `category` (of `model`, when given)."""
+def protocol_comparisons(
+    ctx: Ctx, protocol: str, a: str, others: Sequence[str], metrics: Sequence[str]
+) -> pd.DataFrame:
+    """Every other model against `a` on the preset's per-document `metrics` (paired, Holm across the metrics)."""
     sel = ctx.selection
-    return _category_reviews(ctx.key, sel.movie, tuple(sel.models), category, model, ctx)
+    scores = protocol_scores(ctx, protocol)
+    return _protocol_compare(ctx.data_hash, protocol, sel.k, sel.movie, a, tuple(others), tuple(metrics), scores)
 
 
-def review_failures(ctx: Ctx, movie: str, review: str, model: str) -> pd.DataFrame:
-    """The failure rows (both sides) of one review × model."""
-    table = failure_table(ctx)
-    rows = (table["movie"] == movie) & (table["review_id"] == review) & (table["model"] == model)
-    return table[rows.to_numpy()].astype({"keyword": object, "detail": object, "category": object})
+@st.cache_data(show_spinner="Describing the collections…", max_entries=8)
+def _cards(data_hash: str, match: str, _dataset) -> list[dict]:
+    from kweval.keyphrase.describe import describe_dataset
+
+    return [card.as_dict() for card in describe_dataset(_dataset, "kweval", match)]
 
 
-@st.cache_resource(show_spinner=False, max_entries=4)
-def _slice_features(key: tuple, _dataset, _evaluation) -> pd.DataFrame:
-    return slice_features.slice_features(_evaluation, _dataset)
-
-
-def slice_feature_table(ctx: Ctx) -> pd.DataFrame:
-    """The slice features of every evaluated row (`kweval.evaluation.slice_features`), aligned with the scores."""
-    return _slice_features(ctx.key, ctx.dataset, ctx.evaluation)
-
-
-@st.cache_data(show_spinner="Searching the slices (SliceLine) and bootstrapping their CIs…", max_entries=32)
-def _worst(key: tuple, model: str, metric: str, _ctx: Ctx) -> pd.DataFrame:
-    return stats_slices.worst_slices(
-        _ctx.evaluation, _ctx.dataset, model, metric, features=slice_feature_table(_ctx), n_boot=1000
-    )
-
-
-def worst_slices(ctx: Ctx, model: str, metric: str) -> pd.DataFrame:
-    """The slices where `model` does worst on `metric` (`kweval.stats.slices.worst_slices`), overall row first."""
-    return _worst(ctx.key, model, metric, ctx)
-
-
-def slice_reviews(ctx: Ctx, spec: str, model: str | None) -> set[tuple[str, str]]:
-    """The (movie, review_id) pairs in the slice `spec` (of `model`'s rows, when given); ValueError for a bad spec."""
-    features = slice_feature_table(ctx)
-    mask = slice_features.slice_mask(features, spec)
-    if model is not None:
-        mask = mask & (features["model"].astype(str).to_numpy() == model)
-    rows = features[mask]
-    return set(zip(rows["movie"].astype(str), rows["review_id"].astype(str)))
+def dataset_cards(ctx: Ctx) -> list[dict]:
+    """`kweval describe`'s card of every collection of per-document data (JSON-ready dicts; [] otherwise)."""
+    return _cards(ctx.data_hash, ctx.options.match, ctx.dataset)

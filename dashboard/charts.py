@@ -6,7 +6,8 @@ strings are escaped: plotly renders some HTML in labels.
 
 from __future__ import annotations
 
-import numpy as np
+import html
+
 import pandas as pd
 import plotly.express as px
 import plotly.graph_objects as go
@@ -16,46 +17,27 @@ from dashboard.escape import esc
 from dashboard.state import Ctx
 from dashboard.style import axis_title, jitter, metric_label, model_colors
 from kweval import stats
+from kweval.io import charts as report_charts
+from kweval.stats.numbers import decimals_for
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _bars(
     key: tuple, agg: str, scope: str, models: tuple, metrics: tuple, all_models: tuple, _rows: pd.DataFrame, _cis
 ) -> go.Figure:
-    names = list(metrics)
-    colors = model_colors(all_models)  # by the dataset's model list: a model keeps its colour
-    fig = go.Figure()
-    for model in models:
-        ci = _cis[_cis["model"] == model].set_index("metric").reindex(names)
-        value = (
-            _rows.loc[model, names].to_numpy(dtype="float64") if model in _rows.index else np.full(len(names), np.nan)
-        )
-        fig.add_bar(
-            name=esc(model),
-            x=names,
-            y=value,
-            marker_color=colors.get(model),
-            error_y=dict(
-                type="data",
-                symmetric=False,
-                array=np.clip(ci["ci_high"].to_numpy() - value, 0, None),
-                arrayminus=np.clip(value - ci["ci_low"].to_numpy(), 0, None),
-            ),
-        )
-    how = (
-        "micro: ratios of summed counts; ranking metrics and SAS: mean over reviews"
-        if agg == "micro"
-        else "macro: mean over reviews"
-    )
-    fig.update_layout(
-        barmode="group",
-        yaxis_title=f"value ({how})",
-        xaxis_title="metric",
-        height=420,
-        margin=dict(t=40, b=10),
-        legend=dict(title_text="model", orientation="h", yanchor="bottom", y=1.02, x=0),
-    )  # above the plot, clear of the toolbar
-    fig.update_xaxes(tickvals=names, ticktext=[esc(metric_label(m)) for m in names])  # registry labels under the bars
+    """Small multiples (`kweval.io.charts.small_multiples`, the HTML report's charts): one panel and one y-axis from 0
+    per metric, so a recall of 0.004 is not flat beside a precision of 0.4; no axis title to clip and no legend under
+    the toolbar (the models are each panel's x-axis; how values are aggregated is in the page's caption)."""
+    shown = [m for m in metrics if m in _rows.columns]
+    values = {m: {str(model): float(_rows.loc[model, m]) for model in models if model in _rows.index} for m in shown}
+    intervals: dict[str, dict[str, tuple[float, float]]] = {}
+    for model, metric, lo, hi in _cis[["model", "metric", "ci_low", "ci_high"]].itertuples(index=False):
+        intervals.setdefault(str(metric), {})[str(model)] = (float(lo), float(hi))
+    figure = report_charts.small_multiples(values, intervals, {m: metric_label(m) for m in shown}, list(models))
+    fig = go.Figure(figure)
+    colors = model_colors(all_models)  # by the dataset's model list: a model keeps its colour on every page
+    for trace in fig.data:
+        trace.marker.color = [colors.get(html.unescape(str(m))) for m in trace.x]
     return fig
 
 
@@ -67,16 +49,18 @@ def metric_bars(ctx: Ctx, scope: str, rows: pd.DataFrame, cis: pd.DataFrame) -> 
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _heatmap(key: tuple, agg: str, models: tuple, metric: str, _movies_only: pd.DataFrame) -> go.Figure:
+def _heatmap(
+    key: tuple, agg: str, models: tuple, metric: str, movie_word: str, _movies_only: pd.DataFrame
+) -> go.Figure:
     per_movie = _movies_only.pivot(index="movie", columns="model", values=metric).reindex(
         index=pd.unique(_movies_only["movie"]), columns=list(models)
     )
     heat = px.imshow(
         per_movie.rename(index=esc, columns=esc),
-        text_auto=".3f",
+        text_auto=f".{decimals_for(per_movie.to_numpy(dtype='float64').ravel().tolist())}f",  # never 0.000 if not 0
         aspect="auto",
         color_continuous_scale="Viridis",
-        labels=dict(color=esc(axis_title(metric, agg)), x="model", y="movie"),
+        labels=dict(color=esc(axis_title(metric, agg)), x="model", y=esc(movie_word)),
     )
     # a colour bar needs room to be read even for one or two movies; the toolbar sits in the top margin, off the cells
     heat.update_layout(
@@ -90,7 +74,7 @@ def _heatmap(key: tuple, agg: str, models: tuple, metric: str, _movies_only: pd.
 def movie_heatmap(ctx: Ctx, metric: str, movies_only: pd.DataFrame) -> go.Figure:
     """`metric` per movie × selected model (`movies_only`: the summary rows without ALL)."""
     sel = ctx.selection
-    return _heatmap(ctx.key, sel.agg, tuple(sel.models), metric, movies_only)
+    return _heatmap(ctx.key, sel.agg, tuple(sel.models), metric, ctx.words.movie.lower(), movies_only)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

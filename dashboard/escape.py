@@ -44,3 +44,9 @@ def fmt_num(value: object, digits: int = 3) -> str:
     except (TypeError, ValueError):
         return "n/a"
     return "n/a" if x != x else f"{x:.{digits}f}"
+
+
+def visible(text: str) -> str:
+    """`text` with every unprintable character (controls, NUL, newlines, bidi marks) written as an escape, so a
+    message quoting it shows what was typed and none of it acts."""
+    return "".join(ch if ch.isprintable() else ascii(ch)[1:-1] for ch in text)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import caches
+from dashboard import failure_caches as caches
 from dashboard import failures_view as view
 from dashboard.escape import md
 from dashboard.state import Ctx, query_param, set_query_param, url_notice

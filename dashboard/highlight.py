@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping
 
 import pandas as pd
 
+from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
 from kweval.io.highlight import highlight, match_spans
 
 __all__ = ["highlight", "match_spans", "matched_tooltips", "review_html"]
@@ -25,8 +26,11 @@ def review_html(text: str | None, keywords: Mapping[str, str] | Iterable[str], m
     )
 
 
-def matched_tooltips(keywords: pd.DataFrame, model: str | None = None) -> dict[str, str]:
-    """{predicted keyword: "model: GT keyword (GT rank j)"} for the matched rows of `keywords`.
+def matched_tooltips(
+    keywords: pd.DataFrame, model: str | None = None, words: Vocabulary = MOVIE_WORDS
+) -> dict[str, str]:
+    """{predicted keyword: "model: GT keyword (GT rank j)"} for the matched rows of `keywords` ("(in the GT)" for an
+    unranked GT, `words.gt_position`).
 
     With `model`, only that model's matches: the review text then marks what
     that model found, never what another model found (highlights are per model).
@@ -36,5 +40,5 @@ def matched_tooltips(keywords: pd.DataFrame, model: str | None = None) -> dict[s
     if model is not None:
         matched = matched[matched["model"] == model]
     for name, kw, rank, gt_kw in zip(matched["model"], matched["keyword"], matched["gt_rank"], matched["gt_keyword"]):
-        tips.setdefault(str(kw), []).append(f"{name}: {gt_kw} (GT rank {int(rank)})")
+        tips.setdefault(str(kw), []).append(f"{name}: {gt_kw} ({words.gt_position(int(rank))})")
     return {kw: ", ".join(v) for kw, v in tips.items()}

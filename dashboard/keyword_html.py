@@ -13,15 +13,17 @@ import pandas as pd
 
 from dashboard.escape import esc, fmt_num
 from dashboard.selection import TAU_DEFAULT, format_tau
+from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
 from kweval.metrics.categories import CATEGORIES
 
 CATEGORY_LABELS = {c.name: c.label for c in CATEGORIES}  # docs/metrics.md §10's labels
 
 
-def keyword_list_html(rows: pd.DataFrame, k: int) -> str:
+def keyword_list_html(rows: pd.DataFrame, k: int, words: Vocabulary = MOVIE_WORDS) -> str:
     """One model's ranked keywords (rows with position, keyword, gt_rank, gt_keyword) as an escaped HTML list.
 
-    Matched keywords show the GT keyword they took and its 0-based GT rank;
+    Matched keywords show the GT keyword they took and its 0-based GT rank (`words.gt_position`: no rank for an
+    unranked GT);
     unmatched ones say so; positions at or beyond k are marked (they do not
     count for the @k metrics).
     """
@@ -34,7 +36,7 @@ def keyword_list_html(rows: pd.DataFrame, k: int) -> str:
         if int(rank) >= 0:
             items.append(
                 f"<li><mark>{esc(kw)}</mark> → <b>{esc(gt_kw)}</b> "
-                f'<span class="kw-gt">(GT rank {int(rank)})</span>{beyond}</li>'
+                f'<span class="kw-gt">({esc(words.gt_position(int(rank)))})</span>{beyond}</li>'
             )
         else:
             items.append(f'<li><span style="opacity:0.75">{esc(kw)}</span> {unmatched_html(row)}{beyond}</li>')
@@ -49,7 +51,12 @@ _TABLE_STYLE = (
 
 
 def keyword_table_html(
-    rows: pd.DataFrame, k: int, semantic: bool = False, sentiment: bool = False, threshold: float = TAU_DEFAULT
+    rows: pd.DataFrame,
+    k: int,
+    semantic: bool = False,
+    sentiment: bool = False,
+    threshold: float = TAU_DEFAULT,
+    words: Vocabulary = MOVIE_WORDS,
 ) -> str:
     """One model's ranked keywords as an escaped HTML table: the lexical match, then (from `keyword_details`)
     the nearest GT keyword and its cosine (marked when above `threshold`) and the VADER value v(x).
@@ -70,7 +77,7 @@ def keyword_table_html(
         matched = int(r["gt_rank"]) >= 0
         kw = f"<mark>{esc(r['keyword'])}</mark>" if matched else esc(r["keyword"])
         lex = (
-            f'<b>{esc(r["gt_keyword"])}</b> <span class="kw-gt">(GT rank {int(r["gt_rank"])})</span>'
+            f'<b>{esc(r["gt_keyword"])}</b> <span class="kw-gt">({esc(words.gt_position(int(r["gt_rank"])))})</span>'
             if matched
             else unmatched_html(r)
         )
@@ -81,8 +88,8 @@ def keyword_table_html(
                 cells += ['<span class="kw-near">—</span>', '<span class="kw-cos">n/a</span>']
             else:
                 cells.append(
-                    f'<span class="kw-near">{esc(near)}</span> <span class="kw-gt">(GT rank '
-                    f"{int(r['nearest_rank'])})</span>"
+                    f'<span class="kw-near">{esc(near)}</span> <span class="kw-gt">('
+                    f"{esc(words.gt_position(int(r['nearest_rank'])))})</span>"
                 )
                 cos = fmt_num(r["cosine"])
                 if bool(r["above"]):
@@ -123,14 +130,22 @@ def unmatched_html(row: Mapping) -> str:
     return '<span class="kw-unmatched">— unmatched</span>'
 
 
-def gt_top_html(gt: pd.DataFrame, k: int, keywords: pd.DataFrame, colors: Mapping[str, str] | None = None) -> str:
+def gt_top_html(
+    gt: pd.DataFrame,
+    k: int,
+    keywords: pd.DataFrame,
+    colors: Mapping[str, str] | None = None,
+    words: Vocabulary = MOVIE_WORDS,
+) -> str:
     """The movie's top-k GT keywords with their rank, each followed by the models that matched it in this review.
 
     `gt`: the movie's rows of `Evaluation.ground_truth`; `keywords`: the
     review's rows of `Evaluation.keywords`.  Visible text, not a tooltip
-    (touch screens have no hover).  Everything escaped.
+    (touch screens have no hover).  Everything escaped.  An unranked GT (`words.gt_ranked` False: keyphrase
+    benchmarks) is a set: every keyword is listed, with no rank and no "top".
     """
-    top = gt.sort_values("rank").head(max(int(k), 0))
+    ranked = words.gt_ranked
+    top = gt.sort_values("rank").head(max(int(k), 0)) if ranked else gt.sort_values("rank")
     matched = keywords[keywords["gt_rank"] >= 0]
     by_rank: dict[int, list[str]] = {}
     for model, rank in zip(matched["model"], matched["gt_rank"]):
@@ -144,17 +159,17 @@ def gt_top_html(gt: pd.DataFrame, k: int, keywords: pd.DataFrame, colors: Mappin
             f'padding:0 0.35em;font-size:0.8em">{esc(m)}</span>'
             for m in who
         )
-        items.append(
-            f'<li><span class="kw-gt-rank" style="opacity:0.7">{int(rank)}.</span> <b>{esc(kw)}</b>{tags}</li>'
-        )
+        number = f'<span class="kw-gt-rank" style="opacity:0.7">{int(rank)}.</span> ' if ranked else ""
+        items.append(f"<li>{number}<b>{esc(kw)}</b>{tags}</li>")
     more = (
         f'<div style="opacity:0.7;font-size:0.85em">{len(gt) - len(top)} more GT keyword(s) below rank '
         f"{int(k) - 1}</div>"
         if len(gt) > len(top)
         else ""
     )
+    heading = f"Top {len(top)} GT keywords" if ranked else f"GT keywords ({len(top)}, unranked)"
     return (
-        f'<div class="kw-gt-top"><div style="font-weight:600">Top {len(top)} GT keywords</div>'
+        f'<div class="kw-gt-top"><div style="font-weight:600">{heading}</div>'
         f'<ul style="list-style:none;margin:0;padding-left:0">{"".join(items)}</ul>{more}</div>'
     )
 

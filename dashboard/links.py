@@ -47,3 +47,14 @@ def page_links(path: str, selection: Selection, **per_row: Sequence[object]) -> 
         parts = [seg if isinstance(seg, str) else pair(seg[0], seg[1][i]) for seg in segments]
         links.append(f"./{path}?" + "&".join(part for part in parts if part))
     return links
+
+
+METRICS_DOC = "docs/metrics.md"
+
+
+def metrics_doc() -> str | None:
+    """The text of docs/metrics.md beside the dashboard (every metric's definition), None where it is not shipped."""
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / METRICS_DOC
+    return path.read_text(encoding="utf-8") if path.is_file() else None

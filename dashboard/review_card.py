@@ -141,6 +141,7 @@ def _card_html(
     marked model, so a rerun (another page of the list, a widget) does not rebuild the cards it shows again."""
     ctx, row, kw, scores = _ctx, _row, _kw, _scores
     sel, sem, sas = ctx.selection, ctx.options.semantic, ctx.options.sentiment
+    words = ctx.words  # Movie/Review or Collection/Document; no GT rank for an unranked GT
     colors = model_colors(ctx.dataset.model_names)
     key = (row["movie"], row["review_id"])
     rows = kw.loc[[key]] if key in kw.index else kw.iloc[0:0]
@@ -149,7 +150,7 @@ def _card_html(
     rating = "" if pd.isna(row["rating"]) else f" · rating {row['rating']:g}"
     title = f" · “{esc(row['title'])}”" if isinstance(row["title"], str) else ""
     head = (
-        f'<div style="font-weight:600">Review {esc(row["review_id"])}{title}<span '
+        f'<div style="font-weight:600">{esc(words.review)} {esc(row["review_id"])}{title}<span '
         f'style="font-weight:400;opacity:0.7"> · {esc(ctx.movie_title(row["movie"]))}{rating} · '
         f"{int(row['length'])} chars</span></div>"
     )
@@ -168,17 +169,17 @@ def _card_html(
         if model not in mine.index:
             cells.append(
                 f'<div>{swatch}<b>{esc(model)}</b><div style="opacity:0.7">skipped: no output for this '
-                f"review</div></div>"
+                f"{esc(words.review.lower())}</div></div>"
             )
             continue
         m = mine.loc[model]
         vals = " · ".join(f"{esc(name)} {fmt_num(m[name])}" for name in review_metrics(ctx) if name in m)
         if sem or sas:
             listing = keyword_html.keyword_table_html(
-                details[details["model"] == model], sel.k, sem, sas, ctx.options.threshold
+                details[details["model"] == model], sel.k, sem, sas, ctx.options.threshold, words=words
             )
         else:
-            listing = keyword_html.keyword_list_html(rows[rows["model"] == model], sel.k)
+            listing = keyword_html.keyword_list_html(rows[rows["model"] == model], sel.k, words=words)
         cells.append(
             f'<div>{swatch}<b>{esc(model)}</b><div style="font-size:0.85em;opacity:0.8">{vals}</div>{listing}</div>'
         )
@@ -188,12 +189,12 @@ def _card_html(
         if marked
         else ""
     )
-    text = review_html(row["text"], matched_tooltips(rows, model=marked) if marked else {})
+    text = review_html(row["text"], matched_tooltips(rows, model=marked, words=words) if marked else {})
     own = own_gt_html(ctx, row["movie"], row["review_id"], row["text"])
     side = (
         f'<div style="display:flex;flex-wrap:wrap;gap:1rem"><div style="flex:3 1 '
         f'18rem;min-width:0">{marks}{text}{own}</div>'
-        f'<div style="flex:1 1 12rem">{keyword_html.gt_top_html(gt, sel.k, rows, colors)}</div></div>'
+        f'<div style="flex:1 1 12rem">{keyword_html.gt_top_html(gt, sel.k, rows, colors, words=words)}</div></div>'
     )
     return head + side + extra + keyword_html.model_grid_html(cells, 22 if (sem or sas) else 16), tuple(
         m for m in sel.models if m in mine.index

@@ -11,13 +11,13 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 import streamlit as st
 
-from dashboard.escape import md
+from dashboard.escape import md, visible
 from dashboard.selection import (
     K_MAX,
     SELECTION_KEYS,
@@ -41,7 +41,7 @@ from dashboard.state import (
     url_notice,
     url_widget,
 )
-from dashboard.uploads import format_size, newest_by_name
+from dashboard.uploads import format_size, newest_by_name, one_per_table
 from kweval.data import DatasetError
 from kweval.data.dataset import Dataset
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
@@ -87,7 +87,7 @@ def open_page(file: str) -> Ctx:
     name = Path(file).stem
     page = next((p for p in PAGES if p.name == name), Page(name, name, ":material/key:"))
     st.set_page_config(page_title=f"{page.label} · kweval", page_icon=":material/key:", layout="wide")
-    start_url_checks()
+    start_url_checks(name)
     st.sidebar.title("kweval")
     links = st.sidebar.container()  # filled once the selection is known: the links carry it
     chosen = _choose_dataset(name)
@@ -176,6 +176,12 @@ def _choose_dataset(page: str) -> tuple[Dataset, str, str, dict[str, int]] | Non
             path = session_widget(st.text_input, "Folder on this server", "local_path")
             if not path:
                 return None
+            if not path.isprintable():  # a NUL byte (which no file name holds), a newline, a bidi mark
+                st.error(
+                    f"kweval: local path “{md(visible(path))}”: holds an unprintable character "
+                    "(shown as an escape); type the folder's path again."
+                )
+                return None
             ds, h = load_path(path)
             return ds, h, Path(path).name, {}
         except (DatasetError, OSError) as exc:  # OSError: a typed path the OS refuses (too long, unreadable)
@@ -207,6 +213,10 @@ def _uploaded(page: str) -> tuple[Dataset, str, str, dict[str, int]] | None:
             f"{md(name)} was uploaded {n + 1} times: the newest copy is used (remove the older one with its ×).",
             icon=":material/swap_horiz:",
         )
+    files, same_table = one_per_table(uploads.files)  # predictions.csv and .parquet together: say which is used
+    for note in same_table:
+        st.info(md(note), icon=":material/rule:")
+    uploads = replace(uploads, files=files)
     st.caption("Using: " + ", ".join(f"{md(n)} ({format_size(b)})" for n, b in uploads.sizes.items()))
     digest = hashlib.sha256(
         b"".join(hashlib.sha256(n.encode() + b"\0" + b).digest() for n, b in uploads.files)

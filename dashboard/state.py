@@ -27,6 +27,7 @@ from dashboard.selection import SELECTION_KEYS, Selection, resolve_selection
 from kweval.data import load_dataset
 from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy_tables
+from kweval.data.vocabulary import Vocabulary, vocabulary
 from kweval.evaluation.aggregate import MICRO_F1, MICRO_RATIOS, aggregate
 from kweval.evaluation.pipeline import (
     SENTIMENT_OPTIONS,
@@ -223,9 +224,34 @@ class Ctx:
         sc = sc[sc["model"].isin(self.selection.models)]
         return sc if self.selection.movie == "ALL" else sc[sc["movie"] == self.selection.movie]
 
+    @property
+    def words(self) -> Vocabulary:
+        """The data's own words (Movie/Review or Collection/Document, ranked GT or not): `kweval.data.vocabulary`."""
+        return vocabulary(self.dataset)
+
+    def meta(self, protocol: str = "kweval", **extra: object) -> dict[str, object]:
+        """Every setting behind the numbers shown (data, k, match, aggregation, semantic τ and backend, sentiment,
+        scope, protocol): the captions, the LaTeX caption and the download names say them (`kweval.io.settings`)."""
+        sel = self.selection
+        scope = sel.movie if sel.movie in set(self.dataset.movie_ids) else "ALL"
+        return {
+            "data": self.dataset.source,
+            "k": self.options.k,
+            "match": self.options.match,
+            "aggregate": sel.agg,
+            "semantic": self.options.semantic,
+            "threshold": self.options.threshold,
+            "backend": self.options.embedding_backend,
+            "sentiment": self.options.sentiment,
+            "scope": "ALL" if scope == "ALL" else self.movie_title(scope),
+            "scope_id": scope,
+            "protocol": protocol,
+            **extra,
+        }
+
     def movie_title(self, movie: str) -> str:
         titles = dict(zip(self.dataset.movies["movie"], self.dataset.movies["title"]))
-        return "All movies" if movie == "ALL" else str(titles.get(movie, movie))
+        return f"All {self.words.movies.lower()}" if movie == "ALL" else str(titles.get(movie, movie))
 
     def own_gt(self, movie: str, review: str) -> pd.DataFrame:
         """The cleaned GT rows the review is scored against, in rank order: its own list (per-document GT) or its
@@ -285,12 +311,13 @@ def invalid_param_message(param: str, raw: str, used: str) -> str:
 def selection_warnings(
     url: dict[str, str | None], selection: Selection, movies: Sequence[str], models: Sequence[str]
 ) -> list[str]:
-    """A warning per sidebar URL parameter whose value (or part of it, for `models`) was not used."""
+    """A warning per sidebar URL parameter whose value (or part of it, for `models`) was not used; none for a value
+    the dashboard wrote itself (e.g. the models of the data source the visitor just left)."""
     used = selection.params()
     out = []
     for name in SELECTION_KEYS:
         raw = url.get(name)
-        if raw is None or raw == "":
+        if raw is None or raw == "" or written_by_us(name, raw):
             continue
         alone = resolve_selection([{name: raw}], movies, models)
         if alone.notes:
@@ -305,11 +332,14 @@ def selection_warnings(
     return out
 
 
-def start_url_checks() -> None:
-    """At the start of a script run: a container at the top of the page for URL warnings; no parameter read yet."""
+def start_url_checks(page: str) -> None:
+    """At the start of a script run of `page`: a container at the top of the page for URL warnings; no parameter
+    read yet."""
     st.session_state["url_notices"] = st.container()
     st.session_state["url_params_read"] = set(SELECTION_KEYS) | {"data"}
     st.session_state["url_warnings"] = []
+    st.session_state["url_same_page"] = st.session_state.get("url_page") == page  # a rerun, not a page opened
+    st.session_state["url_page"] = page
 
 
 def drop_unknown_params() -> None:
@@ -373,6 +403,33 @@ def session_widget(widget: Callable, label: str, key: str, **kwargs: Any) -> Any
 
 
 REMEMBERED = "url_remembered"  # session state: the values of the `keep` parameters, across pages
+WRITTEN = "url_written"  # session state: per `keep` parameter, the texts this session wrote to the URL, oldest first
+
+
+def written_by_us(param: str, raw: str | None) -> bool:
+    """Whether `raw` is a text the dashboard itself wrote to the URL parameter `param` in this session (not one the
+    visitor typed or a link brought)."""
+    return raw is not None and raw in st.session_state.get(WRITTEN, {}).get(param, [])
+
+
+def _stale(param: str, raw: str | None) -> bool:
+    """Whether `raw` is an older text this session wrote to `param`, on a rerun of the same page: a browser's URL that
+    has not caught up with the latest write yet (quick presses of a widget's arrows), which must not undo the newer
+    value."""
+    if not st.session_state.get("url_same_page"):  # a page opened by a link or a switch: its query is a request
+        return False
+    written = st.session_state.get(WRITTEN, {}).get(param, [])
+    return raw is not None and raw in written[:-1] and raw != written[-1]
+
+
+def _write(param: str, text: str) -> None:
+    """Put `text` in the URL as `param` and note that this session wrote it."""
+    written = st.session_state.setdefault(WRITTEN, {}).setdefault(param, [])
+    if text in written:
+        written.remove(text)
+    written.append(text)
+    del written[:-64]
+    st.query_params[param] = text
 
 
 def url_widget(
@@ -398,13 +455,14 @@ def url_widget(
 
     A page's own parameter (`keep` False) leaves the URL at its default.  The sidebar's (`keep` True)
     is always in the URL and remembered in session state across pages (a widget's own state is per
-    page in Streamlit's multipage mode), so that a page opened without a query shows the same selection.
+    page in Streamlit's multipage mode), so that a page opened without a query shows the same selection;
+    an older text this session wrote is a browser URL lagging behind, not a request (`_stale`).
     """
     key = key or f"qp_{param}"
     remembered = st.session_state.setdefault(REMEMBERED, {})
     raw = query_param(param)
     parsed = None
-    if raw is not None and not (keep and raw == ""):
+    if raw is not None and not (keep and (raw == "" or _stale(param, raw))):
         try:
             parsed = parse(raw)
         except (TypeError, ValueError, OverflowError):
@@ -419,8 +477,8 @@ def url_widget(
     st.session_state[key] = value
     if keep:
         remembered[param] = value
-        if st.query_params.get(param) != fmt(value):
-            st.query_params[param] = fmt(value)
+        if st.query_params.get(param) != fmt(value) or not written_by_us(param, fmt(value)):
+            _write(param, fmt(value))
     elif raw is not None and (parsed is None or value != parsed):
         if warn:
             url_notice(invalid_param_message(param, raw, fmt(value)))
@@ -433,7 +491,7 @@ def url_widget(
         new = st.session_state[key]
         if keep:
             remembered[param] = new
-            st.query_params[param] = fmt(new)
+            _write(param, fmt(new))
         elif new == default or new is None or new == "":
             st.query_params.pop(param, None)
         else:

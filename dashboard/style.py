@@ -60,3 +60,21 @@ def jitter(values: Sequence[float], amount: float = 0.01, seed: int = 0) -> list
     """`values` plus seeded uniform noise in [−amount, amount]: overlapping scatter points become visible."""
     x = np.asarray(values, dtype="float64")
     return (x + np.random.default_rng(seed).uniform(-amount, amount, size=x.shape)).tolist()
+
+
+# Compare's verdict matrix: B's outcome against the reference (kweval.stats.verdict.OUTCOMES), translucent so that the
+# text stays legible on both themes; significant outcomes are stronger than the not-significant leanings.
+OUTCOME_BACKGROUND = {
+    "win": "rgba(27, 158, 119, 0.55)",
+    "ahead (n.s.)": "rgba(27, 158, 119, 0.18)",
+    "loss": "rgba(214, 39, 40, 0.50)",
+    "behind (n.s.)": "rgba(214, 39, 40, 0.16)",
+    "tie": "rgba(128, 128, 128, 0.15)",
+}
+
+
+def outcome_styles(outcomes: pd.DataFrame) -> pd.DataFrame:
+    """CSS per cell of a verdict matrix (`kweval.stats.verdict.verdict_matrix(table, "outcome")`): its background."""
+    return outcomes.apply(
+        lambda col: [f"background-color: {OUTCOME_BACKGROUND[o]}" if o in OUTCOME_BACKGROUND else "" for o in col]
+    ).astype(object)

@@ -10,6 +10,7 @@ import streamlit as st
 
 from dashboard.style import best_styles
 from kweval.metrics import registry
+from kweval.stats.numbers import decimals_for
 
 
 def number_columns(
@@ -41,8 +42,30 @@ def text_columns(columns: Iterable[str], aliases: Mapping[str, str] | None = Non
     return config
 
 
+def column_decimals(table: pd.DataFrame, minimum: int = 4) -> dict[str, int]:
+    """Per float column of `table`, the decimals that show its smallest non-zero value with two significant digits
+    (`kweval.stats.numbers.decimals_for`, at least `minimum`): a recall of 0.00004 never reads 0.0000."""
+    return {
+        c: decimals_for(table[c].dropna().abs().tolist(), minimum=minimum)
+        for c in table.columns
+        if pd.api.types.is_float_dtype(table[c])
+    }
+
+
+def decimal_formats(table: pd.DataFrame, minimum: int = 4) -> dict[str, str]:
+    """`column_decimals` as `number_columns` formats (``"%.5f"``)."""
+    return {c: f"%.{d}f" for c, d in column_decimals(table, minimum).items()}
+
+
+def _fixed(decimals: int):
+    """A cell formatter: `decimals` fixed places, blank for NaN."""
+    return lambda v: "" if pd.isna(v) else f"{v:.{decimals}f}"
+
+
 def best_in_bold(table: pd.DataFrame, decimals: int = 4):
-    """`table` styled with each movie's best value per metric column in bold (`kweval.best_styles`)."""
+    """`table` styled with each movie's best value per metric column in bold (`kweval.best_styles`), each float column
+    with enough decimals (at least `decimals`) that no non-zero value reads 0 (`column_decimals`)."""
     styles = best_styles(table)
-    numeric = [c for c in table.columns if pd.api.types.is_float_dtype(table[c])]
-    return table.style.apply(lambda _: styles, axis=None).format(precision=decimals, subset=numeric, na_rep="")
+    places = column_decimals(table, decimals)
+    formats = {c: _fixed(d) for c, d in places.items()}
+    return table.style.apply(lambda _: styles, axis=None).format(formats, na_rep="")

@@ -45,3 +45,23 @@ def format_size(n_bytes: int) -> str:
     if n_bytes < 1000:
         return f"{n_bytes} B"
     return f"{n_bytes / 1000:.1f} kB" if n_bytes < 1_000_000 else f"{n_bytes / 1_000_000:.1f} MB"
+
+
+def one_per_table(files: Sequence[tuple[str, bytes]]) -> tuple[tuple[tuple[str, bytes], ...], list[str]]:
+    """(the files with one per table, a sentence per table uploaded twice): `predictions.csv` and
+    `predictions.parquet` together keep the Parquet one, as a folder's reader prefers it
+    (`kweval.data.predictions.TABLE_SUFFIXES`), and say so; names are taken as given (escape before showing)."""
+    by_table: dict[str, list[str]] = {}
+    for name, _ in files:
+        stem, dot, suffix = name.rpartition(".")
+        if dot and suffix.lower() in ("parquet", "csv"):
+            by_table.setdefault(stem, []).append(name)
+    dropped, notes = set(), []
+    for stem, names in by_table.items():
+        if len(names) < 2:
+            continue
+        used = sorted(names, key=lambda n: (not n.lower().endswith(".parquet"), n))[0]
+        ignored = [n for n in names if n != used]
+        dropped.update(ignored)
+        notes.append(f"{used} and {', '.join(ignored)} are the same table ({stem}): {used} is used, the other ignored.")
+    return tuple(f for f in files if f[0] not in dropped), notes

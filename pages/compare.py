@@ -6,8 +6,9 @@ import streamlit as st
 
 from dashboard import caches, charts
 from dashboard.escape import md
+from dashboard.protocol_select import choose_protocol, show_protocol_compare, show_verdict_matrix
 from dashboard.sidebar import open_page
-from dashboard.tables import number_columns, text_columns
+from dashboard.tables import decimal_formats, number_columns, text_columns
 from kweval.stats import verdict
 
 ctx = open_page(__file__)
@@ -42,34 +43,50 @@ metric = ctx.url_widget(
     parse=lambda s: s if s in METRICS else None,
     options=METRICS,
 )
+WORDS = ctx.words
+REVIEWS = WORDS.reviews.lower()
+MICRO = sel.agg == "micro"
 st.caption(
-    f"{md(ctx.movie_title(sel.movie))}: differences are B − A over the reviews both models were evaluated on "
-    "(positive: B better). CI: paired bootstrap 95% (2000 resamples); p: paired randomization test (10 000 sign flips) "
-    "and paired t-test, Holm-corrected across the metrics of each model; wins/ties/losses from B's side."
+    f"{md(ctx.movie_title(sel.movie))}: differences are B − A over the {REVIEWS} both models were evaluated on "
+    "(positive: B higher). "
+    + (
+        f"Micro aggregation: the set-based and weighted metrics compare their ratio of sums over those {REVIEWS} "
+        f"(basis column); ranking metrics compare per-{WORDS.review.lower()} means. "
+        if MICRO
+        else f"Macro aggregation: every metric compares per-{WORDS.review.lower()} means. "
+    )
+    + "p: paired randomization test (10 000 sign flips) and paired t-test, Holm-corrected across the metrics of each "
+    "model; the interval beside the Holm p is the paired bootstrap at Holm's level for that metric (CI (Holm)); "
+    "ci_low / ci_high are the unadjusted 95% interval. Wins/ties/losses from B's side."
 )
 
+protocol = choose_protocol(ctx)  # per-document data: kweval or a keyphrase preset (the CLI's --protocol)
+if protocol != "kweval":
+    show_protocol_compare(ctx, protocol, a, others)
+    ctx.finish()
+    st.stop()
 res = caches.comparisons(ctx, a, others)
 ALIASES = {"mean A": "mean_a", "mean B": "mean_b"}
 res = verdict.with_significance(res) if not res.empty else res
 st.subheader(f"Verdicts: each model against {md(a)}")
-for b_model, rows in res.groupby("model", sort=False):
-    said = verdict.verdicts(rows.rename(columns=ALIASES), a, b_model)
-    lines = [("✅ " if sig else "▫️ ") + md(text) for text, sig in zip(said, rows["significant"])]
-    st.markdown("\n".join(f"- {line}" for line in lines))
-st.caption(f"Significant: Holm-adjusted randomization p < {verdict.ALPHA} across the metrics of each model pair.")
+show_verdict_matrix(res.rename(columns=ALIASES), a)
 st.subheader(f"Every metric, each model against {md(a)}")
 shown = res[
     [
         "model",
         "metric",
+        "basis",
         "n",
         "mean A",
         "mean B",
         "diff",
-        "ci_low",
-        "ci_high",
+        "ci_level_holm",
+        "ci_low_holm",
+        "ci_high_holm",
         "p_randomization_holm",
         "significant",
+        "ci_low",
+        "ci_high",
         "p_ttest_holm",
         "p_randomization",
         "p_ttest",
@@ -78,10 +95,21 @@ shown = res[
         "losses",
     ]
 ]
-num = number_columns([c for c in shown.columns if c.startswith(("mean", "diff", "ci_"))], aliases=ALIASES)
+num = number_columns(
+    [c for c in shown.columns if c.startswith(("mean", "diff", "ci_"))],
+    aliases=ALIASES,
+    formats={**decimal_formats(shown), "ci_level_holm": "%.4f"},
+)
+num["ci_low"] = {**num["ci_low"], "label": "ci_low (95%, unadjusted)"}
+num["ci_high"] = {**num["ci_high"], "label": "ci_high (95%, unadjusted)"}
 num |= number_columns([c for c in shown.columns if c.startswith("p_")], fmt="%.2g")
 num |= number_columns(["n", "wins", "ties", "losses"], fmt="%d")
 num |= text_columns(["significant"])
+num["basis"] = st.column_config.TextColumn(
+    "basis",
+    help=f"what is compared: per-{WORDS.review.lower()} means, or under micro aggregation the ratio of sums of the "
+    "metrics that have a micro rule (kweval.stats.aggregated)",
+)
 st.dataframe(shown, hide_index=True, column_config=num, key="compare_table")
 
 st.subheader(f"{metric} per movie: {md(b)} − {md(a)}")
@@ -108,7 +136,11 @@ if not per_movie.empty:
         column_config=num,
         key="per_movie_table",
     )
-    st.caption("Holm correction here is across the movies.")
+    st.caption(
+        f"Per-{WORDS.review.lower()} means; Holm correction here is across the {WORDS.movies.lower()}; "
+        "ci_low / ci_high "
+        "are the unadjusted 95% interval."
+    )
 
 st.subheader(f"Per review: {metric} of {md(a)} (x) vs {md(b)} (y)")
 both, fig, listing = charts.per_review(ctx, a, b, metric, METRICS)

@@ -5,20 +5,37 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from dashboard import caches
 from dashboard.escape import md
 from dashboard.protocol import show_protocol_card
 from dashboard.sidebar import open_page
 from dashboard.tables import number_columns, text_columns
 from dashboard.uploads import format_size
+from kweval.cli.cmd_describe import markdown_card
 from kweval.evaluation.aggregate import dataset_overview
 
 ctx = open_page(__file__)
 ds = ctx.dataset
 ev = ctx.evaluation
 
+
+def unused_predictions(problems) -> str:
+    """One line naming the predictions files that could not be used and why ("" when every one was read)."""
+    said = [str(p) for p in problems if "prediction" in str(getattr(p, "source", "")).lower()]
+    if not said:
+        return ""
+    more = f" (and {len(said) - 1} more message(s) below)" if len(said) > 1 else ""
+    return f"Predictions not (fully) used: {md(said[0])}{more}."
+
+
+words = ctx.words  # Movie/Review or Collection/Document (kweval.data.vocabulary)
 st.title("Data")
+unused = unused_predictions(ev.problems)
+if unused:  # predictions beside docsutf8/ (or any predictions file) that could not be used: said first, in one line
+    st.warning(unused, icon=":material/warning:")
 st.markdown(
-    f"**Source:** {md(ctx.source_label)} · {len(ds.movie_ids)} movies · {len(ds.reviews)} reviews · "
+    f"**Source:** {md(ctx.source_label)} · {words.count(len(ds.movie_ids), 'movie')} · "
+    f"{words.count(len(ds.reviews))} · "
     f"{len(ds.model_names)} models · {len(ds.predictions)} predicted entries · {len(ds.ground_truth)} GT keywords"
 )
 if ctx.uploads:
@@ -38,10 +55,23 @@ def _help(table) -> dict:
 
 movies, models = dataset_overview(ds, ev)
 c1, c2 = st.columns([3, 2])
-c1.subheader("Movies")
+c1.subheader(words.movies)
 c1.dataframe(movies, hide_index=True, key="movies_table", column_config=_help(movies))
 c2.subheader("Models")
 c2.dataframe(models, hide_index=True, key="models_table", column_config=_help(models))
+c2.caption(
+    "score_direction: whether a higher or a lower score means a better keyword (the weighted metrics order by it). "
+    "It comes from the models table, else from the predictions (a `score_direction` column, or the JSONL field "
+    "`kweval extract` writes, e.g. lower for YAKE); higher where nothing says otherwise."
+)
+if ds.per_document:
+    st.subheader("Dataset card (kweval describe)")
+    st.caption(
+        "The statistics and the ground-truth lint of each collection, as `kweval describe DATA` prints them "
+        "(kweval.keyphrase.describe), under the kweval preset and the sidebar's match mode."
+    )
+    for card in caches.dataset_cards(ctx):
+        st.markdown(markdown_card(card))
 
 st.subheader("Validation messages")
 messages = list(dict.fromkeys(str(p) for p in ev.problems))
@@ -50,7 +80,7 @@ if messages:
 else:
     st.success("No problems: every file and cell was usable.")
 if len(ev.skipped):
-    with st.expander(f"{len(ev.skipped)} skipped review × model pairs"):
+    with st.expander(f"{len(ev.skipped)} skipped {words.review.lower()} × model pairs"):
         st.dataframe(ev.skipped, hide_index=True, key="skipped_table", column_config=_help(ev.skipped))
 
 st.subheader("The tidy layout")

@@ -17,17 +17,19 @@ ev = ctx.evaluation
 metric = ctx.ndcg_at_k
 SEM = ctx.options.semantic  # what was evaluated (the sidebar's choice, unless the metrics were unavailable)
 SAS = ctx.options.sentiment
+WORDS = ctx.words  # Movie/Review or Collection/Document, ranked GT or not (kweval.data.vocabulary)
+REVIEWS = WORDS.reviews.lower()
 
 
-st.title("Review explorer")
+st.title(f"{WORDS.review} explorer")
 table = review_card.reviews_table(ctx)
 keywords = review_card.keywords(ctx)
 scores = ctx.scores()
 st.caption(
-    f"{md(ctx.movie_title(sel.movie))} · {len(table)} evaluated reviews · k = {sel.k} · match {sel.match}. "
+    f"{md(ctx.movie_title(sel.movie))} · {len(table):,} evaluated {REVIEWS} · k = {sel.k} · match {sel.match}. "
     "Marked words: the chosen model's predicted keywords that matched a GT keyword (each model's list also names "
-    "the GT keyword, its 0-based rank, "
-    "and why an unmatched keyword did not match, e.g. when an earlier keyword already took that GT keyword)."
+    + ("the GT keyword, its 0-based rank, " if WORDS.gt_ranked else "the GT keyword it matched, ")
+    + "and why an unmatched keyword did not match, e.g. when an earlier keyword already took that GT keyword)."
     + (
         f" Semantic: each keyword's nearest GT keyword and their cosine, marked ✓ when above τ = "
         f"{format_tau(ctx.options.threshold)}."
@@ -35,7 +37,8 @@ st.caption(
         else ""
     )
     + (
-        " Sentiment: each keyword's VADER value v(x) beside the review text's and the GT mean; the review's "
+        f" Sentiment: each keyword's VADER value v(x) beside the {WORDS.review.lower()} text's and the GT mean; the "
+        f"{WORDS.review.lower()}'s "
         "`sas_keywords` / `sas_text` are among the metrics."
         if SAS
         else ""
@@ -56,10 +59,12 @@ marked = ctx.url_widget(
 
 review = query_param("review")
 if review:
-    st.button("← All reviews", on_click=set_query_param, args=("review", None))
+    st.button(f"← All {REVIEWS}", on_click=set_query_param, args=("review", None))
     found = table[table["review_id"] == review]
     if found.empty:
-        st.warning(f"Review {md(review)} is not among the evaluated reviews of {md(ctx.movie_title(sel.movie))}.")
+        st.warning(
+            f"{WORDS.review} {md(review)} is not among the evaluated {REVIEWS} of {md(ctx.movie_title(sel.movie))}."
+        )
     for _, row in found.iterrows():
         review_card.review_card(ctx, row, keywords, scores, marked, links=True)
         explorer_failures.gt_marks(ctx, row["movie"], row["review_id"], marked)
@@ -67,7 +72,7 @@ if review:
 
 in_filter = explorer_failures.url_filter(ctx)  # a Failures page segment or slice: category / model / slice
 
-c1, c2, c3 = st.columns([2, 3, 1], vertical_alignment="bottom")
+c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")  # room for "Nothing matched" on one line
 sort = ctx.url_widget(
     c1.selectbox,
     "Sort",
@@ -78,7 +83,12 @@ sort = ctx.url_widget(
     resets=("p",),
 )
 query = ctx.url_widget(
-    c2.text_input, "Search the text", "q", "", placeholder="words in the review, title or id", resets=("p",)
+    c2.text_input,
+    "Search the text",
+    "q",
+    "",
+    placeholder=f"words in the {WORDS.review.lower()}, title or id",
+    resets=("p",),
 )
 none = ctx.url_widget(
     c3.checkbox,
@@ -88,7 +98,7 @@ none = ctx.url_widget(
     parse=lambda s: s == "1",
     fmt=lambda v: "1" if v else "0",
     resets=("p",),
-    help="Only reviews where no selected model matched any GT keyword.",
+    help=f"Only {REVIEWS} where no selected model matched any GT keyword.",
 )
 pair = None
 if sort in ("largest disagreement", *DIRECTIONAL_SORTS) and len(sel.models) >= 2:
@@ -113,7 +123,7 @@ if sort in ("largest disagreement", *DIRECTIONAL_SORTS) and len(sel.models) >= 2
     if sort in DIRECTIONAL_SORTS:
         worse, better = (pair[i] for i in DIRECTIONAL_SORTS[sort])
         st.caption(
-            f"Only reviews where {md(worse)} scores lower than {md(better)} on {md(metric)}, the largest gap first."
+            f"Only {REVIEWS} where {md(worse)} scores lower than {md(better)} on {md(metric)}, the largest gap first."
         )
 
 shown = filter_reviews(table, metric, sel.models, sort=sort, query=query, nothing_matched=none, pair=pair)
@@ -127,13 +137,13 @@ page = ctx.url_widget(
     p1.number_input, f"Page (of {n_pages})", "p", 1, parse=int, min_value=1, max_value=n_pages, step=1
 )
 rows, page, n_pages = paginate(shown, page, per_page)
-p2.caption(f"{len(shown)} review(s) match · page {page} of {n_pages} · sorted by {md(sort)}")
+p2.caption(f"{len(shown):,} {WORDS.review.lower()}(s) match · page {page} of {n_pages} · sorted by {md(sort)}")
 for _, row in rows.iterrows():
     with st.container(border=True):
         review_card.review_card(ctx, row, keywords, scores, marked)
         explorer_failures.gt_marks(ctx, row["movie"], row["review_id"], marked)
         st.button(
-            "Open this review",
+            f"Open this {WORDS.review.lower()}",
             key=f"open_{row['movie']}_{row['review_id']}",
             on_click=set_query_param,
             args=("review", str(row["review_id"])),

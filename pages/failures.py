@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import caches, charts
+from dashboard import charts
+from dashboard import failure_caches as caches
 from dashboard import failures_view as view
 from dashboard.escape import md
 from dashboard.sidebar import open_page

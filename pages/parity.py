@@ -8,7 +8,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard import caches
-from dashboard.escape import esc, md
+from dashboard.escape import md
 from dashboard.sidebar import open_page
 from dashboard.style import FLAG_BACKGROUND
 from kweval import legacy
@@ -82,7 +82,7 @@ def defect(
             return
         if isinstance(example, legacy.ReviewExample):
             st.markdown(
-                f"Movie **{md(example.movie)}**, model **{md(example.model)}**, review `{esc(example.review_id)}`."
+                f"Movie **{md(example.movie)}**, model **{md(example.model)}**, review **{md(example.review_id)}**."
             )
         st.markdown("\n".join(f"- {line}" for line in lines(example) if line))
 

@@ -1,4 +1,5 @@
-"""Summary: movie × model tables of every metric, bars with bootstrap CIs, heatmap, slices, downloads."""
+"""Summary: the headline card, movie × model tables of every metric (ALL first), small multiples with bootstrap CIs,
+heatmap, slices, downloads (the HTML report among them)."""
 
 from __future__ import annotations
 
@@ -7,36 +8,84 @@ import streamlit as st
 
 from dashboard import caches, charts
 from dashboard.escape import md
+from dashboard.links import METRICS_DOC, metrics_doc
 from dashboard.protocol import show_protocol_card
+from dashboard.protocol_select import choose_protocol, show_protocol_summary
 from dashboard.sidebar import open_page
 from dashboard.style import metric_label
-from dashboard.tables import best_in_bold, number_columns
+from dashboard.tables import best_in_bold, decimal_formats, number_columns
 from kweval.evaluation.aggregate import ALL
 from kweval.io import report
+from kweval.io.settings import setting_texts
 
 ctx = open_page(__file__)
 sel = ctx.selection
 ev = ctx.evaluation
 metrics = ev.metric_names
+words = ctx.words  # Movie/Review or Collection/Document (kweval.data.vocabulary)
+MOVIE, REVIEWS = words.movie.lower(), words.reviews.lower()
+
+
+def show_headline(scores: pd.DataFrame, scope: str) -> None:
+    """The answer at a glance: one sentence per key metric (`kweval.stats.headline`), significant ones marked."""
+    with st.container(border=True, key="headline_card"):
+        st.markdown(f"#### At a glance — {md(ctx.movie_title(scope))}")
+        if len(sel.models) < 2:
+            st.markdown("One model selected: nothing to compare. Select two or more in the sidebar (Models).")
+            return
+        top = caches.summary_headline(ctx, scope, scores)
+        if top.empty:
+            st.markdown("No key metric has values for two models here.")
+            return
+        lines = [("✅ " if row["significant"] else "▫️ ") + md(row["sentence"]) for row in top.to_dict("records")]
+        st.markdown("\n".join(f"- {line}" for line in lines))
+        st.caption(
+            f"✅ significant: paired randomization test on the {REVIEWS} both models were evaluated on, Holm-corrected "
+            f"across these {len(top)} metrics; each interval is the paired bootstrap at its Holm step's level, so "
+            "interval and verdict agree. Every pair of models: Compare."
+        )
 
 
 st.title("Summary")
+protocol = choose_protocol(ctx)  # per-document data: kweval or a keyphrase preset (the CLI's --protocol)
+meta = ctx.meta(protocol=protocol)
+settings = " · ".join(setting_texts(meta, words))
 st.caption(
-    f"{md(ctx.source_label)} · {sel.agg} aggregation · match {sel.match} · k = {sel.k} · "
-    f"{len(sel.models)} model(s). **Bold**: the best value of each movie (and of ALL) per column, here and in the "
+    f"{md(ctx.source_label)} · {sel.agg} aggregation · match {sel.match} · k = {sel.k} · {md(settings)} · "
+    f"{len(sel.models)} model(s). **Bold**: the best value of each {MOVIE} (and of ALL) per column, here and in the "
     f"downloads. "
-    "Hover a column name for its definition (docs/metrics.md)."
+    "Hover a column name for its definition; every definition: **docs/metrics.md** below the table."
 )
+if protocol != "kweval":
+    show_protocol_summary(ctx, protocol, meta)
+    ctx.finish()
+    st.stop()
 show_protocol_card(ctx, key="summary_protocol_card")
 
 table = ctx.summary()
 table = table[table["model"].isin(sel.models)].reset_index(drop=True)
-st.subheader(f"Every metric, movies × models ({sel.agg})")
-config = number_columns([*metrics, "n_reviews", "n_skipped"], formats={"n_reviews": "%d", "n_skipped": "%d"})
-st.dataframe(best_in_bold(table), hide_index=True, column_config=config, key="summary_table")
-meta = {"data": ctx.dataset.source, "k": sel.k, "match": sel.match, "aggregate": sel.agg}
-c1, c2, c3, c4 = st.columns([1, 1, 1, 5])
-with c4.popover("LaTeX options"):
+scope = sel.movie if sel.movie in set(table["movie"]) else ALL
+scores = ctx.scores() if scope != ALL else ev.scores[ev.scores["model"].isin(sel.models)]
+show_headline(scores, scope)
+
+st.subheader(f"Every metric, {words.movies.lower()} × models ({sel.agg}) — ALL first")
+shown = pd.concat([table[table["movie"] == ALL], table[table["movie"] != ALL]], ignore_index=True)  # the answer first
+titles = dict(zip(ctx.dataset.movies["movie"], ctx.dataset.movies["title"]))
+if any(str(titles.get(m, m)) != str(m) for m in shown["movie"] if m != ALL):  # the sidebar's names beside the ids
+    shown.insert(1, "title", [ctx.movie_title(m) for m in shown["movie"]])
+config = number_columns(
+    [*metrics, "n_reviews", "n_skipped"], formats={**decimal_formats(shown), "n_reviews": "%d", "n_skipped": "%d"}
+)
+for column in ("movie", "n_reviews"):  # the data's words on screen; the downloads keep the stable column names
+    if words.header(column) != column:
+        help_ = (config.get(column) or {}).get("help")
+        config[column] = st.column_config.Column(words.header(column), help=help_)
+st.dataframe(best_in_bold(shown), hide_index=True, column_config=config, key="summary_table")
+doc = metrics_doc()
+with st.expander(f"{METRICS_DOC}: every metric's definition", icon=":material/menu_book:"):
+    st.markdown(doc if doc is not None else f"{METRICS_DOC} is not shipped with this installation.")
+c1, c2, c3, c4, c5 = st.columns([1, 1, 1, 2, 3])
+with c5.popover("LaTeX options"):
     tex_columns = st.multiselect("Columns", metrics, default=metrics, format_func=metric_label, key="tex_columns")
     tex_ci = st.radio(
         "Confidence intervals",
@@ -46,7 +95,8 @@ with c4.popover("LaTeX options"):
         format_func={"none": "none", "brackets": "0.612 [0.58, 0.64]", "pm": "0.612 ± 0.03"}.get,
     )
     st.caption(
-        "booktabs table; the best value per movie in bold; the caption names dataset, k, match mode and aggregation."
+        f"booktabs table; the best value per {MOVIE} in bold; the caption names dataset, k, match mode, aggregation, "
+        "semantic matching (τ, backend), sentiment, scope and protocol."
     )
 
 
@@ -55,19 +105,39 @@ csv_text, md_text, tex_text = caches.summary_exports(ctx, table, tex_columns, te
 c1.download_button("CSV", csv_text, report.download_name("summary", meta, "csv"), "text/csv")
 c2.download_button("Markdown", md_text, report.download_name("summary", meta, "md"), "text/markdown")
 c3.download_button("LaTeX", tex_text, report.download_name("summary", meta, "tex"), "text/x-tex")
+c4.download_button(
+    "Download report",
+    lambda: caches.summary_report(ctx, scope, meta),
+    report.download_name("report", meta, "html"),
+    "text/html",
+    key="download_report",
+    on_click="ignore",
+    icon=":material/description:",
+    help="One self-contained HTML page of this view (headline, summary with CIs, charts, verdicts, worked examples, "
+    "protocol card): the file `kweval report` writes. Built when pressed (a few seconds on large data).",
+)
 skipped = int(table.loc[table["movie"] == ALL, "n_skipped"].sum())
 if skipped:
-    st.caption(f"{skipped} review × model pair(s) without model output are skipped (counted in n_skipped; see Data).")
+    st.caption(
+        f"{skipped} {words.review.lower()} × model pair(s) without model output are skipped (counted in n_skipped; "
+        "see Data)."
+    )
 
-# --- bars with CIs for the selected movie (or all movies) ---------------------------------------
-scope = sel.movie if sel.movie in set(table["movie"]) else ALL
+# --- small multiples with CIs for the selected movie (or all movies) ---------------------------
 st.subheader(f"Per metric, with bootstrap 95% CIs — {md(ctx.movie_title(scope))}")
-scores = ctx.scores() if scope != ALL else ev.scores[ev.scores["model"].isin(sel.models)]
 cis = caches.summary_cis(ctx, scope, scores)
 fig = charts.metric_bars(ctx, scope, table[table["movie"] == scope].set_index("model"), cis)
 st.plotly_chart(fig, key="bars", config={"displaylogo": False})
+how_text = (
+    f"micro: ratios of counts summed over {REVIEWS} (set-based and weighted metrics); ranking metrics and SAS: mean "
+    f"over {REVIEWS}"
+    if sel.agg == "micro"
+    else f"macro: mean over {REVIEWS}"
+)
 st.caption(
-    "Error bars: percentile bootstrap over reviews (2000 resamples, seed 0); gt_coverage is movie-level and has none."
+    f"One panel per metric, each with its own scale from 0: compare the bars within a panel. Values: {how_text}. "
+    f"Error bars: percentile bootstrap over {REVIEWS} (2000 resamples, seed 0); gt_coverage is per {MOVIE} and has "
+    f"none. {md(settings)}."
 )
 
 # --- heatmap -------------------------------------------------------------------------------------
@@ -80,29 +150,29 @@ metric = ctx.url_widget(
     options=metrics,
 )
 movies_only = table[table["movie"] != ALL]
-st.subheader(f"{metric_label(metric)}: movie × model")
+st.subheader(f"{metric_label(metric)}: {MOVIE} × model")
 heat = charts.movie_heatmap(ctx, metric, movies_only)
 st.plotly_chart(heat, key="heatmap", config={"displaylogo": False})
 
 # --- slices --------------------------------------------------------------------------------------
-st.subheader(f"{metric} by review rating and length")
+st.subheader(f"{metric} by {words.review.lower()} rating and length")
 cols = st.columns(2)
 for col, by in zip(cols, ("rating", "length")):
     sliced = caches.sliced(ctx, by)
     if sliced is None:
-        col.caption(f"This dataset has no review {by}s.")
+        col.caption(f"This dataset has no {words.review.lower()} {by}s.")
         continue
     sliced = sliced[sliced["model"].isin(sel.models)]
     wide = sliced.pivot(index="slice", columns="model", values=metric).reindex(
         index=pd.unique(sliced["slice"]), columns=list(sel.models)
     )
-    wide.insert(0, "reviews", sliced.groupby("slice", sort=False)["n_reviews"].max())
+    wide.insert(0, REVIEWS, sliced.groupby("slice", sort=False)["n_reviews"].max())
     wide.index.name = by
     # each model's column holds `metric`: its help is the metric's; "reviews" is the slice's review count
     col.dataframe(
         wide,
         column_config=number_columns(sel.models, aliases={m: metric for m in sel.models})
-        | number_columns(["reviews"], fmt="%d", aliases={"reviews": "n_reviews"}),
+        | number_columns([REVIEWS], fmt="%d", aliases={REVIEWS: "n_reviews"}),
         key=f"slices_{by}",
     )
 

@@ -103,9 +103,18 @@ TABLES = {  # dataframes by the columns that identify them
 
 
 def table(at: AppTest, name: str, nth: int = 0) -> pd.DataFrame:
+    """The `nth` dataframe shown with the columns of `name`; the Summary's in the core's layout (`core_layout`)."""
     found = [df.value for df in at.dataframe if all(c in df.value.columns for c in TABLES[name])]
     assert len(found) > nth, f"no dataframe {name}"
-    return found[nth]
+    return core_layout(found[nth]) if name == "summary_table" else found[nth]
+
+
+def core_layout(shown: pd.DataFrame) -> pd.DataFrame:
+    """The Summary's table as `aggregate` returns it: without the titles shown beside the ids, the ALL rows last
+    (the page shows them first)."""
+    frame = shown.drop(columns=[c for c in ("title",) if c in shown.columns])
+    order = frame["movie"].eq("ALL").to_numpy().argsort(kind="stable")
+    return frame.iloc[order].reset_index(drop=True)
 
 
 def _warnings(at: AppTest) -> list[str]:

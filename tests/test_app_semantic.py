@@ -14,12 +14,14 @@ import pytest
 
 from dashboard.escape import esc
 from dashboard.review_tables import keyword_details
+from dashboard.style import metric_label
 from kweval import stats
 from kweval.evaluation.aggregate import aggregate
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from tests.apptest import run, table, texts, xss_files
 
 SEM = {"sem": "1", "tau": "0.75", "sas": "1"}
+NAME = "kweval_summary_demo_k5_approx_macro_sem0.75-auto_sas_star_tide_kweval"  # every setting (issue 23)
 
 
 @pytest.fixture(scope="module")
@@ -104,19 +106,19 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     pd.testing.assert_frame_equal(shown, core, check_dtype=False)
     assert {"sem_precision", "sem_recall", "sem_f1", "sas_keywords", "sas_text"} <= set(shown.columns)
     csv = pd.read_csv(
-        io.BytesIO(files["kweval_summary_demo_k5_approx_macro.csv"])
-    )  # the name says dataset, k, match, aggregation
+        io.BytesIO(files[f"{NAME}.csv"])
+    )  # the name says dataset, k, match, aggregation, semantic τ and backend, sentiment, scope, protocol
     np.testing.assert_allclose(csv["sem_precision"], core["sem_precision"], atol=1e-6)
-    tex = files["kweval_summary_demo_k5_approx_macro.tex"].decode()
+    tex = files[f"{NAME}.tex"].decode()
     assert (
         "Semantic precision & Semantic recall & Semantic F1 & SAS (GT keywords) & SAS (review text)" in tex
         and "\\toprule" in tex
     )
-    assert "(k = 5, approx matching, macro average over reviews)" in tex
     assert (
-        "| sem\\_precision | sem\\_recall | sem\\_f1 | sas\\_keywords | sas\\_text |"
-        in files["kweval_summary_demo_k5_approx_macro.md"].decode()
+        "(k = 5, approx matching, macro average over reviews, semantic matching τ = 0.75 (backend auto), sentiment on, "
+        "movie " in tex
     )
+    assert "| sem\\_precision | sem\\_recall | sem\\_f1 | sas\\_keywords | sas\\_text |" in files[f"{NAME}.md"].decode()
     metric = at.selectbox(key="qp_metric")
     assert "sem_f1" in metric.options and "sas_text" in metric.options
 
@@ -179,12 +181,14 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
 
     # Summary bars: bootstrap CIs of sas_* skip that NaN review (as the mean does), so keybert_vader's are finite
     at = run(monkeypatch, None, {"movie": "night_heist", **SEM})
-    bars = {tr["name"]: tr for tr in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]}
-    vader = bars["keybert_vader"]
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)  # small multiples: one panel (trace) per metric
+    panels = [note["text"] for note in spec["layout"]["annotations"]]
     ci = stats.bootstrap_summary_ci(sc[sc["model"] == "keybert_vader"], sem_core.metric_names).set_index("metric")
-    upper = dict(zip(vader["x"], _plotly_array(vader["y"]) + _plotly_array(vader["error_y"]["array"])))
     for m in ("sem_f1", "sas_keywords", "sas_text"):
-        assert np.isfinite(ci.loc[m, "ci_high"]) and upper[m] == pytest.approx(ci.loc[m, "ci_high"]), m
+        trace = spec["data"][panels.index(f"<b>{metric_label(m)}</b>")]
+        i = list(trace["x"]).index("keybert_vader")
+        upper = _plotly_array(trace["y"])[i] + _plotly_array(trace["error_y"]["array"])[i]
+        assert np.isfinite(ci.loc[m, "ci_high"]) and upper == pytest.approx(ci.loc[m, "ci_high"]), m
 
 
 @pytest.mark.slow  # real embeddings / several processes: tens of seconds

@@ -217,3 +217,46 @@ def test_the_embedding_backend_lives_in_the_url_and_follows_the_visitor(monkeypa
     assert _options(ctx.dataset, replace(ctx.selection, semantic=True)).embedding_backend == "onnx-int8"
     at = run(monkeypatch, None, {"backend": "zzz"})
     assert any("**backend**" in w and "“zzz”" in w and "used auto" in w for w in _warnings(at)), _warnings(at)
+
+
+def test_clearing_the_models_asks_for_one_instead_of_restoring_all(monkeypatch):
+    """Issue 23: clearing Models silently restored every model."""
+    at = run(monkeypatch, None, {})
+    at.sidebar.multiselect(key="sel_models").set_value([]).run()
+    assert not at.exception
+    assert at.sidebar.multiselect(key="sel_models").value == []
+    assert [i.value for i in at.main.info] == ["Choose at least one model in the sidebar (Models)."]
+    assert not at.dataframe and at.query_params["models"] == ""
+    at.run()  # and it stays cleared on the next run
+    assert at.sidebar.multiselect(key="sel_models").value == [] and not at.dataframe
+
+
+def test_a_browser_url_lagging_behind_does_not_undo_a_newer_value(monkeypatch):
+    """Issue 23: quick presses of a widget's arrows lost steps.  The browser sends its URL with every rerun; when it
+    still holds a value this session wrote before the latest (0.75 -> 0.76 -> 0.77 pressed quickly), the newer
+    widget value stands.  The same binding serves every sidebar parameter: k here (τ needs the embedding model)."""
+    at = run(monkeypatch, None, {})
+    at.sidebar.number_input(key="sel_k").increment().run()
+    at.sidebar.number_input(key="sel_k").increment().run()
+    assert at.query_params["k"] == "7"
+    at.query_params["k"] = "6"  # the browser's URL one step behind, sent with the next rerun (another widget)
+    at.sidebar.radio(key="sel_agg").set_value("micro").run()
+    assert at.sidebar.number_input(key="sel_k").value == 7 and at.query_params["k"] == "7"
+    assert at.session_state["ctx"].selection.k == 7
+    # a link into a page is a request, even with a value this session wrote before
+    at.query_params["k"] = "6"
+    at.switch_page("pages/compare.py").run()
+    assert at.sidebar.number_input(key="sel_k").value == 6
+
+
+def test_switching_the_data_source_warns_about_nothing_the_visitor_did_not_type(monkeypatch):
+    """Issue 23: after switching the source, the previous data's models (written to the URL by the dashboard) were
+    reported as an unknown URL parameter."""
+    from tests.apptest import _upload, xss_files
+
+    at = _upload(run(monkeypatch, None, {}), xss_files())
+    assert not [w for w in _warnings(at) if "URL parameter" in w], _warnings(at)
+    assert at.query_params["models"] == ",".join(at.session_state["ctx"].dataset.model_names)
+    # a typed value is still named
+    at = run(monkeypatch, None, {"models": "nope"})
+    assert any("**models**" in w and "“nope”" in w for w in _warnings(at)), _warnings(at)

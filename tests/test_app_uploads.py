@@ -150,3 +150,39 @@ def test_markdown_escaping_never_makes_an_autolink():
         == "see http://x.invalid/a, HTTPS://y.invalid, www.z.invalid and a@b.invalid; ndcg@5"
     )
     assert "ndcg@5" in plain  # metric names keep their @
+
+
+def test_a_nul_byte_in_a_typed_local_path_is_one_line(monkeypatch):
+    """Issue 23: a NUL byte in the dashboard's local path gave a traceback (ValueError: embedded null byte)."""
+    at = run(monkeypatch, None, {}, env={"KWEVAL_ALLOW_LOCAL_PATHS": "1"})
+    at.sidebar.radio(key="data_source").set_value("local").run()
+    at.sidebar.text_input(key="local_path").input("/tmp/data\x00\u202eevil").run()
+    assert not at.exception, [e.message for e in at.exception]
+    errors = [e.value.replace("\\", "") for e in at.sidebar.error]
+    assert errors == [
+        "kweval: local path “/tmp/datax00u202eevil”: holds an unprintable character (shown as an escape); "
+        "type the folder's path again."
+    ], errors
+    assert "\x00" not in errors[0] and "\u202e" not in errors[0]
+    assert [i.value for i in at.main.info] == ["Choose a dataset in the sidebar (Dataset)."]
+
+
+def test_parity_escapes_review_ids_holding_backticks(monkeypatch, tmp_path):
+    """Issue 23: the parity page put review ids in a Markdown code span; a backtick in the id closed it and the
+    rest (an image here) went live."""
+    from kweval.data import demo_path
+
+    hostile = f"`{MD_IMAGE}`"
+    out = tmp_path / "demo"
+    out.mkdir()
+    for name in ("reviews", "predictions"):
+        frame = pd.read_parquet(demo_path() / f"{name}.parquet")
+        frame["review_id"] = frame["review_id"] + hostile
+        frame.to_parquet(out / f"{name}.parquet")
+    for name in ("ground_truth", "movies", "models"):
+        (out / f"{name}.parquet").write_bytes((demo_path() / f"{name}.parquet").read_bytes())
+    at = run(monkeypatch, out, {}, page="pages/parity.py")
+    said = [m.value for m in at.markdown if "tracker" in m.value]
+    assert any(m.startswith("Movie ") for m in said), said  # an example names a hostile review id
+    for m in said:
+        assert "`" not in m.replace("\\`", "") and "![t](" not in m, m

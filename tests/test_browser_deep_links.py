@@ -8,6 +8,7 @@ that no earlier visit to `/` can have prepared anything.
 
 from __future__ import annotations
 
+import time
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -47,3 +48,49 @@ def test_a_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, page):
         paths = {urlparse(a.get_attribute("href")).path for a in links}
         assert paths == {f"/{name}" for name in DEEP}, paths
         assert all("k=3" in a.get_attribute("href") for a in links)
+
+
+def _cosines(driver) -> list[str]:
+    return [c.text for c in driver.find_elements(By.CSS_SELECTOR, "table.kw-table .kw-cos")]
+
+
+def _choose(driver, label: str, option: str) -> None:
+    """Pick `option` in the sidebar selectbox labelled `label`, as a visitor does."""
+    box = next(
+        b
+        for b in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebar"] [data-testid="stSelectbox"]')
+        if label in b.text
+    )
+    box.find_element(By.CSS_SELECTOR, '[data-baseweb="select"]').click()
+    deadline = time.time() + 10
+    while time.time() < deadline:
+        found = [o for o in driver.find_elements(By.CSS_SELECTOR, '[role="option"]') if o.text.strip() == option]
+        if found:
+            found[0].click()
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"no option {option!r} in {label!r}")
+
+
+def test_a_shared_link_reopens_a_non_default_embedding_backend(tmp_path):
+    """Issue 23: a link made with onnx-int8 reopened as auto, with other numbers.  A visitor picks onnx-int8 in the
+    sidebar; the page's URL, opened in a new browser (a new session), shows the same cosines."""
+    query = f"{QUERY}&sem=1&tau=0.75"
+    with _server(tmp_path) as url:
+        with _chromium() as first:
+            first.get(f"{url}/explorer?{query}")
+            _settled(first, ["Review explorer", "review(s) match", "cosine"], timeout=240)
+            auto = _cosines(first)
+            assert auto, "no cosine cells"
+            _choose(first, "Embedding backend", "onnx-int8")
+            deadline = time.time() + 240
+            while time.time() < deadline and "backend=onnx-int8" not in first.current_url:
+                time.sleep(0.5)
+            _settled(first, ["Review explorer", "review(s) match", "cosine"], timeout=240)
+            int8, link = _cosines(first), first.current_url
+            assert "backend=onnx-int8" in link and int8 != auto, (link, auto[:5], int8[:5])
+        with _chromium() as shared:
+            shared.get(link)
+            _settled(shared, ["Review explorer", "review(s) match", "cosine"], timeout=240)
+            assert _cosines(shared) == int8
+            assert parse_qs(urlparse(shared.current_url).query).get("backend") == ["onnx-int8"]

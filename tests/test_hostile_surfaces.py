@@ -581,3 +581,23 @@ def test_empty_string_prediction_in_parquet_follows_the_preset(tmp_path, capsys,
         got[suffix] = json.loads(out)["rows"][0]
     assert got["parquet"] == got["jsonl"]
     assert got["parquet"]["p@5"] == pytest.approx(p5)  # pke: 1 / min(5, 2); kpeval: 1 / 5; meng: "" invalid, 1 / 1
+
+
+@pytest.mark.parametrize("protocol", ["kweval", "meng"])
+def test_lone_surrogates_in_the_meng_layout_are_replaced_and_ids_still_pair(tmp_path, capsys, protocol):
+    data = tmp_path / "set.jsonl"
+    data.write_text(
+        '{"id": "a\\udc80", "title": "Topic models", "abstract": "We study topic models \\udcff.", '
+        '"keywords": "topic models;x\\ud800"}\n{"id": "b", "title": "T", "abstract": "graph ranking", '
+        '"keywords": ["graph ranking"]}\n',
+        encoding="utf-8",
+    )
+    pred = tmp_path / "p.jsonl"
+    pred.write_text('{"id": "a\\udc80", "keyphrases": ["topic models"]}\n', encoding="utf-8")
+    status, out, err = run(
+        capsys, "evaluate", str(data), "--protocol", protocol, "--predictions", f"m={pred}", "--format", "json"
+    )
+    assert status == 0 and "Traceback" not in err, err
+    assert "3 string(s) with lone surrogates (not text); replaced by U+FFFD" in err and "not in" not in err
+    row = json.loads(out)["rows"][0]
+    assert row["r@5"] == pytest.approx(0.25)  # a: 1 of 2 gold found; b: no predictions, 0 and counted

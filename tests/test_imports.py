@@ -37,6 +37,7 @@ STREAMLIT_FREE = (
     "links",
     "review_tables",
     "style",
+    "report_view",
     "failures_view",
 )
 # The parts of kweval from the bottom up; a part imports only its own modules and lower layers' parts.
@@ -60,6 +61,7 @@ LAYERS = [
         "kweval.explain",
         "kweval.legacy",
         "kweval.scale",
+        "kweval.judgments",
     },  # siblings: none imports another
     {"kweval.io"},  # reports, the protocol card, output files, export
     {"kweval.cli"},  # every command

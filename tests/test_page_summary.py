@@ -30,8 +30,19 @@ def test_summary_equals_aggregate(monkeypatch, cores, data):
     core = aggregate(evaluate(ds, EvalOptions(k=3, match="exact")), "micro")
     core = core[core["model"].isin(models)].reset_index(drop=True)
     pd.testing.assert_frame_equal(shown, core, check_dtype=False)
+    raw = next(df.value for df in at.dataframe if "n_skipped" in df.value.columns)  # as shown: ALL first, titles
+    assert (raw["movie"].iloc[: len(models)] == "ALL").all()  # the answer first (issue 23)
+    titles = dict(zip(ds.movies["movie"], ds.movies["title"]))
+    if "title" in raw.columns:  # the sidebar's names beside the ids (issue 23: tables showed only ids)
+        assert raw["title"].tolist() == [titles.get(m, m) if m != "ALL" else "All movies" for m in raw["movie"]]
     assert "ndcg@3" in shown.columns
-    assert [b.label for b in at.download_button] == ["Protocol card (JSON)", "CSV", "Markdown", "LaTeX"]
+    assert [b.label for b in at.download_button] == [
+        "Protocol card (JSON)",
+        "CSV",
+        "Markdown",
+        "LaTeX",
+        "Download report",
+    ]
 
 
 def test_summary_and_compare_explain_every_number_and_mark_the_best_on_screen(monkeypatch):
@@ -58,10 +69,12 @@ def test_summary_and_compare_explain_every_number_and_mark_the_best_on_screen(mo
     }
     assert bold and bold == want
     bars = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
-    title = bars["yaxis"]["title"]["text"]
-    assert (
-        "micro" in title and title != "micro" and bars["legend"]["y"] > 1
-    )  # the legend sits above the plot, off the toolbar
+    # small multiples (issue 23): one y-axis per metric, none with a title to clip, no legend under the toolbar; how
+    # the values are aggregated is said in the caption below
+    yaxes = [key for key in bars if key.startswith("yaxis")]
+    assert len(yaxes) >= 10 and all(bars[y]["rangemode"] == "tozero" for y in yaxes)
+    assert not any("title" in bars[y] for y in yaxes) and bars["showlegend"] is False
+    assert "micro: ratios of counts summed over reviews" in texts(at)
     heat = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
     assert (
         heat["margin"]["t"] >= 40 and heat["height"] >= 280

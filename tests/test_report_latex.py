@@ -87,7 +87,8 @@ def test_cli_latex_has_the_caption():
             main(["evaluate", "--quiet", "--format", "latex", "--k", "3", "--match", "word", "--aggregate", "micro"])
             == 0
         )
-    assert "(k = 3, word matching, micro average over reviews)" in out.getvalue() and "\\toprule" in out.getvalue()
+    caption = "(k = 3, word matching, micro average over reviews, semantic matching off, sentiment off)"  # issue 23
+    assert caption in out.getvalue() and "\\toprule" in out.getvalue()
 
 
 def test_summary_intervals_bracket_every_value(summary):

@@ -11,7 +11,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from kweval.cli import fast
+from kweval.cli import fast, judged
 from kweval.cli.common import (
     DEFAULTS,
     THRESHOLD_FAILED,
@@ -50,6 +50,7 @@ def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
     _add_output_options(ev)
     _add_scale_options(ev)
     fast.add_evaluate_arguments(ev)
+    judged.add_argument(ev)
 
 
 def _add_data_and_metric_options(ev: argparse.ArgumentParser, embedding_backends: tuple[str, ...]) -> None:
@@ -230,7 +231,9 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             check_output_file(out)
     if args.scheduler is not None and args.legacy:
         raise UsageError("--scheduler evaluates the lexical, semantic and sentiment metrics; run --legacy without it")
+    judged.check_arguments(args)
     source, dataset, evaluation, options = _load_or_evaluate_in_groups(args, options)
+    judged_tables = None
     if args.legacy:
         from kweval import legacy
 
@@ -247,6 +250,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
             assert dataset is not None
             evaluation = _evaluate(args, dataset, options)
         summary = aggregate(evaluation, args.aggregate)
+        summary, judged_tables = judged.with_judgments(args, dataset, options, summary)
         problems = evaluation.problems
         n_evaluated = len(evaluation.scores)
         per_review = evaluation
@@ -256,7 +260,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if n_evaluated == 0:
         print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
         return USAGE_ERROR
-    _write_outputs(args, summary, per_review, options, str(source), _words(dataset))
+    _write_outputs(args, summary, per_review, options, str(source), _words(dataset), judged_tables)
     return _check_thresholds(summary, args.fail_under)
 
 
@@ -290,7 +294,7 @@ def _load_or_evaluate_in_groups(
     selected, the keyphrase options set from its GT) and no evaluation yet."""
     files = prediction_files(args)
     in_groups = None
-    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files):
+    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files or args.judgments):
         in_groups = _evaluate_in_groups(args, options)  # the lexical metrics: shared out over processes
     elif args.scheduler is not None and not files:  # workers read their own movie files when the layout has them
         in_groups = _evaluate_files_on_scheduler(args, options)
@@ -336,7 +340,7 @@ def _words(dataset: Dataset | None):
 
 
 def _write_outputs(
-    args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, source: str, words
+    args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, source: str, words, judged
 ):
     """The summary (--out, --format, with its protocol card and sidecar, headers in the data's `words`) and the
     --per-review table."""
@@ -351,7 +355,9 @@ def _write_outputs(
     write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, words=words, **latex), args.out)
     write_sidecar(fmt, args.out, card)
     if args.per_review and per_review is not None:
-        write_output(report.to_csv(report.per_review_table(per_review), raw=args.raw_csv), args.per_review)
+        table = report.per_review_table(per_review)
+        table = table if judged is None else judged.per_review(table)
+        write_output(report.to_csv(table, raw=args.raw_csv), args.per_review)
 
 
 def _evaluate_on_scheduler(spec: str, dataset, options: EvalOptions, timeout: float) -> Evaluation:

@@ -21,6 +21,7 @@ from kweval.cli import (
     cmd_export,
     cmd_extract,
     cmd_failures,
+    cmd_judgments,
     cmd_report,
     cmd_slices,
     cmd_synth,
@@ -57,6 +58,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_export.add_parser(sub)
     cmd_describe.add_parser(sub)
     cmd_failures.add_parser(sub)
+    cmd_judgments.add_parser(sub)
     cmd_report.add_parser(sub, EMBEDDING_BACKENDS)
     cmd_slices.add_parser(sub)
     return parser
@@ -72,6 +74,7 @@ COMMANDS = {
     "export": cmd_export.cmd_export,
     "describe": cmd_describe.cmd_describe,
     "failures": cmd_failures.cmd_failures,
+    "judgments": cmd_judgments.cmd_judgments,
     "report": cmd_report.cmd_report,
     "slices": cmd_slices.cmd_slices,
 }

@@ -61,6 +61,17 @@ def text_of(value: str, replaced: list[int]) -> str:
     return value.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
 
 
+def texts_of(value: object, replaced: list[int]) -> object:
+    """A decoded JSON value with `text_of` applied to every string in it (keys and items, however deep)."""
+    if isinstance(value, str):
+        return text_of(value, replaced)
+    if isinstance(value, list):
+        return [texts_of(v, replaced) for v in value]
+    if isinstance(value, dict):
+        return {texts_of(k, replaced): texts_of(v, replaced) for k, v in value.items()}
+    return value
+
+
 def duplicate_lists_problem(source: str, n_lists: int, n_rows: int | None = None) -> Problem:
     """The problem every reader reports for review × model lists given more than once.
 

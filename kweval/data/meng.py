@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from kweval.data.dataset import Dataset, Problem
+from kweval.data.dataset import Dataset, Problem, texts_of
 from kweval.data.keyphrase import Documents
 
 SUFFIXES = (".json", ".jsonl")
@@ -76,22 +76,32 @@ def _records(path: Path, problems: list[Problem]) -> tuple[str, list[tuple[int, 
     except UnicodeDecodeError:
         problems.append(Problem(str(path), "not valid UTF-8; undecodable bytes replaced"))
         text = raw.decode("utf-8-sig", errors="replace")
+    replaced = [0]  # strings with lone surrogates (a JSON "\\udc80"): no table can store them
     if text.lstrip().startswith("["):
         try:
-            values = json.loads(text)
+            values = texts_of(json.loads(text), replaced)
         except (ValueError, RecursionError) as exc:
             problems.append(Problem(str(path), f"a JSON array that is not valid JSON ({str(exc)[:80]}); skipped"))
             return None
+        _say_replaced(path, replaced, problems)
         return "position", list(enumerate(values, start=1)) if isinstance(values, list) else [(1, values)]
     records: list[tuple[int, object]] = []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
-            records.append((number, json.loads(line)))
+            records.append((number, texts_of(json.loads(line), replaced)))
         except (ValueError, RecursionError) as exc:
             records.append((number, _BadJSON(str(exc)[:80])))
+    _say_replaced(path, replaced, problems)
     return "line", records
+
+
+def _say_replaced(path: Path, replaced: list[int], problems: list[Problem]) -> None:
+    if replaced[0]:
+        problems.append(
+            Problem(str(path), f"{replaced[0]} string(s) with lone surrogates (not text); replaced by U+FFFD")
+        )
 
 
 class _BadJSON(str):

@@ -119,6 +119,8 @@ def cleaned_gt_rows(gt: pd.DataFrame, order: str) -> CleanGtRows:
     table.insert(1, "rank", position_in_run(run_heads(list_id)))
     table["norm"] = _text_column(row_norm, cleaned.norm_values, empty_dtype="float64")  # an empty list's dtype
     table["review_id"] = _text_column(doc, ids, empty_dtype=object)
+    if "relevance" in gt.columns:  # explicit relevances (judged GT, docs/metrics.md §11), carried with their rows
+        table["relevance"] = pd.to_numeric(gt["relevance"], errors="coerce").to_numpy(dtype="float64")[rows]
     return CleanGtRows(
         table,
         movie_code[rows],
@@ -256,6 +258,7 @@ class CleanGroundTruth:
     keywords: dict[str, np.ndarray]  # movie -> its GT rows' keywords as given
     lists: dict[str, GtLists]  # movies whose reviews have their own GT lists
     ranked: dict[str, bool]  # movie -> whether its GT is ranked (absent: ranked)
+    relevance: dict[str, np.ndarray] | None = None  # movie -> its GT rows' explicit relevances (judged GT, §11)
 
 
 def clean_stage(dataset: Dataset, order: str, movie_problems: dict[str, list[Problem]]) -> CleanGroundTruth:
@@ -283,7 +286,16 @@ def clean_stage(dataset: Dataset, order: str, movie_problems: dict[str, list[Pro
         keywords={m: rows.keyword[a:b] for m, a, b in zip(names, starts.tolist(), ends.tolist())},
         lists=_gt_lists(rows, names, starts, ends),
         ranked=ranked_movies(dataset.movies),
+        relevance=_explicit_relevance(gt, names, starts, ends),
     )
+
+
+def _explicit_relevance(gt: pd.DataFrame, names: list, starts: np.ndarray, ends: np.ndarray) -> dict | None:
+    """Movie -> its GT rows' explicit relevances when the GT gives them (a `relevance` column), else None."""
+    if "relevance" not in gt.columns:
+        return None
+    values = gt["relevance"].to_numpy(dtype="float64")
+    return {m: values[a:b] for m, a, b in zip(names, starts.tolist(), ends.tolist())}
 
 
 def gt_list_keys(gt: pd.DataFrame) -> Callable[[pd.DataFrame], pd.DataFrame]:

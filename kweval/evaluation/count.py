@@ -20,6 +20,7 @@ from kweval._arrays import group_sum, object_array
 from kweval.data.dataset import Dataset, Problem
 from kweval.evaluation.clean import CleanGroundTruth
 from kweval.evaluation.combine import summable
+from kweval.evaluation.explicit import ExplicitRelevance
 from kweval.evaluation.match import Matches, RowBuffers
 from kweval.metrics import ranking
 from kweval.metrics.weighted import gt_gain_total, relevance
@@ -33,6 +34,7 @@ class MatchedPairs:
     position: np.ndarray  # per pair: the predicted keyword's position in its list (0-based rank after cleaning)
     gt_rank: np.ndarray  # per pair: the GT keyword's rank in the group's own list
     gt_pos: np.ndarray  # per pair: the GT row's position among the movie's GT rows
+    relevance: np.ndarray | None = None  # per pair: its GT keyword's explicit relevance (judged GT), else None
 
 
 @dataclass
@@ -45,6 +47,7 @@ class Counts:
     group_ranked: np.ndarray | None  # per group: whether its GT is ranked; None when all are
     counts: dict[str, np.ndarray]  # n_pred, n_gt, n_matched, n_bad_scores, score_sum, matched_score, gain_sum, ...
     score_exponent: int  # score_sum and matched_score are in units of 2**score_exponent
+    ideal: np.ndarray | None = None  # explicit relevances: per group, its list's top-k relevances (else None)
 
 
 def confidences(dataset: Dataset, matches: Matches) -> tuple[np.ndarray, np.ndarray]:
@@ -69,8 +72,11 @@ def confidences(dataset: Dataset, matches: Matches) -> tuple[np.ndarray, np.ndar
     return confidence, bad_score
 
 
-def count_stage(dataset: Dataset, gt: CleanGroundTruth, matches: Matches, gain: str) -> Counts:
-    """Confidences (docs/metrics.md §1: invalid scores count as 0) and the per-group counts and sums of §3."""
+def count_stage(dataset: Dataset, gt: CleanGroundTruth, matches: Matches, gain: str, k: int = 5) -> Counts:
+    """Confidences (docs/metrics.md §1: invalid scores count as 0) and the per-group counts and sums of §3.
+
+    Relevances come from GT ranks, or from the GT's explicit relevances (a judged GT, §11: then `k` sizes the
+    per-group ideal lists the ranking family reads)."""
     rows, n_groups, n_gt = matches.rows, matches.n_groups, matches.n_gt
     grp = rows.grp
     confidence, bad_score = confidences(dataset, matches)
@@ -85,7 +91,16 @@ def count_stage(dataset: Dataset, gt: CleanGroundTruth, matches: Matches, gain: 
         gt_pos=matches.gt_pos[matched].astype(np.int64),
     )
     m_grp = pairs.grp
-    gains = ranking.apply_gain(relevance(pairs.gt_rank, None if group_ranked is None else group_ranked[m_grp]), gain)
+    explicit = ExplicitRelevance.of(gt.relevance, gt.movies)
+    ideal = None
+    if explicit is None:
+        rel = relevance(pairs.gt_rank, None if group_ranked is None else group_ranked[m_grp])
+        gain_sum = gt_gain_total(n_gt, gain, group_ranked)
+    else:
+        starts = explicit.list_starts(matches.group_movie, matches.group_gt_start)
+        rel = pairs.relevance = explicit.of_pairs(matches.group_movie, m_grp, pairs.gt_pos)
+        gain_sum, ideal = explicit.gain_sums(starts, n_gt, gain), explicit.ideal(starts, n_gt, k)
+    gains = ranking.apply_gain(rel, gain)
     counts = {
         "n_pred": np.bincount(grp, minlength=n_groups).astype("int64"),
         "n_gt": n_gt,
@@ -93,10 +108,10 @@ def count_stage(dataset: Dataset, gt: CleanGroundTruth, matches: Matches, gain: 
         "n_bad_scores": np.bincount(grp[bad_score], minlength=n_groups).astype("int64"),
         "score_sum": group_sum(grp, weight, n_groups),
         "matched_score": group_sum(m_grp, weight[matched], n_groups),
-        "gain_sum": gt_gain_total(n_gt, gain, group_ranked),
+        "gain_sum": gain_sum,
         "matched_gain": group_sum(m_grp, gains, n_groups),
     }
-    return Counts(bad_score, confidence, pairs, group_ranked, counts, score_exponent)
+    return Counts(bad_score, confidence, pairs, group_ranked, counts, score_exponent, ideal)
 
 
 def report_dropped(matches: Matches, movie_problems: dict[str, list[Problem]]) -> None:

@@ -84,7 +84,7 @@ def evaluate(
     gt = clean_stage(dataset, options.gt_order, movie_problems)
     lexical_progress("cleaning", 0.1)
     matches = match_stage(dataset, gt, options.match, movie_problems, lexical_progress, keep_texts)
-    counts = count_stage(dataset, gt, matches, options.gain)
+    counts = count_stage(dataset, gt, matches, options.gain, options.k)
     report_dropped(matches, movie_problems)
     report_bad_scores(gt, matches, counts, dataset.models["model"].tolist(), movie_problems)
     if not keep_texts:  # no per-keyword table: the per-row arrays go before the per-review table, as large, is built

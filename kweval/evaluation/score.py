@@ -53,6 +53,8 @@ def score_stage(
         ranked=counts.group_ranked,
         n_gt_present=n_gt_present,
         pair_present=pair_present,
+        pair_relevance=pairs.relevance,
+        ideal_relevance=counts.ideal,
     )
     model_names = object_array(dataset.models["model"].tolist())
     columns = {

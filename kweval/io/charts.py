@@ -30,6 +30,11 @@ def _finite(x: float) -> float | None:
     return float(x) if x is not None and math.isfinite(float(x)) else None
 
 
+def _domain(low: float, high: float) -> list[float]:
+    """An axis domain within [0, 1] (float sums can stray by 1e-17, which plotly's validators refuse)."""
+    return [min(max(round(low, 9), 0.0), 1.0), min(max(round(high, 9), 0.0), 1.0)]
+
+
 def small_multiples(
     values: Mapping[str, Mapping[str, float]],
     intervals: Mapping[str, Mapping[str, tuple[float, float]]],
@@ -85,9 +90,9 @@ def small_multiples(
                 "yaxis": f"y{suffix}",
             }
         )
-        layout[f"xaxis{suffix}"] = {"domain": [x0, x0 + width], "anchor": f"y{suffix}", "tickangle": -30}
+        layout[f"xaxis{suffix}"] = {"domain": _domain(x0, x0 + width), "anchor": f"y{suffix}", "tickangle": -30}
         layout[f"yaxis{suffix}"] = {
-            "domain": [y1 - height, y1],
+            "domain": _domain(y1 - height, y1),
             "anchor": f"x{suffix}",
             "rangemode": "tozero",
             "tickformat": ".2~g",

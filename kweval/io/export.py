@@ -7,7 +7,7 @@ so the TREC tools see kweval's own matching (whatever the match mode), and an
 unmatched one gets an id no qrel names.  Qrels grade each GT keyword of the
 list the review was scored against (its own list on per-document GT, else
 its movie's) by its gain (docs/metrics.md §3: 1/log2(j + 2) for ranked GT,
-1 for unranked GT) as an integer, scaled by
+1 for unranked GT; a judged GT's own relevances, §11) as an integer, scaled by
 GRADE_SCALE, because trec_eval reads integer grades; nDCG does not change
 with the scale.  Run scores are n − position, so every tool ranks as kweval.
 
@@ -70,15 +70,30 @@ def trec_qrels(evaluation, ranked: Mapping[str, bool] | None = None) -> list[str
     """
     ranked = ranked or {}
     own, movie_level = gt_lists(evaluation)
+    explicit = _explicit_relevance(evaluation.ground_truth)
     lines: list[str] = []
     queries = evaluation.scores[["movie", "review_id"]].drop_duplicates()
     for movie, review in zip(queries["movie"], queries["review_id"]):
         qid = query_id(movie, review)
         graded = ranked.get(str(movie), True)
+        list_key = (str(movie), str(review) if (str(movie), str(review)) in own else None)
         for rank, norm in sorted(_list_of(own, movie_level, movie, review).items()):
             gain = float(graded_relevance(np.array([rank]))[0]) if graded else 1.0
+            gain = explicit.get((*list_key, rank), gain) if explicit else gain
             lines.append(f"{qid} 0 {_gt_doc(rank, norm)} {int(round(gain * GRADE_SCALE))}")
     return lines
+
+
+def _explicit_relevance(gt) -> dict[tuple[str, str | None, int], float]:
+    """(movie, review_id or None, rank) -> relevance, for a judged GT (docs/metrics.md §11: explicit relevances,
+    `kweval.judgments`); empty for a reference GT, whose gains follow the rank."""
+    if "relevance" not in gt.columns:
+        return {}
+    reviews = gt["review_id"] if "review_id" in gt.columns else [None] * len(gt)
+    return {
+        (str(m), str(r) if isinstance(r, str) else None, int(rank)): float(value)
+        for m, r, rank, value in zip(gt["movie"], reviews, gt["rank"], gt["relevance"])
+    }
 
 
 def trec_runs(evaluation) -> dict[str, list[str]]:

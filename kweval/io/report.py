@@ -8,9 +8,11 @@ import re
 
 import pandas as pd
 
+from kweval.data.formulas import FORMULA_STARTS as FORMULA_STARTS  # re-exported: the one rule is data.formulas
 from kweval.data.formulas import GUARD, guard_mask, needs_guard
 from kweval.data.tidy import csv_quoting
 from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
+from kweval.io.settings import setting_slugs, setting_texts
 from kweval.metrics import registry
 
 FORMATS = ("csv", "markdown", "latex", "json")
@@ -165,13 +167,15 @@ def dataset_name(meta: dict) -> str:
 
 
 def latex_caption(meta: dict, words: Vocabulary = MOVIE_WORDS) -> str:
-    """A caption naming dataset, k, match mode and aggregation (from the CLI's/dashboard's meta dict), in the data's
-    `words` ("average over documents", "best value per collection")."""
+    """A caption naming dataset, k, match mode and aggregation (from the CLI's/dashboard's meta dict), and every other
+    setting the meta names (`kweval.io.settings`), in the data's `words` ("average over documents", "best value per
+    collection")."""
     data = dataset_name(meta)
     parts = [
         f"k = {meta['k']}" if "k" in meta else "",
         f"{meta['match']} matching" if "match" in meta else "",
         f"{meta['aggregate']} average over {words.reviews.lower()}" if "aggregate" in meta else "",
+        *setting_texts(meta, words),  # backend, τ, sentiment, scope, protocol: when the meta names them
     ]
     detail = ", ".join(p for p in parts if p)
     best = f"Best value per {words.movie.lower()} in bold."
@@ -187,6 +191,7 @@ def download_name(kind: str, meta: dict, suffix: str) -> str:
         f"k{meta['k']}" if "k" in meta else "",
         str(meta.get("match", "")),
         str(meta.get("aggregate", "")),
+        *setting_slugs(meta),
     ]
     stem = "_".join(re.sub(r"[^\w.-]+", "-", p).strip("-.") for p in parts if p)
     return f"{stem}.{suffix.lstrip('.')}"

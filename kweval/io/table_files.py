@@ -42,6 +42,8 @@ def to_arrow(frame: pd.DataFrame, raw: bool = False):
             codes = col.cat.codes.to_numpy()
             indices = pa.array(codes.astype(np.int32), mask=codes < 0)
             columns[name] = pa.DictionaryArray.from_arrays(indices, pa.array(values.tolist(), type=pa.string()))
+        elif pd.api.types.is_extension_array_dtype(col) and pd.api.types.is_integer_dtype(col):
+            columns[name] = pa.array(col.array, type=pa.int64())  # nullable integers: NA is an empty cell
         elif pd.api.types.is_numeric_dtype(col) or pd.api.types.is_bool_dtype(col):
             columns[name] = pa.array(col.to_numpy())
         else:

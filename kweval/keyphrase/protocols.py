@@ -143,6 +143,10 @@ _DESCRIPTIONS: dict[str, _Description] = {
     ),
 }
 
+# The `kweval` entry names kweval's conventions for the protocol card and `kweval describe`'s present rule; kweval's
+# numbers are the pipeline's (docs/metrics.md), which `kweval evaluate --protocol kweval` runs and
+# scripts/protocol_table.py reports: score_documents under it is no second definition of them (its F1@O is hard and
+# its present F1 compares present predictions with present gold, where the pipeline's differ).
 PROTOCOLS: dict[str, Protocol] = {
     name: Protocol(
         name,

@@ -29,6 +29,7 @@ _GROUP_TITLES = {
     "aggregation": "Summary counts",
     "dataset": "Dataset overview (the dashboard's Data page)",
     "statistics": "Comparison of model A with model B",
+    "judgments": "Judged (--judgments)",
 }
 
 

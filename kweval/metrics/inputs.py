@@ -31,6 +31,8 @@ class ReviewCounts:
     ranked: np.ndarray | None = None  # per review: whether its GT is ranked (None: all are)
     n_gt_present: np.ndarray | None = None  # per review: GT keywords in its text, -1 without text (--present)
     pair_present: np.ndarray | None = None  # per pair: its GT keyword occurs in the review's text (--present)
+    pair_relevance: np.ndarray | None = None  # per pair: explicit relevance (judged GT, §11); None: from gt_rank
+    ideal_relevance: np.ndarray | None = None  # per review: its list's top-k explicit relevances (with pair_relevance)
 
 
 @dataclass(frozen=True)

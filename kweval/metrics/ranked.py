@@ -31,23 +31,29 @@ def _ranking_scores(
     gain: str,
     discount: str,
     ranked: np.ndarray | None,
+    explicit: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
+    """`ranking_scores`; `explicit`: (per pair its relevance, per review its ideal top-k relevances) of a judged GT."""
     if ranked is not None and np.all(ranked):
         ranked = None
     n_reviews = len(n_gt)
     if n_reviews > _CHUNK:
-        return _in_slices(review, position, gt_rank, n_gt, k, gain, discount, ranked)
+        return _in_slices(review, position, gt_rank, n_gt, k, gain, discount, ranked, explicit)
     # Columns past the longest list (predicted or GT) hold only zeros, which change no metric
     # (ranking treats positions past a row's end as non-relevant): a huge k costs nothing.
     top = position < k
     n_ideal = np.minimum(np.asarray(n_gt, dtype="int64"), k)
     width = max(int(position[top].max()) + 1 if top.any() else 0, int(n_ideal.max()) if len(n_ideal) else 0, 1)
     rel = np.zeros((n_reviews, width), dtype="float64")
-    rel[review[top], position[top]] = relevance(gt_rank[top], None if ranked is None else ranked[review[top]])
-    ideal_row = graded_relevance(np.arange(width))[None, :]
-    if ranked is not None:
-        ideal_row = np.where(np.asarray(ranked, dtype=bool)[:, None], ideal_row, 1.0)
-    ideal = np.where(np.arange(width)[None, :] < n_ideal[:, None], ideal_row, 0.0)
+    if explicit is None:
+        rel[review[top], position[top]] = relevance(gt_rank[top], None if ranked is None else ranked[review[top]])
+        ideal_row = graded_relevance(np.arange(width))[None, :]
+        if ranked is not None:
+            ideal_row = np.where(np.asarray(ranked, dtype=bool)[:, None], ideal_row, 1.0)
+        ideal = np.where(np.arange(width)[None, :] < n_ideal[:, None], ideal_row, 0.0)
+    else:
+        rel[review[top], position[top]] = explicit[0][top]
+        ideal = explicit[1]
     hits = (rel > 0).astype("float64")
     return {
         "ndcg@{k}": ranking.ndcg(rel, k=k, ideal=ideal, gain=gain, discount=discount),
@@ -66,12 +72,14 @@ def _in_slices(
     gain: str,
     discount: str,
     ranked: np.ndarray | None,
+    explicit: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
     """`_ranking_scores` slice by slice of `_CHUNK` reviews (rows are independent): memory only, the same numbers."""
     n_reviews = len(n_gt)
     if len(review) > 1 and (review[1:] < review[:-1]).any():
         by_review = np.argsort(review, kind="stable")
         review, position, gt_rank = review[by_review], position[by_review], gt_rank[by_review]
+        explicit = None if explicit is None else (explicit[0][by_review], explicit[1])
     bounds = np.searchsorted(review, np.arange(0, n_reviews + _CHUNK, _CHUNK).clip(max=n_reviews))
     parts = [
         _ranking_scores(
@@ -83,6 +91,7 @@ def _in_slices(
             gain,
             discount,
             None if ranked is None else ranked[lo : lo + _CHUNK],
+            None if explicit is None else (explicit[0][bounds[i] : bounds[i + 1]], explicit[1][lo : lo + _CHUNK]),
         )
         for i, lo in enumerate(range(0, n_reviews, _CHUNK))
     ]
@@ -152,7 +161,15 @@ def ranking_scores(
 
 
 def from_counts(counts: ReviewCounts, settings: Settings) -> dict[str, np.ndarray]:
-    """The family's columns for the evaluation pipeline (`kweval.metrics.registry`)."""
+    """The family's columns for the evaluation pipeline (`kweval.metrics.registry`); a judged GT's explicit
+    relevances (docs/metrics.md §11) replace those of GT ranks."""
+    if counts.pair_relevance is not None and counts.ideal_relevance is not None:
+        review, position = checks.pairs(counts.pair_review, counts.pair_position, len(counts.n_gt))
+        explicit = (np.asarray(counts.pair_relevance, dtype="float64"), counts.ideal_relevance)
+        n_gt = np.asarray(counts.n_gt, dtype="int64")
+        gt_rank = np.asarray(counts.pair_gt_rank, dtype="int64")
+        k, gain, discount = settings.k, settings.gain, settings.discount
+        return _ranking_scores(review, position, gt_rank, n_gt, k, gain, discount, None, explicit)
     return ranking_scores(
         counts.pair_review,
         counts.pair_position,

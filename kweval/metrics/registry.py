@@ -28,6 +28,8 @@ from kweval.metrics import keyphrase, present_absent, ranked, report_columns, se
 from kweval.metrics.inputs import ReviewCounts, Settings
 
 HIGHER, LOWER, NEITHER = "higher", "lower", "neither"
+# `<metric>_judged`: the metric against the judged GT (docs/metrics.md §11); `info` reads it as the metric
+JUDGED_SUFFIX = "_judged"
 
 # docs/metrics.md section anchors the entries cite
 SECTIONS = {
@@ -42,6 +44,7 @@ SECTIONS = {
     "statistics": "7-comparing-two-models",
     "keyphrase": "9-keyphrase-benchmarks",
     "dataset": "1-inputs-and-cleaning",
+    "judgments": "11-judgments",
 }
 
 LEVELS = ("review", "movie")  # per-review metrics first, then the movie-level ones
@@ -179,6 +182,8 @@ def info(column_name: str) -> MetricInfo | None:
     """The entry of a column name (``ndcg@10`` resolves the ``ndcg@{k}`` template), or None."""
     if column_name in _REGISTRY:
         return _REGISTRY[column_name]
+    if column_name.endswith(JUDGED_SUFFIX) and column_name != JUDGED_SUFFIX:  # a metric's judged twin (§11)
+        return info(column_name[: -len(JUDGED_SUFFIX)])
     for name, entry in _REGISTRY.items():
         if "{k}" in name:
             m = _template_pattern(name).match(column_name)

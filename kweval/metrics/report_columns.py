@@ -20,6 +20,17 @@ COLUMNS: tuple[tuple[str, ...], ...] = (
         "lower",
         "",
     ),
+    # ---- judged metrics (§11): each metric's `<metric>_judged` twin reads as the metric
+    (
+        "n_judgments",
+        "Judgments used",
+        "judged items (a keyword for a review or a whole movie, annotators combined) that changed or confirmed a "
+        "scored GT list of this row; each metric's `<metric>_judged` column is that metric against the judged GT",
+        "judgments",
+        "0, 1, 2, …",
+        "neither",
+        "",
+    ),
     # ---- what was loaded and evaluated, per movie and per model (§1; the dashboard's Data page)
     (
         "reviews",

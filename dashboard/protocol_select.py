@@ -1,0 +1,129 @@
+"""The protocol selector of Summary and Compare on per-document data: kweval, pke, kpeval or meng.
+
+Under kweval the pages show the evaluation as always; under a preset they show the numbers of
+`kweval evaluate DATA --protocol P --k K --predictions ...` (`kweval.keyphrase.dataset_protocol`,
+through `dashboard.caches`).  The choice lives in the URL (``protocol=pke``) through
+`dashboard.state`'s one binding (`Ctx.url_widget`).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard import caches
+from dashboard.escape import md
+from dashboard.state import Ctx
+from dashboard.style import outcome_styles
+from dashboard.tables import decimal_formats, number_columns, text_columns
+from kweval.io import report
+from kweval.stats import verdict
+
+PROTOCOL_HELP = (
+    "The conventions of the numbers (docs/protocols.md): kweval (docs/metrics.md), or the keyphrase field's tools: "
+    "pke, kpeval (KPEval), meng (OpenNMT-kpg). A preset gives the numbers of `kweval evaluate DATA --protocol P`."
+)
+
+
+def choose_protocol(ctx: Ctx) -> str:
+    """The protocol selector (per-document data only; "kweval" otherwise, with no widget)."""
+    if not ctx.dataset.per_document:
+        return "kweval"
+    return (
+        ctx.url_widget(
+            st.radio,
+            "Protocol",
+            "protocol",
+            "kweval",
+            parse=lambda s: s if s in caches.PROTOCOLS else None,
+            options=list(caches.PROTOCOLS),
+            horizontal=True,
+            help=PROTOCOL_HELP,
+        )
+        or "kweval"
+    )
+
+
+def cli_command(ctx: Ctx, protocol: str) -> str:
+    """The command line whose numbers the page shows under `protocol`."""
+    models = " ".join(f"--predictions {m}=…" for m in ctx.selection.models)
+    return f"kweval evaluate {ctx.dataset.source} --protocol {protocol} --k {ctx.selection.k} {models}"
+
+
+def show_protocol_summary(ctx: Ctx, protocol: str, meta: dict) -> None:
+    """The preset's summary table (the CLI's rows), with its CSV download named after every setting."""
+    table = caches.protocol_summary(ctx, protocol)
+    words = ctx.words
+    st.subheader(f"Every metric under the {md(protocol)} preset, {words.movies.lower()} × models")
+    metrics = [c for c in table.columns if c not in ("movie", "model", "n_documents")]
+    config = number_columns(metrics, formats=decimal_formats(table)) | number_columns(["n_documents"], fmt="%d")
+    config["movie"] = st.column_config.TextColumn(words.header("movie"))
+    st.dataframe(table, hide_index=True, column_config=config, key="protocol_table")
+    st.caption(
+        f"The numbers of {md(cli_command(ctx, protocol))}: each document scored by the preset's own rules (its "
+        "normalisation, cut-off and macro F1), then averaged over the collection's documents. The sidebar's match "
+        "mode and aggregation do not apply to a preset."
+    )
+    st.download_button(
+        "CSV",
+        report.to_csv(table),
+        report.download_name("summary", meta, "csv"),
+        "text/csv",
+        key="protocol_csv",
+    )
+
+
+def show_verdict_matrix(comparison: pd.DataFrame, a: str) -> None:
+    """The verdicts of every model against `a` (`comparison`: paired_comparison rows with a ``model`` column) as a
+    models × metrics matrix coloured by outcome (`kweval.stats.verdict.verdict_matrix`), the sentences in an
+    expander."""
+    if comparison.empty:
+        return
+    table = verdict.verdict_table(comparison, a)
+    cells = verdict.verdict_matrix(table, "cell")
+    outcomes = verdict.verdict_matrix(table, "outcome")
+    styled = cells.style.apply(lambda _: outcome_styles(outcomes), axis=None)
+    st.dataframe(styled, key="verdict_matrix", column_config={"model": st.column_config.TextColumn(f"model vs {a}")})
+    st.caption(
+        f"Each cell names the winner of that model against {md(a)} on that metric: ✓ significant (dark: Holm-adjusted "
+        f"randomization p < {verdict.ALPHA} across the metrics of the pair), (n.s.) not significant (light); green: "
+        f"the row's model ahead, red: {md(a)} ahead."
+    )
+    with st.expander("Every verdict in words"):
+        for _model, rows in table.groupby("model", sort=False):
+            lines = [("✅ " if sig else "▫️ ") + md(text) for text, sig in zip(rows["sentence"], rows["significant"])]
+            st.markdown("\n".join(f"- {line}" for line in lines))
+
+
+def show_protocol_compare(ctx: Ctx, protocol: str, a: str, others: list[str]) -> None:
+    """Compare under a preset: paired tests on the preset's per-document values of every model against `a`."""
+    scores = caches.protocol_scores(ctx, protocol)
+    metrics = [c for c in scores.columns if c not in ("movie", "review_id", "model", "n_gold", "n_predictions")]
+    metrics = [m for m in metrics if scores[m].notna().any()]
+    res = caches.protocol_comparisons(ctx, protocol, a, others, metrics)
+    st.caption(
+        f"Under the {md(protocol)} preset: each document scored by the preset's rules "
+        f"({md(cli_command(ctx, protocol))}), then paired tests on the per-document values (means; a preset "
+        "whose macro F1 is the F1 of mean P and R, as kpeval's, reports that in Summary). p: paired randomization "
+        "test, Holm-corrected across the metrics of each model; the interval beside it is the paired bootstrap at "
+        "Holm's level."
+    )
+    st.subheader(f"Verdicts: each model against {md(a)} ({md(protocol)} preset)")
+    aliases = {"mean A": "mean_a", "mean B": "mean_b"}
+    show_verdict_matrix(res.rename(columns=aliases), a)
+    if res.empty:
+        return
+    res = verdict.with_significance(res)
+    columns = ["model", "metric", "n", "mean A", "mean B", "diff", "ci_level_holm", "ci_low_holm", "ci_high_holm"]
+    columns += ["p_randomization_holm", "significant", "ci_low", "ci_high", "p_randomization", "wins", "ties", "losses"]
+    shown = res[[c for c in columns if c in res.columns]]
+    num = number_columns(
+        [c for c in shown.columns if c.startswith(("mean", "diff", "ci_"))],
+        aliases=aliases,
+        formats=decimal_formats(shown),
+    )
+    num |= number_columns([c for c in shown.columns if c.startswith("p_")], fmt="%.2g")
+    num |= number_columns(["n", "wins", "ties", "losses"], fmt="%d") | text_columns(["significant"])
+    for side in ("ci_low", "ci_high"):
+        num[side] = {**num[side], "label": f"{side} (95%, unadjusted)"}
+    st.dataframe(shown, hide_index=True, column_config=num, key="protocol_compare_table")

@@ -1,0 +1,58 @@
+"""The Summary's "Download report": `kweval report`'s self-contained HTML page for the view on screen.
+
+No second report: the page is `kweval.io.html_report.report_page` (what
+`kweval report` writes) of the evaluation restricted to the view (the
+selected models, the movie in scope).  Plain functions, no streamlit
+(tests/test_imports.py).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pandas as pd
+
+from kweval.data.dataset import Dataset
+from kweval.evaluation.options import Evaluation
+from kweval.io import html_report
+
+ALL = "ALL"
+
+
+def _rows(frame: pd.DataFrame, models: list[str], movie: str) -> pd.DataFrame:
+    """The rows of `frame` of the `models` and, unless `movie` is ALL, of that movie (columns it lacks: no filter)."""
+    keep = pd.Series(True, index=frame.index)
+    if "model" in frame.columns:
+        keep &= frame["model"].isin(models)
+    if movie != ALL and "movie" in frame.columns:
+        keep &= frame["movie"] == movie
+    return frame[keep]
+
+
+def view_evaluation(evaluation: Evaluation, models: list[str], movie: str = ALL) -> Evaluation:
+    """`evaluation` restricted to `models` (in the evaluation's order) and to `movie` (ALL: every movie)."""
+    chosen = [m for m in evaluation.models if m in set(models)]
+    return replace(
+        evaluation,
+        scores=_rows(evaluation.scores, chosen, movie),
+        keywords=_rows(evaluation.keywords, chosen, movie),
+        ground_truth=_rows(evaluation.ground_truth, chosen, movie),
+        coverage=_rows(evaluation.coverage, chosen, movie),
+        skipped=_rows(evaluation.skipped, chosen, movie),
+        models=chosen,
+        movies=list(evaluation.movies) if movie == ALL else [movie],
+    )
+
+
+def report_html(
+    dataset: Dataset,
+    evaluation: Evaluation,
+    models: list[str],
+    movie: str,
+    how: str,
+    card: dict,
+    title: str,
+) -> str:
+    """The standalone HTML report of the view (`models`, `movie`, aggregation `how`) with its protocol `card`:
+    what `kweval report` writes for the same data and settings (`kweval.io.html_report.report_page`)."""
+    return html_report.report_page(dataset, view_evaluation(evaluation, models, movie), how, card, title=title)
