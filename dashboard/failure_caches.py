@@ -14,7 +14,6 @@ from kweval.explain import failures
 from kweval.stats import slices as stats_slices
 
 
-
 @st.cache_resource(show_spinner="Sorting every keyword into its failure category…", max_entries=4)
 def _failure_table(key: tuple, _dataset, _evaluation) -> pd.DataFrame:
     # shared, read-only (the DNLP table has millions of rows: not pickled per rerun)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import explorer_failures, review_card
+from dashboard import explorer_failures, explorer_judgments, review_card
 from dashboard.escape import md
 from dashboard.review_tables import DIRECTIONAL_SORTS, SORTS, filter_reviews, keep_reviews, paginate
 from dashboard.selection import format_tau
@@ -68,6 +68,8 @@ if review:
     for _, row in found.iterrows():
         review_card.review_card(ctx, row, keywords, scores, marked, links=True)
         explorer_failures.gt_marks(ctx, row["movie"], row["review_id"], marked)
+    if not found.empty:  # grading: one review at a time
+        explorer_judgments.judge_panel(ctx, str(found.iloc[0]["movie"]), review, marked, keywords)
     st.stop()
 
 in_filter = explorer_failures.url_filter(ctx)  # a Failures page segment or slice: category / model / slice

@@ -17,7 +17,7 @@ from kweval.stats.slices import worst_slices
 from tests.apptest import DATA, DATASETS, XSS, run, texts
 from tests.helpers import DNLP
 
-MATCHING = re.compile(r"(\d+) review\(s\) match")
+MATCHING = re.compile(r"(\d+) (?:review|document)\(s\) match")
 LINK = re.compile(r"\[([^\]]*?) \(([\d,]+) (?:keyword|GT keyword)s?\)\]\((\./explorer\?[^)]+)\)")
 
 

@@ -1,0 +1,121 @@
+"""The explorer's judgments (docs/metrics.md §11): a reader grades a predicted keyword 0–3 or marks a GT keyword
+wrong (0), for one review or its whole movie, under an annotator name; undo; the review's judged metrics beside the
+reference ones.  The store is `kweval.judgments.JudgmentStore` (SQLite beside the kweval cache, one file per dataset
+content hash; every write its own transaction, so two browser sessions grading at once lose nothing)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.escape import md
+from dashboard.state import Ctx
+from kweval import judgments
+from kweval.data.vocabulary import vocabulary
+
+SIDE_LABELS = {"prediction": "a predicted keyword (grade 0–3)", "gt": "a GT keyword (mark it wrong: 0)"}
+GRADE_LABELS = {0: "0 · wrong", 1: "1 · related", 2: "2 · good", 3: "3 · exact"}
+
+
+def _store(ctx: Ctx) -> judgments.JudgmentStore | None:
+    try:
+        return judgments.JudgmentStore.for_dataset(ctx.dataset)
+    except judgments.JudgmentsError as exc:
+        st.error(f"Judgments unavailable: {md(exc)}")
+        return None
+
+
+def annotator() -> str:
+    """The annotator name (a sidebar text field, kept by the session)."""
+    return st.sidebar.text_input(
+        "Annotator (for judgments)", key="annotator", max_chars=60, help="Your judgments are stored under this name."
+    ).strip()
+
+
+def judge_panel(ctx: Ctx, movie: str, review: str, model: str | None, keywords: pd.DataFrame) -> None:
+    """The judging form of one review: what to judge, the grade, this review or the whole movie; save, undo; the
+    judgments that apply to the review; its judged metrics under a toggle.  `keywords`: the explorer's keyword rows."""
+    who = annotator()
+    words = vocabulary(ctx.dataset)
+    with st.expander("Judge the keywords (your grades correct the reference)", expanded=False):
+        store = _store(ctx)
+        if store is None:
+            return
+        side = st.radio("Judge", list(SIDE_LABELS), format_func=SIDE_LABELS.get, horizontal=True, key="judge_side")
+        if side == "prediction":
+            rows = keywords.loc[[(movie, review)]] if (movie, review) in keywords.index else keywords.iloc[0:0]
+            rows = rows[rows["model"] == model] if model else rows
+            options = list(dict.fromkeys(str(k) for k in rows["keyword"] if isinstance(k, str) and k.strip()))
+        else:
+            options = list(dict.fromkeys(ctx.own_gt(movie, review)["keyword"].astype(str)))
+        c1, c2, c3 = st.columns([3, 2, 2])
+        keyword = c1.selectbox("Keyword", options, key="judge_keyword", format_func=md)
+        grade = c2.selectbox(
+            "Grade", [0, 1, 2, 3] if side == "prediction" else [0], format_func=GRADE_LABELS.get, key="judge_grade"
+        )
+        scope = c3.radio(
+            "For",
+            ["review", "movie"],
+            format_func=lambda s: (
+                f"this {words.review.lower()}" if s == "review" else f"the whole {words.movie.lower()}"
+            ),
+            key="judge_scope",
+        )
+        b1, b2 = st.columns(2)
+        if b1.button("Save the judgment", key="judge_save", type="primary", disabled=not options):
+            if not who:
+                st.warning("Enter your annotator name in the sidebar first.")
+            else:
+                _run(lambda: store.add(movie, review if scope == "review" else None, keyword, grade, who, side))
+        if b2.button("Undo my last judgment", key="judge_undo", disabled=not who):
+            undone = _run(lambda: store.undo(annotator=who))
+            if undone is None:
+                st.info("Nothing of yours to undo.")
+            elif undone:
+                st.success(f"Undone: {md(undone['keyword'])} ({undone['grade']}).")
+        mine = _run(lambda: store.list(movie, review))
+        if isinstance(mine, pd.DataFrame) and len(mine):
+            st.dataframe(
+                mine[["keyword", "side", "grade", "review_id", "annotator", "time"]],
+                hide_index=True,
+                key="judgments_table",
+            )
+        if st.toggle("Judged metrics beside the reference ones", key="judged_toggle"):
+            _judged_metrics(ctx, store, movie, review)
+
+
+def _run(call):
+    """`call()`, a store error shown as one line (nothing else happens)."""
+    try:
+        return call()
+    except judgments.JudgmentsError as exc:
+        st.error(md(exc))
+        return False
+
+
+@st.cache_data(show_spinner="Evaluating against the judged reference…", max_entries=16)
+def _judged(key: tuple, stamp: tuple, _ctx: Ctx, _frame: pd.DataFrame) -> tuple[pd.DataFrame, int, list[str]]:
+    usable, problems = judgments.checked(_frame, _ctx.dataset, "judgments")
+    judged, gt = judgments.judged_evaluation(_ctx.dataset, usable, _ctx.options)
+    return judged.scores, gt.n_used, [str(p) for p in problems]
+
+
+def _judged_metrics(ctx: Ctx, store: judgments.JudgmentStore, movie: str, review: str) -> None:
+    frame = _run(lambda: store.list())
+    if not isinstance(frame, pd.DataFrame):
+        return
+    stamp = (len(frame), int(frame["id"].max()) if len(frame) else 0, tuple(frame["id"].tolist()[-50:]))
+    judged, n_used, problems = _judged(ctx.key, stamp, ctx, frame)
+    for problem in problems:
+        st.warning(md(problem))
+    metrics = [ctx.ndcg_at_k, f"p@{ctx.options.k}", "recall", "f1"]
+    keys = ["movie", "review_id", "model"]
+    mine = ctx.evaluation.scores
+    pick = (mine["movie"] == movie) & (mine["review_id"] == review) & mine["model"].isin(ctx.selection.models)
+    left = mine[pick][keys + [m for m in metrics if m in mine.columns]].astype({k: object for k in keys})
+    right = judged[(judged["movie"] == movie) & (judged["review_id"] == review)]
+    right = right[keys + [m for m in metrics if m in right.columns]].astype({k: object for k in keys})
+    table = left.merge(right, on=keys, how="left", suffixes=("", "_judged"))
+    order = ["model"] + [c for m in metrics for c in (m, m + "_judged") if c in table.columns]
+    st.caption(f"{n_used} judged item(s) in use across the data (several annotators' grades combined per §11).")
+    st.dataframe(table[order], hide_index=True, key="judged_metrics")
