@@ -66,7 +66,9 @@ def judge_panel(ctx: Ctx, movie: str, review: str, model: str | None, keywords: 
             if not who:
                 st.warning("Enter your annotator name in the sidebar first.")
             else:
-                _run(lambda: store.add(movie, review if scope == "review" else None, keyword, grade, who, side))
+                saved = _run(lambda: store.add(movie, review if scope == "review" else None, keyword, grade, who, side))
+                if saved is not False:
+                    st.success(f"Saved: {md(keyword)} → {GRADE_LABELS[grade]}, by {md(who)}.")
         if b2.button("Undo my last judgment", key="judge_undo", disabled=not who):
             undone = _run(lambda: store.undo(annotator=who))
             if undone is None:
