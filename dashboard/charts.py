@@ -33,7 +33,9 @@ def _bars(
     intervals: dict[str, dict[str, tuple[float, float]]] = {}
     for model, metric, lo, hi in _cis[["model", "metric", "ci_low", "ci_high"]].itertuples(index=False):
         intervals.setdefault(str(metric), {})[str(model)] = (float(lo), float(hi))
-    figure = report_charts.small_multiples(values, intervals, {m: metric_label(m) for m in shown}, list(models))
+    columns = 4 if len(shown) <= 16 else 6  # per-document data has ~30 metrics: six panels a row keep it short
+    labels = {m: metric_label(m) for m in shown}
+    figure = report_charts.small_multiples(values, intervals, labels, list(models), columns=columns)
     fig = go.Figure(figure)
     colors = model_colors(all_models)  # by the dataset's model list: a model keeps its colour on every page
     for trace in fig.data:

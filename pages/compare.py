@@ -9,6 +9,7 @@ from dashboard.escape import md
 from dashboard.protocol_select import choose_protocol, show_protocol_compare, show_verdict_matrix
 from dashboard.sidebar import open_page
 from dashboard.tables import decimal_formats, number_columns, text_columns
+from kweval.io.settings import setting_texts
 from kweval.stats import verdict
 
 ctx = open_page(__file__)
@@ -61,6 +62,10 @@ st.caption(
 )
 
 protocol = choose_protocol(ctx)  # per-document data: kweval or a keyphrase preset (the CLI's --protocol)
+st.caption(  # every setting behind these numbers (kweval.io.settings), as the Summary and the downloads say them
+    f"k = {sel.k} · match {sel.match} · {sel.agg} aggregation · "
+    + md(" · ".join(setting_texts(ctx.meta(protocol=protocol), WORDS)))
+)
 if protocol != "kweval":
     show_protocol_compare(ctx, protocol, a, others)
     ctx.finish()
@@ -112,13 +117,15 @@ num["basis"] = st.column_config.TextColumn(
 )
 st.dataframe(shown, hide_index=True, column_config=num, key="compare_table")
 
-st.subheader(f"{metric} per movie: {md(b)} − {md(a)}")
+st.subheader(f"{metric} per {WORDS.movie.lower()}: {md(b)} − {md(a)}")
 per_movie = caches.per_movie(ctx, a, b, metric)
 if not per_movie.empty:
+    per_movie = per_movie.assign(title=per_movie["movie"].map(ctx.movie_title))  # the sidebar's names beside the ids
     st.dataframe(
         per_movie[
             [
                 "movie",
+                "title",
                 "n",
                 "mean A",
                 "mean B",
@@ -133,7 +140,7 @@ if not per_movie.empty:
             ]
         ],
         hide_index=True,
-        column_config=num,
+        column_config=num | {"movie": st.column_config.TextColumn(WORDS.header("movie"))},
         key="per_movie_table",
     )
     st.caption(
@@ -142,7 +149,7 @@ if not per_movie.empty:
         "are the unadjusted 95% interval."
     )
 
-st.subheader(f"Per review: {metric} of {md(a)} (x) vs {md(b)} (y)")
+st.subheader(f"Per {WORDS.review.lower()}: {metric} of {md(a)} (x) vs {md(b)} (y)")
 both, fig, listing = charts.per_review(ctx, a, b, metric, METRICS)
 event = st.plotly_chart(fig, on_select="rerun", selection_mode="points", key="scatter", config={"displaylogo": False})
 points = event.selection.points if event and event.selection else []
@@ -150,18 +157,21 @@ if points:
     movie, review = points[0]["customdata"][:2]
     st.switch_page(ctx.pages["explorer"], query_params=ctx.params(movie=movie, review=review))
 st.caption(
-    "Points are jittered slightly (±0.012) so that reviews with equal values stay visible; hover shows the exact "
-    "values. "
-    "Click a point to open that review in the explorer."
+    f"Points are jittered slightly (±0.012) so that {REVIEWS} with equal values stay visible; hover shows the exact "
+    f"values. Click a point to open that {WORDS.review.lower()} in the explorer."
 )
 
-st.subheader("Reviews by difference (B − A)")
+st.subheader(f"{WORDS.reviews} by difference (B − A)")
 st.dataframe(
-    listing[["open", "movie", "review_id", f"{metric}_a", f"{metric}_b", "difference"]],
+    listing.assign(title=listing["movie"].map(ctx.movie_title))[
+        ["open", "movie", "title", "review_id", f"{metric}_a", f"{metric}_b", "difference"]
+    ],
     hide_index=True,
     key="review_diffs",
     column_config={
         "open": st.column_config.LinkColumn("open", display_text="explorer ↗"),
+        "movie": st.column_config.TextColumn(WORDS.header("movie")),
+        "review_id": st.column_config.TextColumn(WORDS.header("review_id")),
         f"{metric}_a": st.column_config.NumberColumn(f"{a} (A)", format="%.4f"),
         f"{metric}_b": st.column_config.NumberColumn(f"{b} (B)", format="%.4f"),
         "difference": st.column_config.NumberColumn("B − A", format="%+.4f"),

@@ -3,7 +3,6 @@ foreign files are one clear reason and nothing lost; `kweval evaluate --judgment
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sqlite3
 import subprocess
@@ -31,13 +30,16 @@ def _grade_many(path: str, who: str, n: int) -> None:
 def test_concurrent_processes_lose_nothing(tmp_path):
     path = str(tmp_path / "j.sqlite")
     JudgmentStore(path, HASH)
-    ctx = multiprocessing.get_context("spawn")
-    workers = [ctx.Process(target=_grade_many, args=(path, f"p{w}", WRITES)) for w in range(4)]
+    # separate interpreters (as two servers' sessions), started as plain processes: multiprocessing's spawn
+    # would re-run whatever `__main__` an earlier test in this process left behind (AppTest runs app.py)
+    code = "import sys; from tests.test_judgments_store import _grade_many; _grade_many(sys.argv[1], sys.argv[2], {})"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
+    workers = [
+        subprocess.Popen([sys.executable, "-c", code.format(WRITES), path, f"p{w}"], cwd=REPO, env=env)
+        for w in range(4)
+    ]
     for w in workers:
-        w.start()
-    for w in workers:
-        w.join(120)
-        assert w.exitcode == 0
+        assert w.wait(120) == 0
     rows = read_store(path, HASH)
     assert len(rows) == 4 * WRITES and rows["id"].is_unique
     for w in range(4):  # every writer's judgments, each once, in its own order

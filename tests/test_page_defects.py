@@ -56,3 +56,17 @@ def test_keyphrase_metrics_have_tooltips_on_per_document_data(monkeypatch, tmp_p
     config = json.loads(summary.proto.columns)
     for column in ("f1@O", "f1@5_flex", "r_precision"):
         assert column in summary.value.columns and config[column].get("help"), column
+
+
+def test_compare_tables_show_titles_beside_ids(monkeypatch, demo_dataset):
+    at = run(monkeypatch, None, {"movie": "ALL"}, page="pages/compare.py")
+    titles = dict(zip(demo_dataset.movies["movie"], demo_dataset.movies["title"]))
+    for columns in (["movie", "diff", "p_ttest_holm"], ["open", "review_id", "difference"]):
+        frame = next(df.value for df in at.dataframe if all(c in df.value.columns for c in columns))
+        assert frame["title"].tolist() == [titles[m] for m in frame["movie"]]  # the names the sidebar shows
+
+
+def test_compare_caption_names_every_setting(monkeypatch):
+    at = run(monkeypatch, None, {"movie": "star_tide", "agg": "micro"}, page="pages/compare.py")
+    said = "\n".join(str(c.value) for c in at.caption).replace("\\", "")
+    assert "micro aggregation · semantic matching off · sentiment off · movie " in said and "protocol kweval" in said

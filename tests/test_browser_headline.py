@@ -1,0 +1,38 @@
+"""In headless Debian chromium (issue 23): the Summary's headline card on the demo, above the fold, and the
+per-document words on a small collection's Summary and explorer."""
+
+from __future__ import annotations
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from tests.test_browser import ERROR, _chromium, _server, _settled
+from tests.test_page_headline import _collection
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def test_headline_card_on_the_demo(tmp_path):
+    with _server(tmp_path) as url, _chromium(1400, 1000) as driver:
+        driver.get(f"{url}/summary?movie=ALL&models=keybert,yake,keybert_vader")
+        text = _settled(driver, ["At a glance", "leads on", "Holm", "Download report"], timeout=120)
+        assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
+        card = driver.find_element(By.CSS_SELECTOR, ".st-key-headline_card")
+        assert card.is_displayed() and card.location["y"] < 1000, card.location  # the answer at a glance
+        lines = [li.text for li in card.find_elements(By.CSS_SELECTOR, "li")]
+        assert len(lines) >= 2 and all("On 180 reviews, " in line and line[0] in "✅▫" for line in lines), lines
+        assert " 0.000 " not in card.text and "0.000 (" not in card.text
+        assert text.index("At a glance") < text.index("Every metric")
+
+
+def test_per_document_summary_and_explorer(tmp_path):
+    folder = _collection(tmp_path)
+    with _server(tmp_path, folder) as url, _chromium(1400, 1000) as driver:
+        driver.get(f"{url}/summary?movie=ALL")
+        text = _settled(driver, ["At a glance — All collections", "documents, first leads", "collections × models"])
+        assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
+        assert driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPlotlyChart"]'), "no chart"
+        driver.get(f"{url}/explorer?movie=ALL")
+        text = _settled(driver, ["Document explorer", "document(s) match", "GT keywords (", "in the GT"])
+        assert "GT rank" not in text and "Top 5 GT keywords" not in text and "evaluated reviews" not in text
+        assert driver.find_elements(By.CSS_SELECTOR, "mark"), "no highlighted match"
