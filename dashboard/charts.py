@@ -147,8 +147,9 @@ def failure_bars(frame: pd.DataFrame, title: str, unit: str) -> go.Figure:
             orientation="h",
             name=esc(rows["label"].iloc[0]),
             marker_color=COLORS.get(str(category), "grey"),
-            customdata=rows["count"].to_numpy(),
-            hovertemplate=f"%{{y}} · %{{fullData.name}}: %{{x:.1f}}% (%{{customdata:,}} {unit})<extra></extra>",
+            # count, category, model: a click on the segment (on_select) names what to open in the explorer
+            customdata=[[int(n), str(category), str(m)] for n, m in zip(rows["count"], rows["model"])],
+            hovertemplate=f"%{{y}} · %{{fullData.name}}: %{{x:.1f}}% (%{{customdata[0]:,}} {unit})<extra></extra>",
         )
     fig.update_layout(
         barmode="stack",

@@ -25,7 +25,7 @@ st.caption(
     + (f" · semantic τ = {ctx.options.threshold:g}" if ctx.options.semantic else "")
     + ". Every predicted keyword (before cleaning) and every GT keyword of each "
     f"{words.review.lower()} × model in one failure category (docs/metrics.md §10). "
-    "Click a segment's link to open those "
+    "Click a segment (or its link below the chart) to open those "
     f"{reviews_word} in the explorer, filtered."
 )
 
@@ -37,7 +37,18 @@ for side, title, unit in (
     (GT, "What happens to the GT keywords", "GT keywords"),
 ):
     frame = view.bar_frame(counts, side, models)
-    st.plotly_chart(charts.failure_bars(frame, title, unit), width="stretch", key=f"bars_{side}")
+    event = st.plotly_chart(
+        charts.failure_bars(frame, title, unit),
+        width="stretch",
+        key=f"bars_{side}",
+        on_select="rerun",
+        selection_mode="points",
+    )
+    picked = view.picked_segment(event.selection.points if event else [], models)
+    if picked is not None:  # a click on a segment: its reviews in the explorer
+        st.switch_page(
+            ctx.pages["explorer"], query_params=ctx.params(category=picked[1], model=picked[0], hl=picked[0])
+        )
     keys = view.segment_keys(models, side)
     urls = ctx.urls("explorer", category=[c for _, c in keys], model=[m for m, _ in keys], hl=[m for m, _ in keys])
     with st.expander(f"Open a segment in the explorer ({unit})", expanded=side == PREDICTION):

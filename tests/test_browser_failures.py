@@ -7,6 +7,7 @@ import time
 from urllib.parse import parse_qs, urlparse
 
 import pytest
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
@@ -53,3 +54,20 @@ def test_failures_to_filtered_explorer_to_a_judgment(tmp_path):
         rows = read_store(stores[0])
         assert list(rows["annotator"]) == ["reader1"] and list(rows["side"]) == ["prediction"]
         assert not driver.find_elements(By.CSS_SELECTOR, ERROR)
+
+
+def test_a_click_on_a_bar_segment_opens_the_explorer_filtered(tmp_path):
+    with _server(tmp_path) as url, _chromium() as driver:
+        driver.get(f"{url}/failures?{QUERY}")
+        _settled(driver, ["Why did my model fail?", "of its keywords are hits"])
+        chart = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPlotlyChart"]')[0]
+        bars = [b for b in chart.find_elements(By.CSS_SELECTOR, "g.trace.bars g.point path") if b.size["width"] > 8]
+        assert bars, "no bar segment drawn"
+        ActionChains(driver).move_to_element(bars[0]).pause(0.5).click().perform()  # plotly's overlay takes it
+        deadline = time.time() + 60
+        while time.time() < deadline and urlparse(driver.current_url).path != "/explorer":
+            time.sleep(0.3)
+        query = parse_qs(urlparse(driver.current_url).query)
+        assert urlparse(driver.current_url).path == "/explorer" and query.get("category"), driver.current_url
+        text = _settled(driver, ["Review explorer", "Filtered:", "review(s) match"])
+        assert "Traceback" not in text

@@ -152,3 +152,16 @@ def test_dnlp_failures_page(monkeypatch):
     links = _links(at)
     assert {p["model"] for _, _, p in links} == {"base", "sentiment"}
     assert any(p["category"] == "missed_absent" and n > 0 for _, n, p in links)
+
+
+def test_a_clicked_segment_names_its_model_and_category():
+    from dashboard.failures_view import picked_segment
+
+    models = ["yake", "keybert"]
+    assert picked_segment([{"customdata": [3, "near_lexical", "yake"], "x": 1.2}], models) == ("yake", "near_lexical")
+    assert picked_segment([{"customdata": [3, "no_such", "yake"]}, {"customdata": [1, "hit", "keybert"]}], models) == (
+        "keybert",
+        "hit",
+    )
+    assert picked_segment([{"customdata": [3, "hit", "other"]}], models) is None
+    assert picked_segment([], models) is None and picked_segment([{"x": 1}], models) is None
