@@ -18,8 +18,8 @@ GRADE_LABELS = {0: "0 · wrong", 1: "1 · related", 2: "2 · good", 3: "3 · exa
 
 
 def _store(ctx: Ctx) -> judgments.JudgmentStore | None:
-    try:
-        return judgments.JudgmentStore.for_dataset(ctx.dataset)
+    try:  # the data's content hash is known already (`Ctx.data_hash`): not hashed again per rerun
+        return judgments.JudgmentStore(judgments.default_path(ctx.data_hash), ctx.data_hash)
     except judgments.JudgmentsError as exc:
         st.error(f"Judgments unavailable: {md(exc)}")
         return None
@@ -38,9 +38,8 @@ def judge_panel(ctx: Ctx, movie: str, review: str, model: str | None, keywords: 
     who = annotator()
     words = vocabulary(ctx.dataset)
     with st.expander("Judge the keywords (your grades correct the reference)", expanded=False):
-        store = _store(ctx)
-        if store is None:
-            return
+        # the SQLite file is made on the first save (viewing a review writes nothing)
+        store = _store(ctx) if judgments.default_path(ctx.data_hash).exists() else None
         side = st.radio("Judge", list(SIDE_LABELS), format_func=SIDE_LABELS.get, horizontal=True, key="judge_side")
         if side == "prediction":
             rows = keywords.loc[[(movie, review)]] if (movie, review) in keywords.index else keywords.iloc[0:0]
@@ -66,23 +65,26 @@ def judge_panel(ctx: Ctx, movie: str, review: str, model: str | None, keywords: 
             if not who:
                 st.warning("Enter your annotator name in the sidebar first.")
             else:
-                saved = _run(lambda: store.add(movie, review if scope == "review" else None, keyword, grade, who, side))
+                store = store or _store(ctx)
+                saved = store is not None and _run(
+                    lambda: store.add(movie, review if scope == "review" else None, keyword, grade, who, side)
+                )
                 if saved is not False:
                     st.success(f"Saved: {md(keyword)} → {GRADE_LABELS[grade]}, by {md(who)}.")
         if b2.button("Undo my last judgment", key="judge_undo", disabled=not who):
-            undone = _run(lambda: store.undo(annotator=who))
+            undone = _run(lambda: store.undo(annotator=who)) if store is not None else None
             if undone is None:
                 st.info("Nothing of yours to undo.")
             elif undone:
                 st.success(f"Undone: {md(undone['keyword'])} ({undone['grade']}).")
-        mine = _run(lambda: store.list(movie, review))
+        mine = _run(lambda: store.list(movie, review)) if store is not None else None
         if isinstance(mine, pd.DataFrame) and len(mine):
             st.dataframe(
                 mine[["keyword", "side", "grade", "review_id", "annotator", "time"]],
                 hide_index=True,
                 key="judgments_table",
             )
-        if st.toggle("Judged metrics beside the reference ones", key="judged_toggle"):
+        if store is not None and st.toggle("Judged metrics beside the reference ones", key="judged_toggle"):
             _judged_metrics(ctx, store, movie, review)
 
 
@@ -121,3 +123,33 @@ def _judged_metrics(ctx: Ctx, store: judgments.JudgmentStore, movie: str, review
     order = ["model"] + [c for m in metrics for c in (m, m + "_judged") if c in table.columns]
     st.caption(f"{n_used} judged item(s) in use across the data (several annotators' grades combined per §11).")
     st.dataframe(table[order], hide_index=True, key="judged_metrics")
+
+
+@st.cache_data(show_spinner="Evaluating against the judged reference…", max_entries=16)
+def _judged_table(key: tuple, how: str, stamp: tuple, _ctx: Ctx, _frame: pd.DataFrame, _summary: pd.DataFrame):
+    usable, problems = judgments.checked(_frame, _ctx.dataset, "judgments")
+    judged, gt = judgments.judged_evaluation(_ctx.dataset, usable, _ctx.options)
+    return judgments.judged_summary(_summary, judged, gt, how), [str(p) for p in problems]
+
+
+def judged_summary_table(ctx: Ctx, summary: pd.DataFrame) -> None:
+    """The Summary's toggle: every metric with its `_judged` twin beside it and `n_judgments`, when the dataset's
+    store holds judgments (nothing is shown without any)."""
+    path = judgments.default_path(ctx.data_hash)
+    if not path.exists():  # nobody judged this data yet: no file is made by viewing the Summary
+        return
+    try:
+        frame = judgments.JudgmentStore(path, ctx.data_hash).list()
+    except judgments.JudgmentsError as exc:
+        st.caption(f"Judgments unavailable: {md(exc)}")
+        return
+    if frame.empty:
+        return
+    label = f"Judged metrics beside the reference ones ({len(frame):,} judgment(s) stored)"
+    if not st.toggle(label, key="summary_judged_toggle"):
+        return
+    stamp = (len(frame), int(frame["id"].max()), tuple(frame["id"].tolist()[-50:]))
+    table, problems = _judged_table(ctx.key, ctx.selection.agg, stamp, ctx, frame, summary)
+    for problem in problems:
+        st.warning(md(problem))
+    st.dataframe(table, hide_index=True, key="summary_judged_table")

@@ -54,3 +54,29 @@ def test_saving_without_a_name_says_so(monkeypatch, tmp_path):
     at.button(key="judge_save").click().run()
     assert any("annotator name" in w.value for w in at.warning)
     assert judgments.JudgmentStore.for_dataset(load_dataset(None), None).list().empty
+
+
+def test_summary_shows_judged_metrics_beside_the_reference(monkeypatch, tmp_path):
+    monkeypatch.setenv("KWEVAL_JUDGMENTS_DIR", str(tmp_path))
+    ds = load_dataset(None)
+    gt = ds.ground_truth[ds.ground_truth["movie"] == "night_heist"]
+    store = judgments.JudgmentStore.for_dataset(ds, None)
+    store.add("night_heist", None, str(gt["keyword"].iloc[0]), 0, "ann", side="gt")  # a GT keyword marked wrong
+    at = run(monkeypatch, None, {"movie": "ALL"}, "pages/summary.py", env={"KWEVAL_JUDGMENTS_DIR": str(tmp_path)})
+    toggle = at.toggle(key="summary_judged_toggle")
+    assert "1 judgment(s) stored" in toggle.label
+    toggle.set_value(True).run()
+    table = next(d.value for d in at.dataframe if "n_judgments" in d.value.columns)
+    assert (
+        "ndcg@5_judged" in table.columns
+        and list(table.columns).index("ndcg@5_judged") == list(table.columns).index("ndcg@5") + 1
+    )
+    heist = table[table["movie"] == "night_heist"]
+    assert (heist["n_judgments"] == 1).all()
+    other = table[(table["movie"] != "night_heist") & (table["movie"] != "ALL")]
+    assert (other["ndcg@5"] - other["ndcg@5_judged"]).abs().max() < 1e-12  # untouched movies: the same numbers
+
+
+def test_summary_without_judgments_has_no_toggle(monkeypatch, tmp_path):
+    at = run(monkeypatch, None, {"movie": "ALL"}, "pages/summary.py", env={"KWEVAL_JUDGMENTS_DIR": str(tmp_path)})
+    assert not [t for t in at.toggle if t.key == "summary_judged_toggle"]
