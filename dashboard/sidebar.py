@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -27,19 +27,21 @@ from dashboard.selection import (
     Selection,
     format_tau,
     param_parsers,
+    resolve_selection,
     selection_defaults,
 )
 from dashboard.state import (
     Ctx,
     cli_data_path,
     get_evaluation,
+    invalid_param_message,
     load_path,
     load_upload,
-    selection_warnings,
     session_widget,
     start_url_checks,
     url_notice,
     url_widget,
+    written_by_us,
 )
 from dashboard.uploads import format_size, newest_by_name, one_per_table
 from kweval.data import DatasetError
@@ -349,6 +351,30 @@ def _semantic_controls(bind: Callable[..., Any]) -> tuple[bool, float, str]:
         "quantized (faster, approximate). Each backend keeps its own cache.",
     )
     return bool(semantic), float(tau), backend
+
+
+def selection_warnings(
+    url: dict[str, str | None], selection: Selection, movies: Sequence[str], models: Sequence[str]
+) -> list[str]:
+    """A warning per sidebar URL parameter whose value (or part of it, for `models`) was not used; none for a value
+    the dashboard wrote itself (e.g. the models of the data source the visitor just left)."""
+    used = selection.params()
+    out = []
+    for name in SELECTION_KEYS:
+        raw = url.get(name)
+        if raw is None or raw == "" or written_by_us(name, raw):
+            continue
+        alone = resolve_selection([{name: raw}], movies, models)
+        if alone.notes:
+            out.append(invalid_param_message(name, raw, used[name]))
+        elif name == "models":
+            unknown = [m for m in dict.fromkeys(s.strip() for s in raw.split(",")) if m not in models]
+            if unknown:
+                out.append(
+                    f"URL parameter **models**: unknown model(s) {md(', '.join(unknown))} ignored; "
+                    f"used {md(used['models'])}."
+                )
+    return out
 
 
 def _mark_upload_links(source_label: str, uploaded: bool) -> None:

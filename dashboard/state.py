@@ -23,7 +23,7 @@ import streamlit as st
 
 from dashboard.escape import md
 from dashboard.links import page_links, page_params
-from dashboard.selection import SELECTION_KEYS, Selection, resolve_selection
+from dashboard.selection import SELECTION_KEYS, Selection
 from kweval.data import load_dataset
 from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy_tables
@@ -306,30 +306,6 @@ def url_notice(message: str) -> None:
 def invalid_param_message(param: str, raw: str, used: str) -> str:
     """The warning for a URL parameter whose value cannot be used."""
     return f"URL parameter **{md(param)}**: “{md(raw)}” is not a valid value here; used {md(used)} instead."
-
-
-def selection_warnings(
-    url: dict[str, str | None], selection: Selection, movies: Sequence[str], models: Sequence[str]
-) -> list[str]:
-    """A warning per sidebar URL parameter whose value (or part of it, for `models`) was not used; none for a value
-    the dashboard wrote itself (e.g. the models of the data source the visitor just left)."""
-    used = selection.params()
-    out = []
-    for name in SELECTION_KEYS:
-        raw = url.get(name)
-        if raw is None or raw == "" or written_by_us(name, raw):
-            continue
-        alone = resolve_selection([{name: raw}], movies, models)
-        if alone.notes:
-            out.append(invalid_param_message(name, raw, used[name]))
-        elif name == "models":
-            unknown = [m for m in dict.fromkeys(s.strip() for s in raw.split(",")) if m not in models]
-            if unknown:
-                out.append(
-                    f"URL parameter **models**: unknown model(s) {md(', '.join(unknown))} ignored; "
-                    f"used {md(used['models'])}."
-                )
-    return out
 
 
 def start_url_checks(page: str) -> None:

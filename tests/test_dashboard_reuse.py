@@ -105,7 +105,7 @@ def _with_semantic_columns(scores: pd.DataFrame, shift: int = 0) -> pd.DataFrame
 
 @pytest.mark.parametrize("how", ["macro", "micro"])
 def test_ci_groups_give_the_joint_bootstrap_and_a_tau_change_leaves_the_lexical_digest(how):
-    """The Summary bootstraps the semantic metrics apart (dashboard.context.ci_groups), cached by the content of
+    """The Summary bootstraps the semantic metrics apart (dashboard.state.ci_groups), cached by the content of
     what each group reads: a τ change (only sem_* change) finds the lexical group's CIs in the cache."""
     from dashboard.state import ci_digest, ci_groups
 
