@@ -10,6 +10,7 @@ from urllib.parse import parse_qsl, urlsplit
 
 import pytest
 
+from dashboard.escape import esc
 from kweval.data import load_dataset
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.explain.failures import failure_summary, failure_table, reviews_with
@@ -165,3 +166,38 @@ def test_a_clicked_segment_names_its_model_and_category():
     )
     assert picked_segment([{"customdata": [3, "hit", "other"]}], models) is None
     assert picked_segment([], models) is None and picked_segment([{"x": 1}], models) is None
+
+
+@pytest.mark.keyphrase
+def test_semeval_failures_page_and_unranked_gt(monkeypatch, tmp_path):
+    """SemEval2017 (30 documents copied with their keys, word-run predictions beside them): the page's counts are
+    the core's, and a document's whole GT list is a set (no ranks)."""
+    import shutil
+
+    from tests.helpers import SEMEVAL
+
+    root = tmp_path / "semeval"
+    (root / "docsutf8").mkdir(parents=True)
+    (root / "keys").mkdir()
+    lines = []
+    for doc in sorted((SEMEVAL / "docsutf8").glob("*.txt"))[:30]:
+        shutil.copy(doc, root / "docsutf8" / doc.name)
+        shutil.copy(SEMEVAL / "keys" / f"{doc.stem}.key", root / "keys" / f"{doc.stem}.key")
+        words = doc.read_text(encoding="utf-8").split()
+        lines.append(json.dumps({"id": doc.stem, "keyphrases": [" ".join(words[j : j + 2]) for j in range(0, 30, 3)]}))
+    (root / "predictions.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    ds = load_dataset(root)
+    ev = evaluate(ds, EvalOptions(k=5, keyphrase=True, present=True))
+    table = failure_table(ds, ev)
+    counts = failure_summary(table, by=["model"]).set_index("category")["count"]
+    at = run(monkeypatch, root, {"movie": "ALL"}, "pages/failures.py")
+    assert "Collection" in texts(at) or "collection" in texts(at)
+    links = {p["category"]: n for _, n, p in _links(at)}
+    assert links == {c: int(n) for c, n in counts.items() if n > 0}
+    found = table[(table["side"] == "gt") & (table["category"] == "found")].iloc[0]
+    explorer = run(
+        monkeypatch, root, {"movie": str(found["movie"]), "review": str(found["review_id"])}, "pages/explorer.py"
+    )
+    explorer.toggle[0].set_value(True).run()
+    body = explorer.html[-1].proto.body
+    assert f"✓ {esc(found['keyword'])}" in body and not re.search(r"<li[^>]*>[✓●○] <span", body)
