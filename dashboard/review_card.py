@@ -16,6 +16,7 @@ from dashboard.review_tables import keyword_details, review_table
 from dashboard.state import Ctx
 from dashboard.style import model_colors
 from kweval.explain import why
+from kweval.metrics.registry import column
 from kweval.text import present
 
 
@@ -28,8 +29,8 @@ def review_metrics(ctx: Ctx) -> list[str]:
         "f1",
         "w_f1",
         ctx.ndcg_at_k,
-        f"p@{k}",
-        f"ap@{k}",
+        column("p@{k}", k),
+        column("ap@{k}", k),
         "rr",
         *ctx.options.extra_metrics(),
     ]

@@ -41,6 +41,7 @@ from kweval.evaluation.pipeline import (
     with_threshold,
 )
 from kweval.metrics import registry
+from kweval.metrics.registry import column
 
 # ---------------------------------------------------------------------------------------------
 # data: loaded once per source (cache_resource), identified by a content hash
@@ -213,7 +214,7 @@ class Ctx:
     @property
     def ndcg_at_k(self) -> str:
         """The nDCG column at the sidebar's k: the pages' default metric."""
-        return f"ndcg@{self.options.k}"
+        return column("ndcg@{k}", self.options.k)
 
     def summary(self, how: str | None = None) -> pd.DataFrame:
         return _summary(*self.key, how or self.selection.agg, self.evaluation)

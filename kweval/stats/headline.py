@@ -19,6 +19,7 @@ import pandas as pd
 
 from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
 from kweval.metrics import registry
+from kweval.metrics.registry import column
 from kweval.stats.aggregated import aggregated_difference, basis, paired_sides, statistic_columns
 from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, aggregate_values
 from kweval.stats.numbers import decimals_for_interval, format_interval, format_level, format_number
@@ -48,7 +49,7 @@ HEADLINE_COLUMNS = [
 
 def key_metrics(columns: Sequence[str], k: int) -> list[str]:
     """The metrics a headline leads with, among `columns`: F1@k (or F1), nDCG@k, weighted F1, semantic F1."""
-    candidates = [[f"f1@{k}", "f1"], [f"ndcg@{k}"], ["w_f1"], ["sem_f1"]]
+    candidates = [[column("f1@{k}", k), "f1"], [column("ndcg@{k}", k)], ["w_f1"], ["sem_f1"]]
     chosen = [next((c for c in group if c in columns), None) for group in candidates]
     return [c for c in chosen if c is not None]
 
