@@ -144,3 +144,32 @@ def per_review(
     color = model_colors(ctx.dataset.model_names).get(b)
     params = tuple(ctx.params().items())
     return _per_review(ctx.key, params, a, b, metric, tuple(metrics), color, ctx.scores(), links)
+
+
+def failure_bars(frame: pd.DataFrame, title: str, unit: str) -> go.Figure:
+    """Stacked horizontal bars, one per model, one segment per failure category (`failures_view.bar_frame` rows):
+    the share of the model's keywords (or GT keywords) in each category; hover gives the count."""
+    from dashboard.failures_view import COLORS
+
+    fig = go.Figure()
+    for category, rows in frame.groupby("category", sort=False, observed=True):
+        fig.add_bar(
+            y=[esc(m) for m in rows["model"].astype(str)],
+            x=rows["percent"],
+            orientation="h",
+            name=esc(rows["label"].iloc[0]),
+            marker_color=COLORS.get(str(category), "grey"),
+            # count, category, model: a click on the segment (on_select) names what to open in the explorer
+            customdata=[[int(n), str(category), str(m)] for n, m in zip(rows["count"], rows["model"])],
+            hovertemplate=f"%{{y}} · %{{fullData.name}}: %{{x:.1f}}% (%{{customdata[0]:,}} {unit})<extra></extra>",
+        )
+    fig.update_layout(
+        barmode="stack",
+        title=title,
+        xaxis_title=f"% of {unit}",
+        yaxis={"autorange": "reversed"},
+        legend={"orientation": "h", "y": -0.25},
+        height=140 + 45 * frame["model"].nunique(),
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+    )
+    return fig

@@ -14,6 +14,9 @@ import pandas as pd
 from dashboard.escape import esc, fmt_num
 from dashboard.selection import TAU_DEFAULT, format_tau
 from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
+from kweval.metrics.categories import CATEGORIES
+
+CATEGORY_LABELS = {c.name: c.label for c in CATEGORIES}  # docs/metrics.md §10's labels
 
 
 def keyword_list_html(rows: pd.DataFrame, k: int, words: Vocabulary = MOVIE_WORDS) -> str:
@@ -116,6 +119,14 @@ def unmatched_html(row: Mapping) -> str:
     status = row.get("status") if hasattr(row, "get") else None
     if status == "taken":
         return f'<span class="kw-unmatched kw-taken">— {esc(row["reason"])}</span>'
+    category = row.get("category") if hasattr(row, "get") else None
+    if isinstance(category, str) and category in CATEGORY_LABELS and category not in ("hit", "hit_beyond_k"):
+        detail = row.get("detail")
+        near = f": {esc(detail)}" if isinstance(detail, str) and detail else ""
+        return (
+            f'<span class="kw-unmatched">— unmatched</span> <span class="kw-category kw-{esc(category)}" '
+            f'style="opacity:0.75;font-size:0.9em">[{esc(CATEGORY_LABELS[category])}{near}]</span>'
+        )
     return '<span class="kw-unmatched">— unmatched</span>'
 
 

@@ -138,7 +138,7 @@ def _page_base(
         gt = lists.get(gt_key, empty)
         members = [i for i in ids if list_of[i] == gt_key]
         mask = np.fromiter((list_of[i] == gt_key for i in of_row), dtype=bool, count=len(of_row))
-        reasons = why.match_reasons(rows[mask], gt, ctx.options.match)
+        reasons = why.match_reasons(rows[mask], gt, ctx.options.match, ctx.options.k)
         details = keyword_details(reasons, gt, vectors, ctx.options.threshold, sentiment=sas) if sem or sas else None
         gt_v = sentiment.gt_mean_value(gt) if sas else float("nan")
         review_of = [i for i, inside in zip(of_row, mask) if inside]

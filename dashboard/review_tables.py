@@ -150,3 +150,11 @@ def keyword_details(
             v=keyword_values(out[[c for c in ("keyword", "norm") if c in out.columns]]) if len(out) else []
         )
     return out
+
+
+def keep_reviews(table: pd.DataFrame, pairs: set[tuple[str, str]] | None) -> pd.DataFrame:
+    """The rows of a `review_table` whose (movie, review_id) is in `pairs` (None: every row), in their order."""
+    if pairs is None:
+        return table
+    keys = zip(table["movie"].astype(str), table["review_id"].astype(str))
+    return table[[key in pairs for key in keys]]

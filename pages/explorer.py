@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import review_card
+from dashboard import explorer_failures, explorer_judgments, review_card
 from dashboard.escape import md
-from dashboard.review_tables import DIRECTIONAL_SORTS, SORTS, filter_reviews, paginate
+from dashboard.review_tables import DIRECTIONAL_SORTS, SORTS, filter_reviews, keep_reviews, paginate
 from dashboard.selection import format_tau
 from dashboard.sidebar import open_page
 from dashboard.state import query_param, set_query_param
@@ -67,7 +67,12 @@ if review:
         )
     for _, row in found.iterrows():
         review_card.review_card(ctx, row, keywords, scores, marked, links=True)
+        explorer_failures.gt_marks(ctx, row["movie"], row["review_id"], marked)
+    if not found.empty:  # grading: one review at a time
+        explorer_judgments.judge_panel(ctx, str(found.iloc[0]["movie"]), review, marked, keywords)
     st.stop()
+
+in_filter = explorer_failures.url_filter(ctx)  # a Failures page segment or slice: category / model / slice
 
 c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")  # room for "Nothing matched" on one line
 sort = ctx.url_widget(
@@ -124,6 +129,7 @@ if sort in ("largest disagreement", *DIRECTIONAL_SORTS) and len(sel.models) >= 2
         )
 
 shown = filter_reviews(table, metric, sel.models, sort=sort, query=query, nothing_matched=none, pair=pair)
+shown = keep_reviews(shown, in_filter)
 per_page = 10
 n_pages = max(1, -(-len(shown) // per_page))
 if st.session_state.get("qp_p", 1) > n_pages:
@@ -137,6 +143,7 @@ p2.caption(f"{len(shown):,} {WORDS.review.lower()}(s) match · page {page} of {n
 for _, row in rows.iterrows():
     with st.container(border=True):
         review_card.review_card(ctx, row, keywords, scores, marked, page=rows)
+        explorer_failures.gt_marks(ctx, row["movie"], row["review_id"], marked)
         st.button(
             f"Open this {WORDS.review.lower()}",
             key=f"open_{row['movie']}_{row['review_id']}",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import caches, charts
+from dashboard import caches, charts, explorer_judgments
 from dashboard.escape import md
 from dashboard.links import METRICS_DOC, metrics_doc
 from dashboard.protocol import show_protocol_card
@@ -81,6 +81,7 @@ for column in ("movie", "n_reviews"):  # the data's words on screen; the downloa
         help_ = (config.get(column) or {}).get("help")
         config[column] = st.column_config.Column(words.header(column), help=help_)
 st.dataframe(best_in_bold(shown), hide_index=True, column_config=config, key="summary_table")
+explorer_judgments.judged_summary_table(ctx, table)  # the readers' judgments (docs/metrics.md §11), when any
 doc = metrics_doc()
 with st.expander(f"{METRICS_DOC}: every metric's definition", icon=":material/menu_book:"):
     st.markdown(doc if doc is not None else f"{METRICS_DOC} is not shipped with this installation.")

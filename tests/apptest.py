@@ -28,6 +28,7 @@ PAGES = [
     "pages/ndcg.py",
     "pages/compare.py",
     "pages/data.py",
+    "pages/failures.py",
 ]
 
 
@@ -37,6 +38,7 @@ TITLES = {
     "ndcg": "nDCG, step by step",
     "compare": "Compare models",
     "data": "Data",
+    "failures": "Why did my model fail?",
 }
 
 

@@ -26,6 +26,7 @@ DEEP = {
     "ndcg": ("nDCG, step by step", ["Three GT keywords, five predicted keywords", "Textbook examples"]),
     "compare": ("Compare models", ["Every metric, each model against keybert", "Reviews by difference"]),
     "data": ("Data", ["Validation messages", "The tidy layout"]),
+    "failures": ("Why did my model fail?", ["of its keywords are hits", "Slices where a model does worst"]),
     "parity": ("Notebook parity", ["Legacy vs corrected (macro)", "Each defect, on a real review"]),
 }
 

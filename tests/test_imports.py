@@ -29,7 +29,17 @@ EMBEDDERS = {
     "kweval/embeddings/onnx.py",
     "kweval/legacy/encoder.py",
 }  # where a model is loaded
-STREAMLIT_FREE = ("escape", "highlight", "keyword_html", "selection", "links", "review_tables", "style", "report_view")
+STREAMLIT_FREE = (
+    "escape",
+    "highlight",
+    "keyword_html",
+    "selection",
+    "links",
+    "review_tables",
+    "style",
+    "report_view",
+    "failures_view",
+)
 # The parts of kweval from the bottom up; a part imports only its own modules and lower layers' parts.
 LAYERS = [
     {

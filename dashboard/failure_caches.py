@@ -1,0 +1,96 @@
+"""The Failures page's and the explorer's cached failure views: every keyword's failure category
+(`kweval.explain.failures`), the counts per model, the reviews of a segment, the slice features and the worst
+slices (`kweval.stats.slices`).  Keys come from `Ctx.key` (the data's content hash and the evaluation options), as
+in `dashboard.caches`; the big tables are shared read-only (`st.cache_resource`)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from dashboard.state import Ctx
+from kweval.evaluation import slice_features
+from kweval.explain import failures
+from kweval.stats import slices as stats_slices
+
+
+@st.cache_resource(show_spinner="Sorting every keyword into its failure category…", max_entries=2)
+def _failure_table(key: tuple, _dataset, _evaluation) -> pd.DataFrame:
+    # shared, read-only (DNLP: 13.6 M rows, 316 MiB: not pickled per rerun; two option sets kept at most)
+    return failures.failure_table(_dataset, _evaluation)
+
+
+def failure_table(ctx: Ctx) -> pd.DataFrame:
+    """Every keyword's failure category under the evaluation's options (`kweval.explain.failures.failure_table`);
+    all movies and models (read only)."""
+    return _failure_table(ctx.key, ctx.dataset, ctx.evaluation)
+
+
+def _scoped(ctx: Ctx, table: pd.DataFrame) -> pd.DataFrame:
+    sel = ctx.selection
+    rows = table["model"].isin(sel.models).to_numpy()
+    if sel.movie != "ALL":
+        rows = rows & (table["movie"] == sel.movie).to_numpy()
+    return table[rows]
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _failure_counts(key: tuple, movie: str, models: tuple, _ctx: Ctx) -> pd.DataFrame:
+    return failures.failure_summary(_scoped(_ctx, failure_table(_ctx)), by=["model"])
+
+
+def failure_counts(ctx: Ctx) -> pd.DataFrame:
+    """Counts and shares per model × side × category over the selection's movie (every movie for ALL)."""
+    sel = ctx.selection
+    return _failure_counts(ctx.key, sel.movie, tuple(sel.models), ctx)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _category_reviews(key: tuple, movie: str, models: tuple, category: str, model: str | None, _ctx: Ctx) -> set:
+    found = failures.reviews_with(_scoped(_ctx, failure_table(_ctx)), category, model)
+    return set(zip(found["movie"].astype(str), found["review_id"].astype(str)))
+
+
+def category_reviews(ctx: Ctx, category: str, model: str | None) -> set[tuple[str, str]]:
+    """The (movie, review_id) pairs of the selection holding a keyword of `category` (of `model`, when given)."""
+    sel = ctx.selection
+    return _category_reviews(ctx.key, sel.movie, tuple(sel.models), category, model, ctx)
+
+
+def review_failures(ctx: Ctx, movie: str, review: str, model: str) -> pd.DataFrame:
+    """The failure rows (both sides) of one review × model."""
+    table = failure_table(ctx)
+    rows = (table["movie"] == movie) & (table["review_id"] == review) & (table["model"] == model)
+    return table[rows.to_numpy()].astype({"keyword": object, "detail": object, "category": object})
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _slice_features(key: tuple, _dataset, _evaluation) -> pd.DataFrame:
+    return slice_features.slice_features(_evaluation, _dataset)
+
+
+def slice_feature_table(ctx: Ctx) -> pd.DataFrame:
+    """The slice features of every evaluated row (`kweval.evaluation.slice_features`), aligned with the scores."""
+    return _slice_features(ctx.key, ctx.dataset, ctx.evaluation)
+
+
+@st.cache_data(show_spinner="Searching the slices (SliceLine) and bootstrapping their CIs…", max_entries=32)
+def _worst(key: tuple, model: str, metric: str, _ctx: Ctx) -> pd.DataFrame:
+    return stats_slices.worst_slices(
+        _ctx.evaluation, _ctx.dataset, model, metric, features=slice_feature_table(_ctx), n_boot=1000
+    )
+
+
+def worst_slices(ctx: Ctx, model: str, metric: str) -> pd.DataFrame:
+    """The slices where `model` does worst on `metric` (`kweval.stats.slices.worst_slices`), overall row first."""
+    return _worst(ctx.key, model, metric, ctx)
+
+
+def slice_reviews(ctx: Ctx, spec: str, model: str | None) -> set[tuple[str, str]]:
+    """The (movie, review_id) pairs in the slice `spec` (of `model`'s rows, when given); ValueError for a bad spec."""
+    features = slice_feature_table(ctx)
+    mask = slice_features.slice_mask(features, spec)
+    if model is not None:
+        mask = mask & (features["model"].astype(str).to_numpy() == model)
+    rows = features[mask]
+    return set(zip(rows["movie"].astype(str), rows["review_id"].astype(str)))

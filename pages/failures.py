@@ -1,0 +1,110 @@
+"""Failures: where each model's keyword slots go and what happens to the GT keywords (docs/metrics.md §10), each
+segment a link to the explorer filtered to its reviews; then the slices where a model does worst."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from dashboard import charts
+from dashboard import failure_caches as caches
+from dashboard import failures_view as view
+from dashboard.escape import md
+from dashboard.sidebar import open_page
+from kweval.data.vocabulary import vocabulary
+from kweval.metrics.categories import GT, PREDICTION
+
+ctx = open_page(__file__)
+sel = ctx.selection
+words = vocabulary(ctx.dataset)
+reviews_word = words.reviews.lower()
+models = list(sel.models)
+
+st.title("Why did my model fail?")
+st.caption(
+    f"{md(ctx.movie_title(sel.movie))} · k = {sel.k} · match {sel.match}"
+    + (f" · semantic τ = {ctx.options.threshold:g}" if ctx.options.semantic else "")
+    + ". Every predicted keyword (before cleaning) and every GT keyword of each "
+    f"{words.review.lower()} × model in one failure category (docs/metrics.md §10). "
+    "Click a segment (or its link below the chart) to open those "
+    f"{reviews_word} in the explorer, filtered."
+)
+
+counts = caches.failure_counts(ctx)
+st.markdown(view.headline(counts, models, reviews_word))
+
+for side, title, unit in (
+    (PREDICTION, "Where the predicted keywords go", "predicted keywords"),
+    (GT, "What happens to the GT keywords", "GT keywords"),
+):
+    frame = view.bar_frame(counts, side, models)
+    event = st.plotly_chart(
+        charts.failure_bars(frame, title, unit),
+        width="stretch",
+        key=f"bars_{side}",
+        on_select="rerun",
+        selection_mode="points",
+    )
+    picked = view.picked_segment(event.selection.points if event else [], models)
+    if picked is not None:  # a click on a segment: its reviews in the explorer
+        st.switch_page(
+            ctx.pages["explorer"], query_params=ctx.params(category=picked[1], model=picked[0], hl=picked[0])
+        )
+    keys = view.segment_keys(models, side)
+    urls = ctx.urls("explorer", category=[c for _, c in keys], model=[m for m, _ in keys], hl=[m for m, _ in keys])
+    with st.expander(f"Open a segment in the explorer ({unit})", expanded=side == PREDICTION):
+        st.markdown(view.links_markdown(view.segment_links(counts, models, urls, side), unit=unit.split()[-1][:-1]))
+
+st.header("Slices where a model does worst")
+metric_names = list(ctx.evaluation.metric_names)
+c1, c2 = st.columns(2)
+model = ctx.url_widget(
+    c1.selectbox,
+    "Model",
+    "model",
+    models[0],
+    parse=lambda s: s if s in models else None,
+    options=models,
+    format_func=md,
+)
+metric = ctx.url_widget(
+    c2.selectbox,
+    "Metric",
+    "metric",
+    ctx.ndcg_at_k if ctx.ndcg_at_k in metric_names else metric_names[0],
+    parse=lambda s: s if s in metric_names else None,
+    options=metric_names,
+)
+try:
+    found = caches.worst_slices(ctx, model, metric)
+except ImportError as exc:  # sliceline not installed
+    st.warning(f"Slice discovery unavailable: {md(exc)}")
+    found = None
+if found is not None:
+    overall = found.iloc[0]
+    st.caption(
+        f"SliceLine over the {reviews_word}' own columns ({words.movie.lower()}, rating band, text length, GT list "
+        f"size, share of present GT, prediction length, disagreement between models); {md(model)}'s {md(metric)} "
+        f"over all its {int(overall['n_reviews']):,} {reviews_word} is {overall['value']:.3f}. Each slice's mean has a "
+        "95% bootstrap CI; its link opens the explorer on the slice."
+    )
+    shown = found.iloc[1:].copy()
+    if shown.empty:
+        st.info(f"No slice of {md(model)}'s {reviews_word} stands out on {md(metric)}.")
+    else:
+        shown["open"] = ctx.urls(
+            "explorer", slice=shown["slice"].tolist(), model=[model] * len(shown), hl=[model] * len(shown)
+        )
+        st.dataframe(
+            shown[["open", "slice", "n_reviews", "value", "ci_low", "ci_high", "overall", "gap"]],
+            hide_index=True,
+            key="slices_table",
+            column_config={
+                "open": st.column_config.LinkColumn("open", display_text="explorer ↗"),
+                **{
+                    c: st.column_config.NumberColumn(c, format="%.3f")
+                    for c in ("value", "ci_low", "ci_high", "overall", "gap")
+                },
+            },
+        )
+
+ctx.finish()
