@@ -19,6 +19,7 @@ from kweval.cli.common import (
     UsageError,
     add_predictions_argument,
     comma_list,
+    eval_options,
     jobs,
     positive_int,
     positive_seconds,
@@ -265,25 +266,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
 
 
 def _options(args: argparse.Namespace) -> EvalOptions:
-    """The evaluation's options from the command line; a value `EvalOptions` refuses is a usage error."""
-    try:
-        return EvalOptions(
-            k=args.k,
-            match=args.match,
-            gt_order=args.gt_order,
-            gain=args.gain,
-            discount=args.discount,
-            semantic=args.semantic,
-            threshold=args.threshold,
-            embedding_model=args.embedding_model,
-            embedding_backend=args.embedding_backend,
-            sentiment=args.sentiment,
-            keyphrase=bool(args.keyphrase),
-            present=bool(args.present),
-            missing=args.missing,
-        )
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    """The evaluation's options from the command line (`common.eval_options`)."""
+    return eval_options(args, keyphrase=bool(args.keyphrase), present=bool(args.present))
 
 
 def _load_or_evaluate_in_groups(

@@ -11,6 +11,7 @@ from kweval.cli.common import (
     UsageError,
     add_predictions_argument,
     comma_list,
+    eval_options,
     positive_int,
     prediction_files,
     problem_lines,
@@ -95,17 +96,8 @@ def cmd_failures(args: argparse.Namespace) -> int:
 
 
 def _options(args: argparse.Namespace) -> EvalOptions:
-    try:
-        return EvalOptions(
-            k=args.k,
-            match=args.match,
-            gt_order=args.gt_order,
-            semantic=args.semantic,
-            threshold=args.threshold,
-            embedding_model=args.embedding_model,
-        )
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    """The evaluation's options from the command line (`common.eval_options`)."""
+    return eval_options(args)
 
 
 def _dataset(args: argparse.Namespace):

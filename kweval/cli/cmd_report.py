@@ -20,6 +20,7 @@ from kweval.cli.common import (
     UsageError,
     add_predictions_argument,
     comma_list,
+    eval_options,
     positive_int,
     prediction_files,
     problem_lines,
@@ -64,21 +65,8 @@ def add_parser(sub, embedding_backends: tuple[str, ...]) -> None:
 
 
 def _options(args: argparse.Namespace, per_document: bool):
-    from kweval.evaluation.pipeline import EvalOptions
-
-    try:
-        return EvalOptions(
-            k=args.k,
-            match=args.match,
-            semantic=args.semantic,
-            threshold=args.threshold,
-            embedding_backend=args.embedding_backend,
-            sentiment=args.sentiment,
-            keyphrase=per_document,
-            present=per_document,
-        )
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
+    """The evaluation's options from the command line; keyphrase metrics on per-document data."""
+    return eval_options(args, keyphrase=per_document, present=per_document)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

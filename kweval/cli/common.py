@@ -144,3 +144,29 @@ def select(available: list[str], wanted: list[str] | None, what: str) -> list[st
     if unknown:
         raise UsageError(f"unknown {what}: {', '.join(unknown)} (available: {', '.join(available) or 'none'})")
     return wanted
+
+
+# The EvalOptions fields a command's parser may carry under the same name (`eval_options` reads those it has).
+OPTION_ARGS = (
+    "k",
+    "match",
+    "gt_order",
+    "gain",
+    "discount",
+    "semantic",
+    "threshold",
+    "embedding_model",
+    "embedding_backend",
+    "sentiment",
+    "missing",
+)
+
+
+def eval_options(args: argparse.Namespace, **fixed: object) -> EvalOptions:
+    """The evaluation's options from the arguments a command's parser has (`OPTION_ARGS`, None: the default) and
+    `fixed` ones; a value `EvalOptions` refuses is a usage error (one line), never a traceback."""
+    given = {name: getattr(args, name) for name in OPTION_ARGS if getattr(args, name, None) is not None}
+    try:
+        return EvalOptions(**{**given, **fixed})
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
