@@ -104,3 +104,14 @@ def test_protocol_run_after_a_junk_run_keeps_the_file_small(cache_dir, tmp_path,
     [file] = (cache_dir / "stems").glob("*.json")
     stems = json.loads(file.read_text())
     assert 0 < len(stems) < 1000 and "w1x" not in stems and file.stat().st_size < 50_000
+
+
+def test_nltk_version_without_nltk_is_said_not_raised(monkeypatch):
+    """A core install (no `stem` extra) still writes its protocol card, which names the NLTK version."""
+    import importlib.util
+
+    from kweval.text import stemming
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "nltk" else real(name, *a))
+    assert stemming.nltk_version() == "not installed"

@@ -34,9 +34,14 @@ def _nltk_root() -> Path:
 
 
 def nltk_version() -> str:
-    """The installed NLTK's version (its VERSION file), without importing NLTK."""
+    """The installed NLTK's version (its VERSION file), without importing NLTK; "not installed" without it.
+
+    The protocol card names it on every run, and a core install (no `stem` extra) must still write its card.
+    """
     try:
         return (_nltk_root() / "VERSION").read_text(encoding="utf-8").strip() or "unknown"
+    except ImportError:
+        return "not installed"
     except OSError:
         return "unknown"
 
