@@ -16,6 +16,7 @@ Paths (REPO, SHARED, DNLP, SEMEVAL) are constants in tests/helpers.py, importabl
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
@@ -77,3 +78,14 @@ def cores():
     from tests.apptest import _Cores
 
     return _Cores()
+
+
+@pytest.fixture(autouse=True)
+def _pytest_main_module_kept():
+    """Streamlit's AppTest runs app.py as the process's `__main__` and leaves it there; multiprocessing's spawn
+    (dask's nannies, the store's writer processes) re-runs that module in every child, where app.py fails
+    outside a server.  Each test gets the `__main__` it started with back."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None and sys.modules.get("__main__") is not main:
+        sys.modules["__main__"] = main
