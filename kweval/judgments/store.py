@@ -15,6 +15,7 @@ from __future__ import annotations
 import numbers
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -97,7 +98,7 @@ class JudgmentStore:
         `JudgmentsError`."""
         con = _connect(self.path)
         try:
-            con.execute("PRAGMA journal_mode=WAL")
+            _wal(con)
             con.execute("BEGIN IMMEDIATE")
             yield con
             con.execute("COMMIT")
@@ -180,6 +181,23 @@ def read_store(
     except (sqlite3.Error, pd.errors.DatabaseError) as exc:
         raise JudgmentsError(str(path), database_reason(exc)) from None
     return frame.astype({"review_id": object})
+
+
+def _wal(con: sqlite3.Connection) -> None:
+    """The file in WAL mode.  Switching is done once, by whichever writer comes first: SQLite answers "locked" at
+    once (no busy wait) to writers switching a new file together, so a switch that meets one is tried again
+    until the file is in WAL mode or BUSY_SECONDS have passed."""
+    deadline = time.monotonic() + BUSY_SECONDS
+    while True:
+        try:
+            if con.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
+                return
+            con.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc).lower() or time.monotonic() > deadline:
+                raise
+            time.sleep(0.01)
 
 
 def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:
