@@ -15,15 +15,12 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from dashboard.protocol import page_card
-from dashboard.report_view import report_html
 from dashboard.state import Ctx, ci_digest, ci_groups, row_identity
 from kweval import legacy, stats
 from kweval.data.vocabulary import Vocabulary
 from kweval.evaluation import slices
 from kweval.evaluation.aggregate import aggregate_by
 from kweval.io import report, report_protocol
-from kweval.io.settings import setting_texts
 from kweval.keyphrase import dataset_protocol
 from kweval.stats.headline import headline, key_metrics
 
@@ -142,19 +139,6 @@ def summary_headline(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame
     models = tuple(sel.models)
     content = _headline_content(ctx.key, sel.agg, scope, models, keys, scores)
     return _headline(content, sel.agg, scope, models, keys, scores, ctx.words)
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _report(key: tuple, how: str, scope: str, models: tuple, meta: tuple, _ctx: Ctx) -> str:
-    said = "; ".join(setting_texts(dict(meta), _ctx.words))
-    title = f"kweval report: {report.dataset_name(dict(meta))} ({said})"
-    return report_html(_ctx.dataset, _ctx.evaluation, list(models), scope, how, page_card(_ctx), title)
-
-
-def summary_report(ctx: Ctx, scope: str, meta: dict) -> str:
-    """`kweval report`'s HTML page of the view (`dashboard.report_view`), cached per view."""
-    sel = ctx.selection
-    return _report(ctx.key, sel.agg, scope, tuple(sel.models), tuple(meta.items()), ctx)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ from dataclasses import replace
 import pandas as pd
 
 from kweval.data.dataset import Dataset
-from kweval.evaluation.options import Evaluation
+from kweval.evaluation.options import Evaluation, Progress, no_progress
 from kweval.io import html_report
 
 ALL = "ALL"
@@ -52,7 +52,23 @@ def report_html(
     how: str,
     card: dict,
     title: str,
+    progress: Progress = no_progress,
 ) -> str:
     """The standalone HTML report of the view (`models`, `movie`, aggregation `how`) with its protocol `card`:
-    what `kweval report` writes for the same data and settings (`kweval.io.html_report.report_page`)."""
-    return html_report.report_page(dataset, view_evaluation(evaluation, models, movie), how, card, title=title)
+    what `kweval report` writes for the same data and settings (`kweval.io.html_report.report_page`); `progress`
+    is told each stage as it begins (`kweval.io.report_data.REPORT_STAGES`)."""
+    view = view_evaluation(evaluation, models, movie)
+    return html_report.report_page(dataset, view, how, card, title=title, progress=progress)
+
+
+def file_size(n_bytes: int) -> str:
+    """A file's size for people: "812 bytes", "48 KB", "3.6 MB" (powers of 1000, as browsers' download lists).
+
+    >>> file_size(812), file_size(48_213), file_size(3_612_000)
+    ('812 bytes', '48 KB', '3.6 MB')
+    """
+    if n_bytes < 1000:
+        return f"{n_bytes} bytes"
+    if n_bytes < 1_000_000:
+        return f"{n_bytes / 1000:.0f} KB"
+    return f"{n_bytes / 1_000_000:.1f} MB"

@@ -12,6 +12,7 @@ from dashboard.headline_card import show_headline_card, significance_caption
 from dashboard.links import METRICS_DOC, metrics_doc
 from dashboard.protocol import show_protocol_card
 from dashboard.protocol_select import choose_protocol, show_protocol_summary
+from dashboard.report_button import report_button
 from dashboard.sidebar import open_page
 from dashboard.style import metric_label
 from dashboard.tables import best_in_bold, decimal_formats, number_columns
@@ -94,17 +95,7 @@ csv_text, md_text, tex_text = caches.summary_exports(ctx, table, tex_columns, te
 c1.download_button("CSV", csv_text, report.download_name("summary", meta, "csv"), "text/csv")
 c2.download_button("Markdown", md_text, report.download_name("summary", meta, "md"), "text/markdown")
 c3.download_button("LaTeX", tex_text, report.download_name("summary", meta, "tex"), "text/x-tex")
-c4.download_button(
-    "Download report",
-    lambda: caches.summary_report(ctx, scope, meta),
-    report.download_name("report", meta, "html"),
-    "text/html",
-    key="download_report",
-    on_click="ignore",
-    icon=":material/description:",
-    help="One self-contained HTML page of this view (headline, summary with CIs, charts, verdicts, worked examples, "
-    "protocol card): the file `kweval report` writes. Built when pressed (a few seconds on large data).",
-)
+report_button(ctx, scope, meta, c4)  # built on request, its stages shown, then offered for download
 skipped = int(table.loc[table["movie"] == ALL, "n_skipped"].sum())
 if skipped:
     st.caption(

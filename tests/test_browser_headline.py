@@ -15,7 +15,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 def test_headline_card_on_the_demo(tmp_path):
     with _server(tmp_path) as url, _chromium(1400, 1000) as driver:
         driver.get(f"{url}/summary?movie=ALL&models=keybert,yake,keybert_vader")
-        text = _settled(driver, ["At a glance", "leads on", "Holm", "Download report"], timeout=120)
+        text = _settled(driver, ["At a glance", "leads on", "Holm", "Build report"], timeout=120)
         assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
         card = driver.find_element(By.CSS_SELECTOR, ".st-key-headline_card")
         assert card.is_displayed() and card.location["y"] < 1000, card.location  # the answer at a glance
