@@ -14,6 +14,7 @@ import streamlit as st
 from dashboard import caches, charts
 from dashboard.escape import md
 from dashboard.headline_card import show_headline_card, significance_caption
+from dashboard.report_button import preset_report_button
 from dashboard.state import Ctx
 from dashboard.style import outcome_styles
 from dashboard.tables import decimal_formats, number_columns, text_columns
@@ -69,14 +70,18 @@ def show_protocol_summary(ctx: Ctx, protocol: str, meta: dict) -> None:
         "normalisation, cut-off and macro F1), then averaged over the collection's documents. The sidebar's match "
         "mode and aggregation do not apply to a preset."
     )
-    st.download_button(
+    c1, c2, _ = st.columns([1, 2, 5])
+    c1.download_button(
         "CSV",
         report.to_csv(table),
         report.download_name("summary", meta, "csv"),
         "text/csv",
         key="protocol_csv",
     )
-    show_protocol_charts(ctx, protocol, table)
+    movie = scope_collection(ctx, table)
+    if movie is not None:  # the report of one collection, as `kweval report --protocol` writes it
+        preset_report_button(ctx, protocol, movie, meta, c2)
+    show_protocol_charts(ctx, protocol, table, movie)
 
 
 def _f1_note(protocol: str) -> str:
@@ -100,16 +105,21 @@ def show_protocol_headline(ctx: Ctx, protocol: str) -> None:
     show_headline_card(f"{md(ctx.movie_title(ctx.selection.movie))}, {md(protocol)} preset", top, caption)
 
 
-def show_protocol_charts(ctx: Ctx, protocol: str, table: pd.DataFrame) -> None:
-    """The preset table's small multiples for the sidebar's collection (the only one when ALL)."""
-    words = ctx.words
+def scope_collection(ctx: Ctx, table: pd.DataFrame) -> str | None:
+    """The collection the preset's charts and report show: the sidebar's, or the only one under ALL (None when
+    ALL spans several: the preset's rows are per collection)."""
     collections = list(dict.fromkeys(table["movie"])) if len(table) else []
-    movie = ctx.selection.movie if ctx.selection.movie in collections else None
-    if movie is None and len(collections) == 1:
-        movie = collections[0]
+    if ctx.selection.movie in collections:
+        return ctx.selection.movie
+    return collections[0] if len(collections) == 1 else None
+
+
+def show_protocol_charts(ctx: Ctx, protocol: str, table: pd.DataFrame, movie: str | None) -> None:
+    """The preset table's small multiples for collection `movie` (`scope_collection`)."""
+    words = ctx.words
     if movie is None:
         one = words.movie.lower()
-        st.caption(f"Charts: choose one {one} in the sidebar (the preset's rows are per {one}).")
+        st.caption(f"Charts and report: choose one {one} in the sidebar (the preset's rows are per {one}).")
         return
     st.subheader(f"Per metric, with bootstrap 95% CIs — {md(ctx.movie_title(movie))}, {md(protocol)} preset")
     rows = table[table["movie"] == movie]

@@ -108,3 +108,47 @@ def test_one_model_selected_says_so_under_a_preset(monkeypatch, tmp_path):
     assert not at.exception
     assert "One model selected: nothing to compare" in texts(at)
     assert pd.Series([b.label for b in at.download_button]).eq("CSV").any()
+
+
+@pytest.mark.parametrize("protocol", ["pke", "kpeval"])
+def test_preset_report_is_kweval_report_protocol_of_the_collection(tmp_path, protocol):
+    """The dashboard's preset report (lists from the dataset's tables) is the page `kweval report --protocol` writes
+    from the files (`read_per_document`, `prediction_lists`), given the same card."""
+    from pathlib import Path
+
+    from dashboard.report_view import protocol_report_html
+    from kweval.data import read_per_document
+    from kweval.data.predictions import prediction_lists
+    from kweval.io.card import protocol_card
+    from kweval.io.html_report import plotly_js, render_html
+    from kweval.io.report_protocol import protocol_report_data
+    from kweval.keyphrase.dataset_protocol import cutoffs_for
+
+    folder = _collection(tmp_path)
+    card = protocol_card(protocol, "Edge", "0", k=5, aggregation="macro", cutoffs=cutoffs_for(5))
+    ours = protocol_report_html(load_dataset(str(folder)), protocol, 5, ["first", "reversed"], "Edge", card)
+    problems: list = []
+    documents = read_per_document(folder, problems)
+    predictions = {m: prediction_lists(Path(folder / "predictions.csv"), m, problems) for m in ("first", "reversed")}
+    cli = protocol_report_data(documents, predictions, protocol, 5, card, cutoffs=cutoffs_for(5))
+    assert ours == render_html(cli, plotly_js())
+    assert f"under the {protocol} preset" in ours and 'id="headline"' in ours
+
+
+def test_preset_view_builds_its_report_with_the_stages_shown(monkeypatch, tmp_path):
+    from kweval.io.report_data import REPORT_STAGES
+
+    folder = _collection(tmp_path)
+    at = run(monkeypatch, folder, {"movie": "ALL", "k": "5", "protocol": "pke"})
+    assert [b.label for b in at.download_button] == ["CSV"]
+    at.button(key="build_report").click().run()
+    assert not at.exception
+    (status,) = at.status
+    assert status.state == "complete" and status.label.startswith("Report ready: ")
+    assert [m.value for m in status.markdown] == [f"{i}/5 · {s}…" for i, s in enumerate(REPORT_STAGES, 1)]
+    page = at.session_state["summary_report"][1].decode("utf-8")
+    assert "kweval report: Edge under the pke preset" in page and "<script" in page
+    (button,) = [b for b in at.download_button if b.label == "Download report"]
+    assert "_pke" in texts(at) and "Report ready: " in texts(at)
+    at.radio(key="qp_protocol").set_value("meng").run()  # another preset: another build
+    assert not at.exception and [b.label for b in at.download_button] == ["CSV"]

@@ -284,7 +284,12 @@ def report_page(
     from kweval.io.report_data import report_data
 
     extra = {} if n_boot is None else {"n_boot": n_boot}
-    data = report_data(dataset, evaluation, how, card, title=title, progress=progress, **extra)
+    return render_page(report_data(dataset, evaluation, how, card, title=title, progress=progress, **extra), progress)
+
+
+def render_page(data: ReportData, progress: Progress = no_progress) -> str:
+    """`render_html` of `data` with plotly.js embedded, `progress` told of the last of REPORT_STAGES as it begins
+    (its share of the stages) and when the page is written (1.0)."""
     stage(progress, REPORT_STAGES[-1])
     page = render_html(data, plotly_js())
     progress(REPORT_STAGES[-1], 1.0)

@@ -22,7 +22,8 @@ import pandas as pd
 
 from kweval.data.vocabulary import DOCUMENT_WORDS
 from kweval.evaluation.aggregate import ALL
-from kweval.io.report_data import Example, ReportData, example_reviews
+from kweval.evaluation.options import Progress, no_progress
+from kweval.io.report_data import REPORT_STAGES, Example, ReportData, example_reviews, stage
 from kweval.keyphrase.protocols import PROTOCOLS, prepare_document, score_documents, summarize
 from kweval.stats import verdict as verdicts
 from kweval.stats.aggregated import compare_aggregated
@@ -163,14 +164,18 @@ def protocol_report_data(
     problems: Sequence[str] = (),
     n_boot: int = N_BOOT,
     n_perm: int = N_PERM,
+    progress: Progress = no_progress,
 ) -> ReportData:
     """The report of `predictions` ({model: {document: phrases}}) on `documents` (a `kweval.data.keyphrase.
-    Documents`) under `preset`."""
+    Documents`) under `preset`; `progress` is told each of the first four REPORT_STAGES as it begins."""
     metrics = protocol_metrics(k, cutoffs)
+    stage(progress, REPORT_STAGES[0])
     scores, summary = protocol_scores(documents, predictions, preset, metrics, list(dict.fromkeys([k, *cutoffs])))
     models = list(predictions)
     intervals = protocol_intervals(scores, preset, metrics, n_boot=n_boot).assign(movie=ALL)
+    stage(progress, REPORT_STAGES[1])
     top = protocol_headline(scores, preset, k, DOCUMENT_WORDS, n_boot=n_boot, n_perm=n_perm)
+    stage(progress, REPORT_STAGES[2])
     reference = str(top["best"].iloc[0]) if len(top) else models[0]
     parts = [
         compare_aggregated(scores, reference, m, metrics, "macro", n_boot=n_boot, n_perm=n_perm).assign(model=m)
@@ -183,6 +188,8 @@ def protocol_report_data(
         if PROTOCOLS[preset].macro_f1 == "f1_of_means"
         else " The comparisons test mean per-document values."
     )
+    stage(progress, REPORT_STAGES[3])
+    examples = protocol_examples(documents, predictions, preset, scores, top)
     return ReportData(
         title=f"kweval report: {documents.name} under the {preset} preset",
         words=DOCUMENT_WORDS,
@@ -194,7 +201,7 @@ def protocol_report_data(
         headline=top,
         reference=reference,
         verdicts=verdicts.verdict_table(pd.concat(parts, ignore_index=True), reference) if parts else pd.DataFrame(),
-        examples=protocol_examples(documents, predictions, preset, scores, top),
+        examples=examples,
         card=dict(card),
         problems=list(problems),
         notes=[
