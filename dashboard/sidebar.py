@@ -30,20 +30,16 @@ from dashboard.selection import (
     resolve_selection,
     selection_defaults,
 )
-from dashboard.state import (
-    Ctx,
-    cli_data_path,
-    get_evaluation,
+from dashboard.state import Ctx, cli_data_path, get_evaluation, load_path, load_upload
+from dashboard.uploads import format_size, newest_by_name, one_per_table
+from dashboard.url_state import (
     invalid_param_message,
-    load_path,
-    load_upload,
     session_widget,
     start_url_checks,
     url_notice,
     url_widget,
     written_by_us,
 )
-from dashboard.uploads import format_size, newest_by_name, one_per_table
 from kweval.data import DatasetError
 from kweval.data.dataset import Dataset
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS

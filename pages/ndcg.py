@@ -9,7 +9,7 @@ from dashboard.escape import md
 from dashboard.highlight import matched_tooltips, review_html
 from dashboard.selection import K_MAX
 from dashboard.sidebar import open_page
-from dashboard.state import query_param
+from dashboard.url_state import query_param
 from kweval.explain import ndcg as explain
 
 ctx = open_page(__file__)
