@@ -38,9 +38,13 @@ def start_url_checks(page: str) -> None:
 
 
 def drop_unknown_params() -> None:
-    """After a page ran to its end: warn about and remove the URL parameters nothing read."""
+    """After a page ran to its end: warn about and remove the URL parameters nothing read; one the dashboard wrote
+    itself (the protocol of the per-document data the visitor just left) goes without a word."""
     read = st.session_state.get("url_params_read", set())
     for name in [n for n in st.query_params if n not in read]:
+        if written_by_us(name, st.query_params.get(name)):
+            st.query_params.pop(name, None)
+            continue
         url_notice(
             f"URL parameter **{md(name)}** (“{md(st.query_params.get(name))}”) is unknown here; ignored and "
             f"removed from the URL."
@@ -196,3 +200,15 @@ def url_widget(
             st.session_state.pop(f"qp_{other}", None)
 
     return widget(label, key=key, on_change=sync, **kwargs)
+
+
+def _no_widget(label: str, key: str, on_change: Callable[[], None], **kwargs: Any) -> Any:
+    """Stands in for a widget in `url_value`: shows nothing, gives the resolved value."""
+    return st.session_state[key]
+
+
+def url_value(param: str, default: Any, parse: Callable[[str], Any] = str, fmt: Callable[[Any], str] = str, **kwargs):
+    """A `keep` parameter that a page reads without showing its widget (the protocol outside Summary and Compare):
+    resolved, remembered and kept in the URL by `url_widget`'s own rules, so that the page neither warns about it
+    nor loses it.  `kwargs` bound it as the widget's would (``options=...``)."""
+    return url_widget(_no_widget, "", param, default, parse, fmt, key=f"kept_{param}", keep=True, warn=False, **kwargs)
