@@ -4,6 +4,8 @@ a shared link reopens it; movie-level data has neither the selector nor the para
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from urllib.parse import parse_qsl
 
 import pytest
@@ -12,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 from kweval.data import load_dataset
 from kweval.keyphrase.dataset_protocol import protocol_scores
 from tests.apptest import _warnings, run
+from tests.helpers import SEMEVAL
 from tests.test_page_headline import _collection
 
 
@@ -50,6 +53,7 @@ def test_the_protocol_follows_the_visitor_from_summary_to_compare(monkeypatch, c
     scores = protocol_scores(load_dataset(str(collection)), "pke", 5)
     shown = next(df.value for df in at.dataframe if "mean A" in df.value.columns and "metric" in df.value.columns)
     a = at.session_state["ctx"].selection.models[0]
+    assert len(shown) >= 3, shown
     for metric, mean_a in zip(shown["metric"], shown["mean A"]):
         assert mean_a == pytest.approx(scores.loc[scores["model"] == a, metric].mean()), metric
     # a page opened without a query keeps it too, and Summary shows the preset's table
@@ -90,3 +94,34 @@ def test_switching_to_movie_level_data_drops_the_protocol_silently(monkeypatch, 
     at.sidebar.radio(key="data_source").set_value("demo").run()
     assert not at.exception and "protocol" not in at.query_params
     assert not _protocol_warnings(at), _warnings(at)
+
+
+@pytest.fixture(scope="module")
+def semeval(tmp_path_factory):
+    """SemEval2017 with `kweval extract` predictions of two extractors (YAKE's scores lower-is-better), tidy."""
+    root = tmp_path_factory.mktemp("semeval")
+    extractors = ("firstphrases", "yake")
+    runs = [["extract", "--extractor", x, str(SEMEVAL), "--out", str(root / f"{x}.jsonl")] for x in extractors]
+    runs.append(
+        ["convert", str(SEMEVAL), str(root / "tidy")]
+        + [a for x in extractors for a in ("--predictions", f"{x}={root / f'{x}.jsonl'}")]
+    )
+    for args in runs:
+        done = subprocess.run([sys.executable, "-m", "kweval", *args], capture_output=True, text=True)
+        assert done.returncode == 0, done.stderr
+    return root / "tidy"
+
+
+@pytest.mark.keyphrase
+def test_semeval_keeps_the_protocol_through_the_explorer(monkeypatch, semeval):
+    at = run(monkeypatch, semeval, {"movie": "ALL", "k": "5"})
+    at.radio(key="qp_protocol").set_value("meng").run()
+    _follow(at, "explorer")
+    assert at.query_params["protocol"] == "meng" and not _protocol_warnings(at)
+    _follow(at, "compare")
+    assert at.radio(key="qp_protocol").value == "meng"
+    scores = protocol_scores(load_dataset(str(semeval)), "meng", 5)
+    shown = next(df.value for df in at.dataframe if "mean B" in df.value.columns and "metric" in df.value.columns)
+    assert set(shown["model"]) == {"yake"} and len(shown) >= 3, shown
+    for model, metric, mean_b in zip(shown["model"], shown["metric"], shown["mean B"]):
+        assert mean_b == pytest.approx(scores.loc[scores["model"] == model, metric].mean()), (model, metric)
