@@ -28,9 +28,10 @@ for (const e of [doc, main])
 return bad;"""
 
 
-QUERIES = {  # the defaults; the widest terms (exponential gains, Järvelin's cases) on every movie at the largest k
-    "defaults": "",
-    "k20": f"k=20&ek=20&gain=exponential&disc=jarvelin&movie=ALL&models={MODELS}",
+# the defaults; the widest terms (exponential gains, Järvelin's cases) on every movie at k = 20; and a number shown
+QUERIES = {
+    "defaults": ("", "0.7295"),  # the worked example's nDCG@5 (docs/metrics.md: 0.72953)
+    "k20": (f"k=20&ek=20&gain=exponential&disc=jarvelin&movie=ALL&models={MODELS}", "nDCG@20"),
 }
 
 
@@ -41,11 +42,12 @@ def test_ndcg_formulas_fit_400px(tmp_path):
             "Emulation.setDeviceMetricsOverride",
             {"width": WIDTH, "height": 844, "deviceScaleFactor": 2, "mobile": True},
         )
-        for name, query in QUERIES.items():
+        for name, (query, number) in QUERIES.items():
             driver.get(f"{url}/ndcg?{query}")
             text = _settled(driver, ["nDCG, step by step", "Textbook examples", "A review from the data"], timeout=120)
             assert driver.execute_script("return window.innerWidth") == WIDTH
             assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
+            assert number in text.replace("\n", " "), f"{name}: {number} not shown"
             assert len(driver.find_elements(By.CSS_SELECTOR, ".katex")) >= 8, f"{name}: the formulas are not drawn"
             driver.save_screenshot(str(SHOTS / f"ndcg_{WIDTH}px_{name}.png"))
             bad = driver.execute_script(OVERFLOW)
