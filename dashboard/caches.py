@@ -225,8 +225,6 @@ def parity_example(ctx: Ctx, finder: Callable, dataset) -> object | None:
 # ---------------------------------------------------------------------------------------------
 # Keyphrase presets (per-document data): the numbers of `kweval evaluate --protocol P`
 
-PROTOCOLS = ("kweval", "pke", "kpeval", "meng")  # kweval.cli.fast.PRESETS, the CLI's --protocol choices
-
 
 @st.cache_data(show_spinner="Scoring under the preset…", max_entries=16)
 def _protocol_summary(data_hash: str, protocol: str, k: int, models: tuple, _dataset) -> pd.DataFrame:

@@ -9,7 +9,8 @@ import streamlit as st
 from dashboard import failure_caches as caches
 from dashboard import failures_view as view
 from dashboard.escape import md
-from dashboard.state import Ctx, query_param, set_query_param, url_notice
+from dashboard.state import Ctx
+from dashboard.url_state import query_param, set_query_param, url_notice
 from kweval.data.vocabulary import vocabulary
 from kweval.metrics.categories import CATEGORY_NAMES, GT
 

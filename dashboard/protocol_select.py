@@ -2,8 +2,9 @@
 
 Under kweval the pages show the evaluation as always; under a preset they show the numbers of
 `kweval evaluate DATA --protocol P --k K --predictions ...` (`kweval.keyphrase.dataset_protocol`,
-through `dashboard.caches`).  The choice lives in the URL (``protocol=pke``) through
-`dashboard.state`'s one binding (`Ctx.url_widget`).
+through `dashboard.caches`).  The choice lives in the URL (``protocol=pke``) through the one binding
+(`dashboard.url_state.url_widget`), kept and remembered like the sidebar's settings: the sidebar reads it on every
+page (`Selection.protocol`), so the pages in between and their links keep it.
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from dashboard import caches, charts
 from dashboard.escape import md
 from dashboard.headline_card import show_headline_card, significance_caption
 from dashboard.report_button import preset_report_button
+from dashboard.selection import PROTOCOL_DEFAULT, PROTOCOLS, parse_protocol
 from dashboard.state import Ctx
 from dashboard.style import outcome_styles
 from dashboard.tables import decimal_formats, number_columns, text_columns
+from dashboard.url_state import url_widget
 from kweval.io import report
 from kweval.io.report_protocol import f1_of_means
 from kweval.stats import verdict
@@ -31,20 +34,21 @@ PROTOCOL_HELP = (
 def choose_protocol(ctx: Ctx) -> str:
     """The protocol selector (per-document data only; "kweval" otherwise, with no widget)."""
     if not ctx.dataset.per_document:
-        return "kweval"
-    return (
-        ctx.url_widget(
-            st.radio,
-            "Protocol",
-            "protocol",
-            "kweval",
-            parse=lambda s: s if s in caches.PROTOCOLS else None,
-            options=list(caches.PROTOCOLS),
-            horizontal=True,
-            help=PROTOCOL_HELP,
-        )
-        or "kweval"
+        return PROTOCOL_DEFAULT
+    default = ctx.selection.protocol or PROTOCOL_DEFAULT  # as the sidebar resolved it: URL, else remembered
+    chosen = url_widget(
+        st.radio,
+        "Protocol",
+        "protocol",
+        default,
+        parse_protocol,
+        keep=True,
+        warn=False,  # the sidebar named an unusable value
+        options=list(PROTOCOLS),
+        horizontal=True,
+        help=PROTOCOL_HELP,
     )
+    return chosen or PROTOCOL_DEFAULT
 
 
 def cli_command(ctx: Ctx, protocol: str) -> str:

@@ -13,6 +13,7 @@ from typing import Any
 
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
 from kweval.evaluation.pipeline import AGGREGATIONS, EvalOptions
+from kweval.keyphrase.protocols import PROTOCOLS as PRESETS
 from kweval.text.matching import MATCH_MODES
 
 AGG_DEFAULT = AGGREGATIONS[0]
@@ -22,6 +23,8 @@ K_MAX = 50  # the sidebar's k range
 TAU_DEFAULT = EvalOptions.threshold  # docs/metrics.md's default cosine threshold
 BACKEND_DEFAULT = EvalOptions.embedding_backend
 TAU_MIN, TAU_MAX, TAU_STEP = 0.50, 0.95, 0.01  # the sidebar slider's range
+PROTOCOLS = tuple(PRESETS)  # kweval, pke, kpeval, meng: the CLI's --protocol choices (kweval.cli.fast.PRESETS)
+PROTOCOL_DEFAULT = PROTOCOLS[0]
 
 
 @dataclass(frozen=True)
@@ -31,7 +34,9 @@ class Selection:
     `semantic` / `threshold` / `sentiment` are the optional semantic and
     sentiment metrics of docs/metrics.md (URL ``sem=1``, ``tau=0.75``, ``sas=1``);
     `present` the present/absent split (``present=1``; on by default for per-document GT);
-    `backend` the embedding backend of the semantic metrics (``backend=onnx-int8``).
+    `backend` the embedding backend of the semantic metrics (``backend=onnx-int8``);
+    `protocol` the keyphrase preset of Summary and Compare on per-document data (``protocol=pke``), carried by every
+    page's links like the rest; None on movie-level data, which has no such parameter.
     """
 
     movie: str
@@ -44,9 +49,11 @@ class Selection:
     sentiment: bool = False
     present: bool = False
     backend: str = BACKEND_DEFAULT
+    protocol: str | None = None
     notes: tuple[str, ...] = field(default=(), compare=False)
 
     def params(self) -> dict[str, str]:
+        protocol = {} if self.protocol is None else {"protocol": self.protocol}
         return {
             "movie": self.movie,
             "models": ",".join(self.models),
@@ -58,12 +65,18 @@ class Selection:
             "sas": "1" if self.sentiment else "0",
             "present": "1" if self.present else "0",
             "backend": self.backend,
+            **protocol,
         }
 
 
 SELECTION_KEYS = ("movie", "models", "k", "agg", "match", "sem", "tau", "sas", "present", "backend")
 _TRUE = frozenset({"1", "true", "on", "yes"})
 _FALSE = frozenset({"0", "false", "off", "no"})
+
+
+def parse_protocol(raw: str) -> str | None:
+    """One of `PROTOCOLS`, else None."""
+    return raw if raw in PROTOCOLS else None
 
 
 def format_tau(tau: float) -> str:

@@ -20,6 +20,8 @@ import streamlit as st
 from dashboard.escape import md, visible
 from dashboard.selection import (
     K_MAX,
+    PROTOCOL_DEFAULT,
+    PROTOCOLS,
     SELECTION_KEYS,
     TAU_MAX,
     TAU_MIN,
@@ -27,23 +29,21 @@ from dashboard.selection import (
     Selection,
     format_tau,
     param_parsers,
+    parse_protocol,
     resolve_selection,
     selection_defaults,
 )
-from dashboard.state import (
-    Ctx,
-    cli_data_path,
-    get_evaluation,
+from dashboard.state import Ctx, cli_data_path, get_evaluation, load_path, load_upload
+from dashboard.uploads import format_size, newest_by_name, one_per_table
+from dashboard.url_state import (
     invalid_param_message,
-    load_path,
-    load_upload,
     session_widget,
     start_url_checks,
     url_notice,
+    url_value,
     url_widget,
     written_by_us,
 )
-from dashboard.uploads import format_size, newest_by_name, one_per_table
 from kweval.data import DatasetError
 from kweval.data.dataset import Dataset
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
@@ -309,12 +309,28 @@ def _selection(dataset: Dataset) -> Selection:
         help="recall_present, f1@k_present, recall_absent (docs/metrics.md §9): GT keywords split by "
         "whether they occur in the review's own text under the match mode.",
     )
+    protocol = _carried_protocol(dataset)
     sel = Selection(
-        movie, tuple(chosen), int(k), agg, match, semantic, tau, bool(sentiment), bool(present), str(backend)
+        movie, tuple(chosen), int(k), agg, match, semantic, tau, bool(sentiment), bool(present), str(backend), protocol
     )
     for message in selection_warnings(url, sel, movies, models):
         url_notice(message)
     return sel
+
+
+def _carried_protocol(dataset: Dataset) -> str | None:
+    """The keyphrase preset on per-document data (``protocol``), None on movie-level data (no such parameter).
+
+    Only Summary and Compare show its selector (`dashboard.protocol_select`), but every page reads it, remembers it
+    and keeps it in the URL and its links, as the sidebar's settings: Summary (pke) → Explorer → Compare shows pke.
+    """
+    if not dataset.per_document:
+        return None
+    raw = st.query_params.get("protocol")
+    value = url_value("protocol", PROTOCOL_DEFAULT, parse_protocol, options=list(PROTOCOLS))
+    if raw and not written_by_us("protocol", raw) and parse_protocol(raw) is None:
+        url_notice(invalid_param_message("protocol", raw, value))
+    return value
 
 
 def _semantic_controls(bind: Callable[..., Any]) -> tuple[bool, float, str]:

@@ -9,7 +9,7 @@ from dashboard.escape import md
 from dashboard.review_tables import DIRECTIONAL_SORTS, SORTS, filter_reviews, keep_reviews, paginate
 from dashboard.selection import format_tau
 from dashboard.sidebar import open_page
-from dashboard.state import query_param, set_query_param
+from dashboard.url_state import query_param, set_query_param
 
 ctx = open_page(__file__)
 sel = ctx.selection

@@ -9,7 +9,7 @@ from dashboard.escape import md
 from dashboard.highlight import matched_tooltips, review_html
 from dashboard.selection import K_MAX
 from dashboard.sidebar import open_page
-from dashboard.state import query_param
+from dashboard.url_state import query_param
 from kweval.explain import ndcg as explain
 
 ctx = open_page(__file__)
@@ -18,15 +18,22 @@ ev = ctx.evaluation
 TERM_FORMAT = {c: st.column_config.NumberColumn(c, format="%.4f") for c in ("gain", "discount", "contribution")}
 
 
+def formula(*tex: str, whole: bool = False) -> None:
+    """Formulas in display style that reflow: inline KaTeX wraps at +, = and between formulas on a narrow screen,
+    where st.latex (a display block) would scroll sideways (issue 23, 400 px). `whole`: break only between the
+    formulas (short definitions, each kept on one line)."""
+    st.markdown(" &emsp; ".join(rf"$\displaystyle {{{t}}}$" if whole else rf"$\displaystyle {t}$" for t in tex))
+
+
 def show(steps: explain.Steps, key: str, columns: list[str]) -> None:
-    """The table of terms, then DCG, IDCG and nDCG as LaTeX."""
+    """The table of terms, then DCG, IDCG and nDCG as formulas."""
     st.dataframe(steps.terms[columns], hide_index=True, column_config=TERM_FORMAT, key=f"terms_{key}")
     tex = steps.latex()
-    st.latex(tex["dcg"])
+    formula(tex["dcg"])
     with st.expander("Ideal ordering (IDCG terms)"):
         st.dataframe(steps.ideal[columns], hide_index=True, column_config=TERM_FORMAT, key=f"ideal_{key}")
-    st.latex(tex["idcg"])
-    st.latex(tex["ndcg"])
+    formula(tex["idcg"])
+    formula(tex["ndcg"])
 
 
 st.title("nDCG, step by step")
@@ -64,10 +71,11 @@ discount = ctx.url_widget(
     format_func=lambda d: {"log2": "log2", "jarvelin": "Järvelin"}[d],
 )
 f = explain.formulas(gain, discount)
-st.latex(f["gain"] + r"\qquad " + f["discount"])
-st.latex(
-    r"\mathrm{DCG}@k = \sum_{(i,j)\in M,\ i<k} \mathrm{gain}(j)\,\mathrm{disc}(i)\qquad \mathrm{IDCG}@k = "
-    r"\sum_{j<\min(k,|G|)} \mathrm{gain}(j)\,\mathrm{disc}(j)"
+formula(f["gain"], f["discount"], whole=True)
+formula(
+    r"\mathrm{DCG}@k = \sum_{(i,j)\in M,\ i<k} \mathrm{gain}(j)\,\mathrm{disc}(i)",
+    r"\mathrm{IDCG}@k = \sum_{j<\min(k,|G|)} \mathrm{gain}(j)\,\mathrm{disc}(j)",
+    whole=True,
 )
 
 KW_COLUMNS = ["position", "keyword", "gt_keyword", "gt_rank", "gain", "discount", "contribution"]
@@ -130,7 +138,7 @@ else:
             f"Scored against {whose}, unranked: every GT keyword has gain 1 (binary relevance), and the ideal list is "
             f"min(k, |GT|) = {min(k, len(gt))} of them: " + ", ".join(f"*{md(g)}*" for g in gt)
         )
-        st.latex(explain.formulas(gain, discount, graded=False)["gain"] + r"\qquad \mathrm{rel}_i = 1")
+        formula(explain.formulas(gain, discount, graded=False)["gain"], r"\mathrm{rel}_i = 1", whole=True)
     steps = explain.keyword_steps(kw, gt, k=k, gain=gain, discount=discount, ranked=ranked)
     show(steps, "review", KW_COLUMNS if ranked else [c for c in KW_COLUMNS if c != "gt_rank"])
     st.page_link(

@@ -33,6 +33,7 @@ def test_seed_000_keyword_example():
     assert perfect.ndcg == pytest.approx(1.0)
     tex = s.latex()
     assert "0.7295" in tex["ndcg"] and "1.2023" in tex["dcg"] and "1.6481" in tex["idcg"]
+    assert r"{0.5000\cdot1.0000} + " in tex["dcg"]  # a term is one group: a narrow page wraps between terms
 
 
 def test_k_cuts_terms():

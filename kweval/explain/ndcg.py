@@ -43,7 +43,7 @@ class Steps:
     discount: str
 
     def latex(self, decimals: int = 4) -> dict[str, str]:
-        """LaTeX of the DCG and IDCG sums and of the nDCG quotient (strings for st.latex)."""
+        """LaTeX of the DCG and IDCG sums and of the nDCG quotient (KaTeX strings for the dashboard)."""
         return {
             "dcg": _sum_latex(r"\mathrm{DCG}", self.k, self.terms, self.dcg, decimals),
             "idcg": _sum_latex(r"\mathrm{IDCG}", self.k, self.ideal, self.idcg, decimals),
@@ -71,7 +71,8 @@ def formulas(gain: str = "linear", discount: str = "log2", graded: bool = True) 
 
 def _sum_latex(name: str, k: int, table: pd.DataFrame, total: float, decimals: int) -> str:
     rows = table[table["contribution"] != 0]
-    parts = [rf"{g:.{decimals}f}\cdot{d:.{decimals}f}" for g, d in zip(rows["gain"], rows["discount"])]
+    # each term braced: one unbreakable group, so a narrow page wraps the sum between terms, never inside one
+    parts = [rf"{{{g:.{decimals}f}\cdot{d:.{decimals}f}}}" for g, d in zip(rows["gain"], rows["discount"])]
     body = " + ".join(parts) if parts else "0"
     return rf"{name}@{k} = {body} = {total:.{decimals}f}"
 
