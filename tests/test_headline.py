@@ -182,3 +182,25 @@ def test_per_movie_comparison_adjusts_its_intervals_across_movies(demo_dataset):
     assert macro.set_index("movie").loc[movie, "p_randomization"] == pytest.approx(
         paired_randomization_test(a.to_numpy(), b.to_numpy(), n_perm=2000), abs=0.05
     )
+
+
+def test_remembered_comparisons_equal_the_computation():
+    """Speed trick "remembered comparisons": the same values again give the computation's result (read-only draws);
+    other values, another metric or another aggregation are computed, not read from the memo."""
+    from kweval.stats import aggregated
+
+    rng = np.random.default_rng(5)
+    a = pd.DataFrame({"f1": rng.random(40), "n_pred": 5.0, "n_matched": rng.integers(0, 5, 40).astype(float)})
+    b = a.assign(f1=a["f1"] + rng.normal(0.05, 0.1, 40))
+    aggregated._REMEMBERED.clear()
+    first = aggregated_difference(a, b, "f1", "macro", n_boot=300, n_perm=500)
+    assert len(aggregated._REMEMBERED) == 1
+    again = aggregated_difference(a.copy(), b.copy(), "f1", "macro", n_boot=300, n_perm=500)
+    assert len(aggregated._REMEMBERED) == 1 and again[2] is first[2] and not again[2].flags.writeable
+    aggregated._REMEMBERED.clear()
+    fresh = aggregated_difference(a, b, "f1", "macro", n_boot=300, n_perm=500)
+    assert fresh[:2] == first[:2] and fresh[3] == first[3] and np.array_equal(fresh[2], first[2])
+    other = aggregated_difference(a, b.assign(f1=b["f1"] + 0.01), "f1", "macro", n_boot=300, n_perm=500)
+    assert other[1] == pytest.approx(first[1] + 0.01) and len(aggregated._REMEMBERED) == 2
+    aggregated_difference(a, b, "f1", "macro", n_boot=300, n_perm=400)  # another n_perm: computed
+    assert len(aggregated._REMEMBERED) == 3

@@ -21,7 +21,10 @@ column saying what was compared.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -83,6 +86,47 @@ def aggregated_difference(
     ok = a[metric].notna().to_numpy() & b[metric].notna().to_numpy()
     xa = a[columns].to_numpy(dtype="float64")[ok]
     xb = b[columns].to_numpy(dtype="float64")[ok]
+    key = hashlib.blake2b(repr((columns, metric, how, n_boot, n_perm, seed, xa.shape)).encode(), digest_size=16)
+    key.update(np.ascontiguousarray(xa).tobytes())
+    key.update(np.ascontiguousarray(xb).tobytes())
+    return _remembered(key.hexdigest(), lambda: _difference(xa, xb, columns, metric, how, n_boot, n_perm, seed))
+
+
+_REMEMBERED: OrderedDict[str, tuple[float, float, np.ndarray, float]] = OrderedDict()
+_REMEMBER = 64  # comparisons kept (a few kB each)
+_LOCK = threading.Lock()
+
+
+def _remembered(key: str, compute: Callable[[], tuple[float, float, np.ndarray, float]]):
+    """Speed trick "remembered comparisons": the result for the same values again (a k change leaves F1 and
+    weighted F1 as they were; Compare and the report ask for the headline's pairs again), else `compute()`;
+    the draws are read-only.  Reference: the computation itself (tests/test_headline.py)."""
+    with _LOCK:  # the dashboard's sessions are threads
+        if key in _REMEMBERED:
+            _REMEMBERED.move_to_end(key)
+            return _REMEMBERED[key]
+    value_a, value_b, draws, p = compute()
+    draws = np.array(draws, dtype="float64")
+    draws.setflags(write=False)
+    result = (value_a, value_b, draws, p)
+    with _LOCK:
+        _REMEMBERED[key] = result
+        while len(_REMEMBERED) > _REMEMBER:
+            _REMEMBERED.popitem(last=False)
+    return result
+
+
+def _difference(
+    xa: np.ndarray,
+    xb: np.ndarray,
+    columns: list[str],
+    metric: str,
+    how: str,
+    n_boot: int,
+    n_perm: int,
+    seed: int,
+) -> tuple[float, float, np.ndarray, float]:
+    """`aggregated_difference` on the rows' statistic columns (NaN rows left out)."""
     n = xa.shape[0]
     if n == 0:
         return np.nan, np.nan, np.zeros(0), np.nan
