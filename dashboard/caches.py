@@ -15,15 +15,12 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from dashboard.protocol import page_card
-from dashboard.report_view import report_html
 from dashboard.state import Ctx, ci_digest, ci_groups, row_identity
 from kweval import legacy, stats
 from kweval.data.vocabulary import Vocabulary
 from kweval.evaluation import slices
 from kweval.evaluation.aggregate import aggregate_by
-from kweval.io import report
-from kweval.io.settings import setting_texts
+from kweval.io import report, report_protocol
 from kweval.keyphrase import dataset_protocol
 from kweval.stats.headline import headline, key_metrics
 
@@ -144,19 +141,6 @@ def summary_headline(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame
     return _headline(content, sel.agg, scope, models, keys, scores, ctx.words)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def _report(key: tuple, how: str, scope: str, models: tuple, meta: tuple, _ctx: Ctx) -> str:
-    said = "; ".join(setting_texts(dict(meta), _ctx.words))
-    title = f"kweval report: {report.dataset_name(dict(meta))} ({said})"
-    return report_html(_ctx.dataset, _ctx.evaluation, list(models), scope, how, page_card(_ctx), title)
-
-
-def summary_report(ctx: Ctx, scope: str, meta: dict) -> str:
-    """`kweval report`'s HTML page of the view (`dashboard.report_view`), cached per view."""
-    sel = ctx.selection
-    return _report(ctx.key, sel.agg, scope, tuple(sel.models), tuple(meta.items()), ctx)
-
-
 # ---------------------------------------------------------------------------------------------
 # Compare
 
@@ -264,6 +248,37 @@ def protocol_scores(ctx: Ctx, protocol: str) -> pd.DataFrame:
     sel = ctx.selection
     scores = _protocol_scores(ctx.data_hash, protocol, sel.k, tuple(sel.models), ctx.dataset)
     return scores if sel.movie == "ALL" else scores[scores["movie"] == sel.movie]
+
+
+@st.cache_data(show_spinner="The headline: comparing the leaders…", max_entries=16)
+def _protocol_headline(
+    data_hash: str, protocol: str, k: int, models: tuple, movie: str, _scores: pd.DataFrame, _words: Vocabulary
+) -> pd.DataFrame:
+    return report_protocol.protocol_headline(_scores, protocol, k, _words)
+
+
+def protocol_headline(ctx: Ctx, protocol: str) -> pd.DataFrame:
+    """The headline of the selected models' per-document scores under the preset in the sidebar's scope
+    (`kweval.io.report_protocol.protocol_headline`, the report's)."""
+    sel = ctx.selection
+    scores = protocol_scores(ctx, protocol)
+    return _protocol_headline(ctx.data_hash, protocol, sel.k, tuple(sel.models), sel.movie, scores, ctx.words)
+
+
+@st.cache_data(show_spinner="Bootstrapping 95% CIs…", max_entries=16)
+def _protocol_cis(
+    data_hash: str, protocol: str, k: int, models: tuple, movie: str, metrics: tuple, _scores: pd.DataFrame
+) -> pd.DataFrame:
+    return report_protocol.protocol_intervals(_scores, protocol, list(metrics))
+
+
+def protocol_cis(ctx: Ctx, protocol: str, movie: str, metrics: Sequence[str]) -> pd.DataFrame:
+    """Bootstrap 95% CIs over the documents of collection `movie` of each selected model's preset value of `metrics`
+    (`kweval.io.report_protocol.protocol_intervals`: KPEval's F1 as the F1 of mean P and R)."""
+    sel = ctx.selection
+    scores = _protocol_scores(ctx.data_hash, protocol, sel.k, tuple(sel.models), ctx.dataset)
+    scores = scores[scores["movie"] == movie]
+    return _protocol_cis(ctx.data_hash, protocol, sel.k, tuple(sel.models), movie, tuple(metrics), scores)
 
 
 @st.cache_data(show_spinner="Bootstrap and randomization tests…", max_entries=16)

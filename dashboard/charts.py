@@ -51,6 +51,16 @@ def metric_bars(ctx: Ctx, scope: str, rows: pd.DataFrame, cis: pd.DataFrame) -> 
     return _bars(ctx.key, sel.agg, scope, tuple(sel.models), metrics, all_models, rows, cis)
 
 
+def protocol_bars(ctx: Ctx, protocol: str, movie: str, rows: pd.DataFrame, cis: pd.DataFrame) -> go.Figure:
+    """The small multiples of a keyphrase preset's table (`rows`: its rows of collection `movie`, one per model) with
+    each value's CI (`caches.protocol_cis`)."""
+    sel = ctx.selection
+    metrics = tuple(c for c in rows.columns if c not in ("movie", "model", "n_documents"))
+    key = (ctx.data_hash, protocol, sel.k)
+    all_models = tuple(ctx.dataset.model_names)
+    return _bars(key, "macro", movie, tuple(sel.models), metrics, all_models, rows.set_index("model"), cis)
+
+
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _heatmap(
     key: tuple, agg: str, models: tuple, metric: str, movie_word: str, _movies_only: pd.DataFrame

@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 import pandas as pd
 
 from dashboard.escape import esc, fmt_num
-from dashboard.selection import TAU_DEFAULT, format_tau
+from dashboard.html_holes import CosineCell, Part, fill
+from dashboard.selection import TAU_DEFAULT
 from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
 from kweval.metrics.categories import CATEGORIES
 
@@ -63,15 +64,23 @@ def keyword_table_html(
 
     Positions at or beyond k are dimmed and say so.
     """
+    return fill(keyword_table_parts(rows, k, semantic, sentiment, words), threshold)
+
+
+def keyword_table_parts(
+    rows: pd.DataFrame, k: int, semantic: bool = False, sentiment: bool = False, words: Vocabulary = MOVIE_WORDS
+) -> list[Part]:
+    """`keyword_table_html` before τ: escaped HTML with a `CosineCell` hole per cosine (`dashboard.html_holes`)."""
     if rows.empty:
-        return '<div class="kw-list"><em>empty output</em></div>'
+        return ['<div class="kw-list"><em>empty output</em></div>']
     head = ["#", "keyword", "lexical match"]
     if semantic:
         head += ["nearest GT", "cosine"]
     if sentiment:
         head += ["v(x)"]
-    lines = []
-    for _, r in rows.iterrows():
+    th = "".join(f"<th>{esc(h)}</th>" for h in head)
+    parts: list[Part] = [f'{_TABLE_STYLE}<table class="kw-table"><thead><tr>{th}</tr></thead><tbody>']
+    for r in rows.to_dict("records"):
         pos = int(r["position"])
         beyond = pos >= k
         matched = int(r["gt_rank"]) >= 0
@@ -81,7 +90,7 @@ def keyword_table_html(
             if matched
             else unmatched_html(r)
         )
-        cells = [f"{pos} <span class='kw-beyond'>(beyond k)</span>" if beyond else str(pos), kw, lex]
+        cells: list[Part] = [f"{pos} <span class='kw-beyond'>(beyond k)</span>" if beyond else str(pos), kw, lex]
         if semantic:
             near = r.get("nearest_gt")
             if near is None or (isinstance(near, float) and near != near):
@@ -91,19 +100,15 @@ def keyword_table_html(
                     f'<span class="kw-near">{esc(near)}</span> <span class="kw-gt">('
                     f"{esc(words.gt_position(int(r['nearest_rank'])))})</span>"
                 )
-                cos = fmt_num(r["cosine"])
-                if bool(r["above"]):
-                    cells.append(
-                        f'<mark class="kw-cos kw-above" title="cosine &gt; τ = {format_tau(threshold)}">{cos} ✓</mark>'
-                    )
-                else:
-                    cells.append(f'<span class="kw-cos">{cos}</span>')
+                cells.append(CosineCell(float(r["cosine"])))
         if sentiment:
             cells.append(f'<span class="kw-v">{fmt_num(r.get("v"))}</span>')
-        style = ' style="opacity:0.6"' if beyond else ""
-        lines.append(f"<tr{style}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    th = "".join(f"<th>{esc(h)}</th>" for h in head)
-    return f'{_TABLE_STYLE}<table class="kw-table"><thead><tr>{th}</tr></thead><tbody>{"".join(lines)}</tbody></table>'
+        parts.append('<tr style="opacity:0.6">' if beyond else "<tr>")
+        for cell in cells:
+            parts += ["<td>", cell, "</td>"]
+        parts.append("</tr>")
+    parts.append("</tbody></table>")
+    return parts
 
 
 def sentiment_line(text_v: float, gt_v: float) -> str:
@@ -176,8 +181,13 @@ def gt_top_html(
 
 def model_grid_html(cells: Sequence[str], min_width_rem: float = 16) -> str:
     """Model columns side by side that wrap to one column on a narrow (phone) screen."""
+    return f"{model_grid_start(min_width_rem)}{''.join(cells)}</div>"
+
+
+def model_grid_start(min_width_rem: float = 16) -> str:
+    """The opening tag of `model_grid_html` (a card template puts its model cells after it, then ``</div>``)."""
     return (
         f'<div class="kw-models" '
         f'style="display:grid;grid-template-columns:repeat(auto-fit,minmax(min({float(min_width_rem):g}rem,100%),1fr));'
-        f'gap:0.8rem;margin-top:0.4rem">{"".join(cells)}</div>'
+        f'gap:0.8rem;margin-top:0.4rem">'
     )

@@ -12,14 +12,17 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import caches
+from dashboard import caches, charts
 from dashboard.escape import md
+from dashboard.headline_card import show_headline_card, significance_caption
+from dashboard.report_button import preset_report_button
 from dashboard.selection import PROTOCOL_DEFAULT, PROTOCOLS, parse_protocol
 from dashboard.state import Ctx
 from dashboard.style import outcome_styles
 from dashboard.tables import decimal_formats, number_columns, text_columns
 from dashboard.url_state import url_widget
 from kweval.io import report
+from kweval.io.report_protocol import f1_of_means
 from kweval.stats import verdict
 
 PROTOCOL_HELP = (
@@ -55,9 +58,12 @@ def cli_command(ctx: Ctx, protocol: str) -> str:
 
 
 def show_protocol_summary(ctx: Ctx, protocol: str, meta: dict) -> None:
-    """The preset's summary table (the CLI's rows), with its CSV download named after every setting."""
+    """The preset's view of Summary, led as the kweval view is: the headline card of the preset's per-document
+    scores, the preset's summary table (the CLI's rows) with its CSV download named after every setting, and the
+    table's small multiples with bootstrap CIs."""
     table = caches.protocol_summary(ctx, protocol)
     words = ctx.words
+    show_protocol_headline(ctx, protocol)
     st.subheader(f"Every metric under the {md(protocol)} preset, {words.movies.lower()} × models")
     metrics = [c for c in table.columns if c not in ("movie", "model", "n_documents")]
     config = number_columns(metrics, formats=decimal_formats(table)) | number_columns(["n_documents"], fmt="%d")
@@ -68,12 +74,66 @@ def show_protocol_summary(ctx: Ctx, protocol: str, meta: dict) -> None:
         "normalisation, cut-off and macro F1), then averaged over the collection's documents. The sidebar's match "
         "mode and aggregation do not apply to a preset."
     )
-    st.download_button(
+    c1, c2, _ = st.columns([1, 2, 5])
+    c1.download_button(
         "CSV",
         report.to_csv(table),
         report.download_name("summary", meta, "csv"),
         "text/csv",
         key="protocol_csv",
+    )
+    movie = scope_collection(ctx, table)
+    if movie is not None:  # the report of one collection, as `kweval report --protocol` writes it
+        preset_report_button(ctx, protocol, movie, meta, c2)
+    show_protocol_charts(ctx, protocol, table, movie)
+
+
+def _f1_note(protocol: str) -> str:
+    """What the headline's F1 is under a preset whose table F1 is the F1 of mean P and R (KPEval); "" otherwise."""
+    if f1_of_means(protocol):
+        return (
+            f" The {protocol} table's F1 is the F1 of mean P and mean R, which no paired test resamples per document: "
+            "the headline compares mean per-document F1 (so named)."
+        )
+    return ""
+
+
+def show_protocol_headline(ctx: Ctx, protocol: str) -> None:
+    """The headline card of the preset's per-document scores in the sidebar's scope (`caches.protocol_headline`)."""
+    top = caches.protocol_headline(ctx, protocol) if len(ctx.selection.models) >= 2 else None
+    caption = significance_caption(ctx.words.reviews.lower(), 0 if top is None else len(top))
+    caption += (
+        f" Under the {md(protocol)} preset: the per-document values of {md(cli_command(ctx, protocol))} "
+        f"(`--per-review` writes them); a margin is the difference of the two models' means.{_f1_note(protocol)}"
+    )
+    show_headline_card(f"{md(ctx.movie_title(ctx.selection.movie))}, {md(protocol)} preset", top, caption)
+
+
+def scope_collection(ctx: Ctx, table: pd.DataFrame) -> str | None:
+    """The collection the preset's charts and report show: the sidebar's, or the only one under ALL (None when
+    ALL spans several: the preset's rows are per collection)."""
+    collections = list(dict.fromkeys(table["movie"])) if len(table) else []
+    if ctx.selection.movie in collections:
+        return ctx.selection.movie
+    return collections[0] if len(collections) == 1 else None
+
+
+def show_protocol_charts(ctx: Ctx, protocol: str, table: pd.DataFrame, movie: str | None) -> None:
+    """The preset table's small multiples for collection `movie` (`scope_collection`)."""
+    words = ctx.words
+    if movie is None:
+        one = words.movie.lower()
+        st.caption(f"Charts and report: choose one {one} in the sidebar (the preset's rows are per {one}).")
+        return
+    st.subheader(f"Per metric, with bootstrap 95% CIs — {md(ctx.movie_title(movie))}, {md(protocol)} preset")
+    rows = table[table["movie"] == movie]
+    metrics = [c for c in rows.columns if c not in ("movie", "model", "n_documents")]
+    fig = charts.protocol_bars(ctx, protocol, movie, rows, caches.protocol_cis(ctx, protocol, movie, metrics))
+    st.plotly_chart(fig, key="protocol_bars", config={"displaylogo": False})
+    st.caption(
+        "One panel per metric, each with its own scale from 0: the values of the table above. Error bars: percentile "
+        f"bootstrap over {words.reviews.lower()} (2000 resamples, seed 0) of the preset's statistic (the mean; "
+        "KPEval's F1: the F1 of the resampled mean P and R)."
     )
 
 

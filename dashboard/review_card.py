@@ -1,5 +1,6 @@
 """The review explorer's cards: a review's text with one model's matches, its GT and each model's keywords and
-metrics, built once per evaluation, review, models and marked model (a rerun does not rebuild the cards it shows).
+metrics, built once per evaluation (but τ), review, models and marked model: a rerun or a τ step does not rebuild
+the cards it shows (`dashboard.html_holes`).
 
 Everything user-made is escaped (`dashboard.escape`, `dashboard.keyword_html`).
 """
@@ -13,10 +14,11 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import keyword_html
+from dashboard import html_holes, keyword_html
 from dashboard.escape import esc, fmt_num
 from dashboard.gt_lists import gt_lists
 from dashboard.highlight import matched_tooltips, review_html
+from dashboard.html_holes import MetricsLine, Part
 from dashboard.review_tables import keyword_details, review_table
 from dashboard.state import Ctx
 from dashboard.style import model_colors
@@ -77,51 +79,31 @@ def _keywords(key: tuple, movie: str, models: tuple, _keywords: pd.DataFrame) ->
 
 
 class CardData(NamedTuple):
-    """What a review card shows beyond the review row and its scores."""
+    """What a review card shows beyond the review row and its scores, whatever τ (a τ step changes only the cosine
+    marks and the metrics: `dashboard.html_holes`)."""
 
     rows: pd.DataFrame  # the review's keywords (selected models) with why each matched or not (`why.match_reasons`)
-    details: pd.DataFrame | None  # semantic or sentiment on: those rows with `keyword_details` (None otherwise)
+    details: pd.DataFrame | None  # semantic or sentiment on: those rows with `keyword_details`, cosines unmarked
     text_v: float  # sentiment on: v(review text), else NaN
     gt_v: float  # sentiment on: the mean v of the review's GT list, else NaN
-    scores: pd.DataFrame  # the review's rows of the page's scores, indexed by model
+    evaluated: tuple[str, ...]  # the selected models with a score row for the review (the others: "skipped")
 
 
 def card_data(ctx: Ctx, page: pd.DataFrame, kw: pd.DataFrame, scores: pd.DataFrame) -> dict[tuple[str, str], CardData]:
     """Per (movie, review_id) of `page` (rows of `reviews_table`), what its card shows, computed for the whole page
-    at once: one `why.match_reasons` and one `keyword_details` per GT list of the page (one embedding read), not one
-    per card.  Reference: the same for a page of that one review (tests/test_review_card_page.py)."""
+    at once and shared by every τ: one `why.match_reasons` and one `keyword_details` per GT list of the page (one
+    embedding read), not one per card.  Reference: the same for a page of that one review
+    (tests/test_review_card_page.py)."""
     ids = tuple(zip(page["movie"].tolist(), page["review_id"].tolist()))
-    return _page_data(ctx.key, ids, tuple(ctx.selection.models), ctx, kw, page["text"].tolist(), scores)
+    return _page_base(ctx.tau_free_key, ids, tuple(ctx.selection.models), ctx, kw, page["text"].tolist(), scores)
 
 
-# Shared, read-only: a page's cards are built from it once (each card's HTML is cached on its own).
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _page_data(
-    key: tuple, ids: tuple, models: tuple, _ctx: Ctx, _kw: pd.DataFrame, _texts: list, _scores: pd.DataFrame
-) -> dict[tuple[str, str], CardData]:
-    """The page's data at this evaluation's τ: its τ-free part (`_page_base`, shared by every τ) re-thresholded
-    (`above_threshold`, the rule of `nearest_gt_table`) and the page's scores."""
-    from kweval.embeddings.similarity import above_threshold
-
-    base = _page_base(_ctx.tau_free_key, ids, models, _ctx, _kw, _texts)
-    movies, reviews = {m for m, _ in ids}, {r for _, r in ids}
-    scores = _scores[_scores["movie"].isin(movies) & _scores["review_id"].isin(reviews)]
-    score_of = list(zip(scores["movie"].tolist(), scores["review_id"].tolist()))
-    out = {}
-    for review, data in base.items():
-        details = data.details
-        if details is not None and "cosine" in details:
-            details = details.assign(above=above_threshold(details["cosine"].to_numpy(), _ctx.options.threshold))
-        mine = scores[[i == review for i in score_of]].set_index("model")
-        out[review] = data._replace(details=details, scores=mine)
-    return out
-
-
+# Shared, read-only: a page's cards are built from it once (each card's template is cached on its own).
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _page_base(
-    tau_free_key: tuple, ids: tuple, models: tuple, _ctx: Ctx, _kw: pd.DataFrame, _texts: list
+    tau_free_key: tuple, ids: tuple, models: tuple, _ctx: Ctx, _kw: pd.DataFrame, _texts: list, _scores: pd.DataFrame
 ) -> dict[tuple[str, str], CardData]:
-    """What a τ change leaves unchanged: reasons, nearest GT keywords and cosines, sentiment (scores left empty)."""
+    """What a τ change leaves unchanged: reasons, nearest GT keywords and cosines, sentiment, who was evaluated."""
     from kweval.evaluation import sentiment
 
     ctx, sem, sas = _ctx, _ctx.options.semantic, _ctx.options.sentiment
@@ -133,6 +115,7 @@ def _page_base(
     list_of = {(m, r): (m, r) if len(lists.get((m, r), ())) else (m, None) for m, r in ids}
     empty = ctx.evaluation.ground_truth.iloc[0:0]
     vectors = _page_vectors(ctx, rows, [lists.get(g, empty) for g in dict.fromkeys(list_of.values())]) if sem else None
+    scored = set(_rows_of(_scores, ids, models)[["movie", "review_id", "model"]].itertuples(index=False, name=None))
     out: dict[tuple[str, str], CardData] = {}
     for gt_key in dict.fromkeys(list_of.values()):
         gt = lists.get(gt_key, empty)
@@ -140,6 +123,8 @@ def _page_base(
         mask = np.fromiter((list_of[i] == gt_key for i in of_row), dtype=bool, count=len(of_row))
         reasons = why.match_reasons(rows[mask], gt, ctx.options.match, ctx.options.k)
         details = keyword_details(reasons, gt, vectors, ctx.options.threshold, sentiment=sas) if sem or sas else None
+        if details is not None:  # the marks are τ's: `html_holes.fill`
+            details = details.drop(columns="above", errors="ignore")
         gt_v = sentiment.gt_mean_value(gt) if sas else float("nan")
         review_of = [i for i, inside in zip(of_row, mask) if inside]
         for review in members:
@@ -150,8 +135,34 @@ def _page_base(
                 None if details is None else details[mine].reset_index(drop=True),
                 text_v,
                 gt_v,
-                ctx.evaluation.scores.iloc[0:0],
+                tuple(m for m in models if (*review, m) in scored),
             )
+    return out
+
+
+def _rows_of(scores: pd.DataFrame, ids: tuple, models: tuple) -> pd.DataFrame:
+    """The rows of `scores` for the reviews `ids` ((movie, review_id) pairs) and `models`."""
+    movies, reviews = {m for m, _ in ids}, {r for _, r in ids}
+    near = scores[scores["movie"].isin(movies) & scores["review_id"].isin(reviews) & scores["model"].isin(models)]
+    wanted = set(ids)
+    return near[[pair in wanted for pair in zip(near["movie"].tolist(), near["review_id"].tolist())]]
+
+
+def metric_lines(ctx: Ctx, scores: pd.DataFrame, ids: tuple) -> dict[tuple[str, str], dict[str, str]]:
+    """Per review of `ids`, per model with a score row: its metrics line (escaped HTML) at this evaluation's τ."""
+    return _metric_lines(ctx.key, ids, tuple(ctx.selection.models), tuple(review_metrics(ctx)), scores)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _metric_lines(
+    key: tuple, ids: tuple, models: tuple, names: tuple, _scores: pd.DataFrame
+) -> dict[tuple[str, str], dict[str, str]]:
+    mine = _rows_of(_scores, ids, models)
+    shown = [name for name in names if name in mine.columns]
+    out: dict[tuple[str, str], dict[str, str]] = {}
+    for rec in mine[["movie", "review_id", "model", *shown]].to_dict("records"):
+        line = " · ".join(f"{esc(name)} {fmt_num(rec[name])}" for name in shown)
+        out.setdefault((rec["movie"], rec["review_id"]), {})[rec["model"]] = line
     return out
 
 
@@ -183,9 +194,9 @@ def own_gt_html(ctx: Ctx, movie: str, review: str, text: object) -> str:
     )
 
 
-@st.cache_data(show_spinner=False, max_entries=512)
-def _card_html(
-    key: tuple,
+@st.cache_resource(show_spinner=False, max_entries=512)
+def _card_parts(
+    tau_free_key: tuple,
     movie: str,
     review: str,
     models: tuple,
@@ -193,17 +204,16 @@ def _card_html(
     _ctx: Ctx,
     _row: pd.Series,
     _data: Callable[[], CardData],
-) -> tuple[str, tuple]:
-    """(a review card's HTML, the models with output for the review): one per evaluation, review, models and
-    marked model, so a rerun (another page of the list, a widget) does not rebuild the cards it shows again.
-    `_data`: the card's `CardData`, asked for only when the HTML is not cached."""
+) -> tuple[tuple[Part, ...], tuple[str, ...]]:
+    """(a review card's template: HTML with τ's holes, the models with output for the review): one per evaluation
+    but τ, review, models and marked model, so a rerun or a τ step does not rebuild the cards it shows again.
+    `_data`: the card's `CardData`, asked for only when the template is not cached.  Shared and immutable."""
     ctx, row = _ctx, _row
     sel, sem, sas = ctx.selection, ctx.options.semantic, ctx.options.sentiment
     words = ctx.words  # Movie/Review or Collection/Document; no GT rank for an unranked GT
     colors = model_colors(ctx.dataset.model_names)
     data = _data()
     rows = data.rows
-    mine = data.scores
     rating = "" if pd.isna(row["rating"]) else f" · rating {row['rating']:g}"
     title = f" · “{esc(row['title'])}”" if isinstance(row["title"], str) else ""
     head = (
@@ -211,36 +221,32 @@ def _card_html(
         f'style="font-weight:400;opacity:0.7"> · {esc(ctx.movie_title(row["movie"]))}{rating} · '
         f"{int(row['length'])} chars</span></div>"
     )
-    extra = ""
-    details = data.details
-    if sas:
-        extra = keyword_html.sentiment_line(data.text_v, data.gt_v)
-    shown = details if (sem or sas) else rows
+    shown = data.details if (sem or sas) else rows
     listed = dict(tuple(shown.groupby("model", sort=False)))  # each model's rows, split once (not one filter each)
-    values = mine.to_dict("index")
-    names = review_metrics(ctx)
-    cells = []
+    cells: list[Part] = []
     for model in sel.models:
         swatch = (
             '<span style="display:inline-block;width:0.7em;height:0.7em;border-radius:50%;'
             f'background:{colors.get(model, "grey")};margin-right:0.3em"></span>'
         )
-        if model not in values:
+        if model not in data.evaluated:
             cells.append(
                 f'<div>{swatch}<b>{esc(model)}</b><div style="opacity:0.7">skipped: no output for this '
                 f"{esc(words.review.lower())}</div></div>"
             )
             continue
-        m = values[model]
-        vals = " · ".join(f"{esc(name)} {fmt_num(m[name])}" for name in names if name in m)
         own_rows = listed.get(model, shown.iloc[0:0])
         if sem or sas:
-            listing = keyword_html.keyword_table_html(own_rows, sel.k, sem, sas, ctx.options.threshold, words=words)
+            listing = keyword_html.keyword_table_parts(own_rows, sel.k, sem, sas, words=words)
         else:
-            listing = keyword_html.keyword_list_html(own_rows, sel.k, words=words)
-        cells.append(
-            f'<div>{swatch}<b>{esc(model)}</b><div style="font-size:0.85em;opacity:0.8">{vals}</div>{listing}</div>'
-        )
+            listing = [keyword_html.keyword_list_html(own_rows, sel.k, words=words)]
+        cells += [
+            f'<div>{swatch}<b>{esc(model)}</b><div style="font-size:0.85em;opacity:0.8">',
+            MetricsLine(model),
+            "</div>",
+            *listing,
+            "</div>",
+        ]
     gt = ctx.own_gt(row["movie"], row["review_id"])
     marks = (
         f'<div style="font-size:0.85em;opacity:0.75">Marked: the words of {esc(marked)}’s matched keywords.</div>'
@@ -254,9 +260,9 @@ def _card_html(
         f'18rem;min-width:0">{marks}{text}{own}</div>'
         f'<div style="flex:1 1 12rem">{keyword_html.gt_top_html(gt, sel.k, rows, colors, words=words)}</div></div>'
     )
-    return head + side + extra + keyword_html.model_grid_html(cells, 22 if (sem or sas) else 16), tuple(
-        m for m in sel.models if m in mine.index
-    )
+    extra = keyword_html.sentiment_line(data.text_v, data.gt_v) if sas else ""
+    grid = keyword_html.model_grid_start(22 if (sem or sas) else 16)
+    return (head + side + extra + grid, *cells, "</div>"), data.evaluated
 
 
 def card_html(
@@ -268,13 +274,21 @@ def card_html(
     page: pd.DataFrame | None = None,
 ) -> tuple[str, tuple]:
     """(the card's HTML, the models with output for the review); `page`: the rows of `reviews_table` shown with it
-    (their `card_data` is computed together), by default the review alone."""
+    (their `card_data` and metrics are computed together), by default the review alone.  The τ-free template is
+    cached (`_card_parts`); the marks and metrics are filled at this evaluation's τ (`html_holes.fill`)."""
     sel = ctx.selection
+    shown = row.to_frame().T if page is None else page
+    review = (row["movie"], row["review_id"])
 
     def data() -> CardData:
-        return card_data(ctx, row.to_frame().T if page is None else page, kw, scores)[(row["movie"], row["review_id"])]
+        return card_data(ctx, shown, kw, scores)[review]
 
-    return _card_html(ctx.key, row["movie"], row["review_id"], tuple(sel.models), marked, ctx, row, data)
+    parts, evaluated = _card_parts(
+        ctx.tau_free_key, row["movie"], row["review_id"], tuple(sel.models), marked, ctx, row, data
+    )
+    ids = tuple(zip(shown["movie"].tolist(), shown["review_id"].tolist()))
+    lines = metric_lines(ctx, scores, ids).get(review, {})
+    return html_holes.fill(parts, ctx.options.threshold, lines), evaluated
 
 
 def review_card(

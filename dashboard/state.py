@@ -183,7 +183,7 @@ def ci_digest(rows: pd.DataFrame, group: list[str], how: str) -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _summary(data_hash: str, options: tuple, how: str, _evaluation: Evaluation) -> pd.DataFrame:
+def _summary(data_hash: str, options: str, how: str, _evaluation: Evaluation) -> pd.DataFrame:
     return aggregate(_evaluation, how)
 
 
@@ -205,15 +205,15 @@ class Ctx:
     uploads: dict[str, int] = field(default_factory=dict)  # uploaded file name -> size in bytes (newest copy)
 
     @property
-    def key(self) -> tuple:
-        """Cache key of everything derived from this evaluation."""
-        return (self.data_hash, tuple(self.options.as_dict().items()))
+    def key(self) -> tuple[str, str]:
+        """Cache key of everything derived from this evaluation: (data hash, digest of the options: short to hash)."""
+        return (self.data_hash, hashlib.blake2b(repr(self.options.as_dict()).encode(), digest_size=12).hexdigest())
 
     @property
-    def tau_free_key(self) -> tuple:
-        """Cache key of what a τ change leaves unchanged: the evaluation's keywords and GT and every score but the
-        semantic ones (`kweval.evaluation.semantic_columns.with_threshold` recomputes only those)."""
-        return (self.data_hash, tuple((k, v) for k, v in self.options.as_dict().items() if k != "threshold"))
+    def tau_free_key(self) -> tuple[str, str]:
+        """Cache key of what a τ change leaves unchanged: all but the semantic scores (`with_threshold`'s)."""
+        free = {k: v for k, v in self.options.as_dict().items() if k != "threshold"}
+        return (self.data_hash, hashlib.blake2b(repr(free).encode(), digest_size=12).hexdigest())
 
     @property
     def upload_names(self) -> list[str]:

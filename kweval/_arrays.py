@@ -12,7 +12,9 @@ millions of rows holds one Python object per distinct value.  The idioms:
   `repeated` (later rows with an earlier row's key);
 - runs: `run_heads`, `position_in_run`;
 - building: `object_array`, `object_column`, `concat_or_empty`, `group_sum`,
-  `index_dtype` (int32 row indexes where they fit: half the memory).
+  `index_dtype` (int32 row indexes where they fit: half the memory);
+- packed bits: `byte_tables` / `packed_bits_times` (random 0/1 rows times values, read a byte at a time from
+  per-byte sums instead of unpacking every bit: the randomization tests' swap sums).
 
 Each has a plain definition it is tested against (tests/test_arrays.py).
 """
@@ -225,3 +227,26 @@ def unique_codes(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     present[codes] = True
     rank = np.cumsum(present, dtype=np.int64) - 1  # each present code's position among the present ones
     return np.flatnonzero(present), rank[codes]
+
+
+_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype("float64")  # 256 × 8, MSB first
+
+
+def byte_tables(values: np.ndarray) -> np.ndarray:
+    """For (n × c) `values`, per column (c × bytes·256): per byte j of a packed row (rows 8j..8j+7, most
+    significant bit first, as np.packbits) and each of its 256 bit patterns, the sum of the values its set bits
+    select."""
+    n, c = values.shape
+    n_bytes = (n + 7) // 8
+    padded = np.zeros((n_bytes * 8, c))
+    padded[:n] = values
+    tables = np.einsum("vb,jbc->cjv", _BYTE_BITS, padded.reshape(n_bytes, 8, c))
+    return np.ascontiguousarray(tables.reshape(c, n_bytes * 256))
+
+
+def packed_bits_times(packed: np.ndarray, tables: np.ndarray) -> np.ndarray:
+    """``np.unpackbits(packed, axis=1, count=n).astype(float) @ values`` with `tables` = `byte_tables(values)`:
+    one table read per byte and column instead of eight multiplications per bit (sums in another order: equal up
+    to rounding, exactly equal for integer values)."""
+    codes = packed.astype(np.intp) + (np.arange(packed.shape[1], dtype=np.intp) * 256)[None, :]
+    return np.stack([np.take(column, codes).sum(axis=1) for column in tables], axis=1)

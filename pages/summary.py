@@ -8,9 +8,11 @@ import streamlit as st
 
 from dashboard import caches, charts, explorer_judgments
 from dashboard.escape import md
+from dashboard.headline_card import show_headline_card, significance_caption
 from dashboard.links import METRICS_DOC, metrics_doc
 from dashboard.protocol import show_protocol_card
 from dashboard.protocol_select import choose_protocol, show_protocol_summary
+from dashboard.report_button import report_button
 from dashboard.sidebar import open_page
 from dashboard.style import metric_label
 from dashboard.tables import best_in_bold, decimal_formats, number_columns
@@ -28,22 +30,9 @@ MOVIE, REVIEWS = words.movie.lower(), words.reviews.lower()
 
 def show_headline(scores: pd.DataFrame, scope: str) -> None:
     """The answer at a glance: one sentence per key metric (`kweval.stats.headline`), significant ones marked."""
-    with st.container(border=True, key="headline_card"):
-        st.markdown(f"#### At a glance — {md(ctx.movie_title(scope))}")
-        if len(sel.models) < 2:
-            st.markdown("One model selected: nothing to compare. Select two or more in the sidebar (Models).")
-            return
-        top = caches.summary_headline(ctx, scope, scores)
-        if top.empty:
-            st.markdown("No key metric has values for two models here.")
-            return
-        lines = [("✅ " if row["significant"] else "▫️ ") + md(row["sentence"]) for row in top.to_dict("records")]
-        st.markdown("\n".join(f"- {line}" for line in lines))
-        st.caption(
-            f"✅ significant: paired randomization test on the {REVIEWS} both models were evaluated on, Holm-corrected "
-            f"across these {len(top)} metrics; each interval is the paired bootstrap at its Holm step's level, so "
-            "interval and verdict agree. Every pair of models: Compare."
-        )
+    top = caches.summary_headline(ctx, scope, scores) if len(sel.models) >= 2 else None
+    caption = significance_caption(REVIEWS, 0 if top is None else len(top))
+    show_headline_card(md(ctx.movie_title(scope)), top, caption)
 
 
 st.title("Summary")
@@ -106,17 +95,7 @@ csv_text, md_text, tex_text = caches.summary_exports(ctx, table, tex_columns, te
 c1.download_button("CSV", csv_text, report.download_name("summary", meta, "csv"), "text/csv")
 c2.download_button("Markdown", md_text, report.download_name("summary", meta, "md"), "text/markdown")
 c3.download_button("LaTeX", tex_text, report.download_name("summary", meta, "tex"), "text/x-tex")
-c4.download_button(
-    "Download report",
-    lambda: caches.summary_report(ctx, scope, meta),
-    report.download_name("report", meta, "html"),
-    "text/html",
-    key="download_report",
-    on_click="ignore",
-    icon=":material/description:",
-    help="One self-contained HTML page of this view (headline, summary with CIs, charts, verdicts, worked examples, "
-    "protocol card): the file `kweval report` writes. Built when pressed (a few seconds on large data).",
-)
+report_button(ctx, scope, meta, c4)  # built on request, its stages shown, then offered for download
 skipped = int(table.loc[table["movie"] == ALL, "n_skipped"].sum())
 if skipped:
     st.caption(

@@ -118,3 +118,27 @@ def test_every_idiom_is_checked_against_its_definition():
     source = "\n".join(p.read_text(encoding="utf-8") for p in tests.glob("test_*.py"))
     unchecked = sorted(name for name in idioms if f"{name}(" not in source.replace(f"def {name}(", ""))
     assert unchecked == []
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    n=st.integers(1, 40),
+    c=st.integers(1, 3),
+    m=st.integers(1, 12),
+    seed=st.integers(0, 2**16),
+    integer=st.booleans(),
+)
+def test_packed_bits_times_equals_unpacked_product(n, c, m, seed, integer):
+    """The randomization tests' swap sums: per-byte tables against the plain unpack-and-multiply (exactly equal for
+    integer values; pad bits of the last byte select nothing)."""
+    rng = np.random.default_rng(seed)
+    values = rng.integers(-3, 4, size=(n, c)).astype("float64") if integer else rng.standard_normal((n, c))
+    bits = rng.integers(0, 2, size=(m, n)).astype(np.uint8)
+    packed = np.packbits(bits, axis=1)
+    want = bits.astype("float64") @ values
+    got = _arrays.packed_bits_times(packed, _arrays.byte_tables(values))
+    assert got.shape == (m, c)
+    if integer:
+        np.testing.assert_array_equal(got, want)
+    else:
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)

@@ -3,6 +3,8 @@ per-document words on a small collection's Summary and explorer."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from selenium.webdriver.common.by import By
 
@@ -15,7 +17,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 def test_headline_card_on_the_demo(tmp_path):
     with _server(tmp_path) as url, _chromium(1400, 1000) as driver:
         driver.get(f"{url}/summary?movie=ALL&models=keybert,yake,keybert_vader")
-        text = _settled(driver, ["At a glance", "leads on", "Holm", "Download report"], timeout=120)
+        text = _settled(driver, ["At a glance", "leads on", "Holm", "Build report"], timeout=120)
         assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
         card = driver.find_element(By.CSS_SELECTOR, ".st-key-headline_card")
         assert card.is_displayed() and card.location["y"] < 1000, card.location  # the answer at a glance
@@ -36,3 +38,17 @@ def test_per_document_summary_and_explorer(tmp_path):
         text = _settled(driver, ["Document explorer", "document(s) match", "GT keywords (", "in the GT"])
         assert "GT rank" not in text and "Top 5 GT keywords" not in text and "evaluated reviews" not in text
         assert driver.find_elements(By.CSS_SELECTOR, "mark"), "no highlighted match"
+
+
+def test_build_report_shows_its_stages_then_the_download(tmp_path):
+    """Build report: the status box ends saying the size, the success line names the file, Download report appears."""
+    with _server(tmp_path) as url, _chromium(1400, 1000) as driver:
+        driver.get(f"{url}/summary?movie=ALL&models=keybert,yake")
+        _settled(driver, ["At a glance", "Build report"], timeout=120)
+        driver.find_element(By.CSS_SELECTOR, ".st-key-build_report button").click()
+        text = _settled(driver, ["Report ready: ", "Download report"], timeout=120)
+        assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
+        assert re.search(r"Report ready: \S+\.html \(\d+(\.\d)? (MB|KB)\)", text), text[:2000]
+        boxes = [e.text for e in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stExpander"]')]
+        assert any(box.split("\n")[-1].startswith("Report ready: ") for box in boxes), boxes  # the status box, done
+        assert driver.find_elements(By.CSS_SELECTOR, ".st-key-download_report button")

@@ -212,3 +212,29 @@ def test_report_page_for_the_dashboard(demo_dataset):
     assert page.startswith("<!DOCTYPE html>") and "<title>star_tide</title>" in page
     assert "On 30 reviews," in page and "(micro: ratio of sums)" in page
     assert_nothing_runs_or_loads(page)
+
+
+def test_small_multiples_error_bar_reaches_a_lower_bound_of_zero():
+    """An interval [0.0, 0.6] around 0.28 draws its bar down to 0 (0.0 was read as a missing end: no bar below)."""
+    from kweval.io.charts import small_multiples
+
+    figure = small_multiples({"f1": {"a": 0.28, "b": 0.5}}, {"f1": {"a": (0.0, 0.6)}}, {"f1": "F1"}, ["a", "b"])
+    error = figure["data"][0]["error_y"]
+    assert error["arrayminus"] == pytest.approx([0.28, 0.0]) and error["array"] == pytest.approx([0.32, 0.0])
+
+
+def test_report_page_tells_each_stage_in_order(demo_dataset):
+    """`report_page(progress=...)`: each of REPORT_STAGES once as it begins (fractions rising), then done (1.0);
+    the page is the same with or without the callback (the CLI passes none)."""
+    from kweval.io.report_data import REPORT_STAGES
+
+    ev = evaluate(demo_dataset.subset(movies=["star_tide"]), EvalOptions())
+    card = evaluation_card(ev.options, "demo", "0", aggregation="macro")
+    calls: list[tuple[str, float]] = []
+    page = html_report.report_page(
+        demo_dataset, ev, "macro", card, title="t", n_boot=50, progress=lambda *a: calls.append(a)
+    )
+    assert [stage for stage, _ in calls] == [*REPORT_STAGES, REPORT_STAGES[-1]]
+    fractions = [f for _, f in calls]
+    assert fractions == sorted(fractions) and fractions[0] == 0.0 and fractions[-1] == 1.0
+    assert page == html_report.report_page(demo_dataset, ev, "macro", card, title="t", n_boot=50)

@@ -33,6 +33,7 @@ STREAMLIT_FREE = (
     "escape",
     "highlight",
     "keyword_html",
+    "html_holes",
     "selection",
     "links",
     "review_tables",

@@ -11,11 +11,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from dashboard import report_view
+from dashboard.protocol import page_card
 from dashboard.report_view import report_html
 from kweval.data import load_dataset
 from kweval.data.vocabulary import vocabulary
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.io import report
+from kweval.io.report_data import REPORT_STAGES
 from kweval.io.settings import setting_slugs, setting_texts
 from kweval.stats.headline import headline, key_metrics
 from tests.apptest import run, texts
@@ -79,15 +82,36 @@ def test_per_document_collection_speaks_its_own_words(monkeypatch, tmp_path):
 
 def test_download_report_is_kweval_report_of_the_view(monkeypatch, tmp_path, demo_dataset):
     at = run(monkeypatch, None, {"movie": "ALL", "models": ",".join(demo_dataset.model_names[:2]), "sem": "0"})
-    assert [b.label for b in at.download_button][-1] == "Download report"  # deferred: built when pressed
+    assert "Download report" not in [b.label for b in at.download_button]  # built when asked, not on every run
+    assert not at.status
     ctx = at.session_state["ctx"]
     meta = ctx.meta()
     name = report.download_name("report", meta, "html")
     assert name.endswith("_nosem_nosas_ALL_kweval.html") and "k5_approx_macro" in name
-    page = report_html(ctx.dataset, ctx.evaluation, list(ctx.selection.models), "ALL", "macro", {}, "t")
+    at.button(key="build_report").click().run()
+    assert not at.exception
+    # the build showed each stage in a status box, which ends saying the file's size
+    (status,) = at.status
+    built = at.session_state["summary_report"][1]
+    size = report_view.file_size(len(built))
+    assert status.state == "complete" and status.label == f"Report ready: {size}"
+    stages = [m.value for m in status.markdown]
+    assert stages == [f"{i}/5 · {stage}…" for i, stage in enumerate(REPORT_STAGES, 1)]
+    (button,) = [b for b in at.download_button if b.label == "Download report"]
+    assert size in button.help and f"Report ready: {name} ({size})" in texts(at)
+    # the page offered is the view's `kweval report` page (the models on screen only)
+    card = page_card(ctx)
+    title = f"kweval report: {report.dataset_name(meta)} ({'; '.join(setting_texts(meta, ctx.words))})"
+    page = report_html(ctx.dataset, ctx.evaluation, list(ctx.selection.models), "ALL", "macro", card, title)
+    assert built == page.encode("utf-8")
     assert 'id="headline"' in page and 'id="verdicts"' in page and "<script" in page
     for model in demo_dataset.model_names[2:]:  # the view's models only
         assert f'<td class="t">{model}</td>' not in page
+    at.run()  # the same view: offered again without a build
+    assert not at.status and [b.label for b in at.download_button][-1] == "Download report"
+    at.sidebar.radio(key="sel_agg").set_value("micro").run()  # another view: another build
+    assert not at.exception and "Download report" not in [b.label for b in at.download_button]
+    assert [b.label for b in at.button if b.key == "build_report"] == ["Build report"]
 
 
 @pytest.mark.parametrize(

@@ -13,6 +13,8 @@ from kweval.embeddings import semantic, similarity
 from kweval.embeddings.similarity import nearest_gt, semantic_counts, semantic_metrics
 from kweval.embeddings.store import EmbeddingStore
 
+KEY_COLS = ["movie", "review_id", "model"]
+
 # Hand-made vectors with exact cosines: b/|b| = (.75, .5, .25, .25, .25), so
 # cos(a, b) = 0.75 exactly, cos(c, b) = 0.5, cos(d, b) = 0.25, cos(a, c) = 0.
 V = {
@@ -339,6 +341,41 @@ def test_similarities_at_any_threshold_equal_semantic_metrics():
         want = _naive(pred, gt, vec, tau)
         got = sims.at_threshold(tau)
         pd.testing.assert_frame_equal(got[want.columns].reset_index(drop=True), want, check_dtype=False)
+
+
+def test_aligned_similarities_equal_the_reindexed_plain_definition():
+    """The speed trick "aligned similarities" against its plain definition: at_threshold joined to other rows (a
+    shuffled subset plus rows with no keyword), missing rows 0; and the scores' columns set either way agree."""
+    from kweval.evaluation.clean import gt_list_keys
+    from kweval.evaluation.semantic_columns import _set_semantic_columns
+
+    rng = np.random.default_rng(11)
+    vocab = [f"w{i}" for i in range(30)]
+    vec = {w: rng.standard_normal(8) for w in vocab}
+    rows = [
+        (m, f"r{r}", x, w) for m in ("m0", "m1") for r in range(12) for x in ("x", "y") for w in rng.choice(vocab, 3)
+    ]
+    pred = preds(rows)
+    gt = gts([(m, j, w) for m in ("m0", "m1") for j, w in enumerate(rng.choice(vocab, size=6, replace=False))])
+    sims = similarity.similarities(pred, gt, vec)
+    keys = sims.keys.sample(frac=0.7, random_state=1)
+    keys = pd.concat([keys, pd.DataFrame({"movie": ["m0", "m9"], "review_id": ["r99", "r1"], "model": ["x", "y"]})])
+    keys = keys.reset_index(drop=True)
+    aligned = sims.aligned(keys)
+    assert aligned.aligned(keys).pred_group is aligned.pred_group and len(aligned.keys) == len(keys)  # identity: shared
+    for tau in (0.0, 0.3, 0.6, 0.9):
+        plain = sims.at_threshold(tau).set_index(KEY_COLS).reindex(pd.MultiIndex.from_frame(keys))
+        got = aligned.at_threshold(tau).set_index(KEY_COLS)
+        for col in COLS:
+            assert got[col].tolist() == pytest.approx(plain[col].fillna(0).tolist()), (tau, col)
+        assert got["sem_pred_matched"].sum() > 0 or tau == 0.9
+        scores = keys.assign(n_gt=6)
+        fast, slow = scores.copy(), scores.copy()
+        _set_semantic_columns(fast, aligned, tau, gt_list_keys(gt.assign(review_id=None)))
+        _set_semantic_columns(slow, sims, tau, gt_list_keys(gt.assign(review_id=None)))
+        pd.testing.assert_frame_equal(fast, slow)
+    with pytest.raises(ValueError, match="unique"):
+        sims.aligned(pd.concat([keys, keys]))
 
 
 def test_with_threshold_equals_a_fresh_evaluation(demo_dataset, tmp_path, monkeypatch):

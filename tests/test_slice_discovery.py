@@ -137,6 +137,42 @@ def test_cli_on_the_demo(capsys):
     assert (pd.to_numeric(table["gap"].iloc[1:]) < 0).all()
 
 
+@pytest.mark.parametrize("options", [["--match", "stem", "--k", "3"], ["--match", "exact", "--gt-order", "helpful"]])
+def test_cli_options_give_evaluates_per_review_metric(capsys, tmp_path, options):
+    """slices reads its options as evaluate does (`common.eval_options`): its overall value is the mean of the
+    per-review metric `kweval evaluate` writes with the same options, and differs from the defaults' one."""
+    k = options[options.index("--k") + 1] if "--k" in options else "5"
+    status, out, _ = _cli(capsys, "--model", "keybert", "--metric", f"ndcg@{k}", "--top", "1", *options)
+    assert status == 0
+    overall = pd.read_csv(io.StringIO(out), keep_default_na=False)["overall"].iloc[0]
+    per_review = tmp_path / "reviews.csv"
+    assert main(["evaluate", *options, "--per-review", str(per_review), "--out", str(tmp_path / "s.csv")]) == 0
+    capsys.readouterr()
+    table = pd.read_csv(per_review)
+    expected = table.loc[table["model"] == "keybert", f"ndcg@{k}"].mean()
+    assert overall == pytest.approx(expected, abs=5e-7)  # the CSV holds 6 decimals
+    status, out, _ = _cli(capsys, "--model", "keybert", "--metric", f"ndcg@{k}", "--top", "1", "--k", k)
+    assert pd.read_csv(io.StringIO(out))["overall"].iloc[0] != pytest.approx(expected, abs=1e-6)
+
+
+def test_cli_offers_the_shared_evaluation_options(capsys):
+    with pytest.raises(SystemExit):
+        main(["slices", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    for flag in (
+        "--k",
+        "--match {approx,exact,word,stem}",
+        "--gt-order",
+        "--semantic",
+        "--threshold",
+        "--embedding-model",
+        "--embedding-backend {auto,torch,onnx,onnx-int8}",
+    ):
+        assert flag in text, flag
+    status, _, err = _cli(capsys, "--model", "keybert", "--threshold", "2")
+    assert status == 2 and err.startswith("kweval: ") and "threshold must be within [0, 1]" in err
+
+
 @pytest.mark.parametrize(
     ("args", "needle"),
     [

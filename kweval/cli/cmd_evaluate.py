@@ -17,11 +17,15 @@ from kweval.cli.common import (
     THRESHOLD_FAILED,
     USAGE_ERROR,
     UsageError,
+    add_cutoff_option,
+    add_gt_order_option,
+    add_match_option,
     add_predictions_argument,
+    add_semantic_options,
     comma_list,
     eval_options,
+    evaluate_args,
     jobs,
-    positive_int,
     positive_seconds,
     prediction_files,
     problem_lines,
@@ -30,15 +34,13 @@ from kweval.cli.common import (
 )
 from kweval.data.dataset import Dataset
 from kweval.evaluation.missing import MISSING_MODES
-from kweval.evaluation.pipeline import AGGREGATIONS, GT_ORDERS, EvalOptions, Evaluation
-from kweval.extras import missing_extra
+from kweval.evaluation.pipeline import AGGREGATIONS, EvalOptions, Evaluation
 from kweval.io.output import check_output_file, write_output
 from kweval.messages import say
 from kweval.metrics.ranking import DISCOUNTS, GAINS
-from kweval.text.matching import MATCH_MODES
 
 
-def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
+def add_parser(sub, epilog: str) -> None:
     """Register `evaluate` on the CLI's subparsers."""
     ev = sub.add_parser(
         "evaluate",
@@ -47,61 +49,30 @@ def add_parser(sub, epilog: str, embedding_backends: tuple[str, ...]) -> None:
         epilog=epilog,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    _add_data_and_metric_options(ev, embedding_backends)
+    _add_data_and_metric_options(ev)
     _add_output_options(ev)
     _add_scale_options(ev)
     fast.add_evaluate_arguments(ev)
     judged.add_argument(ev)
 
 
-def _add_data_and_metric_options(ev: argparse.ArgumentParser, embedding_backends: tuple[str, ...]) -> None:
+def _add_data_and_metric_options(ev: argparse.ArgumentParser) -> None:
     """What is evaluated and how the numbers are made (`EvalOptions`), in --help's order."""
     ev.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     ev.add_argument("--models", type=comma_list, help="comma-separated models to evaluate (default: all)")
     ev.add_argument("--movies", type=comma_list, help="comma-separated movies to evaluate (default: all)")
-    ev.add_argument(
-        "--k", type=positive_int, default=DEFAULTS.k, help=f"cut-off of the ranking metrics (default {DEFAULTS.k})"
-    )
+    add_cutoff_option(ev)
     ev.add_argument(
         "--aggregate",
         choices=AGGREGATIONS,
         default=None,  # macro; None tells --protocol that it was not given
         help="mean over reviews (macro, default) or ratio of sums (micro)",
     )
-    ev.add_argument(
-        "--match",
-        choices=MATCH_MODES,
-        default=None,  # DEFAULTS.match; None tells --protocol that it was not given
-        help="keyword match mode (default approx: equal or substring)",
-    )
-    ev.add_argument(
-        "--gt-order",
-        choices=GT_ORDERS,
-        default=DEFAULTS.gt_order,
-        help="GT rank: file order (default) or by helpful votes",
-    )
+    add_match_option(ev)  # None when not given, which --protocol tells apart
+    add_gt_order_option(ev)
     ev.add_argument("--gain", choices=GAINS, default=DEFAULTS.gain, help="nDCG gain (default linear)")
     ev.add_argument("--discount", choices=DISCOUNTS, default=DEFAULTS.discount, help="nDCG discount (default log2)")
-    ev.add_argument(
-        "--semantic", action="store_true", help="add sem_precision, sem_recall, sem_f1 (sentence embeddings, cached)"
-    )
-    ev.add_argument(
-        "--threshold",
-        type=float,
-        default=DEFAULTS.threshold,
-        help=f"cosine threshold of the semantic metrics (default {DEFAULTS.threshold})",
-    )
-    ev.add_argument(
-        "--embedding-model", default=DEFAULTS.embedding_model, help="sentence-transformers model id or local path"
-    )
-    ev.add_argument(
-        "--embedding-backend",
-        choices=embedding_backends,
-        default=DEFAULTS.embedding_backend,
-        help="how --semantic embeds: auto (default: onnx on the CPU, torch on a GPU), torch, onnx (ONNX Runtime, "
-        "same vectors) "
-        "or onnx-int8 (quantized, approximate)",
-    )
+    add_semantic_options(ev, adds="add sem_precision, sem_recall, sem_f1")
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
     ev.add_argument(
         "--missing",
@@ -301,18 +272,11 @@ def _load_or_evaluate_in_groups(
 
 def _evaluate(args: argparse.Namespace, dataset: Dataset, options: EvalOptions) -> Evaluation:
     """`evaluate` in this process, with a progress bar for --semantic on a terminal; the per-keyword table only for
-    --per-review.  An embedding model that cannot be loaded is a usage error (a missing extra is named by main())."""
-    from kweval.evaluation.pipeline import evaluate
-
+    --per-review (`common.evaluate_args`: an embedding model that cannot be loaded is a usage error)."""
     progress = None
     if args.semantic and not args.quiet and sys.stderr.isatty():
         progress = _tqdm_progress()
-    try:
-        return evaluate(dataset, options, progress=progress, keywords=bool(args.per_review))
-    except (OSError, ImportError) as exc:
-        if not args.semantic or isinstance(exc, ImportError) and missing_extra(exc, "") is not None:
-            raise  # main() names the extra to install
-        raise UsageError(f"cannot load the embedding model {args.embedding_model!r}: {exc}") from None
+    return evaluate_args(args, dataset, options, progress=progress, keywords=bool(args.per_review))
 
 
 def _words(dataset: Dataset | None):

@@ -6,21 +6,23 @@ import argparse
 import sys
 
 from kweval.cli.common import (
-    DEFAULTS,
     USAGE_ERROR,
     UsageError,
+    add_cutoff_option,
+    add_gt_order_option,
+    add_match_option,
     add_predictions_argument,
+    add_semantic_options,
     comma_list,
     eval_options,
-    positive_int,
+    evaluate_args,
     prediction_files,
     problem_lines,
     select,
 )
-from kweval.evaluation.pipeline import GT_ORDERS, EvalOptions
+from kweval.evaluation.pipeline import EvalOptions
 from kweval.messages import say
 from kweval.metrics.categories import GT_CATEGORIES, PREDICTION_CATEGORIES
-from kweval.text.matching import MATCH_MODES
 
 DESCRIPTION = """\
 One row per keyword of every evaluated review × model: every predicted keyword as given (before
@@ -51,16 +53,10 @@ def add_parser(sub) -> None:
     fp.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     fp.add_argument("--models", type=comma_list, help="comma-separated models (default: all)")
     fp.add_argument("--movies", type=comma_list, help="comma-separated movies (default: all)")
-    fp.add_argument("--k", type=positive_int, default=DEFAULTS.k, help=f"cut-off of hit/found (default {DEFAULTS.k})")
-    fp.add_argument("--match", choices=MATCH_MODES, default=DEFAULTS.match, help="match mode (default approx)")
-    fp.add_argument("--gt-order", choices=GT_ORDERS, default=DEFAULTS.gt_order, help="GT rank (default: file order)")
-    fp.add_argument(
-        "--semantic", action="store_true", help="add near_semantic (cosine ≥ --threshold; sentence embeddings, cached)"
-    )
-    fp.add_argument(
-        "--threshold", type=float, default=DEFAULTS.threshold, help=f"cosine threshold τ (default {DEFAULTS.threshold})"
-    )
-    fp.add_argument("--embedding-model", default=DEFAULTS.embedding_model, help="sentence-transformers model id")
+    add_cutoff_option(fp, what="cut-off of hit/found")
+    add_match_option(fp)
+    add_gt_order_option(fp)
+    add_semantic_options(fp, adds="add near_semantic (cosine ≥ --threshold)")
     add_predictions_argument(fp)
     fp.add_argument("--out", required=True, help="output file: .csv, or .parquet")
     fp.add_argument("--summary", action="store_true", help="write counts per movie × model × category instead")
@@ -69,7 +65,6 @@ def add_parser(sub) -> None:
 
 def cmd_failures(args: argparse.Namespace) -> int:
     """`kweval failures DATA --out FILE [--summary]`."""
-    from kweval.evaluation.pipeline import evaluate
     from kweval.explain.failures import COLUMNS, failure_summary, failure_table
     from kweval.io.output import check_output_file
     from kweval.io.table_files import write_table
@@ -79,7 +74,7 @@ def cmd_failures(args: argparse.Namespace) -> int:
     check_output_file(args.out)
     options = _options(args)
     dataset = _dataset(args)
-    evaluation = evaluate(dataset, options)
+    evaluation = evaluate_args(args, dataset, options)
     if not args.quiet:
         for line in problem_lines(evaluation.problems):
             print(line, file=sys.stderr)

@@ -15,10 +15,12 @@ import sys
 from pathlib import Path
 
 from kweval.cli.common import (
-    DEFAULTS,
     USAGE_ERROR,
     UsageError,
+    add_cutoff_option,
+    add_match_option,
     add_predictions_argument,
+    add_semantic_options,
     comma_list,
     eval_options,
     positive_int,
@@ -30,10 +32,9 @@ from kweval.cli.fast import PRESETS
 from kweval.messages import line, say
 
 
-def add_parser(sub, embedding_backends: tuple[str, ...]) -> None:
+def add_parser(sub) -> None:
     """Register `report` on the CLI's subparsers."""
     from kweval.evaluation.pipeline import AGGREGATIONS
-    from kweval.text.matching import MATCH_MODES
 
     rp = sub.add_parser(
         "report",
@@ -45,12 +46,10 @@ def add_parser(sub, embedding_backends: tuple[str, ...]) -> None:
     rp.add_argument("--out", required=True, help="the HTML file to write (.html)")
     rp.add_argument("--models", type=comma_list, help="comma-separated models (default: all)")
     rp.add_argument("--movies", type=comma_list, help="comma-separated movies / collections (default: all)")
-    rp.add_argument("--k", type=positive_int, default=DEFAULTS.k, help=f"cut-off (default {DEFAULTS.k})")
-    rp.add_argument("--match", choices=MATCH_MODES, default=DEFAULTS.match, help="keyword match mode")
+    add_cutoff_option(rp)
+    add_match_option(rp)
     rp.add_argument("--aggregate", choices=AGGREGATIONS, default=AGGREGATIONS[0], help="macro (default) or micro")
-    rp.add_argument("--semantic", action="store_true", help="add the semantic metrics (sentence embeddings)")
-    rp.add_argument("--threshold", type=float, default=DEFAULTS.threshold, help="cosine threshold τ of --semantic")
-    rp.add_argument("--embedding-backend", choices=embedding_backends, default=DEFAULTS.embedding_backend)
+    add_semantic_options(rp, adds="add the semantic metrics")
     rp.add_argument("--sentiment", action="store_true", help="add the sentiment metrics (VADER)")
     rp.add_argument(
         "--protocol",

@@ -6,18 +6,21 @@ import argparse
 import sys
 
 from kweval.cli.common import (
-    DEFAULTS,
     USAGE_ERROR,
     UsageError,
+    add_cutoff_option,
+    add_gt_order_option,
+    add_match_option,
     add_predictions_argument,
+    add_semantic_options,
+    eval_options,
+    evaluate_args,
     positive_int,
     prediction_files,
     problem_lines,
     select,
 )
-from kweval.evaluation.pipeline import EvalOptions
 from kweval.messages import say
-from kweval.text.matching import MATCH_MODES
 
 DESCRIPTION = """\
 Find the slices of the reviews where --model does worst on --metric relative to its overall score
@@ -47,8 +50,10 @@ def add_parser(sub) -> None:
     sp.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     sp.add_argument("--model", required=True, help="the model whose slices are searched")
     sp.add_argument("--metric", default="f1", help="per-review metric (default f1; e.g. ndcg@5, f1@5, p@5)")
-    sp.add_argument("--k", type=positive_int, default=DEFAULTS.k, help=f"cut-off (default {DEFAULTS.k})")
-    sp.add_argument("--match", choices=MATCH_MODES, default=DEFAULTS.match, help="match mode (default approx)")
+    add_cutoff_option(sp)
+    add_match_option(sp)
+    add_gt_order_option(sp)
+    add_semantic_options(sp, adds="add sem_precision, sem_recall, sem_f1 as --metric choices")
     sp.add_argument("--top", type=positive_int, default=10, help="how many slices (default 10)")
     sp.add_argument("--max-level", type=positive_int, default=2, help="most conditions in a slice (default 2)")
     sp.add_argument("--min-support", type=positive_int, help="fewest reviews in a slice (default 2%%, at least 10)")
@@ -61,7 +66,6 @@ def add_parser(sub) -> None:
 def cmd_slices(args: argparse.Namespace) -> int:
     """`kweval slices DATA --model M [--metric f1@5] [--out FILE]`."""
     from kweval.data import load_dataset
-    from kweval.evaluation.pipeline import evaluate
     from kweval.io.output import check_output_file, write_output
     from kweval.io.report import format_for_path, to_csv, to_markdown
     from kweval.stats.slices import worst_slices
@@ -70,14 +74,11 @@ def cmd_slices(args: argparse.Namespace) -> int:
     files = prediction_files(args)
     dataset = load_dataset(args.data, predictions=files)
     select(dataset.model_names, [args.model], "model(s)")
-    try:
-        options = EvalOptions(k=args.k, match=args.match, keyphrase=True, present=True)
-    except ValueError as exc:
-        raise UsageError(str(exc)) from None
-    metrics = options.lexical_metrics() + options.keyphrase_metrics()
+    options = eval_options(args, keyphrase=True, present=True)
+    metrics = options.lexical_metrics() + options.extra_metrics()
     if args.metric not in metrics:
         raise UsageError(f"--metric: unknown metric {args.metric!r} (available: {', '.join(metrics)})")
-    evaluation = evaluate(dataset, options, keywords=True)
+    evaluation = evaluate_args(args, dataset, options)
     if not args.quiet:
         for line in problem_lines(evaluation.problems):
             print(line, file=sys.stderr)

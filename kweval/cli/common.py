@@ -170,3 +170,70 @@ def eval_options(args: argparse.Namespace, **fixed: object) -> EvalOptions:
         return EvalOptions(**{**given, **fixed})
     except ValueError as exc:
         raise UsageError(str(exc)) from None
+
+
+# The option-adding helpers of the options every evaluating command shares: one name, one help, one default each.
+def add_cutoff_option(parser: argparse.ArgumentParser, what: str = "cut-off of the ranking metrics") -> None:
+    """--k, an integer ≥ 1 (default the library's)."""
+    parser.add_argument("--k", type=positive_int, default=DEFAULTS.k, help=f"{what} (default {DEFAULTS.k})")
+
+
+def add_match_option(parser: argparse.ArgumentParser) -> None:
+    """--match; None when not given (the library's default then; `kweval evaluate --protocol` tells it apart)."""
+    from kweval.text.matching import MATCH_MODES
+
+    parser.add_argument(
+        "--match",
+        choices=MATCH_MODES,
+        default=None,
+        help=f"keyword match mode (default {DEFAULTS.match}: equal or substring)",
+    )
+
+
+def add_semantic_options(parser: argparse.ArgumentParser, adds: str) -> None:
+    """--semantic (`adds`: what it adds), --threshold, --embedding-model and --embedding-backend."""
+    from kweval.evaluation.options import EMBEDDING_BACKENDS
+
+    parser.add_argument("--semantic", action="store_true", help=f"{adds} (sentence embeddings, cached)")
+    parser.add_argument(
+        "--threshold",
+        type=float,
+        default=DEFAULTS.threshold,
+        help=f"cosine threshold τ of the semantic metrics (default {DEFAULTS.threshold})",
+    )
+    parser.add_argument(
+        "--embedding-model", default=DEFAULTS.embedding_model, help="sentence-transformers model id or local path"
+    )
+    parser.add_argument(
+        "--embedding-backend",
+        choices=EMBEDDING_BACKENDS,
+        default=DEFAULTS.embedding_backend,
+        help="how --semantic embeds: auto (default: onnx on the CPU, torch on a GPU), torch, onnx (ONNX Runtime, "
+        "same vectors) or onnx-int8 (quantized, approximate)",
+    )
+
+
+def add_gt_order_option(parser: argparse.ArgumentParser) -> None:
+    """--gt-order: the GT list's rank, file order (default) or by helpful votes."""
+    from kweval.evaluation.options import GT_ORDERS
+
+    parser.add_argument(
+        "--gt-order",
+        choices=GT_ORDERS,
+        default=DEFAULTS.gt_order,
+        help="GT rank: file order (default) or by helpful votes",
+    )
+
+
+def evaluate_args(args: argparse.Namespace, dataset, options: EvalOptions, progress=None, keywords: bool = True):
+    """`evaluate(dataset, options)` for a command: an embedding model that cannot be loaded under --semantic is a
+    usage error (one line); a missing extra goes on to main(), which names the extra to install."""
+    from kweval.evaluation.pipeline import evaluate
+    from kweval.extras import missing_extra
+
+    try:
+        return evaluate(dataset, options, progress=progress, keywords=keywords)
+    except (OSError, ImportError) as exc:
+        if not options.semantic or isinstance(exc, ImportError) and missing_extra(exc, "") is not None:
+            raise
+        raise UsageError(f"cannot load the embedding model {options.embedding_model!r}: {exc}") from None

@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    cmd_evaluate.add_parser(sub, epilog(), EMBEDDING_BACKENDS)
+    cmd_evaluate.add_parser(sub, epilog())
     cmd_embed.add_parsers(sub, EMBEDDING_BACKENDS)
     cmd_convert.add_parser(sub)
     cmd_synth.add_parser(sub)
@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_describe.add_parser(sub)
     cmd_failures.add_parser(sub)
     cmd_judgments.add_parser(sub)
-    cmd_report.add_parser(sub, EMBEDDING_BACKENDS)
+    cmd_report.add_parser(sub)
     cmd_slices.add_parser(sub)
     return parser
 

@@ -103,12 +103,51 @@ class Similarities:
     gt_group: np.ndarray
     gt_best: np.ndarray
 
-    def at_threshold(self, threshold: float) -> pd.DataFrame:
-        """The semantic counts and metrics at `threshold` (strict ``>``, in float32 as the cosines)."""
+    def counts_at(self, threshold: float) -> tuple[np.ndarray, np.ndarray]:
+        """(pred_matched, gt_matched) per group at `threshold` (strict ``>``, in float32 as the cosines): the two
+        counts every semantic metric is made of."""
         thr = threshold_like(float(threshold), np.float32)
         n = len(self.keys)
         pred_matched = np.bincount(self.pred_group[self.pred_best > thr], minlength=n).astype(np.int64)
         gt_matched = np.bincount(self.gt_group[self.gt_best > thr], minlength=n).astype(np.int64)
+        return pred_matched, gt_matched
+
+    def aligned(self, keys: pd.DataFrame) -> Similarities:
+        """The same similarities with one group per row of `keys` (movie, review_id, model; unique rows), in its
+        order; a row without a group here gets |P| = |G| = 0 and no cosines.
+
+        Speed trick, "aligned similarities": ``aligned(keys).at_threshold(τ)`` equals the plain definition
+        ``at_threshold(τ)`` reindexed to `keys` with missing rows 0 (tests/test_semantic.py), so that each later τ
+        is a count in the scores' own row order, with no join (the dashboard's τ slider).
+        """
+        keys = keys[KEY].reset_index(drop=True)
+        if keys.duplicated().any():
+            raise ValueError("aligned needs unique (movie, review_id, model) rows")
+        where = pd.MultiIndex.from_frame(self.keys[KEY]).get_indexer(pd.MultiIndex.from_frame(keys))
+        if len(where) == len(self.keys) and np.array_equal(where, np.arange(len(where))):
+            return Similarities(
+                keys, self.n_pred, self.n_gt, self.pred_group, self.pred_best, self.gt_group, self.gt_best
+            )
+        found = where >= 0
+        new_of_old = np.full(len(self.keys), -1, dtype=np.int64)
+        new_of_old[where[found]] = np.flatnonzero(found)
+        n_pred, n_gt = np.zeros(len(keys), np.int64), np.zeros(len(keys), np.int64)
+        n_pred[found], n_gt[found] = self.n_pred[where[found]], self.n_gt[where[found]]
+        pred_group, gt_group = new_of_old[self.pred_group], new_of_old[self.gt_group]
+        pred_kept, gt_kept = pred_group >= 0, gt_group >= 0
+        return Similarities(
+            keys,
+            n_pred,
+            n_gt,
+            pred_group[pred_kept],
+            self.pred_best[pred_kept],
+            gt_group[gt_kept],
+            self.gt_best[gt_kept],
+        )
+
+    def at_threshold(self, threshold: float) -> pd.DataFrame:
+        """The semantic counts and metrics at `threshold` (strict ``>``, in float32 as the cosines)."""
+        pred_matched, gt_matched = self.counts_at(threshold)
         precision = safe_ratio(pred_matched, self.n_pred)
         recall = safe_ratio(gt_matched, self.n_gt)
         out = self.keys.copy()

@@ -19,6 +19,7 @@ from kweval.embeddings.similarity import Similarities, similarities
 from kweval.evaluation.clean import gt_list_keys
 from kweval.evaluation.options import Evaluation, Progress, no_progress
 from kweval.evaluation.sentiment_columns import SENTIMENT_COLUMNS
+from kweval.metrics.ratios import harmonic_mean, safe_ratio
 
 
 def semantic_texts(evaluation: Evaluation) -> list[str]:
@@ -61,18 +62,29 @@ def add_semantic_columns(evaluation: Evaluation, progress: Progress) -> None:
     evaluation.problems.extend(Problem("embedding cache", note, "evaluate") for note in notes)
     progress("similarities", 0.97)
     by_list = gt_list_keys(gt)
-    evaluation.similarities = similarities(
+    sims = similarities(
         by_list(kw[KEY + ["norm"]]),
         by_list(gt[["movie", "rank", "norm", "review_id"]])[["movie", "rank", "norm"]],
         dict(zip(texts, vectors)),
     )
+    rows = by_list(evaluation.scores[KEY])
+    # in the scores' row order once, so that every other τ (`with_threshold`) is a count with no join
+    evaluation.similarities = sims if rows.duplicated().any() else sims.aligned(rows)
     _set_semantic_columns(evaluation.scores, evaluation.similarities, options.threshold, by_list)
 
 
 def _set_semantic_columns(
     scores: pd.DataFrame, sims: Similarities, threshold: float, by_list: Callable[[pd.DataFrame], pd.DataFrame]
 ) -> None:
-    sem = sims.at_threshold(threshold).set_index(KEY).reindex(pd.MultiIndex.from_frame(by_list(scores[KEY])))
+    rows = by_list(scores[KEY]).reset_index(drop=True)
+    if sims.keys.reset_index(drop=True).equals(rows):  # aligned similarities: the scores' own rows
+        pred_matched, gt_matched = sims.counts_at(threshold)
+        sem = pd.DataFrame({"sem_n_pred": sims.n_pred, "sem_pred_matched": pred_matched, "sem_gt_matched": gt_matched})
+        sem["sem_precision"] = safe_ratio(pred_matched, sims.n_pred)
+        sem["sem_recall"] = safe_ratio(gt_matched, sims.n_gt)
+        sem["sem_f1"] = harmonic_mean(sem["sem_precision"].to_numpy(), sem["sem_recall"].to_numpy())
+    else:  # the plain definition: the per-group table joined to the scores' rows
+        sem = sims.at_threshold(threshold).set_index(KEY).reindex(pd.MultiIndex.from_frame(rows))
     # reviews with an empty prediction list have no row: |P| = 0, nothing matched, |G| still counts
     for col in ("sem_n_pred", "sem_pred_matched", "sem_gt_matched"):
         scores[col] = sem[col].fillna(0).to_numpy(dtype="int64")

@@ -30,6 +30,12 @@ def _finite(x: float) -> float | None:
     return float(x) if x is not None and math.isfinite(float(x)) else None
 
 
+def _bound(bound: float, value: float) -> float:
+    """An interval's end, or `value` (no error bar on that side) when the end is missing; 0.0 is an end."""
+    end = _finite(bound)
+    return value if end is None else end
+
+
 def _domain(low: float, high: float) -> list[float]:
     """An axis domain within [0, 1] (float sums can stray by 1e-17, which plotly's validators refuse)."""
     return [min(max(round(low, 9), 0.0), 1.0), min(max(round(high, 9), 0.0), 1.0)]
@@ -80,8 +86,8 @@ def small_multiples(
                 "error_y": {
                     "type": "data",
                     "symmetric": False,
-                    "array": [max(0.0, (_finite(hi) or y) - y) for y, (_lo, hi) in zip(ys, lows)],
-                    "arrayminus": [max(0.0, y - (_finite(lo) or y)) for y, (lo, _hi) in zip(ys, lows)],
+                    "array": [max(0.0, _bound(hi, y) - y) for y, (_lo, hi) in zip(ys, lows)],
+                    "arrayminus": [max(0.0, y - _bound(lo, y)) for y, (lo, _hi) in zip(ys, lows)],
                     "thickness": 1.2,
                     "width": 3,
                 },

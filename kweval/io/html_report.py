@@ -23,12 +23,13 @@ from pathlib import Path
 import pandas as pd
 
 from kweval import __version__
+from kweval.evaluation.options import Progress, no_progress
 from kweval.extras import MissingExtra
 from kweval.io import charts
 from kweval.io.highlight import escape_html as esc
 from kweval.io.highlight import highlight
 from kweval.io.report import best_rows
-from kweval.io.report_data import Example, ReportData, all_rows_first
+from kweval.io.report_data import REPORT_STAGES, Example, ReportData, all_rows_first, stage
 from kweval.metrics import registry
 from kweval.stats import verdict as verdicts
 from kweval.stats.numbers import decimals_for, decimals_for_interval, format_interval, format_level, format_number
@@ -267,10 +268,29 @@ def render_html(data: ReportData, plotly: str) -> str:
     )
 
 
-def report_page(dataset, evaluation, how: str, card: dict, title: str = "", n_boot: int | None = None) -> str:
+def report_page(
+    dataset,
+    evaluation,
+    how: str,
+    card: dict,
+    title: str = "",
+    n_boot: int | None = None,
+    progress: Progress = no_progress,
+) -> str:
     """The whole report of an evaluation as one HTML string: what `kweval report` writes, for any caller (the
-    dashboard's "Download report" of the current view: its dataset subset, evaluation, aggregation and card)."""
+    dashboard's "Download report" of the current view: its dataset subset, evaluation, aggregation and card).
+    `progress(stage, fraction)` is told each of `report_data.REPORT_STAGES` as it begins, and (the last stage, 1.0)
+    when the page is written."""
     from kweval.io.report_data import report_data
 
     extra = {} if n_boot is None else {"n_boot": n_boot}
-    return render_html(report_data(dataset, evaluation, how, card, title=title, **extra), plotly_js())
+    return render_page(report_data(dataset, evaluation, how, card, title=title, progress=progress, **extra), progress)
+
+
+def render_page(data: ReportData, progress: Progress = no_progress) -> str:
+    """`render_html` of `data` with plotly.js embedded, `progress` told of the last of REPORT_STAGES as it begins
+    (its share of the stages) and when the page is written (1.0)."""
+    stage(progress, REPORT_STAGES[-1])
+    page = render_html(data, plotly_js())
+    progress(REPORT_STAGES[-1], 1.0)
+    return page

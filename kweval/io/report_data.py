@@ -15,6 +15,8 @@ CLI and the dashboard use (no number computed on the side):
   (the median difference), each with its text, both models' keywords and the GT.
 
 `kweval.io.html_report` renders it; the dashboard's "Download report" can call the same two functions.
+Both take a `progress(stage, fraction)` callback (`REPORT_STAGES`, in order), which the CLI leaves out and the
+dashboard shows while a large report is built (~12 s on the DNLP data).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import pandas as pd
 from kweval.data.dataset import Dataset
 from kweval.data.vocabulary import Vocabulary, vocabulary
 from kweval.evaluation.aggregate import ALL, aggregate
-from kweval.evaluation.options import Evaluation
+from kweval.evaluation.options import Evaluation, Progress, no_progress
 from kweval.io.report import summary_intervals
 from kweval.metrics import registry
 from kweval.stats import verdict as verdicts
@@ -37,6 +39,20 @@ from kweval.stats.headline import headline, key_metrics
 from kweval.stats.paired import N_PERM
 
 N_GT_SHOWN = 15  # GT keywords listed under a worked example
+
+# The report's stages, in the order they are built: `report_data` reports the first four, `html_report` the last.
+REPORT_STAGES = (
+    "summary table and bootstrap intervals",
+    "headline",
+    "verdicts against the best model",
+    "worked examples",
+    "charts and HTML",
+)
+
+
+def stage(progress: Progress, name: str) -> None:
+    """Tell `progress` that stage `name` (one of REPORT_STAGES) begins: its share of the stages done before it."""
+    progress(name, REPORT_STAGES.index(name) / len(REPORT_STAGES))
 
 
 @dataclass
@@ -87,16 +103,21 @@ def report_data(
     title: str = "",
     n_boot: int = N_BOOT,
     n_perm: int = N_PERM,
+    progress: Progress = no_progress,
 ) -> ReportData:
-    """The report of `evaluation` (of `dataset`, aggregated `how`), with its protocol `card`."""
+    """The report of `evaluation` (of `dataset`, aggregated `how`), with its protocol `card`; `progress` is told
+    each of the first four REPORT_STAGES as it begins."""
     scores = evaluation.scores
     models = [m for m in evaluation.models if m in set(scores["model"])]
     metrics = shown_metrics(evaluation, scores)
     words = vocabulary(dataset)
+    stage(progress, REPORT_STAGES[0])
     summary = aggregate(evaluation, how)
     intervals = summary_intervals(scores, metrics, how, n_boot=n_boot)
+    stage(progress, REPORT_STAGES[1])
     keys = key_metrics(metrics, evaluation.options.k)
     top = headline(scores, keys, how, words, n_boot=n_boot, n_perm=n_perm)
+    stage(progress, REPORT_STAGES[2])
     reference = str(top["best"].iloc[0]) if len(top) else (models[0] if models else "")
     parts = [
         compare_aggregated(scores, reference, other, metrics, how, n_boot=n_boot, n_perm=n_perm).assign(model=other)
@@ -104,6 +125,7 @@ def report_data(
         if other != reference
     ]
     table = verdicts.verdict_table(pd.concat(parts, ignore_index=True), reference) if parts else pd.DataFrame()
+    stage(progress, REPORT_STAGES[3])
     examples = worked_examples(dataset, evaluation, top) if len(top) else []
     notes = [
         f"{words.count(int(scores[['movie', 'review_id']].drop_duplicates().shape[0]))} evaluated, "

@@ -4,7 +4,11 @@ The numbers are the preset's own, as `kweval evaluate --protocol` prints
 them: `kweval.keyphrase.protocols.score_documents` per document, then
 `summarize` (the table's values; KPEval's F1 is the F1 of mean P and R).
 Intervals, the headline and the verdicts resample and compare the
-per-document values (their means), which the page says.  The worked
+per-document values (their means; under KPEval's F1 of mean P and R the
+F1's interval resamples that statistic, and the headline's F1 is the mean
+per-document F1, labelled so), which the page says.  The dashboard's
+Summary under a preset uses the same `protocol_headline` and
+`protocol_intervals`.  The worked
 examples mark each prediction that the preset counts as a match (each
 scored on its own under the preset's rules).
 """
@@ -13,16 +17,18 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from kweval.data.vocabulary import DOCUMENT_WORDS
 from kweval.evaluation.aggregate import ALL
-from kweval.io.report_data import Example, ReportData, example_reviews
+from kweval.evaluation.options import Progress, no_progress
+from kweval.io.report_data import REPORT_STAGES, Example, ReportData, example_reviews, stage
 from kweval.keyphrase.protocols import PROTOCOLS, prepare_document, score_documents, summarize
 from kweval.stats import verdict as verdicts
 from kweval.stats.aggregated import compare_aggregated
-from kweval.stats.bootstrap import N_BOOT, bootstrap_summary_ci
-from kweval.stats.headline import headline
+from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, bootstrap_statistics, bootstrap_summary_ci
+from kweval.stats.headline import headline, headline_sentence
 from kweval.stats.paired import N_PERM
 
 
@@ -54,6 +60,72 @@ def protocol_scores(
         frames.append(pd.DataFrame({c: per_doc[c] for c in metrics}).assign(review_id=per_doc["doc"], model=model))
         rows.append({"movie": ALL, "model": model, "n_reviews": len(per_doc["doc"])} | {m: summary[m] for m in metrics})
     return pd.concat(frames, ignore_index=True).assign(movie=documents.name), pd.DataFrame(rows)
+
+
+def f1_of_means(preset: str) -> bool:
+    """Whether the preset's macro F1 is the F1 of mean P and R (KPEval's), not a mean of per-document F1s."""
+    return PROTOCOLS[preset].macro_f1 == "f1_of_means"
+
+
+def headline_metrics(k: int, columns: Sequence[str]) -> list[str]:
+    """The preset's metrics a headline leads with, among `columns`: F1@k and F1@M."""
+    return [m for m in (f"f1@{k}", "f1@M") if m in columns]
+
+
+def protocol_headline(
+    scores: pd.DataFrame, preset: str, k: int, words=DOCUMENT_WORDS, n_boot: int = N_BOOT, n_perm: int = N_PERM
+) -> pd.DataFrame:
+    """`kweval.stats.headline` of the preset's per-document `scores` (movie, review_id, model, metrics): the best model
+    per key metric, its margin over the runner-up on their shared documents, the interval at Holm's level, the Holm
+    p.  Under a preset whose F1 is the F1 of mean P and R (kpeval) a paired test resamples documents, so the
+    headline's F1 is the mean per-document F1: its label and sentence say so."""
+    top = headline(scores, headline_metrics(k, list(scores.columns)), "macro", words, n_boot=n_boot, n_perm=n_perm)
+    if f1_of_means(preset) and len(top):
+        top["label"] = "mean per-document " + top["label"].astype(str)
+        top["sentence"] = [headline_sentence(row, words) for row in top.to_dict("records")]
+    return top
+
+
+def protocol_intervals(
+    scores: pd.DataFrame,
+    preset: str,
+    metrics: Sequence[str],
+    n_boot: int = N_BOOT,
+    confidence: float = CONFIDENCE,
+    seed: int = SEED,
+) -> pd.DataFrame:
+    """Bootstrap CIs (over documents) of each model's preset value of every metric (columns model, metric, ci_low,
+    ci_high): the mean per-document value, and under a preset whose F1 is the F1 of mean P and R that statistic, so
+    each interval is about the number the table shows."""
+    parts = []
+    for model in dict.fromkeys(scores["model"]):
+        rows = scores[scores["model"] == model]
+        cis = bootstrap_summary_ci(rows, list(metrics), "macro", n_boot=n_boot, confidence=confidence, seed=seed)
+        if f1_of_means(preset) and len(rows):
+            for i, metric in enumerate(cis["metric"]):
+                if str(metric).startswith("f1@") and {"p" + metric[2:], "r" + metric[2:]} <= set(rows.columns):
+                    low, high = _f1_of_means_ci(rows, metric[2:], n_boot, confidence, seed)
+                    cis.loc[i, ["ci_low", "ci_high"]] = [low, high]
+        parts.append(cis[["metric", "ci_low", "ci_high"]].assign(model=model))
+    columns = ["model", "metric", "ci_low", "ci_high"]
+    return pd.concat(parts, ignore_index=True)[columns] if parts else pd.DataFrame(columns=columns)
+
+
+def _f1_of_means_ci(rows: pd.DataFrame, cutoff: str, n_boot: int, confidence: float, seed: int) -> tuple[float, float]:
+    """The percentile interval of F1(mean P@cutoff, mean R@cutoff) over document resamples (NaN values skipped)."""
+    x = rows[["p" + cutoff, "r" + cutoff]].to_numpy(dtype="float64")
+    defined = np.isfinite(x)
+    values = np.where(defined, x, 0.0)
+
+    def statistic(w: np.ndarray) -> np.ndarray:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p, r = ((w @ values) / (w @ defined)).T
+            return np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
+
+    samples = bootstrap_statistics(len(rows), statistic, n_boot, seed)
+    alpha = (1.0 - confidence) / 2.0
+    low, high = np.nanquantile(samples, [alpha, 1.0 - alpha])
+    return float(low), float(high)
 
 
 def protocol_examples(documents, predictions, preset: str, scores: pd.DataFrame, top: pd.DataFrame) -> list[Example]:
@@ -92,22 +164,18 @@ def protocol_report_data(
     problems: Sequence[str] = (),
     n_boot: int = N_BOOT,
     n_perm: int = N_PERM,
+    progress: Progress = no_progress,
 ) -> ReportData:
     """The report of `predictions` ({model: {document: phrases}}) on `documents` (a `kweval.data.keyphrase.
-    Documents`) under `preset`."""
+    Documents`) under `preset`; `progress` is told each of the first four REPORT_STAGES as it begins."""
     metrics = protocol_metrics(k, cutoffs)
+    stage(progress, REPORT_STAGES[0])
     scores, summary = protocol_scores(documents, predictions, preset, metrics, list(dict.fromkeys([k, *cutoffs])))
     models = list(predictions)
-    intervals = pd.concat(
-        [
-            bootstrap_summary_ci(scores[scores["model"] == m], metrics, "macro", n_boot=n_boot).assign(
-                movie=ALL, model=m
-            )
-            for m in models
-        ],
-        ignore_index=True,
-    )
-    top = headline(scores, [f"f1@{k}", "f1@M"], "macro", DOCUMENT_WORDS, n_boot=n_boot, n_perm=n_perm)
+    intervals = protocol_intervals(scores, preset, metrics, n_boot=n_boot).assign(movie=ALL)
+    stage(progress, REPORT_STAGES[1])
+    top = protocol_headline(scores, preset, k, DOCUMENT_WORDS, n_boot=n_boot, n_perm=n_perm)
+    stage(progress, REPORT_STAGES[2])
     reference = str(top["best"].iloc[0]) if len(top) else models[0]
     parts = [
         compare_aggregated(scores, reference, m, metrics, "macro", n_boot=n_boot, n_perm=n_perm).assign(model=m)
@@ -120,6 +188,8 @@ def protocol_report_data(
         if PROTOCOLS[preset].macro_f1 == "f1_of_means"
         else " The comparisons test mean per-document values."
     )
+    stage(progress, REPORT_STAGES[3])
+    examples = protocol_examples(documents, predictions, preset, scores, top)
     return ReportData(
         title=f"kweval report: {documents.name} under the {preset} preset",
         words=DOCUMENT_WORDS,
@@ -131,7 +201,7 @@ def protocol_report_data(
         headline=top,
         reference=reference,
         verdicts=verdicts.verdict_table(pd.concat(parts, ignore_index=True), reference) if parts else pd.DataFrame(),
-        examples=protocol_examples(documents, predictions, preset, scores, top),
+        examples=examples,
         card=dict(card),
         problems=list(problems),
         notes=[

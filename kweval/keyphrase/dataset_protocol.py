@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from kweval.data.dataset import Dataset
+from kweval.data.keyphrase import Documents
 from kweval.keyphrase.protocols import CUTOFFS, PROTOCOLS, score_documents, summarize
 
 
@@ -32,6 +33,14 @@ def collection_lists(dataset: Dataset, movie: str) -> tuple[dict[str, list[str]]
     docs = [str(d) for d in reviews["review_id"]]
     texts = {str(d): t for d, t in zip(reviews["review_id"], reviews["text"]) if isinstance(t, str)}
     return {d: by_doc.get(d, []) for d in docs}, texts
+
+
+def collection_documents(dataset: Dataset, movie: str) -> Documents:
+    """One collection of `dataset` as `kweval.data.keyphrase.read_documents` gives it (texts, gold keyphrases in
+    file order), for the preset's report (`kweval.io.report_protocol.protocol_report_data`).  A document without a
+    text is left out, as the reader leaves out one it cannot read."""
+    gold, texts = collection_lists(dataset, movie)
+    return Documents(name=str(movie), texts={d: texts[d] for d in gold if d in texts}, keys=gold, language=None)
 
 
 def model_lists(dataset: Dataset, movie: str, model: str) -> dict[str, list[str]]:

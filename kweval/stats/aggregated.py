@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from kweval._arrays import byte_tables, packed_bits_times
 from kweval.metrics import registry
 from kweval.stats.bootstrap import (
     CONFIDENCE,
@@ -49,16 +50,19 @@ def basis(metric: str, how: str) -> str:
 
 
 def _swap_bits(n: int, n_perm: int, seed: int):
-    """Chunks of swap indicators (rows: permutations, columns: reviews; 1 = the review's A and B rows swapped):
-    every one of the 2**n sets when that is at most `n_perm`, else `n_perm` random ones."""
+    """Chunks of swap indicators, packed 8 reviews a byte as np.packbits (rows: permutations; bit 1 = the review's
+    A and B rows swapped; the last byte's pad bits 0): every one of the 2**n sets when that is at most `n_perm`,
+    else `n_perm` random ones (the draws of `paired.paired_randomization_test`)."""
     if n < 63 and 2**n <= n_perm:
         codes = np.arange(2**n, dtype=np.int64)[:, None]
-        yield ((codes >> np.arange(n, dtype=np.int64)[None, :]) & 1).astype("float64")
+        yield np.packbits(((codes >> np.arange(n, dtype=np.int64)[None, :]) & 1).astype(np.uint8), axis=1)
         return
     rng = np.random.default_rng(seed)
     for size in chunk_sizes(n_perm, n):
         raw = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
-        yield np.unpackbits(raw, axis=1, count=n).astype("float64")
+        if n % 8:
+            raw[:, -1] &= np.uint8((0xFF << (8 - n % 8)) & 0xFF)
+        yield raw
 
 
 def aggregated_difference(
@@ -97,10 +101,10 @@ def aggregated_difference(
     if not d.any():
         return value_a, value_b, draws, 1.0
     threshold = abs(observed) - 1e-12 * max(abs(observed), 1e-300) - 1e-15
-    sum_a, sum_b = xa.sum(axis=0), xb.sum(axis=0)
+    sum_a, sum_b, tables = xa.sum(axis=0), xb.sum(axis=0), byte_tables(d)
     extreme = total = 0
     for bits in _swap_bits(n, n_perm, seed):
-        moved = bits @ d  # what the swapped reviews move from B's sums to A's
+        moved = packed_bits_times(bits, tables)  # what the swapped reviews move from B's sums to A's
         extreme += int((np.abs(diff(sum_a + moved, sum_b - moved)) >= threshold).sum())
         total += bits.shape[0]
     exact = n < 63 and 2**n <= n_perm

@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _sp
 
+from kweval._arrays import byte_tables, packed_bits_times
 from kweval.stats.bootstrap import (
     CONFIDENCE,
     N_BOOT,
@@ -100,12 +101,13 @@ def paired_randomization_test(
         p = extreme / signs.shape[0]
     else:
         rng = np.random.default_rng(seed)
-        total = d.sum(axis=0)
+        total, tables = d.sum(axis=0), byte_tables(d)
         for size in chunk_sizes(n_perm, n):
             # one random bit per review and permutation: sign = 1 − 2·bit, so Σ sign·d = Σd − 2·(bits @ d)
             raw = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
-            bits = np.unpackbits(raw, axis=1, count=n).astype("float64")
-            extreme += (np.abs((total - 2.0 * (bits @ d)) / n) >= threshold).sum(axis=0)
+            if n % 8:  # the pad bits of the last byte select no review
+                raw[:, -1] &= np.uint8((0xFF << (8 - n % 8)) & 0xFF)
+            extreme += (np.abs((total - 2.0 * packed_bits_times(raw, tables)) / n) >= threshold).sum(axis=0)
         p = (1.0 + extreme) / (1.0 + n_perm)
     p = np.where(np.all(d == 0, axis=0), 1.0, np.minimum(p, 1.0))
     return float(p[0]) if flat else p
