@@ -207,7 +207,9 @@ def _no_widget(label: str, key: str, on_change: Callable[[], None], **kwargs: An
     return st.session_state[key]
 
 
-def url_value(param: str, default: Any, parse: Callable[[str], Any] = str, fmt: Callable[[Any], str] = str, **kwargs):
+def url_value(
+    param: str, default: Any, parse: Callable[[str], Any] = str, fmt: Callable[[Any], str] = str, **kwargs: Any
+) -> Any:
     """A `keep` parameter that a page reads without showing its widget (the protocol outside Summary and Compare):
     resolved, remembered and kept in the URL by `url_widget`'s own rules, so that the page neither warns about it
     nor loses it.  `kwargs` bound it as the widget's would (``options=...``)."""
