@@ -5,25 +5,17 @@ from __future__ import annotations
 import argparse
 import sys
 
-from kweval.cli.common import DEFAULTS, positive_int, problem_lines
+from kweval.cli.common import add_embedding_options, positive_int, problem_lines
 from kweval.messages import say
 
 
-def add_parsers(sub, embedding_backends: tuple[str, ...]) -> None:
+def add_parsers(sub) -> None:
     """Register `embed` and `cache` on the CLI's subparsers."""
     em = sub.add_parser(
         "embed", help="precompute the embedding cache for a dataset (makes --semantic and the dashboard instant)"
     )
     em.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
-    em.add_argument(
-        "--embedding-model", default=DEFAULTS.embedding_model, help="sentence-transformers model id or local path"
-    )
-    em.add_argument(
-        "--embedding-backend",
-        choices=embedding_backends,
-        default=DEFAULTS.embedding_backend,
-        help="auto (default: onnx on the CPU, torch on a GPU), torch, onnx or onnx-int8",
-    )
+    add_embedding_options(em)
     em.add_argument("--batch-size", type=positive_int, default=256)
 
     ca = sub.add_parser(

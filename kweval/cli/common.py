@@ -192,8 +192,6 @@ def add_match_option(parser: argparse.ArgumentParser) -> None:
 
 def add_semantic_options(parser: argparse.ArgumentParser, adds: str) -> None:
     """--semantic (`adds`: what it adds), --threshold, --embedding-model and --embedding-backend."""
-    from kweval.evaluation.options import EMBEDDING_BACKENDS
-
     parser.add_argument("--semantic", action="store_true", help=f"{adds} (sentence embeddings, cached)")
     parser.add_argument(
         "--threshold",
@@ -201,6 +199,13 @@ def add_semantic_options(parser: argparse.ArgumentParser, adds: str) -> None:
         default=DEFAULTS.threshold,
         help=f"cosine threshold τ of the semantic metrics (default {DEFAULTS.threshold})",
     )
+    add_embedding_options(parser, "how --semantic embeds: ")
+
+
+def add_embedding_options(parser: argparse.ArgumentParser, backend_lead: str = "") -> None:
+    """--embedding-model and --embedding-backend (`backend_lead` opens the backend's help)."""
+    from kweval.evaluation.options import EMBEDDING_BACKENDS
+
     parser.add_argument(
         "--embedding-model", default=DEFAULTS.embedding_model, help="sentence-transformers model id or local path"
     )
@@ -208,7 +213,7 @@ def add_semantic_options(parser: argparse.ArgumentParser, adds: str) -> None:
         "--embedding-backend",
         choices=EMBEDDING_BACKENDS,
         default=DEFAULTS.embedding_backend,
-        help="how --semantic embeds: auto (default: onnx on the CPU, torch on a GPU), torch, onnx (ONNX Runtime, "
+        help=f"{backend_lead}auto (default: onnx on the CPU, torch on a GPU), torch, onnx (ONNX Runtime, "
         "same vectors) or onnx-int8 (quantized, approximate)",
     )
 

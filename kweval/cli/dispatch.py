@@ -46,12 +46,11 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"kweval {__version__}")
-    from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS  # numpy/pandas only; torch stays unimported
 
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     cmd_evaluate.add_parser(sub, epilog())
-    cmd_embed.add_parsers(sub, EMBEDDING_BACKENDS)
+    cmd_embed.add_parsers(sub)
     cmd_convert.add_parser(sub)
     cmd_synth.add_parser(sub)
     cmd_extract.add_parser(sub)
