@@ -19,7 +19,7 @@ DATA = Path(__file__).parent / "data"
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(protocols, "_stems", None)  # the process's cache, read again from this folder
+    monkeypatch.setattr(stemming, "_SHARED", None)  # the process's cache, read again from this folder
     monkeypatch.setattr(protocols, "_phrases", {})  # and no words remembered from an earlier test
     monkeypatch.setattr(protocols, "_documents", {})
     return tmp_path
@@ -115,3 +115,22 @@ def test_nltk_version_without_nltk_is_said_not_raised(monkeypatch):
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "nltk" else real(name, *a))
     assert stemming.nltk_version() == "not installed"
+
+
+def test_stem_matching_keeps_its_stems_for_the_next_run(cache_dir, demo_dataset):
+    """Stem matching and the presets share one persistent stem cache: an evaluation with match=stem writes every GT
+    word's Porter stem to the file a later process reads (and reports nothing when the write succeeds)."""
+    from kweval.evaluation.pipeline import EvalOptions, evaluate
+    from kweval.text import normalize
+
+    normalize._stem_word.cache_clear()  # bound to this test's cache folder
+    try:
+        ev = evaluate(demo_dataset, EvalOptions(match="stem"))
+    finally:
+        normalize._stem_word.cache_clear()
+    kept = json.loads(stemming.default_cache_file().read_text(encoding="utf-8"))
+    words = {w for norm in ev.ground_truth["norm"] for w in norm.split()}
+    porter = stemming.load_porter()
+    assert words and words <= set(kept) and all(kept[w] == porter(w) for w in words)
+    assert not [p for p in ev.problems if p.source == "stem cache"]
+    assert stemming.shared_stems().stems is not None and protocols.stem_words(["running"]) == (porter("running"),)

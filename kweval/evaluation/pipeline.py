@@ -36,6 +36,7 @@ from kweval.evaluation.sentiment_columns import (
     with_sentiment,
 )
 from kweval.evaluation.tables import tables_stage
+from kweval.text.stemming import save_shared_stems
 
 __all__ = [
     "AGGREGATIONS",
@@ -95,6 +96,8 @@ def evaluate(
     evaluation.problems = (
         list(dataset.problems) + [p for m in movie_order for p in movie_problems[m]] + missing_problems
     )
+    if options.match == "stem":  # the stems computed for the next run (kweval.text.stemming)
+        evaluation.problems += [Problem("stem cache", note, "evaluate") for note in save_shared_stems()]
     if options.semantic:
         add_semantic_columns(evaluation, progress)
     if options.sentiment:

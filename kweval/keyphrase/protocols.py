@@ -30,7 +30,7 @@ from typing import TypedDict
 
 from kweval.data.keyphrase import split_lines
 from kweval.metrics import cutoff as cutoff_metrics
-from kweval.text.stemming import PorterCache, default_cache_file
+from kweval.text.stemming import save_shared_stems, shared_stems
 
 # Cut-offs every protocol reports: two ranks and the two list-relative ones.
 CUTOFFS: tuple[int | str, ...] = (5, 10, "M", "O")
@@ -161,37 +161,31 @@ PROTOCOLS: dict[str, Protocol] = {
 }
 
 
-_stems: PorterCache | None = None
 # Per process: a phrase's words, and a document's words with their index, under each tokenizer
 # (documents and gold are the same for every model of a run).
 _phrases: dict[tuple[str, str], tuple[str, ...]] = {}
 _documents: dict[tuple[str, str], tuple[tuple[str, ...], dict[str, list[int]]]] = {}
 
 
-def _stem_all(words: Sequence[str]) -> tuple[str, ...]:
-    """NLTK's Porter stems of `words`, through the persistent stem cache (kweval.text.stemming)."""
-    global _stems
-    if _stems is None:
-        _stems = PorterCache(default_cache_file())
-    return _stems.stem_many(words)
-
-
 def stem_words(words: Sequence[str]) -> tuple[str, ...]:
-    """NLTK's Porter stems (lower-cased) of `words`, through the persistent stem cache: every preset's stemmer."""
-    return _stem_all(words)
+    """NLTK's Porter stems (lower-cased) of `words`, through the process's persistent stem cache
+    (`kweval.text.stemming.shared_stems`, shared with stem matching): every preset's stemmer."""
+    return shared_stems().stem_many(words)
 
 
 def save_stems() -> None:
-    """Keep the stems computed so far for the next run (no-op when nothing new was stemmed)."""
-    if _stems is not None:
-        _stems.save()
+    """Keep the stems computed so far for the next run (no-op when nothing new was stemmed); what went wrong is
+    kept for `stem_cache_notes`."""
+    _notes.extend(save_shared_stems())
+
+
+_notes: list[str] = []
 
 
 def stem_cache_notes() -> list[str]:
     """What went wrong with the persistent stem cache since the last call (a write refused by a full disk), once."""
-    if _stems is None:
-        return []
-    notes, _stems.notes = _stems.notes, []
+    notes = list(_notes)
+    _notes.clear()
     return notes
 
 
@@ -222,7 +216,7 @@ def _phrase_words(protocol: Protocol, phrase: str) -> tuple[str, ...]:
     else:
         raise ValueError(f"unknown tokenizer {protocol.tokenizer!r}")
     if protocol.stemming == "porter":
-        return _stem_all(words)
+        return stem_words(words)
     return tuple(words)
 
 
@@ -254,7 +248,7 @@ def kpeval_document_words(text: str) -> list[str]:
 def document_words(protocol: Protocol, text: str) -> tuple[str, ...]:
     """The (stemmed) words of a document, as the protocol checks presence in it."""
     if protocol.tokenizer == "space":  # KPEval reads one line per document
-        return _stem_all([w.strip().lower() for w in kpeval_document_words(text)])
+        return stem_words([w.strip().lower() for w in kpeval_document_words(text)])
     return _phrase_words(protocol, text)
 
 

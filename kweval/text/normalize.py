@@ -109,13 +109,18 @@ def _porter() -> Callable[[str], str]:
 
 @lru_cache(maxsize=1)
 def _stem_word() -> Callable[[str], str]:
-    """Speed: Porter's stem of one token, memoised (at most 65,536 tokens).
+    """Speed: Porter's stem of one token, through the process's persistent stem cache (`stemming.shared_stems`:
+    the stems of earlier runs read from disk, new ones kept for the next; bounded).
 
     Plain definition: `_porter()(token)`; a token's stem never changes, and the
     explorer and the failure categories stem the same GT words for every review
-    of a movie (tests/test_present.py checks the two agree).
+    of a movie (tests/test_present.py checks the two agree).  NLTK is loaded first: a stem read from the cache
+    must not hide a missing extra.
     """
-    return lru_cache(maxsize=1 << 16)(_porter())
+    from kweval.text.stemming import shared_stems
+
+    _porter()
+    return shared_stems().stem
 
 
 def stem_tokens(normalized: str) -> tuple[str, ...]:

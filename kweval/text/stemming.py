@@ -11,7 +11,8 @@ again, so a later `import nltk` is the ordinary, complete one.
 (`<kweval cache>/stems/porter-nltk-<version>.json`), so a rerun on the same
 collection loads no stemmer at all.  The cache is an optimisation only: it is
 bounded (entries, word length, file size), an unreadable, damaged or oversized
-file is ignored and rewritten, a failed write is one note and skipped.
+file is ignored and rewritten, a failed write is one note and skipped.  A process has one
+(`shared_stems`): stem matching, the present rule and the protocol presets read the same stems.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import importlib.util
 import json
 import os
 import sys
+import threading
 import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -182,3 +184,28 @@ class PorterCache:
                 tmp.unlink(missing_ok=True)
             except OSError:
                 pass
+
+
+_SHARED: PorterCache | None = None
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_stems() -> PorterCache:
+    """The process's stem cache, on `default_cache_file()` (read on first use; the dashboard's sessions are
+    threads, so it is made once under a lock)."""
+    global _SHARED
+    with _SHARED_LOCK:
+        if _SHARED is None:
+            _SHARED = PorterCache(default_cache_file())
+        return _SHARED
+
+
+def save_shared_stems() -> list[str]:
+    """Keep the stems this process computed for the next run (nothing when none is new); the notes of what went
+    wrong since the last call (a write refused by a full disk), each once."""
+    cache = _SHARED
+    if cache is None:
+        return []
+    cache.save()
+    notes, cache.notes = cache.notes, []
+    return notes
