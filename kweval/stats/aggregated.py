@@ -29,7 +29,6 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import pandas as pd
 
-from kweval._arrays import byte_tables, packed_bits_times
 from kweval.metrics import registry
 from kweval.stats.bootstrap import (
     CONFIDENCE,
@@ -40,7 +39,7 @@ from kweval.stats.bootstrap import (
     chunk_sizes,
     statistic_columns,
 )
-from kweval.stats.paired import N_PERM, compare_models, holm, holm_levels, paired_scores
+from kweval.stats.paired import N_PERM, compare_models, holm, holm_levels, paired_scores, swap_sums
 
 BASIS_MEANS = "per-review means"
 BASIS_MICRO = "ratio of sums (micro)"
@@ -145,10 +144,10 @@ def _difference(
     if not d.any():
         return value_a, value_b, draws, 1.0
     threshold = abs(observed) - 1e-12 * max(abs(observed), 1e-300) - 1e-15
-    sum_a, sum_b, tables = xa.sum(axis=0), xb.sum(axis=0), byte_tables(d)
+    sum_a, sum_b, times = xa.sum(axis=0), xb.sum(axis=0), swap_sums(d)
     extreme = total = 0
     for bits in _swap_bits(n, n_perm, seed):
-        moved = packed_bits_times(bits, tables)  # what the swapped reviews move from B's sums to A's
+        moved = times(bits)  # what the swapped reviews move from B's sums to A's
         extreme += int((np.abs(diff(sum_a + moved, sum_b - moved)) >= threshold).sum())
         total += bits.shape[0]
     exact = n < 63 and 2**n <= n_perm

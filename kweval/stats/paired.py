@@ -29,7 +29,7 @@ same resamples serve every column) and never loops over reviews in Python.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -72,6 +72,20 @@ def _sign_matrix_exact(n: int) -> np.ndarray:
     return 1.0 - 2.0 * bits
 
 
+_TABLE_COLUMNS = 4  # up to this many columns, per-byte tables beat unpacking every bit (bench/bench_randomization.py)
+
+
+def swap_sums(values: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
+    """A function of packed swap bits (rows: permutations, 8 reviews a byte as np.packbits) giving bits @ `values`:
+    read from per-byte tables for a few columns (the headline's, a micro ratio's), one unpacked product (BLAS) for
+    many (Compare's metrics at once)."""
+    n = values.shape[0]
+    if values.shape[1] <= _TABLE_COLUMNS:
+        tables = byte_tables(values)
+        return lambda packed: packed_bits_times(packed, tables)
+    return lambda packed: np.unpackbits(packed, axis=1, count=n).astype("float64") @ values
+
+
 def paired_randomization_test(
     a: np.ndarray | Sequence[float],
     b: np.ndarray | Sequence[float],
@@ -101,13 +115,13 @@ def paired_randomization_test(
         p = extreme / signs.shape[0]
     else:
         rng = np.random.default_rng(seed)
-        total, tables = d.sum(axis=0), byte_tables(d)
+        total, times = d.sum(axis=0), swap_sums(d)
         for size in chunk_sizes(n_perm, n):
             # one random bit per review and permutation: sign = 1 − 2·bit, so Σ sign·d = Σd − 2·(bits @ d)
             raw = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
             if n % 8:  # the pad bits of the last byte select no review
                 raw[:, -1] &= np.uint8((0xFF << (8 - n % 8)) & 0xFF)
-            extreme += (np.abs((total - 2.0 * packed_bits_times(raw, tables)) / n) >= threshold).sum(axis=0)
+            extreme += (np.abs((total - 2.0 * times(raw)) / n) >= threshold).sum(axis=0)
         p = (1.0 + extreme) / (1.0 + n_perm)
     p = np.where(np.all(d == 0, axis=0), 1.0, np.minimum(p, 1.0))
     return float(p[0]) if flat else p
