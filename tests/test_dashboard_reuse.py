@@ -147,10 +147,7 @@ def test_explorer_rerun_reuses_its_review_cards(monkeypatch):
     them."""
     from dashboard import keyword_html
 
-    st.cache_data.clear()
-    built = []
-    original = keyword_html.model_grid_html
-    monkeypatch.setattr(keyword_html, "model_grid_html", lambda *a, **kw: built.append(1) or original(*a, **kw))
+    built = _count_calls(monkeypatch, keyword_html, "model_grid_start")  # one per card template built
     at = run(monkeypatch, None, page="pages/explorer.py")
     first = [h.proto.body for h in at.get("html")]
     n_cards = len(built)
