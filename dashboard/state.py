@@ -13,6 +13,8 @@ import argparse
 import hashlib
 import os
 import sys
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -93,18 +95,37 @@ def load_upload(digest: str, files: tuple[tuple[str, bytes], ...]) -> tuple[Data
     return _load_upload(digest, files)
 
 
+class _Held:
+    """The evaluations every session shares (not copied: pages only read them, tests/test_app.py checks it),
+    most recent last, at most `size`; the first semantic evaluation of each τ-free setting is kept apart (at most
+    `bases`), so that a τ step always re-thresholds it and never evaluates again, however many τ steps evicted.
+    Explicit rather than st.cache_resource: a miss must be known before building, to show progress outside any
+    cached function."""
+
+    def __init__(self, size: int = 8, bases: int = 4) -> None:
+        self.size, self.n_bases = size, bases
+        self.items: OrderedDict[tuple, Evaluation] = OrderedDict()
+        self.bases: OrderedDict[tuple, Evaluation] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, store: OrderedDict, key: tuple) -> Evaluation | None:
+        with self.lock:
+            found = store.get(key)
+            if found is not None:
+                store.move_to_end(key)
+            return found
+
+    def put(self, store: OrderedDict, key: tuple, evaluation: Evaluation) -> Evaluation:
+        with self.lock:
+            store[key] = evaluation
+            while len(store) > (self.size if store is self.items else self.n_bases):
+                store.popitem(last=False)
+        return evaluation
+
+
 @st.cache_resource
-def _evaluated_keys() -> set:
-    """(data hash, options) already in the evaluation cache, so a miss can show progress."""
-    return set()
-
-
-# cache_resource, not cache_data: every page of every rerun reads the evaluation, and cache_data
-# would hand each one a fresh unpickled copy (≈80 ms for the DNLP data).  Pages only read it
-# (tests/test_app.py checks that it is shared and left unchanged).
-@st.cache_resource(show_spinner=False, max_entries=8)
-def _evaluation(data_hash: str, options: tuple, _dataset: Dataset, _ready: Evaluation | None = None) -> Evaluation:
-    return _ready if _ready is not None else evaluate(_dataset, EvalOptions(**dict(options)))
+def _held() -> _Held:
+    return _Held()
 
 
 # One table per dataset: the sentiment columns depend on no sidebar setting (`SENTIMENT_OPTIONS`), so turning
@@ -117,33 +138,27 @@ def _sentiment(data_hash: str, sentiment_options: tuple, _evaluation: Evaluation
 def get_evaluation(dataset: Dataset, data_hash: str, options: EvalOptions) -> Evaluation:
     """The evaluation of `dataset` under `options`, shared by every session; a first run shows progress.
 
-    Built from what is cached where it can be: sentiment on is the evaluation without it plus the
-    dataset's sentiment columns; another τ re-thresholds a semantic evaluation's similarities.
+    Built from what is held where it can be: sentiment on is the evaluation without it plus the
+    dataset's sentiment columns; another τ re-thresholds the setting's first semantic evaluation.
     """
-    key = (data_hash, tuple(options.as_dict().items()))
-    seen = _evaluated_keys()
-    if key in seen:
-        return _evaluation(*key, dataset)
+    held, key = _held(), (data_hash, _digest(options.as_dict()))
+    found = held.get(held.items, key)
+    if found is not None:
+        return found
     if options.sentiment:
         base = get_evaluation(dataset, data_hash, replace(options, sentiment=False))
         sas = _sentiment(data_hash, tuple(getattr(options, name) for name in SENTIMENT_OPTIONS), base, dataset)
-        ready = with_sentiment(base, sas)
-    else:
-        ready = _rethresholded(dataset, data_hash, options) or _evaluate_with_progress(dataset, options)
-    seen.add(key)
-    return _evaluation(*key, dataset, _ready=ready)
-
-
-def _rethresholded(dataset: Dataset, data_hash: str, options: EvalOptions) -> Evaluation | None:
-    """A cached semantic evaluation that differs only in τ, re-thresholded to `options.threshold`; None if there is
-    none."""
+        return held.put(held.items, key, with_sentiment(base, sas))
     if not options.semantic:
-        return None
-    for other in [k for k in _evaluated_keys() if k[0] == data_hash]:
-        done = EvalOptions(**dict(other[1]))
-        if done.semantic and replace(done, threshold=options.threshold) == options:
-            return with_threshold(_evaluation(*other, dataset), options.threshold)
-    return None
+        return held.put(held.items, key, _evaluate_with_progress(dataset, options))
+    free = (data_hash, _digest({k: v for k, v in options.as_dict().items() if k != "threshold"}))
+    base = held.get(held.bases, free) or held.put(held.bases, free, _evaluate_with_progress(dataset, options))
+    return held.put(held.items, key, base if base.options == options else with_threshold(base, options.threshold))
+
+
+def _digest(options: dict) -> str:
+    """A short digest of option values (their repr: plain values), as the caches hash their keys on every call."""
+    return hashlib.blake2b(repr(options).encode(), digest_size=12).hexdigest()
 
 
 def _evaluate_with_progress(dataset: Dataset, options: EvalOptions) -> Evaluation:
@@ -207,13 +222,12 @@ class Ctx:
     @property
     def key(self) -> tuple[str, str]:
         """Cache key of everything derived from this evaluation: (data hash, digest of the options: short to hash)."""
-        return (self.data_hash, hashlib.blake2b(repr(self.options.as_dict()).encode(), digest_size=12).hexdigest())
+        return (self.data_hash, _digest(self.options.as_dict()))
 
     @property
     def tau_free_key(self) -> tuple[str, str]:
         """Cache key of what a τ change leaves unchanged: all but the semantic scores (`with_threshold`'s)."""
-        free = {k: v for k, v in self.options.as_dict().items() if k != "threshold"}
-        return (self.data_hash, hashlib.blake2b(repr(free).encode(), digest_size=12).hexdigest())
+        return (self.data_hash, _digest({k: v for k, v in self.options.as_dict().items() if k != "threshold"}))
 
     @property
     def upload_names(self) -> list[str]:
