@@ -15,11 +15,10 @@ import os
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -95,37 +94,36 @@ def load_upload(digest: str, files: tuple[tuple[str, bytes], ...]) -> tuple[Data
     return _load_upload(digest, files)
 
 
-class _Held:
-    """The evaluations every session shares (not copied: pages only read them, tests/test_app.py checks it),
-    most recent last, at most `size`; the first semantic evaluation of each τ-free setting is kept apart (at most
-    `bases`), so that a τ step always re-thresholds it and never evaluates again, however many τ steps evicted.
-    Explicit rather than st.cache_resource: a miss must be known before building, to show progress outside any
-    cached function."""
+class _Lru:
+    """Evaluations shared by every session (not copied: pages only read them, tests/test_app.py checks it), most
+    recent last, at most `size`.  Explicit rather than st.cache_resource: a miss must be known before building,
+    to show progress outside any cached function, and evictions must be seen."""
 
-    def __init__(self, size: int = 8, bases: int = 4) -> None:
-        self.size, self.n_bases = size, bases
+    def __init__(self, size: int) -> None:
+        self.size = size
         self.items: OrderedDict[tuple, Evaluation] = OrderedDict()
-        self.bases: OrderedDict[tuple, Evaluation] = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, store: OrderedDict, key: tuple) -> Evaluation | None:
+    def get(self, key: tuple) -> Evaluation | None:
         with self.lock:
-            found = store.get(key)
+            found = self.items.get(key)
             if found is not None:
-                store.move_to_end(key)
+                self.items.move_to_end(key)
             return found
 
-    def put(self, store: OrderedDict, key: tuple, evaluation: Evaluation) -> Evaluation:
+    def put(self, key: tuple, evaluation: Evaluation) -> Evaluation:
         with self.lock:
-            store[key] = evaluation
-            while len(store) > (self.size if store is self.items else self.n_bases):
-                store.popitem(last=False)
+            self.items[key] = evaluation
+            while len(self.items) > self.size:
+                self.items.popitem(last=False)
         return evaluation
 
 
 @st.cache_resource
-def _held() -> _Held:
-    return _Held()
+def _held() -> tuple[_Lru, _Lru]:
+    """(the evaluations by options, the first semantic evaluation of each τ-free setting): the second is kept
+    apart so that a τ step always re-thresholds it and never evaluates again, however many τ steps evicted."""
+    return _Lru(8), _Lru(4)
 
 
 # One table per dataset: the sentiment columns depend on no sidebar setting (`SENTIMENT_OPTIONS`), so turning
@@ -141,19 +139,19 @@ def get_evaluation(dataset: Dataset, data_hash: str, options: EvalOptions) -> Ev
     Built from what is held where it can be: sentiment on is the evaluation without it plus the
     dataset's sentiment columns; another τ re-thresholds the setting's first semantic evaluation.
     """
-    held, key = _held(), (data_hash, _digest(options.as_dict()))
-    found = held.get(held.items, key)
+    (held, bases), key = _held(), (data_hash, _digest(options.as_dict()))
+    found = held.get(key)
     if found is not None:
         return found
     if options.sentiment:
         base = get_evaluation(dataset, data_hash, replace(options, sentiment=False))
         sas = _sentiment(data_hash, tuple(getattr(options, name) for name in SENTIMENT_OPTIONS), base, dataset)
-        return held.put(held.items, key, with_sentiment(base, sas))
+        return held.put(key, with_sentiment(base, sas))
     if not options.semantic:
-        return held.put(held.items, key, _evaluate_with_progress(dataset, options))
+        return held.put(key, _evaluate_with_progress(dataset, options))
     free = (data_hash, _digest({k: v for k, v in options.as_dict().items() if k != "threshold"}))
-    base = held.get(held.bases, free) or held.put(held.bases, free, _evaluate_with_progress(dataset, options))
-    return held.put(held.items, key, base if base.options == options else with_threshold(base, options.threshold))
+    base = bases.get(free) or bases.put(free, _evaluate_with_progress(dataset, options))
+    return held.put(key, base if base.options == options else with_threshold(base, options.threshold))
 
 
 def _digest(options: dict) -> str:
@@ -307,24 +305,8 @@ class Ctx:
         """Relative links to `page` with the current selection, one per row of `per_row` (for link columns)."""
         return page_links(page, self.selection, **per_row)
 
-    def url_widget(
-        self,
-        widget: Callable,
-        label: str,
-        param: str,
-        default: Any,
-        parse: Callable[[str], Any] = str,
-        fmt: Callable[[Any], str] = str,
-        resets: tuple[str, ...] = (),
-        **kwargs: Any,
-    ) -> Any:
-        """A page widget whose value lives in the URL query parameter `param` (and survives reruns).
-
-        `parse` turns the URL text into a value (None or an exception: ignored); changing the
-        widget writes `fmt(value)` to the URL (the default removes the parameter) and clears the
-        parameters named in `resets` (e.g. the page number when a filter changes).
-        """
-        return url_widget(widget, label, param, default, parse, fmt, resets=resets, **kwargs)
+    # A page widget whose value lives in the URL query parameter (`dashboard.url_state.url_widget`, the one binding).
+    url_widget = staticmethod(url_widget)
 
     def finish(self) -> None:
         """The page's last call: warn about and drop the URL parameters nothing read (a page that stopped

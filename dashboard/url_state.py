@@ -147,7 +147,9 @@ def url_widget(
     """A widget whose value lives in the URL query parameter `param`: the dashboard's one URL binding.
 
     The value is the URL's (`parse`d; None or an exception: unusable), else the session's, else
-    `default`; a URL value that cannot be used (unparsable, not an option, out of bounds) is replaced
+    `default`; with ``options=...`` only one of them is usable and with bounds it is clamped (`_fit`: no
+    `parse` of its own needed for that); a URL value that cannot be used (unparsable, not an option, out of
+    bounds) is replaced
     by the nearest usable one, with a warning naming parameter, value and what was used (unless
     `warn` is False: the sidebar words its own).  Changing the widget writes `fmt(value)` to the URL
     and clears the parameters named in `resets` (e.g. the page number when a filter changes).

@@ -24,16 +24,13 @@ if len(sel.models) < 2:
     st.stop()
 models = list(sel.models)
 c1, c2, c3 = st.columns(3)
-a = ctx.url_widget(
-    c1.selectbox, "Reference model A", "a", models[0], parse=lambda s: s if s in models else None, options=models
-)
+a = ctx.url_widget(c1.selectbox, "Reference model A", "a", models[0], options=models)
 others = [m for m in models if m != a]
 b = ctx.url_widget(
     c2.selectbox,
     "Model B (scatter, per movie, reviews)",
     "b",
     others[0],
-    parse=lambda s: s if s in others else None,
     options=others,
 )
 metric = ctx.url_widget(
@@ -41,7 +38,6 @@ metric = ctx.url_widget(
     "Metric (scatter, per movie, reviews)",
     "metric",
     ctx.ndcg_at_k,
-    parse=lambda s: s if s in METRICS else None,
     options=METRICS,
 )
 WORDS = ctx.words

@@ -50,7 +50,6 @@ marked = ctx.url_widget(
     "Mark the matches of",
     "hl",
     sel.models[0] if sel.models else None,
-    parse=lambda s: s if s in sel.models else None,
     options=list(sel.models),
     horizontal=True,
     format_func=md,
@@ -80,7 +79,6 @@ sort = ctx.url_widget(
     "Sort",
     "sort",
     "review order",
-    parse=lambda s: s if s in SORTS else None,
     options=list(SORTS),
     resets=("p",),
 )
@@ -110,7 +108,6 @@ if sort in ("largest disagreement", *DIRECTIONAL_SORTS) and len(sel.models) >= 2
         "Model A",
         "a",
         sel.models[0],
-        parse=lambda s: s if s in sel.models else None,
         options=list(sel.models),
     )
     b = ctx.url_widget(
@@ -118,7 +115,6 @@ if sort in ("largest disagreement", *DIRECTIONAL_SORTS) and len(sel.models) >= 2
         "Model B",
         "b",
         sel.models[1],
-        parse=lambda s: s if s in sel.models else None,
         options=list(sel.models),
     )
     pair = (a, b)

@@ -62,7 +62,6 @@ model = ctx.url_widget(
     "Model",
     "model",
     models[0],
-    parse=lambda s: s if s in models else None,
     options=models,
     format_func=md,
 )
@@ -71,7 +70,6 @@ metric = ctx.url_widget(
     "Metric",
     "metric",
     ctx.ndcg_at_k if ctx.ndcg_at_k in metric_names else metric_names[0],
-    parse=lambda s: s if s in metric_names else None,
     options=metric_names,
 )
 try:

@@ -53,7 +53,6 @@ gain = ctx.url_widget(
     "Gain",
     "gain",
     "linear",
-    parse=lambda s: s if s in ("linear", "exponential") else None,
     options=["linear", "exponential"],
     horizontal=True,
     format_func=explain.GAIN_LABELS.get,
@@ -65,7 +64,6 @@ discount = ctx.url_widget(
     "Discount",
     "disc",
     "log2",
-    parse=lambda s: s if s in ("log2", "jarvelin") else None,
     options=["log2", "jarvelin"],
     horizontal=True,
     format_func=lambda d: {"log2": "log2", "jarvelin": "Järvelin"}[d],
@@ -90,9 +88,7 @@ show(explain.ndcg_steps(**explain.SEED_000, k=k, gain=gain, discount=discount, m
 
 st.header("A review from the data")
 models = list(sel.models)
-model = ctx.url_widget(
-    st.selectbox, "Model", "model", models[0], parse=lambda s: s if s in models else None, options=models
-)
+model = ctx.url_widget(st.selectbox, "Model", "model", models[0], options=models)
 scores = ctx.scores()
 scores = scores[scores["model"] == model]
 ids = list(dict.fromkeys(zip(scores["movie"], scores["review_id"])))
@@ -110,7 +106,6 @@ else:
         "Review",
         "rv",
         default,
-        parse=lambda s: s if s in labels else None,
         options=list(labels),
         format_func=lambda lbl: f"{titles[labels[lbl][0]]} · review {labels[lbl][1]}",
     )
@@ -198,7 +193,6 @@ name = ctx.url_widget(
     "Step through (with the k, gain and discount above)",
     "ex",
     "002 classic",
-    parse=lambda s: s if s in examples else None,
     options=list(examples),
     format_func=lambda key: explain.EXAMPLE_TITLES[key.split(" ", 1)[1]],
 )

@@ -126,7 +126,6 @@ metric = ctx.url_widget(
     "Metric for the heatmap and slices",
     "metric",
     ctx.ndcg_at_k,
-    parse=lambda s: s if s in metrics else None,
     options=metrics,
 )
 movies_only = table[table["movie"] != ALL]
