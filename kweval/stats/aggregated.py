@@ -36,10 +36,9 @@ from kweval.stats.bootstrap import (
     SEED,
     aggregated_statistic,
     bootstrap_statistics,
-    chunk_sizes,
     statistic_columns,
 )
-from kweval.stats.paired import N_PERM, compare_models, holm, holm_levels, paired_scores, swap_sums
+from kweval.stats.paired import N_PERM, compare_models, holm, holm_levels, paired_scores, swap_bits, swap_sums
 
 BASIS_MEANS = "per-review means"
 BASIS_MICRO = "ratio of sums (micro)"
@@ -49,22 +48,6 @@ def basis(metric: str, how: str) -> str:
     """What a comparison of `metric` under aggregation `how` compares: the micro ratio or the per-review means."""
     micro = how == "micro" and (registry.micro_ratio(metric) is not None or registry.micro_f1(metric) is not None)
     return BASIS_MICRO if micro else BASIS_MEANS
-
-
-def _swap_bits(n: int, n_perm: int, seed: int):
-    """Chunks of swap indicators, packed 8 reviews a byte as np.packbits (rows: permutations; bit 1 = the review's
-    A and B rows swapped; the last byte's pad bits 0): every one of the 2**n sets when that is at most `n_perm`,
-    else `n_perm` random ones (the draws of `paired.paired_randomization_test`)."""
-    if n < 63 and 2**n <= n_perm:
-        codes = np.arange(2**n, dtype=np.int64)[:, None]
-        yield np.packbits(((codes >> np.arange(n, dtype=np.int64)[None, :]) & 1).astype(np.uint8), axis=1)
-        return
-    rng = np.random.default_rng(seed)
-    for size in chunk_sizes(n_perm, n):
-        raw = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
-        if n % 8:
-            raw[:, -1] &= np.uint8((0xFF << (8 - n % 8)) & 0xFF)
-        yield raw
 
 
 def aggregated_difference(
@@ -146,7 +129,7 @@ def _difference(
     threshold = abs(observed) - 1e-12 * max(abs(observed), 1e-300) - 1e-15
     sum_a, sum_b, times = xa.sum(axis=0), xb.sum(axis=0), swap_sums(d)
     extreme = total = 0
-    for bits in _swap_bits(n, n_perm, seed):
+    for bits in swap_bits(n, n_perm, seed):
         moved = times(bits)  # what the swapped reviews move from B's sums to A's
         extreme += int((np.abs(diff(sum_a + moved, sum_b - moved)) >= threshold).sum())
         total += bits.shape[0]

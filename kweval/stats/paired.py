@@ -86,6 +86,22 @@ def swap_sums(values: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     return lambda packed: np.unpackbits(packed, axis=1, count=n).astype("float64") @ values
 
 
+def swap_bits(n: int, n_perm: int, seed: int):
+    """Chunks of swap indicators, packed 8 reviews a byte as np.packbits (rows: permutations; bit 1 = the review's
+    A and B rows swapped; the last byte's pad bits 0): every one of the 2**n sets when that is at most `n_perm`,
+    else `n_perm` random ones (the draws of `paired_randomization_test` and of `aggregated`)."""
+    if n < 63 and 2**n <= n_perm:
+        codes = np.arange(2**n, dtype=np.int64)[:, None]
+        yield np.packbits(((codes >> np.arange(n, dtype=np.int64)[None, :]) & 1).astype(np.uint8), axis=1)
+        return
+    rng = np.random.default_rng(seed)
+    for size in chunk_sizes(n_perm, n):
+        raw = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
+        if n % 8:
+            raw[:, -1] &= np.uint8((0xFF << (8 - n % 8)) & 0xFF)
+        yield raw
+
+
 def paired_randomization_test(
     a: np.ndarray | Sequence[float],
     b: np.ndarray | Sequence[float],
@@ -114,14 +130,10 @@ def paired_randomization_test(
         extreme += (stats_ >= threshold).sum(axis=0)
         p = extreme / signs.shape[0]
     else:
-        rng = np.random.default_rng(seed)
         total, times = d.sum(axis=0), swap_sums(d)
-        for size in chunk_sizes(n_perm, n):
+        for bits in swap_bits(n, n_perm, seed):
             # one random bit per review and permutation: sign = 1 − 2·bit, so Σ sign·d = Σd − 2·(bits @ d)
-            raw = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
-            if n % 8:  # the pad bits of the last byte select no review
-                raw[:, -1] &= np.uint8((0xFF << (8 - n % 8)) & 0xFF)
-            extreme += (np.abs((total - 2.0 * times(raw)) / n) >= threshold).sum(axis=0)
+            extreme += (np.abs((total - 2.0 * times(bits)) / n) >= threshold).sum(axis=0)
         p = (1.0 + extreme) / (1.0 + n_perm)
     p = np.where(np.all(d == 0, axis=0), 1.0, np.minimum(p, 1.0))
     return float(p[0]) if flat else p
