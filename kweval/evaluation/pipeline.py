@@ -96,8 +96,8 @@ def evaluate(
     evaluation.problems = (
         list(dataset.problems) + [p for m in movie_order for p in movie_problems[m]] + missing_problems
     )
-    if options.match == "stem":  # the stems computed for the next run (kweval.text.stemming)
-        evaluation.problems += [Problem("stem cache", note, "evaluate") for note in save_shared_stems()]
+    # the stems stem matching or the present rule computed, kept for the next run (nothing new: nothing written)
+    evaluation.problems += [Problem("stem cache", note, "evaluate") for note in save_shared_stems()]
     if options.semantic:
         add_semantic_columns(evaluation, progress)
     if options.sentiment:
