@@ -103,14 +103,24 @@ class Similarities:
     gt_group: np.ndarray
     gt_best: np.ndarray
 
-    def counts_at(self, threshold: float) -> tuple[np.ndarray, np.ndarray]:
-        """(pred_matched, gt_matched) per group at `threshold` (strict ``>``, in float32 as the cosines): the two
-        counts every semantic metric is made of."""
+    def columns_at(self, threshold: float) -> dict[str, np.ndarray]:
+        """The semantic counts and metrics at `threshold` (strict ``>``, in float32 as the cosines), one array per
+        column of `at_threshold`, in the groups' order (no key columns: a τ step needs only these)."""
         thr = threshold_like(float(threshold), np.float32)
         n = len(self.keys)
         pred_matched = np.bincount(self.pred_group[self.pred_best > thr], minlength=n).astype(np.int64)
         gt_matched = np.bincount(self.gt_group[self.gt_best > thr], minlength=n).astype(np.int64)
-        return pred_matched, gt_matched
+        precision = safe_ratio(pred_matched, self.n_pred)
+        recall = safe_ratio(gt_matched, self.n_gt)
+        return {
+            "sem_n_pred": self.n_pred,
+            "sem_pred_matched": pred_matched,
+            "sem_n_gt": self.n_gt,
+            "sem_gt_matched": gt_matched,
+            "sem_precision": precision,
+            "sem_recall": recall,
+            "sem_f1": harmonic_mean(precision, recall),
+        }
 
     def aligned(self, keys: pd.DataFrame) -> Similarities:
         """The same similarities with one group per row of `keys` (movie, review_id, model; unique rows), in its
@@ -146,19 +156,8 @@ class Similarities:
         )
 
     def at_threshold(self, threshold: float) -> pd.DataFrame:
-        """The semantic counts and metrics at `threshold` (strict ``>``, in float32 as the cosines)."""
-        pred_matched, gt_matched = self.counts_at(threshold)
-        precision = safe_ratio(pred_matched, self.n_pred)
-        recall = safe_ratio(gt_matched, self.n_gt)
-        out = self.keys.copy()
-        out["sem_n_pred"] = self.n_pred
-        out["sem_pred_matched"] = pred_matched
-        out["sem_n_gt"] = self.n_gt
-        out["sem_gt_matched"] = gt_matched
-        out["sem_precision"] = precision
-        out["sem_recall"] = recall
-        out["sem_f1"] = harmonic_mean(precision, recall)
-        return out
+        """The semantic counts and metrics at `threshold` (strict ``>``, in float32 as the cosines), per group."""
+        return self.keys.assign(**self.columns_at(threshold))
 
 
 def similarities(pred: pd.DataFrame, gt: pd.DataFrame, vectors: Vectors) -> Similarities:

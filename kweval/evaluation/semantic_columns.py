@@ -19,7 +19,6 @@ from kweval.embeddings.similarity import Similarities, similarities
 from kweval.evaluation.clean import gt_list_keys
 from kweval.evaluation.options import Evaluation, Progress, no_progress
 from kweval.evaluation.sentiment_columns import SENTIMENT_COLUMNS
-from kweval.metrics.ratios import harmonic_mean, safe_ratio
 
 
 def semantic_texts(evaluation: Evaluation) -> list[str]:
@@ -78,11 +77,7 @@ def _set_semantic_columns(
 ) -> None:
     rows = by_list(scores[KEY]).reset_index(drop=True)
     if sims.keys.reset_index(drop=True).equals(rows):  # aligned similarities: the scores' own rows
-        pred_matched, gt_matched = sims.counts_at(threshold)
-        sem = pd.DataFrame({"sem_n_pred": sims.n_pred, "sem_pred_matched": pred_matched, "sem_gt_matched": gt_matched})
-        sem["sem_precision"] = safe_ratio(pred_matched, sims.n_pred)
-        sem["sem_recall"] = safe_ratio(gt_matched, sims.n_gt)
-        sem["sem_f1"] = harmonic_mean(sem["sem_precision"].to_numpy(), sem["sem_recall"].to_numpy())
+        sem = pd.DataFrame(sims.columns_at(threshold))
     else:  # the plain definition: the per-group table joined to the scores' rows
         sem = sims.at_threshold(threshold).set_index(KEY).reindex(pd.MultiIndex.from_frame(rows))
     # reviews with an empty prediction list have no row: |P| = 0, nothing matched, |G| still counts
