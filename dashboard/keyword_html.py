@@ -7,7 +7,7 @@ computes a metric (the rows come from `Evaluation.keywords` and
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
 import pandas as pd
 
@@ -179,13 +179,9 @@ def gt_top_html(
     )
 
 
-def model_grid_html(cells: Sequence[str], min_width_rem: float = 16) -> str:
-    """Model columns side by side that wrap to one column on a narrow (phone) screen."""
-    return f"{model_grid_start(min_width_rem)}{''.join(cells)}</div>"
-
-
 def model_grid_start(min_width_rem: float = 16) -> str:
-    """The opening tag of `model_grid_html` (a card template puts its model cells after it, then ``</div>``)."""
+    """The opening tag of the model grid: model columns side by side that wrap to one column on a narrow (phone)
+    screen (a card template puts its model cells after it, then ``</div>``)."""
     return (
         f'<div class="kw-models" '
         f'style="display:grid;grid-template-columns:repeat(auto-fit,minmax(min({float(min_width_rem):g}rem,100%),1fr));'

@@ -7,7 +7,7 @@ import pytest
 
 from dashboard.escape import esc, md
 from dashboard.highlight import highlight, match_spans, matched_tooltips, review_html
-from dashboard.keyword_html import gt_top_html, keyword_list_html, keyword_table_html, model_grid_html, sentiment_line
+from dashboard.keyword_html import gt_top_html, keyword_list_html, keyword_table_html, model_grid_start, sentiment_line
 from dashboard.links import page_links, page_params
 from dashboard.review_tables import filter_reviews, keyword_details, paginate, review_table
 from dashboard.selection import SELECTION_KEYS, Selection, resolve_selection
@@ -331,14 +331,14 @@ def test_best_values_marked_per_movie():
     assert best_styles(table).loc[11, "f1"] == "font-weight: 700"
 
 
-def test_gt_top_and_model_grid_html(evaluation):
+def test_gt_top_and_model_grid(evaluation):
     _, ev = evaluation
     gt = ev.ground_truth[ev.ground_truth["movie"] == "m"].assign(keyword=["fraud", XSS, "scam"])
     kw = ev.keywords[ev.keywords["review_id"] == "r2"]
     html_ = gt_top_html(gt, 2, kw, model_colors(["a", "b"]))
     assert "Top 2 GT keywords" in html_ and "<b>fraud</b>" in html_ and "&lt;img" in html_ and "<img" not in html_
     assert "1 more GT keyword(s)" in html_ and html_.count(">b</span>") == 2 and html_.count(">a</span>") == 1
-    grid = model_grid_html(["<div>1</div>", "<div>2</div>"])
+    grid = model_grid_start()
     assert "auto-fit" in grid and "minmax(min(16rem,100%),1fr)" in grid
 
 
