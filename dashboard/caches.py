@@ -117,28 +117,37 @@ def summary_exports(
 
 @st.cache_data(show_spinner="The headline: comparing the leaders…", max_entries=32)
 def _headline(
-    content: tuple, how: str, scope: str, models: tuple, keys: tuple, _scores: pd.DataFrame, _words: Vocabulary
+    content: tuple,
+    how: str,
+    scope: str,
+    models: tuple,
+    keys: tuple,
+    compared: tuple,
+    _scores: pd.DataFrame,
+    _words: Vocabulary,
 ) -> pd.DataFrame:
-    return headline(_scores, list(keys), how, _words)
+    return headline(_scores, list(keys), how, _words, compared=list(compared))
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _headline_content(
-    key: tuple, how: str, scope: str, models: tuple, keys: tuple, _scores: pd.DataFrame
+    key: tuple, how: str, scope: str, models: tuple, metrics: tuple, _scores: pd.DataFrame
 ) -> tuple[str, str, str]:
-    """What the headline reads, as digests: which rows (`row_identity`) and the values of its metrics (`ci_digest`),
-    so sentiment on, or a τ change without a semantic key metric, reuses it.  Computed once per evaluation."""
-    return key[0], row_identity(_scores), ci_digest(_scores, list(keys), how)
+    """What the headline reads, as digests: which rows (`row_identity`) and the values of the metrics it compares
+    (`ci_digest`), so a τ change without semantic metrics' new values reuses it.  Computed once per evaluation."""
+    return key[0], row_identity(_scores), ci_digest(_scores, list(metrics), how)
 
 
 def summary_headline(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame:
-    """Per key metric of `scores` (the rows of `scope`) the best model, its margin over the runner-up, the interval at
-    Holm's level and significance (`kweval.stats.headline`, the report's headline)."""
+    """The story of `scores` (the rows of `scope`; `kweval.stats.headline`, the report's): per key metric the best
+    model against the runner-up, the models that lead elsewhere among the metrics Compare compares, a clearly worse
+    model, each with its interval at Holm's level and significance within its family."""
     sel = ctx.selection
-    keys = tuple(key_metrics([m for m in ctx.evaluation.metric_names if m in scores.columns], sel.k))
+    compared = tuple(m for m in compare_metrics(ctx) if m in scores.columns)
+    keys = tuple(key_metrics(list(compared), sel.k))
     models = tuple(sel.models)
-    content = _headline_content(ctx.key, sel.agg, scope, models, keys, scores)
-    return _headline(content, sel.agg, scope, models, keys, scores, ctx.words)
+    content = _headline_content(ctx.key, sel.agg, scope, models, compared, scores)
+    return _headline(content, sel.agg, scope, models, keys, compared, scores, ctx.words)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,14 +294,18 @@ def protocol_cis(ctx: Ctx, protocol: str, movie: str, metrics: Sequence[str]) ->
 def _protocol_compare(
     data_hash: str, protocol: str, k: int, movie: str, a: str, others: tuple, metrics: tuple, _scores
 ) -> pd.DataFrame:
-    parts = [stats.compare_models(_scores, a, b, list(metrics)).rename(columns=SIDES).assign(model=b) for b in others]
+    parts = [
+        report_protocol.protocol_comparison(_scores, a, b, list(metrics)).rename(columns=SIDES).assign(model=b)
+        for b in others
+    ]
     return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
 
 
 def protocol_comparisons(
     ctx: Ctx, protocol: str, a: str, others: Sequence[str], metrics: Sequence[str]
 ) -> pd.DataFrame:
-    """Every other model against `a` on the preset's per-document `metrics` (paired, Holm across the metrics)."""
+    """Every other model against `a` on the preset's per-document `metrics` (paired, Holm within the preset's
+    families: `kweval.io.report_protocol.protocol_comparison`, the report's)."""
     sel = ctx.selection
     scores = protocol_scores(ctx, protocol)
     return _protocol_compare(ctx.data_hash, protocol, sel.k, sel.movie, a, tuple(others), tuple(metrics), scores)

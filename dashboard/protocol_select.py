@@ -14,7 +14,7 @@ import streamlit as st
 
 from dashboard import caches, charts
 from dashboard.escape import md
-from dashboard.headline_card import show_headline_card, significance_caption
+from dashboard.headline_card import MARKS, show_headline_card, significance_caption
 from dashboard.report_button import preset_report_button
 from dashboard.selection import PROTOCOL_DEFAULT, PROTOCOLS, parse_protocol
 from dashboard.state import Ctx
@@ -24,6 +24,7 @@ from dashboard.url_state import url_widget
 from kweval.io import report
 from kweval.io.report_protocol import f1_of_means
 from kweval.stats import verdict
+from kweval.stats.families import PRESET, family_label
 
 PROTOCOL_HELP = (
     "The conventions of the numbers (docs/protocols.md): kweval (docs/metrics.md), or the keyphrase field's tools: "
@@ -101,12 +102,13 @@ def _f1_note(protocol: str) -> str:
 def show_protocol_headline(ctx: Ctx, protocol: str) -> None:
     """The headline card of the preset's per-document scores in the sidebar's scope (`caches.protocol_headline`)."""
     top = caches.protocol_headline(ctx, protocol) if len(ctx.selection.models) >= 2 else None
-    caption = significance_caption(ctx.words.reviews.lower(), 0 if top is None else len(top))
+    caption = significance_caption(ctx.words.reviews.lower(), [], [family_label(PRESET)])
     caption += (
         f" Under the {md(protocol)} preset: the per-document values of {md(cli_command(ctx, protocol))} "
         f"(`--per-review` writes them); a margin is the difference of the two models' means.{_f1_note(protocol)}"
     )
-    show_headline_card(f"{md(ctx.movie_title(ctx.selection.movie))}, {md(protocol)} preset", top, caption)
+    title = f"{md(ctx.movie_title(ctx.selection.movie))}, {md(protocol)} preset"
+    show_headline_card(title, top, caption, ctx.words)
 
 
 def scope_collection(ctx: Ctx, table: pd.DataFrame) -> str | None:
@@ -150,12 +152,13 @@ def show_verdict_matrix(comparison: pd.DataFrame, a: str) -> None:
     st.dataframe(styled, key="verdict_matrix", column_config={"model": st.column_config.TextColumn(f"model vs {a}")})
     st.caption(
         f"Each cell names the winner of that model against {md(a)} on that metric: ✓ significant (dark: Holm-adjusted "
-        f"randomization p < {verdict.ALPHA} across the metrics of the pair), (n.s.) not significant (light); green: "
+        f"randomization p < {verdict.ALPHA} within the metric's family, for the pair), (n.s.) not significant "
+        "(light); green: "
         f"the row's model ahead, red: {md(a)} ahead."
     )
     with st.expander("Every verdict in words"):
         for _model, rows in table.groupby("model", sort=False):
-            lines = [("✅ " if sig else "▫️ ") + md(text) for text, sig in zip(rows["sentence"], rows["significant"])]
+            lines = [f"{MARKS[bool(sig)]} {md(text)}" for text, sig in zip(rows["sentence"], rows["significant"])]
             st.markdown("\n".join(f"- {line}" for line in lines))
 
 
@@ -169,8 +172,9 @@ def show_protocol_compare(ctx: Ctx, protocol: str, a: str, others: list[str]) ->
         f"Under the {md(protocol)} preset: each document scored by the preset's rules "
         f"({md(cli_command(ctx, protocol))}), then paired tests on the per-document values (means; a preset "
         "whose macro F1 is the F1 of mean P and R, as kpeval's, reports that in Summary). p: paired randomization "
-        "test, Holm-corrected across the metrics of each model; the interval beside it is the paired bootstrap at "
-        "Holm's level."
+        "test, Holm-corrected within each family (the preset's P, R and F1; its present-only and its absent-only "
+        "columns), for each model against A, as in the Summary's headline and the report; the interval beside it "
+        "is the paired bootstrap at Holm's level."
     )
     st.subheader(f"Verdicts: each model against {md(a)} ({md(protocol)} preset)")
     aliases = {"mean A": "mean_a", "mean B": "mean_b"}

@@ -11,6 +11,7 @@ from dashboard.sidebar import open_page
 from dashboard.tables import decimal_formats, number_columns, text_columns
 from kweval.io.settings import setting_texts
 from kweval.stats import verdict
+from kweval.stats.families import families_in
 
 ctx = open_page(__file__)
 sel = ctx.selection
@@ -52,9 +53,11 @@ st.caption(
         if MICRO
         else f"Macro aggregation: every metric compares per-{WORDS.review.lower()} means. "
     )
-    + "p: paired randomization test (10 000 sign flips) and paired t-test, Holm-corrected across the metrics of each "
-    "model; the interval beside the Holm p is the paired bootstrap at Holm's level for that metric (CI (Holm)); "
-    "ci_low / ci_high are the unadjusted 95% interval. Wins/ties/losses from B's side."
+    + "p: paired randomization test (10 000 sign flips) and paired t-test, Holm-corrected within each family of "
+    f"metrics ({md(', '.join(families_in(METRICS)))}; the family column), for each model against A: the same "
+    "p-values and intervals as the Summary's headline, the report and `kweval compare`. The interval beside the "
+    "Holm p is the paired bootstrap at Holm's level for that metric (CI (Holm)); ci_low / ci_high are the "
+    "unadjusted 95% interval. Wins/ties/losses from B's side."
 )
 
 protocol = choose_protocol(ctx)  # per-document data: kweval or a keyphrase preset (the CLI's --protocol)
@@ -77,6 +80,7 @@ shown = res[
         "model",
         "metric",
         "basis",
+        "family",
         "n",
         "mean A",
         "mean B",
@@ -106,6 +110,9 @@ num["ci_high"] = {**num["ci_high"], "label": "ci_high (95%, unadjusted)"}
 num |= number_columns([c for c in shown.columns if c.startswith("p_")], fmt="%.2g")
 num |= number_columns(["n", "wins", "ties", "losses"], fmt="%d")
 num |= text_columns(["significant"])
+num["family"] = st.column_config.TextColumn(
+    "family", help="the family of metrics Holm's correction counts together (kweval.stats.families)"
+)
 num["basis"] = st.column_config.TextColumn(
     "basis",
     help=f"what is compared: per-{WORDS.review.lower()} means, or under micro aggregation the ratio of sums of the "

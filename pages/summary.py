@@ -29,10 +29,10 @@ MOVIE, REVIEWS = words.movie.lower(), words.reviews.lower()
 
 
 def show_headline(scores: pd.DataFrame, scope: str) -> None:
-    """The answer at a glance: one sentence per key metric (`kweval.stats.headline`), significant ones marked."""
+    """The answer at a glance: the story in plain words (`kweval.stats.headline`), the statistics in an expander."""
     top = caches.summary_headline(ctx, scope, scores) if len(sel.models) >= 2 else None
-    caption = significance_caption(REVIEWS, 0 if top is None else len(top))
-    show_headline_card(md(ctx.movie_title(scope)), top, caption)
+    caption = significance_caption(REVIEWS, caches.compare_metrics(ctx))
+    show_headline_card(md(ctx.movie_title(scope)), top, caption, words)
 
 
 st.title("Summary")

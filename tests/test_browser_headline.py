@@ -17,12 +17,18 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 def test_headline_card_on_the_demo(tmp_path):
     with _server(tmp_path) as url, _chromium(1400, 1000) as driver:
         driver.get(f"{url}/summary?movie=ALL&models=keybert,yake,keybert_vader")
-        text = _settled(driver, ["At a glance", "leads on", "Holm", "Build report"], timeout=120)
+        text = _settled(driver, ["At a glance", "clearly behind", "How sure", "Build report"], timeout=120)
         assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
         card = driver.find_element(By.CSS_SELECTOR, ".st-key-headline_card")
         assert card.is_displayed() and card.location["y"] < 1000, card.location  # the answer at a glance
-        lines = [li.text for li in card.find_elements(By.CSS_SELECTOR, "li")]
-        assert len(lines) >= 2 and all("On 180 reviews, " in line and line[0] in "✅▫" for line in lines), lines
+        lines = [li.text for li in card.find_elements(By.CSS_SELECTOR, "li") if li.is_displayed()]
+        assert len(lines) >= 4 and any(line.endswith("each significant.") for line in lines), lines
+        # the markers are Material icons (a ligature of Streamlit's own font), not emoji a browser may lack
+        names = " or ".join(f"text()='{name}'" for name in ("check_circle", "radio_button_unchecked"))
+        icons = [i for i in card.find_elements(By.XPATH, f".//li//span[{names}]") if i.is_displayed()]
+        assert len(icons) == len(lines), [i.get_attribute("outerHTML") for i in icons]
+        assert all("Material" in i.value_of_css_property("font-family") for i in icons)
+        assert "yake is clearly behind keybert" in card.text and "Holm" not in card.text  # statistics: one click
         assert " 0.000 " not in card.text and "0.000 (" not in card.text
         assert text.index("At a glance") < text.index("Every metric")
 
@@ -31,7 +37,7 @@ def test_per_document_summary_and_explorer(tmp_path):
     folder = _collection(tmp_path)
     with _server(tmp_path, folder) as url, _chromium(1400, 1000) as driver:
         driver.get(f"{url}/summary?movie=ALL")
-        text = _settled(driver, ["At a glance — All collections", "documents, first leads", "collections × models"])
+        text = _settled(driver, ["At a glance — All collections", "first finds the most", "collections × models"])
         assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
         assert driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPlotlyChart"]'), "no chart"
         driver.get(f"{url}/explorer?movie=ALL")

@@ -123,7 +123,10 @@ def test_compare_honours_micro(demo_dataset):
         expected = summary.loc[(ALL, models[1]), metric] - summary.loc[(ALL, models[0]), metric]
         assert row["diff"] == pytest.approx(expected)  # the summary's own numbers, not per-review means
         assert row["ci_low"] <= row["diff"] <= row["ci_high"]
-    assert comp["p_randomization_holm"].tolist() == pytest.approx(holm(comp["p_randomization"]).tolist())
+    # Holm within each family: precision and F1 together (set-based), nDCG@5 alone (ranking)
+    assert comp["family"].tolist() == ["set", "set", "ranking"]
+    p = comp["p_randomization"].to_numpy()
+    assert comp["p_randomization_holm"].tolist() == pytest.approx([*holm(p[:2]), *holm(p[2:])])
     macro = compare_aggregated(ev.scores, models[0], models[1], metrics, "macro", n_boot=300, n_perm=1000)
     assert set(macro["basis"]) == {BASIS_MEANS}
 
@@ -150,7 +153,11 @@ def test_headline_on_the_demo(demo_dataset, how):
         assert row["sentence"].startswith(f"On 180 reviews, {row['best']} leads on ")
         assert ("not significant" in row["sentence"]) == (not row["significant"])
         assert "0.000 " not in row["sentence"] and "0.000)" not in row["sentence"]
-    assert table["p_holm"].tolist() == pytest.approx(holm(table["p"]).tolist())
+    # Holm within the families of the metrics compared: F1 and weighted F1 together, nDCG@5 alone
+    assert table["family"].tolist() == ["set-based and weighted", "ranking (cut off at k)", "set-based and weighted"]
+    assert table["p_holm"].tolist() == pytest.approx(
+        [*holm(table["p"][[0, 2]])[:1], table["p"][1], holm(table["p"][[0, 2]])[1]]
+    )
     assert not math.isnan(table["ci_level"].iloc[0])
 
 

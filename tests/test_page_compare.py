@@ -9,6 +9,7 @@ import pytest
 
 from kweval import stats
 from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.stats.families import family_keys
 from tests.apptest import run, table
 from tests.helpers import DNLP
 
@@ -28,7 +29,7 @@ def test_compare_page_equals_stats(monkeypatch, cores):
     metrics = [m for m in ev.metric_names if m != "gt_coverage"]
     a = sc[sc["model"] == "base"].set_index("review_id")[metrics]
     b = sc[sc["model"] == "sentiment"].set_index("review_id").reindex(a.index)[metrics]
-    core = stats.paired_comparison(a, b, metrics)
+    core = stats.paired_comparison(a, b, metrics, families=family_keys(metrics))  # Holm within each family
     np.testing.assert_allclose(shown["diff"], core["diff"])
     np.testing.assert_allclose(shown["mean A"], a.mean().to_numpy())  # base
     np.testing.assert_allclose(shown["mean B"], b.mean().to_numpy())  # sentiment

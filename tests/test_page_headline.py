@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 
 from dashboard import report_view
+from dashboard.headline_card import MARKS
 from dashboard.protocol import page_card
 from dashboard.report_view import report_html
 from kweval.data import load_dataset
@@ -21,6 +22,7 @@ from kweval.io import report
 from kweval.io.report_data import REPORT_STAGES
 from kweval.io.settings import setting_slugs, setting_texts
 from kweval.stats.headline import headline, key_metrics
+from kweval.stats.story import story_lines
 from tests.apptest import run, texts
 
 EDGE = Path(__file__).parent / "data" / "keyphrase_edge"
@@ -41,20 +43,41 @@ def _collection(tmp_path: Path) -> Path:
     return folder
 
 
+def _marked(block: str) -> list[tuple[bool, str]]:
+    """(significant, text) of each line "- MARK text" of a Markdown list the card shows (escapes removed)."""
+    out = []
+    for line in block.splitlines():
+        mark, text = line[2:].split(" ", 1)
+        assert mark in MARKS.values(), line
+        out.append((mark == MARKS[True], text.replace("\\", "")))
+    return out
+
+
+def _card(at) -> tuple[list[tuple[bool, str]], list[tuple[bool, str]]]:
+    """The headline card's plain lines and, in its expander, the statistical sentences: (significant, text) each."""
+    blocks = [m.value for m in at.markdown if m.value.startswith(tuple(f"- {mark}" for mark in MARKS.values()))]
+    assert len(blocks) >= 2, "no headline card"
+    return _marked(blocks[0]), _marked(blocks[1])
+
+
 def _headline_lines(at) -> list[str]:
-    card = [m.value for m in at.markdown if "✅" in m.value or "▫️" in m.value]
-    assert card, "no headline card"
-    return [line[2:].replace("\\", "") for line in card[0].splitlines()]
+    """The statistical sentences under the card (its expander), each with its marker's significance first."""
+    return [("✅ " if sig else "▫️ ") + text for sig, text in _card(at)[1]]
 
 
 def test_summary_opens_with_the_headline_card_equal_to_the_core(monkeypatch, demo_dataset):
     at = run(monkeypatch, None, {"movie": "ALL", "agg": "macro"})
     ev = evaluate(demo_dataset, EvalOptions())
     scores = ev.scores[ev.scores["model"].isin(demo_dataset.model_names)]
-    core = headline(scores, key_metrics(ev.metric_names, 5), "macro", vocabulary(demo_dataset))
-    lines = _headline_lines(at)
-    assert [line.split(" ", 1)[1] for line in lines] == core["sentence"].tolist()
-    assert [line.startswith("✅") for line in lines] == core["significant"].tolist()
+    compared = [m for m in ev.metric_names if m != "gt_coverage"]
+    core = headline(scores, key_metrics(ev.metric_names, 5), "macro", vocabulary(demo_dataset), compared=compared)
+    plain, statistics = _card(at)
+    assert plain == [(line["significant"], line["text"]) for line in story_lines(core.to_dict("records"))]
+    assert statistics == list(zip(core["significant"], core["sentence"]))
+    # the plain lines name no confidence level and no correction; yake, clearly worse, is named as such
+    assert not re.search(r"\d%\s*CI|Holm", "\n".join(t for _, t in plain))
+    assert any(t.startswith("yake is clearly behind keybert on every key metric") for _, t in plain), plain
+    lines = [t for _, t in statistics]
     # the card comes before the full table
     shown = texts(at)
     assert shown.index("At a glance") < shown.index("Every metric")

@@ -32,7 +32,9 @@ from kweval.io.report import best_rows
 from kweval.io.report_data import REPORT_STAGES, Example, ReportData, all_rows_first, stage
 from kweval.metrics import registry
 from kweval.stats import verdict as verdicts
+from kweval.stats.families import families_in
 from kweval.stats.numbers import decimals_for, decimals_for_interval, format_interval, format_level, format_number
+from kweval.stats.story import story_lines
 
 STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0 auto;max-width:1200px;
@@ -78,18 +80,29 @@ def _help(metric: str) -> str:
 
 
 def headline_html(data: ReportData) -> str:
-    """The headline card: one stakeholder sentence per key metric."""
+    """The headline card: the story in plain words (`kweval.stats.story.story_lines`), the statistics behind each
+    line under "How sure" (a <details>, one click away)."""
     if data.headline.empty:
         return '<div class="headline"><p>Fewer than two models: nothing to compare.</p></div>'
     items = "".join(
+        f'<li class="{"sig" if line["significant"] else "ns"}">{esc(line["text"])}</li>'
+        for line in story_lines(data.headline.to_dict("records"), data.words)
+    )
+    details = "".join(
         f'<li class="{"sig" if row["significant"] else "ns"}">{esc(row["sentence"])}</li>'
         for row in data.headline.to_dict("records")
     )
+    units = esc(data.words.reviews.lower())
+    families = esc(", ".join(families_in(data.metrics, data.family)))
     return (
         f'<div class="headline" id="headline"><h2 style="border:0;margin-top:0.4rem">At a glance</h2><ul>{items}</ul>'
-        '<p class="note">Margin: the best model minus the runner-up on the reviews both were evaluated on. '
-        "Significance: paired randomization test, Holm-corrected across these metrics; each interval is the paired "
-        "bootstrap at its Holm step's confidence level, so interval and verdict tell the same story.</p></div>"
+        '<p class="note">✓ significant · ○ may be chance (not significant). Levels: the summary\'s values.</p>'
+        f'<details id="how-sure"><summary>How sure: the statistics behind each line</summary><ul>{details}</ul>'
+        f'<p class="note">Margin: the paired difference on the {units} both models were evaluated on. '
+        f"Significance: paired randomization test, Holm-corrected within each family of metrics ({families}), as "
+        "on the dashboard's Summary and Compare and in <code>kweval compare</code>; each interval is the paired "
+        "bootstrap at its Holm step's confidence level, so interval and verdict tell the same story.</p></details>"
+        "</div>"
     )
 
 

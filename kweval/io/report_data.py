@@ -6,7 +6,8 @@ CLI and the dashboard use (no number computed on the side):
 - the summary (`kweval.evaluation.aggregate.aggregate`) and its bootstrap CIs
   (`kweval.io.report.summary_intervals`);
 - the headline (`kweval.stats.headline`): per key metric the best model, its
-  margin over the runner-up, the interval at Holm's level, significance;
+  margin over the runner-up, the interval at Holm's level, significance; the
+  models that lead elsewhere and a clearly worse one;
 - the verdicts of every model against the reference (the best model on the
   first key metric), micro honoured (`kweval.stats.aggregated`), as
   `kweval.stats.verdict.verdict_table` rows;
@@ -35,6 +36,7 @@ from kweval.metrics import registry
 from kweval.stats import verdict as verdicts
 from kweval.stats.aggregated import compare_aggregated
 from kweval.stats.bootstrap import N_BOOT
+from kweval.stats.families import Family, metric_family
 from kweval.stats.headline import headline, key_metrics
 from kweval.stats.paired import N_PERM
 
@@ -88,6 +90,7 @@ class ReportData:
     card: dict
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    family: Family = metric_family  # which metrics Holm corrects together (a preset's: `preset_family`)
 
 
 def shown_metrics(evaluation: Evaluation, scores: pd.DataFrame) -> list[str]:
@@ -116,7 +119,7 @@ def report_data(
     intervals = summary_intervals(scores, metrics, how, n_boot=n_boot)
     stage(progress, REPORT_STAGES[1])
     keys = key_metrics(metrics, evaluation.options.k)
-    top = headline(scores, keys, how, words, n_boot=n_boot, n_perm=n_perm)
+    top = headline(scores, keys, how, words, n_boot=n_boot, n_perm=n_perm, compared=metrics)
     stage(progress, REPORT_STAGES[2])
     reference = str(top["best"].iloc[0]) if len(top) else (models[0] if models else "")
     parts = [

@@ -24,12 +24,14 @@ from kweval.data.vocabulary import DOCUMENT_WORDS
 from kweval.evaluation.aggregate import ALL
 from kweval.evaluation.options import Progress, no_progress
 from kweval.io.report_data import REPORT_STAGES, Example, ReportData, example_reviews, stage
-from kweval.keyphrase.protocols import PROTOCOLS, prepare_document, score_documents, summarize
+from kweval.keyphrase.protocols import CUTOFFS, PROTOCOLS, prepare_document, score_documents, summarize
 from kweval.stats import verdict as verdicts
 from kweval.stats.aggregated import compare_aggregated
 from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, bootstrap_statistics, bootstrap_summary_ci
-from kweval.stats.headline import headline, headline_sentence
+from kweval.stats.families import preset_family
+from kweval.stats.headline import headline
 from kweval.stats.paired import N_PERM
+from kweval.stats.story import headline_sentence, plain_sentence
 
 
 def protocol_metrics(k: int, cutoffs: Sequence[int | str]) -> list[str]:
@@ -72,17 +74,45 @@ def headline_metrics(k: int, columns: Sequence[str]) -> list[str]:
     return [m for m in (f"f1@{k}", "f1@M") if m in columns]
 
 
+def compared_metrics(k: int, columns: Sequence[str], cutoffs: Sequence[int | str] = CUTOFFS) -> list[str]:
+    """The preset's columns every view compares (the Summary's headline, Compare, the report): P, R and F1 at `k`
+    and the presets' cut-offs, among `columns` (`kweval.stats.families.preset_family`: one family)."""
+    return [m for m in protocol_metrics(k, cutoffs) if m in columns]
+
+
+def protocol_comparison(
+    scores: pd.DataFrame, a: str, b: str, metrics: Sequence[str], n_boot: int = N_BOOT, n_perm: int = N_PERM
+) -> pd.DataFrame:
+    """`b` against `a` on the preset's per-document `metrics` (means), Holm within the preset's families: the one
+    comparison of two models under a preset (Compare, the report's verdicts)."""
+    return compare_aggregated(scores, a, b, metrics, "macro", n_boot=n_boot, n_perm=n_perm, family=preset_family)
+
+
 def protocol_headline(
     scores: pd.DataFrame, preset: str, k: int, words=DOCUMENT_WORDS, n_boot: int = N_BOOT, n_perm: int = N_PERM
 ) -> pd.DataFrame:
     """`kweval.stats.headline` of the preset's per-document `scores` (movie, review_id, model, metrics): the best model
     per key metric, its margin over the runner-up on their shared documents, the interval at Holm's level, the Holm
-    p.  Under a preset whose F1 is the F1 of mean P and R (kpeval) a paired test resamples documents, so the
-    headline's F1 is the mean per-document F1: its label and sentence say so."""
-    top = headline(scores, headline_metrics(k, list(scores.columns)), "macro", words, n_boot=n_boot, n_perm=n_perm)
+    p, other leaders and a clearly worse model among `compared_metrics`.  Under a preset whose F1 is the F1 of mean
+    P and R (kpeval) a paired test resamples documents, so the headline's F1 is the mean per-document F1: its label
+    and sentences say so."""
+    columns = list(scores.columns)
+    top = headline(
+        scores,
+        headline_metrics(k, columns),
+        "macro",
+        words,
+        n_boot=n_boot,
+        n_perm=n_perm,
+        compared=compared_metrics(k, columns),
+        family=preset_family,
+    )
     if f1_of_means(preset) and len(top):
-        top["label"] = "mean per-document " + top["label"].astype(str)
-        top["sentence"] = [headline_sentence(row, words) for row in top.to_dict("records")]
+        f1 = top["metric"].astype(str).str.startswith("f1@")
+        top.loc[f1, "label"] = "mean per-document " + top.loc[f1, "label"].astype(str)
+        records = top.to_dict("records")
+        top["sentence"] = [headline_sentence(row, words) for row in records]
+        top["plain"] = [plain_sentence(row, words) for row in records]
     return top
 
 
@@ -160,7 +190,7 @@ def protocol_report_data(
     preset: str,
     k: int,
     card: dict,
-    cutoffs: Sequence[int | str] = (5, 10, "M", "O"),
+    cutoffs: Sequence[int | str] = CUTOFFS,
     problems: Sequence[str] = (),
     n_boot: int = N_BOOT,
     n_perm: int = N_PERM,
@@ -178,7 +208,7 @@ def protocol_report_data(
     stage(progress, REPORT_STAGES[2])
     reference = str(top["best"].iloc[0]) if len(top) else models[0]
     parts = [
-        compare_aggregated(scores, reference, m, metrics, "macro", n_boot=n_boot, n_perm=n_perm).assign(model=m)
+        protocol_comparison(scores, reference, m, metrics, n_boot=n_boot, n_perm=n_perm).assign(model=m)
         for m in models
         if m != reference
     ]
@@ -207,4 +237,5 @@ def protocol_report_data(
         notes=[
             f"{DOCUMENT_WORDS.count(len(documents.gold))} in {documents.name}; the {preset} preset's numbers.{f1_note}"
         ],
+        family=preset_family,
     )

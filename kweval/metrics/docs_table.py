@@ -33,6 +33,11 @@ _GROUP_TITLES = {
 }
 
 
+def group_title(group: str) -> str:
+    """The title a registry group's table has in docs/metrics.md (the group's name if it has none)."""
+    return _GROUP_TITLES.get(group, group)
+
+
 def markdown_table(groups: Iterable[str] | None = None) -> str:
     """The registry as a Markdown table (templates shown with k), for docs/metrics.md.
 

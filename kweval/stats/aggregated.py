@@ -15,8 +15,10 @@ statistic is the summary's own (`kweval.stats.bootstrap.aggregated_statistic`):
   Monte Carlo with the +1 correction.
 
 `compare_aggregated` gives `paired.paired_comparison`'s table (the same
-columns, Holm across the metrics, the Holm-level intervals) with a ``basis``
-column saying what was compared.
+columns, Holm within each family of metrics, `kweval.stats.families`, and
+the Holm-level intervals) with a ``basis`` column saying what was compared.
+It is the one comparison of two models every surface shows: the headline,
+Compare, the HTML report and `kweval compare`.
 """
 
 from __future__ import annotations
@@ -38,7 +40,18 @@ from kweval.stats.bootstrap import (
     bootstrap_statistics,
     statistic_columns,
 )
-from kweval.stats.paired import N_PERM, compare_models, holm, holm_levels, paired_scores, swap_bits, swap_sums
+from kweval.stats.families import Family, family_keys, metric_family
+from kweval.stats.paired import (
+    N_PERM,
+    compare_models,
+    holm,
+    holm_levels,
+    holm_levels_within,
+    holm_within,
+    paired_scores,
+    swap_bits,
+    swap_sums,
+)
 
 BASIS_MEANS = "per-review means"
 BASIS_MICRO = "ratio of sums (micro)"
@@ -164,14 +177,20 @@ def compare_aggregated(
     n_perm: int = N_PERM,
     confidence: float = CONFIDENCE,
     seed: int = SEED,
+    family: Family = metric_family,
 ) -> pd.DataFrame:
     """`paired.compare_models` of `b` against `a`, with each metric that has a micro rule compared on its micro value
     when `how` is "micro" (diff, intervals and randomization p of the ratio of sums; the t-test stays on the
-    per-review values and says so through ``basis``).  Holm and the Holm-level intervals are recomputed across all
-    `metrics`.  Adds ``basis``: "per-review means" or "ratio of sums (micro)"."""
+    per-review values and says so through ``basis``).  Holm and the Holm-level intervals are computed within each
+    `family` of `metrics` (`kweval.stats.families`; a ``family`` column names it).  Adds ``basis``: "per-review
+    means" or "ratio of sums (micro)"."""
     metrics = list(metrics)
-    out = compare_models(scores, a, b, metrics, n_boot=n_boot, n_perm=n_perm, confidence=confidence, seed=seed)
+    keys = family_keys(metrics, family)
+    out = compare_models(
+        scores, a, b, metrics, n_boot=n_boot, n_perm=n_perm, confidence=confidence, seed=seed, families=keys
+    )
     out["basis"] = [basis(m, how) for m in metrics]
+    out["family"] = keys
     micro = [m for m in metrics if basis(m, how) == BASIS_MICRO]
     if not micro:
         return out
@@ -192,8 +211,8 @@ def compare_aggregated(
             ]
         elif metric in xa.columns:  # paired_comparison's draws (same reviews, same seed), read at the new level
             draws[i] = _mean_draws(xa[metric], xb[metric], n_boot, seed)
-    out["p_randomization_holm"] = holm(out["p_randomization"].to_numpy())
-    levels = holm_levels(out["p_randomization"].to_numpy(), confidence)
+    out["p_randomization_holm"] = holm_within(out["p_randomization"].to_numpy(), keys)
+    levels = holm_levels_within(out["p_randomization"].to_numpy(), keys, confidence)
     out["ci_level_holm"] = levels
     for i, samples in draws.items():
         if len(samples) and np.isfinite(levels[i]):

@@ -1,17 +1,24 @@
-"""The answer at a glance: per key metric, the best model, its margin over the runner-up, and whether it holds.
+"""The answer at a glance: who leads where, by how much, and whether it holds.
 
-One sentence a stakeholder can repeat, e.g. "On 9,362 reviews, KeyBERT leads
-on F1@5 by 0.0031 (98.3% CI 0.0012–0.0050, Holm), significant after Holm
-correction."  Everything comes from the engines already here: the aggregated
-value the summary reports (`bootstrap.aggregate_values`), the paired
-comparison of the two leaders on their shared reviews (`aggregated.
-compare_aggregated`, micro honoured), Holm across the key metrics (the
-comparisons made), the interval at each comparison's Holm level
-(`paired.holm_levels`), and `verdict.disagreement` when interval and verdict part.
+The whole story in rows (`headline`, HEADLINE_COLUMNS), each one comparison of two models on one metric:
+
+- ``lead``: per key metric (`key_metrics`: F1@k or F1, nDCG@k, weighted F1, semantic F1; a preset's F1@k and
+  F1@M) the best model against the runner-up;
+- ``elsewhere``: every other compared metric whose leader is not the model that leads most key metrics (the
+  pick), that leader against the pick: "base ranks its first correct keyword highest";
+- ``behind``: with three models or more, the model last on every key metric, against the pick, kept only when
+  it is significantly behind on each: the clearly worse model.
+
+Each row carries both values, the margin in the metric's better direction (absolute and relative to the other
+model), its interval at Holm's level and the Holm p: the row of `aggregated.compare_aggregated` for that pair,
+Holm within the metric's family among the `compared` metrics (`kweval.stats.families`), so the numbers are the
+ones Compare, the report and `kweval compare` show for the same pair.  `kweval.stats.story` says each row in
+plain words (``plain``) and with its statistics (``sentence``).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 
 import numpy as np
@@ -20,20 +27,26 @@ import pandas as pd
 from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
 from kweval.metrics import registry
 from kweval.metrics.registry import column
-from kweval.stats.aggregated import aggregated_difference, basis, paired_sides, statistic_columns
+from kweval.stats.aggregated import compare_aggregated
 from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, aggregate_values
-from kweval.stats.numbers import decimals_for_interval, format_interval, format_level, format_number
-from kweval.stats.paired import N_PERM, holm, holm_levels
-from kweval.stats.verdict import ALPHA, disagreement, format_p
+from kweval.stats.families import Family, family_label, members, metric_family
+from kweval.stats.paired import N_PERM
+from kweval.stats.story import headline_sentence, plain_sentence
+from kweval.stats.verdict import ALPHA, disagreement
 
+LEAD, ELSEWHERE, BEHIND = "lead", "elsewhere", "behind"
+KINDS = (LEAD, ELSEWHERE, BEHIND)
 HEADLINE_COLUMNS = [
+    "kind",
     "metric",
     "label",
+    "family",
     "best",
-    "runner_up",
+    "runner_up",  # the model `best` is compared with: the runner-up, the pick (elsewhere) or the worse model (behind)
     "best_value",
     "runner_up_value",
     "margin",
+    "relative",
     "ci_level",
     "ci_low",
     "ci_high",
@@ -44,6 +57,7 @@ HEADLINE_COLUMNS = [
     "basis",
     "note",
     "sentence",
+    "plain",
 ]
 
 
@@ -54,13 +68,73 @@ def key_metrics(columns: Sequence[str], k: int) -> list[str]:
     return [c for c in chosen if c is not None]
 
 
-def _leaders(values: pd.DataFrame, metric: str) -> tuple[str, str] | None:
-    """(best, runner-up) model of `metric` by the registry's better direction; None with fewer than two values."""
+def _ranked(values: pd.DataFrame, metric: str) -> list[str]:
+    """The models with a value of `metric`, best first by the registry's better direction ([] without one)."""
+    if metric not in values.columns or registry.better(metric) == registry.NEITHER:
+        return []
     col = values[metric].dropna()
-    if len(col) < 2 or registry.better(metric) == registry.NEITHER:
-        return None
-    ordered = col.sort_values(ascending=registry.better(metric) == registry.LOWER, kind="stable")
-    return str(ordered.index[0]), str(ordered.index[1])
+    return [str(m) for m in col.sort_values(ascending=registry.better(metric) == registry.LOWER, kind="stable").index]
+
+
+def plan(values: pd.DataFrame, keys: Sequence[str], compared: Sequence[str]) -> list[tuple[str, str, str, str]]:
+    """(kind, metric, best, other) of every row of the story, from the aggregated `values` (model × metric)."""
+    leads = [(LEAD, m, r[0], r[1]) for m in keys if len(r := _ranked(values, m)) >= 2]
+    if not leads:
+        return []
+    wins = Counter(best for _, m, best, other in leads if values.at[best, m] != values.at[other, m])  # ties: no win
+    firsts = [best for _, _, best, _ in leads]
+    pick = max(firsts, key=lambda m: (wins[m], -firsts.index(m)))  # the model leading most key metrics
+    rows = list(leads)
+    for metric in compared:
+        ranked = _ranked(values, metric)
+        if metric not in keys and len(ranked) >= 2 and ranked[0] != pick and pick in ranked:
+            if values.at[ranked[0], metric] != values.at[pick, metric]:
+                rows.append((ELSEWHERE, metric, ranked[0], pick))
+    if len(values.index) >= 3:
+        lasts = {_ranked(values, m)[-1] for _, m, _, _ in leads}
+        if len(lasts) == 1 and (worst := lasts.pop()) != pick:
+            rows += [(BEHIND, m, pick, worst) for _, m, _, _ in leads]
+    return rows
+
+
+class _Comparisons:
+    """The pairs' comparisons a story needs, each pair computed once over the families it needs
+    (`compare_aggregated`: Holm within each family, whatever else is computed beside it), read in either direction:
+    B − A of the reverse pair is the mirror image (−diff, the interval's ends swapped)."""
+
+    def __init__(self, scores: pd.DataFrame, compared: Sequence[str], how: str, family: Family, **options) -> None:
+        self.scores, self.compared, self.how, self.family, self.options = scores, list(compared), how, family, options
+        self.done: dict[tuple[str, str], pd.DataFrame] = {}
+
+    def compute(self, rows: Sequence[tuple[str, str, str, str]]) -> None:
+        """Compare each pair of `rows` (`plan`'s) on every metric of the families its rows need."""
+        needed: dict[tuple[str, str], list[str]] = {}
+        for _kind, metric, best, other in rows:
+            pair = (best, other) if (best, other) in needed else (other, best)
+            needed.setdefault(pair, []).extend(members(metric, self.compared, self.family))
+        for (a, b), metrics in needed.items():
+            table = compare_aggregated(
+                self.scores, a, b, list(dict.fromkeys(metrics)), self.how, family=self.family, **self.options
+            )
+            self.done[(a, b)] = table.set_index("metric")
+
+    def advantage(self, best: str, other: str, metric: str) -> dict:
+        """`best`'s advantage over `other` on `metric` (B − A with A = other), its Holm-level interval and p."""
+        flip = (other, best) not in self.done
+        row = self.done[(best, other) if flip else (other, best)].loc[metric]
+        diff, low, high = float(row["diff"]), float(row["ci_low_holm"]), float(row["ci_high_holm"])
+        if flip:
+            diff, low, high = -diff, -high, -low
+        return {
+            "diff": diff,
+            "low": low,
+            "high": high,
+            "ci_level": float(row["ci_level_holm"]),
+            "p": float(row["p_randomization"]),
+            "p_holm": float(row["p_randomization_holm"]),
+            "n": int(row["n"]),
+            "basis": str(row["basis"]),
+        }
 
 
 def headline(
@@ -73,56 +147,62 @@ def headline(
     confidence: float = CONFIDENCE,
     alpha: float = ALPHA,
     seed: int = SEED,
+    compared: Sequence[str] | None = None,
+    family: Family = metric_family,
 ) -> pd.DataFrame:
-    """One row per key metric (HEADLINE_COLUMNS): the best model, the runner-up, the best's margin (in the metric's
-    better direction) on the reviews both were evaluated on, its interval at Holm's level, the raw and
-    Holm-adjusted randomization p across the metrics compared, and the sentence.
+    """The story's rows (HEADLINE_COLUMNS, in the order lead, elsewhere, behind; see the module docstring).
 
-    `scores`: `Evaluation.scores` (the reviews in scope); `how`: the summary's aggregation, which the comparison
-    honours.  A metric with fewer than two models is left out.
+    `scores`: `Evaluation.scores` (the reviews in scope); `metrics`: the key metrics; `compared`: every metric the
+    view compares (default: `metrics`), where other wins are looked for and whose families Holm corrects within;
+    `how`: the summary's aggregation, which the comparisons honour.  A metric with fewer than two models, or
+    undefined for all but one (NaN), is left out.
     """
+    compared = list(dict.fromkeys([*(compared if compared is not None else metrics), *metrics]))
     models = list(dict.fromkeys(scores["model"]))
-    values = pd.DataFrame(
-        {m: aggregate_values(scores[scores["model"] == m], metrics, how) for m in models}
-    ).T  # model × metric
+    values = pd.DataFrame({m: aggregate_values(scores[scores["model"] == m], compared, how) for m in models}).T
+    comparisons = _Comparisons(
+        scores, compared, how, family, n_boot=n_boot, n_perm=n_perm, confidence=confidence, seed=seed
+    )
+    story = plan(values, list(metrics), compared)
+    comparisons.compute(story)
     rows = []
-    for metric in metrics:
-        leaders = _leaders(values, metric) if metric in values.columns else None
-        if leaders is None:
-            continue
-        best, runner = leaders
-        xa, xb = paired_sides(scores, runner, best, statistic_columns([metric], how, list(scores.columns)))
-        value_a, value_b, draws, p = aggregated_difference(xa, xb, metric, how, n_boot, n_perm, seed)
+    for kind, metric, best, other in story:
         sign = -1.0 if registry.better(metric) == registry.LOWER else 1.0
+        found = comparisons.advantage(best, other, metric)
+        margin, low, high = sign * found["diff"], *sorted((sign * found["low"], sign * found["high"]))
+        best_value, other_value = float(values.at[best, metric]), float(values.at[other, metric])
+        base = other_value if kind != BEHIND else best_value  # relative to the model the sentence measures against
         rows.append(
             {
+                "kind": kind,
                 "metric": metric,
                 "label": _label(metric),
+                "family": family_label(family(metric)),
                 "best": best,
-                "runner_up": runner,
-                "best_value": float(values.loc[best, metric]),
-                "runner_up_value": float(values.loc[runner, metric]),
-                "margin": sign * (value_b - value_a),
-                "p": p,
-                "n": int((xa[metric].notna() & xb[metric].notna()).sum()),
-                "basis": basis(metric, how),
-                "_draws": sign * draws,
+                "runner_up": other,
+                "best_value": best_value,
+                "runner_up_value": other_value,
+                "margin": margin,
+                "relative": sign * (best_value - other_value) / abs(base) if base else np.nan,  # of the values shown
+                "ci_level": found["ci_level"],
+                "ci_low": low,
+                "ci_high": high,
+                "p": found["p"],
+                "p_holm": found["p_holm"],
+                "n": found["n"],
+                "basis": found["basis"],
             }
         )
-    table = pd.DataFrame(rows, columns=[*HEADLINE_COLUMNS, "_draws"])
-    if table.empty:
-        return table[HEADLINE_COLUMNS]
-    table["p_holm"] = holm(table["p"].to_numpy(dtype="float64"))
-    table["ci_level"] = holm_levels(table["p"].to_numpy(dtype="float64"), confidence)
+    table = pd.DataFrame(rows, columns=HEADLINE_COLUMNS)
     table["significant"] = table["p_holm"].lt(alpha).fillna(False).astype(bool)
-    bounds = [
-        np.quantile(d, [(1 - lv) / 2, (1 + lv) / 2]) if len(d) and np.isfinite(lv) else (np.nan, np.nan)
-        for d, lv in zip(table["_draws"], table["ci_level"])
-    ]
-    table["ci_low"] = [b[0] for b in bounds]
-    table["ci_high"] = [b[1] for b in bounds]
-    table["note"] = [disagreement(_as_comparison(row), alpha) for row in table.to_dict("records")]
-    table["sentence"] = [headline_sentence(row, words, alpha) for row in table.to_dict("records")]
+    behind = table["kind"] == BEHIND
+    if behind.any() and not table.loc[behind, "significant"].all():  # not clearly behind: no such row
+        table = table[~behind]
+    records = table.to_dict("records")
+    table["note"] = [disagreement(_as_comparison(row), alpha) for row in records]
+    records = table.to_dict("records")
+    table["sentence"] = [headline_sentence(row, words, alpha) for row in records]
+    table["plain"] = [plain_sentence(row, words) for row in records]
     return table[HEADLINE_COLUMNS].reset_index(drop=True)
 
 
@@ -132,7 +212,7 @@ def _label(metric: str) -> str:
 
 
 def _as_comparison(row: dict) -> dict:
-    """A headline row in `paired_comparison`'s terms (A = runner-up, B = best, B − A = the margin)."""
+    """A headline row in `paired_comparison`'s terms (A = the other model, B = best, B − A = the margin)."""
     return {
         "metric": row["metric"],
         "mean_a": 0.0,
@@ -144,22 +224,3 @@ def _as_comparison(row: dict) -> dict:
         "p_randomization": row["p"],
         "p_randomization_holm": row["p_holm"],
     }
-
-
-def headline_sentence(row: dict, words: Vocabulary = MOVIE_WORDS, alpha: float = ALPHA) -> str:
-    """ "On 9,362 reviews, KeyBERT leads on F1@5 by 0.0031 (98.3% CI 0.0012–0.0050, Holm), significant after
-    Holm correction." (the margin and interval with enough decimals never to read 0.000)."""
-    places = decimals_for_interval(row["margin"], row["ci_low"], row["ci_high"])
-    interval = format_interval(row["ci_low"], row["ci_high"], places, sep="–")
-    level = format_level(row["ci_level"])
-    verdict = (
-        "significant after Holm correction"
-        if row["significant"]
-        else f"not significant after Holm correction ({format_p(row['p_holm'])})"
-    )
-    note = f" ({row['note']})" if row.get("note") else ""
-    micro = " (micro: ratio of sums)" if row.get("basis") == "ratio of sums (micro)" else ""
-    return (
-        f"On {words.count(int(row['n']))}, {row['best']} leads on {row['label']}{micro} over {row['runner_up']} by "
-        f"{format_number(row['margin'], places)} ({level} CI {interval}, Holm), {verdict}{note}."
-    )

@@ -19,8 +19,9 @@ same resamples serve every column) and never loops over reviews in Python.
 - Comparisons of model A with model B report **B − A** everywhere
   (differences, intervals, wins counted from B's side).
 - The paired t-test is ``scipy.stats.ttest_rel``.
-- Holm's step-down correction controls the family-wise error rate across the
-  metrics shown.  The interval shown beside a Holm-adjusted p is adjusted the
+- Holm's step-down correction controls the family-wise error rate within a
+  family of comparisons (`holm_within`; which metrics form one family:
+  `kweval.stats.families`).  The interval shown beside a Holm-adjusted p is adjusted the
   same way (`holm_levels`): the comparison with the r-th smallest p gets the
   confidence level 1 − α/(m − r + 1) of Holm's r-th step, read from the same
   bootstrap draws as the unadjusted 95 % interval (both are reported).
@@ -176,15 +177,45 @@ def holm_levels(pvalues: np.ndarray | Sequence[float], confidence: float = CONFI
 
     An interval at that level excludes 0 about when the raw p passes Holm's threshold at that step, so the
     interval beside a Holm-adjusted p tells the same story (Bonferroni's 1 − α/m for the smallest p, the plain
-    level for the largest).
+    level for the largest).  Equal p-values share the level of the first of them (as they share one adjusted p),
+    so the levels do not depend on the order the comparisons are listed in.
     """
     p = np.asarray(pvalues, dtype="float64")
     out = np.full(p.shape, np.nan)
     ok = np.flatnonzero(~np.isnan(p))
     m = len(ok)
     order = ok[np.argsort(p[ok], kind="stable")]
-    out[order] = 1.0 - (1.0 - confidence) / (m - np.arange(m))
+    ranks = np.searchsorted(p[order], p[order], side="left")  # a tie's rank is its first's
+    out[order] = 1.0 - (1.0 - confidence) / (m - ranks)
     return out
+
+
+def _within(adjust: Callable[[np.ndarray], np.ndarray], pvalues, families: Sequence[str] | None) -> np.ndarray:
+    """`adjust` applied to the p-values of each family apart (`families`: one key per p-value; None: one family)."""
+    p = np.asarray(pvalues, dtype="float64")
+    if families is None:
+        return adjust(p)
+    keys = np.asarray(list(families), dtype=object)
+    if keys.shape != p.shape:
+        raise ValueError("one family key per p-value")
+    out = np.full(p.shape, np.nan)
+    for key in dict.fromkeys(keys.tolist()):
+        where = np.flatnonzero(keys == key)
+        out[where] = adjust(p[where])
+    return out
+
+
+def holm_within(pvalues: np.ndarray | Sequence[float], families: Sequence[str] | None = None) -> np.ndarray:
+    """`holm` within each family of comparisons (kweval.stats.families): a p-value is adjusted for the m
+    comparisons of its own family only."""
+    return _within(holm, pvalues, families)
+
+
+def holm_levels_within(
+    pvalues: np.ndarray | Sequence[float], families: Sequence[str] | None = None, confidence: float = CONFIDENCE
+) -> np.ndarray:
+    """`holm_levels` within each family of comparisons (the levels that go with `holm_within`)."""
+    return _within(lambda p: holm_levels(p, confidence), pvalues, families)
 
 
 def _level_intervals(samples: dict[int, np.ndarray], levels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -219,12 +250,14 @@ def paired_comparison(
     n_perm: int = N_PERM,
     confidence: float = CONFIDENCE,
     seed: int = SEED,
+    families: Sequence[str] | None = None,
 ) -> pd.DataFrame:
     """One row per metric comparing model A with model B on the same reviews (rows of `a` and `b` aligned).
 
     Columns: metric, n, mean_a, mean_b, diff (B − A), ci_low, ci_high (at
     `confidence`), p_randomization, p_ttest, their Holm-adjusted versions
-    across `metrics`, ci_level_holm, ci_low_holm, ci_high_holm (the interval
+    within each family of `families` (one key per metric; None: across all
+    `metrics`), ci_level_holm, ci_low_holm, ci_high_holm (the interval
     at Holm's level for that metric, `holm_levels`, from the same draws),
     wins, ties, losses (from B's side: wins are reviews where B is higher).
 
@@ -280,9 +313,9 @@ def paired_comparison(
     out = pd.DataFrame({"metric": metrics, "n": n})
     for name in columns:
         out[name] = res[name]
-    out["p_randomization_holm"] = holm(res["p_randomization"])
-    out["p_ttest_holm"] = holm(res["p_ttest"])
-    levels = holm_levels(res["p_randomization"], confidence)
+    out["p_randomization_holm"] = holm_within(res["p_randomization"], families)
+    out["p_ttest_holm"] = holm_within(res["p_ttest"], families)
+    levels = holm_levels_within(res["p_randomization"], families, confidence)
     out["ci_level_holm"] = levels
     out["ci_low_holm"], out["ci_high_holm"] = _level_intervals(draws, levels)
     for name in ("wins", "ties", "losses"):
