@@ -165,11 +165,7 @@ def compare_metrics(ctx: Ctx) -> list[str]:
 def _compare(
     key: tuple, movie: str, how: str, a: str, others: tuple, metrics: tuple, _scores: pd.DataFrame
 ) -> pd.DataFrame:
-    parts = [
-        stats.compare_aggregated(_scores, a, b, list(metrics), how).rename(columns=SIDES).assign(model=b)
-        for b in others
-    ]
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    return stats.compare_against(_scores, a, others, list(metrics), how).rename(columns=SIDES)
 
 
 def comparisons(ctx: Ctx, a: str, others: Sequence[str]) -> pd.DataFrame:
@@ -294,18 +290,14 @@ def protocol_cis(ctx: Ctx, protocol: str, movie: str, metrics: Sequence[str]) ->
 def _protocol_compare(
     data_hash: str, protocol: str, k: int, movie: str, a: str, others: tuple, metrics: tuple, _scores
 ) -> pd.DataFrame:
-    parts = [
-        report_protocol.protocol_comparison(_scores, a, b, list(metrics)).rename(columns=SIDES).assign(model=b)
-        for b in others
-    ]
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+    return report_protocol.protocol_comparisons(_scores, a, others, list(metrics)).rename(columns=SIDES)
 
 
 def protocol_comparisons(
     ctx: Ctx, protocol: str, a: str, others: Sequence[str], metrics: Sequence[str]
 ) -> pd.DataFrame:
     """Every other model against `a` on the preset's per-document `metrics` (paired, Holm within the preset's
-    families: `kweval.io.report_protocol.protocol_comparison`, the report's)."""
+    families: `kweval.io.report_protocol.protocol_comparisons`, the report's)."""
     sel = ctx.selection
     scores = protocol_scores(ctx, protocol)
     return _protocol_compare(ctx.data_hash, protocol, sel.k, sel.movie, a, tuple(others), tuple(metrics), scores)

@@ -125,7 +125,10 @@ def _collection(root: Path) -> Path:
         {"id": "d1", "keyphrases": ["keyphrase extraction", "graph ranking", "keyphrase extraction", ""]},
         {"id": "d2", "keyphrases": ["text", "topic model"]},
     ]
-    (root / "predictions.jsonl").write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    (root / "predictions").mkdir()  # one file per model, named by its file (kweval.data.beside)
+    (root / "predictions" / "extractor.jsonl").write_text(
+        "\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8"
+    )
     return root
 
 
@@ -185,7 +188,8 @@ def test_semeval_failures_page_and_unranked_gt(monkeypatch, tmp_path):
         shutil.copy(SEMEVAL / "keys" / f"{doc.stem}.key", root / "keys" / f"{doc.stem}.key")
         words = doc.read_text(encoding="utf-8").split()
         lines.append(json.dumps({"id": doc.stem, "keyphrases": [" ".join(words[j : j + 2]) for j in range(0, 30, 3)]}))
-    (root / "predictions.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    (root / "predictions").mkdir()
+    (root / "predictions" / "extractor.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
     ds = load_dataset(root)
     ev = evaluate(ds, EvalOptions(k=5, keyphrase=True, present=True))
     table = failure_table(ds, ev)

@@ -139,8 +139,15 @@ def _protocol_report_data(args: argparse.Namespace):
             ".json/.jsonl file with title, abstract and keywords"
         )
     files = prediction_files(args) or {}
+    if not files and Path(args.data).is_dir():  # the files lying with the collection (kweval.data.beside)
+        from kweval.data.beside import models_beside
+
+        files = {m: str(p) for m, p in models_beside(Path(args.data), problems)}
     if len(files) < 2:
-        raise UsageError("--protocol: give at least two models' predictions with --predictions NAME=PATH")
+        raise UsageError(
+            "--protocol: give at least two models' predictions with --predictions NAME=PATH (or one file per model "
+            "in predictions/ beside docsutf8/)"
+        )
     wanted = select(list(files), args.models, "model(s)") or list(files)
     predictions = {m: prediction_lists(Path(files[m]), m, problems) for m in wanted}
     paths = [*documents.files, *(Path(files[m]) for m in wanted)]

@@ -14,6 +14,7 @@ import sys
 from typing import NoReturn
 
 from kweval.cli import (
+    cmd_compare,
     cmd_convert,
     cmd_describe,
     cmd_embed,
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_failures.add_parser(sub)
     cmd_judgments.add_parser(sub)
     cmd_report.add_parser(sub)
+    cmd_compare.add_parser(sub)
     cmd_slices.add_parser(sub)
     return parser
 
@@ -75,6 +77,7 @@ COMMANDS = {
     "failures": cmd_failures.cmd_failures,
     "judgments": cmd_judgments.cmd_judgments,
     "report": cmd_report.cmd_report,
+    "compare": cmd_compare.cmd_compare,
     "slices": cmd_slices.cmd_slices,
 }
 

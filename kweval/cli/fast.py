@@ -65,13 +65,15 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
             f"--protocol {args.protocol} needs per-document ground truth: a folder with docsutf8/ and keys/, or one "
             ".json/.jsonl file with title, abstract and keywords"
         )
-    if not args.predictions and Path(args.data).is_dir():  # a predictions table beside docsutf8/
-        from kweval.data.predictions import beside_collection
+    if not args.predictions and Path(args.data).is_dir():  # the files lying with the collection
+        from kweval.data.beside import models_beside
 
-        args.predictions = [(m, str(p)) for m, p in beside_collection(Path(args.data), problems)]
+        args.predictions = [(m, str(p)) for m, p in models_beside(Path(args.data), problems)]
     if not args.predictions:
+        _report(problems, getattr(args, "quiet", False))
         raise KeyphraseUsageError(
-            "give each model's predictions with --predictions NAME=PATH (or a predictions table beside docsutf8/)"
+            "give each model's predictions with --predictions NAME=PATH (or put one file per model in predictions/ "
+            "beside docsutf8/)"
         )
     names = [name for name, _ in args.predictions]
     twice = sorted({n for n in names if names.count(n) > 1})

@@ -38,12 +38,12 @@ def _candidates(folder: Path, layout: str, movies: set[str] | None) -> list[Path
     if layout == "meng":
         return meng.layout_files(folder)
     if layout == "keyphrase":
-        from kweval.data.predictions import tidy_prediction_files
+        from kweval.data import beside
 
         out: list[Path] = []
         for collection in keyphrase.find_collections(folder):
             out += _glob(collection / keyphrase.DOCS_DIR, "*.txt") + _glob(collection / keyphrase.KEYS_DIR, "*.key")
-            out += [collection / keyphrase.LANGUAGE_FILE, *tidy_prediction_files(collection)]
+            out += [collection / keyphrase.LANGUAGE_FILE, *beside.input_files(collection)]
         return out
     root = dnlp.find_root(folder) or folder
     chosen = {m: p for m, p in dnlp.movie_files(root).items() if movies is None or m in movies}

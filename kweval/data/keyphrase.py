@@ -10,7 +10,8 @@ with its own ground truth: the GT rows carry the document's `review_id`, and
 the movie is marked unranked (`ranked` False), so every keyphrase has gain 1.
 A folder holding several such collections is read as several movies.  The
 layout has no predictions: they come from `--predictions NAME=PATH`
-(kweval.data.predictions) or a tidy `predictions` table beside `docsutf8/`.
+(kweval.data.predictions) or the files that lie with the collection
+(`kweval.data.beside`: predictions/<model>.<ext>, a predictions table).
 """
 
 from __future__ import annotations
@@ -226,10 +227,10 @@ def read_keyphrase(folder: Path) -> Dataset:
     """Load one collection, or a folder of collections, as a Dataset with per-document, unranked GT.
 
     GT ranks are positions in the key file (kept for display; the movie's
-    `ranked` flag False makes every gain 1).  A tidy `predictions` table in a
-    collection folder is read too; otherwise the dataset has no predictions yet.
+    `ranked` flag False makes every gain 1).  The prediction files lying with a
+    collection are read too (`kweval.data.beside`); otherwise the dataset has no predictions yet.
     """
-    from kweval.data import predictions as pred_files
+    from kweval.data.beside import models_beside
 
     problems: list[Problem] = []
     collections, predictions = [], []
@@ -237,19 +238,25 @@ def read_keyphrase(folder: Path) -> Dataset:
     for collection in find_collections(folder):
         docs = read_documents(collection, problems)
         collections.append(docs)
-        for path in pred_files.tidy_prediction_files(collection):
-            rows, declared = _predictions_beside(path, docs, problems)
-            predictions.append(rows)
-            directions = declared | directions  # the first collection's word on a model wins
+        files: dict[Path, list[str]] = {}
+        for model, path in models_beside(collection, problems):  # kweval.data.beside: which file holds which model
+            files.setdefault(path, []).append(model)
+        for path, models in files.items():
+            one = models[0] if path.parent != collection else None  # a file of predictions/ is one model
+            rows, declared = _predictions_beside(path, docs, problems, one)
+            predictions.append(rows[rows["model"].isin(models)])
+            directions = {m: d for m, d in declared.items() if m in models} | directions  # the first word wins
     return documents_dataset(collections, predictions, problems, str(folder), directions)
 
 
-def _predictions_beside(path: Path, docs: Documents, problems: list[Problem]) -> tuple[pd.DataFrame, dict[str, str]]:
-    """(rows, declared score directions) of a predictions table lying in a collection folder: all of its rows are
-    that collection's documents."""
+def _predictions_beside(
+    path: Path, docs: Documents, problems: list[Problem], model: str | None = None
+) -> tuple[pd.DataFrame, dict[str, str]]:
+    """(rows, declared score directions) of a predictions file lying with a collection (`model`: the model a file of
+    predictions/ is; None: a table naming its models): all of its rows are that collection's documents."""
     from kweval.data import predictions as pred_files
 
-    rows, declared = pred_files.read_prediction_file(path, None, problems, default_movie=docs.name)
+    rows, declared = pred_files.read_prediction_file(path, model, problems, default_movie=docs.name)
     other = sorted({str(m) for m in rows["movie"] if m != docs.name})
     if other:  # the table lies in this collection: its rows are this collection's documents
         problems.append(Problem(str(path), f"movie {other[0]} read as this collection, {docs.name}"))

@@ -57,30 +57,6 @@ DIRECTION_KEY = "score_direction"  # a JSONL field and a table column: "higher" 
 _MAX_LINE_PROBLEMS = 20  # bad lines named one by one per file; the rest are counted
 
 
-def tidy_prediction_files(folder: Path) -> list[Path]:
-    """`predictions.parquet` (preferred), `predictions.csv` or `predictions.jsonl` in `folder`, if any.
-
-    A table names its models in its `model` column; a JSONL file is one model, named `predictions`.
-    """
-    for suffix in (*TABLE_SUFFIXES, ".jsonl"):
-        path = folder / f"predictions{suffix}"
-        if path.is_file():
-            return [path]
-    return []
-
-
-def beside_collection(folder: Path, problems: list[Problem]) -> list[tuple[str, Path]]:
-    """(model, file) of each model of the predictions table in a collection folder (`tidy_prediction_files`)."""
-    found: list[tuple[str, Path]] = []
-    for path in tidy_prediction_files(folder):
-        if path.suffix == ".jsonl":
-            found.append((path.stem, path))
-            continue
-        rows = read_predictions(path, None, problems)
-        found.extend((str(model), path) for model in dict.fromkeys(rows["model"]))
-    return found
-
-
 def parse_spec(spec: str) -> tuple[str, Path]:
     """`NAME=PATH` -> (name, path); ValueError with a usage message otherwise."""
     name, sep, path = spec.partition("=")

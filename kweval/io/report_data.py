@@ -34,7 +34,7 @@ from kweval.evaluation.options import Evaluation, Progress, no_progress
 from kweval.io.report import summary_intervals
 from kweval.metrics import registry
 from kweval.stats import verdict as verdicts
-from kweval.stats.aggregated import compare_aggregated
+from kweval.stats.aggregated import compare_against
 from kweval.stats.bootstrap import N_BOOT
 from kweval.stats.families import Family, metric_family
 from kweval.stats.headline import headline, key_metrics
@@ -122,12 +122,8 @@ def report_data(
     top = headline(scores, keys, how, words, n_boot=n_boot, n_perm=n_perm, compared=metrics)
     stage(progress, REPORT_STAGES[2])
     reference = str(top["best"].iloc[0]) if len(top) else (models[0] if models else "")
-    parts = [
-        compare_aggregated(scores, reference, other, metrics, how, n_boot=n_boot, n_perm=n_perm).assign(model=other)
-        for other in models
-        if other != reference
-    ]
-    table = verdicts.verdict_table(pd.concat(parts, ignore_index=True), reference) if parts else pd.DataFrame()
+    comparisons = compare_against(scores, reference, models, metrics, how, n_boot=n_boot, n_perm=n_perm)
+    table = verdicts.verdict_table(comparisons, reference) if len(comparisons) else pd.DataFrame()
     stage(progress, REPORT_STAGES[3])
     examples = worked_examples(dataset, evaluation, top) if len(top) else []
     notes = [

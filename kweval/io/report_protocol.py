@@ -26,7 +26,7 @@ from kweval.evaluation.options import Progress, no_progress
 from kweval.io.report_data import REPORT_STAGES, Example, ReportData, example_reviews, stage
 from kweval.keyphrase.protocols import CUTOFFS, PROTOCOLS, prepare_document, score_documents, summarize
 from kweval.stats import verdict as verdicts
-from kweval.stats.aggregated import compare_aggregated
+from kweval.stats.aggregated import compare_against
 from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, bootstrap_statistics, bootstrap_summary_ci
 from kweval.stats.families import preset_family
 from kweval.stats.headline import headline
@@ -80,12 +80,20 @@ def compared_metrics(k: int, columns: Sequence[str], cutoffs: Sequence[int | str
     return [m for m in protocol_metrics(k, cutoffs) if m in columns]
 
 
-def protocol_comparison(
-    scores: pd.DataFrame, a: str, b: str, metrics: Sequence[str], n_boot: int = N_BOOT, n_perm: int = N_PERM
+def protocol_comparisons(
+    scores: pd.DataFrame,
+    reference: str,
+    others: Sequence[str],
+    metrics: Sequence[str],
+    n_boot: int = N_BOOT,
+    n_perm: int = N_PERM,
 ) -> pd.DataFrame:
-    """`b` against `a` on the preset's per-document `metrics` (means), Holm within the preset's families: the one
-    comparison of two models under a preset (Compare, the report's verdicts)."""
-    return compare_aggregated(scores, a, b, metrics, "macro", n_boot=n_boot, n_perm=n_perm, family=preset_family)
+    """Each of `others` against `reference` on the preset's per-document `metrics` (means), Holm within the preset's
+    families (`compare_against`, a ``model`` column naming B): the one comparison of models under a preset (Compare,
+    the report's verdicts, `kweval compare --protocol`)."""
+    return compare_against(
+        scores, reference, others, metrics, "macro", family=preset_family, n_boot=n_boot, n_perm=n_perm
+    )
 
 
 def protocol_headline(
@@ -207,11 +215,7 @@ def protocol_report_data(
     top = protocol_headline(scores, preset, k, DOCUMENT_WORDS, n_boot=n_boot, n_perm=n_perm)
     stage(progress, REPORT_STAGES[2])
     reference = str(top["best"].iloc[0]) if len(top) else models[0]
-    parts = [
-        protocol_comparison(scores, reference, m, metrics, n_boot=n_boot, n_perm=n_perm).assign(model=m)
-        for m in models
-        if m != reference
-    ]
+    comparisons = protocol_comparisons(scores, reference, models, metrics, n_boot=n_boot, n_perm=n_perm)
     f1_note = (
         " F1 in the table is the F1 of mean P and mean R (KPEval's convention); the comparisons test mean per-document "
         "values."
@@ -230,7 +234,7 @@ def protocol_report_data(
         intervals=intervals,
         headline=top,
         reference=reference,
-        verdicts=verdicts.verdict_table(pd.concat(parts, ignore_index=True), reference) if parts else pd.DataFrame(),
+        verdicts=verdicts.verdict_table(comparisons, reference) if len(comparisons) else pd.DataFrame(),
         examples=examples,
         card=dict(card),
         problems=list(problems),

@@ -5,7 +5,7 @@ scikit-learn's `sklearn.metrics` does: `from kweval import stats`, then
 `stats.bootstrap_ci(...)`, `stats.paired_comparison(...)`.
 """
 
-from kweval.stats.aggregated import compare_aggregated, compare_groups
+from kweval.stats.aggregated import compare_against, compare_aggregated, compare_groups
 from kweval.stats.bootstrap import (
     CONFIDENCE,
     N_BOOT,
@@ -39,6 +39,7 @@ __all__ = [
     "bootstrap_ci",
     "bootstrap_statistics",
     "bootstrap_summary_ci",
+    "compare_against",
     "compare_aggregated",
     "compare_groups",
     "compare_models",

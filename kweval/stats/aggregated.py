@@ -221,6 +221,25 @@ def compare_aggregated(
     return out
 
 
+def compare_against(
+    scores: pd.DataFrame,
+    reference: str,
+    others: Sequence[str],
+    metrics: Sequence[str],
+    how: str = "macro",
+    family: Family = metric_family,
+    **options,
+) -> pd.DataFrame:
+    """Every model of `others` against `reference` (`compare_aggregated`, A = `reference`), one table with a ``model``
+    column naming B: what Compare shows, the report's verdicts read and `kweval compare` prints."""
+    parts = [
+        compare_aggregated(scores, reference, b, metrics, how, family=family, **options).assign(model=b)
+        for b in others
+        if b != reference
+    ]
+    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
+
+
 def compare_groups(
     scores: pd.DataFrame,
     a: str,
