@@ -22,6 +22,7 @@ from kweval.evaluation import slices
 from kweval.evaluation.aggregate import aggregate_by
 from kweval.io import report, report_protocol
 from kweval.keyphrase import dataset_protocol
+from kweval.metrics import undefined
 from kweval.stats.headline import headline, key_metrics
 
 # ---------------------------------------------------------------------------------------------
@@ -157,8 +158,16 @@ SIDES = {"mean_a": "mean A", "mean_b": "mean B"}  # the tables' names of each si
 
 
 def compare_metrics(ctx: Ctx) -> list[str]:
-    """The metrics Compare tests (per review: gt_coverage is per movie)."""
-    return [m for m in ctx.evaluation.metric_names if m != "gt_coverage"]
+    """The metrics Compare tests and the headline reads: per review (gt_coverage is per movie), with a value on some
+    review in the sidebar's scope (`undefined_metrics` are left out)."""
+    gone = set(undefined_metrics(ctx))
+    return [m for m in ctx.evaluation.metric_names if m != "gt_coverage" and m not in gone]
+
+
+def undefined_metrics(ctx: Ctx) -> list[str]:
+    """The metrics without a value on any review in the sidebar's scope (`kweval.metrics.undefined`: e.g.
+    recall_absent where no GT keyword is absent): "—" with the reason, out of charts, headline and comparisons."""
+    return undefined.undefined_everywhere(ctx.scores(), ctx.evaluation.metric_names)
 
 
 @st.cache_data(show_spinner="Bootstrap and randomization tests…", max_entries=32)

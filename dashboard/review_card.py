@@ -23,6 +23,7 @@ from dashboard.review_tables import keyword_details, review_table
 from dashboard.state import Ctx
 from dashboard.style import model_colors
 from kweval.explain import why
+from kweval.metrics import undefined
 from kweval.metrics.registry import column
 from kweval.text import present
 
@@ -150,18 +151,28 @@ def _rows_of(scores: pd.DataFrame, ids: tuple, models: tuple) -> pd.DataFrame:
 
 def metric_lines(ctx: Ctx, scores: pd.DataFrame, ids: tuple) -> dict[tuple[str, str], dict[str, str]]:
     """Per review of `ids`, per model with a score row: its metrics line (escaped HTML) at this evaluation's τ."""
-    return _metric_lines(ctx.key, ids, tuple(ctx.selection.models), tuple(review_metrics(ctx)), scores)
+    review = ctx.words.review.lower()
+    return _metric_lines(ctx.key, ids, tuple(ctx.selection.models), tuple(review_metrics(ctx)), review, scores)
+
+
+def metric_value_html(name: str, value: object, review: str = "review") -> str:
+    """One metric of a card's metrics line: its value, or "—" (hover: why) for a value undefined on this `review`
+    (`kweval.metrics.undefined`), never a 0 or "n/a" that reads as a score."""
+    why = undefined.reason(name, review)
+    if why and value != value:  # NaN
+        return f'{esc(name)} <span title="{esc("undefined: " + why)}">—</span>'
+    return f"{esc(name)} {fmt_num(value)}"
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _metric_lines(
-    key: tuple, ids: tuple, models: tuple, names: tuple, _scores: pd.DataFrame
+    key: tuple, ids: tuple, models: tuple, names: tuple, review: str, _scores: pd.DataFrame
 ) -> dict[tuple[str, str], dict[str, str]]:
     mine = _rows_of(_scores, ids, models)
     shown = [name for name in names if name in mine.columns]
     out: dict[tuple[str, str], dict[str, str]] = {}
     for rec in mine[["movie", "review_id", "model", *shown]].to_dict("records"):
-        line = " · ".join(f"{esc(name)} {fmt_num(rec[name])}" for name in shown)
+        line = " · ".join(metric_value_html(name, rec[name], review) for name in shown)
         out.setdefault((rec["movie"], rec["review_id"]), {})[rec["model"]] = line
     return out
 

@@ -58,8 +58,8 @@ def decimal_formats(table: pd.DataFrame, minimum: int = 4) -> dict[str, str]:
 
 
 def _fixed(decimals: int):
-    """A cell formatter: `decimals` fixed places, blank for NaN."""
-    return lambda v: "" if pd.isna(v) else f"{v:.{decimals}f}"
+    """A cell formatter: `decimals` fixed places, "—" for NaN (a value that is undefined, never a blank read as 0)."""
+    return lambda v: "—" if pd.isna(v) else f"{v:.{decimals}f}"
 
 
 def best_in_bold(table: pd.DataFrame, decimals: int = 4):
@@ -68,4 +68,4 @@ def best_in_bold(table: pd.DataFrame, decimals: int = 4):
     styles = best_styles(table)
     places = column_decimals(table, decimals)
     formats = {c: _fixed(d) for c, d in places.items()}
-    return table.style.apply(lambda _: styles, axis=None).format(formats, na_rep="")
+    return table.style.apply(lambda _: styles, axis=None).format(formats, na_rep="—")  # —: no value (undefined)

@@ -10,6 +10,7 @@ from dashboard.protocol_select import choose_protocol, show_protocol_compare, sh
 from dashboard.sidebar import open_page
 from dashboard.tables import decimal_formats, number_columns, text_columns
 from kweval.io.settings import setting_texts
+from kweval.metrics import undefined
 from kweval.stats import verdict
 from kweval.stats.families import families_in
 
@@ -60,6 +61,8 @@ st.caption(
     "unadjusted 95% interval. Wins/ties/losses from B's side."
 )
 
+for gone in caches.undefined_metrics(ctx):  # undefined is not zero: not compared, said why
+    st.caption(md(undefined.everywhere_note(gone, WORDS.review.lower())) + ".")
 protocol = choose_protocol(ctx)  # per-document data: kweval or a keyphrase preset (the CLI's --protocol)
 st.caption(  # every setting behind these numbers (kweval.io.settings), as the Summary and the downloads say them
     f"k = {sel.k} · match {sel.match} · {sel.agg} aggregation · "

@@ -19,6 +19,7 @@ from dashboard.tables import best_in_bold, decimal_formats, number_columns
 from kweval.evaluation.aggregate import ALL
 from kweval.io import report
 from kweval.io.settings import setting_texts
+from kweval.metrics import undefined
 
 ctx = open_page(__file__)
 sel = ctx.selection
@@ -70,6 +71,9 @@ for column in ("movie", "n_reviews"):  # the data's words on screen; the downloa
         help_ = (config.get(column) or {}).get("help")
         config[column] = st.column_config.Column(words.header(column), help=help_)
 st.dataframe(best_in_bold(shown), hide_index=True, column_config=config, key="summary_table")
+UNDEFINED = caches.undefined_metrics(ctx)  # undefined is not zero: "—" in the table, said why, out of charts
+for gone in UNDEFINED:
+    st.caption(md(undefined.everywhere_note(gone, words.review.lower())) + ".")
 explorer_judgments.judged_summary_table(ctx, table)  # the readers' judgments (docs/metrics.md §11), when any
 doc = metrics_doc()
 with st.expander(f"{METRICS_DOC}: every metric's definition", icon=":material/menu_book:"):
@@ -126,7 +130,7 @@ metric = ctx.url_widget(
     "Metric for the heatmap and slices",
     "metric",
     ctx.ndcg_at_k,
-    options=metrics,
+    options=[m for m in metrics if m not in UNDEFINED],
 )
 movies_only = table[table["movie"] != ALL]
 st.subheader(f"{metric_label(metric)}: {MOVIE} × model")

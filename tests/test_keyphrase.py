@@ -370,8 +370,13 @@ def test_movie_level_data_keeps_its_columns_unless_asked():
     s = with_present.scores
     # movie-level GT: the present set is per review, so present + absent GT = |G| and recall splits accordingly
     assert (s["n_gt_present"] <= s["n_gt"]).all() and (s["n_gt_present"] > 0).any()
-    matched_present = s["recall_present"] * s["n_gt_present"] + s["recall_absent"] * (s["n_gt"] - s["n_gt_present"])
-    np.testing.assert_allclose(matched_present.to_numpy(), s["n_matched"].to_numpy(), atol=1e-9)
+    n_absent = s["n_gt"] - s["n_gt_present"]
+    parts = s["recall_present"].fillna(0) * s["n_gt_present"] + s["recall_absent"].fillna(0) * n_absent
+    np.testing.assert_allclose(parts.to_numpy(), s["n_matched"].to_numpy(), atol=1e-9)
+    # undefined is not zero: no value where the review has no present (absent) GT keyword, and only there
+    assert (s["recall_present"].isna() == (s["n_gt_present"] == 0)).all() and s["recall_present"].isna().any()
+    assert (s["f1@5_present"].isna() == (s["n_gt_present"] == 0)).all()
+    assert (s["recall_absent"].isna() == (n_absent == 0)).all()
 
 
 @pytest.mark.parametrize("semantic", [False, pytest.param(True, marks=pytest.mark.slow)])

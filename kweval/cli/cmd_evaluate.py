@@ -393,6 +393,16 @@ def _evaluate_in_groups(args: argparse.Namespace, options: EvalOptions) -> tuple
     return file_groups.combine_groups(parts, args.movies, args.models)
 
 
+def threshold_failure(metric: str, value: float, minimum: float) -> str:
+    """Why `metric` = `value` fails --fail-under `minimum`: below it, or undefined (no value: said, not "nan")."""
+    from kweval.metrics.undefined import reason
+
+    if value != value:  # NaN
+        why = reason(metric) or "no review has a value"
+        return f"{metric} is undefined (—: {why}), so it cannot meet {minimum}"
+    return f"{metric} = {value:.6f} is below {minimum}"
+
+
 def _check_thresholds(summary, thresholds: list[tuple[str, float]]) -> int:
     """THRESHOLD_FAILED when an ALL row's metric is below its --fail-under value (each said on stderr), else 0."""
     if not thresholds:
@@ -406,9 +416,9 @@ def _check_thresholds(summary, thresholds: list[tuple[str, float]]) -> int:
             raise UsageError(f"--fail-under: unknown metric {metric!r} (available: {', '.join(summary.columns[4:])})")
         for _, row in all_rows.iterrows():
             value = row[metric]
-            if not value >= minimum:  # NaN fails too
+            if not value >= minimum:  # an undefined value (NaN) cannot meet it either
                 failed = True
-                say(row["model"], f"{metric} = {value:.6f} is below {minimum}")
+                say(row["model"], threshold_failure(metric, value, minimum))
     return THRESHOLD_FAILED if failed else 0
 
 

@@ -58,9 +58,10 @@ def _summarise(scores: pd.DataFrame, key: np.ndarray, n_keys: int, metric_cols: 
 def _micro(out: pd.DataFrame, grouped, index: pd.RangeIndex, metric_cols: list[str]) -> None:
     """Replace the means of `out` by the micro values where the registry gives a metric a micro rule.
 
-    A ratio of summed counts (`MetricInfo.micro`; a metric undefined without
-    text is NaN for a row none of whose reviews defines it), then the F1s from
-    their micro pair (`MetricInfo.micro_f1`).
+    A ratio of summed counts (`MetricInfo.micro`; a metric undefined on some
+    reviews, without text or with an empty denominator, is NaN for a row none
+    of whose reviews defines it), then the F1s from their micro pair
+    (`MetricInfo.micro_f1`).
     """
     count_cols = sorted({c for m in metric_cols for c in registry.micro_counts(m)})
     sums = grouped[count_cols].sum().reindex(index)
@@ -68,7 +69,7 @@ def _micro(out: pd.DataFrame, grouped, index: pd.RangeIndex, metric_cols: list[s
     for metric in metric_cols:
         ratio = registry.micro_ratio(metric)
         if ratio is not None:
-            defined = has & out[metric].notna().to_numpy() if registry.defined_with_text(metric) else has
+            defined = has & out[metric].notna().to_numpy()  # the mean is NaN only where no review defines it
             out[metric] = np.where(defined, safe_ratio(sums[ratio[0]].to_numpy(), sums[ratio[1]].to_numpy()), np.nan)
     for metric in metric_cols:
         pair = registry.micro_f1(metric)

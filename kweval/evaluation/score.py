@@ -4,7 +4,7 @@ docs/metrics.md §3 "Per-review metrics" and §9 "Keyphrase benchmarks": the
 metric families (`kweval.metrics`) turn the counts and matched pairs of
 `count.Counts` into columns; the present/absent metrics also read which GT
 keywords occur in each review's text (`presence.present_gt`) and are NaN for
-a review without text.
+a review without text, or without the GT keywords they divide by (`kweval.metrics.undefined`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from kweval.evaluation.count import Counts
 from kweval.evaluation.match import Matches
 from kweval.evaluation.options import EvalOptions
 from kweval.evaluation.presence import present_gt
-from kweval.metrics import registry
+from kweval.metrics import registry, undefined
 from kweval.metrics.inputs import ReviewCounts, Settings
 
 
@@ -67,6 +67,7 @@ def score_stage(
     for family in registry.families(options):
         for template, values in family(inputs, settings).items():
             columns[registry.column(template, options.k)] = values
+    undefined.apply(columns)  # an empty denominator is no value, not 0 (kweval.metrics.undefined)
     return pd.DataFrame(columns, copy=False)  # copy=False: no copy into consolidated blocks
 
 

@@ -108,7 +108,7 @@ def headline_html(data: ReportData) -> str:
 
 def _cell(value: float, low: float, high: float) -> str:
     if value is None or not math.isfinite(value):
-        return ""
+        return '<span title="undefined: no value (see the notes)">—</span>'  # never a blank read as 0
     places = decimals_for_interval(value, low, high)
     ci = (
         f' <span class="ci">{format_interval(low, high, places)}</span>'

@@ -125,14 +125,19 @@ def to_csv(table: pd.DataFrame, decimals: int = 6, raw: bool = False) -> str:
     return table.to_csv(index=False, float_format=f"%.{decimals}f", lineterminator="\n", quoting=csv_quoting(table))
 
 
+UNDEFINED = "—"  # a metric cell without a value (undefined: kweval.metrics.undefined) in a table for people
+
+
 def _cell_rows(table: pd.DataFrame, decimals: int, escape, bold, bold_best: bool) -> list[list[str]]:
-    """Every row's cells as text: escaped, with the best value of each metric per movie in bold."""
+    """Every row's cells as text: escaped, with the best value of each metric per movie in bold; an undefined metric
+    value reads "—" (CSV and JSON leave it empty / null)."""
     best = best_rows(table) if bold_best else {}
+    metrics = set(metric_columns(table))
     rows = []
     for i, row in table.iterrows():
         cells = []
         for col in table.columns:
-            text = escape(_fmt(row[col], decimals))
+            text = escape(_fmt(row[col], decimals)) or (UNDEFINED if col in metrics else "")
             if col in best and i in best[col] and text:
                 text = bold(text)
             cells.append(text)
@@ -281,7 +286,7 @@ def to_latex(
             text = escape_latex(_fmt(row[col], decimals))
             if col in best and i in best[col] and text:
                 text = f"\\textbf{{{text}}}"
-            cells.append(text + intervals.get((i, col), "") if text else text)
+            cells.append(text + intervals.get((i, col), "") if text else "---")  # ---: an undefined value
         lines.append(" & ".join(cells) + " \\\\")
     lines += ["\\bottomrule", "\\end{tabular}", "\\end{table}"]
     return "\n".join(lines) + "\n"

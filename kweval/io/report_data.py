@@ -32,7 +32,7 @@ from kweval.data.vocabulary import Vocabulary, vocabulary
 from kweval.evaluation.aggregate import ALL, aggregate
 from kweval.evaluation.options import Evaluation, Progress, no_progress
 from kweval.io.report import summary_intervals
-from kweval.metrics import registry
+from kweval.metrics import registry, undefined
 from kweval.stats import verdict as verdicts
 from kweval.stats.aggregated import compare_against
 from kweval.stats.bootstrap import N_BOOT
@@ -118,17 +118,20 @@ def report_data(
     summary = aggregate(evaluation, how)
     intervals = summary_intervals(scores, metrics, how, n_boot=n_boot)
     stage(progress, REPORT_STAGES[1])
-    keys = key_metrics(metrics, evaluation.options.k)
-    top = headline(scores, keys, how, words, n_boot=n_boot, n_perm=n_perm, compared=metrics)
+    gone = undefined.undefined_everywhere(scores, metrics)  # "—" in the table, said, not compared
+    compared = [m for m in metrics if m not in gone]
+    keys = key_metrics(compared, evaluation.options.k)
+    top = headline(scores, keys, how, words, n_boot=n_boot, n_perm=n_perm, compared=compared)
     stage(progress, REPORT_STAGES[2])
     reference = str(top["best"].iloc[0]) if len(top) else (models[0] if models else "")
-    comparisons = compare_against(scores, reference, models, metrics, how, n_boot=n_boot, n_perm=n_perm)
+    comparisons = compare_against(scores, reference, models, compared, how, n_boot=n_boot, n_perm=n_perm)
     table = verdicts.verdict_table(comparisons, reference) if len(comparisons) else pd.DataFrame()
     stage(progress, REPORT_STAGES[3])
     examples = worked_examples(dataset, evaluation, top) if len(top) else []
     notes = [
         f"{words.count(int(scores[['movie', 'review_id']].drop_duplicates().shape[0]))} evaluated, "
-        f"{words.count(int(scores['movie'].nunique()), 'movie')}; aggregation: {how}."
+        f"{words.count(int(scores['movie'].nunique()), 'movie')}; aggregation: {how}.",
+        *(undefined.everywhere_note(m, words.review.lower()) + "." for m in gone),
     ]
     return ReportData(
         title=title or f"kweval report: {dataset.source or 'data'}",

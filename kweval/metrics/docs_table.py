@@ -52,7 +52,8 @@ def markdown_table(groups: Iterable[str] | None = None) -> str:
         cells = [
             f"`{e.name.replace('{k}', 'k')}`",
             e.label.replace("{k}", "k"),
-            e.definition.replace("{k}", "k"),
+            e.definition.replace("{k}", "k")
+            + (f"; undefined (empty, not 0) where {why}" if (why := e.undefined_reason()) else ""),
             e.range,
             e.better,
             *([e.micro_rule()] if with_micro else []),

@@ -73,6 +73,7 @@ class MetricInfo:
     micro: tuple[str, str] | None = None  # micro: Σ numerator / Σ denominator (count columns of the per-review table)
     micro_f1: tuple[str, str] | None = None  # micro: harmonic mean of these two metrics' micro values
     without_text: bool = False  # present/absent: NaN for a review without text; micro over the reviews with text
+    undefined_when: tuple[str, str] | None = None  # (count, why): NaN, not 0, where the count is 0 (metrics.undefined)
 
     @property
     def section(self) -> str:
@@ -84,9 +85,15 @@ class MetricInfo:
         return f"docs/metrics.md#{self.section}"
 
     def help(self) -> str:
-        """One line for a table's column help: definition, range, better direction."""
+        """One line for a table's column help: definition, range, better direction, when it is undefined."""
         direction = {HIGHER: "higher is better", LOWER: "lower is better"}.get(self.better, "")
-        return " · ".join(part for part in (self.definition, f"range {self.range}", direction) if part)
+        why = self.undefined_reason()
+        parts = (self.definition, f"range {self.range}", direction, why and f"undefined (empty, not 0) where {why}")
+        return " · ".join(part for part in parts if part)
+
+    def undefined_reason(self, review: str = "review") -> str:
+        """Why a review's value is undefined, in the data's words ("" for a metric always defined)."""
+        return "" if self.undefined_when is None else self.undefined_when[1].replace("{review}", review)
 
     def micro_rule(self) -> str:
         """How micro aggregation forms this metric, in words ("" for a column that is no metric)."""
@@ -273,6 +280,7 @@ def _metric(
     micro: tuple[str, str] | None = None,
     micro_f1: tuple[str, str] | None = None,
     without_text: bool = False,
+    undefined_when: tuple[str, str] | None = None,
 ) -> None:
     """A metric `evaluate` reports when `option` is on ("": always), in [0, 1], higher is better."""
     register(
@@ -290,6 +298,7 @@ def _metric(
             micro,
             micro_f1,
             without_text,
+            undefined_when,
         )
     )
 
@@ -299,18 +308,11 @@ def _keyphrase_metric(name: str, label: str, definition: str, reference: str = "
     _metric(name, label, definition, "keyphrase", "keyphrase", reference=reference, compute=keyphrase.from_counts)
 
 
-def _present_absent_metric(name: str, label: str, definition: str, micro: tuple[str, str] | None = None) -> None:
-    """A present/absent metric (--present): NaN for a review without text, micro over the reviews with text."""
-    _metric(
-        name,
-        label,
-        definition,
-        "keyphrase",
-        "present",
-        compute=present_absent.from_counts,
-        micro=micro,
-        without_text=True,
-    )
+def _present_absent_metric(name: str, label: str, definition: str, empty: tuple[str, str], micro=None) -> None:
+    """A present/absent metric (--present): NaN for a review without text or without such GT keywords (`empty`)."""
+    family = present_absent.from_counts
+    kinds = {"micro": micro, "without_text": True, "undefined_when": empty}
+    _metric(name, label, definition, "keyphrase", "present", compute=family, **kinds)
 
 
 # ---- per-review lexical metrics (docs/metrics.md §3): always reported
@@ -420,17 +422,20 @@ _present_absent_metric(
     "recall_present",
     "Recall (present)",
     "matched GT keywords that occur in the review's text / GT keywords that do",
+    ("n_gt_present", "no GT keyword of the {review} occurs in its text"),
     micro=("n_matched_present", "n_gt_present"),
 )
 _present_absent_metric(
     "f1@{k}_present",
     "F1@{k} (present)",
     "F1 of matched present GT keywords among the first {k} / {k} and / present GT keywords",
+    ("n_gt_present", "no GT keyword of the {review} occurs in its text"),
 )
 _present_absent_metric(
     "recall_absent",
     "Recall (absent)",
     "matched GT keywords that do not occur in the review's text / GT keywords that do not",
+    ("n_gt_absent", "every GT keyword of the {review} occurs in its text (none is absent)"),
     micro=("n_matched_absent", "n_gt_absent"),
 )
 # ---- semantic (§4) and sentiment (§5): added by their stages (kweval.evaluation.semantic_columns / sentiment_columns)
