@@ -119,6 +119,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _scores(args: argparse.Namespace, dataset, models: list[str]):
     """(per-review scores, the metrics compared, their Holm family rule, a function writing the headline's text)."""
     from kweval.data.vocabulary import vocabulary
+    from kweval.metrics.undefined import undefined_everywhere
     from kweval.stats.families import metric_family, preset_family
     from kweval.stats.headline import headline, key_metrics
 
@@ -142,8 +143,9 @@ def _scores(args: argparse.Namespace, dataset, models: list[str]):
     if evaluation.scores.empty:
         say("nothing could be evaluated (no review with both predictions and ground truth)")
         return None, [], metric_family, str
-    metrics = [m for m in evaluation.metric_names if m != "gt_coverage"]
     scores = evaluation.scores
+    gone = undefined_everywhere(scores, evaluation.metric_names)  # no value on any review: not compared
+    metrics = [m for m in evaluation.metric_names if m != "gt_coverage" and m not in gone]
     keys = key_metrics(metrics, args.k)
     story = lambda: headline_text(  # noqa: E731
         headline(scores, keys, args.aggregate, words, compared=metrics), words

@@ -233,7 +233,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
         print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
         return USAGE_ERROR
     _write_outputs(args, summary, per_review, options, str(source), _words(dataset), judged_tables)
-    return _check_thresholds(summary, args.fail_under)
+    return _check_thresholds(summary, args.fail_under, _words(dataset).review.lower())
 
 
 def _options(args: argparse.Namespace) -> EvalOptions:
@@ -393,17 +393,17 @@ def _evaluate_in_groups(args: argparse.Namespace, options: EvalOptions) -> tuple
     return file_groups.combine_groups(parts, args.movies, args.models)
 
 
-def threshold_failure(metric: str, value: float, minimum: float) -> str:
+def threshold_failure(metric: str, value: float, minimum: float, review: str = "review") -> str:
     """Why `metric` = `value` fails --fail-under `minimum`: below it, or undefined (no value: said, not "nan")."""
     from kweval.metrics.undefined import reason
 
     if value != value:  # NaN
-        why = reason(metric) or "no review has a value"
+        why = reason(metric, review) or f"no {review} has a value"
         return f"{metric} is undefined (—: {why}), so it cannot meet {minimum}"
     return f"{metric} = {value:.6f} is below {minimum}"
 
 
-def _check_thresholds(summary, thresholds: list[tuple[str, float]]) -> int:
+def _check_thresholds(summary, thresholds: list[tuple[str, float]], review: str = "review") -> int:
     """THRESHOLD_FAILED when an ALL row's metric is below its --fail-under value (each said on stderr), else 0."""
     if not thresholds:
         return 0
@@ -418,7 +418,7 @@ def _check_thresholds(summary, thresholds: list[tuple[str, float]]) -> int:
             value = row[metric]
             if not value >= minimum:  # an undefined value (NaN) cannot meet it either
                 failed = True
-                say(row["model"], threshold_failure(metric, value, minimum))
+                say(row["model"], threshold_failure(metric, value, minimum, review))
     return THRESHOLD_FAILED if failed else 0
 
 
