@@ -37,8 +37,10 @@ from dashboard.state import Ctx, cli_data_path, get_evaluation, load_path, load_
 from dashboard.uploads import format_size, newest_by_name, one_per_table
 from dashboard.url_state import (
     invalid_param_message,
+    remember_source,
     session_widget,
     start_url_checks,
+    switch_source,
     url_notice,
     url_value,
     url_widget,
@@ -103,7 +105,7 @@ def open_page(file: str) -> Ctx:
         for p in dataset.problems:
             st.markdown(f"- {md(p)}")
         st.stop()
-    selection = _selection(dataset)
+    selection = _selection(dataset, data_hash, source_label)
     _page_links(links, selection.params(), dataset)
     if page.movie_level_only and dataset.per_document:
         st.title(page.label)
@@ -248,9 +250,11 @@ def _flag(value: bool) -> str:
     return "1" if value else "0"
 
 
-def _selection(dataset: Dataset) -> Selection:
-    """The sidebar's selection widgets, each bound to its URL parameter (`url_widget`, kept in the URL)."""
+def _selection(dataset: Dataset, data_hash: str, source_label: str) -> Selection:
+    """The sidebar's selection widgets, each bound to its URL parameter (`url_widget`, kept in the URL); the movie and
+    the models are remembered per data source (`switch_source`): another source's names are not carried over."""
     movies, models = dataset.movie_ids, dataset.model_names
+    before = switch_source(data_hash, DATA_BOUND)
     url = {k: st.query_params.get(k) for k in SELECTION_KEYS}  # as the visitor gave them, before any rewrite
     parse = param_parsers(movies, models)
     default = selection_defaults(movies, models, present_default=dataset.per_document)
@@ -274,6 +278,9 @@ def _selection(dataset: Dataset) -> Selection:
         ),
     )
     chosen = bind(sb.multiselect, "Models", "models", fmt=",".join, options=models)
+    remember_source(data_hash, {"movie": movie, "models": list(chosen)})
+    if before is not None:
+        _say_switch(before, list(chosen), models, source_label)
     # the nDCG page's own k (`ek`) starts from the sidebar's: a change here resets it
     k = bind(
         sb.number_input, "k (cut-off of the @k metrics)", "k", min_value=1, max_value=K_MAX, step=1, resets=("ek",)
@@ -316,6 +323,21 @@ def _selection(dataset: Dataset) -> Selection:
     for message in selection_warnings(url, sel, movies, models):
         url_notice(message)
     return sel
+
+
+DATA_BOUND = ("movie", "models")  # parameters naming one dataset's movies and models: remembered per source
+
+
+def _say_switch(before: dict, chosen: list[str], models: Sequence[str], source_label: str) -> None:
+    """After a change of data source: say which models of the other data this one lacks and what is shown instead
+    (this data's last selection in the session, or all its models)."""
+    missing = [m for m in before.get("models") or () if m not in models]
+    if not missing:
+        return
+    url_notice(
+        f"Data source changed to {md(source_label)}: model(s) {md(', '.join(missing))} of the previous data are not "
+        f"in it; showing {md(', '.join(chosen))} (this data's own selection; all its models the first time)."
+    )
 
 
 def _carried_protocol(dataset: Dataset) -> str | None:

@@ -204,6 +204,39 @@ def url_widget(
     return widget(label, key=key, on_change=sync, **kwargs)
 
 
+SOURCE = "url_source"  # session state: the data source (content hash) of the last run that had one
+BY_SOURCE = "url_by_source"  # session state: per data source, the values its data-bound parameters last had
+
+
+def switch_source(source: str, params: tuple[str, ...]) -> dict[str, Any] | None:
+    """At the start of a run on the data `source` (its content hash): when the last run had other data, the
+    data-bound `params` (the movie, the models: what one dataset's names mean) take the values this session last
+    had on `source`, else their defaults, instead of the other data's (a text the dashboard wrote to the URL for
+    the other data is dropped; one a visitor typed or a link brought is a request, used and checked as always).
+    Returns the other data's values when the source changed (to say what was not carried over), else None."""
+    remembered = st.session_state.setdefault(REMEMBERED, {})
+    memory = st.session_state.setdefault(BY_SOURCE, {})
+    last = st.session_state.get(SOURCE)
+    st.session_state[SOURCE] = source
+    if last is None or last == source:
+        return None
+    before = {p: remembered[p] for p in params if p in remembered}
+    memory[last] = before
+    for param in params:
+        if param in memory.get(source, {}):
+            remembered[param] = memory[source][param]
+        else:
+            remembered.pop(param, None)
+        if written_by_us(param, st.query_params.get(param)):
+            st.query_params.pop(param, None)
+    return before
+
+
+def remember_source(source: str, values: dict[str, Any]) -> None:
+    """Keep the data-bound parameters' values of this run for the data `source` (`switch_source` restores them)."""
+    st.session_state.setdefault(BY_SOURCE, {})[source] = dict(values)
+
+
 def _no_widget(label: str, key: str, on_change: Callable[[], None], **kwargs: Any) -> Any:
     """Stands in for a widget in `url_value`: shows nothing, gives the resolved value."""
     return st.session_state[key]
