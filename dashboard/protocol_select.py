@@ -9,6 +9,10 @@ page (`Selection.protocol`), so the pages in between and their links keep it.
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
 import pandas as pd
 import streamlit as st
 
@@ -52,10 +56,42 @@ def choose_protocol(ctx: Ctx) -> str:
     return chosen or PROTOCOL_DEFAULT
 
 
-def cli_command(ctx: Ctx, protocol: str) -> str:
-    """The command line whose numbers the page shows under `protocol`."""
-    models = " ".join(f"--predictions {m}=…" for m in ctx.selection.models)
-    return f"kweval evaluate {ctx.dataset.source} --protocol {protocol} --k {ctx.selection.k} {models}"
+def protocol_command(
+    source: str, protocol: str, k: int, models: Sequence[str], files: Mapping[str, str], beside: Sequence[str]
+) -> str | None:
+    """The command line `kweval evaluate SOURCE --protocol P --k K …` of `models`, runnable as shown (quoted): the
+    models whose files lie with the collection (`beside`, kweval.data.beside) need no option, unless another model
+    needs ``--predictions``, which stops the reading of those files; then each model is ``--predictions NAME=PATH``
+    (`files`: its file, or the name of the file added in the sidebar).  None when a model's file is unknown."""
+    head = ["kweval", "evaluate", source, "--protocol", protocol, "--k", str(k)]
+    if all(m in beside for m in models):
+        narrowed = set(models) != set(beside)
+        return shlex.join(head + (["--models", ",".join(models)] if narrowed else []))
+    if not all(m in files for m in models):
+        return None
+    return shlex.join(head + [part for m in models for part in ("--predictions", f"{m}={files[m]}")])
+
+
+def cli_command(ctx: Ctx, protocol: str) -> str | None:
+    """The command line whose numbers the page shows under `protocol` (`protocol_command`), None when there is none
+    (the data is not a docsutf8/ folder, or a model's file is not known)."""
+    from kweval.data.beside import models_beside
+
+    source = Path(str(ctx.dataset.source))
+    beside = dict(models_beside(source, [])) if source.is_dir() and (source / "docsutf8").is_dir() else {}
+    if not beside and not ctx.added or not (source / "docsutf8").is_dir():
+        return None
+    files = {m: str(p) for m, p in beside.items()} | ctx.added
+    usable = [m for m in beside if m not in ctx.added]  # a model added in the sidebar replaces the folder's
+    return protocol_command(str(source), protocol, ctx.selection.k, list(ctx.selection.models), files, usable)
+
+
+def command_words(ctx: Ctx, protocol: str) -> str:
+    """The command line in a sentence's words (escaped; a code span), or what stands for it when there is none."""
+    command = cli_command(ctx, protocol)
+    if command is None:
+        return f"`kweval evaluate --protocol {protocol}` (on a docsutf8/ + keys/ folder with each model's file)"
+    return f"`{command.replace('`', '')}`"
 
 
 def show_protocol_summary(ctx: Ctx, protocol: str, meta: dict) -> None:
@@ -71,10 +107,13 @@ def show_protocol_summary(ctx: Ctx, protocol: str, meta: dict) -> None:
     config["movie"] = st.column_config.TextColumn(words.header("movie"))
     st.dataframe(table, hide_index=True, column_config=config, key="protocol_table")
     st.caption(
-        f"The numbers of {md(cli_command(ctx, protocol))}: each document scored by the preset's own rules (its "
+        f"The numbers of {command_words(ctx, protocol)}: each document scored by the preset's own rules (its "
         "normalisation, cut-off and macro F1), then averaged over the collection's documents. The sidebar's match "
         "mode and aggregation do not apply to a preset."
     )
+    command = cli_command(ctx, protocol)
+    if command is not None:
+        st.code(command, language="bash")  # runnable as shown
     c1, c2, _ = st.columns([1, 2, 5])
     c1.download_button(
         "CSV",
@@ -104,7 +143,7 @@ def show_protocol_headline(ctx: Ctx, protocol: str) -> None:
     top = caches.protocol_headline(ctx, protocol) if len(ctx.selection.models) >= 2 else None
     caption = significance_caption(ctx.words.reviews.lower(), [], [family_label(PRESET)])
     caption += (
-        f" Under the {md(protocol)} preset: the per-document values of {md(cli_command(ctx, protocol))} "
+        f" Under the {md(protocol)} preset: the per-document values of {command_words(ctx, protocol)} "
         f"(`--per-review` writes them); a margin is the difference of the two models' means.{_f1_note(protocol)}"
     )
     title = f"{md(ctx.movie_title(ctx.selection.movie))}, {md(protocol)} preset"
@@ -170,7 +209,7 @@ def show_protocol_compare(ctx: Ctx, protocol: str, a: str, others: list[str]) ->
     res = caches.protocol_comparisons(ctx, protocol, a, others, metrics)
     st.caption(
         f"Under the {md(protocol)} preset: each document scored by the preset's rules "
-        f"({md(cli_command(ctx, protocol))}), then paired tests on the per-document values (means; a preset "
+        f"({command_words(ctx, protocol)}), then paired tests on the per-document values (means; a preset "
         "whose macro F1 is the F1 of mean P and R, as kpeval's, reports that in Summary). p: paired randomization "
         "test, Holm-corrected within each family (the preset's P, R and F1; its present-only and its absent-only "
         "columns), for each model against A, as in the Summary's headline and the report; the interval beside it "

@@ -18,6 +18,7 @@ from typing import Any
 import streamlit as st
 
 from dashboard.escape import md, visible
+from dashboard.prediction_uploads import added_predictions
 from dashboard.selection import (
     K_MAX,
     PROTOCOL_DEFAULT,
@@ -34,7 +35,7 @@ from dashboard.selection import (
     selection_defaults,
 )
 from dashboard.state import Ctx, cli_data_path, get_evaluation, load_path, load_upload
-from dashboard.uploads import format_size, newest_by_name, one_per_table
+from dashboard.uploads import format_size, kept_uploads, newest_by_name, one_per_table
 from dashboard.url_state import (
     invalid_param_message,
     remember_source,
@@ -98,7 +99,7 @@ def open_page(file: str) -> Ctx:
     if chosen is None:
         st.info("Choose a dataset in the sidebar (Dataset).")
         st.stop()
-    dataset, data_hash, source_label, uploads = chosen
+    dataset, data_hash, source_label, uploads, added = chosen
     _mark_upload_links(source_label, bool(uploads))
     if dataset.predictions.empty or not dataset.model_names:
         st.error("This dataset has no predictions to evaluate; see the problems below.")
@@ -133,7 +134,7 @@ def open_page(file: str) -> Ctx:
         f"Data: {md(source_label)} · {len(dataset.movie_ids)} {movie_name.lower()}(s) · {len(dataset.reviews)} "
         f"{review_name.lower()}(s) · {len(dataset.model_names)} models"
     )
-    ctx = Ctx(dataset, data_hash, evaluation, selection, options, PAGE_FILES, source_label, uploads)
+    ctx = Ctx(dataset, data_hash, evaluation, selection, options, PAGE_FILES, source_label, uploads, added)
     st.session_state["ctx"] = ctx  # the latest run's, for tests and tools (pages use the returned one)
     return ctx
 
@@ -160,37 +161,51 @@ def _options(dataset: Dataset, selection: Selection) -> EvalOptions:
     )
 
 
-def _choose_dataset(page: str) -> tuple[Dataset, str, str, dict[str, int]] | None:
-    """The dataset chosen in the sidebar: (dataset, content hash, label, uploaded file sizes by name)."""
+Chosen = tuple[Dataset, str, str, dict[str, int], dict[str, str]]
+
+
+def _choose_dataset(page: str) -> Chosen | None:
+    """The dataset chosen in the sidebar: (dataset, content hash, label, uploaded file sizes by name, {model: the
+    prediction file added for it in the sidebar})."""
+    with st.sidebar.expander("Dataset", expanded=False):
+        chosen = _source_dataset(page)
+        if chosen is None:
+            return None
+        dataset, data_hash, label, uploads = chosen
+        dataset, data_hash, added = added_predictions(dataset, data_hash, page)  # one file per model
+        return dataset, data_hash, label, uploads, added
+
+
+def _source_dataset(page: str) -> tuple[Dataset, str, str, dict[str, int]] | None:
+    """The data of the source chosen in the Dataset expander: (dataset, content hash, label, uploaded sizes)."""
     configured = cli_data_path()
     allow_local = os.environ.get("KWEVAL_ALLOW_LOCAL_PATHS") == "1"
     sources = (["configured"] if configured else []) + ["demo", "upload"] + (["local"] if allow_local else [])
-    with st.sidebar.expander("Dataset", expanded=False):
-        source = session_widget(st.radio, "Source", "data_source", options=sources, format_func=SOURCE_LABELS.get)
-        try:
-            if source == "configured":
-                st.caption(f"Path: {md(configured)}")
-                ds, h = load_path(configured)
-                return ds, h, Path(str(configured)).name, {}
-            if source == "demo":
-                ds, h = load_path(None)
-                return ds, h, "embedded demo", {}
-            if source == "upload":
-                return _uploaded(page)
-            path = session_widget(st.text_input, "Folder on this server", "local_path")
-            if not path:
-                return None
-            if not path.isprintable():  # a NUL byte (which no file name holds), a newline, a bidi mark
-                st.error(
-                    f"kweval: local path “{md(visible(path))}”: holds an unprintable character "
-                    "(shown as an escape); type the folder's path again."
-                )
-                return None
-            ds, h = load_path(path)
-            return ds, h, Path(path).name, {}
-        except (DatasetError, OSError) as exc:  # OSError: a typed path the OS refuses (too long, unreadable)
-            st.error(md(str(exc)))
+    source = session_widget(st.radio, "Source", "data_source", options=sources, format_func=SOURCE_LABELS.get)
+    try:
+        if source == "configured":
+            st.caption(f"Path: {md(configured)}")
+            ds, h = load_path(configured)
+            return ds, h, Path(str(configured)).name, {}
+        if source == "demo":
+            ds, h = load_path(None)
+            return ds, h, "embedded demo", {}
+        if source == "upload":
+            return _uploaded(page)
+        path = session_widget(st.text_input, "Folder on this server", "local_path")
+        if not path:
             return None
+        if not path.isprintable():  # a NUL byte (which no file name holds), a newline, a bidi mark
+            st.error(
+                f"kweval: local path “{md(visible(path))}”: holds an unprintable character "
+                "(shown as an escape); type the folder's path again."
+            )
+            return None
+        ds, h = load_path(path)
+        return ds, h, Path(path).name, {}
+    except (DatasetError, OSError) as exc:  # OSError: a typed path the OS refuses (too long, unreadable)
+        st.error(md(str(exc)))
+        return None
 
 
 def _uploaded(page: str) -> tuple[Dataset, str, str, dict[str, int]] | None:
@@ -233,17 +248,8 @@ UPLOADS = "uploads__remembered"  # session state: {"files": {file id: (name, byt
 
 
 def _kept_uploads(page: str, current: list[tuple[str, str, bytes]]) -> list[tuple[str, str, bytes]]:
-    """The session's uploaded files as (file id, name, bytes): files removed (×) from this page's uploader
-    since its last run are dropped, files added are kept; another page's uploader starts empty."""
-    memory = st.session_state.setdefault(UPLOADS, {"files": {}, "page": page, "shown": set()})
-    ids = {file_id for file_id, _, _ in current}
-    if memory["page"] == page:
-        for gone in memory["shown"] - ids:
-            memory["files"].pop(gone, None)
-    for file_id, name, data in current:
-        memory["files"][file_id] = (name, data)
-    memory["page"], memory["shown"] = page, ids
-    return [(file_id, name, data) for file_id, (name, data) in memory["files"].items()]
+    """The session's uploaded tables (`dashboard.uploads.kept_uploads`)."""
+    return kept_uploads(st.session_state.setdefault(UPLOADS, {}), page, current)
 
 
 def _flag(value: bool) -> str:

@@ -216,6 +216,7 @@ class Ctx:
     pages: dict[str, str]  # page name (its URL path) -> its file, for st.switch_page / st.page_link
     source_label: str
     uploads: dict[str, int] = field(default_factory=dict)  # uploaded file name -> size in bytes (newest copy)
+    added: dict[str, str] = field(default_factory=dict)  # model -> the prediction file added for it in the sidebar
 
     @property
     def key(self) -> tuple[str, str]:

@@ -40,6 +40,25 @@ def newest_by_name(files: Sequence[tuple[str, str, bytes]], first_seen: MutableM
     return Uploads(tuple(sorted(newest.values())), {name: n - 1 for name, n in copies.items() if n > 1})
 
 
+def kept_uploads(
+    memory: MutableMapping, page: str, current: Sequence[tuple[str, str, bytes]]
+) -> list[tuple[str, str, bytes]]:
+    """The session's uploaded files as (file id, name, bytes), kept in `memory` (a session-state dict): files removed
+    (×) from this page's uploader since its last run are dropped, files added are kept; another page's uploader
+    starts empty (a widget's state is per page in Streamlit's multipage mode, the uploads are the session's)."""
+    memory.setdefault("files", {})
+    memory.setdefault("page", page)
+    memory.setdefault("shown", set())
+    ids = {file_id for file_id, _, _ in current}
+    if memory["page"] == page:
+        for gone in memory["shown"] - ids:
+            memory["files"].pop(gone, None)
+    for file_id, name, data in current:
+        memory["files"][file_id] = (name, data)
+    memory["page"], memory["shown"] = page, ids
+    return [(file_id, name, data) for file_id, (name, data) in memory["files"].items()]
+
+
 def format_size(n_bytes: int) -> str:
     """1234 → '1.2 kB' (decimal units, as browsers show file sizes)."""
     if n_bytes < 1000:
