@@ -18,6 +18,7 @@ from dashboard.escape import esc
 from dashboard.state import Ctx
 from dashboard.style import axis_title, jitter, metric_label, model_colors
 from kweval import stats
+from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
 from kweval.io import charts as report_charts
 from kweval.stats.numbers import decimals_for
 
@@ -63,7 +64,7 @@ def protocol_bars(ctx: Ctx, protocol: str, movie: str, rows: pd.DataFrame, cis: 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _heatmap(
-    key: tuple, agg: str, models: tuple, metric: str, movie_word: str, _movies_only: pd.DataFrame
+    key: tuple, agg: str, models: tuple, metric: str, words: Vocabulary, _movies_only: pd.DataFrame
 ) -> go.Figure:
     per_movie = _movies_only.pivot(index="movie", columns="model", values=metric).reindex(
         index=pd.unique(_movies_only["movie"]), columns=list(models)
@@ -73,7 +74,7 @@ def _heatmap(
         text_auto=f".{decimals_for(per_movie.to_numpy(dtype='float64').ravel().tolist())}f",  # never 0.000 if not 0
         aspect="auto",
         color_continuous_scale="Viridis",
-        labels=dict(color=esc(axis_title(metric, agg)), x="model", y=esc(movie_word)),
+        labels=dict(color=esc(axis_title(metric, agg, words)), x="model", y=esc(words.movie.lower())),
     )
     # a colour bar needs room to be read even for one or two movies; the toolbar sits in the top margin, off the cells
     heat.update_layout(
@@ -87,12 +88,21 @@ def _heatmap(
 def movie_heatmap(ctx: Ctx, metric: str, movies_only: pd.DataFrame) -> go.Figure:
     """`metric` per movie × selected model (`movies_only`: the summary rows without ALL)."""
     sel = ctx.selection
-    return _heatmap(ctx.key, sel.agg, tuple(sel.models), metric, ctx.words.movie.lower(), movies_only)
+    return _heatmap(ctx.key, sel.agg, tuple(sel.models), metric, ctx.words, movies_only)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
 def _per_review(
-    key: tuple, params: tuple, a: str, b: str, metric: str, metrics: tuple, color: str | None, _scores, _links
+    key: tuple,
+    params: tuple,
+    a: str,
+    b: str,
+    metric: str,
+    metrics: tuple,
+    color: str | None,
+    words: Vocabulary,
+    _scores,
+    _links,
 ) -> tuple[pd.DataFrame, go.Figure, pd.DataFrame]:
     both = stats.paired_scores(_scores, a, b, list(metrics), metric)
     both["movie "] = both["movie"].map(esc)  # plotly renders some HTML in hover labels: show escaped copies
@@ -100,7 +110,7 @@ def _per_review(
     # many reviews share the same values (0, 1/k, ...): a little seeded jitter shows how many points sit on each
     both["x "] = jitter(both[f"{metric}_a"], 0.012, seed=1)
     both["y "] = jitter(both[f"{metric}_b"], 0.012, seed=2)
-    fig = scatter_figure(both, metric, a, b, color)
+    fig = scatter_figure(both, metric, a, b, color, words)
     fig.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line=dict(dash="dot", color="grey"))
     fig.update_layout(height=460, margin=dict(t=40, b=10))
     listing = both.reindex(both["difference"].abs().sort_values(ascending=False, kind="stable").index)
@@ -108,14 +118,17 @@ def _per_review(
     return both, fig, listing
 
 
-def scatter_figure(both: pd.DataFrame, metric: str, a: str, b: str, color: str | None) -> go.Figure:
+def scatter_figure(
+    both: pd.DataFrame, metric: str, a: str, b: str, color: str | None, words: Vocabulary = MOVIE_WORDS
+) -> go.Figure:
     """B's `metric` against A's per review (`both`: `stats.paired_scores` with the jittered "x " / "y " and escaped
     "movie " / "review " columns).  Numbers only go to the browser as arrays (plotly sends them as typed arrays, fast
     to serialise on every rerun): each point's customdata is its row in `both` (`clicked_review`), and its hover
     text (escaped, formatted once here) names movie, review, B − A and both values."""
     label = metric_label(metric)
+    movie, review = words.movie.lower(), words.review.lower()
     hover = [
-        f"movie={m}<br>review={r}<br>difference={d:.4f}<br>{esc(a)} (A)={va:.4f}<br>{esc(b)} (B)={vb:.4f}"
+        f"{movie}={m}<br>{review}={r}<br>difference={d:.4f}<br>{esc(a)} (A)={va:.4f}<br>{esc(b)} (B)={vb:.4f}"
         for m, r, d, va, vb in zip(
             both["movie "], both["review "], both["difference"], both[f"{metric}_a"], both[f"{metric}_b"]
         )
@@ -153,7 +166,7 @@ def per_review(
 
     color = model_colors(ctx.dataset.model_names).get(b)
     params = tuple(ctx.params().items())
-    return _per_review(ctx.key, params, a, b, metric, tuple(metrics), color, ctx.scores(), links)
+    return _per_review(ctx.key, params, a, b, metric, tuple(metrics), color, ctx.words, ctx.scores(), links)
 
 
 def failure_bars(frame: pd.DataFrame, title: str, unit: str) -> go.Figure:

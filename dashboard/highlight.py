@@ -19,7 +19,7 @@ __all__ = ["highlight", "match_spans", "matched_tooltips", "review_html"]
 
 def review_html(text: str | None, keywords: Mapping[str, str] | Iterable[str], max_height: int = 320) -> str:
     """A scrollable block of the highlighted review text (newlines kept)."""
-    body = highlight(text, keywords) or "<em>(no review text in this dataset)</em>"
+    body = highlight(text, keywords) or "<em>(no text in this dataset)</em>"
     return (
         f'<div class="kw-review" style="white-space:pre-wrap;max-height:{int(max_height)}px;overflow-y:auto;'
         f'line-height:1.5;padding:0.25rem 0">{body}</div>'

@@ -111,11 +111,12 @@ def keyword_table_parts(
     return parts
 
 
-def sentiment_line(text_v: float, gt_v: float) -> str:
-    """The review's reference sentiments as escaped HTML: v(review text) and the movie's GT mean."""
+def sentiment_line(text_v: float, gt_v: float, review: str = "review") -> str:
+    """The review's reference sentiments as escaped HTML: v(review text) and the movie's GT mean (`review`: the
+    data's word for the text, "document" on per-document data)."""
     return (
         f'<div class="kw-sentiment" style="font-size:0.9em;margin-top:0.3rem">Sentiment (VADER, v = pos + ½·neu): '
-        f"review text v = <b>{fmt_num(text_v)}</b> · GT keywords mean v = <b>{fmt_num(gt_v)}</b></div>"
+        f"{review} text v = <b>{fmt_num(text_v)}</b> · GT keywords mean v = <b>{fmt_num(gt_v)}</b></div>"
     )
 
 

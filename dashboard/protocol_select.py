@@ -23,7 +23,7 @@ from dashboard.report_button import preset_report_button
 from dashboard.selection import PROTOCOL_DEFAULT, PROTOCOLS, parse_protocol
 from dashboard.state import Ctx
 from dashboard.style import outcome_styles
-from dashboard.tables import decimal_formats, number_columns, text_columns
+from dashboard.tables import decimal_formats, number_columns, page_words, text_columns
 from dashboard.url_state import url_widget
 from kweval.io import report
 from kweval.io.report_protocol import f1_of_means
@@ -184,7 +184,7 @@ def show_verdict_matrix(comparison: pd.DataFrame, a: str) -> None:
     expander."""
     if comparison.empty:
         return
-    table = verdict.verdict_table(comparison, a)
+    table = verdict.verdict_table(comparison, a, reviews=page_words().reviews.lower())
     cells = verdict.verdict_matrix(table, "cell")
     outcomes = verdict.verdict_matrix(table, "outcome")
     styled = cells.style.apply(lambda _: outcome_styles(outcomes), axis=None)

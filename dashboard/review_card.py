@@ -271,7 +271,7 @@ def _card_parts(
         f'18rem;min-width:0">{marks}{text}{own}</div>'
         f'<div style="flex:1 1 12rem">{keyword_html.gt_top_html(gt, sel.k, rows, colors, words=words)}</div></div>'
     )
-    extra = keyword_html.sentiment_line(data.text_v, data.gt_v) if sas else ""
+    extra = keyword_html.sentiment_line(data.text_v, data.gt_v, words.review.lower()) if sas else ""
     grid = keyword_html.model_grid_start(22 if (sem or sas) else 16)
     return (head + side + extra + grid, *cells, "</div>"), data.evaluated
 

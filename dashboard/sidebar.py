@@ -49,6 +49,7 @@ from dashboard.url_state import (
 )
 from kweval.data import DatasetError
 from kweval.data.dataset import Dataset
+from kweval.data.vocabulary import vocabulary
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
 from kweval.evaluation.pipeline import AGGREGATIONS, EvalOptions
 from kweval.text.matching import MATCH_MODES
@@ -100,6 +101,8 @@ def open_page(file: str) -> Ctx:
         st.info("Choose a dataset in the sidebar (Dataset).")
         st.stop()
     dataset, data_hash, source_label, uploads, added = chosen
+    label = vocabulary(dataset).say(page.label)  # "Document explorer" on per-document data, in the browser's tab too
+    st.set_page_config(page_title=f"{label} · kweval", page_icon=":material/key:", layout="wide")
     _mark_upload_links(source_label, bool(uploads))
     if dataset.predictions.empty or not dataset.model_names:
         st.error("This dataset has no predictions to evaluate; see the problems below.")
@@ -111,8 +114,8 @@ def open_page(file: str) -> Ctx:
     if page.movie_level_only and dataset.per_document:
         st.title(page.label)
         st.info(
-            f"{page.label} applies only to the DNLP layout (one ranked GT list per movie); "
-            "this data has a GT list per document."
+            f"{page.label} applies only to the DNLP layout (one ranked GT list shared by a group of texts, the "
+            "notebooks' data); this data has a GT list per document."
         )
         st.stop()
     if not selection.models:
@@ -141,10 +144,11 @@ def open_page(file: str) -> Ctx:
 
 def _page_links(where, query: dict[str, str], dataset: Dataset) -> None:
     """A link to every page of `PAGES` that applies to `dataset`, each carrying the selection `query`."""
+    words = vocabulary(dataset)
     for page in PAGES:
         if page.movie_level_only and dataset.per_document:
             continue
-        where.page_link(page.file, label=page.label, icon=page.icon, query_params=query)
+        where.page_link(page.file, label=words.say(page.label), icon=page.icon, query_params=query)
 
 
 def _options(dataset: Dataset, selection: Selection) -> EvalOptions:
@@ -267,8 +271,12 @@ def _selection(dataset: Dataset, data_hash: str, source_label: str) -> Selection
     titles = dict(zip(dataset.movies["movie"], dataset.movies["title"]))
     movie_name, _ = dataset.unit_names()  # "Collection" where each document has its own GT
 
+    words = vocabulary(dataset)
+
     def bind(widget: Callable[..., Any], label: str, param: str, fmt: Callable[[Any], str] = str, **kwargs: Any) -> Any:
         key = f"sel_{param}"
+        if "help" in kwargs:
+            kwargs["help"] = words.say(kwargs["help"])  # the data's words: documents, not reviews
         return url_widget(widget, label, param, default[param], parse[param], fmt, key, keep=True, warn=False, **kwargs)
 
     sb = st.sidebar

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
 from kweval.io.report import best_rows
 from kweval.metrics import registry
 
@@ -29,9 +30,9 @@ def metric_label(metric: str) -> str:
     return entry.label if entry is not None else metric
 
 
-def axis_title(metric: str, agg: str) -> str:
+def axis_title(metric: str, agg: str, words: Vocabulary = MOVIE_WORDS) -> str:
     """An axis title naming the metric and how reviews were aggregated (ranking metrics and SAS are means in both
-    modes)."""
+    modes), in the data's `words`."""
     entry = registry.info(metric)
     if agg == "micro" and entry is not None and entry.group in ("set", "semantic"):
         how = "micro: from counts summed over reviews"
@@ -39,7 +40,7 @@ def axis_title(metric: str, agg: str) -> str:
         how = "per movie"
     else:
         how = "mean over reviews"
-    return f"{metric_label(metric)} ({how})"
+    return words.say(f"{metric_label(metric)} ({how})")
 
 
 def best_mask(table: pd.DataFrame) -> pd.DataFrame:

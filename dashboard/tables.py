@@ -9,6 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from dashboard.style import best_styles
+from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
 from kweval.metrics import registry
 from kweval.stats.numbers import decimals_for
 
@@ -27,9 +28,22 @@ def number_columns(
     config = {}
     for col in columns:
         entry = registry.info((aliases or {}).get(col, col))
-        help_ = f"{entry.label}: {entry.help()}" if entry is not None else None
-        config[col] = st.column_config.NumberColumn(col, format=(formats or {}).get(col, fmt), help=help_)
+        help_ = column_help(entry) if entry is not None else None
+        label = page_words().header(col)
+        config[col] = st.column_config.NumberColumn(label, format=(formats or {}).get(col, fmt), help=help_)
     return config
+
+
+def page_words() -> Vocabulary:
+    """The words of the data on this page (`Ctx.words`, set by `open_page` before the page draws), movie-level
+    words before any."""
+    ctx = st.session_state.get("ctx")
+    return ctx.words if ctx is not None else MOVIE_WORDS
+
+
+def column_help(entry: registry.MetricInfo) -> str:
+    """A registered column's help in the data's words ("documents" on per-document data)."""
+    return page_words().say(f"{entry.label}: {entry.help()}")
 
 
 def text_columns(columns: Iterable[str], aliases: Mapping[str, str] | None = None) -> dict:
@@ -38,7 +52,7 @@ def text_columns(columns: Iterable[str], aliases: Mapping[str, str] | None = Non
     for col in columns:
         entry = registry.info((aliases or {}).get(col, col))
         if entry is not None:
-            config[col] = st.column_config.Column(col, help=f"{entry.label}: {entry.help()}")
+            config[col] = st.column_config.Column(page_words().header(col), help=column_help(entry))
     return config
 
 

@@ -30,14 +30,14 @@ a = ctx.url_widget(c1.selectbox, "Reference model A", "a", models[0], options=mo
 others = [m for m in models if m != a]
 b = ctx.url_widget(
     c2.selectbox,
-    "Model B (scatter, per movie, reviews)",
+    f"Model B (scatter, per {ctx.words.movie.lower()}, {ctx.words.reviews.lower()})",
     "b",
     others[0],
     options=others,
 )
 metric = ctx.url_widget(
     c3.selectbox,
-    "Metric (scatter, per movie, reviews)",
+    f"Metric (scatter, per {ctx.words.movie.lower()}, {ctx.words.reviews.lower()})",
     "metric",
     ctx.ndcg_at_k,
     options=METRICS,

@@ -48,9 +48,11 @@ show_protocol_card(ctx, key="data_protocol_card")
 
 
 def _help(table) -> dict:
-    """Column help from the metric registry: counts as integers, text columns as they are."""
+    """Column help from the metric registry: counts as integers, text columns as they are; headers in the data's
+    words (collection, documents on per-document data)."""
     counts = [c for c in table.columns if pd.api.types.is_integer_dtype(table[c])]
-    return number_columns(counts, fmt="%d") | text_columns([c for c in table.columns if c not in counts])
+    config = {c: st.column_config.Column(words.header(c)) for c in table.columns}
+    return config | number_columns(counts, fmt="%d") | text_columns([c for c in table.columns if c not in counts])
 
 
 movies, models = dataset_overview(ds, ev)
@@ -74,7 +76,7 @@ if ds.per_document:
         st.markdown(markdown_card(card))
 
 st.subheader("Validation messages")
-messages = list(dict.fromkeys(str(p) for p in ev.problems))
+messages = list(dict.fromkeys(words.say(str(p)) for p in ev.problems))  # quoted data left as it is
 if messages:
     st.markdown("\n".join(f"- {md(m)}" for m in messages))
 else:
@@ -90,13 +92,13 @@ A folder (or an upload) of Parquet or CSV tables with these names and columns:
 
 | file | columns | notes |
 | --- | --- | --- |
-| `predictions` | movie, review_id, model, rank, keyword, score | required; `rank` is the 0-based position in the \
-model's list; a review × model pair without rows was not run (skipped); an empty output is one row with an \
+| `predictions` | `movie, review_id, model, rank, keyword, score` | required; `rank` is the 0-based position in \
+the model's list; a text × model pair without rows was not run (skipped); an empty output is one row with an \
 empty keyword |
-| `ground_truth` | movie, rank, keyword, helpful, not_helpful | required; rank 0 is the most important keyword |
-| `reviews` | movie, review_id, text, title, rating | optional; text is needed for highlighting |
-| `movies` | movie, title | optional |
-| `models` | model, score_direction | optional; `higher` (default) or `lower` (YAKE) |
+| `ground_truth` | `movie, rank, keyword, helpful, not_helpful` | required; rank 0 is the most important keyword |
+| `reviews` | `movie, review_id, text, title, rating` | optional; text is needed for highlighting |
+| `movies` | `movie, title` | optional |
+| `models` | `model, score_direction` | optional; `higher` (default) or `lower` (YAKE) |
 
 Uploads accept `.parquet` and `.csv` only; pickles are never read from uploads.
 Convert the DNLP layout (pickles) on your own machine:

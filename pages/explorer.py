@@ -80,6 +80,7 @@ sort = ctx.url_widget(
     "sort",
     "review order",
     options=list(SORTS),
+    format_func=WORDS.say,  # "document order" on per-document data (the URL keeps the stable value)
     resets=("p",),
 )
 query = ctx.url_widget(
@@ -135,7 +136,9 @@ page = ctx.url_widget(
     p1.number_input, f"Page (of {n_pages})", "p", 1, parse=int, min_value=1, max_value=n_pages, step=1
 )
 rows, page, n_pages = paginate(shown, page, per_page)
-p2.caption(f"{len(shown):,} {WORDS.review.lower()}(s) match · page {page} of {n_pages} · sorted by {md(sort)}")
+p2.caption(
+    f"{len(shown):,} {WORDS.review.lower()}(s) match · page {page} of {n_pages} · sorted by {md(WORDS.say(sort))}"
+)
 for _, row in rows.iterrows():
     with st.container(border=True):
         review_card.review_card(ctx, row, keywords, scores, marked, page=rows)

@@ -15,6 +15,7 @@ from kweval.explain import ndcg as explain
 ctx = open_page(__file__)
 sel = ctx.selection
 ev = ctx.evaluation
+WORDS = ctx.words  # Movie/Review or Collection/Document (kweval.data.vocabulary)
 TERM_FORMAT = {c: st.column_config.NumberColumn(c, format="%.4f") for c in ("gain", "discount", "contribution")}
 
 
@@ -86,14 +87,14 @@ st.markdown(
 )
 show(explain.ndcg_steps(**explain.SEED_000, k=k, gain=gain, discount=discount, match=sel.match), "seed000", KW_COLUMNS)
 
-st.header("A review from the data")
+st.header(f"A {WORDS.review.lower()} from the data")
 models = list(sel.models)
 model = ctx.url_widget(st.selectbox, "Model", "model", models[0], options=models)
 scores = ctx.scores()
 scores = scores[scores["model"] == model]
 ids = list(dict.fromkeys(zip(scores["movie"], scores["review_id"])))
 if not ids:
-    st.info("This model has no evaluated review for the selected movie.")
+    st.info(f"This model has no evaluated {WORDS.review.lower()} for the selected {WORDS.movie.lower()}.")
 else:
     labels = {f"{m}/{r}": (m, r) for m, r in ids}
     titles = {
@@ -103,11 +104,11 @@ else:
     default = next((lbl for lbl, (m, r) in labels.items() if r == wanted), next(iter(labels)))
     choice = ctx.url_widget(
         st.selectbox,
-        "Review",
+        WORDS.review,
         "rv",
         default,
         options=list(labels),
-        format_func=lambda lbl: f"{titles[labels[lbl][0]]} · review {labels[lbl][1]}",
+        format_func=lambda lbl: f"{titles[labels[lbl][0]]} · {WORDS.review.lower()} {labels[lbl][1]}",
     )
     movie, review = labels[choice]
     kw = ev.keywords[
@@ -120,7 +121,9 @@ else:
         (ctx.dataset.reviews["movie"] == movie) & (ctx.dataset.reviews["review_id"] == review), "text"
     ]
     st.html(review_html(text.iloc[0] if len(text) else None, matched_tooltips(kw, model=model), max_height=180))
-    st.caption(f"The review's text; marked: the words of {md(model)}'s keywords that matched a GT keyword.")
+    st.caption(
+        f"The {WORDS.review.lower()}'s text; marked: the words of {md(model)}'s keywords that matched a GT keyword."
+    )
     whose = (
         f"its own GT ({len(gt)} keywords)"
         if own["review_id"].notna().any()
@@ -138,7 +141,7 @@ else:
     show(steps, "review", KW_COLUMNS if ranked else [c for c in KW_COLUMNS if c != "gt_rank"])
     st.page_link(
         ctx.pages["explorer"],
-        label="Open this review in the explorer",
+        label=f"Open this {WORDS.review.lower()} in the explorer",
         icon="🔍",
         query_params=ctx.params(review=review, movie=movie),
     )

@@ -77,7 +77,7 @@ for gone in UNDEFINED:
 explorer_judgments.judged_summary_table(ctx, table)  # the readers' judgments (docs/metrics.md §11), when any
 doc = metrics_doc()
 with st.expander(f"{METRICS_DOC}: every metric's definition", icon=":material/menu_book:"):
-    st.markdown(doc if doc is not None else f"{METRICS_DOC} is not shipped with this installation.")
+    st.markdown(words.say(doc) if doc is not None else f"{METRICS_DOC} is not shipped with this installation.")
 c1, c2, c3, c4, c5 = st.columns([1, 1, 1, 2, 3])
 with c5.popover("LaTeX options"):
     tex_columns = st.multiselect("Columns", metrics, default=metrics, format_func=metric_label, key="tex_columns")

@@ -5,8 +5,11 @@ Not a test module: `tests/test_page_*.py`, `test_app_*.py` import from here; the
 
 from __future__ import annotations
 
+import html
 import io
 import json
+import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pandas as pd
@@ -211,3 +214,80 @@ def _upload(at: AppTest, files) -> AppTest:
 def _column_help(frame) -> dict[str, str]:
     """{column: help text} of a rendered dataframe (its column_config)."""
     return {name: c.get("help") for name, c in json.loads(frame.proto.columns or "{}").items() if c.get("help")}
+
+
+# ---------------------------------------------------------------------------------------------
+# Everything a visitor can read on a page: the words-on-every-surface tests (issue 28, item 5)
+
+_NOT_SHOWN = {"id", "key", "form_id", "page", "query_string", "url", "icon", "page_script_hash", "default", "value"}
+_LINK = re.compile(r"\]\([^)]*\)|https?://\S+|\./\w+\?\S+")  # a Markdown link's target, a URL: not read
+
+
+def _html_words(body: str) -> str:
+    """An HTML fragment's text and its tooltips (title attributes), without tags or link targets."""
+    titles = " ".join(html.unescape(t) for t in re.findall(r'title="([^"]*)"', body))
+    return html.unescape(re.sub(r"<[^>]+>", " ", body)) + " " + titles
+
+
+def _strings(message, where: str) -> Iterator[tuple[str, str]]:
+    """(where, text) of every string field of a proto message a visitor may read (labels, help, bodies, options)."""
+    for field, value in message.ListFields():
+        if field.name in _NOT_SHOWN:
+            continue
+        here = f"{where}.{field.name}"
+        values = value if field.is_repeated else [value]
+        for item in values:
+            if isinstance(item, str):
+                yield here, _LINK.sub(" ", _html_words(item) if field.name == "body" and "<" in item else item)
+            elif hasattr(item, "ListFields"):
+                yield from _strings(item, here)
+
+
+def _figure_strings(spec: dict, where: str) -> Iterator[tuple[str, str]]:
+    """The texts of a plotly figure: titles, axis titles, annotations, colour bars, legends, trace names, hovers."""
+
+    def walk(node, path: str):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in ("text", "title", "name", "hovertemplate", "hovertext", "texttemplate") and isinstance(v, str):
+                    yield f"{path}.{k}", html.unescape(re.sub(r"<[^>]+>", " ", v))
+                elif k not in ("x", "y", "z", "customdata", "bdata"):
+                    yield from walk(v, f"{path}.{k}")
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                if isinstance(v, str) and path.endswith((".text", ".hovertext")):
+                    yield f"{path}[{i}]", html.unescape(re.sub(r"<[^>]+>", " ", v))
+                else:
+                    yield from walk(v, path)
+
+    yield from walk(spec, where)
+
+
+def visible_text(at: AppTest) -> list[tuple[str, str]]:
+    """(where, text) of everything a visitor can read on the page: Markdown, captions, alerts, HTML (its text and
+    tooltips), widget labels, help and options, buttons and links, expander and tab labels, table headers (their
+    labels) and column help, chart titles, axes, legends and hover templates.  Cell values and URLs are not read."""
+    found: list[tuple[str, str]] = []
+
+    def walk(node, where: str) -> None:
+        for i, child in enumerate(getattr(node, "children", {}).values()):
+            walk(child, f"{where}/{i}")
+        proto = getattr(node, "proto", None)
+        if proto is None:
+            return
+        kind = type(node).__name__
+        if kind == "Dataframe":
+            config = json.loads(proto.columns or "{}")
+            frame = node.value
+            for name in [*frame.columns, *([frame.index.name] if frame.index.name else [])]:
+                shown = config.get(str(name), {})
+                found.append((f"{where} header", str(shown.get("label") or name)))
+                if shown.get("help"):
+                    found.append((f"{where} help", str(shown["help"])))
+        elif hasattr(proto, "spec") and isinstance(getattr(proto, "spec", None), str) and proto.spec.startswith("{"):
+            found.extend(_figure_strings(json.loads(proto.spec), f"{where} chart"))
+        else:
+            found.extend(_strings(proto, f"{where} {kind}"))
+
+    walk(at._tree, "")
+    return found

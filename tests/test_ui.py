@@ -57,7 +57,7 @@ def test_overlapping_spans_merge():
     spans = match_spans("star wars saga", {"star wars": "a", "wars saga": "b"})
     assert spans == [(0, 14, "a; b")]
     assert highlight("", ["x"]) == "" and highlight(None, ["x"]) == ""
-    assert "no review text" in review_html(None, [])
+    assert "no text in this dataset" in review_html(None, [])
 
 
 def test_keyword_list_html():

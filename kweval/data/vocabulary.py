@@ -15,6 +15,7 @@ renamed (`Vocabulary.header`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
@@ -56,10 +57,34 @@ class Vocabulary:
             return column
         return _DOCUMENT_HEADERS.get(column, column)
 
+    def say(self, text: str) -> str:
+        """`text`, written with movie-level words, in these words: on per-document data "review" becomes "document"
+        and "movie" "collection" (plural and capitals kept: "Reviews" -> "Documents", "per-review" ->
+        "per-document"); code spans (`n_reviews`, `--per-review`: names of columns and options) and quoted strings
+        ('…', ‘…’, “…”: data) are left as they are.  Unchanged on movie-level data."""
+        if not self.per_document:
+            return text
+        return "".join(part if i % 2 else _WORD.sub(self._replace, part) for i, part in enumerate(_LITERAL.split(text)))
+
+    def _replace(self, found: re.Match[str]) -> str:
+        word = found.group(0)
+        singular, plural = (
+            (self.movie, self.movies) if word.lower().startswith("movie") else (self.review, self.reviews)
+        )
+        said = plural if word.lower().endswith("s") else singular
+        if word.isupper():
+            return said.upper()
+        return said if word[0].isupper() else said.lower()
+
     def gt_position(self, rank: int) -> str:
         """How a matched GT keyword's position is said: ``"GT rank 3"`` for ranked GT, ``"in the GT"`` for a set."""
         return f"GT rank {int(rank)}" if self.gt_ranked else "in the GT"
 
+
+_WORD = re.compile(r"\b(?:movie|review)s?\b", re.IGNORECASE)
+_LITERAL = re.compile(
+    r"(`[^`]*`|(?<!\w)'[^'\n]*'(?!\w)|‘[^’\n]*’|“[^”\n]*”)"
+)  # code spans and quoted data: kept as they are
 
 MOVIE_WORDS = Vocabulary("Movie", "Review", "Movies", "Reviews")
 DOCUMENT_WORDS = Vocabulary("Collection", "Document", "Collections", "Documents", gt_ranked=False)
@@ -68,6 +93,9 @@ _DOCUMENT_HEADERS = {
     "review_id": "document",
     "n_reviews": "n_documents",
     "n_skipped": "n_skipped",
+    "reviews": "documents",
+    "evaluated_reviews": "evaluated_documents",
+    "skipped_reviews": "skipped_documents",
 }
 
 

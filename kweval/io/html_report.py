@@ -129,7 +129,7 @@ def summary_html(data: ReportData) -> str:
     }
     head = [f'<th class="t">{esc(data.words.movie)}</th>', '<th class="t">Model</th>']
     head.append(f"<th>{esc(data.words.reviews)}</th>")
-    head += [f'<th title="{esc(_help(m))}">{esc(_label(m))}</th>' for m in metrics]
+    head += [f'<th title="{esc(data.words.say(_help(m)))}">{esc(_label(m))}</th>' for m in metrics]
     rows = []
     for i, row in table.iterrows():
         cells = [f'<td class="t">{esc(row["movie"])}</td>', f'<td class="t">{esc(row["model"])}</td>']
@@ -256,7 +256,7 @@ def render_html(data: ReportData, plotly: str) -> str:
     hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in all_scripts)
     csp = f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; img-src data:; font-src data:"
     examples = "".join(example_html(e, data) for e in data.examples) or "<p>No example.</p>"
-    problems = "".join(f"<li>{esc(p)}</li>" for p in data.problems[:50])
+    problems = "".join(f"<li>{esc(data.words.say(p))}</li>" for p in data.problems[:50])  # quoted data kept
     more = f"<li>… {len(data.problems) - 50} more</li>" if len(data.problems) > 50 else ""
     level = format_level(0.95)
     body = (

@@ -125,7 +125,8 @@ def report_data(
     stage(progress, REPORT_STAGES[2])
     reference = str(top["best"].iloc[0]) if len(top) else (models[0] if models else "")
     comparisons = compare_against(scores, reference, models, compared, how, n_boot=n_boot, n_perm=n_perm)
-    table = verdicts.verdict_table(comparisons, reference) if len(comparisons) else pd.DataFrame()
+    units = words.reviews.lower()
+    table = verdicts.verdict_table(comparisons, reference, reviews=units) if len(comparisons) else pd.DataFrame()
     stage(progress, REPORT_STAGES[3])
     examples = worked_examples(dataset, evaluation, top) if len(top) else []
     notes = [

@@ -234,7 +234,9 @@ def protocol_report_data(
         intervals=intervals,
         headline=top,
         reference=reference,
-        verdicts=verdicts.verdict_table(comparisons, reference) if len(comparisons) else pd.DataFrame(),
+        verdicts=verdicts.verdict_table(comparisons, reference, reviews="documents")
+        if len(comparisons)
+        else pd.DataFrame(),
         examples=examples,
         card=dict(card),
         problems=list(problems),

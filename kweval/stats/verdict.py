@@ -99,7 +99,9 @@ def format_p(p: float) -> str:
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def verdict(row: Mapping, a: str, b: str, alpha: float = ALPHA, digits: int | None = None) -> str:
+def verdict(
+    row: Mapping, a: str, b: str, alpha: float = ALPHA, digits: int | None = None, reviews: str = "reviews"
+) -> str:
     """One sentence on one metric's comparison of model `a` with model `b`.
 
     The interval is the Holm-level one when the row has it (labelled with its
@@ -114,7 +116,7 @@ def verdict(row: Mapping, a: str, b: str, alpha: float = ALPHA, digits: int | No
     holm = has_holm_interval(row)
     d, lo, hi = b_minus_a(row, holm)
     if not n or not all(np.isfinite([d, lo, hi])):
-        return f"{a} and {b} share no reviews where {label} is defined."
+        return f"{a} and {b} share no {reviews} where {label} is defined."
     p = float(row[P_COLUMN])
     places = decimals_for_interval(d, lo, hi) if digits is None else digits
     f = lambda x: format_number(x, places)  # noqa: E731
@@ -145,10 +147,13 @@ WIN, LOSS, AHEAD, BEHIND, TIE, UNDEFINED = "win", "loss", "ahead (n.s.)", "behin
 OUTCOMES = (WIN, LOSS, AHEAD, BEHIND, TIE, UNDEFINED)
 
 
-def verdict_table(comparison: pd.DataFrame, reference: str, alpha: float = ALPHA) -> pd.DataFrame:
+def verdict_table(
+    comparison: pd.DataFrame, reference: str, alpha: float = ALPHA, reviews: str = "reviews"
+) -> pd.DataFrame:
     """One row per model × metric of a long comparison table (`paired_comparison` rows of each model B against the
     `reference` A, a ``model`` column naming B): model, metric, label, winner, advantage (B's, in the metric's better
-    direction), significant, outcome (OUTCOMES, B's side), cell ("keybert ✓" / "keybert (n.s.)" / "tie"), sentence.
+    direction), significant, outcome (OUTCOMES, B's side), cell ("keybert ✓" / "keybert (n.s.)" / "tie"), sentence
+    (`reviews`: the data's word for what is compared, "documents" on per-document data).
     """
     rows = []
     for row in comparison.to_dict("records"):
@@ -177,7 +182,7 @@ def verdict_table(comparison: pd.DataFrame, reference: str, alpha: float = ALPHA
                 "significant": sig,
                 "outcome": outcome,
                 "cell": cell,
-                "sentence": verdict(row, reference, b, alpha),
+                "sentence": verdict(row, reference, b, alpha, reviews=reviews),
             }
         )
     return pd.DataFrame(
