@@ -26,7 +26,7 @@ from kweval.stats.numbers import decimals_for
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _bars(
     key: tuple, agg: str, scope: str, models: tuple, metrics: tuple, all_models: tuple, _rows: pd.DataFrame, _cis
-) -> go.Figure:
+) -> list[go.Figure]:
     """Small multiples (`kweval.io.charts.small_multiples`, the HTML report's charts): one panel and one y-axis from 0
     per metric, so a recall of 0.004 is not flat beside a precision of 0.4; no axis title to clip and no legend under
     the toolbar (the models are each panel's x-axis; how values are aggregated is in the page's caption)."""
@@ -35,31 +35,43 @@ def _bars(
     intervals: dict[str, dict[str, tuple[float, float]]] = {}
     for model, metric, lo, hi in _cis[["model", "metric", "ci_low", "ci_high"]].itertuples(index=False):
         intervals.setdefault(str(metric), {})[str(model)] = (float(lo), float(hi))
-    columns = 4 if len(shown) <= 16 else 6  # per-document data has ~30 metrics: six panels a row keep it short
     labels = {m: metric_label(m) for m in shown}
-    figure = report_charts.small_multiples(values, intervals, labels, list(models), columns=columns)
-    fig = go.Figure(figure)
     colors = model_colors(all_models)  # by the dataset's model list: a model keeps its colour on every page
-    for trace in fig.data:
-        trace.marker.color = [colors.get(html.unescape(str(m))) for m in trace.x]
-    return fig
+    figures = []
+    for half in report_charts.halves(values):  # two figures: side by side, or one under the other at 400 px
+        part = {m: values[m] for m in half}
+        fig = go.Figure(report_charts.small_multiples(part, intervals, labels, list(models), columns=PANELS))
+        for trace in fig.data:
+            trace.marker.color = [colors.get(html.unescape(str(m))) for m in trace.x]
+        figures.append(fig)
+    return figures
 
 
-def metric_bars(ctx: Ctx, scope: str, rows: pd.DataFrame, cis: pd.DataFrame) -> go.Figure:
-    """Each selected model's value of every metric in `scope` (`rows`: the summary rows by model) with its CI."""
+PANELS = report_charts.PANEL_COLUMNS
+
+
+def metric_bars(ctx: Ctx, scope: str, rows: pd.DataFrame, cis: pd.DataFrame) -> list[go.Figure]:
+    """Each selected model's value of every metric in `scope` (`rows`: the summary rows by model) with its CI: the
+    small multiples in two figures (`show_bars`)."""
     sel = ctx.selection
     metrics, all_models = tuple(ctx.evaluation.metric_names), tuple(ctx.dataset.model_names)
     return _bars(ctx.key, sel.agg, scope, tuple(sel.models), metrics, all_models, rows, cis)
 
 
-def protocol_bars(ctx: Ctx, protocol: str, movie: str, rows: pd.DataFrame, cis: pd.DataFrame) -> go.Figure:
+def protocol_bars(ctx: Ctx, protocol: str, movie: str, rows: pd.DataFrame, cis: pd.DataFrame) -> list[go.Figure]:
     """The small multiples of a keyphrase preset's table (`rows`: its rows of collection `movie`, one per model) with
-    each value's CI (`caches.protocol_cis`)."""
+    each value's CI (`caches.protocol_cis`), in two figures (`show_bars`)."""
     sel = ctx.selection
     metrics = tuple(c for c in rows.columns if c not in ("movie", "model", "n_documents"))
     key = (ctx.data_hash, protocol, sel.k)
     all_models = tuple(ctx.dataset.model_names)
     return _bars(key, "macro", movie, tuple(sel.models), metrics, all_models, rows.set_index("model"), cis)
+
+
+def show_bars(figures: list[go.Figure], key: str) -> None:
+    """The small multiples' figures in two columns, which Streamlit stacks on a narrow screen (keys `key`_1, _2)."""
+    for i, (column, fig) in enumerate(zip(st.columns(2), figures), 1):
+        column.plotly_chart(fig, key=f"{key}_{i}", config={"displaylogo": False})
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
@@ -191,8 +203,9 @@ def failure_bars(frame: pd.DataFrame, title: str, unit: str) -> go.Figure:
         title=title,
         xaxis_title=f"% of {unit}",
         yaxis={"autorange": "reversed"},
-        legend={"orientation": "h", "y": -0.25},
-        height=140 + 45 * frame["model"].nunique(),
+        # the legend at the foot of the figure, below the axis title (plotly makes room for it): never over the title
+        legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
+        height=200 + 45 * frame["model"].nunique(),
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
     )
     return fig

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 from dashboard.escape import esc, md
+from kweval.data.vocabulary import Vocabulary
 from kweval.metrics.categories import CATEGORIES, GT, PREDICTION
 
 LABELS = {c.name: c.label for c in CATEGORIES}
@@ -123,6 +124,39 @@ def gt_marks_html(rows: pd.DataFrame, ranked: bool) -> str:
     return (
         f'<div class="kw-gt-all" style="font-size:0.85em"><div style="opacity:0.75">{legend}</div>'
         f'<ul style="list-style:none;margin:0;padding-left:0;columns:14rem">{"".join(items)}</ul></div>'
+    )
+
+
+def slice_features_words(features: Sequence[str], words: Vocabulary) -> str:
+    """The slice features searched, in words ("collection, text length, GT list size")."""
+    said = {
+        "movie": words.movie.lower(),
+        "rating": "rating band",
+        "text_len": "text length",
+        "gt_size": "GT list size",
+        "present_share": "share of present GT",
+        "pred_len": "prediction length",
+        "disagreement": "disagreement between models",
+    }
+    return ", ".join(said.get(f, f) for f in features)
+
+
+def slices_caption(found: pd.DataFrame, model: str, metric: str, words: Vocabulary) -> str:
+    """What the slices table shows (Markdown, escaped): the features searched (those this data has), the model's
+    overall value, and the slices left out because their CI contains it."""
+    overall = found.iloc[0]
+    units = words.reviews.lower()
+    unclear = int(found.attrs.get("not_clear", 0))
+    left_out = (
+        f" {unclear} other slice(s) SliceLine found are not listed: their CI contains the overall value."
+        if unclear
+        else ""
+    )
+    return (
+        f"SliceLine over the {units}' own columns ({slice_features_words(found.attrs.get('features', []), words)}); "
+        f"{md(model)}'s {md(metric)} over all its {words.count(int(overall['n_reviews']))} is "
+        f"{overall['value']:.3f}. Listed: the slices worse than that beyond their 95% bootstrap CI, the largest gap "
+        f"first; each link opens the explorer on the slice.{left_out}"
     )
 
 

@@ -78,16 +78,10 @@ except ImportError as exc:  # sliceline not installed
     st.warning(f"Slice discovery unavailable: {md(exc)}")
     found = None
 if found is not None:
-    overall = found.iloc[0]
-    st.caption(
-        f"SliceLine over the {reviews_word}' own columns ({words.movie.lower()}, rating band, text length, GT list "
-        f"size, share of present GT, prediction length, disagreement between models); {md(model)}'s {md(metric)} "
-        f"over all its {int(overall['n_reviews']):,} {reviews_word} is {overall['value']:.3f}. Each slice's mean has a "
-        "95% bootstrap CI; its link opens the explorer on the slice."
-    )
+    st.caption(view.slices_caption(found, model, metric, words))
     shown = found.iloc[1:].copy()
     if shown.empty:
-        st.info(f"No slice of {md(model)}'s {reviews_word} stands out on {md(metric)}.")
+        st.info(f"No slice of {md(model)}'s {reviews_word} is worse on {md(metric)} beyond its CI.")
     else:
         shown["open"] = ctx.urls(
             "explorer", slice=shown["slice"].tolist(), model=[model] * len(shown), hl=[model] * len(shown)

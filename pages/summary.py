@@ -110,8 +110,7 @@ if skipped:
 # --- small multiples with CIs for the selected movie (or all movies) ---------------------------
 st.subheader(f"Per metric, with bootstrap 95% CIs — {md(ctx.movie_title(scope))}")
 cis = caches.summary_cis(ctx, scope, scores)
-fig = charts.metric_bars(ctx, scope, table[table["movie"] == scope].set_index("model"), cis)
-st.plotly_chart(fig, key="bars", config={"displaylogo": False})
+charts.show_bars(charts.metric_bars(ctx, scope, table[table["movie"] == scope].set_index("model"), cis), "bars")
 how_text = (
     f"micro: ratios of counts summed over {REVIEWS} (set-based and weighted metrics); ranking metrics and SAS: mean "
     f"over {REVIEWS}"

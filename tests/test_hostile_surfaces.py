@@ -372,19 +372,20 @@ def test_trec_export_of_nothing_is_one_line_and_failure(tmp_path, capsys):
 # --- 9. a predictions table beside docsutf8/ ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("suffix", [".csv", ".parquet", ".jsonl"])
-def test_predictions_table_beside_docsutf8_is_read_with_the_collection(tmp_path, capsys, suffix):
+@pytest.mark.parametrize("where", ["predictions.csv", "predictions.parquet", "predictions/firstphrases.jsonl"])
+def test_predictions_table_beside_docsutf8_is_read_with_the_collection(tmp_path, capsys, where):
     root = write_collection(tmp_path / "c", TEXTS)
     reference = tmp_path / "fp.jsonl"
     assert run(capsys, "extract", str(root), "--extractor", "firstphrases", "--out", str(reference))[0] == 0
-    beside = root / f"predictions{suffix}"
+    beside = root / where
+    beside.parent.mkdir(exist_ok=True)
     assert run(capsys, "extract", str(root), "--extractor", "firstphrases", "--out", str(beside))[0] == 0
     for protocol in ("kweval", "meng"):
         status, out, err = run(capsys, "evaluate", str(root), "--protocol", protocol, "--format", "json")
         assert status == 0, err
         got = json.loads(out)["rows"]
+        assert {r["model"] for r in got} == {"firstphrases"}  # a file of predictions/ is named by its file
         beside.rename(tmp_path / beside.name)  # the same predictions given with --predictions
-        name = "predictions" if suffix == ".jsonl" else "firstphrases"
         status, out, err = run(
             capsys,
             "evaluate",
@@ -394,10 +395,25 @@ def test_predictions_table_beside_docsutf8_is_read_with_the_collection(tmp_path,
             "--format",
             "json",
             "--predictions",
-            f"{name}={reference}",
+            f"firstphrases={reference}",
         )
         (tmp_path / beside.name).rename(beside)
         assert status == 0 and got == json.loads(out)["rows"], err
+
+
+def test_predictions_jsonl_beside_docsutf8_is_no_model_named_predictions(tmp_path, capsys):
+    root = write_collection(tmp_path / "c", TEXTS)
+    assert (
+        run(capsys, "extract", str(root), "--extractor", "firstphrases", "--out", str(root / "predictions.jsonl"))[0]
+        == 0
+    )
+    for protocol in ("kweval", "meng"):
+        status, out, err = run(capsys, "evaluate", str(root), "--protocol", protocol, "--format", "json")
+        assert status == 2 and out == "" and "predictions" not in out
+        assert (
+            "predictions.jsonl: a JSONL file is one model, named by its file: move it to predictions/<model>.jsonl"
+            in err
+        )
 
 
 # --- 10. hostile file system and text ----------------------------------------------------------------------------

@@ -52,10 +52,10 @@ def test_preset_view_has_the_headline_and_charts_of_the_cli_numbers(monkeypatch,
             assert row["margin"] == pytest.approx(cli[best][metric] - cli[runner][metric], abs=1e-12)
             assert cli[best][metric] >= cli[runner][metric]
     # the small multiples: one panel per metric of the table, each bar the CLI's number, inside its interval
-    chart = next(c for c in at.get("plotly_chart") if "protocol_bars" in str(c.proto.id))
-    figure = json.loads(chart.proto.spec)
+    figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "protocol_bars" in str(c.proto.id)]
+    assert len(figures) == 2  # the small multiples in two figures (side by side, stacked at 400 px)
     metrics = [c for c in cli["first"] if c not in ("movie", "model", "n_documents")]
-    bars = [t for t in figure["data"] if t["type"] == "bar"]
+    bars = [t for figure in figures for t in figure["data"] if t["type"] == "bar"]
     assert len(bars) == len(metrics)  # the panels in the table's order
     cis = protocol_intervals(scores, protocol, metrics).set_index(["model", "metric"])
     for trace, metric in zip(bars, metrics):

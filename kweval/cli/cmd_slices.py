@@ -34,8 +34,9 @@ Find the slices of the reviews where --model does worst on --metric relative to 
 A slice is up to --max-level of these conditions.  Each row: slice (a URL-safe spec such as
 text_len=long;gt_size=small, which the dashboard's explorer filters by), n_reviews, value (the
 metric's mean over the slice) with its bootstrap CI (ci_low, ci_high), overall, gap (value -
-overall) and SliceLine's score; the first row is all of the model's reviews.  A review's error
-for the search is the share of the model's other reviews that score better on the metric.
+overall) and SliceLine's score; the first row is all of the model's reviews, then the slices worse
+than it beyond their CI, the largest gap first (the others are counted on stderr).  A review's
+error for the search is the share of the model's other reviews that score better on the metric.
 """
 
 
@@ -96,6 +97,9 @@ def cmd_slices(args: argparse.Namespace) -> int:
     )
     fmt = args.format or (format_for_path(args.out) if args.out != "-" else "csv")
     write_output(to_markdown(table, bold_best=False) if fmt == "markdown" else to_csv(table), args.out)
+    unclear = table.attrs.get("not_clear", 0)
+    if unclear and not args.quiet:
+        say(f"{unclear} slice(s) SliceLine found are not listed: their CI contains the overall value")
     if len(table) == 1 and not args.quiet:
-        say("no slice does worse than the whole by SliceLine's criterion")
+        say("no slice does worse than the whole beyond its CI")
     return 0

@@ -41,6 +41,18 @@ def _domain(low: float, high: float) -> list[float]:
     return [min(max(round(low, 9), 0.0), 1.0), min(max(round(high, 9), 0.0), 1.0)]
 
 
+PANEL_COLUMNS = 2  # panels a row in each half: readable from a phone's 400 px (the halves stack) to a desktop
+
+
+def halves(values: Mapping[str, Mapping[str, float]]) -> list[list[str]]:
+    """The metrics with a value, in order, split in two halves (the first the larger): two figures of small multiples
+    side by side on a wide screen, one under the other on a narrow one, where one figure of four or six panels a row
+    would crowd each panel's labels into the next (issue 28)."""
+    shown = [m for m in values if any(_finite(v) is not None for v in values[m].values())]
+    cut = (len(shown) + 1) // 2
+    return [part for part in (shown[:cut], shown[cut:]) if part]
+
+
 def small_multiples(
     values: Mapping[str, Mapping[str, float]],
     intervals: Mapping[str, Mapping[str, tuple[float, float]]],
@@ -57,14 +69,14 @@ def small_multiples(
     n = max(len(metrics), 1)
     cols = max(1, min(columns, n))
     rows = math.ceil(n / cols)
-    gap_x, gap_y = 0.06, 0.5 / rows if rows > 1 else 0.0
+    gap_x, gap_y = (0.06 if cols > 2 else 0.16), 0.5 / rows if rows > 1 else 0.0  # room for each y-axis's ticks
     width = (1.0 - gap_x * (cols - 1)) / cols
     height = (1.0 - gap_y * (rows - 1)) / rows
     colors = model_colors(models)
     data: list[dict] = []
     layout: dict = {
-        "height": 80 + 250 * rows,
-        "margin": {"t": 40, "b": 20, "l": 50, "r": 10},
+        "height": 104 + 250 * rows,
+        "margin": {"t": 64, "b": 20, "l": 50, "r": 10},  # the toolbar (top right) above the panel titles
         "showlegend": False,
         "annotations": [],
         "font": {"size": 11},

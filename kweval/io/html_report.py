@@ -53,6 +53,7 @@ td.tie,td.na{background:#f1f1f1;color:#777}
 .text{white-space:pre-wrap;max-height:320px;overflow-y:auto;background:#fcfcfc;padding:0.4rem;border-radius:4px}
 mark{background:#ffe27a} .cols{display:grid;grid-template-columns:repeat(auto-fit,minmax(16rem,1fr));gap:0.8rem}
 ol,ul{margin:0.2rem 0;padding-left:1.4rem} .miss{color:#999} .note{color:#555;font-size:0.85rem}
+.charts{display:flex;flex-wrap:wrap;gap:0.5rem} .charts .chart{flex:1 1 20rem;min-width:0}
 """
 
 
@@ -148,20 +149,26 @@ def summary_html(data: ReportData) -> str:
 
 
 def charts_html(data: ReportData) -> tuple[str, list[str]]:
-    """(the chart's div, its script): the ALL rows as small multiples, one panel per metric."""
+    """(the charts' div, their scripts): the ALL rows as small multiples, one panel per metric, in two figures that
+    wrap under each other on a narrow screen."""
     all_rows = data.summary[data.summary["movie"] == "ALL"].set_index("model")
     iv = data.intervals[data.intervals["movie"] == "ALL"]
     values = {m: {str(k): float(v) for k, v in all_rows[m].items()} for m in data.metrics if m in all_rows.columns}
     intervals: dict[str, dict[str, tuple[float, float]]] = {}
     for model, metric, lo, hi in iv[["model", "metric", "ci_low", "ci_high"]].itertuples(index=False):
         intervals.setdefault(str(metric), {})[str(model)] = (float(lo), float(hi))
-    figure = charts.small_multiples(values, intervals, {m: _label(m) for m in values}, data.models)
     config = {"displaylogo": False, "responsive": True, "modeBarButtonsToRemove": ["sendDataToCloud"]}
-    script = (
-        f"Plotly.newPlot('chart-summary',{charts.script_json(_clean(figure['data']))},"
-        f"{charts.script_json(figure['layout'])},{charts.script_json(config)});"
-    )
-    return '<div id="chart-summary" class="chart"></div>', [script]
+    divs, scripts = [], []
+    for i, half in enumerate(charts.halves(values), 1):  # side by side, or one under the other on a phone
+        figure = charts.small_multiples(
+            {m: values[m] for m in half}, intervals, {m: _label(m) for m in half}, data.models, charts.PANEL_COLUMNS
+        )
+        divs.append(f'<div id="chart-summary-{i}" class="chart"></div>')
+        scripts.append(
+            f"Plotly.newPlot('chart-summary-{i}',{charts.script_json(_clean(figure['data']))},"
+            f"{charts.script_json(figure['layout'])},{charts.script_json(config)});"
+        )
+    return f'<div id="chart-summary" class="charts">{"".join(divs)}</div>', scripts
 
 
 def _clean(value):

@@ -12,7 +12,9 @@ does not depend on the metric's scale (on DNLP, where most reviews score 0,
 `1 − value` would make every slice look alike).  Each slice found is then
 reported on the metric itself: its mean with a percentile bootstrap CI
 (`kweval.stats.bootstrap.bootstrap_ci`), the overall mean and the gap, and a
-URL-safe spec (`slice_features.format_slice`) that filters the explorer.
+URL-safe spec (`slice_features.format_slice`) that filters the explorer; only
+the slices worse than the overall value beyond their CI are listed, the
+largest gap first.
 """
 
 from __future__ import annotations
@@ -55,12 +57,17 @@ def worst_slices(
     seed: int = SEED,
     features: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
-    """The slices where `model` does worst on `metric`, worst first, after a first row for all its reviews (spec "").
+    """The slices where `model` does worst on `metric`, after a first row for all its reviews (spec "").
 
     Columns: slice (spec), n_reviews, value (the metric's mean over the
     slice's reviews), ci_low, ci_high (bootstrap), overall (the mean over all
     of the model's reviews), gap (value − overall), score (SliceLine's; NaN
-    for the first row).  `min_support`: the fewest reviews a slice may have
+    for the first row).  The slices are those SliceLine finds whose interval
+    lies wholly on the worse side of the overall value (a slice whose CI
+    contains it may be no worse at all: not listed, counted in
+    ``attrs["not_clear"]``), sorted by gap, the worst first.
+    ``attrs["features"]``: the features searched (those with more than one
+    value in this data).  `min_support`: the fewest reviews a slice may have
     (default: 2% of the model's reviews, at least 10).  Reviews where the
     metric is undefined (NaN) are left out.  `features`: a `slice_features`
     table of `evaluation` when the caller has one already.
@@ -78,7 +85,7 @@ def worst_slices(
     names = feature_names(table)
     out = [_row("", values, np.ones(len(values), bool), values, np.nan, n_boot, confidence, seed)]
     if len(values) == 0 or not names:
-        return pd.DataFrame(out, columns=COLUMNS)
+        return _table(out, [], names, registry.better(metric) != registry.LOWER)
     support = min_support if min_support is not None else max(10, len(values) // 50)
     higher = registry.better(metric) != registry.LOWER
     found = _search(table[names], review_errors(values, higher), top, max_level, alpha, support)
@@ -94,7 +101,17 @@ def worst_slices(
         seen.add(mask.tobytes())
         spec = format_slice({n: c for n, c in zip(names, conditions) if c is not None})
         out.append(_row(spec, values[mask], mask, values, score, n_boot, confidence, seed))
-    return pd.DataFrame(out, columns=COLUMNS)
+    return _table(out[:1], out[1:], names, higher)
+
+
+def _table(first: list, found: list, names: list[str], higher: bool) -> pd.DataFrame:
+    """The overall row, then the slices of `found` worse than the overall value beyond their CI, worst gap first."""
+    rows = pd.DataFrame(found, columns=COLUMNS)
+    clear = rows["ci_high"] < rows["overall"] if higher else rows["ci_low"] > rows["overall"]
+    worst_first = rows[clear].sort_values("gap", ascending=higher, kind="stable")
+    table = pd.concat([pd.DataFrame(first, columns=COLUMNS), worst_first], ignore_index=True)
+    table.attrs.update(not_clear=int((~clear).sum()), features=list(names))
+    return table
 
 
 def _search(
