@@ -38,10 +38,10 @@ def url_filter(ctx: Ctx) -> set[tuple[str, str]] | None:
         category = None
     pairs: set[tuple[str, str]] | None = None
     said = []
-    reviews_word = vocabulary(ctx.dataset).reviews.lower()
+    words = vocabulary(ctx.dataset)
     if category is not None:
         pairs = caches.category_reviews(ctx, category, model)
-        said.append(view.category_caption(category, model, len(pairs), reviews_word))
+        said.append(view.category_caption(category, model, len(pairs), words))
     if spec:
         try:
             in_slice = caches.slice_reviews(ctx, spec, model)
@@ -50,7 +50,7 @@ def url_filter(ctx: Ctx) -> set[tuple[str, str]] | None:
         else:
             pairs = in_slice if pairs is None else pairs & in_slice
             who = f" ({md(model)}'s)" if model else ""
-            said.append(f"Filtered to the slice **{md(spec)}**{who}: {len(in_slice):,} {reviews_word}.")
+            said.append(f"Filtered to the slice **{md(spec)}**{who}: {words.count(len(in_slice))}.")
     if said:
         c1, c2 = st.columns([5, 1], vertical_alignment="center")
         c1.info(" ".join(said))

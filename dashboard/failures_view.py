@@ -64,15 +64,29 @@ def headline(summary: pd.DataFrame, models: Sequence[str], reviews_word: str = "
         losses = pred.loc[[c for c in LOSSES if c in pred.index], "count"]
         worst = str(losses.idxmax()) if len(losses) and losses.max() > 0 else None
         hits = int(pred["count"].get("hit", 0))
-        text = f"**{md(model)}**: {hits / total:.0%} of its keywords are hits within k"
+        text = f"**{md(model)}**: {share(hits, total)} of its keywords are hits within k"
         if worst is not None:
-            text += f"; it loses most of its keywords to *{LABELS[worst]}* ({int(losses[worst]) / total:.0%})"
+            text += f"; it loses most of its keywords to *{LABELS[worst]}* ({share(int(losses[worst]), total)})"
         n_gt = int(gt["count"].sum())
         if n_gt:
             absent = int(gt["count"].get("missed_absent", 0)) + int(gt["count"].get("missed_no_text", 0))
-            text += f"; {absent / n_gt:.0%} of the GT keywords never occur in the text (no extractive model finds them)"
+            text += (
+                f"; {share(absent, n_gt)} of the GT keywords never occur in the text (no extractive model finds them)"
+                if absent
+                else "; every GT keyword occurs in the text"
+            )
         parts.append(text + ".")
     return "\n\n".join(parts)
+
+
+def share(part: int, whole: int) -> str:
+    """`part` of `whole` as a percentage that never reads 0% (or 100%) for a share that is not: "<1%", ">99%"."""
+    value = part / whole
+    if 0 < value < 0.005:
+        return "<1%"
+    if 0.995 <= value < 1:
+        return ">99%"
+    return f"{value:.0%}"
 
 
 def segment_links(
@@ -160,10 +174,10 @@ def slices_caption(found: pd.DataFrame, model: str, metric: str, words: Vocabula
     )
 
 
-def category_caption(category: str, model: str | None, n_reviews: int, reviews_word: str) -> str:
-    """The explorer's line for a category filter (Markdown, escaped)."""
+def category_caption(category: str, model: str | None, n_reviews: int, words: Vocabulary) -> str:
+    """The explorer's line for a category filter (Markdown, escaped; "1 review", "3 documents")."""
     who = f" of **{md(model)}**" if model else ""
-    return f"Filtered: {n_reviews:,} {reviews_word} with keywords{who} in *{md(LABELS.get(category, category))}*."
+    return f"Filtered: {words.count(n_reviews)} with keywords{who} in *{md(LABELS.get(category, category))}*."
 
 
 def picked_segment(points: Sequence[object], models: Sequence[str]) -> tuple[str, str] | None:

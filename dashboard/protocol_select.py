@@ -23,7 +23,7 @@ from dashboard.report_button import preset_report_button
 from dashboard.selection import PROTOCOL_DEFAULT, PROTOCOLS, parse_protocol
 from dashboard.state import Ctx
 from dashboard.style import outcome_styles
-from dashboard.tables import decimal_formats, number_columns, page_words, text_columns
+from dashboard.tables import best_in_bold, decimal_formats, number_columns, page_words, text_columns
 from dashboard.url_state import url_widget
 from kweval.io import report
 from kweval.io.report_protocol import f1_of_means
@@ -105,7 +105,7 @@ def show_protocol_summary(ctx: Ctx, protocol: str, meta: dict) -> None:
     metrics = [c for c in table.columns if c not in ("movie", "model", "n_documents")]
     config = number_columns(metrics, formats=decimal_formats(table)) | number_columns(["n_documents"], fmt="%d")
     config["movie"] = st.column_config.TextColumn(words.header("movie"))
-    st.dataframe(table, hide_index=True, column_config=config, key="protocol_table")
+    st.dataframe(best_in_bold(table), hide_index=True, column_config=config, key="protocol_table")  # as said above
     st.caption(
         f"The numbers of {command_words(ctx, protocol)}: each document scored by the preset's own rules (its "
         "normalisation, cut-off and macro F1), then averaged over the collection's documents. The sidebar's match "

@@ -246,3 +246,31 @@ COLUMNS: tuple[tuple[str, ...], ...] = (
         "",
     ),
 )
+
+
+def _preset_rows() -> tuple[tuple[str, ...], ...]:
+    """A keyphrase preset's columns that are no kweval metric (`kweval evaluate --protocol pke|kpeval|meng`,
+    docs/protocols.md): P and R over all predictions (M) and at the oracle cut-off |G| (O), the same on the present
+    gold with the present predictions (`_present`), and recall of the absent gold (`_absent`)."""
+    cuts = {"{k}": "the first {k} predictions", "M": "all predictions", "O": "the first |G| predictions (oracle)"}
+    sides = {
+        "": "",
+        "_present": ", present gold against present predictions (in the text, by the preset's rule)",
+        "_absent": ", absent gold (not in the text, by the preset's rule)",
+    }
+    rows = []
+    for side, on in sides.items():
+        for cut, over in cuts.items():
+            for kind, what in (("p", "precision"), ("r", "recall"), ("f1", "F1")):
+                name = f"{kind}@{cut}{side}"
+                taken = name in ("p@{k}", "r@{k}", "f1@{k}", "f1@M", "f1@O", "f1@{k}_present")  # kweval's own
+                if taken or (side == "_absent" and (kind != "r" or cut == "O")):
+                    continue
+                label = f"{'F1' if kind == 'f1' else kind.upper()}@{cut}" + (f" ({side[1:]})" if side else "")
+                rows.append(
+                    (name, label, f"under a preset: {what} over {over}{on}", "keyphrase", "[0, 1]", "higher", "")
+                )
+    return tuple(rows)
+
+
+COLUMNS += _preset_rows()

@@ -1,0 +1,62 @@
+"""In headless Debian chromium (issue 28, item 8): no text of a chart over another panel's text or bars, and no
+legend over an axis title, at 400 px (a phone) and at 1,400 px: the Summary's small multiples (the demo, and a
+keyphrase collection's ~25 panels) and the Failures page's bars."""
+
+from __future__ import annotations
+
+import pytest
+from selenium.webdriver.common.by import By
+
+from tests.test_browser import ERROR, _chromium, _server, _settled
+from tests.test_page_defects_28 import _collection
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+# every pair of texts (panel titles, tick labels, axis titles, legend entries) and bars of a chart that belong to
+# different panels (or are a legend and a title), whose boxes intersect
+OVERLAPS = """
+const bad = [];
+for (const [c, plot] of [...document.querySelectorAll('.js-plotly-plot')].entries()) {
+  const part = (e) => e.closest('.annotation') ? 'title ' + Math.random() : e.closest('.legend') ? 'legend'
+    : e.closest('[class^="g-"][class$="title"]') ? 'axis title ' + Math.random() : e.closest('.gtitle') ? 'chart title'
+    : (e.closest('.subplot')?.getAttribute('class') || 'none');
+  const items = [];
+  const texts = '.annotation-text, g[class*="tick"] > text, [class^="g-"][class$="title"] text, .gtitle, .legendtext';
+  for (const e of plot.querySelectorAll(texts + ', .point path')) {
+    const r = e.getBoundingClientRect();
+    const text = (e.textContent || 'bar').slice(0, 30);
+    if (r.width && r.height) items.push({r, part: part(e), text, bar: !e.textContent});
+  }
+  for (let i = 0; i < items.length; i++) for (let j = i + 1; j < items.length; j++) {
+    const a = items[i], b = items[j];
+    if (a.part === b.part || (a.bar && b.bar)) continue;
+    if (a.r.left < b.r.right - 1 && b.r.left < a.r.right - 1 && a.r.top < b.r.bottom - 1 && b.r.top < a.r.bottom - 1)
+      bad.push(`chart ${c}: "${a.text}" (${a.part}) over "${b.text}" (${b.part})`);
+  }
+}
+return bad;"""
+
+
+def _check(driver, url: str, page: str, texts: list[str], width: int) -> None:
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600},
+    )
+    driver.get(f"{url}/{page}?movie=ALL")
+    text = _settled(driver, texts, timeout=180)
+    assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
+    assert driver.find_elements(By.CSS_SELECTOR, ".js-plotly-plot .point path"), "no chart drawn"
+    bad = driver.execute_script(OVERLAPS)
+    assert bad == [], f"{page} at {width} px:\n" + "\n".join(bad[:20])
+
+
+def test_charts_overlap_nothing_at_400_and_1400_px(tmp_path):
+    with _server(tmp_path) as url, _chromium() as driver:
+        for width in (400, 1400):
+            _check(driver, url, "summary", ["At a glance", "Per metric, with bootstrap"], width)
+            _check(driver, url, "failures", ["Why did my model fail", "What happens to the GT"], width)
+
+
+def test_a_collections_many_panels_at_400_px(tmp_path):
+    with _server(tmp_path, _collection(tmp_path)) as url, _chromium() as driver:
+        _check(driver, url, "summary", ["At a glance", "Per metric, with bootstrap"], 400)
