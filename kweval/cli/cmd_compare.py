@@ -168,5 +168,5 @@ def _formatted(table: pd.DataFrame, args: argparse.Namespace) -> str:
 
     fmt = args.format or (format_for_path(args.out) if args.out != "-" else "csv")
     if fmt == "json":
-        return table.to_json(orient="records", indent=1) + "\n"
+        return table.to_json(orient="records", indent=1, double_precision=15) + "\n"
     return to_markdown(table, bold_best=False) if fmt == "markdown" else to_csv(table)
