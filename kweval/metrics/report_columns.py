@@ -164,7 +164,7 @@ COLUMNS: tuple[tuple[str, ...], ...] = (
         "ci_level_holm",
         "CI level (Holm)",
         "confidence level of Holm's step for this metric: 1 − 0.05/(m − r + 1), r the rank of its p among the m "
-        "metrics compared",
+        "metrics of its family compared (equal p-values: the first's step)",
         "statistics",
         "[0.95, 1)",
         "neither",
@@ -202,7 +202,7 @@ COLUMNS: tuple[tuple[str, ...], ...] = (
     (
         "p_randomization_holm",
         "p (randomization, Holm)",
-        "p_randomization adjusted by Holm–Bonferroni across the metrics compared",
+        "p_randomization adjusted by Holm–Bonferroni within the metric's family (the family column)",
         "statistics",
         "[0, 1]",
         "lower",
@@ -211,10 +211,20 @@ COLUMNS: tuple[tuple[str, ...], ...] = (
     (
         "p_ttest_holm",
         "p (t-test, Holm)",
-        "p_ttest adjusted by Holm–Bonferroni across the metrics compared",
+        "p_ttest adjusted by Holm–Bonferroni within the metric's family (the family column)",
         "statistics",
         "[0, 1]",
         "lower",
+        "Holm 1979",
+    ),
+    (
+        "family",
+        "Family",
+        "the metrics Holm's correction counts together: set (set-based and weighted), ranking (at k), keyphrase, "
+        "keyphrase:present, semantic, sentiment, or a preset's (kweval.stats.families); the same on every surface",
+        "statistics",
+        "text",
+        "neither",
         "Holm 1979",
     ),
     (
