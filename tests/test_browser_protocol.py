@@ -34,7 +34,7 @@ def test_the_protocol_survives_the_explorer(tmp_path):
         next(lbl for lbl in labels if lbl.text.strip() == "pke").click()
         _settled(driver, ["under the pke preset"])
         assert _protocol(driver) == ["pke"]
-        _click_link(driver, "Review explorer")
+        _click_link(driver, "Document explorer")  # the sidebar speaks the data's words too
         text = _settled(driver, ["Document explorer", "document(s) match"])
         assert _protocol(driver) == ["pke"] and "URL parameter" not in text, driver.current_url
         _click_link(driver, "Compare models")
