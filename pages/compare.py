@@ -78,31 +78,7 @@ res = verdict.with_significance(res) if not res.empty else res
 st.subheader(f"Verdicts: each model against {md(a)}")
 show_verdict_matrix(res.rename(columns=ALIASES), a)
 st.subheader(f"Every metric, each model against {md(a)}")
-shown = res[
-    [
-        "model",
-        "metric",
-        "basis",
-        "family",
-        "n",
-        "mean A",
-        "mean B",
-        "diff",
-        "ci_level_holm",
-        "ci_low_holm",
-        "ci_high_holm",
-        "p_randomization_holm",
-        "significant",
-        "ci_low",
-        "ci_high",
-        "p_ttest_holm",
-        "p_randomization",
-        "p_ttest",
-        "wins",
-        "ties",
-        "losses",
-    ]
-]
+shown = res[[caches.SIDES.get(c, c) for c in verdict.TABLE_COLUMNS]]  # `kweval compare`'s columns, in its order
 num = number_columns(
     [c for c in shown.columns if c.startswith(("mean", "diff", "ci_"))],
     aliases=ALIASES,

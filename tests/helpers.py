@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 import os
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -120,4 +122,26 @@ def write_tables(folder: Path, fmt: str = "csv", **tables: pd.DataFrame) -> Path
             frame.to_csv(folder / f"{name}.csv", index=False)
         else:
             frame.to_parquet(folder / f"{name}.parquet", index=False)
+    return folder
+
+
+EDGE = Path(__file__).parent / "data" / "keyphrase_edge"  # a small docsutf8/ + keys/ collection (six documents)
+EDGE_LISTS = [
+    json.loads(line) for line in (EDGE.parent / "keyphrase_edge_predictions.jsonl").read_text().splitlines()
+]  # one model's keyphrase lists of EDGE's documents
+
+
+def edge_jsonl(reverse: bool = False) -> str:
+    """EDGE's keyphrase lists as a JSONL file's text (each list reversed: a second model)."""
+    lines = [{"id": x["id"], "keyphrases": x["keyphrases"][::-1] if reverse else x["keyphrases"]} for x in EDGE_LISTS]
+    return "".join(json.dumps(x) + "\n" for x in lines)
+
+
+def edge_collection(folder: Path, models: dict[str, bool] | None = None) -> Path:
+    """A copy of EDGE at `folder` with one file per model in predictions/ ({model: reversed?}; default "first" and
+    "reversed"), as kweval.data.beside reads them."""
+    shutil.copytree(EDGE, folder)
+    (folder / "predictions").mkdir()
+    for name, reverse in (models or {"first": False, "reversed": True}).items():
+        (folder / "predictions" / f"{name}.jsonl").write_text(edge_jsonl(reverse), encoding="utf-8")
     return folder

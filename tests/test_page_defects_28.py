@@ -5,7 +5,6 @@ preset table's tooltips and its bold best values."""
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pandas as pd
@@ -18,19 +17,11 @@ from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.explain.failures import failure_summary, failure_table
 from kweval.stats.slices import worst_slices
 from tests.apptest import run, texts
-
-EDGE = Path(__file__).parent / "data" / "keyphrase_edge"
-LINES = [json.loads(line) for line in (EDGE.parent / "keyphrase_edge_predictions.jsonl").read_text().splitlines()]
+from tests.helpers import edge_collection
 
 
 def _collection(tmp_path: Path) -> Path:
-    folder = tmp_path / "Edge"
-    shutil.copytree(EDGE, folder)
-    (folder / "predictions").mkdir()
-    for name, reverse in (("first", False), ("reversed", True)):
-        lines = [{"id": x["id"], "keyphrases": x["keyphrases"][::-1] if reverse else x["keyphrases"]} for x in LINES]
-        (folder / "predictions" / f"{name}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return folder
+    return edge_collection(tmp_path / "Edge")
 
 
 def test_worst_slices_are_clear_of_their_ci_and_sorted_by_gap(demo_dataset):

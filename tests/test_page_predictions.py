@@ -5,21 +5,17 @@ from __future__ import annotations
 import json
 import shlex
 import shutil
-from pathlib import Path
 
 import pytest
 
 from dashboard.protocol_select import protocol_command
 from kweval.cli import main
 from tests.apptest import run, texts
-
-EDGE = Path(__file__).parent / "data" / "keyphrase_edge"
-LINES = [json.loads(line) for line in (EDGE.parent / "keyphrase_edge_predictions.jsonl").read_text().splitlines()]
+from tests.helpers import EDGE, edge_jsonl
 
 
 def _jsonl(reverse: bool = False) -> bytes:
-    lines = [{"id": x["id"], "keyphrases": x["keyphrases"][::-1] if reverse else x["keyphrases"]} for x in LINES]
-    return "".join(json.dumps(x) + "\n" for x in lines).encode()
+    return edge_jsonl(reverse).encode()
 
 
 def test_two_uploaded_prediction_files_are_two_models(monkeypatch, tmp_path):

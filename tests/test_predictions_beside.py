@@ -14,10 +14,7 @@ from kweval.cli import main
 from kweval.data import load_dataset
 from kweval.data.beside import models_beside
 from kweval.data.inputs import input_files
-from tests.helpers import SEMEVAL
-
-EDGE = Path(__file__).parent / "data" / "keyphrase_edge"
-LINES = [json.loads(line) for line in (EDGE.parent / "keyphrase_edge_predictions.jsonl").read_text().splitlines()]
+from tests.helpers import EDGE, EDGE_LISTS, SEMEVAL, edge_jsonl
 
 
 def _collection(tmp_path: Path) -> Path:
@@ -28,8 +25,7 @@ def _collection(tmp_path: Path) -> Path:
 
 def _jsonl(path: Path, reverse: bool = False) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
-    lines = [{"id": x["id"], "keyphrases": x["keyphrases"][::-1] if reverse else x["keyphrases"]} for x in LINES]
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    path.write_text(edge_jsonl(reverse), encoding="utf-8")
     return path
 
 
@@ -58,7 +54,7 @@ def test_two_files_in_predictions_are_two_models_for_every_command(tmp_path, cap
 def test_the_rules_of_the_files_beside_docsutf8(tmp_path, capsys):
     folder = _collection(tmp_path)
     _jsonl(folder / "predictions.jsonl")  # names no model: not a model called "predictions"
-    rows = [(x["id"], m, i, p) for x in LINES for m in ("a", "b") for i, p in enumerate(x["keyphrases"])]
+    rows = [(x["id"], m, i, p) for x in EDGE_LISTS for m in ("a", "b") for i, p in enumerate(x["keyphrases"])]
     table = pd.DataFrame(rows, columns=["review_id", "model", "rank", "keyword"])
     table.to_csv(folder / "predictions.csv", index=False)  # a table beside: its models
     (folder / "predictions").mkdir()

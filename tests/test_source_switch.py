@@ -3,25 +3,15 @@ and a URL's models that the data lacks are said."""
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 
 from tests.apptest import run, texts
-
-EDGE = Path(__file__).parent / "data" / "keyphrase_edge"
-LINES = [json.loads(line) for line in (EDGE.parent / "keyphrase_edge_predictions.jsonl").read_text().splitlines()]
+from tests.helpers import edge_collection
 
 
 def _collection(tmp_path: Path) -> Path:
     """A small collection whose two models are "yake" (a demo model's name too) and "firstphrases"."""
-    folder = tmp_path / "Edge"
-    shutil.copytree(EDGE, folder)
-    (folder / "predictions").mkdir()
-    for name, reverse in (("firstphrases", False), ("yake", True)):
-        lines = [{"id": x["id"], "keyphrases": x["keyphrases"][::-1] if reverse else x["keyphrases"]} for x in LINES]
-        (folder / "predictions" / f"{name}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
-    return folder
+    return edge_collection(tmp_path / "Edge", {"firstphrases": False, "yake": True})
 
 
 def _models(at) -> list[str]:

@@ -18,11 +18,8 @@ import pandas as pd
 from kweval.cli.common import (
     USAGE_ERROR,
     UsageError,
-    add_cutoff_option,
-    add_match_option,
     add_predictions_argument,
-    add_semantic_options,
-    comma_list,
+    add_view_options,
     eval_options,
     evaluate_args,
     prediction_files,
@@ -32,35 +29,9 @@ from kweval.cli.common import (
 from kweval.cli.fast import PRESETS
 from kweval.messages import say
 
-COLUMNS = [
-    "model",
-    "metric",
-    "family",
-    "basis",
-    "n",
-    "mean_a",
-    "mean_b",
-    "diff",
-    "ci_level_holm",
-    "ci_low_holm",
-    "ci_high_holm",
-    "p_randomization_holm",
-    "significant",
-    "ci_low",
-    "ci_high",
-    "p_randomization",
-    "p_ttest",
-    "p_ttest_holm",
-    "wins",
-    "ties",
-    "losses",
-]
-
 
 def add_parser(sub) -> None:
     """Register `compare` on the CLI's subparsers."""
-    from kweval.evaluation.pipeline import AGGREGATIONS
-
     cp = sub.add_parser(
         "compare",
         help="every model against model A: paired differences, Holm-level intervals, p-values (the Compare page)",
@@ -68,18 +39,10 @@ def add_parser(sub) -> None:
     )
     cp.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     cp.add_argument("--a", dest="reference", help="reference model A (default: the first model)")
-    cp.add_argument("--models", type=comma_list, help="comma-separated models compared (default: all)")
-    cp.add_argument("--movies", type=comma_list, help="comma-separated movies / collections (default: all)")
-    add_cutoff_option(cp)
-    add_match_option(cp)
-    cp.add_argument("--aggregate", choices=AGGREGATIONS, default=AGGREGATIONS[0], help="macro (default) or micro")
-    add_semantic_options(cp, adds="add the semantic metrics")
-    cp.add_argument("--sentiment", action="store_true", help="add the sentiment metrics (VADER)")
-    cp.add_argument(
-        "--protocol",
-        choices=PRESETS,
-        default="kweval",
-        help="kweval (default) or a keyphrase preset (pke, kpeval, meng): compare the preset's per-document values",
+    add_view_options(
+        cp,
+        PRESETS,
+        "kweval (default) or a keyphrase preset (pke, kpeval, meng): compare the preset's per-document values",
     )
     cp.add_argument("--headline", action="store_true", help="print the Summary's headline (the story) instead")
     cp.add_argument("--format", choices=["csv", "markdown", "json"], help="default: from --out, else csv")
@@ -111,7 +74,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     from kweval.stats import compare_against, verdict
 
     table = compare_against(scores, args.reference or models[0], models, metrics, args.aggregate, family=family)
-    table = verdict.with_significance(table)[COLUMNS]
+    table = verdict.with_significance(table)[verdict.TABLE_COLUMNS]
     write_output(_formatted(table, args), args.out)
     return 0
 

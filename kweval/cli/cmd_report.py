@@ -17,11 +17,8 @@ from pathlib import Path
 from kweval.cli.common import (
     USAGE_ERROR,
     UsageError,
-    add_cutoff_option,
-    add_match_option,
     add_predictions_argument,
-    add_semantic_options,
-    comma_list,
+    add_view_options,
     eval_options,
     positive_int,
     prediction_files,
@@ -34,8 +31,6 @@ from kweval.messages import line, say
 
 def add_parser(sub) -> None:
     """Register `report` on the CLI's subparsers."""
-    from kweval.evaluation.pipeline import AGGREGATIONS
-
     rp = sub.add_parser(
         "report",
         help="write one self-contained HTML report (headline, summary with CIs, charts, verdicts, examples, protocol)",
@@ -44,19 +39,10 @@ def add_parser(sub) -> None:
     )
     rp.add_argument("data", nargs="?", help="dataset folder (default: the embedded demo)")
     rp.add_argument("--out", required=True, help="the HTML file to write (.html)")
-    rp.add_argument("--models", type=comma_list, help="comma-separated models (default: all)")
-    rp.add_argument("--movies", type=comma_list, help="comma-separated movies / collections (default: all)")
-    add_cutoff_option(rp)
-    add_match_option(rp)
-    rp.add_argument("--aggregate", choices=AGGREGATIONS, default=AGGREGATIONS[0], help="macro (default) or micro")
-    add_semantic_options(rp, adds="add the semantic metrics")
-    rp.add_argument("--sentiment", action="store_true", help="add the sentiment metrics (VADER)")
-    rp.add_argument(
-        "--protocol",
-        choices=PRESETS,
-        default="kweval",
-        help="conventions of the numbers: kweval (default) or a keyphrase preset (pke, kpeval, meng; per-document "
-        "data)",
+    add_view_options(
+        rp,
+        PRESETS,
+        "conventions of the numbers: kweval (default) or a keyphrase preset (pke, kpeval, meng; per-document data)",
     )
     rp.add_argument("--resamples", type=positive_int, default=2000, help="bootstrap resamples (default 2000)")
     add_predictions_argument(rp)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 
 from kweval.evaluation.pipeline import EvalOptions
 
@@ -216,6 +217,21 @@ def add_embedding_options(parser: argparse.ArgumentParser, backend_lead: str = "
         help=f"{backend_lead}auto (default: onnx on the CPU, torch on a GPU), torch, onnx (ONNX Runtime, "
         "same vectors) or onnx-int8 (quantized, approximate)",
     )
+
+
+def add_view_options(parser: argparse.ArgumentParser, protocols: Sequence[str], protocol_help: str) -> None:
+    """The options that choose a view of the data, as the dashboard's sidebar does (`report`, `compare`): --models,
+    --movies, --k, --match, --aggregate, the semantic options, --sentiment and --protocol (one of `protocols`)."""
+    from kweval.evaluation.pipeline import AGGREGATIONS
+
+    parser.add_argument("--models", type=comma_list, help="comma-separated models (default: all)")
+    parser.add_argument("--movies", type=comma_list, help="comma-separated movies / collections (default: all)")
+    add_cutoff_option(parser)
+    add_match_option(parser)
+    parser.add_argument("--aggregate", choices=AGGREGATIONS, default=AGGREGATIONS[0], help="macro (default) or micro")
+    add_semantic_options(parser, adds="add the semantic metrics")
+    parser.add_argument("--sentiment", action="store_true", help="add the sentiment metrics (VADER)")
+    parser.add_argument("--protocol", choices=list(protocols), default=protocols[0], help=protocol_help)
 
 
 def add_gt_order_option(parser: argparse.ArgumentParser) -> None:

@@ -28,6 +28,30 @@ from kweval.stats.numbers import decimals_for_interval, format_interval, format_
 
 ALPHA = 0.05
 P_COLUMN = "p_randomization_holm"
+# a comparison table's columns as Compare and `kweval compare` show them (`with_significance` adds "significant")
+TABLE_COLUMNS = [
+    "model",
+    "metric",
+    "family",
+    "basis",
+    "n",
+    "mean_a",
+    "mean_b",
+    "diff",
+    "ci_level_holm",
+    "ci_low_holm",
+    "ci_high_holm",
+    "p_randomization_holm",
+    "significant",
+    "ci_low",
+    "ci_high",
+    "p_randomization",
+    "p_ttest",
+    "p_ttest_holm",
+    "wins",
+    "ties",
+    "losses",
+]
 
 
 def significant(comparison: pd.DataFrame, alpha: float = ALPHA) -> pd.Series:
