@@ -43,6 +43,11 @@ if ctx.uploads:
         "**Uploaded files** (the newest copy of each name): "
         + ", ".join(f"{md(name)} ({format_size(size)})" for name, size in ctx.uploads.items())
     )
+if ctx.added:
+    st.markdown(
+        "**Added predictions** (sidebar ▸ Dataset ▸ Add predictions, one file per model): "
+        + ", ".join(f"{md(model)} ({md(name)})" for model, name in ctx.added.items())
+    )
 st.caption(f"Content hash (the cache key): {ctx.data_hash[:16]}…")
 show_protocol_card(ctx, key="data_protocol_card")
 

@@ -33,6 +33,8 @@ def test_two_uploaded_prediction_files_are_two_models(monkeypatch, tmp_path):
     assert "Added model(s): first (first.jsonl" in shown and "At a glance" in shown
     at.switch_page("pages/compare.py").run()  # the session's uploads hold on another page
     assert not at.exception and at.session_state["ctx"].dataset.model_names == ["first", "reversed"]
+    at.switch_page("pages/data.py").run()
+    assert "Added predictions (sidebar ▸ Dataset ▸ Add predictions" in texts(at).replace("\\", "").replace("*", "")
 
 
 def test_the_preset_command_is_runnable_as_shown(monkeypatch, tmp_path, capsys):
