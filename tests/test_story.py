@@ -122,3 +122,18 @@ def test_dnlp_headline_names_every_winner_with_levels_and_relative_margins(monke
     f1 = shown[(shown["model"] == "sentiment") & (shown["metric"] == "f1")].iloc[0]
     rr = shown[(shown["model"] == "sentiment") & (shown["metric"] == "rr")].iloc[0]
     assert f1["diff"] > 0 > rr["diff"] and f1["significant"] and rr["significant"]
+
+
+@pytest.mark.slow
+def test_semantic_matching_on_leaves_f1_s_p_value_as_it_was(capsys, monkeypatch, tmp_path):
+    """Real embeddings (all-MiniLM-L6-v2): `kweval compare --semantic` adds the semantic family; F1's p, level and
+    interval stay those of the lexical comparison."""
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path / "cache"))
+    rows = {}
+    for extra in ([], ["--semantic"]):
+        assert main(["compare", "--format", "json", *extra]) == 0
+        rows[bool(extra)] = {(r["model"], r["metric"]): r for r in json.loads(capsys.readouterr().out)}
+    assert ("keybert_vader", "sem_f1") in rows[True] and rows[True][("keybert_vader", "sem_f1")]["family"] == "semantic"
+    for key, row in rows[False].items():
+        for column in ("p_randomization_holm", "ci_level_holm", "ci_low_holm", "ci_high_holm"):
+            assert rows[True][key][column] == row[column], (key, column)
