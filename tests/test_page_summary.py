@@ -68,14 +68,14 @@ def test_summary_and_compare_explain_every_number_and_mark_the_best_on_screen(mo
         if "font-weight: 700" in expected.iat[r, c]
     }
     assert bold and bold == want
-    bars = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]
+    halves = [json.loads(c.proto.spec)["layout"] for c in at.get("plotly_chart")[:2]]  # two figures (issue 28)
     # small multiples (issue 23): one y-axis per metric, none with a title to clip, no legend under the toolbar; how
     # the values are aggregated is said in the caption below
-    yaxes = [key for key in bars if key.startswith("yaxis")]
-    assert len(yaxes) >= 10 and all(bars[y]["rangemode"] == "tozero" for y in yaxes)
-    assert not any("title" in bars[y] for y in yaxes) and bars["showlegend"] is False
+    yaxes = [(bars, key) for bars in halves for key in bars if key.startswith("yaxis")]
+    assert len(yaxes) >= 10 and all(bars[y]["rangemode"] == "tozero" for bars, y in yaxes)
+    assert not any("title" in bars[y] for bars, y in yaxes) and not any(bars["showlegend"] for bars in halves)
     assert "micro: ratios of counts summed over reviews" in texts(at)
-    heat = json.loads(at.get("plotly_chart")[1].proto.spec)["layout"]
+    heat = json.loads(at.get("plotly_chart")[2].proto.spec)["layout"]
     assert (
         heat["margin"]["t"] >= 40 and heat["height"] >= 280
     )  # the toolbar sits in the top margin, off the cells; room for the bar
