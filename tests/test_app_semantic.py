@@ -18,6 +18,7 @@ from dashboard.style import metric_label
 from kweval import stats
 from kweval.evaluation.aggregate import aggregate
 from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.stats.families import family_keys
 from tests.apptest import run, table, texts, xss_files
 
 SEM = {"sem": "1", "tau": "0.75", "sas": "1"}
@@ -170,7 +171,7 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     assert res.loc["f1", "n"] == len(a) and res.loc["sas_text", "n"] == int(
         (a["sas_text"].notna() & b["sas_text"].notna()).sum()
     ) < len(a)
-    core = stats.paired_comparison(a, b, list(res.index)).set_index("metric")
+    core = stats.paired_comparison(a, b, list(res.index), families=family_keys(list(res.index))).set_index("metric")
     np.testing.assert_allclose(res["diff"], core["diff"])
     np.testing.assert_allclose(res["p_ttest_holm"], core["p_ttest_holm"])
     assert np.isfinite(
@@ -181,11 +182,11 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
 
     # Summary bars: bootstrap CIs of sas_* skip that NaN review (as the mean does), so keybert_vader's are finite
     at = run(monkeypatch, None, {"movie": "night_heist", **SEM})
-    spec = json.loads(at.get("plotly_chart")[0].proto.spec)  # small multiples: one panel (trace) per metric
-    panels = [note["text"] for note in spec["layout"]["annotations"]]
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")[:2]]  # small multiples: two figures
+    panels = {note["text"]: trace for s in specs for note, trace in zip(s["layout"]["annotations"], s["data"])}
     ci = stats.bootstrap_summary_ci(sc[sc["model"] == "keybert_vader"], sem_core.metric_names).set_index("metric")
     for m in ("sem_f1", "sas_keywords", "sas_text"):
-        trace = spec["data"][panels.index(f"<b>{metric_label(m)}</b>")]
+        trace = panels[f"<b>{metric_label(m)}</b>"]
         i = list(trace["x"]).index("keybert_vader")
         upper = _plotly_array(trace["y"])[i] + _plotly_array(trace["error_y"]["array"])[i]
         assert np.isfinite(ci.loc[m, "ci_high"]) and upper == pytest.approx(ci.loc[m, "ci_high"]), m

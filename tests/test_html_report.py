@@ -151,7 +151,7 @@ def test_report_renders_in_chromium_and_runs_nothing_hostile(tmp_path):
         assert driver.find_elements(By.CSS_SELECTOR, "#chart-summary svg"), "the charts did not render"
         assert driver.find_elements(By.CSS_SELECTOR, "#chart-summary .bars path")
         assert driver.execute_script("return window.__xss === undefined")
-        assert len(driver.find_elements(By.TAG_NAME, "script")) == 2
+        assert len(driver.find_elements(By.TAG_NAME, "script")) == 3  # plotly.js and the two charts
         assert not driver.find_elements(By.TAG_NAME, "img")
         body = driver.find_element(By.TAG_NAME, "body").text
         assert EVIL_MODEL in body and "At a glance" in body
