@@ -49,6 +49,7 @@ LAYERS = [
         "kweval.cachedir",
         "kweval.files",
         "kweval.messages",
+        "kweval.sqlite",
         "kweval.__version__",
     },  # foundations
     {"kweval.data"},  # datasets and their readers
@@ -65,6 +66,7 @@ LAYERS = [
         "kweval.judgments",
     },  # siblings: none imports another
     {"kweval.io"},  # reports, the protocol card, output files, export
+    {"kweval.runs"},  # the run history: recorded evaluations, paired comparisons of runs, the regression gate
     {"kweval.cli"},  # every command
     {"kweval", "kweval.__main__"},  # the package's face and `python -m kweval`
 ]
