@@ -265,6 +265,47 @@ def test_bootstrap_summary_ci_skips_nan_like_aggregate():
     ] == pytest.approx(hi, abs=0.02)
 
 
+@pytest.mark.parametrize("how", ["macro", "micro"])
+def test_grouped_summary_cis_equal_one_call_per_group(how):
+    """The speed trick "one product per size" (`bootstrap_summary_cis`) against its reference, one
+    `bootstrap_summary_ci` per group: groups of one size resampled together, another size apart, NaN skipped."""
+    rng = _rng(11)
+
+    def group(n: int) -> pd.DataFrame:
+        frame = pd.DataFrame(
+            {
+                "n_matched": rng.integers(0, 4, n),
+                "n_pred": rng.integers(4, 8, n),
+                "n_gt": rng.integers(4, 9, n),
+                "ndcg@5": rng.random(n),
+                "sas_text": rng.random(n),
+            }
+        )
+        frame["precision"] = frame["n_matched"] / frame["n_pred"]
+        frame["recall"] = frame["n_matched"] / frame["n_gt"]
+        frame["f1"] = (
+            2
+            * frame["precision"]
+            * frame["recall"]
+            / (frame["precision"] + frame["recall"]).where(frame["n_matched"] > 0, 1.0)
+        )
+        frame.loc[frame.index[:3], "sas_text"] = np.nan
+        return frame
+
+    groups = {"a": group(50), "b": group(50), "c": group(31), "empty": group(0)}
+    metrics = ["precision", "recall", "f1", "ndcg@5", "sas_text", "gt_coverage", "absent"]
+    together = stats.bootstrap_summary_cis(groups, metrics, how, n_boot=400)
+    assert together["group"].tolist() == [g for g in groups for _ in metrics]
+    for name, rows in groups.items():
+        alone = stats.bootstrap_summary_ci(rows, metrics, how, n_boot=400)
+        mine = together[together["group"] == name].drop(columns="group").reset_index(drop=True)
+        assert mine["metric"].tolist() == metrics
+        np.testing.assert_allclose(
+            mine[["value", "ci_low", "ci_high"]], alone[["value", "ci_low", "ci_high"]], rtol=1e-12, atol=1e-15
+        )
+    assert together[together["group"] == "empty"][["value", "ci_low", "ci_high"]].isna().all().all()
+
+
 def test_compare_models_pairs_reviews_and_reports_b_minus_a():
     scores = pd.DataFrame(
         {

@@ -243,7 +243,8 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     status = _check_thresholds(summary, args.fail_under)
     if record.wanted(args) and per_review is not None:
         per_document = dataset.per_document if dataset is not None else False  # in groups: DNLP, movie-level
-        return record.record_evaluation(args, per_review, args.aggregate, card, per_document) or status
+        kept = summary[[c for c in summary.columns if not c.endswith("_judged") and c != "n_judgments"]]
+        return record.record_evaluation(args, per_review, args.aggregate, card, per_document, kept) or status
     return status
 
 

@@ -91,10 +91,10 @@ def _save(args: argparse.Namespace, tables, source, protocol: str, aggregate: st
 
 
 def record_evaluation(
-    args: argparse.Namespace, evaluation, aggregate: str, card: Mapping[str, object], per_document: bool
+    args: argparse.Namespace, evaluation, aggregate: str, card: Mapping[str, object], per_document: bool, summary=None
 ) -> int:
-    """Record an evaluation of the one engine (`kweval evaluate`, `kweval report`): 0, or USAGE_ERROR after one
-    line."""
+    """Record an evaluation of the one engine (`kweval evaluate`, `kweval report`; `summary`: its aggregate table
+    when already made): 0, or USAGE_ERROR after one line."""
     from kweval.runs import RunSource, evaluate_arguments, evaluation_tables
 
     predictions = dict(args.predictions or ())
@@ -110,7 +110,7 @@ def record_evaluation(
         arguments=arguments,
         card=card,
     )
-    tables = evaluation_tables(evaluation, aggregate)
+    tables = evaluation_tables(evaluation, aggregate, summary)
     return _save(args, tables, source, "kweval", aggregate, evaluation.options.as_dict())
 
 

@@ -1,8 +1,9 @@
 """A run made from an evaluation: its per-review table, its summary with intervals, its identity, then stored.
 
 The CLI (`kweval evaluate --record`, `kweval report --record`) and the dashboard's "Record this run" call
-`record_run` with what they evaluated; nothing is recomputed here but the summary's intervals (the ALL rows, by
-`kweval.stats.bootstrap_summary_ci`, so the History page reads them instead of resampling 50 runs).
+`record_run` with what they evaluated; nothing is recomputed here but the intervals of the key metrics' ALL values
+(the Summary page's `bootstrap_summary_ci`, every model in one product), which the History page draws as bands
+instead of resampling every run it shows.
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from kweval.evaluation.aggregate import ALL
 from kweval.evaluation.options import EvalOptions, Evaluation
 from kweval.runs.run import RunInfo
 from kweval.runs.store import SUMMARY_COLUMNS, RunStore
-from kweval.stats.bootstrap import N_BOOT, bootstrap_summary_ci
+from kweval.stats.bootstrap import N_BOOT, bootstrap_summary_cis
+from kweval.stats.headline import key_metrics
 
 KEY = ["movie", "review_id", "model"]
 
@@ -94,26 +96,25 @@ def long_summary(table: pd.DataFrame, intervals: pd.DataFrame) -> pd.DataFrame:
 
 def summary_intervals(scores: pd.DataFrame, metrics: Sequence[str], how: str, n_boot: int = N_BOOT) -> pd.DataFrame:
     """Each model's bootstrap interval of every metric's aggregated value over all its units (model, metric,
-    ci_low, ci_high): `kweval.stats.bootstrap_summary_ci`, the Summary page's."""
-    parts = [
-        bootstrap_summary_ci(rows, list(metrics), how, n_boot=n_boot)[["metric", "ci_low", "ci_high"]].assign(model=m)
-        for m, rows in scores.groupby("model", sort=False, observed=True)
-    ]
-    return (
-        pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["model", "metric", "ci_low", "ci_high"])
-    )
+    ci_low, ci_high): the Summary page's `bootstrap_summary_ci`, every model in one product
+    (`kweval.stats.bootstrap_summary_cis`)."""
+    groups = {str(m): rows for m, rows in scores.groupby("model", sort=False, observed=True)}
+    cis = bootstrap_summary_cis(groups, list(metrics), how, n_boot=n_boot)
+    return cis.rename(columns={"group": "model"})[["model", "metric", "ci_low", "ci_high"]]
 
 
-def evaluation_tables(evaluation: Evaluation, how: str, n_boot: int = N_BOOT) -> RunTables:
-    """The tables of a run of the one engine: its per-review table, summary (`kweval.aggregate` under `how`) and
-    the hash of its units and cleaned GT."""
+def evaluation_tables(
+    evaluation: Evaluation, how: str, summary: pd.DataFrame | None = None, n_boot: int = N_BOOT
+) -> RunTables:
+    """The tables of a run of the one engine: its per-review table, its summary (`summary`, else `kweval.aggregate`
+    under `how`) with the key metrics' intervals, and the hash of its units and cleaned GT."""
     from kweval.evaluation.aggregate import aggregate
 
     scores = per_review_table(evaluation.scores)
     metrics = [m for m in evaluation.metric_names if m in scores.columns]
-    table = aggregate(evaluation, how)
-    summary = long_summary(table, summary_intervals(scores, metrics, how, n_boot))
-    return RunTables(scores, metrics, summary, evaluation_reference(evaluation))
+    table = aggregate(evaluation, how) if summary is None else summary
+    intervals = summary_intervals(scores, key_metrics(metrics, evaluation.options.k), how, n_boot)
+    return RunTables(scores, metrics, long_summary(table, intervals), evaluation_reference(evaluation))
 
 
 def evaluation_reference(evaluation: Evaluation) -> str:

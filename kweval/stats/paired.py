@@ -33,7 +33,6 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _sp
 
 from kweval._arrays import byte_tables, packed_bits_times
 from kweval.stats.bootstrap import (
@@ -151,7 +150,9 @@ def paired_t_test(a: np.ndarray | Sequence[float], b: np.ndarray | Sequence[floa
             warnings.simplefilter(
                 "ignore", RuntimeWarning
             )  # constant differences: scipy warns, the p-value is still right
-            p = np.asarray(_sp.ttest_rel(a2, b2, axis=0).pvalue, dtype="float64")
+            from scipy.stats import ttest_rel  # imported here: scipy.stats alone costs about a second of CPU to import
+
+            p = np.asarray(ttest_rel(a2, b2, axis=0).pvalue, dtype="float64")
         p = np.where(np.all(d == 0, axis=0), 1.0, p)
     return float(p[0]) if flat else p
 
