@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -141,6 +143,25 @@ def test_t_test_is_scipy():
     assert stats.paired_t_test([0.2, 0.4], [0.2, 0.4]) == 1.0
     both = stats.paired_t_test(np.c_[a, b], np.c_[b, b])
     assert both[0] == pytest.approx(sp.ttest_rel(a, b).pvalue) and both[1] == 1.0
+
+
+@pytest.mark.parametrize("n", [2, 3, 17, 400, 9362])
+def test_t_test_from_stdtr_equals_ttest_rel_column_by_column(n):
+    """The speed trick "t-test from the t distribution alone" against its reference, scipy.stats.ttest_rel: every
+    column of a 2-D input, small and large samples, tiny and large effects, constant differences (t = ±inf)."""
+    rng = _rng(n)
+    a = rng.random((n, 6))
+    b = a + rng.normal(0, 0.1, (n, 6)) + np.array([0.0, 1e-3, 0.05, -0.2, 0.0, 0.0])
+    b[:, 4] = a[:, 4] + 0.25  # a constant difference
+    b[:, 5] = a[:, 5]  # no difference: p = 1 by definition
+    mine = stats.paired_t_test(a, b)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy warns about the constant columns
+        reference = sp.ttest_rel(a, b, axis=0).pvalue
+    reference[5] = 1.0
+    np.testing.assert_allclose(mine, reference, rtol=1e-9, atol=1e-300)
+    assert stats.paired_t_test(a[:, 0], b[:, 0]) == pytest.approx(float(reference[0]), rel=1e-9)
+    assert np.isnan(stats.paired_t_test(a[:1, 0], b[:1, 0]))
 
 
 def test_holm_known_values():
