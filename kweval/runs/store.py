@@ -98,6 +98,13 @@ class RunStore:
     def _write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction, the schema made (or checked: a foreign file is refused) inside it."""
         with _guarded(str(self.path), "write"):
+            if self.path.is_file() and self.path.stat().st_size:  # refused before anything (WAL mode) is written
+                con = sqlite.connect(self.path, read_only=True)
+                try:
+                    if _tables(con):  # none yet: another writer is making the store; its transaction decides
+                        _check_kind(con, str(self.path))
+                finally:
+                    con.close()
             with sqlite.write_transaction(sqlite.connect(self.path)) as con:
                 _ensure_schema(con, str(self.path))
                 yield con
@@ -240,9 +247,13 @@ def _guarded(source: str, action: str) -> Iterator[None]:
         raise RunsError(source, f"cannot {action} the runs database ({reason}); nothing was written") from None
 
 
+def _tables(con: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
 def _ensure_schema(con: sqlite3.Connection, source: str) -> None:
     """Make the tables of a new store; refuse a database that is not one (another program's, another version's)."""
-    tables = {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    tables = _tables(con)
     if tables and "meta" not in tables:
         raise RunsError(source, f"not a kweval runs database (it holds {', '.join(sorted(tables))}); not changed")
     if not tables:
