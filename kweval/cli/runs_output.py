@@ -95,13 +95,13 @@ def emit_run(info, summary: pd.DataFrame, fmt: str) -> None:
 
 def emit_comparison(comparison, fmt: str, top: int) -> None:
     """`runs compare`: the answer (the first metric's change and how sure), the table, the units, the settings."""
-    from kweval.runs import options_line
+    from kweval.runs import lead_sentence, options_line
 
     if fmt == "json":
         emit_json(comparison.as_dict(top))
         return
     words = vocabulary_for(comparison.a.per_document)
-    print(_lead(comparison, words))
+    print(plain(lead_sentence(comparison, words)))
     for note in comparison.notes:
         print(plain(f"note: {note}"))
     print(plain(options_line(comparison)))
@@ -111,20 +111,6 @@ def emit_comparison(comparison, fmt: str, top: int) -> None:
     for title, rows in (("got most worse", comparison.worst(top)), ("got most better", comparison.best(top))):
         print(_heading(f"{words.reviews} that {title} on {comparison.metric} (B − A)", fmt))
         emit_table(rows, fmt, words=words)
-
-
-def _lead(comparison, words) -> str:
-    """One sentence: B's change on the first metric against A, its interval and Holm p."""
-    from kweval.stats.verdict import format_p
-
-    row = comparison.table[comparison.table["metric"] == comparison.metric].iloc[0]
-    a, b = comparison.a, comparison.b
-    return plain(
-        f"{b.name} [{b.id}, {comparison.model_b}] against {a.name} [{a.id}, {comparison.model_a}] on "
-        f"{words.count(comparison.n_common)}: {comparison.metric} {row['a']:.4f} → {row['b']:.4f}, B − A "
-        f"{row['difference']:+.4f} (95% CI [{row['ci_low']:+.4f}, {row['ci_high']:+.4f}], "
-        f"Holm {format_p(row['p_holm'])})"
-    )
 
 
 def emit_gate(comparison, result, fmt: str) -> None:

@@ -12,7 +12,14 @@ The API the CLI (`kweval evaluate --record`, `kweval runs ...`) and the dashboar
   page); `write_run_table`, `log_to_mlflow` (`runs export`).
 """
 
-from kweval.runs.compare import RunComparison, compare_rows, compare_runs, options_line, paired_rows
+from kweval.runs.compare import (
+    RunComparison,
+    compare_rows,
+    compare_runs,
+    lead_sentence,
+    options_line,
+    paired_rows,
+)
 from kweval.runs.export import log_to_mlflow, tidy_table, write_run_table
 from kweval.runs.gate import GateResult, gate
 from kweval.runs.history import change_marks, history_metrics, metric_history, runs_table, settings_text
@@ -50,6 +57,7 @@ __all__ = [
     "evaluation_tables",
     "gate",
     "history_metrics",
+    "lead_sentence",
     "log_to_mlflow",
     "metric_history",
     "option_changes",

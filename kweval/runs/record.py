@@ -104,15 +104,23 @@ def summary_intervals(scores: pd.DataFrame, metrics: Sequence[str], how: str, n_
 
 
 def evaluation_tables(
-    evaluation: Evaluation, how: str, summary: pd.DataFrame | None = None, n_boot: int = N_BOOT
+    evaluation: Evaluation,
+    how: str,
+    summary: pd.DataFrame | None = None,
+    models: Sequence[str] | None = None,
+    n_boot: int = N_BOOT,
 ) -> RunTables:
     """The tables of a run of the one engine: its per-review table, its summary (`summary`, else `kweval.aggregate`
-    under `how`) with the key metrics' intervals, and the hash of its units and cleaned GT."""
+    under `how`) with the key metrics' intervals, and the hash of its units and cleaned GT; `models`: only theirs
+    (the dashboard records the models selected)."""
     from kweval.evaluation.aggregate import aggregate
 
-    scores = per_review_table(evaluation.scores)
+    rows = evaluation.scores if models is None else evaluation.scores[evaluation.scores["model"].isin(list(models))]
+    scores = per_review_table(rows)
     metrics = [m for m in evaluation.metric_names if m in scores.columns]
     table = aggregate(evaluation, how) if summary is None else summary
+    if models is not None:
+        table = table[table["model"].isin(list(models))]
     intervals = summary_intervals(scores, key_metrics(metrics, evaluation.options.k), how, n_boot)
     return RunTables(scores, metrics, long_summary(table, intervals), evaluation_reference(evaluation))
 
