@@ -4,6 +4,7 @@ per-review tables, refusals are one reason, the gate tells a real drop from nois
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -151,3 +152,41 @@ def test_a_lower_is_better_metric_drops_when_it_rises(monkeypatch):
     monkeypatch.setattr(registry, "better", lambda m: registry.LOWER if m == "cost" else real(m))
     table = pd.DataFrame({"metric": ["f1", "cost", "unknown_metric"], "difference": [-0.1, 0.2, 0.3]})
     assert drops(table).tolist() == pytest.approx([0.1, 0.2, -0.3])
+
+
+def test_export_to_mlflow_logs_params_metrics_and_the_table(tmp_path, demo, monkeypatch):
+    """Skipped without the optional extra (`pip install 'kweval[mlflow]'`); MLflow's file store on a temporary
+    folder, read back with MLflow's own client."""
+    mlflow = pytest.importorskip("mlflow", reason="the mlflow extra is not installed")
+    from kweval.runs import log_to_mlflow
+
+    monkeypatch.setenv("MLFLOW_ALLOW_FILE_STORE", "true")  # MLflow 3 keeps its file store behind this switch
+    _, per_model = demo
+    store = RunStore(tmp_path / "runs.sqlite")
+    info = record(store, evaluation_tables(per_model["keybert"], "macro", n_boot=50), name="to mlflow")
+    uri = (tmp_path / "mlruns").as_uri()
+    mlflow_id = log_to_mlflow(info, store.scores(info), store.summary([info.id]), uri, experiment="kweval")
+    logged = mlflow.MlflowClient(tracking_uri=uri).get_run(mlflow_id)
+    assert logged.data.params["kweval.run_id"] == info.id and logged.data.params["kweval.k"] == "5"
+    f1 = store.summary([info.id]).set_index("metric").loc["f1", "value"]
+    assert logged.data.metrics["keybert/f1"] == pytest.approx(f1)
+    assert logged.data.metrics["keybert/ndcg_at_5"] > 0
+    artifact = mlflow.artifacts.download_artifacts(run_id=mlflow_id, tracking_uri=uri, dst_path=str(tmp_path / "a"))
+    table = pd.read_parquet(next(Path(artifact).rglob("*.parquet")))
+    assert len(table) == info.n_rows and table["run_id"].eq(info.id).all()
+
+
+def test_export_to_mlflow_without_the_extra_is_one_line(tmp_path, demo, monkeypatch, capsys):
+    import sys
+
+    from kweval.cli.dispatch import main
+
+    _, per_model = demo
+    store = RunStore(tmp_path / "runs.sqlite")
+    record(store, evaluation_tables(per_model["keybert"], "macro", n_boot=50), name="r")
+    monkeypatch.setitem(sys.modules, "mlflow", None)  # as if not installed
+    assert main(["runs", "export", "r", "--runs", str(store.path), "--mlflow", "http://127.0.0.1:9"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err == [
+        "kweval: kweval runs export --mlflow: needs mlflow, which is not installed: pip install 'kweval[mlflow]'"
+    ]

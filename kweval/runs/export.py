@@ -17,6 +17,7 @@ import pandas as pd
 from kweval.extras import require
 from kweval.io.table_files import write_table
 from kweval.runs.run import RunInfo
+from kweval.runs.store import RunsError
 
 
 def tidy_table(info: RunInfo, scores: pd.DataFrame) -> pd.DataFrame:
@@ -58,16 +59,21 @@ def mlflow_metrics(summary: pd.DataFrame) -> dict[str, float]:
 def log_to_mlflow(
     info: RunInfo, scores: pd.DataFrame, summary: pd.DataFrame, uri: str, experiment: str | None = None
 ) -> str:
-    """Log the run to the MLflow tracking `uri` (in `experiment`, default MLflow's); returns MLflow's run id."""
+    """Log the run to the MLflow tracking `uri` (in `experiment`, default MLflow's); returns MLflow's run id.  What
+    MLflow refuses (an unreachable server, a backend it will not open) is one RunsError naming the URI."""
     mlflow = require("mlflow", "mlflow", "kweval runs export --mlflow")
-    mlflow.set_tracking_uri(uri)
-    if experiment:
-        mlflow.set_experiment(experiment)
-    with mlflow.start_run(run_name=info.name) as active, tempfile.TemporaryDirectory() as folder:
-        mlflow.set_tags({"kweval.run_id": info.id, "kweval.time": info.time})
-        mlflow.log_params(mlflow_params(info))
-        mlflow.log_metrics(mlflow_metrics(summary))
-        table = Path(folder) / f"kweval-run-{info.id}.parquet"
-        write_run_table(info, scores, str(table))
-        mlflow.log_artifact(str(table))
-        return str(active.info.run_id)
+    try:
+        mlflow.set_tracking_uri(uri)
+        if experiment:
+            mlflow.set_experiment(experiment)
+        with mlflow.start_run(run_name=info.name) as active, tempfile.TemporaryDirectory() as folder:
+            mlflow.set_tags({"kweval.run_id": info.id, "kweval.time": info.time})
+            mlflow.log_params(mlflow_params(info))
+            mlflow.log_metrics(mlflow_metrics(summary))
+            table = Path(folder) / f"kweval-run-{info.id}.parquet"
+            write_run_table(info, scores, str(table))
+            mlflow.log_artifact(str(table))
+            return str(active.info.run_id)
+    except Exception as exc:  # MLflow's own errors and its HTTP client's: the integration's one boundary
+        first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise RunsError(f"MLflow {uri}", f"the run was not logged ({first[:300]})") from None
