@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
+from kweval.data.vocabulary import vocabulary_for
 from kweval.metrics import registry
 from kweval.runs.compare import RunComparison
 from kweval.stats.verdict import ALPHA, format_p
@@ -48,7 +49,7 @@ def gate(comparison: RunComparison, max_drop: float = 0.0, alpha: float = ALPHA)
         }
     )
     rows["failed"] = (rows["drop"] > max_drop) & (rows["p_holm"] < alpha)
-    units = f"{comparison.n_common:,} paired units"
+    units = f"{vocabulary_for(comparison.a.per_document).count(comparison.n_common)} (paired)"
     if rows["failed"].any():
         worst = rows[rows["failed"]].sort_values("drop", ascending=False).iloc[0]
         others = int(rows["failed"].sum()) - 1
