@@ -188,3 +188,29 @@ def test_a_preset_run_is_recorded_and_not_compared_with_a_kweval_run(tmp_path):
     assert "under the pke protocol" in one_line(kweval("runs", "compare", "pke", "kweval", cache=cache))
     again = kweval("runs", "rerun", "pke", cache=cache)
     assert again.returncode == 0 and "identical scores" in again.stdout, again.stdout + again.stderr
+    html = str(tmp_path / "r.html")
+    second = write_jsonl(tmp_path / "b.jsonl", [{"id": d, "keyphrases": [f"topic {d[1:]}"]} for d in docs])
+    report = kweval(
+        "report",
+        str(collection),
+        "--protocol",
+        "pke",
+        "--predictions",
+        f"a={predictions}",
+        "--predictions",
+        f"b={second}",
+        "--out",
+        html,
+        "--record",
+        "--run-name",
+        "report",
+        cache=cache,
+    )
+    assert report.returncode == 0, report.stderr
+    reported = RunStore(cache / "runs" / "runs.sqlite").get("report")
+    assert reported.protocol == "pke" and reported.models == ["a", "b"]
+    assert RunStore(cache / "runs" / "runs.sqlite").scores(reported)["f1@5"].tolist()[:8] == pytest.approx(
+        RunStore(cache / "runs" / "runs.sqlite").scores(runs["pke"])["f1@5"].tolist()
+    )
+    gate = kweval("runs", "gate", "--baseline", "pke", "--candidate", "report", "--model", "a", cache=cache)
+    assert gate.returncode == 0 and "no gated metric got worse" in gate.stdout, gate.stdout + gate.stderr
