@@ -190,3 +190,24 @@ def test_export_to_mlflow_without_the_extra_is_one_line(tmp_path, demo, monkeypa
     assert err == [
         "kweval: kweval runs export --mlflow: needs mlflow, which is not installed: pip install 'kweval[mlflow]'"
     ]
+
+
+def test_names_from_users_cannot_act_on_a_terminal(tmp_path, demo, capsys):
+    """A run name with an escape sequence, a newline and a forged `kweval:` line prints as escapes, one line."""
+    from kweval.cli.dispatch import main
+
+    _, per_model = demo
+    store = RunStore(tmp_path / "runs.sqlite")
+    hostile = "evil\x1b[31m|=cmd\n kweval: forged\u202e"
+    info = record(store, evaluation_tables(per_model["keybert"], "macro", n_boot=50), name=hostile)
+    other = record(store, evaluation_tables(per_model["yake"], "macro", n_boot=50), name="plain")
+    for argv in (
+        ["runs", "list"],
+        ["runs", "show", info.id],
+        ["runs", "compare", info.id, other.id],
+        ["runs", "gate", "--baseline", other.id, "--candidate", info.id],
+    ):
+        main([*argv, "--runs", str(store.path)])
+        out = capsys.readouterr().out
+        assert "\x1b" not in out and "\u202e" not in out and "\n kweval: forged" not in out, argv
+        assert "evil\\x1b[31m" in out or argv[1] == "gate", argv  # the gate's line names no run

@@ -44,7 +44,7 @@ def _text_table(frame: pd.DataFrame) -> str:
         return "(none)"
     shown_frame = frame.copy()
     for column in shown_frame.columns:
-        if shown_frame[column].dtype == object:
+        if not pd.api.types.is_numeric_dtype(shown_frame[column]):  # text of any dtype: names come from users
             shown_frame[column] = shown_frame[column].map(lambda v: v if v is None else plain(v))
     return shown_frame.to_string(index=False, float_format=lambda v: f"{v:.4f}")
 
