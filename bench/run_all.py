@@ -40,6 +40,7 @@ OPTIONAL = (  # a script and its arguments
     "bench_dask.py",
     "bench_failures.py",
     "bench_scale.py --semantic",
+    "bench_runs.py",
 )
 OPTIONAL_TIMEOUT_S = 1800
 

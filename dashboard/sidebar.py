@@ -70,6 +70,7 @@ PAGES = (
     Page("explorer", "Review explorer", ":material/manage_search:"),
     Page("ndcg", "nDCG worked example", ":material/calculate:"),
     Page("compare", "Compare models", ":material/compare_arrows:"),
+    Page("history", "Run history", ":material/history:"),
     Page("failures", "Why models fail", ":material/troubleshoot:"),
     Page("data", "Data", ":material/database:"),
     Page("parity", "Notebook parity", ":material/difference:", movie_level_only=True),

@@ -40,6 +40,7 @@ STREAMLIT_FREE = (
     "style",
     "report_view",
     "failures_view",
+    "history_chart",
 )
 # The parts of kweval from the bottom up; a part imports only its own modules and lower layers' parts.
 LAYERS = [
@@ -49,6 +50,7 @@ LAYERS = [
         "kweval.cachedir",
         "kweval.files",
         "kweval.messages",
+        "kweval.sqlite",
         "kweval.__version__",
     },  # foundations
     {"kweval.data"},  # datasets and their readers
@@ -65,6 +67,7 @@ LAYERS = [
         "kweval.judgments",
     },  # siblings: none imports another
     {"kweval.io"},  # reports, the protocol card, output files, export
+    {"kweval.runs"},  # the run history: recorded evaluations, paired comparisons of runs, the regression gate
     {"kweval.cli"},  # every command
     {"kweval", "kweval.__main__"},  # the package's face and `python -m kweval`
 ]

@@ -11,7 +11,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from kweval.cli import fast, judged
+from kweval.cli import fast, judged, record
 from kweval.cli.common import (
     DEFAULTS,
     THRESHOLD_FAILED,
@@ -143,6 +143,7 @@ def _add_output_options(ev: argparse.ArgumentParser) -> None:
         "spreadsheets do not run them as formulas)",
     )
     ev.add_argument("--quiet", action="store_true", help="do not print skipped/cleaned data messages")
+    record.add_arguments(ev)
 
 
 def _add_scale_options(ev: argparse.ArgumentParser) -> None:
@@ -193,6 +194,11 @@ def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """`kweval evaluate`: the summary (and --per-review table) of a dataset, or of a collection under --protocol."""
+    if args.legacy and record.wanted(args):
+        raise UsageError("--record keeps the per-review table, which legacy mode does not make")
+    unusable = record.check(args)  # a damaged or foreign runs store: said before the work
+    if unusable is not None:
+        return unusable
     if fast.wants_protocol_path(args):
         return fast.evaluate_protocol(args)
     args.aggregate = args.aggregate or AGGREGATIONS[0]
@@ -232,8 +238,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if n_evaluated == 0:
         print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
         return USAGE_ERROR
-    _write_outputs(args, summary, per_review, options, str(source), _words(dataset), judged_tables)
-    return _check_thresholds(summary, args.fail_under)
+    card = _card(args, options, str(source))
+    _write_outputs(args, summary, per_review, options, card, _words(dataset), judged_tables)
+    status = _check_thresholds(summary, args.fail_under)
+    if record.wanted(args) and per_review is not None:
+        per_document = dataset.per_document if dataset is not None else False  # in groups: DNLP, movie-level
+        kept = summary[[c for c in summary.columns if not c.endswith("_judged") and c != "n_judgments"]]
+        return record.record_evaluation(args, per_review, args.aggregate, card, per_document, kept) or status
+    return status
 
 
 def _options(args: argparse.Namespace) -> EvalOptions:
@@ -288,7 +300,7 @@ def _words(dataset: Dataset | None):
 
 
 def _write_outputs(
-    args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, source: str, words, judged
+    args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, card: dict, words, judged
 ):
     """The summary (--out, --format, with its protocol card and sidecar, headers in the data's `words`) and the
     --per-review table."""
@@ -297,9 +309,8 @@ def _write_outputs(
     from kweval.io.card import write_sidecar
 
     fmt = args.format or report.format_for_path(args.out)
-    meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
+    meta = {"data": card["data"], "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
     latex = _latex_options(args, summary, per_review) if fmt == "latex" else {}
-    card = _card(args, options, source)
     write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, words=words, **latex), args.out)
     write_sidecar(fmt, args.out, card)
     if args.per_review and per_review is not None:

@@ -23,6 +23,7 @@ from kweval.cli import (
     cmd_failures,
     cmd_judgments,
     cmd_report,
+    cmd_runs,
     cmd_slices,
     cmd_synth,
 )
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_failures.add_parser(sub)
     cmd_judgments.add_parser(sub)
     cmd_report.add_parser(sub)
+    cmd_runs.add_parser(sub)
     cmd_slices.add_parser(sub)
     return parser
 
@@ -75,6 +77,7 @@ COMMANDS = {
     "failures": cmd_failures.cmd_failures,
     "judgments": cmd_judgments.cmd_judgments,
     "report": cmd_report.cmd_report,
+    "runs": cmd_runs.cmd_runs,
     "slices": cmd_slices.cmd_slices,
 }
 

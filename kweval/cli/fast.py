@@ -100,9 +100,8 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         return 2
     from kweval.io import card as cards
 
-    _write_summary(
-        args, rows, cards.files_hash(list(documents.files) + paths, folder if folder.is_dir() else None), cutoffs
-    )
+    content = cards.files_hash(list(documents.files) + paths, folder if folder.is_dir() else None)
+    card = _write_summary(args, rows, content, cutoffs)
     if per_review is not None:
         write_output(opts.per_document_csv(documents.name, per_model, raw=getattr(args, "raw_csv", False)), per_review)
     try:
@@ -111,6 +110,10 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         raise KeyphraseUsageError(str(exc)) from None
     for failure in failures:
         say(failure)
+    if getattr(args, "record", None) is not None:  # --record: the full CLI's (kweval.cli.record)
+        from kweval.cli import record
+
+        return record.record_protocol(args, documents, per_model, rows, card) or (1 if failures else 0)
     return 1 if failures else 0
 
 
@@ -167,8 +170,9 @@ def _score_models(protocol, documents, chosen, cutoffs, problems: list, quiet: b
     return rows, per_model, paths
 
 
-def _write_summary(args: argparse.Namespace, rows: list[dict], content_hash: str, cutoffs: tuple) -> None:
-    """The protocol's summary rows with their protocol card: JSON without pandas, other formats through it."""
+def _write_summary(args: argparse.Namespace, rows: list[dict], content_hash: str, cutoffs: tuple) -> dict:
+    """The protocol's summary rows with their protocol card (returned): JSON without pandas, other formats through
+    it."""
     from kweval.io import card as cards
 
     card = cards.protocol_card(
@@ -188,6 +192,7 @@ def _write_summary(args: argparse.Namespace, rows: list[dict], content_hash: str
         )
     write_output(text, args.out)
     cards.write_sidecar(fmt, args.out, card)
+    return card
 
 
 def _stem_cache_problems() -> list:

@@ -14,6 +14,7 @@ from kweval.stats.bootstrap import (
     bootstrap_ci,
     bootstrap_statistics,
     bootstrap_summary_ci,
+    bootstrap_summary_cis,
 )
 from kweval.stats.headline import headline, key_metrics
 from kweval.stats.paired import (
@@ -39,6 +40,7 @@ __all__ = [
     "bootstrap_ci",
     "bootstrap_statistics",
     "bootstrap_summary_ci",
+    "bootstrap_summary_cis",
     "compare_aggregated",
     "compare_groups",
     "compare_models",
