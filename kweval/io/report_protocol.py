@@ -64,7 +64,7 @@ def protocol_scores(
 
 def f1_of_means(preset: str) -> bool:
     """Whether the preset's macro F1 is the F1 of mean P and R (KPEval's), not a mean of per-document F1s."""
-    return PROTOCOLS[preset].macro_f1 == "f1_of_means"
+    return PROTOCOLS[preset].macro == "f1_of_means"
 
 
 def headline_metrics(k: int, columns: Sequence[str]) -> list[str]:
@@ -185,7 +185,7 @@ def protocol_report_data(
     f1_note = (
         " F1 in the table is the F1 of mean P and mean R (KPEval's convention); the comparisons test mean per-document "
         "values."
-        if PROTOCOLS[preset].macro_f1 == "f1_of_means"
+        if PROTOCOLS[preset].macro == "f1_of_means"
         else " The comparisons test mean per-document values."
     )
     stage(progress, REPORT_STAGES[3])
