@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import KW_ONLY, asdict, dataclass, field
 from typing import TypedDict
 
 from kweval.keyphrase import phrases
@@ -54,6 +54,8 @@ class Protocol:
 
     name: str
     tool: str
+    defects: tuple[str, ...] = field(default=())
+    _: KW_ONLY
     split: str
     empty_list: str
     tokenizer: str
@@ -68,7 +70,6 @@ class Protocol:
     present_rule: str
     present_form: str
     averaged: str
-    defects: tuple[str, ...] = field(default=())
 
     def settings(self) -> dict[str, str]:
         """{convention: setting}, in `CONVENTIONS` order."""
@@ -88,7 +89,7 @@ def make_protocol(settings: Mapping[str, str], name: str | None = None, tool: st
     """The protocol of `settings` (every convention; ValueError for an unknown one), named by its spec when no
     `name` is given (`kweval.keyphrase.conventions.spec_of`)."""
     checked = check_settings(settings)
-    return Protocol(name or spec_of(checked), tool, **checked)
+    return Protocol(name or spec_of(checked), tool, (), **checked)
 
 
 class _Description(TypedDict, total=False):
@@ -165,9 +166,7 @@ _DESCRIPTIONS: dict[str, _Description] = {
 
 # The card's words for each preset (`kweval.io.card`); the conventions themselves are `preset_settings`.
 PROTOCOLS: dict[str, Protocol] = {
-    name: Protocol(
-        name, _DESCRIPTIONS[name]["tool"], **preset_settings(name), defects=_DESCRIPTIONS[name].get("defects", ())
-    )
+    name: Protocol(name, _DESCRIPTIONS[name]["tool"], _DESCRIPTIONS[name].get("defects", ()), **preset_settings(name))
     for name in PRESETS
 }
 
