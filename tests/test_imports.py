@@ -64,6 +64,7 @@ LAYERS = [
         "kweval.scale",
         "kweval.judgments",
     },  # siblings: none imports another
+    {"kweval.lattice"},  # every mixture of the keyphrase presets' conventions; gaps between protocols decomposed
     {"kweval.io"},  # reports, the protocol card, output files, export
     {"kweval.cli"},  # every command
     {"kweval", "kweval.__main__"},  # the package's face and `python -m kweval`

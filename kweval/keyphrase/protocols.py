@@ -421,6 +421,11 @@ def _mean(values: Sequence[float], skip_undefined: bool) -> float:
     return math.fsum(values) / len(values) if len(values) else 0.0
 
 
+def f1_of_means(p: float, r: float) -> float:
+    """The F1 of a macro P and a macro R (KPEval's macro F1); undefined when either is."""
+    return math.nan if math.isnan(p) or math.isnan(r) else cutoff_metrics.harmonic_mean(p, r)
+
+
 def summarize(protocol: Protocol, per_document: Mapping[str, Sequence[float]]) -> dict[str, float]:
     """Macro scores as the protocol forms them: F1 as a mean of F1s or as F1 of mean P and R; a metric a document
     leaves undefined (no text) is averaged over the others under `averaged=with_gold`, else undefined."""
@@ -432,6 +437,6 @@ def summarize(protocol: Protocol, per_document: Mapping[str, Sequence[float]]) -
     }
     if protocol.macro == "f1_of_means":
         for name in [n for n in means if n.startswith("f1@")]:
-            means[name] = cutoff_metrics.harmonic_mean(means["p" + name[2:]], means["r" + name[2:]])
+            means[name] = f1_of_means(means["p" + name[2:]], means["r" + name[2:]])
     means["n_documents"] = float(len(per_document["doc"]))
     return means
