@@ -12,6 +12,7 @@ and every summary against `score_documents` and `summarize` under many protocols
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -19,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kweval._arrays import position_in_run, run_heads
-from kweval.keyphrase.conventions import NAMES, moves
+from kweval.keyphrase.conventions import moves
 from kweval.keyphrase.protocols import Protocol, f1_of_means, make_protocol
 from kweval.lattice.rows import Reading, Side, Words, haystacks, presence, read_rows, read_words
 from kweval.text.matching import assign_matches_table, keywords_match_indexed
@@ -27,7 +28,7 @@ from kweval.text.matching import assign_matches_table, keywords_match_indexed
 Settings = Mapping[str, str]
 _READING = ("split", "empty_list")
 _WORDS = (*_READING, "tokenizer", "stemming")
-_LISTS = NAMES[:9]  # the conventions of the kept, assigned lists: reading, words, matching, filters, repeats
+_KEPT = (*_WORDS, "invalid", "prediction_dedup", "gold_dedup", "dedup_key")  # the kept lists
 ALIASES = {"recall_present": "r@M_present", "recall_absent": "r@M_absent"}  # the pipeline's names of two columns
 
 
@@ -144,6 +145,7 @@ class Lattice:
         self.no_text = np.array([t is None for t in text], dtype=bool)
         self.blank = np.array([t is None or not t.strip() for t in text], dtype=bool)
         self._cache: dict[tuple, object] = {}
+        self._ids: dict[bytes, int] = {}
         self.inert = self._inert()
 
     def _inert(self) -> frozenset[str]:
@@ -184,11 +186,22 @@ class Lattice:
         key = ("candidates", *self._key(s, _WORDS), s["matching"])
         return self._memo(key, lambda: _substring_pairs(self.words(s), s["matching"]))
 
-    def lists(self, s: Settings) -> Lists:
-        key = ("lists", *self._key(s, _LISTS))
-        return self._memo(key, lambda: self._make_lists(s))
+    def _content(self, *parts: object) -> int:
+        """A small number naming `parts` (arrays and keys) by their content: stages whose inputs are equal share
+        one result, whichever settings led to them (most conventions read most data alike)."""
+        digest = hashlib.blake2b(digest_size=16)
+        for part in parts:
+            digest.update(part.tobytes() if isinstance(part, np.ndarray) else repr(part).encode())
+            digest.update(b"|")
+        return self._ids.setdefault(digest.digest(), len(self._ids))
 
-    def _make_lists(self, s: Settings) -> Lists:
+    def _kept(self, s: Settings) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+        """(content id, gold rows kept, prediction rows kept, which of those are no repeat): the filters and
+        repeats of `invalid`, `prediction_dedup`, `gold_dedup`, `dedup_key`."""
+        key = ("kept", *self._key(s, _KEPT))
+        return self._memo(key, lambda: self._make_kept(s))
+
+    def _make_kept(self, s: Settings) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
         w = self.words(s)
         gold, pred = w.gold, w.pred
         gold_keep = ~gold.no_words if s["invalid"] == "no_words" else np.ones(len(gold.doc), dtype=bool)
@@ -197,20 +210,28 @@ class Lattice:
         valid = _valid(pred, s["invalid"])
         key = pred.keys[s["dedup_key"]]
         first_all = _first_of_key(pred.doc, key, valid if s["invalid"] != "meng" else np.ones(len(key), dtype=bool))
-        kept = valid & (first_all | (s["prediction_dedup"] != "drop"))
-        rows = np.flatnonzero(kept)
+        rows = np.flatnonzero(valid & (first_all | (s["prediction_dedup"] != "drop")))
         first = first_all[rows]
+        return self._content(self._key(s, _WORDS), gold_keep, rows, first), gold_keep, rows, first
+
+    def lists(self, s: Settings) -> Lists:
+        """The kept lists of `s` and their one-to-one assignment under `matching`."""
+        kept = self._kept(s)
+        return self._memo(("lists", kept[0], s["matching"]), lambda: self._make_lists(s, *kept[1:]))
+
+    def _make_lists(self, s: Settings, gold_keep: np.ndarray, rows: np.ndarray, first: np.ndarray) -> Lists:
+        w = self.words(s)
         if s["matching"] == "exact":
-            assigned = _exact_assign(w, rows, first, gold_keep)
-            return Lists(gold_keep, rows, first, assigned, _NONE, _NONE)
+            return Lists(gold_keep, rows, first, _exact_assign(w, rows, first, gold_keep), _NONE, _NONE)
         pairs_pred, pairs_gold = self._candidates(s)
-        index = np.full(len(pred.doc), -1, dtype=np.int64)
+        index = np.full(len(w.pred.doc), -1, dtype=np.int64)
         index[rows[first]] = np.flatnonzero(first)
         keep = (index[pairs_pred] >= 0) & gold_keep[pairs_gold]
         cand_kept, cand_gold = index[pairs_pred[keep]], pairs_gold[keep]  # sorted by prediction row, then gold row
-        return Lists(gold_keep, rows, first, _assign(pred.doc[rows], cand_kept, cand_gold), cand_kept, cand_gold)
+        return Lists(gold_keep, rows, first, _assign(w.pred.doc[rows], cand_kept, cand_gold), cand_kept, cand_gold)
 
-    def _presence(self, s: Settings) -> tuple[np.ndarray, np.ndarray]:
+    def _presence(self, s: Settings) -> tuple[int, np.ndarray, np.ndarray]:
+        """(content id, per gold row present, per prediction row present) under `present_rule`."""
         rule = s["present_rule"]
         approx = rule == "matching" and s["matching"] == "approx"
         key = ("presence", *self._key(s, _WORDS), rule, approx)
@@ -220,32 +241,37 @@ class Lattice:
             hay = self._memo(
                 ("hay", s["tokenizer"], s["stemming"]), lambda: haystacks(self.docs, self.texts, make_protocol(s))
             )
-            return tuple(presence(w, side, hay, rule, s["matching"]) for side in (w.gold, w.pred))
+            gold, pred = (presence(w, side, hay, rule, s["matching"]) for side in (w.gold, w.pred))
+            return self._content(self._key(s, _WORDS), gold, pred), gold, pred
 
         return self._memo(key, make)
 
+    def _scored_key(self, s: Settings, part: str) -> tuple:
+        lists = self.lists(s)
+        if not part:
+            return ("scored", id(lists), part)
+        return ("scored", id(lists), part, self._presence(s)[0], s["present_form"])
+
     def scored(self, s: Settings, part: str) -> Scored:
         """The list the metrics of `part` ("" all gold, "present", "absent") score under `s`."""
-        form = s["present_form"] if part else ""
-        key = ("scored", *self._key(s, _LISTS), part, part and s["present_rule"], form)
-        return self._memo(key, lambda: self._make_scored(s, part))
+        return self._memo(self._scored_key(s, part), lambda: self._make_scored(s, part))
 
     def _make_scored(self, s: Settings, part: str) -> Scored:
         lists, w, n = self.lists(s), self.words(s), len(self.docs)
         doc = w.pred.doc[lists.rows]
         if not part:
             return _scored(doc, lists.assigned >= 0, np.bincount(w.gold.doc[lists.gold_keep], minlength=n), n)
-        gold_present, pred_present = self._presence(s)
+        _, gold_present, pred_present = self._presence(s)
         side = part == "present"
         relevant = np.bincount(w.gold.doc[lists.gold_keep & (gold_present == side)], minlength=n)
+        taken = lists.assigned
         if s["present_form"] == "credit":
-            taken = lists.assigned
-            hit = (taken >= 0) & (gold_present[np.maximum(taken, 0)] == side)
-            return _scored(doc, hit, relevant, n)
+            return _scored(doc, (taken >= 0) & (gold_present[np.maximum(taken, 0)] == side), relevant, n)
         mine = np.flatnonzero(pred_present[lists.rows] == side)
         if s["matching"] == "exact":
-            assigned = _exact_assign(w, lists.rows[mine], lists.first[mine], lists.gold_keep & (gold_present == side))
-            return _scored(doc[mine], assigned >= 0, relevant, n)
+            # presence is a function of a phrase's words, and exact matches have equal words: each match stays on
+            # one side, so assigning within a side is the whole assignment restricted to it
+            return _scored(doc[mine], taken[mine] >= 0, relevant, n)
         local = np.full(len(lists.rows), -1, dtype=np.int64)
         local[mine] = np.arange(len(mine))
         keep = (local[lists.cand_kept] >= 0) & (gold_present[lists.cand_gold] == side)
@@ -256,8 +282,7 @@ class Lattice:
     def scores(self, s: Settings, part: str, cutoff: int | str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Per document P, R and F1 of the `part` list at `cutoff` (`protocols.prf_at`)."""
         flexible = s["cutoff"] == "flexible" or s["cutoff"] == "hard_oracle_flexible" and cutoff == "O"
-        stage = (*self._key(s, _LISTS), part, part and s["present_rule"], part and s["present_form"])
-        key = ("scores", *stage, cutoff, cutoff != "M" and flexible)
+        key = ("scores", *self._scored_key(s, part), cutoff, cutoff != "M" and flexible)
         return self._memo(key, lambda: _cutoff_scores(self.scored(s, part), cutoff, flexible))
 
     def document_values(self, s: Settings, metric: Metric) -> np.ndarray:
