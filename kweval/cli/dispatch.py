@@ -21,6 +21,7 @@ from kweval.cli import (
     cmd_export,
     cmd_extract,
     cmd_failures,
+    cmd_gap,
     cmd_judgments,
     cmd_report,
     cmd_slices,
@@ -60,6 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_judgments.add_parser(sub)
     cmd_report.add_parser(sub)
     cmd_slices.add_parser(sub)
+    cmd_gap.add_parser(sub)
     return parser
 
 
@@ -76,6 +78,7 @@ COMMANDS = {
     "judgments": cmd_judgments.cmd_judgments,
     "report": cmd_report.cmd_report,
     "slices": cmd_slices.cmd_slices,
+    "gap": cmd_gap.cmd_gap,
 }
 
 

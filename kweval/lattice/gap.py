@@ -18,6 +18,7 @@ import numpy as np
 from kweval.keyphrase.conventions import BY_NAME, NAMES, moves
 from kweval.lattice.engine import Lattice, Metric, parse_metric
 from kweval.lattice.shapley import shapley, shapley_rows, subset_values
+from kweval.stats.numbers import decimals_for, format_number
 
 TOP_DOCUMENTS = 10  # the documents that move most, listed by default
 
@@ -145,30 +146,33 @@ def _subsets(players: Sequence[str]) -> list[list[str]]:
     return [[p for i, p in enumerate(players) if mask >> i & 1] for mask in range(1 << len(players))]
 
 
-def _number(x: float) -> str:
-    return "undefined" if math.isnan(x) else f"{x:.4f}"
+def metric_label(metric: str) -> str:
+    """A metric column as prose: f1@5 -> F1@5, r@50_absent -> R@50 absent."""
+    measure, _, rest = metric.partition("@")
+    cutoff, _, part = rest.partition("_")
+    return f"{measure.upper()}@{cutoff}" + (f" {part}" if part else "")
 
 
-def gap_sentence(gap: Gap, labels: Mapping[str, str] | None = None) -> str:
+def signed(x: float) -> str:
+    """A contribution with a sign and 4 decimals, more where a non-zero one would read 0.0000; exactly 0 is "0"."""
+    return "0" if x == 0 else f"{x:+.{decimals_for([x], minimum=4)}f}"
+
+
+def gap_sentence(gap: Gap) -> str:
     """One sentence: which protocol gives more and by how much, then the conventions' shares, largest first."""
-    metric = gap.metric.upper().replace("_PRESENT", " present").replace("_ABSENT", " absent")
-    metric = metric.replace("R@", "R@").replace("P@", "P@")
-    start, end = gap.from_protocol, gap.to_protocol
+    metric, start, end = metric_label(gap.metric), gap.from_protocol, gap.to_protocol
+    before, after = format_number(gap.from_value, 4), format_number(gap.to_value, 4)
     if math.isnan(gap.gap):
-        return f"{metric} is {_number(gap.from_value)} under {start} and {_number(gap.to_value)} under {end}."
+        return f"{metric} is {before} under {start} and {after} under {end}."
     if gap.gap == 0:
-        lead = f"{end}'s {metric} equals {start}'s ({_number(gap.to_value)})"
+        lead = f"{end}'s {metric} equals {start}'s ({after})"
     else:
         side = "higher" if gap.gap > 0 else "lower"
-        lead = (
-            f"{end}'s {metric} ({_number(gap.to_value)}) is {abs(gap.gap):.4f} {side} than {start}'s "
-            f"({_number(gap.from_value)})"
-        )
-    labels = labels or {name: BY_NAME[name].label for name in NAMES}
+        lead = f"{end}'s {metric} ({after}) is {signed(abs(gap.gap))[1:]} {side} than {start}'s ({before})"
     moving = sorted((f for f in gap.factors if f.contribution != 0), key=lambda f: -abs(f.contribution))
     idle = len(gap.factors) - len(moving)
-    parts = [f"{f.contribution:+.4f} from {labels[f.factor]}" for f in moving]
+    parts = [f"{signed(f.contribution)} from {BY_NAME[f.factor].label}" for f in moving]
     tail = (
-        f"; {idle} other differing convention{'s' if idle != 1 else ''} change{'s' if idle == 1 else ''} nothing here"
+        f"; {idle} other differing convention{'s' if idle != 1 else ''} change{'' if idle != 1 else 's'} nothing here"
     )
     return lead + (": " + ", ".join(parts) if parts else "") + (tail if idle else "") + "."
