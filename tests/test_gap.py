@@ -235,3 +235,34 @@ def test_reported_search_finds_pke_behind_pkes_own_f1_at_10(semeval_predictions,
     pke = preset_settings("pke")
     assert any(m["presets"] == ["pke"] for m in result["matches"])
     assert any(all(pke[n] == v for n, v in m["conventions"].items()) for m in result["matches"])
+
+
+def test_card_and_preset_report_say_what_the_other_presets_give(tmp_path, capsys):
+    """`kweval evaluate --protocol P`'s card and `kweval report --protocol P`'s page: one line per key metric with
+    every other preset's value and the gap, the values those presets' own runs print."""
+    predictions = {"edge": EDGE_PREDICTIONS}
+    printed = _reported_by_evaluate(EDGE, predictions, capsys)
+    status, out, _ = _cli(
+        "evaluate", str(EDGE), "--protocol", "meng", "--predictions", f"edge={EDGE_PREDICTIONS}", "--format", "json",
+        "--quiet", capsys=capsys,
+    )  # fmt: skip
+    card = json.loads(out)["meta"]["protocol"]
+    lines = card["other_presets"]
+    assert status == 0 and "kweval gap" in card["other_presets_note"]
+    assert [line.split(" ")[0] for line in lines] == ["F1@5", "F1@10", "F1@M", "F1@O"] + ["F1@5", "F1@10"] + [
+        "F1@M",
+        "F1@O",
+        "R@50",
+    ]
+    f1_5 = lines[0]
+    meng, kpeval = printed["meng"]["edge"]["f1@5"], printed["kpeval"]["edge"]["f1@5"]
+    assert f1_5.startswith(f"F1@5 {meng:.4f} under meng; kweval (approx) ")
+    assert f"kpeval {kpeval:.4f} ({kpeval - meng:+.4f})" in f1_5
+    page = tmp_path / "report.html"
+    second = tmp_path / "second.jsonl"
+    second.write_text(EDGE_PREDICTIONS.read_text().replace("TextRank", "PageRank"))
+    args = ["report", str(EDGE), "--protocol", "meng", "--predictions", f"edge={EDGE_PREDICTIONS}"]
+    args += ["--predictions", f"second={second}", "--out", str(page), "--resamples", "50"]
+    assert main(args) == 0
+    html = page.read_text(encoding="utf-8")
+    assert "The same predictions under the other presets" in html and f"edge: F1@5 {meng:.4f} under meng" in html

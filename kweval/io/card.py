@@ -111,6 +111,13 @@ def protocol_card(
     }
 
 
+def with_other_presets(card: Mapping[str, object], lines: Sequence[str]) -> dict[str, object]:
+    """`card` with one line per key metric on what the other presets give (`kweval.lattice.lines.gap_lines`)."""
+    from kweval.lattice.lines import GAP_NOTE
+
+    return {**card, "other_presets": list(lines), "other_presets_note": GAP_NOTE} if lines else dict(card)
+
+
 def convention_lines(settings: Mapping[str, str]) -> dict[str, str]:
     """{convention: "setting: its sentence"} of a protocol's settings (`kweval.keyphrase.conventions`, the one
     definition docs/protocols.md and `kweval gap` read)."""

@@ -23,8 +23,10 @@ import pandas as pd
 from kweval.data.vocabulary import DOCUMENT_WORDS
 from kweval.evaluation.aggregate import ALL
 from kweval.evaluation.options import Progress, no_progress
+from kweval.io.card import with_other_presets
 from kweval.io.report_data import REPORT_STAGES, Example, ReportData, example_reviews, stage
 from kweval.keyphrase.protocols import PROTOCOLS, prepare_document, score_documents, summarize
+from kweval.lattice.lines import gap_lines, preset_summaries
 from kweval.stats import verdict as verdicts
 from kweval.stats.aggregated import compare_aggregated
 from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, bootstrap_statistics, bootstrap_summary_ci
@@ -154,6 +156,16 @@ def protocol_examples(documents, predictions, preset: str, scores: pd.DataFrame,
     return out
 
 
+def other_preset_lines(documents, predictions: Mapping[str, Mapping[str, Sequence[str]]], preset: str, k: int, cutoffs):
+    """One line per model and key metric: the preset's value and every other preset's (`kweval.lattice.lines`)."""
+    cutoffs = list(dict.fromkeys([k, *cutoffs]))
+    lines: list[str] = []
+    for model, lists in predictions.items():
+        summaries = preset_summaries(documents.gold, lists, documents.texts, cutoffs)
+        lines += gap_lines(preset, summaries, k, f"{model}: " if len(predictions) > 1 else "")
+    return lines
+
+
 def protocol_report_data(
     documents,
     predictions: Mapping[str, Mapping[str, Sequence[str]]],
@@ -190,6 +202,7 @@ def protocol_report_data(
     )
     stage(progress, REPORT_STAGES[3])
     examples = protocol_examples(documents, predictions, preset, scores, top)
+    card = with_other_presets(card, other_preset_lines(documents, predictions, preset, k, cutoffs))
     return ReportData(
         title=f"kweval report: {documents.name} under the {preset} preset",
         words=DOCUMENT_WORDS,

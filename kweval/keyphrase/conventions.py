@@ -249,6 +249,11 @@ def kweval_settings(match: str = KWEVAL_MATCH) -> dict[str, str]:
     }
 
 
+def preset_label(preset: str, match: str = KWEVAL_MATCH) -> str:
+    """A preset's name for people: the kweval preset names its match mode ("kweval (approx)")."""
+    return f"kweval ({match})" if preset == "kweval" else preset
+
+
 def preset_settings(preset: str, match: str = KWEVAL_MATCH) -> dict[str, str]:
     """Every convention's setting under `preset` (`match`: the kweval preset's match mode)."""
     if preset == "kweval":

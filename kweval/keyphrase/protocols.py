@@ -241,20 +241,13 @@ def occurs(protocol: Protocol, phrase: phrases.Words, text: str) -> bool:
     return any(doc[start : start + n] == phrase for start in index.get(phrase[0], ()))
 
 
-def phrases_match(matching: str, prediction: phrases.Words, gold: phrases.Words) -> bool:
-    """Whether a prediction matches a gold phrase (their words) under `matching`: equal words, or for approx
-    (word) a non-empty one's words joined by spaces inside the other's (as a run of whole words)."""
-    if prediction == gold or matching == "exact":
-        return prediction == gold
-    a, b = " ".join(prediction), " ".join(gold)
-    if matching == "word":
-        a, b = f" {a} " if a else "", f" {b} " if b else ""
-    return bool(a) and a in b or bool(b) and b in a
-
-
 def assign(matching: str, predictions: Sequence[phrases.Words], first: Sequence[bool], gold: Sequence[phrases.Words]):
     """The one-to-one assignment: per prediction in rank order the first gold phrase not yet taken that it matches
-    (its index), or -1; a repeat (`first` False, pke) takes none.  Exact matching takes the first free equal one."""
+    (its index), or -1; a repeat (`first` False, pke) takes none.
+
+    Matching (`matching`): equal words; for approx also a non-empty one's words joined by spaces inside the
+    other's, for word as a run of whole words (the joins padded by spaces).
+    """
     taken: list[int] = []
     if matching == "exact":
         free: dict[phrases.Words, list[int]] = {}
@@ -264,17 +257,24 @@ def assign(matching: str, predictions: Sequence[phrases.Words], first: Sequence[
             slots = free.get(words) if f else None
             taken.append(slots.pop() if slots else -1)
         return taken
-    used: set[int] = set()
+    pad = matching == "word"
+    texts = [_joined(g, pad) for g in gold]  # joined once per list
+    left = list(range(len(gold)))
     for words, f in zip(predictions, first):
-        j = (
-            next((j for j, g in enumerate(gold) if j not in used and phrases_match(matching, words, g)), -1)
-            if f
-            else -1
-        )
+        j = -1
+        if f:
+            a = _joined(words, pad)
+            j = next((j for j in left if words == gold[j] or a and a in texts[j] or texts[j] and texts[j] in a), -1)
         if j >= 0:
-            used.add(j)
+            left.remove(j)
         taken.append(j)
     return taken
+
+
+def _joined(words: phrases.Words, pad: bool) -> str:
+    """A phrase's words joined by spaces (padded by spaces for word matching); "" without words."""
+    text = " ".join(words)
+    return f" {text} " if pad and text else text
 
 
 @dataclass(frozen=True)

@@ -364,7 +364,7 @@ def _cutoff_scores(scored: Scored, cutoff: int | str, flexible: bool) -> tuple[n
 
 
 def _substring_pairs(words: Words, matching: str) -> tuple[np.ndarray, np.ndarray]:
-    """Every same-document (prediction row, gold row) that matches under approx or word (`protocols.phrases_match`,
+    """Every same-document (prediction row, gold row) that matches under approx or word (`protocols.assign`'s rule,
     by `kweval.text.matching.keywords_match_indexed` on the words joined by spaces), sorted."""
     pred, gold = words.pred, words.gold
     n = int(max(pred.doc.max(initial=-1), gold.doc.max(initial=-1))) + 1
