@@ -179,7 +179,8 @@ def preset_description(preset: str) -> _Description:
 # Per process: a phrase's words before and after stemming, and a document's words with their index and their join,
 # under each (tokenizer, stemming): documents and gold are the same for every model of a run.
 _phrases: dict[tuple[str, str, str], tuple[phrases.Words, phrases.Words]] = {}
-_documents: dict[tuple[str, str, str], tuple[phrases.Words, dict[str, list[int]], str]] = {}
+_documents: dict[tuple[str, str, str], tuple[phrases.Words, str]] = {}
+_indexes: dict[tuple[str, str, str], dict[str, list[int]]] = {}
 
 
 def read_phrase(protocol: Protocol, phrase: str) -> tuple[phrases.Words, phrases.Words]:
@@ -199,15 +200,29 @@ def phrase_words(protocol: Protocol, phrase: str) -> phrases.Words:
 
 def document_words(protocol: Protocol, text: str) -> phrases.Words:
     """The (stemmed) words of a document, as the protocol checks presence in it."""
-    return _indexed_document(protocol, text)[0]
+    return _read_document(protocol, text)[0]
 
 
-def _indexed_document(protocol: Protocol, text: str) -> tuple[phrases.Words, dict[str, list[int]], str]:
+def document_text(protocol: Protocol, text: str) -> str:
+    """A document's (stemmed) words joined by spaces (one string per distinct text, remembered)."""
+    return _read_document(protocol, text)[1]
+
+
+def _read_document(protocol: Protocol, text: str) -> tuple[phrases.Words, str]:
     key = (protocol.tokenizer, protocol.stemming, text)
     found = _documents.get(key)
     if found is None:
         doc = phrases.stemmed(protocol.stemming, phrases.document_tokens(protocol.tokenizer, text))
-        found = _documents[key] = (doc, _word_index(doc), " ".join(doc))
+        found = _documents[key] = (doc, " ".join(doc))
+    return found
+
+
+def _word_positions(protocol: Protocol, text: str) -> dict[str, list[int]]:
+    """Each word's positions in the document (remembered): where a phrase's run can start."""
+    key = (protocol.tokenizer, protocol.stemming, text)
+    found = _indexes.get(key)
+    if found is None:
+        found = _indexes[key] = _word_index(_read_document(protocol, text)[0])
     return found
 
 
@@ -229,7 +244,7 @@ def _word_index(doc: phrases.Words) -> dict[str, list[int]]:
 
 def occurs(protocol: Protocol, phrase: phrases.Words, text: str) -> bool:
     """Whether a gold or predicted phrase (its words) is present in the document `text` (`present_rule`)."""
-    doc, index, joined = _indexed_document(protocol, text)
+    doc, joined = _read_document(protocol, text)
     if not phrase:  # OpenNMT-kpg's loop finds a phrase without words everywhere
         return protocol.present_rule == "words_empty_everywhere"
     needle = " ".join(phrase)
@@ -238,7 +253,7 @@ def occurs(protocol: Protocol, phrase: phrases.Words, text: str) -> bool:
     if protocol.present_rule == "matching" and protocol.matching == "approx":
         return needle in joined
     n = len(phrase)
-    return any(doc[start : start + n] == phrase for start in index.get(phrase[0], ()))
+    return any(doc[start : start + n] == phrase for start in _word_positions(protocol, text).get(phrase[0], ()))
 
 
 def assign(matching: str, predictions: Sequence[phrases.Words], first: Sequence[bool], gold: Sequence[phrases.Words]):

@@ -363,21 +363,32 @@ def _cutoff_scores(scored: Scored, cutoff: int | str, flexible: bool) -> tuple[n
     return p, r, f
 
 
+_PAIR_CHUNK = 1 << 20  # same-document pairs tested at once: bounds the working memory on large collections
+
+
 def _substring_pairs(words: Words, matching: str) -> tuple[np.ndarray, np.ndarray]:
     """Every same-document (prediction row, gold row) that matches under approx or word (`protocols.assign`'s rule,
-    by `kweval.text.matching.keywords_match_indexed` on the words joined by spaces), sorted."""
+    by `kweval.text.matching.keywords_match_indexed` on the words joined by spaces), sorted; `_PAIR_CHUNK` pairs
+    at a time."""
     pred, gold = words.pred, words.gold
     n = int(max(pred.doc.max(initial=-1), gold.doc.max(initial=-1))) + 1
     n_gold = np.bincount(gold.doc, minlength=n)
     gold_start = np.cumsum(n_gold) - n_gold
     per_pred = n_gold[pred.doc]
-    pair_pred = np.repeat(np.arange(len(pred.doc)), per_pred)
-    offsets = np.arange(len(pair_pred)) - np.repeat(np.cumsum(per_pred) - per_pred, per_pred)
-    pair_gold = np.repeat(gold_start[pred.doc], per_pred) + offsets
+    ends = np.cumsum(per_pred)
+    cuts = np.unique(np.searchsorted(ends, np.arange(_PAIR_CHUNK, int(ends[-1]) if len(ends) else 0, _PAIR_CHUNK)))
     joined = [" ".join(v) for v in words.vocabulary]
-    p_code, g_code = pred.words[pair_pred], gold.words[pair_gold]
-    hit = keywords_match_indexed(joined, joined, p_code, g_code, matching)
     empty = np.array([not j for j in joined], dtype=bool)
-    either = empty[p_code] | empty[g_code]
-    hit[either] = p_code[either] == g_code[either]  # a phrase without words matches only its equal
-    return pair_pred[hit], pair_gold[hit]
+    found_pred, found_gold = [], []
+    for rows in np.split(np.arange(len(pred.doc)), cuts):
+        counts = per_pred[rows]
+        pair_pred = np.repeat(rows, counts)
+        offsets = np.arange(len(pair_pred)) - np.repeat(np.cumsum(counts) - counts, counts)
+        pair_gold = np.repeat(gold_start[pred.doc[rows]], counts) + offsets
+        p_code, g_code = pred.words[pair_pred], gold.words[pair_gold]
+        hit = keywords_match_indexed(joined, joined, p_code, g_code, matching)
+        either = empty[p_code] | empty[g_code]
+        hit[either] = p_code[either] == g_code[either]  # a phrase without words matches only its equal
+        found_pred.append(pair_pred[hit])
+        found_gold.append(pair_gold[hit])
+    return np.concatenate(found_pred), np.concatenate(found_gold)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kweval.keyphrase import phrases
-from kweval.keyphrase.protocols import Protocol, document_words, read_phrase
+from kweval.keyphrase.protocols import Protocol, document_text, read_phrase
 
 
 @dataclass(frozen=True)
@@ -97,28 +97,26 @@ def read_words(reading: Reading, protocol: Protocol) -> Words:
 
 def haystacks(docs: Sequence[str], texts: Mapping[str, str | None], protocol: Protocol) -> list[str | None]:
     """Each document's words joined by spaces under `protocol`'s tokenizer and stemming (None without a text)."""
-    out: list[str | None] = []
-    for d in docs:
-        text = texts.get(d)
-        out.append(None if text is None else " ".join(document_words(protocol, text)))
-    return out
+    return [None if (text := texts.get(d)) is None else document_text(protocol, text) for d in docs]
 
 
 def presence(words: Words, side: Side, hay: Sequence[str | None], present_rule: str, matching: str) -> np.ndarray:
     """Per row of `side`: whether its phrase is present in its document (`protocols.occurs`, by codes and C-level
     substring tests): its words a run of the document's (their joins padded by spaces), or, under the present rule
-    `matching` with approx matching, its words' join inside the document's."""
-    pairs, at = np.unique(side.doc * len(words.vocabulary) + side.words, return_inverse=True)
-    doc, code = np.divmod(pairs, len(words.vocabulary))
-    substring = present_rule == "matching" and matching == "approx"
-    needles = [" ".join(words.vocabulary[c]) for c in code.tolist()]
-    blank = np.fromiter((not n.strip() for n in needles), dtype=bool, count=len(needles))
+    `matching` with approx matching, its words' join inside the document's.  Each distinct (document, phrase) is
+    tested once; each phrase's needle and each document's padded text are built once."""
+    n_codes = len(words.vocabulary)
+    pairs, at = np.unique(side.doc * n_codes + side.words, return_inverse=True)
+    doc, code = np.divmod(pairs, n_codes)
+    joined = [" ".join(v) for v in words.vocabulary]
+    blank = np.array([not j.strip() for j in joined], dtype=bool)
+    empty = np.array([not v for v in words.vocabulary], dtype=bool)
+    if not (present_rule == "matching" and matching == "approx"):
+        joined = [f" {j} " for j in joined]
+        hay = [f" {h} " if h else "" for h in hay]  # each document padded once; the pairs share its string
     texts = [hay[d] or "" for d in doc.tolist()]
-    if not substring:
-        needles = [f" {n} " for n in needles]
-        texts = [f" {t} " for t in texts]
+    needles = [joined[c] for c in code.tolist()]
     found = np.fromiter(map(operator.contains, texts, needles), dtype=bool, count=len(needles))
-    empty = np.fromiter((not words.vocabulary[c] for c in code.tolist()), dtype=bool, count=len(needles))
-    out = found & ~blank
-    out[empty] = present_rule == "words_empty_everywhere"
+    out = found & ~blank[code]
+    out[empty[code]] = present_rule == "words_empty_everywhere"
     return out[at.reshape(-1)]
