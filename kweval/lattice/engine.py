@@ -233,15 +233,16 @@ class Lattice:
     def _presence(self, s: Settings) -> tuple[int, np.ndarray, np.ndarray]:
         """(content id, per gold row present, per prediction row present) under `present_rule`."""
         rule = s["present_rule"]
-        approx = rule == "matching" and s["matching"] == "approx"
-        key = ("presence", *self._key(s, _WORDS), rule, approx)
+        if rule == "matching" and s["matching"] != "approx":
+            rule = "words"  # the matching's rule is a run of words except under approx
+        key = ("presence", *self._key(s, _WORDS), rule)
 
         def make():
             w = self.words(s)
             hay = self._memo(
                 ("hay", s["tokenizer"], s["stemming"]), lambda: haystacks(self.docs, self.texts, make_protocol(s))
             )
-            gold, pred = (presence(w, side, hay, rule, s["matching"]) for side in (w.gold, w.pred))
+            gold, pred = (presence(w, side, hay, rule, "approx") for side in (w.gold, w.pred))
             return self._content(self._key(s, _WORDS), gold, pred), gold, pred
 
         return self._memo(key, make)
