@@ -59,10 +59,14 @@ def gap_text(gap: Mapping) -> str:
         f"  {end['protocol']:<{width}}  {_n(end['value'])}",
         f"  {'gap':<{width}}  {signed(gap['gap'])}",
         "",
-        f"{'convention':<22}{'from':<22}{'to':<22}{'contribution':>14}",
     ]
+    heads = ["convention", start["protocol"], end["protocol"]]
+    keys = ("factor", "from", "to")
+    cols = [max([len(h), *(len(str(f[key])) for f in gap["factors"])]) + 2 for h, key in zip(heads, keys)]
+    lines.append("".join(f"{h:<{w}}" for h, w in zip(heads, cols)) + f"{'contribution':>14}")
     for f in gap["factors"]:
-        lines.append(f"{f['factor']:<22}{f['from']:<22}{f['to']:<22}{signed(f['contribution']):>14}")
+        cells = "".join(f"{f[key]:<{w}}" for key, w in zip(keys, cols))
+        lines.append(f"{cells}{signed(f['contribution']):>14}")
     lines += ["", "what the settings mean:"] + [f"  {_meaning(f)}" for f in gap["factors"] if f["contribution"]]
     if gap["documents"]:
         lines += ["", f"documents that move most ({metric_label(gap['metric'])} of each document, from → to):"]
@@ -119,16 +123,22 @@ def reported_summary(result: Mapping) -> str:
         nearest = result["closest"][0] if result["closest"] else None
         near = f"; the nearest is {format_number(nearest['value'], 6)}" if nearest else ""
         return (
-            f"No combination of the presets' conventions gives {metric} = {result['reported']} on this data "
-            f"({result['n_combinations']} tried){near}."
+            f"No combination of the presets' conventions gives {metric} = {result['reported']}{_read_as(result)} on "
+            f"this data ({result['n_combinations']} tried){near}."
         )
     presets = list(dict.fromkeys(p for g in groups for p in g["presets"]))
     named = f", among them the {', '.join(presets)} preset{'s' if len(presets) > 1 else ''}" if presets else ""
     return (
         f"{len(result['matches'])} of {result['n_combinations']} combinations of the presets' conventions give "
-        f"{metric} = {result['reported']} on this data, in {len(groups)} distinct value{'s' if len(groups) > 1 else ''}"
-        f"{named}."
+        f"{metric} = {result['reported']}{_read_as(result)} on this data, in {len(groups)} distinct "
+        f"value{'s' if len(groups) > 1 else ''}{named}."
     )
+
+
+def _read_as(result: Mapping) -> str:
+    """How a percentage was read (" (0.314 as a fraction)"); "" for a fraction."""
+    given = str(result["reported"]).removesuffix("%").strip()
+    return "" if float(given) == result["value"] else f" (read as {float(result['value']):.10g})"
 
 
 def reported_text(result: Mapping) -> str:
