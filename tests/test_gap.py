@@ -266,3 +266,36 @@ def test_card_and_preset_report_say_what_the_other_presets_give(tmp_path, capsys
     assert main(args) == 0
     html = page.read_text(encoding="utf-8")
     assert "The same predictions under the other presets" in html and f"edge: F1@5 {meng:.4f} under meng" in html
+
+
+def _documented_gap_runs() -> list[tuple[list[str], str]]:
+    """(arguments, output) of every `kweval gap` example in docs/protocols.md with its output beside it."""
+    import re
+    import shlex
+
+    from tests.helpers import REPO
+
+    text = (REPO / "docs" / "protocols.md").read_text(encoding="utf-8")
+    runs = []
+    for command, output in re.findall(r"```bash\n(?:[^`\n][^\n]*\n)*?(kweval gap [^\n]+)\n```\n\n```text\n(.*?)```", text, re.S):
+        runs.append((shlex.split(command)[1:], output))
+    for command, output in re.findall(r"```text\n\$ (kweval gap [^\n]+)\n(.*?)```", text, re.S):
+        runs.append((shlex.split(command)[1:], output))
+    return runs
+
+
+def test_the_documented_examples_are_found():
+    runs = _documented_gap_runs()
+    assert len(runs) >= 4 and any("--reported" in args for args, _ in runs)
+
+
+@pytest.mark.keyphrase
+@pytest.mark.slow
+def test_the_documented_examples_are_what_kweval_gap_prints(semeval_predictions, capsys):
+    """docs/protocols.md's worked example on SemEval2017 with YAKE: each command's output as the CLI prints it."""
+    for args, documented in _documented_gap_runs():
+        argv = [str(SEMEVAL) if a == "SemEval2017/" else a for a in args]
+        argv = [f"yake={semeval_predictions['yake']}" if a == "yake=yake.jsonl" else a for a in argv]
+        status, out, err = _cli(*argv, capsys=capsys)
+        assert status == 0, err
+        assert out == documented, args

@@ -223,3 +223,15 @@ def test_kweval_preset_equals_the_pipeline_on_semeval2017(tmp_path, semeval_firs
 
 def test_convention_labels_are_what_the_explainer_prints():
     assert BY_NAME["cutoff"].sentence("flexible").startswith("P@k cut-off: min(k, |P|)")
+
+
+def test_docs_table_of_conventions_is_the_code():
+    from kweval.keyphrase import conventions_doc
+
+    text = (Path(__file__).parents[1] / "docs" / "protocols.md").read_text(encoding="utf-8")
+    assert conventions_doc.BEGIN in text and conventions_doc.END in text
+    assert text == conventions_doc.with_table(text), (
+        "docs/protocols.md is stale: run python -m kweval.keyphrase.conventions_doc docs/protocols.md"
+    )
+    for convention in CONVENTIONS:  # every setting's sentence is in the document, once per setting
+        assert all(sentence.replace("|", "\\|") in text for sentence in convention.settings.values())
