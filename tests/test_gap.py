@@ -277,7 +277,9 @@ def _documented_gap_runs() -> list[tuple[list[str], str]]:
 
     text = (REPO / "docs" / "protocols.md").read_text(encoding="utf-8")
     runs = []
-    for command, output in re.findall(r"```bash\n(?:[^`\n][^\n]*\n)*?(kweval gap [^\n]+)\n```\n\n```text\n(.*?)```", text, re.S):
+    for command, output in re.findall(
+        r"```bash\n(?:[^`\n][^\n]*\n)*?(kweval gap [^\n]+)\n```\n\n```text\n(.*?)```", text, re.S
+    ):
         runs.append((shlex.split(command)[1:], output))
     for command, output in re.findall(r"```text\n\$ (kweval gap [^\n]+)\n(.*?)```", text, re.S):
         runs.append((shlex.split(command)[1:], output))

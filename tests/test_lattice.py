@@ -195,16 +195,6 @@ def test_kweval_preset_conventions_give_the_pipelines_numbers(tmp_path):
     _pipeline_equals_kweval_settings(tmp_path / "c", path)
 
 
-@pytest.fixture(scope="module")
-def semeval_firstphrases():
-    from kweval.data.keyphrase import read_documents
-    from kweval.keyphrase.extract import firstphrases_lists
-
-    collection = read_documents(SEMEVAL, [])
-    lists = firstphrases_lists([collection.texts[d] for d in collection.doc_ids], 20)
-    return collection, {d: [k for k, _ in entries] for d, entries in zip(collection.doc_ids, lists)}
-
-
 @pytest.mark.keyphrase
 def test_lattice_equals_score_documents_on_semeval2017(semeval_firstphrases):
     collection, predictions = semeval_firstphrases
