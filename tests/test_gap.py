@@ -301,3 +301,15 @@ def test_the_documented_examples_are_what_kweval_gap_prints(semeval_predictions,
         status, out, err = _cli(*argv, capsys=capsys)
         assert status == 0, err
         assert out == documented, args
+
+
+def test_a_tidy_folder_with_per_document_ground_truth_names_its_collection(tmp_path, capsys):
+    folder = tmp_path / "synth"
+    assert main(["synth", str(folder), "--movies", "2", "--reviews-per-movie", "30", "--gt", "per-document"]) == 0
+    capsys.readouterr()
+    base = ["gap", str(folder), "--model", "base", "--from", "pke", "--to", "kpeval"]
+    status, _, err = _cli(*base, capsys=capsys)
+    assert status == 2 and "--movie: choose one collection of movie000, movie001" in err
+    result = _json(*base, "--movie", "movie001", capsys=capsys)
+    assert result["collection"] == "movie001" and result["n_documents"] == 30
+    assert abs(math.fsum(f["contribution"] for f in result["factors"]) - result["gap"]) <= 1e-12

@@ -13,14 +13,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from kweval.cli.common import UsageError, add_predictions_argument, positive_int, prediction_files
+from kweval.cli.common import UsageError, add_match_option, add_predictions_argument, positive_int, prediction_files
 from kweval.messages import problem_line
 
 
 def add_parser(sub) -> None:
     """Register `gap` on the CLI's subparsers."""
     from kweval.io.gap_text import FORMATS
-    from kweval.text.matching import MATCH_MODES
 
     gp = sub.add_parser(
         "gap",
@@ -30,6 +29,7 @@ def add_parser(sub) -> None:
     )
     gp.add_argument("data", nargs="?", help="per-document data: docsutf8/ + keys/, a Meng-layout .json/.jsonl file")
     gp.add_argument("--model", help="the model whose numbers are explained (default: the only one given)")
+    gp.add_argument("--movie", help="the collection, where DATA (a tidy folder) holds several")
     gp.add_argument(
         "--from",
         dest="start",
@@ -52,7 +52,7 @@ def add_parser(sub) -> None:
     gp.add_argument(
         "--k", type=positive_int, action="append", default=[], help="with --reported: also try cut-off K (repeatable)"
     )
-    gp.add_argument("--match", choices=MATCH_MODES, help="the kweval preset's match mode (default approx)")
+    add_match_option(gp)  # the kweval preset's match mode
     gp.add_argument("--top", type=positive_int, default=10, help="documents that move most, listed (default 10)")
     add_predictions_argument(gp)
     gp.add_argument("--format", choices=FORMATS, default="text")
@@ -100,7 +100,7 @@ def _collection(args: argparse.Namespace, problems: list):
     """The per-document collection and every model's prediction lists (as `kweval evaluate --protocol` reads them)."""
     from kweval.data import read_per_document
     from kweval.data.predictions import beside_collection, prediction_lists
-    from kweval.lattice.explain import NEEDS_PER_DOCUMENT, GapError, collection_of_dataset, collection_of_documents
+    from kweval.lattice.explain import NEEDS_PER_DOCUMENT, collection_of_dataset, collection_of_documents
 
     documents = None if args.data is None else read_per_document(args.data, problems)
     if documents is None:
@@ -108,10 +108,12 @@ def _collection(args: argparse.Namespace, problems: list):
 
         dataset = load_dataset(args.data, predictions=prediction_files(args))  # a tidy folder, DNLP, the demo
         problems.extend(dataset.problems)
-        try:
-            return collection_of_dataset(dataset)
-        except GapError:
-            raise UsageError(f"{args.data or 'the embedded demo'}: {NEEDS_PER_DOCUMENT}") from None
+        if not dataset.per_document:
+            raise UsageError(f"{args.data or 'the embedded demo'}: {NEEDS_PER_DOCUMENT}")
+        collections = list(dataset.movie_ids)
+        if args.movie is None and len(collections) > 1 or args.movie not in (None, *collections):
+            raise UsageError(f"--movie: choose one collection of {', '.join(collections)}")
+        return collection_of_dataset(dataset, args.movie)
     files = prediction_files(args) or {}
     if not files and Path(args.data).is_dir():
         files = {m: str(p) for m, p in beside_collection(Path(args.data), problems)}
