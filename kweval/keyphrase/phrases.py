@@ -38,8 +38,9 @@ def save_stems() -> None:
 
 
 def stem_cache_notes() -> list[str]:
-    """What went wrong with the persistent stem cache since the last call (a write refused by a full disk), once."""
-    notes = list(_notes)
+    """What went wrong with the persistent stem cache since the last call (a write refused by a full disk), each
+    once however often it was tried."""
+    notes = list(dict.fromkeys(_notes))
     _notes.clear()
     return notes
 
