@@ -180,7 +180,6 @@ def preset_description(preset: str) -> _Description:
 # under each (tokenizer, stemming): documents and gold are the same for every model of a run.
 _phrases: dict[tuple[str, str, str], tuple[phrases.Words, phrases.Words]] = {}
 _documents: dict[tuple[str, str, str], tuple[phrases.Words, str]] = {}
-_indexes: dict[tuple[str, str, str], dict[str, list[int]]] = {}
 
 
 def read_phrase(protocol: Protocol, phrase: str) -> tuple[phrases.Words, phrases.Words]:
@@ -217,15 +216,6 @@ def _read_document(protocol: Protocol, text: str) -> tuple[phrases.Words, str]:
     return found
 
 
-def _word_positions(protocol: Protocol, text: str) -> dict[str, list[int]]:
-    """Each word's positions in the document (remembered): where a phrase's run can start."""
-    key = (protocol.tokenizer, protocol.stemming, text)
-    found = _indexes.get(key)
-    if found is None:
-        found = _indexes[key] = _word_index(_read_document(protocol, text)[0])
-    return found
-
-
 def document_problems(protocol: Protocol, texts: Mapping[str, str]) -> list[tuple[str, str]]:
     """(document id, reason) for each document the protocol's tool could not read and kweval reads its own way."""
     return [
@@ -235,25 +225,18 @@ def document_problems(protocol: Protocol, texts: Mapping[str, str]) -> list[tupl
     ]
 
 
-def _word_index(doc: phrases.Words) -> dict[str, list[int]]:
-    index: dict[str, list[int]] = {}
-    for pos, word in enumerate(doc):
-        index.setdefault(word, []).append(pos)
-    return index
-
-
 def occurs(protocol: Protocol, phrase: phrases.Words, text: str) -> bool:
     """Whether a gold or predicted phrase (its words) is present in the document `text` (`present_rule`)."""
-    doc, joined = _read_document(protocol, text)
     if not phrase:  # OpenNMT-kpg's loop finds a phrase without words everywhere
         return protocol.present_rule == "words_empty_everywhere"
     needle = " ".join(phrase)
     if not needle.strip():
         return False
+    joined = _read_document(protocol, text)[1]
     if protocol.present_rule == "matching" and protocol.matching == "approx":
         return needle in joined
-    n = len(phrase)
-    return any(doc[start : start + n] == phrase for start in _word_positions(protocol, text).get(phrase[0], ()))
+    # its words a run of the document's: no word holds a space, so a run is the joins padded by spaces
+    return f" {needle} " in f" {joined} "
 
 
 def assign(matching: str, predictions: Sequence[phrases.Words], first: Sequence[bool], gold: Sequence[phrases.Words]):
