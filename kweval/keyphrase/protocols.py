@@ -183,12 +183,17 @@ _documents: dict[tuple[str, str, str], tuple[phrases.Words, str]] = {}
 
 
 def read_phrase(protocol: Protocol, phrase: str) -> tuple[phrases.Words, phrases.Words]:
-    """(words before stemming, words) of one phrase under the protocol's tokenizer and stemming (remembered)."""
+    """(words before stemming, words) of one phrase under the protocol's tokenizer and stemming (remembered; the
+    stemmed reading starts from the unstemmed one)."""
     key = (protocol.tokenizer, protocol.stemming, phrase)
     found = _phrases.get(key)
     if found is None:
-        unstemmed = tuple(phrases.tokens(protocol.tokenizer, phrase))
-        found = _phrases[key] = (unstemmed, phrases.stemmed(protocol.stemming, unstemmed))
+        plain_key = (protocol.tokenizer, "none", phrase)
+        plain = _phrases.get(plain_key)
+        if plain is None:
+            words = tuple(phrases.tokens(protocol.tokenizer, phrase))
+            plain = _phrases[plain_key] = (words, words)
+        found = _phrases[key] = (plain[0], phrases.stemmed(protocol.stemming, plain[0]))
     return found
 
 
@@ -208,10 +213,17 @@ def document_text(protocol: Protocol, text: str) -> str:
 
 
 def _read_document(protocol: Protocol, text: str) -> tuple[phrases.Words, str]:
+    """(words, their join) of a document under the protocol's tokenizer and stemming (remembered; the stemmed
+    reading starts from the unstemmed one)."""
     key = (protocol.tokenizer, protocol.stemming, text)
     found = _documents.get(key)
     if found is None:
-        doc = phrases.stemmed(protocol.stemming, phrases.document_tokens(protocol.tokenizer, text))
+        plain_key = (protocol.tokenizer, "none", text)
+        plain = _documents.get(plain_key)
+        if plain is None:
+            words = tuple(phrases.document_tokens(protocol.tokenizer, text))
+            plain = _documents[plain_key] = (words, " ".join(words))
+        doc = phrases.stemmed(protocol.stemming, plain[0])
         found = _documents[key] = (doc, " ".join(doc))
     return found
 
