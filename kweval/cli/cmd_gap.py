@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 from kweval.cli.common import UsageError, add_match_option, add_predictions_argument, positive_int, prediction_files
-from kweval.messages import problem_line
+from kweval.messages import problem_line, say
 
 
 def add_parser(sub) -> None:
@@ -64,6 +64,7 @@ def cmd_gap(args: argparse.Namespace) -> int:
     from kweval.io.gap_text import render
     from kweval.io.output import check_output_file, write_output
     from kweval.keyphrase.conventions import KWEVAL_MATCH
+    from kweval.keyphrase.phrases import save_stems, stem_cache_notes
     from kweval.lattice.explain import GapError, explain_gap, explain_reported
 
     _check_question(args)
@@ -81,6 +82,10 @@ def cmd_gap(args: argparse.Namespace) -> int:
             result = explain_gap(collection, model, args.metric, args.start, args.end, match, args.top)
     except GapError as exc:
         raise UsageError(str(exc)) from None
+    finally:
+        save_stems()  # the stems read, kept for the next run
+    for note in stem_cache_notes():  # a full disk: the stems are not kept, the answer stands
+        say("stem cache", note)
     write_output(render(result, args.format), args.out)
     return 0
 

@@ -110,6 +110,8 @@ def explain_gap(
         if math.isnan(lattice.value(settings, m)):
             raise GapError(f"--metric {m.name}: not reported under {spec} ({_undefined_reason(settings, m.name)})")
     gap = protocol_gap(lattice, m.name, a, b, (protocol_name(a, match), protocol_name(b, match)), model, top)
+    if any(math.isnan(f.contribution) for f in gap.factors):  # a mixture leaves the metric undefined
+        raise GapError(f"--metric {m.name}: some mixtures of {start} and {end} leave it undefined (no text)")
     return {"collection": collection.name, "kweval_match": match, **gap.as_dict()}
 
 
