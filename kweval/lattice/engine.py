@@ -20,8 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from kweval._arrays import position_in_run, run_heads
-from kweval.keyphrase.conventions import moves
-from kweval.keyphrase.protocols import Protocol, f1_of_means, make_protocol
+from kweval.keyphrase.protocols import f1_of_means, make_protocol
 from kweval.lattice.rows import Reading, Side, Words, haystacks, presence, read_rows, read_words
 from kweval.text.matching import assign_matches_table, keywords_match_indexed
 
@@ -326,15 +325,6 @@ class Lattice:
             if not len(values):
                 return math.nan
         return math.fsum(values.tolist()) / len(values) if len(values) else 0.0
-
-    def protocol_value(self, protocol: Protocol, metric: str) -> float:
-        """`value` of a `Protocol` and a metric name."""
-        return self.value(protocol.settings(), parse_metric(metric))
-
-
-def moving(conventions: Sequence[str], metric: Metric) -> list[str]:
-    """The conventions among `conventions` that can change `metric` (`kweval.keyphrase.conventions.moves`)."""
-    return [c for c in conventions if moves(c, metric.name)]
 
 
 def _valid(pred: Side, invalid: str) -> np.ndarray:
