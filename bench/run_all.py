@@ -36,6 +36,7 @@ OPTIONAL = (  # a script and its arguments
     "bench_randomization.py",
     "bench_highlight.py",
     "bench_keyphrase.py",
+    "bench_gap.py",
     "bench_per_document.py",
     "bench_dask.py",
     "bench_failures.py",

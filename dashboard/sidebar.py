@@ -48,6 +48,7 @@ from kweval.data import DatasetError
 from kweval.data.dataset import Dataset
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
 from kweval.evaluation.pipeline import AGGREGATIONS, EvalOptions
+from kweval.lattice.explain import NEEDS_PER_DOCUMENT
 from kweval.text.matching import MATCH_MODES
 
 
@@ -59,6 +60,13 @@ class Page:
     label: str
     icon: str
     movie_level_only: bool = False  # applies to the DNLP layout only (movie-level GT shared by the reviews)
+    per_document_only: bool = False  # applies to per-document GT only (keyphrase benchmarks)
+
+    def applies(self, dataset: Dataset) -> bool:
+        """Whether the page has something to show for `dataset`."""
+        return not (
+            self.movie_level_only and dataset.per_document or self.per_document_only and not dataset.per_document
+        )
 
     @property
     def file(self) -> str:
@@ -74,6 +82,7 @@ PAGES = (
     Page("failures", "Why models fail", ":material/troubleshoot:"),
     Page("data", "Data", ":material/database:"),
     Page("parity", "Notebook parity", ":material/difference:", movie_level_only=True),
+    Page("protocols", "Protocols", ":material/balance:", per_document_only=True),
 )
 PAGE_FILES = {page.name: page.file for page in PAGES}
 SOURCE_LABELS = {
@@ -106,12 +115,15 @@ def open_page(file: str) -> Ctx:
         st.stop()
     selection = _selection(dataset)
     _page_links(links, selection.params(), dataset)
-    if page.movie_level_only and dataset.per_document:
+    if not page.applies(dataset):
         st.title(page.label)
-        st.info(
-            f"{page.label} applies only to the DNLP layout (one ranked GT list per movie); "
-            "this data has a GT list per document."
-        )
+        if page.movie_level_only:
+            st.info(
+                f"{page.label} applies only to the DNLP layout (one ranked GT list per movie); "
+                "this data has a GT list per document."
+            )
+        else:
+            st.info(f"{page.label}: {md(NEEDS_PER_DOCUMENT)}.")
         st.stop()
     if not selection.models:
         st.info("Choose at least one model in the sidebar (Models).")
@@ -140,7 +152,7 @@ def open_page(file: str) -> Ctx:
 def _page_links(where, query: dict[str, str], dataset: Dataset) -> None:
     """A link to every page of `PAGES` that applies to `dataset`, each carrying the selection `query`."""
     for page in PAGES:
-        if page.movie_level_only and dataset.per_document:
+        if not page.applies(dataset):
             continue
         where.page_link(page.file, label=page.label, icon=page.icon, query_params=query)
 

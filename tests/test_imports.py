@@ -41,6 +41,7 @@ STREAMLIT_FREE = (
     "report_view",
     "failures_view",
     "history_chart",
+    "gap_view",
 )
 # The parts of kweval from the bottom up; a part imports only its own modules and lower layers' parts.
 LAYERS = [
@@ -66,6 +67,7 @@ LAYERS = [
         "kweval.scale",
         "kweval.judgments",
     },  # siblings: none imports another
+    {"kweval.lattice"},  # every mixture of the keyphrase presets' conventions; gaps between protocols decomposed
     {"kweval.io"},  # reports, the protocol card, output files, export
     {"kweval.runs"},  # the run history: recorded evaluations, paired comparisons of runs, the regression gate
     {"kweval.cli"},  # every command

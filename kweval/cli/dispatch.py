@@ -21,6 +21,7 @@ from kweval.cli import (
     cmd_export,
     cmd_extract,
     cmd_failures,
+    cmd_gap,
     cmd_judgments,
     cmd_report,
     cmd_runs,
@@ -62,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_report.add_parser(sub)
     cmd_runs.add_parser(sub)
     cmd_slices.add_parser(sub)
+    cmd_gap.add_parser(sub)
     return parser
 
 
@@ -79,6 +81,7 @@ COMMANDS = {
     "report": cmd_report.cmd_report,
     "runs": cmd_runs.cmd_runs,
     "slices": cmd_slices.cmd_slices,
+    "gap": cmd_gap.cmd_gap,
 }
 
 

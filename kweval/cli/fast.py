@@ -92,7 +92,7 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
     for doc, reason in document_problems(protocol, documents.texts):
         problems.append(_problem(f"{folder}: document {doc}", reason))
     cutoffs = tuple(dict.fromkeys((*CUTOFFS[:1], args.k, *CUTOFFS[1:])))
-    rows, per_model, paths = _score_models(protocol, documents, chosen, cutoffs, problems, quiet)
+    rows, per_model, paths, lines = _score_models(protocol, documents, chosen, cutoffs, problems, quiet, args.k)
     problems.extend(_stem_cache_problems())  # a full disk: the stems are not kept, the numbers stand
     _report(problems, quiet)
     if not rows:
@@ -100,8 +100,16 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         return 2
     from kweval.io import card as cards
 
-    content = cards.files_hash(list(documents.files) + paths, folder if folder.is_dir() else None)
-    card = _write_summary(args, rows, content, cutoffs)
+    card = cards.protocol_card(
+        args.protocol,
+        str(args.data),
+        cards.files_hash(list(documents.files) + paths, folder if folder.is_dir() else None),
+        k=args.k,
+        aggregation="macro",
+        cutoffs=cutoffs,
+    )
+    card = cards.with_other_presets(card, lines)
+    _write_summary(args, rows, card)
     if per_review is not None:
         write_output(opts.per_document_csv(documents.name, per_model, raw=getattr(args, "raw_csv", False)), per_review)
     try:
@@ -125,18 +133,21 @@ def _report(problems: list, quiet: bool) -> None:
     problems.clear()
 
 
-def _score_models(protocol, documents, chosen, cutoffs, problems: list, quiet: bool):
-    """(summary rows, {model: per-document columns}, prediction files read) of each model's predictions file.
+def _score_models(protocol, documents, chosen, cutoffs, problems: list, quiet: bool, k: int):
+    """(summary rows, {model: per-document columns}, prediction files read, the card's lines on the other presets)
+    of each model's predictions file.
 
     A file that is not readable, or holds no usable line, is one problem and no row (not a model scoring 0).
     """
     from kweval.data.predictions import prediction_lists
     from kweval.keyphrase.protocols import score_documents, summarize
+    from kweval.lattice.lines import gap_lines, preset_summaries
 
     gold = documents.gold
     rows: list[dict] = []
     per_model: dict[str, dict] = {}
     paths: list[Path] = []
+    lines: list[str] = []
     for model, path_text in chosen:
         path = Path(path_text)
         if not path.is_file():
@@ -156,6 +167,9 @@ def _score_models(protocol, documents, chosen, cutoffs, problems: list, quiet: b
         _report(problems, quiet)
         per_doc = score_documents(protocol, gold, predictions, documents.texts, cutoffs)
         summary = summarize(protocol, per_doc)
+        others = [p for p in PRESETS if p != protocol.name]
+        summaries = {protocol.name: summary, **preset_summaries(gold, predictions, documents.texts, cutoffs, others)}
+        lines += gap_lines(protocol.name, summaries, k, f"{model}: " if len(chosen) > 1 else "")
         n_documents = int(summary.pop("n_documents"))
         rows.append(
             {
@@ -167,17 +181,13 @@ def _score_models(protocol, documents, chosen, cutoffs, problems: list, quiet: b
         )
         per_model[model] = per_doc
         paths.append(path)
-    return rows, per_model, paths
+    return rows, per_model, paths, lines
 
 
-def _write_summary(args: argparse.Namespace, rows: list[dict], content_hash: str, cutoffs: tuple) -> dict:
-    """The protocol's summary rows with their protocol card (returned): JSON without pandas, other formats through
-    it."""
+def _write_summary(args: argparse.Namespace, rows: list[dict], card: dict) -> None:
+    """The protocol's summary rows with their protocol `card`: JSON without pandas, other formats through it."""
     from kweval.io import card as cards
 
-    card = cards.protocol_card(
-        args.protocol, str(args.data), content_hash, k=args.k, aggregation="macro", cutoffs=cutoffs
-    )
     fmt = args.format or _format_for_path(args.out)
     if fmt == "json":
         text = cards.rows_json_with_card(rows, card)
@@ -192,7 +202,6 @@ def _write_summary(args: argparse.Namespace, rows: list[dict], content_hash: str
         )
     write_output(text, args.out)
     cards.write_sidecar(fmt, args.out, card)
-    return card
 
 
 def _stem_cache_problems() -> list:

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
-from kweval.keyphrase.protocols import PROTOCOLS
+from kweval.keyphrase.conventions import BY_NAME, KWEVAL_MATCH, preset_settings
+from kweval.keyphrase.protocols import PROTOCOLS, preset_description
 
 MATCH_RULES = {
     "kweval": None,  # the --match option decides
@@ -72,6 +73,7 @@ def protocol_card(
     from kweval.text.stemming import nltk_version
 
     protocol = PROTOCOLS[preset]
+    described = preset_description(preset)
     porter = f"Porter (NLTK {nltk_version()})"  # NLTK releases stem some words differently (3.8.1 and 3.10: Dying)
     if preset == "kweval":
         stemming = porter if match == "stem" else "none"
@@ -83,7 +85,7 @@ def protocol_card(
         match_rule = MATCH_RULES[preset]
         cutoff_rule = "hard (÷ k)" if protocol.cutoff == "hard" else "flexible (÷ min(k, |P|))"
         aggregation_rule = (
-            "macro: F1 of mean P and mean R" if protocol.macro_f1 == "f1_of_means" else "macro: mean of per-document F1"
+            "macro: F1 of mean P and mean R" if protocol.macro == "f1_of_means" else "macro: mean of per-document F1"
         )
     return {
         "kweval_version": __version__,
@@ -100,12 +102,26 @@ def protocol_card(
         "cutoffs": [str(c) for c in cutoffs],
         "gt_order": gt_order or "unranked",
         "prediction_dedup": protocol.prediction_dedup,
-        "gt_dedup": protocol.gt_dedup,
-        "present_rule": protocol.present_rule,
-        "empty_predictions": protocol.empty_predictions,
-        "invalid_predictions": protocol.invalid_predictions,
+        "gt_dedup": protocol.gold_dedup == "drop",
+        "present_rule": described["present_rule"],
+        "empty_predictions": described["empty_predictions"],
+        "invalid_predictions": described["invalid_predictions"],
         "defects_reproduced": list(protocol.defects),
+        "conventions": convention_lines(preset_settings(preset, match or KWEVAL_MATCH)),
     }
+
+
+def with_other_presets(card: Mapping[str, object], lines: Sequence[str]) -> dict[str, object]:
+    """`card` with one line per key metric on what the other presets give (`kweval.lattice.lines.gap_lines`)."""
+    from kweval.lattice.lines import GAP_NOTE
+
+    return {**card, "other_presets": list(lines), "other_presets_note": GAP_NOTE} if lines else dict(card)
+
+
+def convention_lines(settings: Mapping[str, str]) -> dict[str, str]:
+    """{convention: "setting: its sentence"} of a protocol's settings (`kweval.keyphrase.conventions`, the one
+    definition docs/protocols.md and `kweval gap` read)."""
+    return {name: f"{value}: {BY_NAME[name].settings[value]}" for name, value in settings.items()}
 
 
 def evaluation_card(

@@ -226,14 +226,34 @@ def example_html(example: Example, data: ReportData) -> str:
     )
 
 
+def _card_value(value: object) -> str:
+    """A card entry as HTML: a list one item a line, a mapping one `key: value` a line, else the escaped text."""
+    if isinstance(value, dict):
+        return "<br>".join(f"{esc(k)}: {esc(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "<br>".join(esc(v) for v in value)
+    return esc(value)
+
+
 def card_html(card: dict) -> str:
     """The protocol card: every convention the numbers depend on, as a two-column table."""
     rows = "".join(
-        f'<tr><th class="t">{esc(str(k).replace("_", " "))}</th><td class="t">{esc(v)}</td></tr>'
+        f'<tr><th class="t">{esc(str(k).replace("_", " "))}</th><td class="t">{_card_value(v)}</td></tr>'
         for k, v in card.items()
         if v not in (None, "", [])
     )
     return f'<table id="card">{rows}</table>'
+
+
+def other_presets_html(card: dict) -> str:
+    """Under a keyphrase preset: one line per key metric with the other presets' values (the card's
+    `other_presets`); nothing otherwise."""
+    lines = card.get("other_presets") or []
+    if not lines:
+        return ""
+    items = "".join(f"<li>{esc(line)}</li>" for line in lines)
+    note = esc(card.get("other_presets_note", ""))
+    return f'<h2>The same predictions under the other presets</h2><ul>{items}</ul><p class="note">{note}</p>'
 
 
 def render_html(data: ReportData, plotly: str) -> str:
@@ -251,6 +271,7 @@ def render_html(data: ReportData, plotly: str) -> str:
         f'<p class="sub">{esc(" ".join(data.notes))} kweval {esc(__version__)}.</p>'
         f"{headline_html(data)}"
         f"<h2>Summary ({level} bootstrap intervals)</h2>{summary_html(data)}"
+        f"{other_presets_html(data.card)}"
         f"<h2>Charts</h2>{chart}"
         '<p class="note">One panel per metric, each with its own scale from 0: compare the bars within a panel.</p>'
         f"<h2>Verdicts against {esc(data.reference)}</h2>{verdicts_html(data)}"
