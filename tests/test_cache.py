@@ -498,3 +498,23 @@ def test_cli_semantic_run_with_an_unusable_cache_says_one_line(tmp_path):
         [sys.executable, "-m", "kweval", "cache", "info"], cwd=tmp_path, env=env, capture_output=True, text=True
     )
     assert info.returncode == 0 and "Traceback" not in info.stderr
+
+
+def test_kweval_home_is_the_one_root(tmp_path, monkeypatch):
+    """KWEVAL_HOME alone puts the caches and the judgments under one folder (a container's volume); the per-part
+    variables still move a part elsewhere."""
+    from kweval.cachedir import cache_dir, home_dir
+    from kweval.judgments import default_path
+    from kweval.text.stemming import default_cache_file
+
+    for name in ("KWEVAL_CACHE_DIR", "KWEVAL_JUDGMENTS_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("KWEVAL_HOME", str(tmp_path / "home"))
+    assert home_dir() == tmp_path / "home" and cache_dir() == tmp_path / "home" / "embeddings"
+    for path in (store_path(MODEL), default_path("ab" * 32), default_cache_file()):
+        assert path.is_relative_to(tmp_path / "home"), path
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path / "elsewhere"))
+    assert cache_dir() == tmp_path / "elsewhere" and store_path(MODEL).parent == tmp_path / "elsewhere"
+    monkeypatch.delenv("KWEVAL_HOME")
+    monkeypatch.delenv("KWEVAL_CACHE_DIR")
+    assert home_dir().name == "kweval" and cache_dir() == home_dir() / "embeddings"  # the platform's cache folder
