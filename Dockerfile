@@ -10,9 +10,11 @@ FROM ${PYTHON_IMAGE}
 
 # torch==2.13.0 is pinned in requirements.txt; the CPU index offers the CPU build (2.13.0+cpu),
 # which pip prefers over the CUDA one.  Override with --build-arg PIP_EXTRA_INDEX_URL=... (or empty);
-# PIP_FIND_LINKS names a folder of wheels (empty: none).  Both are build arguments only, not in the image.
+# PIP_FIND_LINKS names a folder of wheels, PIP_CERT a CA bundle for the indexes (empty: none).  Build arguments
+# only: none of them is in the image.
 ARG PIP_EXTRA_INDEX_URL=https://download.pytorch.org/whl/cpu
 ARG PIP_FIND_LINKS=
+ARG PIP_CERT=
 ENV PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONDONTWRITEBYTECODE=1 \
