@@ -219,12 +219,17 @@ def test_bad_rows_are_detected(tmp_path, update):
     np.testing.assert_array_equal(vectors[found], vecs_of(texts, 384)[found])
 
 
-def test_bad_rows_are_dropped_when_read(tmp_path):
-    store, texts = _filled(tmp_path, 30)
-    conn = sqlite3.connect(store.path)
-    conn.execute("UPDATE embeddings SET crc = crc + 1 WHERE rowid IN (SELECT rowid FROM embeddings LIMIT 2)")
+def _spoil_checksums(path: Path, n: int) -> None:
+    """Alter the checksum of `n` rows: the file stays sound to quick_check, the rows do not."""
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE embeddings SET crc = crc + 1 WHERE rowid IN (SELECT rowid FROM embeddings LIMIT ?)", (n,))
     conn.commit()
     conn.close()
+
+
+def test_bad_rows_are_dropped_when_read(tmp_path):
+    store, texts = _filled(tmp_path, 30)
+    _spoil_checksums(store.path, 2)
     again = quiet_store(MODEL, tmp_path)
     assert bad_rows(again) == 2
     found = again.get_many(texts)[1]
@@ -548,10 +553,7 @@ def test_a_store_that_is_no_file_is_named_damaged_then_moved_aside(tmp_path, dam
 def test_cache_info_counts_vectors_that_fail_their_checksum(tmp_path):
     """quick_check passes a file whose rows were altered; a lookup drops those rows: cache info says so."""
     store, texts = _filled(tmp_path, 5)
-    conn = sqlite3.connect(store.path)
-    conn.execute("UPDATE embeddings SET crc = crc + 1 WHERE rowid IN (SELECT rowid FROM embeddings LIMIT 2)")
-    conn.commit()
-    conn.close()
+    _spoil_checksums(store.path, 2)
     [info] = cache_info(tmp_path)
     assert info["damage"] is None and info["bad_rows"] == 2 and info["entries"] == 5
     assert describe(info).startswith("DAMAGED ") and "2 vector(s) fail their checksum" in describe(info)
