@@ -129,3 +129,22 @@ def test_one_volume_holds_kwevals_files():
     assert f"chown {user}:{user} {env['KWEVAL_HOME']}" in text
     assert text.index(f"chown {user}:{user} {env['KWEVAL_HOME']}") < text.index("VOLUME")
     assert not {"PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_CERT"} & set(env)  # build arguments, not the image's
+
+
+def test_the_image_check_opens_every_page():
+    """scripts/image_pages.py (make image-check) knows each page of the sidebar's table and the title it draws."""
+    import importlib.util
+
+    from dashboard.sidebar import PAGES
+
+    spec = importlib.util.spec_from_file_location("image_pages", ROOT / "scripts" / "image_pages.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert list(module.TITLES) == [page.name for page in PAGES]
+    for name, title in module.TITLES.items():
+        source = (ROOT / "pages" / f"{name}.py").read_text()
+        if name == "explorer":  # titled in the data's words: "Review explorer" on the demo
+            assert 'st.title(f"{WORDS.review} explorer")' in source and title == "Review explorer"
+        else:
+            assert f'st.title("{title}")' in source, name
