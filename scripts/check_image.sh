@@ -38,6 +38,7 @@ elif command -v buildah >/dev/null; then
 else
   say "no Docker daemon and no buildah: apt-get install buildah debootstrap"; exit 2
 fi
+[ "$(id -u)" = 0 ] || { say "needs root: buildah's storage, and the volume folder given to the image's user"; exit 2; }
 [ -x "$PYTHON" ] || { say "no $PYTHON: make dev first (selenium drives chromium)"; exit 2; }
 mkdir -p "$WORK"
 say "engine: $ENGINE; work folder $WORK"
@@ -188,7 +189,7 @@ trap stop EXIT
 # --- 1. build -----------------------------------------------------------------------------------------------------
 started=$(date +%s)
 if [ "${KWEVAL_IMAGE_BUILT:-}" = 1 ]; then  # try the image an earlier run built, without building it again
-  say "not built again (KWEVAL_IMAGE_BUILT=1)"
+  say "not built again (KWEVAL_IMAGE_BUILT=1): the build's time below is 0"
 elif [ "$ENGINE" = docker ]; then
   docker build -t "$IMAGE" . >"$WORK/build.log" 2>&1 || { tail -30 "$WORK/build.log"; fail "the build"; }
 else
