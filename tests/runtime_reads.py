@@ -2,8 +2,8 @@
 
 Not a test module (tests/test_packaging.py runs it in a subprocess, since an audit hook cannot be removed).  A
 `sys.addaudithook` records every file opened and every folder listed while Streamlit's configuration is read (as
-`streamlit run` does at start) and every page of `dashboard.sidebar.PAGES` runs (AppTest, the embedded demo, as a
-visitor's first view and with the semantic and sentiment metrics on); it prints, as JSON, the paths under the
+`streamlit run` does at start) and every page of `dashboard.sidebar.PAGES` runs (AppTest, the embedded demo, a visitor's
+first view); it prints, as JSON, the paths under the
 checkout that were read, relative to it.  The Docker image must hold each of them.
 """
 
@@ -47,15 +47,12 @@ def runtime_reads() -> list[str]:
     os.chdir(ROOT)  # `streamlit run app.py` runs from the app's folder (the image's WORKDIR)
     sys.addaudithook(_recorder(found))
     config.get_config_options(force_reparse=True)  # .streamlit/config.toml, as the server reads it at start
-    for params in ({}, {"sem": "1", "sas": "1"}):
-        for page in PAGES:
-            at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
-            at.query_params.update(params)
-            at.run()
-            at.query_params.update(params)
-            at.switch_page(page.file).run()
-            if at.exception:
-                raise SystemExit(f"{page.file}: {[e.message for e in at.exception]}")
+    for page in PAGES:  # a visitor's first view (with the semantic metrics on, no other path is read)
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+        at.run()
+        at.switch_page(page.file).run()
+        if at.exception:
+            raise SystemExit(f"{page.file}: {[e.message for e in at.exception]}")
     return sorted(path for path in found if (ROOT / path).exists())  # not what was only looked for
 
 

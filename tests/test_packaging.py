@@ -100,7 +100,7 @@ def not_copied(reads: list[str], sources: list[str]) -> list[str]:
     return [p for p in reads if not any(p == s or p.startswith(f"{s}/") for s in sources)]
 
 
-@pytest.mark.slow  # every page run twice in AppTest (a minute)
+@pytest.mark.slow  # every page run in AppTest (15 s of CPU)
 def test_the_image_holds_every_path_the_server_reads(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith("KWEVAL_")}
     env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", KWEVAL_HOME=str(tmp_path))
