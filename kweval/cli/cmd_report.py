@@ -105,6 +105,7 @@ def _kweval_report_data(args: argparse.Namespace):
     """(the report's data, a function recording its run) under the kweval preset: load, select, evaluate (keywords
     kept for the examples); (None, None) when nothing could be evaluated."""
     from kweval.data import demo_path, load_dataset
+    from kweval.data.dataset import text_of
     from kweval.evaluation.pipeline import evaluate
     from kweval.io import card as cards
     from kweval.io.report_data import report_data
@@ -124,7 +125,7 @@ def _kweval_report_data(args: argparse.Namespace):
     predictions = [Path(p) for p in (prediction_files(args) or {}).values()]
     content = cards.dataset_hash(folder, args.movies, predictions) if folder.exists() else "unknown"
     card = cards.evaluation_card(options, str(dataset.source), content, aggregation=args.aggregate)
-    name = Path(str(dataset.source)).name or "demo"
+    name = text_of(Path(str(dataset.source)).name, [0]) or "demo"  # a folder name that is not UTF-8: U+FFFD
     data = report_data(dataset, evaluation, args.aggregate, card, title=f"kweval report: {name}", n_boot=args.resamples)
     return data, lambda: record.record_evaluation(args, evaluation, args.aggregate, card, dataset.per_document)
 

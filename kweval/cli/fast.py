@@ -98,17 +98,7 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
     if not rows:
         say("nothing could be evaluated (no readable predictions)")
         return 2
-    from kweval.io import card as cards
-
-    card = cards.protocol_card(
-        args.protocol,
-        str(args.data),
-        cards.files_hash(list(documents.files) + paths, folder if folder.is_dir() else None),
-        k=args.k,
-        aggregation="macro",
-        cutoffs=cutoffs,
-    )
-    card = cards.with_other_presets(card, lines)
+    card = _card(args, list(documents.files) + paths, folder, cutoffs, lines)
     _write_summary(args, rows, card)
     if per_review is not None:
         write_output(opts.per_document_csv(documents.name, per_model, raw=getattr(args, "raw_csv", False)), per_review)
@@ -123,6 +113,21 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
 
         return record.record_protocol(args, documents, per_model, rows, card) or (1 if failures else 0)
     return 1 if failures else 0
+
+
+def _card(args: argparse.Namespace, files: list[Path], folder: Path, cutoffs: tuple, lines: list[str]) -> dict:
+    """The protocol card of the run: its settings, the hash of the `files` read, the other presets' lines."""
+    from kweval.io import card as cards
+
+    card = cards.protocol_card(
+        args.protocol,
+        str(args.data),
+        cards.files_hash(files, folder if folder.is_dir() else None),
+        k=args.k,
+        aggregation="macro",
+        cutoffs=cutoffs,
+    )
+    return cards.with_other_presets(card, lines)
 
 
 def _report(problems: list, quiet: bool) -> None:

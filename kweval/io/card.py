@@ -68,8 +68,13 @@ def protocol_card(
     gt_order: str | None = None,
     cutoffs: Iterable[object] = (),
 ) -> dict[str, object]:
-    """The card of one result: preset and each convention it fixes, data identity, options."""
+    """The card of one result: preset and each convention it fixes, data identity, options.
+
+    `data` is written as text: a path that is not UTF-8 (a folder name's bad bytes) gets U+FFFD for them, as the
+    collection's name does (`kweval.data.keyphrase`); the content hash is of the bytes.
+    """
     from kweval import __version__
+    from kweval.data.dataset import text_of
     from kweval.text.stemming import nltk_version
 
     protocol = PROTOCOLS[preset]
@@ -91,7 +96,7 @@ def protocol_card(
         "kweval_version": __version__,
         "preset": preset,
         "tool": protocol.tool,
-        "data": data,
+        "data": text_of(data, [0]),
         "dataset_sha256": content_hash,
         "dataset_sha256_of": HASH_OF,
         "match": match_rule,

@@ -30,6 +30,7 @@ from kweval.io.highlight import escape_html as esc
 from kweval.io.highlight import highlight
 from kweval.io.report import best_rows
 from kweval.io.report_data import REPORT_STAGES, Example, ReportData, all_rows_first, stage
+from kweval.messages import shown
 from kweval.metrics import registry
 from kweval.stats import verdict as verdicts
 from kweval.stats.numbers import decimals_for, decimals_for_interval, format_interval, format_level, format_number
@@ -263,7 +264,7 @@ def render_html(data: ReportData, plotly: str) -> str:
     hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in all_scripts)
     csp = f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; img-src data:; font-src data:"
     examples = "".join(example_html(e, data) for e in data.examples) or "<p>No example.</p>"
-    problems = "".join(f"<li>{esc(p)}</li>" for p in data.problems[:50])
+    problems = "".join(f"<li>{esc(shown(p))}</li>" for p in data.problems[:50])  # as their `kweval:` lines
     more = f"<li>… {len(data.problems) - 50} more</li>" if len(data.problems) > 50 else ""
     level = format_level(0.95)
     body = (
