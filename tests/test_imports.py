@@ -55,6 +55,7 @@ LAYERS = [
     {"kweval.text"},  # normalization, stemming, matching, present/absent
     {"kweval.metrics"},  # metric families and the registry
     {"kweval.embeddings"},  # models, ONNX, the vector store, similarities
+    {"kweval.beyond"},  # beyond the reference list: grounding in the document, diversity of a list
     {"kweval.evaluation"},  # options, the pipeline, add-ons, aggregation, slices
     {
         "kweval.stats",

@@ -22,6 +22,7 @@ from kweval.cli import (
     cmd_extract,
     cmd_failures,
     cmd_judgments,
+    cmd_parse,
     cmd_report,
     cmd_slices,
     cmd_synth,
@@ -58,6 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_describe.add_parser(sub)
     cmd_failures.add_parser(sub)
     cmd_judgments.add_parser(sub)
+    cmd_parse.add_parser(sub)
     cmd_report.add_parser(sub)
     cmd_slices.add_parser(sub)
     return parser
@@ -74,6 +76,7 @@ COMMANDS = {
     "describe": cmd_describe.cmd_describe,
     "failures": cmd_failures.cmd_failures,
     "judgments": cmd_judgments.cmd_judgments,
+    "parse": cmd_parse.cmd_parse,
     "report": cmd_report.cmd_report,
     "slices": cmd_slices.cmd_slices,
 }
