@@ -23,10 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
 from kweval.beyond.units import DocumentUnits, document_units, words
+from kweval.text import present as present_text
 from kweval.text.normalize import normalize_many
 
 PRESENT, SUPPORTED, UNSUPPORTED = "present", "supported", "unsupported"
@@ -143,6 +145,21 @@ def counts(grounding: Grounding, sizes: Sequence[int]) -> dict[str, np.ndarray]:
     for code, name in enumerate(("n_grounded_present", "n_grounded_supported", "n_unsupported")):
         out[name] = np.bincount(owner[grounding.grade == code], minlength=len(sizes))
     return {k: v.astype(np.int64) for k, v in out.items()}
+
+
+def match_mode_rule(mode: str) -> PresentRule:
+    """kweval's present rule under a match mode (`kweval.text.present`): the phrases normalized, each searched in
+    the text searched as that mode searches it (each text prepared once: several models ground against it)."""
+
+    @lru_cache(maxsize=256)
+    def haystack(text: str) -> str:
+        return present_text.searchable([text], mode)[0]
+
+    def rule(phrases: Sequence[str], text: str) -> list[bool]:
+        found = haystack(text)
+        return [bool(k.strip()) and k in found for k in present_text.searchable_keywords(normalize_many(phrases), mode)]
+
+    return rule
 
 
 def store_embedder(model_id: str, backend: str) -> tuple[Embedder, list[str]]:

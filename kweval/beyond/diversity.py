@@ -1,0 +1,91 @@
+"""Diversity of one prediction list, as KPEval defines it (metrics/diversity_metric.py; docs/metrics.md §12).
+
+On the predictions as given, repeats included (before kweval's cleaning
+removes them), each a normalized phrase with at least one word:
+
+- ``dup_token_ratio`` = 1 − |distinct stemmed tokens| / |stemmed tokens| over
+  all the list's tokens (Porter stems of the normalized words);
+- ``self_similarity`` = the mean cosine over the list's pairs of phrases
+  (i < j) of their embeddings; 0 for an empty list, 1 for a list of one.
+
+A list without any token has dup_token_ratio 1 and self_similarity 0, as in
+KPEval's corpus scorer.  KPEval embeds with an mpnet model; kweval with the
+bundled all-MiniLM-L6-v2 (the embedding store's vectors of the normalized
+phrases), so the values differ from KPEval's own by the model only.
+
+`dup_token_ratio` and `self_similarity` are the plain definitions for one
+list; `list_diversity` computes both for many lists at once (the pair sum
+from the sum of the vectors: `pair_mean_cosine`), tested against them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+EMPTY_DUP, EMPTY_SIMILARITY, ONE_SIMILARITY = 1.0, 0.0, 1.0  # KPEval's values without tokens / for one phrase
+
+
+def dup_token_ratio(tokens: Sequence[Sequence[str]]) -> float:
+    """1 − distinct / all tokens of one list's phrases (each phrase its stemmed tokens); 1 without any token."""
+    flat = [t for phrase in tokens for t in phrase]
+    return EMPTY_DUP if not flat else 1.0 - len(set(flat)) / len(flat)
+
+
+def self_similarity(vectors: np.ndarray) -> float:
+    """The mean pairwise cosine of one list's phrase embeddings (rows); 0 for none, 1 for one."""
+    vectors = np.asarray(vectors, dtype=np.float64)
+    n = len(vectors)
+    if n == 0:
+        return EMPTY_SIMILARITY
+    if n == 1:
+        return ONE_SIMILARITY
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    cos = unit @ unit.T
+    return float(cos[np.triu_indices(n, k=1)].mean())
+
+
+def pair_mean_cosine(group: np.ndarray, vectors: np.ndarray, n_groups: int) -> np.ndarray:
+    """Speed: `self_similarity` of every group's rows at once (`group`: each row's group, 0..n_groups-1).
+
+    The sum of the cosines over pairs i < j of unit vectors is
+    (|Σ v|² − Σ |v|²) / 2, so one pass of sums replaces the n × n products.
+    In float64 (rows made unit there), it equals the pairwise mean to ~1e-15.
+    """
+    unit = np.asarray(vectors, dtype=np.float64)
+    if len(unit):
+        unit = unit / np.linalg.norm(unit, axis=1, keepdims=True)
+    n = np.bincount(group, minlength=n_groups).astype(np.float64)
+    total = np.zeros((n_groups, unit.shape[1] if unit.ndim == 2 else 0))
+    np.add.at(total, group, unit)
+    squares = np.bincount(group, weights=(unit * unit).sum(axis=1) if len(unit) else None, minlength=n_groups)
+    pairs = n * (n - 1) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = ((total * total).sum(axis=1) - squares) / 2 / pairs
+    return np.where(n == 0, EMPTY_SIMILARITY, np.where(n == 1, ONE_SIMILARITY, mean))
+
+
+def token_dup_ratios(group: np.ndarray, tokens: Sequence[Sequence[str]], n_groups: int) -> np.ndarray:
+    """`dup_token_ratio` of every group's phrases at once (`group`: each phrase's group; `tokens`: its stems)."""
+    owner = np.repeat(np.asarray(group, dtype=np.int64), [len(t) for t in tokens])
+    codes = np.unique([t for phrase in tokens for t in phrase], return_inverse=True)[1].astype(np.int64)
+    total = np.bincount(owner, minlength=n_groups)
+    if len(codes):
+        distinct_pairs = np.unique(owner * (int(codes.max()) + 1) + codes)
+        distinct = np.bincount(distinct_pairs // (int(codes.max()) + 1), minlength=n_groups)
+    else:
+        distinct = np.zeros(n_groups, dtype=np.int64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total == 0, EMPTY_DUP, 1.0 - distinct / total)
+
+
+def list_diversity(
+    group: np.ndarray, tokens: Sequence[Sequence[str]], vectors: np.ndarray | None, n_groups: int
+) -> dict[str, np.ndarray]:
+    """{"dup_token_ratio", "self_similarity"} per group from its phrases' stems and embeddings (rows of `vectors`,
+    one per phrase; None: self_similarity not computed)."""
+    out = {"dup_token_ratio": token_dup_ratios(group, tokens, n_groups)}
+    if vectors is not None:
+        out["self_similarity"] = pair_mean_cosine(np.asarray(group, dtype=np.int64), vectors, n_groups)
+    return out
