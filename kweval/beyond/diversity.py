@@ -15,14 +15,19 @@ phrases), so the values differ from KPEval's own by the model only.
 
 `dup_token_ratio` and `self_similarity` are the plain definitions for one
 list; `list_diversity` computes both for many lists at once (the pair sum
-from the sum of the vectors: `pair_mean_cosine`), tested against them.
+from the sum of the vectors: `pair_mean_cosine`), tested against them, and
+`lists_diversity` does so from the phrases themselves (normalized, stemmed,
+embedded), for the pipeline and the `--protocol` presets alike.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
+
+from kweval.extras import MissingExtra
+from kweval.text.normalize import normalize_many, stem_tokens
 
 EMPTY_DUP, EMPTY_SIMILARITY, ONE_SIMILARITY = 1.0, 0.0, 1.0  # KPEval's values without tokens / for one phrase
 
@@ -89,3 +94,22 @@ def list_diversity(
     if vectors is not None:
         out["self_similarity"] = pair_mean_cosine(np.asarray(group, dtype=np.int64), vectors, n_groups)
     return out
+
+
+def lists_diversity(lists: Sequence[Sequence[str]], embed: Callable[[list[str]], np.ndarray]) -> dict[str, np.ndarray]:
+    """`list_diversity` of each list of phrases as given (each normalized; those without a word left out), the
+    stems from kweval's Porter stemmer and the vectors from `embed` (each distinct phrase once)."""
+    norms = [[n for n in normalize_many(list(phrases)) if n] for phrases in lists]
+    group = np.repeat(np.arange(len(lists), dtype=np.int64), [len(n) for n in norms])
+    flat = [n for ns in norms for n in ns]
+    try:
+        tokens = [stem_tokens(n) for n in flat]
+    except MissingExtra:
+        raise MissingExtra(
+            "--diversity: needs nltk (Porter stems), which is not installed: pip install 'kweval[stem]'"
+        ) from None
+    distinct = list(dict.fromkeys(flat))
+    vectors = np.asarray(embed(distinct), dtype=np.float32) if distinct else np.zeros((0, 1), np.float32)
+    at = {text: i for i, text in enumerate(distinct)}
+    rows = vectors[[at[n] for n in flat]] if flat else vectors[:0]
+    return list_diversity(group, tokens, rows, len(lists))

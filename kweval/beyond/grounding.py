@@ -147,6 +147,20 @@ def counts(grounding: Grounding, sizes: Sequence[int]) -> dict[str, np.ndarray]:
     return {k: v.astype(np.int64) for k, v in out.items()}
 
 
+SHARES = {
+    "grounded_present": "n_grounded_present",
+    "grounded_supported": "n_grounded_supported",
+    "unsupported": "n_unsupported",
+}
+
+
+def shares(found: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The grounding shares of `counts`: each grade's count / the graded predictions (NaN where none was graded)."""
+    graded = found["n_grounded"].astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {name: np.where(graded > 0, found[count] / graded, np.nan) for name, count in SHARES.items()}
+
+
 def match_mode_rule(mode: str) -> PresentRule:
     """kweval's present rule under a match mode (`kweval.text.present`): the phrases normalized, each searched in
     the text searched as that mode searches it (each text prepared once: several models ground against it)."""

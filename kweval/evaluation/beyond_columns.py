@@ -20,10 +20,7 @@ import pandas as pd
 from kweval.beyond import diversity, grounding
 from kweval.data.dataset import KEY, Dataset, Problem
 from kweval.evaluation.options import Evaluation, Progress
-from kweval.text.normalize import normalize_many, stem_tokens
 
-GROUNDING_COUNTS = ("n_grounded", "n_grounded_present", "n_grounded_supported", "n_unsupported")
-GROUNDING_SHARES = ("grounded_present", "grounded_supported", "unsupported")
 DIVERSITY_COLUMNS = ("dup_token_ratio", "self_similarity")
 KEYWORD_COLUMNS = ("grounding", "support", "support_cosine")
 
@@ -81,30 +78,19 @@ def _add_grounding(
     cosine[order] = found.cosine
     evaluation.keywords = kw.assign(grounding=grade, support=support, support_cosine=cosine)
     counts = grounding.counts(found, sizes)
-    scores = evaluation.scores
-    for name in GROUNDING_COUNTS:
-        scores[name] = counts[name]
-    graded = counts["n_grounded"].astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        for share, count in zip(GROUNDING_SHARES, GROUNDING_COUNTS[1:]):
-            scores[share] = np.where(graded > 0, counts[count] / graded, np.nan)
+    for name, values in (counts | grounding.shares(counts)).items():
+        evaluation.scores[name] = values
 
 
 def _add_diversity(evaluation: Evaluation, dataset: Dataset, groups: pd.DataFrame, embed: grounding.Embedder) -> None:
-    """dup_token_ratio and self_similarity of each group's predictions as given (strings with a word, repeats kept)."""
+    """dup_token_ratio and self_similarity of each group's predictions as given (strings, rank order, repeats kept)."""
     preds = dataset.predictions
-    is_text = preds["keyword"].map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)
-    rows = preds[is_text]
+    rows = preds[preds["keyword"].map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)]
     group = _group_of(rows, groups) if len(rows) else np.zeros(0, np.int64)
-    norms = np.array(normalize_many(rows["keyword"].tolist()), dtype=object)
-    keep = (group >= 0) & (norms != "")
-    order = np.flatnonzero(keep)[np.lexsort((rows["rank"].to_numpy()[keep], group[keep]))]
-    norms, group = norms[order].tolist(), group[order]
-    tokens = [stem_tokens(n) for n in norms]
-    distinct = list(dict.fromkeys(norms))
-    vectors = np.asarray(embed(distinct), dtype=np.float32) if distinct else np.zeros((0, 1), np.float32)
-    at = {text: i for i, text in enumerate(distinct)}
-    rows_vectors = vectors[[at[n] for n in norms]] if norms else np.zeros((0, vectors.shape[1]), np.float32)
-    found = diversity.list_diversity(group, tokens, rows_vectors, len(groups))
+    inside = np.flatnonzero(group >= 0)
+    order = inside[np.lexsort((rows["rank"].to_numpy()[inside], group[inside]))]  # stable: ties in file order
+    phrases = rows["keyword"].to_numpy(dtype=object)[order]
+    bounds = np.concatenate(([0], np.cumsum(np.bincount(group[order], minlength=len(groups)))))
+    found = diversity.lists_diversity([phrases[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])], embed)
     for name in DIVERSITY_COLUMNS:
         evaluation.scores[name] = found[name]
