@@ -17,6 +17,7 @@ from pathlib import Path
 from kweval.cli.common import (
     USAGE_ERROR,
     UsageError,
+    add_beyond_options,
     add_cutoff_option,
     add_match_option,
     add_predictions_argument,
@@ -51,6 +52,7 @@ def add_parser(sub) -> None:
     rp.add_argument("--aggregate", choices=AGGREGATIONS, default=AGGREGATIONS[0], help="macro (default) or micro")
     add_semantic_options(rp, adds="add the semantic metrics")
     rp.add_argument("--sentiment", action="store_true", help="add the sentiment metrics (VADER)")
+    add_beyond_options(rp)
     rp.add_argument(
         "--protocol",
         choices=PRESETS,
@@ -78,6 +80,8 @@ def cmd_report(args: argparse.Namespace) -> int:
     check_output_file(args.out)
     plotly = html_report.plotly_js()  # a missing extra is said before the work
     if args.protocol != "kweval":
+        if args.grounding or args.diversity:
+            raise UsageError("--grounding and --diversity: the report shows them under --protocol kweval (the default)")
         data = _protocol_report_data(args)
     else:
         data = _kweval_report_data(args)
