@@ -9,6 +9,7 @@ exercise every rule, and `--predictions` must read what `kweval parse` writes.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -82,7 +83,10 @@ def _jsonl(path: Path, lines: list) -> Path:
 MIXED = [
     ({"id": "m1-r01", "response": "<think>x</think>\n1. **caper**: a heist\n2. jazz – the score"}, ["caper", "jazz"]),
     ({"id": "m1-r02", "response": '```json\n{"keywords": ["robbery", "banter"]}\n```'}, ["robbery", "banter"]),
-    ({"id": "m1-r03", "response": "Present keyphrases:\n- painting\nAbsent keyphrases:\n- twist"}, ["painting", "twist"]),
+    (
+        {"id": "m1-r03", "response": "Present keyphrases:\n- painting\nAbsent keyphrases:\n- twist"},
+        ["painting", "twist"],
+    ),
     ({"id": "m1-r04", "response": "Keywords: reversal; quips"}, ["reversal", "quips"]),
     ({"id": "m1-r05", "response": "I'm sorry, I can't help with that."}, [None]),
     ({"id": "m1-r06", "response": "  "}, [None]),
@@ -123,7 +127,7 @@ def test_abstentions_and_unparseable_responses_score_zero_and_are_counted_apart(
 
 
 def _kweval(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = {"PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1", "PATH": "/usr/bin:/bin"}
+    env = dict(os.environ, PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     return subprocess.run([sys.executable, "-m", "kweval", *args], capture_output=True, text=True, cwd=cwd, env=env)
 
 
