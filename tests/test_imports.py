@@ -40,6 +40,7 @@ STREAMLIT_FREE = (
     "style",
     "report_view",
     "failures_view",
+    "grounding_html",
 )
 # The parts of kweval from the bottom up; a part imports only its own modules and lower layers' parts.
 LAYERS = [

@@ -5,14 +5,17 @@ With `--grounding`, every kept prediction has a grade (`Evaluation.keywords`:
 it (column ``grounding``), and the detail of an `off_reference` prediction
 says it, so that "off the reference but present in the text" (a possible
 gap in the reference) and "off the reference and unsupported" (a candidate
-hallucination) are told apart.
+hallucination) are told apart; `off_reference_grades` counts them (the Failures page).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
+from kweval.beyond.grounding import GRADES
 from kweval.data.dataset import KEY
 from kweval.evaluation.options import Evaluation
 
@@ -57,3 +60,21 @@ def detail(grade: object, support: object, cosine: float) -> str:
 
 def _cut(text: str) -> str:
     return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1].rstrip() + "…"
+
+
+def off_reference_grades(table: pd.DataFrame, by: Sequence[str] = ("model",)) -> pd.DataFrame:
+    """The off-the-reference predictions of a failure table counted per `by` × grade (present, supported,
+    unsupported; every grade, zeros included), with each count's share of its `by` group; empty without a grounding
+    column."""
+    by = list(by)
+    columns = [*by, "grounding", "count", "share"]
+    if "grounding" not in table.columns:
+        return pd.DataFrame(columns=columns)
+    off = table.loc[(table["category"] == "off_reference").to_numpy(), [*by, "grounding"]].astype(object)
+    counts = off.groupby([*by, "grounding"], sort=False).size()
+    keys = off[by].drop_duplicates()
+    full = keys.merge(pd.DataFrame({"grounding": list(GRADES)}), how="cross")
+    full["count"] = [int(counts.get((*k, g), 0)) for k, g in zip(full[by].itertuples(index=False), full["grounding"])]
+    total = full.groupby(by, sort=False)["count"].transform("sum")
+    full["share"] = np.where(total > 0, full["count"] / total.clip(lower=1), 0.0)
+    return full[columns].reset_index(drop=True)
