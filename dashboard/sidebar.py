@@ -296,6 +296,19 @@ def _selection(dataset: Dataset) -> Selection:
         help="approx: equal or substring (default); exact; word: whole tokens; stem: Porter stems equal.",
     )
     semantic, tau, backend = _semantic_controls(bind)  # in Selection's order: sem, tau, then sas, present, backend
+    sentiment, present, grounding = _toggles(bind)
+    protocol = _carried_protocol(dataset)
+    sel = Selection(
+        movie, tuple(chosen), int(k), agg, match, semantic, tau, sentiment, present, str(backend), grounding, protocol
+    )
+    for message in selection_warnings(url, sel, movies, models):
+        url_notice(message)
+    return sel
+
+
+def _toggles(bind: Callable[..., Any]) -> tuple[bool, bool, bool]:
+    """The add-ons' toggles: (sentiment, the present/absent split, grounding and diversity)."""
+    sb = st.sidebar
     sentiment = bind(
         sb.toggle,
         "Sentiment (VADER)",
@@ -320,24 +333,7 @@ def _selection(dataset: Dataset) -> Selection:
         "(docs/metrics.md §12): each keyword graded against its own text (present, supported by a sentence, or "
         "unsupported), and each list's repetition. The first run embeds and caches the sentences.",
     )
-    protocol = _carried_protocol(dataset)
-    sel = Selection(
-        movie,
-        tuple(chosen),
-        int(k),
-        agg,
-        match,
-        semantic,
-        tau,
-        bool(sentiment),
-        bool(present),
-        str(backend),
-        bool(grounding),
-        protocol,
-    )
-    for message in selection_warnings(url, sel, movies, models):
-        url_notice(message)
-    return sel
+    return bool(sentiment), bool(present), bool(grounding)
 
 
 def _carried_protocol(dataset: Dataset) -> str | None:

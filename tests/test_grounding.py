@@ -209,3 +209,35 @@ def test_store_embedder_reads_the_store(grounded):
     vectors = embed(["cat", "cat", "dog"])
     assert vectors.shape[0] == 3 and np.allclose(vectors[0], vectors[1]) and notes == []
     assert UNGRADED == -1
+
+
+def test_the_worked_examples_of_the_docs():
+    """docs/metrics.md §12's two worked examples, computed by the functions the pipeline calls."""
+    from kweval.beyond import diversity
+
+    doc = (REPO / "docs" / "metrics.md").read_text(encoding="utf-8")
+    text = "The cat sat on the mat. Dogs bark loudly, all night."
+    vectors = {
+        "the cat sat on the mat": _unit((0, 1.0)),
+        "feline": _unit((0, 0.9), (5, math.sqrt(1 - 0.81))),
+        "stock market": _unit((0, 0.12), (6, math.sqrt(1 - 0.12**2))),
+    }
+    found = ground(
+        [text, text],
+        [["cat sat", "mat cat", "feline", "stock market"], ["cat", "mat", "dogs", "bark", "night", "loudly"]],
+        match_mode_rule("approx"),
+        lambda texts: np.stack([vectors.get(t, _unit((7, 1.0))) for t in texts]),
+    )
+    n = counts(found, [4, 6])
+    got = shares(n)
+    assert [got[name][0] for name in ("grounded_present", "grounded_supported", "unsupported")] == [0.25, 0.5, 0.25]
+    assert n["n_unsupported"].sum() / n["n_grounded"].sum() == 0.1 and np.mean(got["unsupported"]) == 0.125
+    for said in ("`grounded_present = 1/4 = 0.25`", "micro `unsupported = 1 / 10 = 0.1`", "(0.25 + 0) / 2 ="):
+        assert said in doc
+    found = diversity.lists_diversity(
+        [["neural network", "Neural Networks", "image"]], lambda texts: np.eye(len(texts), 8, dtype=np.float32)
+    )
+    assert found["dup_token_ratio"][0] == pytest.approx(0.4)
+    cosines = np.array([[1, 0.95, 0.20], [0.95, 1, 0.25], [0.20, 0.25, 1]])
+    assert diversity.self_similarity(np.linalg.cholesky(cosines)) == pytest.approx(0.4667, abs=5e-5)
+    assert "`dup_token_ratio = 1 − 3/5 = 0.4`" in doc and "= 0.4667`" in doc

@@ -208,6 +208,8 @@ def _write_summary(args: argparse.Namespace, rows: list[dict], content_hash: str
     card = cards.protocol_card(
         args.protocol, str(args.data), content_hash, k=args.k, aggregation="macro", cutoffs=cutoffs
     )
+    if getattr(args, "grounding", False) or getattr(args, "diversity", False):
+        card.update(cards.beyond_card(args.grounding, args.diversity, args.grounding_threshold, args.embedding_model))
     fmt = args.format or _format_for_path(args.out)
     if fmt == "json":
         text = cards.rows_json_with_card(rows, card)
