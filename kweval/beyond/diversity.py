@@ -6,15 +6,18 @@ removes them), each a normalized phrase with at least one word:
 - ``dup_token_ratio`` = 1 − |distinct stemmed tokens| / |stemmed tokens| over
   all the list's tokens (Porter stems of the normalized words);
 - ``self_similarity`` = the mean cosine over the list's pairs of phrases
-  (i < j) of their embeddings; 0 for an empty list, 1 for a list of one.
+  (i < j) of their embeddings; 1 for a list of one.
 
-A list without any token has dup_token_ratio 1 and self_similarity 0, as in
-KPEval's corpus scorer.  KPEval embeds with an mpnet model; kweval with the
-bundled all-MiniLM-L6-v2 (the embedding store's vectors of the normalized
-phrases), so the values differ from KPEval's own by the model only.
+A list without any phrase is undefined for both (NaN, left out of the
+means): KPEval has no one value for it (its corpus scorer writes 1 and 0
+where no token is left, but its reader first turns an empty list into one
+empty phrase, which gives 0 and 1), and an abstention is no repetitive list.
+KPEval embeds with an mpnet model; kweval with the bundled all-MiniLM-L6-v2
+(the embedding store's vectors of the normalized phrases), so the values
+differ from KPEval's own by the model only.
 
 `dup_token_ratio` and `self_similarity` are the plain definitions for one
-list; `list_diversity` computes both for many lists at once (the pair sum
+list (KPEval's functions: 1 and 0 for no token / no phrase); `list_diversity` computes both for many lists at once (the pair sum
 from the sum of the vectors: `pair_mean_cosine`), tested against them, and
 `lists_diversity` does so from the phrases themselves (normalized, stemmed,
 embedded), for the pipeline and the `--protocol` presets alike.
@@ -89,10 +92,12 @@ def list_diversity(
     group: np.ndarray, tokens: Sequence[Sequence[str]], vectors: np.ndarray | None, n_groups: int
 ) -> dict[str, np.ndarray]:
     """{"dup_token_ratio", "self_similarity"} per group from its phrases' stems and embeddings (rows of `vectors`,
-    one per phrase; None: self_similarity not computed)."""
-    out = {"dup_token_ratio": token_dup_ratios(group, tokens, n_groups)}
+    one per phrase; None: self_similarity not computed); NaN for a group without a phrase (undefined)."""
+    group = np.asarray(group, dtype=np.int64)
+    empty = np.bincount(group, minlength=n_groups) == 0
+    out = {"dup_token_ratio": np.where(empty, np.nan, token_dup_ratios(group, tokens, n_groups))}
     if vectors is not None:
-        out["self_similarity"] = pair_mean_cosine(np.asarray(group, dtype=np.int64), vectors, n_groups)
+        out["self_similarity"] = np.where(empty, np.nan, pair_mean_cosine(group, vectors, n_groups))
     return out
 
 

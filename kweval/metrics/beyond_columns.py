@@ -40,7 +40,8 @@ METRICS: tuple[tuple, ...] = (
     (
         "dup_token_ratio",
         "Duplicate tokens",
-        "1 − distinct / all stemmed tokens of the predictions as given, repeats included (KPEval)",
+        "1 − distinct / all stemmed tokens of the predictions as given, repeats included (KPEval); undefined "
+        "without predictions",
         "diversity",
         "lower",
         None,
@@ -49,8 +50,8 @@ METRICS: tuple[tuple, ...] = (
     (
         "self_similarity",
         "Self-similarity",
-        "mean cosine over the pairs of predictions as given (all-MiniLM-L6-v2; KPEval uses mpnet); 0 for none, 1 "
-        "for one",
+        "mean cosine over the pairs of predictions as given (all-MiniLM-L6-v2; KPEval uses mpnet); 1 for one, "
+        "undefined without predictions",
         "diversity",
         "lower",
         None,
