@@ -98,7 +98,7 @@ def parse_response(text: str) -> Parsed:
     notes: list[str] = []
     if len(text) > MAX_RESPONSE_CHARS:
         return Parsed((), "unparseable", notes=(f"over {MAX_RESPONSE_CHARS:,} characters: not read",))
-    body, controls = _CONTROLS.subn("", text)
+    body, controls = _CONTROLS.subn("", text) if not text.isascii() or not text.isprintable() else (text, 0)
     if controls:
         notes.append(f"{controls} control or bidi character(s) removed")
     body = _without_reasoning(body, notes)
@@ -116,6 +116,8 @@ def parse_response(text: str) -> Parsed:
 
 def _without_reasoning(text: str, notes: list[str]) -> str:
     """`text` without its reasoning blocks (rule "reasoning")."""
+    if "</" not in text and "<" not in text:  # no tag: nothing to remove (the common case, without a regex)
+        return text
     body, n = _THINK.subn("", text)
     body, m = _CLOSE_ONLY.subn("", body, count=1)
     if n + m:
@@ -130,7 +132,7 @@ def _json(body: str, notes: list[str]) -> _Found | None:
     """Rules "json", "json fence", "json sections": (phrases, "json", sections) or None (no JSON list here)."""
     stripped = body.strip()
     candidates = [stripped] if stripped[:1] in "[{" else []
-    candidates += [m.group(1).strip() for m in _FENCE.finditer(body)]
+    candidates += [m.group(1).strip() for m in _FENCE.finditer(body)] if "```" in body else []
     for candidate in candidates:
         try:
             value = json.loads(candidate)
@@ -185,7 +187,8 @@ def _json_items(items: list) -> list[str]:
 def _sections(body: str, notes: list[str]) -> _Found | None:
     """Rule "sections": the phrases under each Present/Absent heading, in order, with their section."""
     lines = body.splitlines()
-    if not any(map(_heading, lines)):
+    lowered = body.lower()
+    if ("present" not in lowered and "absent" not in lowered) or not any(map(_heading, lines)):
         return None
     phrases: list[str] = []
     sections: list[str] = []
@@ -333,21 +336,26 @@ def _cleaned(phrases: list[str], decision: str, sections: list[str] | None, note
     return Parsed(tuple(out), decision, tuple(kept_sections) if sections is not None else None, tuple(notes), controls)
 
 
+def _has_dash(text: str) -> bool:
+    return " -" in text or "–" in text or "—" in text
+
+
 def clean_item(item: str) -> tuple[str, bool]:
     """(the phrase of one list item, whether an explanation was dropped): the item rules of `RULES` (bold term,
     explanation, emphasis, quotes)."""
     text = item
     explained = False
-    bold = _BOLD_TERM.match(text)
+    bold = _BOLD_TERM.match(text) if ("**" in text or "__" in text) else None
     if bold:
         text, explained = bold.group(2), True
     else:
-        parts = _DASH_EXPLANATION.split(text, maxsplit=1)
+        parts = _DASH_EXPLANATION.split(text, maxsplit=1) if _has_dash(text) else [text]
         if len(parts) == 2 and parts[0].strip():
             text, explained = parts[0], True
-        short = _SHORT_TERM.match(text)
+        short = _SHORT_TERM.match(text) if ":" in text else None
         if short and _words(short.group(1)) <= MAX_PHRASE_WORDS // 2 + 2:
             text, explained = short.group(1), True
-    text = _UNDERSCORE_EMPHASIS.sub(r"\1", _EMPHASIS.sub("", text))
+    if "*" in text or "`" in text or "_" in text:
+        text = _UNDERSCORE_EMPHASIS.sub(r"\1", _EMPHASIS.sub("", text))
     text = text.strip().rstrip(".,;:").strip().strip(_QUOTES).strip().rstrip(".,;:").strip()
     return " ".join(text.split()), explained
