@@ -17,8 +17,9 @@ KPEval embeds with an mpnet model; kweval with the bundled all-MiniLM-L6-v2
 differ from KPEval's own by the model only.
 
 `dup_token_ratio` and `self_similarity` are the plain definitions for one
-list (KPEval's functions: 1 and 0 for no token / no phrase); `list_diversity` computes both for many lists at once (the pair sum
-from the sum of the vectors: `pair_mean_cosine`), tested against them, and
+list (KPEval's functions: 1 and 0 for no token / no phrase); `list_diversity`
+computes both for many lists at once (the pair sum from the sum of the
+vectors: `pair_mean_cosine`), tested against them, and
 `lists_diversity` does so from the phrases themselves (normalized, stemmed,
 embedded), for the pipeline and the `--protocol` presets alike.
 """
@@ -54,20 +55,29 @@ def self_similarity(vectors: np.ndarray) -> float:
     return float(cos[np.triu_indices(n, k=1)].mean())
 
 
-def pair_mean_cosine(group: np.ndarray, vectors: np.ndarray, n_groups: int) -> np.ndarray:
-    """Speed: `self_similarity` of every group's rows at once (`group`: each row's group, 0..n_groups-1).
+def pair_mean_cosine(
+    group: np.ndarray, vectors: np.ndarray, n_groups: int, index: np.ndarray | None = None
+) -> np.ndarray:
+    """Speed: `self_similarity` of every group's rows at once (`group`: each row's group, 0..n_groups-1; a row's
+    vector is `vectors[index[row]]`, or `vectors[row]` without `index`).
 
     The sum of the cosines over pairs i < j of unit vectors is
-    (|Σ v|² − Σ |v|²) / 2, so one pass of sums replaces the n × n products.
-    In float64 (rows made unit there), it equals the pairwise mean to ~1e-15.
+    (|Σ v|² − Σ |v|²) / 2, so one sparse product (groups × vectors, how often
+    each vector is in each group) replaces the n × n products, and each
+    distinct vector is made unit once.  In float64, it equals the pairwise
+    mean to ~1e-15.
     """
-    unit = np.asarray(vectors, dtype=np.float64)
-    if len(unit):
-        unit = unit / np.linalg.norm(unit, axis=1, keepdims=True)
+    from scipy import sparse
+
+    group = np.asarray(group, dtype=np.int64)
+    index = np.arange(len(group)) if index is None else np.asarray(index, dtype=np.int64)
+    vectors = np.asarray(vectors, dtype=np.float64)
+    norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors)) if len(vectors) else np.zeros(0)
+    scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)  # each vector made unit once
+    member = sparse.csr_matrix((scale[index], (group, index)), shape=(n_groups, len(vectors)))
+    total = np.asarray(member @ vectors) if len(vectors) else np.zeros((n_groups, 0))
+    squares = np.bincount(group, weights=(norms > 0)[index].astype(np.float64), minlength=n_groups)  # |unit|² = 1
     n = np.bincount(group, minlength=n_groups).astype(np.float64)
-    total = np.zeros((n_groups, unit.shape[1] if unit.ndim == 2 else 0))
-    np.add.at(total, group, unit)
-    squares = np.bincount(group, weights=(unit * unit).sum(axis=1) if len(unit) else None, minlength=n_groups)
     pairs = n * (n - 1) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
         mean = ((total * total).sum(axis=1) - squares) / 2 / pairs
@@ -89,32 +99,40 @@ def token_dup_ratios(group: np.ndarray, tokens: Sequence[Sequence[str]], n_group
 
 
 def list_diversity(
-    group: np.ndarray, tokens: Sequence[Sequence[str]], vectors: np.ndarray | None, n_groups: int
+    group: np.ndarray,
+    tokens: Sequence[Sequence[str]],
+    vectors: np.ndarray | None,
+    n_groups: int,
+    index: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
-    """{"dup_token_ratio", "self_similarity"} per group from its phrases' stems and embeddings (rows of `vectors`,
-    one per phrase; None: self_similarity not computed); NaN for a group without a phrase (undefined)."""
+    """{"dup_token_ratio", "self_similarity"} per group from its phrases' stems and embeddings (a phrase's vector:
+    `vectors[index[i]]`, or row i without `index`; None: self_similarity not computed); NaN for a group without a
+    phrase (undefined)."""
     group = np.asarray(group, dtype=np.int64)
     empty = np.bincount(group, minlength=n_groups) == 0
     out = {"dup_token_ratio": np.where(empty, np.nan, token_dup_ratios(group, tokens, n_groups))}
     if vectors is not None:
-        out["self_similarity"] = np.where(empty, np.nan, pair_mean_cosine(group, vectors, n_groups))
+        out["self_similarity"] = np.where(empty, np.nan, pair_mean_cosine(group, vectors, n_groups, index))
     return out
 
 
 def lists_diversity(lists: Sequence[Sequence[str]], embed: Callable[[list[str]], np.ndarray]) -> dict[str, np.ndarray]:
     """`list_diversity` of each list of phrases as given (each normalized; those without a word left out), the
-    stems from kweval's Porter stemmer and the vectors from `embed` (each distinct phrase once)."""
-    norms = [[n for n in normalize_many(list(phrases)) if n] for phrases in lists]
-    group = np.repeat(np.arange(len(lists), dtype=np.int64), [len(n) for n in norms])
-    flat = [n for ns in norms for n in ns]
-    try:
-        tokens = [stem_tokens(n) for n in flat]
+    stems from kweval's Porter stemmer and the vectors from `embed`, each distinct phrase stemmed and embedded once."""
+    normalized = normalize_many([phrase for phrases in lists for phrase in phrases])
+    owner = np.repeat(np.arange(len(lists), dtype=np.int64), [len(phrases) for phrases in lists])
+    kept = np.flatnonzero(np.fromiter((bool(n) for n in normalized), dtype=bool, count=len(normalized)))
+    flat = [normalized[i] for i in kept]
+    distinct = list(dict.fromkeys(flat))
+    try:  # every distinct word stemmed once, in one call (the words joined: one stem per word, in order)
+        words = list(dict.fromkeys(w for n in distinct for w in n.split()))
+        stem_of = dict(zip(words, stem_tokens(" ".join(words))))
+        stems = {n: tuple(stem_of[w] for w in n.split()) for n in distinct}
     except MissingExtra:
         raise MissingExtra(
             "--diversity: needs nltk (Porter stems), which is not installed: pip install 'kweval[stem]'"
         ) from None
-    distinct = list(dict.fromkeys(flat))
     vectors = np.asarray(embed(distinct), dtype=np.float32) if distinct else np.zeros((0, 1), np.float32)
     at = {text: i for i, text in enumerate(distinct)}
-    rows = vectors[[at[n] for n in flat]] if flat else vectors[:0]
-    return list_diversity(group, tokens, rows, len(lists))
+    index = np.fromiter((at[n] for n in flat), dtype=np.int64, count=len(flat))
+    return list_diversity(owner[kept], [stems[n] for n in flat], vectors, len(lists), index)

@@ -21,7 +21,7 @@ reaches step 2's cosine test have their units embedded.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -138,12 +138,12 @@ def _semantic(
 
 def counts(grounding: Grounding, sizes: Sequence[int]) -> dict[str, np.ndarray]:
     """Per list (of `sizes` phrases, end to end): how many were graded, present, supported, unsupported."""
-    sizes = np.asarray(sizes, dtype=np.int64)
-    owner = np.repeat(np.arange(len(sizes)), sizes)
+    lengths = np.asarray(sizes, dtype=np.int64)
+    owner = np.repeat(np.arange(len(lengths)), lengths)
     graded = grounding.grade >= 0
-    out = {"n_grounded": np.bincount(owner[graded], minlength=len(sizes))}
+    out = {"n_grounded": np.bincount(owner[graded], minlength=len(lengths))}
     for code, name in enumerate(("n_grounded_present", "n_grounded_supported", "n_unsupported")):
-        out[name] = np.bincount(owner[grounding.grade == code], minlength=len(sizes))
+        out[name] = np.bincount(owner[grounding.grade == code], minlength=len(lengths))
     return {k: v.astype(np.int64) for k, v in out.items()}
 
 
@@ -176,17 +176,24 @@ def match_mode_rule(mode: str) -> PresentRule:
     return rule
 
 
-def store_embedder(model_id: str, backend: str) -> tuple[Embedder, list[str]]:
+def store_embedder(
+    model_id: str, backend: str, known: Mapping[str, np.ndarray] | None = None
+) -> tuple[Embedder, list[str]]:
     """(an `Embedder` reading and filling the persistent embedding store of `model_id` × `backend`, the notes the
-    store leaves: a damaged or unwritable store)."""
+    store leaves: a damaged or unwritable store).  `known`: vectors this run already holds (the semantic metrics'
+    keywords), served without a store read."""
     from kweval.embeddings import semantic
     from kweval.embeddings.store import EmbeddingStore
 
     kind = semantic.variant(backend)
     notes: list[str] = []
     store = EmbeddingStore(model_id, backend=kind[0], precision=kind[1], on_note=notes.append)
+    held = dict(known or {})
 
     def embed(texts: list[str]) -> np.ndarray:
-        return semantic.embed_texts(texts, model_id=model_id, store=store, backend=backend)
+        missing = [t for t in dict.fromkeys(texts) if t not in held]
+        if missing:
+            held.update(zip(missing, semantic.embed_texts(missing, model_id=model_id, store=store, backend=backend)))
+        return np.stack([held[t] for t in texts]) if texts else np.zeros((0, 0), np.float32)
 
     return embed, notes

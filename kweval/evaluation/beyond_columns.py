@@ -14,6 +14,9 @@ store (`kweval.beyond.grounding.store_embedder`).
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
@@ -25,10 +28,13 @@ DIVERSITY_COLUMNS = ("dup_token_ratio", "self_similarity")
 KEYWORD_COLUMNS = ("grounding", "support", "support_cosine")
 
 
-def add_beyond_columns(evaluation: Evaluation, dataset: Dataset, progress: Progress) -> None:
-    """Add the grounding and/or diversity columns the options ask for to `evaluation` (in place)."""
+def add_beyond_columns(
+    evaluation: Evaluation, dataset: Dataset, progress: Progress, known: Mapping[str, np.ndarray] | None = None
+) -> None:
+    """Add the grounding and/or diversity columns the options ask for to `evaluation` (in place); `known`: the
+    vectors the semantic metrics read (not read again)."""
     options = evaluation.options
-    embed, notes = grounding.store_embedder(options.embedding_model, options.embedding_backend)
+    embed, notes = grounding.store_embedder(options.embedding_model, options.embedding_backend, known)
     groups = evaluation.scores[KEY].reset_index(drop=True)
     if options.grounding:
         progress("grounding", 0.96)
@@ -77,7 +83,7 @@ def _add_grounding(
     cosine = np.full(len(kw), np.nan, dtype=np.float32)
     cosine[order] = found.cosine
     evaluation.keywords = kw.assign(grounding=grade, support=support, support_cosine=cosine)
-    counts = grounding.counts(found, sizes)
+    counts = grounding.counts(found, sizes.tolist())
     for name, values in (counts | grounding.shares(counts)).items():
         evaluation.scores[name] = values
 
@@ -85,11 +91,13 @@ def _add_grounding(
 def _add_diversity(evaluation: Evaluation, dataset: Dataset, groups: pd.DataFrame, embed: grounding.Embedder) -> None:
     """dup_token_ratio and self_similarity of each group's predictions as given (strings, rank order, repeats kept)."""
     preds = dataset.predictions
-    rows = preds[preds["keyword"].map(lambda v: isinstance(v, str)).to_numpy(dtype=bool)]
+    keyword = preds["keyword"].to_numpy(dtype=object)
+    is_text = np.fromiter(map(isinstance, keyword, itertools.repeat(str)), dtype=bool, count=len(keyword))
+    rows = preds[is_text]
     group = _group_of(rows, groups) if len(rows) else np.zeros(0, np.int64)
     inside = np.flatnonzero(group >= 0)
     order = inside[np.lexsort((rows["rank"].to_numpy()[inside], group[inside]))]  # stable: ties in file order
-    phrases = rows["keyword"].to_numpy(dtype=object)[order]
+    phrases = keyword[is_text][order]
     bounds = np.concatenate(([0], np.cumsum(np.bincount(group[order], minlength=len(groups)))))
     found = diversity.lists_diversity([phrases[a:b].tolist() for a, b in zip(bounds[:-1], bounds[1:])], embed)
     for name in DIVERSITY_COLUMNS:

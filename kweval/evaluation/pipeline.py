@@ -100,13 +100,12 @@ def evaluate(
     )
     # the stems stem matching or the present rule computed, kept for the next run (nothing new: nothing written)
     evaluation.problems += [Problem("stem cache", note, "evaluate") for note in save_shared_stems()]
-    if options.semantic:
-        add_semantic_columns(evaluation, progress)
+    known = add_semantic_columns(evaluation, progress) if options.semantic else None  # the keywords' vectors
     if options.sentiment:
         progress("sentiment", 0.95)
         add_sentiment_columns(evaluation, dataset)
     if options.grounding or options.diversity:
-        add_beyond_columns(evaluation, dataset, progress)
+        add_beyond_columns(evaluation, dataset, progress, known)
     if not keywords:
         evaluation.keywords = evaluation.keywords.iloc[:0]  # built only for the semantic or sentiment metrics
     progress("done", 1.0)
