@@ -20,6 +20,7 @@ Budgets (issue 30): grounding ≤ 60 s cold and ≤ 5 s warm; diversity adds ≤
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import resource
@@ -78,6 +79,63 @@ def line(label: str, wall: float, cpu: float, note: str = "") -> None:
     print(f"{label:<44} wall {wall:7.2f} s  CPU {cpu:7.2f} s  load {os.getloadavg()[0]:5.2f}{note}")
 
 
+def best(args: list[str], env: dict[str, str], rounds: int) -> tuple[float, float]:
+    """(wall, CPU) of the round with the least CPU."""
+    return min((run(args, env)[:2] for _ in range(rounds)), key=lambda t: t[1])
+
+
+def grades(stdout: str) -> None:
+    for row in json.loads(stdout)["rows"]:
+        if row["movie"] == "ALL":
+            print(
+                f"    {row['model']}: grounded_present {row['grounded_present']:.4f}, grounded_supported "
+                f"{row['grounded_supported']:.4f}, unsupported {row['unsupported']:.4f}"
+            )
+
+
+@contextlib.contextmanager
+def fresh_store():
+    """The environment of a run with an empty embedding store in a temporary folder; the ONNX export is made in it
+    once first (as `kweval embed` would: it is not the embedding a cold run measures)."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, PYTHONPATH=str(REPO), KWEVAL_CACHE_DIR=cache, HF_HUB_OFFLINE="1")
+        warm_up = "from kweval.embeddings.semantic import embed_texts; embed_texts(['warm-up'])"
+        subprocess.run([sys.executable, "-c", warm_up], env=env, check=True, capture_output=True)
+        yield env
+
+
+def extractors(base: list[str], rounds: int) -> None:
+    """Steps 1-4: lexical, --grounding cold and warm, then diversity's share of a semantic run."""
+    with fresh_store() as env:
+        lexical = best(base, env, rounds)
+        line("lexical (no add-on)", *lexical)
+        cold = run([*base, "--grounding"], env)
+        line("--grounding, empty store (cold)", *cold[:2], f"  grounding's own CPU {cold[1] - lexical[1]:.2f} s")
+        warm = best([*base, "--grounding"], env, rounds)
+        line("--grounding, warm", *warm, f"  grounding's own CPU {warm[1] - lexical[1]:.2f} s")
+        grades(cold[2])
+        run([*base, "--semantic", "--diversity"], env)  # fill the store with the keywords
+        semantic = best([*base, "--semantic"], env, rounds)
+        both = best([*base, "--semantic", "--diversity"], env, rounds)
+        line("--semantic, warm", *semantic)
+        line("--semantic --diversity, warm", *both, f"  diversity adds {both[1] / semantic[1] - 1:+.1%} CPU")
+        print(
+            f"ratios to the budgets (CPU): cold {cold[1] / 60:.2f} of 60 s, warm {warm[1] / 5:.2f} of 5 s, "
+            f"diversity {(both[1] / semantic[1] - 1) / 0.10:.2f} of +10%"
+        )
+
+
+def with_gold(base: list[str], gold: str, rounds: int) -> None:
+    """Step 5: the gold keyphrases as a third model, whose absent phrases reach the cosine test."""
+    with fresh_store() as env:
+        args = [*base, "--predictions", gold, "--grounding"]
+        cold = run(args, env)
+        line("--grounding with gold as a model, cold", *cold[:2], f"  ratio {cold[1] / 60:.2f} of 60 s")
+        warm = best(args, env, rounds)
+        line("--grounding with gold as a model, warm", *warm, f"  ratio {warm[1] / 5:.2f} of 5 s")
+        grades(cold[2])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA)
@@ -93,54 +151,8 @@ def main() -> int:
     base = ["evaluate", str(args.data), *(a for s in specs for a in ("--predictions", s)), "--format", "json"]
     print(f"# data {args.data}; predictions {', '.join(specs)}")
     print(f"# command: python bench/bench_grounding.py --rounds {args.rounds}; kweval {' '.join(base)} [options]")
-    with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, PYTHONPATH=str(REPO), KWEVAL_CACHE_DIR=cache, HF_HUB_OFFLINE="1")
-        subprocess.run(
-            [sys.executable, "-c", "from kweval.embeddings.semantic import embed_texts; embed_texts(['warm-up'])"],
-            env=env,
-            check=True,
-            capture_output=True,
-        )  # the ONNX export, made once (as `kweval embed` would); the store holds one vector
-        lexical = min((run(base, env)[:2] for _ in range(args.rounds)), key=lambda t: t[1])
-        line("lexical (no add-on)", *lexical)
-        cold = run([*base, "--grounding"], env)
-        line("--grounding, empty store (cold)", *cold[:2], f"  grounding's own CPU {cold[1] - lexical[1]:.2f} s")
-        warm = min((run([*base, "--grounding"], env)[:2] for _ in range(args.rounds)), key=lambda t: t[1])
-        line("--grounding, warm", *warm, f"  grounding's own CPU {warm[1] - lexical[1]:.2f} s")
-        rows = [r for r in json.loads(cold[2])["rows"] if r["movie"] == "ALL"]
-        for row in rows:
-            print(
-                f"    {row['model']}: grounded_present {row['grounded_present']:.4f}, grounded_supported "
-                f"{row['grounded_supported']:.4f}, unsupported {row['unsupported']:.4f}"
-            )
-        run([*base, "--semantic", "--diversity"], env)  # fill the store with the keywords
-        semantic = min((run([*base, "--semantic"], env)[:2] for _ in range(args.rounds)), key=lambda t: t[1])
-        both = min((run([*base, "--semantic", "--diversity"], env)[:2] for _ in range(args.rounds)), key=lambda t: t[1])
-        line("--semantic, warm", *semantic)
-        line("--semantic --diversity, warm", *both, f"  diversity adds {both[1] / semantic[1] - 1:+.1%} CPU")
-        print(
-            f"ratios to the budgets (CPU): cold {cold[1] / 60:.2f} of 60 s, warm {warm[1] / 5:.2f} of 5 s, "
-            f"diversity {(both[1] / semantic[1] - 1) / 0.10:.2f} of +10%"
-        )
-    with tempfile.TemporaryDirectory() as cache:  # a fresh store again: the gold phrases reach the cosine test
-        env = dict(os.environ, PYTHONPATH=str(REPO), KWEVAL_CACHE_DIR=cache, HF_HUB_OFFLINE="1")
-        subprocess.run(
-            [sys.executable, "-c", "from kweval.embeddings.semantic import embed_texts; embed_texts(['warm-up'])"],
-            env=env,
-            check=True,
-            capture_output=True,
-        )
-        with_gold = [*base, "--predictions", gold_file(args.data, out), "--grounding"]
-        cold = run(with_gold, env)
-        line("--grounding with gold as a model, cold", *cold[:2], f"  ratio {cold[1] / 60:.2f} of 60 s")
-        warm = min((run(with_gold, env)[:2] for _ in range(args.rounds)), key=lambda t: t[1])
-        line("--grounding with gold as a model, warm", *warm, f"  ratio {warm[1] / 5:.2f} of 5 s")
-        for row in json.loads(cold[2])["rows"]:
-            if row["movie"] == "ALL":
-                print(
-                    f"    {row['model']}: grounded_present {row['grounded_present']:.4f}, grounded_supported "
-                    f"{row['grounded_supported']:.4f}, unsupported {row['unsupported']:.4f}"
-                )
+    extractors(base, args.rounds)
+    with_gold(base, gold_file(args.data, out), args.rounds)
     return 0
 
 
