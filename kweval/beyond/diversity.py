@@ -62,20 +62,20 @@ def pair_mean_cosine(
     vector is `vectors[index[row]]`, or `vectors[row]` without `index`).
 
     The sum of the cosines over pairs i < j of unit vectors is
-    (|Σ v|² − Σ |v|²) / 2, so one sparse product (groups × vectors, how often
-    each vector is in each group) replaces the n × n products, and each
-    distinct vector is made unit once.  In float64, it equals the pairwise
-    mean to ~1e-15.
+    (|Σ v|² − Σ |v|²) / 2, so sums per group (one weighted `np.bincount` per
+    dimension, over each distinct vector made unit once: no rows × dimensions
+    copy, no sparse-matrix import) replace the n × n products.  In float64, it
+    equals the pairwise mean to ~1e-15.
     """
-    from scipy import sparse
-
     group = np.asarray(group, dtype=np.int64)
     index = np.arange(len(group)) if index is None else np.asarray(index, dtype=np.int64)
     vectors = np.asarray(vectors, dtype=np.float64)
     norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors)) if len(vectors) else np.zeros(0)
-    scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)  # each vector made unit once
-    member = sparse.csr_matrix((scale[index], (group, index)), shape=(n_groups, len(vectors)))
-    total = np.asarray(member @ vectors) if len(vectors) else np.zeros((n_groups, 0))
+    scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+    columns = np.ascontiguousarray((vectors * scale[:, None]).T) if len(vectors) else np.zeros((0, 0))
+    total = np.zeros((n_groups, len(columns)))
+    for d, column in enumerate(columns):
+        total[:, d] = np.bincount(group, weights=column[index], minlength=n_groups)
     squares = np.bincount(group, weights=(norms > 0)[index].astype(np.float64), minlength=n_groups)  # |unit|² = 1
     n = np.bincount(group, minlength=n_groups).astype(np.float64)
     pairs = n * (n - 1) / 2
@@ -87,13 +87,13 @@ def pair_mean_cosine(
 def token_dup_ratios(group: np.ndarray, tokens: Sequence[Sequence[str]], n_groups: int) -> np.ndarray:
     """`dup_token_ratio` of every group's phrases at once (`group`: each phrase's group; `tokens`: its stems)."""
     owner = np.repeat(np.asarray(group, dtype=np.int64), [len(t) for t in tokens])
-    codes = np.unique([t for phrase in tokens for t in phrase], return_inverse=True)[1].astype(np.int64)
+    code_of: dict[str, int] = {}
+    codes = np.fromiter(
+        (code_of.setdefault(t, len(code_of)) for phrase in tokens for t in phrase), dtype=np.int64, count=len(owner)
+    )
     total = np.bincount(owner, minlength=n_groups)
-    if len(codes):
-        distinct_pairs = np.unique(owner * (int(codes.max()) + 1) + codes)
-        distinct = np.bincount(distinct_pairs // (int(codes.max()) + 1), minlength=n_groups)
-    else:
-        distinct = np.zeros(n_groups, dtype=np.int64)
+    width = max(len(code_of), 1)
+    distinct = np.bincount(np.unique(owner * width + codes) // width, minlength=n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total == 0, EMPTY_DUP, 1.0 - distinct / total)
 
