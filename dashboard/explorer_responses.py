@@ -20,13 +20,14 @@ def raw_responses(ctx: Ctx, movie: str, review: str) -> None:
         with st.expander(f"{md(record['model'])}: raw response · read as **{md(record['parse'])}**"):
             left, right = st.columns([2, 3])
             left.markdown("**Read as**")
-            sections = record["sections"] or (None,) * len(record["keyphrases"])
+            given = record["sections"]  # a tuple, or None (a missing value) without sections
+            sections = given if isinstance(given, tuple) else (None,) * len(record["keyphrases"])
             listed = [
                 f"{i}. {md(phrase)}" + (f" *({md(section)})*" if section else "")
                 for i, (phrase, section) in enumerate(zip(record["keyphrases"], sections))
             ]
             left.markdown("\n".join(listed) if listed else f"*an empty list ({md(record['parse'])}): scores 0*")
-            for note in record["notes"]:
+            for note in record["notes"] if isinstance(record["notes"], tuple) else ():
                 left.caption(md(note))
             right.markdown("**The response as given**")
             right.code(record["response"] or "(empty)", language=None, wrap_lines=True)
