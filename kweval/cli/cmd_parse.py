@@ -24,9 +24,10 @@ DESCRIPTION = """\
 Read a JSONL file of raw model responses ({"id": DOC, "response": "<the model's text>"} per line) into
 keyphrase lists, as --predictions NAME=PATH reads it, and write one line per response:
 {"id": DOC, "keyphrases": [...], "parse": DECISION} (plus "movie" when given and "sections" for
-present/absent sections).  DECISION is one of: DECISIONS.  An abstention, an empty and an unparseable
-response are empty lists (each scores 0 where it is evaluated).  The counts per decision are said in
-one line on stderr.
+present/absent sections).  DECISION is one of:
+  DECISIONS.
+An abstention, an empty and an unparseable response are empty lists (each scores 0 where it is
+evaluated).  The counts per decision are said in one line on stderr; the rules are in docs/llm.md.
 """.replace("DECISIONS", ", ".join(DECISIONS))
 
 
