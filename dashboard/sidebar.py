@@ -132,9 +132,9 @@ def open_page(file: str) -> Ctx:
     try:
         evaluation = get_evaluation(dataset, data_hash, options)
     except (ImportError, OSError, RuntimeError) as exc:  # no sentence-transformers / model / VADER: without them
-        if not (options.semantic or options.sentiment):
+        if not (options.semantic or options.sentiment or options.grounding):
             raise
-        st.sidebar.error(f"Semantic/sentiment metrics unavailable: {md(exc)}")
+        st.sidebar.error(f"Semantic/sentiment/grounding metrics unavailable: {md(exc)}")
         options = EvalOptions(
             k=selection.k, match=selection.match, keyphrase=dataset.per_document, present=selection.present
         )
@@ -168,6 +168,8 @@ def _options(dataset: Dataset, selection: Selection) -> EvalOptions:
         embedding_backend=selection.backend if selection.semantic else EvalOptions.embedding_backend,
         keyphrase=dataset.per_document,
         present=selection.present,
+        grounding=selection.grounding,
+        diversity=selection.grounding,
     )
 
 
@@ -307,6 +309,19 @@ def _selection(dataset: Dataset) -> Selection:
         help="approx: equal or substring (default); exact; word: whole tokens; stem: Porter stems equal.",
     )
     semantic, tau, backend = _semantic_controls(bind)  # in Selection's order: sem, tau, then sas, present, backend
+    sentiment, present, grounding = _toggles(bind)
+    protocol = _carried_protocol(dataset)
+    sel = Selection(
+        movie, tuple(chosen), int(k), agg, match, semantic, tau, sentiment, present, str(backend), grounding, protocol
+    )
+    for message in selection_warnings(url, sel, movies, models):
+        url_notice(message)
+    return sel
+
+
+def _toggles(bind: Callable[..., Any]) -> tuple[bool, bool, bool]:
+    """The add-ons' toggles: (sentiment, the present/absent split, grounding and diversity)."""
+    sb = st.sidebar
     sentiment = bind(
         sb.toggle,
         "Sentiment (VADER)",
@@ -322,13 +337,16 @@ def _selection(dataset: Dataset) -> Selection:
         help="recall_present, f1@k_present, recall_absent (docs/metrics.md §9): GT keywords split by "
         "whether they occur in the review's own text under the match mode.",
     )
-    protocol = _carried_protocol(dataset)
-    sel = Selection(
-        movie, tuple(chosen), int(k), agg, match, semantic, tau, bool(sentiment), bool(present), str(backend), protocol
+    grounding = bind(
+        sb.toggle,
+        "Grounding & diversity",
+        "grd",
+        fmt=_flag,
+        help="grounded_present / grounded_supported / unsupported and dup_token_ratio / self_similarity "
+        "(docs/metrics.md §12): each keyword graded against its own text (present, supported by a sentence, or "
+        "unsupported), and each list's repetition. The first run embeds and caches the sentences.",
     )
-    for message in selection_warnings(url, sel, movies, models):
-        url_notice(message)
-    return sel
+    return bool(sentiment), bool(present), bool(grounding)
 
 
 def _carried_protocol(dataset: Dataset) -> str | None:

@@ -27,9 +27,11 @@ TITLES = {
     "explorer": "Review explorer",
     "ndcg": "nDCG, step by step",
     "compare": "Compare models",
+    "history": "Run history",
     "failures": "Why did my model fail?",
     "data": "Data",
     "parity": "Notebook parity",
+    "protocols": "Protocols",
 }
 ERRORS = '[data-testid="stException"], [data-testid="stAlertContentError"]'
 QUERY = "movie=star_tide&models=keybert,yake,keybert_vader&k=5"

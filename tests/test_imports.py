@@ -42,6 +42,7 @@ STREAMLIT_FREE = (
     "failures_view",
     "history_chart",
     "gap_view",
+    "grounding_html",
 )
 # The parts of kweval from the bottom up; a part imports only its own modules and lower layers' parts.
 LAYERS = [
@@ -58,6 +59,7 @@ LAYERS = [
     {"kweval.text"},  # normalization, stemming, matching, present/absent
     {"kweval.metrics"},  # metric families and the registry
     {"kweval.embeddings"},  # models, ONNX, the vector store, similarities
+    {"kweval.beyond"},  # beyond the reference list: grounding in the document, diversity of a list
     {"kweval.evaluation"},  # options, the pipeline, add-ons, aggregation, slices
     {
         "kweval.stats",

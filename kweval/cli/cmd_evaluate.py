@@ -17,6 +17,7 @@ from kweval.cli.common import (
     THRESHOLD_FAILED,
     USAGE_ERROR,
     UsageError,
+    add_beyond_options,
     add_cutoff_option,
     add_gt_order_option,
     add_match_option,
@@ -74,6 +75,7 @@ def _add_data_and_metric_options(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--discount", choices=DISCOUNTS, default=DEFAULTS.discount, help="nDCG discount (default log2)")
     add_semantic_options(ev, adds="add sem_precision, sem_recall, sem_f1")
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
+    add_beyond_options(ev)
     ev.add_argument(
         "--missing",
         choices=MISSING_MODES,
@@ -207,8 +209,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for out in (args.out, args.per_review):
         if out is not None:
             check_output_file(out)
-    if args.scheduler is not None and args.legacy:
-        raise UsageError("--scheduler evaluates the lexical, semantic and sentiment metrics; run --legacy without it")
+    if args.scheduler is not None and (args.legacy or args.grounding or args.diversity):
+        raise UsageError(
+            "--scheduler evaluates the lexical, semantic and sentiment metrics; run --legacy, --grounding and "
+            "--diversity without it"
+        )
     judged.check_arguments(args)
     source, dataset, evaluation, options = _load_or_evaluate_in_groups(args, options)
     judged_tables = None
@@ -261,7 +266,8 @@ def _load_or_evaluate_in_groups(
     selected, the keyphrase options set from its GT) and no evaluation yet."""
     files = prediction_files(args)
     in_groups = None
-    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files or args.judgments):
+    one_process = args.legacy or args.semantic or args.sentiment or args.grounding or args.diversity
+    if args.scheduler is None and not (one_process or files or args.judgments):
         in_groups = _evaluate_in_groups(args, options)  # the lexical metrics: shared out over processes
     elif args.scheduler is not None and not files:  # workers read their own movie files when the layout has them
         in_groups = _evaluate_files_on_scheduler(args, options)
@@ -286,7 +292,7 @@ def _evaluate(args: argparse.Namespace, dataset: Dataset, options: EvalOptions) 
     """`evaluate` in this process, with a progress bar for --semantic on a terminal; the per-keyword table only for
     --per-review (`common.evaluate_args`: an embedding model that cannot be loaded is a usage error)."""
     progress = None
-    if args.semantic and not args.quiet and sys.stderr.isatty():
+    if (args.semantic or args.grounding or args.diversity) and not args.quiet and sys.stderr.isatty():
         progress = _tqdm_progress()
     return evaluate_args(args, dataset, options, progress=progress, keywords=bool(args.per_review))
 

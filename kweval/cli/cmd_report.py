@@ -18,6 +18,7 @@ from kweval.cli import record
 from kweval.cli.common import (
     USAGE_ERROR,
     UsageError,
+    add_beyond_options,
     add_cutoff_option,
     add_match_option,
     add_predictions_argument,
@@ -52,6 +53,7 @@ def add_parser(sub) -> None:
     rp.add_argument("--aggregate", choices=AGGREGATIONS, default=AGGREGATIONS[0], help="macro (default) or micro")
     add_semantic_options(rp, adds="add the semantic metrics")
     rp.add_argument("--sentiment", action="store_true", help="add the sentiment metrics (VADER)")
+    add_beyond_options(rp)
     rp.add_argument(
         "--protocol",
         choices=PRESETS,
@@ -83,6 +85,8 @@ def cmd_report(args: argparse.Namespace) -> int:
         return unusable
     plotly = html_report.plotly_js()  # a missing extra is said before the work
     if args.protocol != "kweval":
+        if args.grounding or args.diversity:
+            raise UsageError("--grounding and --diversity: the report shows them under --protocol kweval (the default)")
         data, keep = _protocol_report_data(args)
     else:
         data, keep = _kweval_report_data(args)

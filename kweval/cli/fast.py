@@ -92,7 +92,8 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
     for doc, reason in document_problems(protocol, documents.texts):
         problems.append(_problem(f"{folder}: document {doc}", reason))
     cutoffs = tuple(dict.fromkeys((*CUTOFFS[:1], args.k, *CUTOFFS[1:])))
-    rows, per_model, paths, lines = _score_models(protocol, documents, chosen, cutoffs, problems, quiet, args.k)
+    beyond = _beyond(args, problems)
+    rows, per_model, paths, lines = _score_models(protocol, documents, chosen, cutoffs, problems, quiet, args.k, beyond)
     problems.extend(_stem_cache_problems())  # a full disk: the stems are not kept, the numbers stand
     _report(problems, quiet)
     if not rows:
@@ -127,6 +128,8 @@ def _card(args: argparse.Namespace, files: list[Path], folder: Path, cutoffs: tu
         aggregation="macro",
         cutoffs=cutoffs,
     )
+    if getattr(args, "grounding", False) or getattr(args, "diversity", False):
+        card.update(cards.beyond_card(args.grounding, args.diversity, args.grounding_threshold, args.embedding_model))
     return cards.with_other_presets(card, lines)
 
 
@@ -138,9 +141,39 @@ def _report(problems: list, quiet: bool) -> None:
     problems.clear()
 
 
-def _score_models(protocol, documents, chosen, cutoffs, problems: list, quiet: bool, k: int):
+def _beyond(args: argparse.Namespace, problems: list):
+    """With --grounding or --diversity: a function adding their per-document columns to a model's scores (the
+    preset's present rule; `kweval.keyphrase.protocol_beyond`), else None."""
+    grounded, diverse = getattr(args, "grounding", False), getattr(args, "diversity", False)
+    if not (grounded or diverse):
+        return None
+    from kweval.beyond.grounding import store_embedder
+    from kweval.keyphrase import protocol_beyond
+
+    embed, notes = store_embedder(args.embedding_model, args.embedding_backend)
+
+    def add(protocol, documents, predictions, per_doc: dict, summary: dict) -> None:
+        columns = protocol_beyond.beyond_columns(
+            protocol,
+            per_doc["doc"],
+            documents.texts,
+            predictions,
+            embed,
+            grounded=grounded,
+            diverse=diverse,
+            threshold=args.grounding_threshold,
+        )
+        per_doc.update(columns)
+        summary.update(protocol_beyond.means(columns))
+        problems.extend(_problem("embedding cache", note) for note in notes)
+        notes.clear()
+
+    return add
+
+
+def _score_models(protocol, documents, chosen, cutoffs, problems: list, quiet: bool, k: int, beyond=None):
     """(summary rows, {model: per-document columns}, prediction files read, the card's lines on the other presets)
-    of each model's predictions file.
+    of each model's predictions file; `beyond` (`_beyond`) adds the grounding and diversity columns.
 
     A file that is not readable, or holds no usable line, is one problem and no row (not a model scoring 0).
     """
@@ -175,6 +208,8 @@ def _score_models(protocol, documents, chosen, cutoffs, problems: list, quiet: b
         others = [p for p in PRESETS if p != protocol.name]
         summaries = {protocol.name: summary, **preset_summaries(gold, predictions, documents.texts, cutoffs, others)}
         lines += gap_lines(protocol.name, summaries, k, f"{model}: " if len(chosen) > 1 else "")
+        if beyond is not None:
+            beyond(protocol, documents, predictions, per_doc, summary)
         n_documents = int(summary.pop("n_documents"))
         rows.append(
             {

@@ -245,26 +245,36 @@ def read_keyphrase(folder: Path) -> Dataset:
     collection folder is read too; otherwise the dataset has no predictions yet.
     """
     from kweval.data import predictions as pred_files
+    from kweval.data.response_lines import responses_frame
 
     problems: list[Problem] = []
-    collections, predictions = [], []
+    collections, predictions, responses = [], [], []
     directions: dict[str, str] = {}
     for collection in find_collections(folder):
         docs = read_documents(collection, problems)
         collections.append(docs)
         for path in pred_files.tidy_prediction_files(collection):
-            rows, declared = _predictions_beside(path, docs, problems)
+            records: list[tuple] = []  # a predictions.jsonl of raw responses: each one's parse, for the explorer
+            rows, declared = _predictions_beside(path, docs, problems, records)
             predictions.append(rows)
+            responses += [responses_frame([(docs.name, *r[1:]) for r in records], rows)] if records else []
             directions = declared | directions  # the first collection's word on a model wins
-    return documents_dataset(collections, predictions, problems, str(folder), directions)
+    dataset = documents_dataset(collections, predictions, problems, str(folder), directions)
+    if responses:
+        import pandas as pd
+
+        dataset.responses = pd.concat(responses, ignore_index=True)
+    return dataset
 
 
-def _predictions_beside(path: Path, docs: Documents, problems: list[Problem]) -> tuple[pd.DataFrame, dict[str, str]]:
+def _predictions_beside(
+    path: Path, docs: Documents, problems: list[Problem], responses: list | None = None
+) -> tuple[pd.DataFrame, dict[str, str]]:
     """(rows, declared score directions) of a predictions table lying in a collection folder: all of its rows are
-    that collection's documents."""
+    that collection's documents (`responses`: as `read_prediction_file`'s)."""
     from kweval.data import predictions as pred_files
 
-    rows, declared = pred_files.read_prediction_file(path, None, problems, default_movie=docs.name)
+    rows, declared = pred_files.read_prediction_file(path, None, problems, docs.name, responses)
     other = sorted({str(m) for m in rows["movie"] if m != docs.name})
     if other:  # the table lies in this collection: its rows are this collection's documents
         problems.append(Problem(str(path), f"movie {other[0]} read as this collection, {docs.name}"))

@@ -158,6 +158,25 @@ def evaluation_card(
         )
     if options.sentiment:
         card["sentiment"] = "VADER compound (docs/metrics.md §5)"
+    card.update(beyond_card(options.grounding, options.diversity, options.grounding_threshold, options.embedding_model))
+    return card
+
+
+def beyond_card(grounding: bool, diversity: bool, tau_g: float, model: str) -> dict[str, str]:
+    """The card's lines of grounding and diversity (docs/metrics.md §12) when they are on: the rules, τ_g, and that
+    the embeddings are `model`'s (KPEval's diversity uses an mpnet model)."""
+    card = {}
+    if grounding:
+        card["grounding"] = (
+            "present under the present rule above; else supported when every word occurs in one sentence, or at "
+            f"cosine ≥ τ_g = {tau_g:g} to a sentence or phrase of the text ({model}); else unsupported "
+            "(docs/metrics.md §12)"
+        )
+    if diversity:
+        card["diversity"] = (
+            f"KPEval's dup_token_ratio and self_similarity on the predictions as given, embeddings {model} "
+            "(KPEval: an mpnet sentence-transformer; docs/metrics.md §12)"
+        )
     return card
 
 

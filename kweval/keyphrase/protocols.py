@@ -450,3 +450,10 @@ def summarize(protocol: Protocol, per_document: Mapping[str, Sequence[float]]) -
             means[name] = f1_of_means(means["p" + name[2:]], means["r" + name[2:]])
     means["n_documents"] = float(len(per_document["doc"]))
     return means
+
+
+def present_in(protocol: Protocol, phrases: Sequence[str], text: str) -> list[bool]:
+    """Whether each phrase occurs in `text` under the protocol's present rule (grounding, docs/metrics.md §12); a
+    preset without one (pke) uses kweval's."""
+    rule = PROTOCOLS["kweval"] if protocol.present_rule == "none" else protocol
+    return [occurs(rule, phrase_words(rule, phrase), text) for phrase in phrases]
