@@ -117,15 +117,28 @@ def _kweval_report_data(args: argparse.Namespace):
     folder = Path(args.data) if args.data else demo_path()  # the card `kweval evaluate` writes for the same run
     predictions = [Path(p) for p in (prediction_files(args) or {}).values()]
     content = cards.dataset_hash(folder, args.movies, predictions) if folder.exists() else "unknown"
-    card = cards.evaluation_card(options, str(dataset.source), content, aggregation=args.aggregate)
+    card = cards.evaluation_card(
+        options, str(dataset.source), content, aggregation=args.aggregate, per_document=dataset.per_document
+    )
     name = Path(str(dataset.source)).name or "demo"
-    return report_data(dataset, evaluation, args.aggregate, card, title=f"kweval report: {name}", n_boot=args.resamples)
+    data = report_data(dataset, evaluation, args.aggregate, card, title=f"kweval report: {name}", n_boot=args.resamples)
+    return _across_presets(data, "kweval", dataset, args)
+
+
+def _across_presets(data, view: str, dataset, args: argparse.Namespace):
+    """`data` with its headline told whether each verdict holds under every preset (per-document data only:
+    `kweval.io.preset_headlines.with_presets`, as the dashboard's Summary)."""
+    from kweval.io.preset_headlines import with_presets
+
+    if dataset.per_document and len(data.models) >= 2:
+        data.headline = with_presets(data.headline, view, dataset, args.k, data.models, n_boot=args.resamples)
+    return data
 
 
 def _protocol_report_data(args: argparse.Namespace):
     """The report's data under a keyphrase preset: the collection and prediction files read as
     `kweval evaluate --protocol` reads them (`kweval.io.report_protocol`)."""
-    from kweval.data import read_per_document
+    from kweval.data import load_dataset, read_per_document
     from kweval.data.predictions import prediction_lists
     from kweval.io import card as cards
     from kweval.io.report_protocol import protocol_report_data
@@ -154,7 +167,7 @@ def _protocol_report_data(args: argparse.Namespace):
         aggregation="macro",
         cutoffs=cutoffs,
     )
-    return protocol_report_data(
+    data = protocol_report_data(
         documents,
         predictions,
         args.protocol,
@@ -164,3 +177,5 @@ def _protocol_report_data(args: argparse.Namespace):
         problems=[str(p) for p in problems],
         n_boot=args.resamples,
     )
+    dataset = load_dataset(args.data, predictions={m: files[m] for m in wanted})  # kweval's view and the others'
+    return _across_presets(data, args.protocol, dataset, args)

@@ -77,12 +77,18 @@ def _help(metric: str) -> str:
     return entry.definition if entry is not None else ""
 
 
+def _across(row: dict) -> str:
+    """A headline row's line on the other presets (`kweval.stats.across_presets`), when it has one."""
+    text = row.get("across_presets")
+    return f'<br><span class="note across-presets">{esc(text)}</span>' if isinstance(text, str) and text else ""
+
+
 def headline_html(data: ReportData) -> str:
     """The headline card: one stakeholder sentence per key metric."""
     if data.headline.empty:
         return '<div class="headline"><p>Fewer than two models: nothing to compare.</p></div>'
     items = "".join(
-        f'<li class="{"sig" if row["significant"] else "ns"}">{esc(row["sentence"])}</li>'
+        f'<li class="{"sig" if row["significant"] else "ns"}">{esc(row["sentence"])}{_across(row)}</li>'
         for row in data.headline.to_dict("records")
     )
     return (
