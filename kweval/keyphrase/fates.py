@@ -165,9 +165,11 @@ def _missed(protocol: Protocol, gold: GoldList, present: bool | None) -> str:
 def _repeat(protocol: Protocol, gold: GoldList, j: int) -> str:
     """A missed gold phrase's detail: a repeat of an earlier counted one (pke and meng count both) is never found."""
     phrases = gold.phrases
-    if not any(_kept(protocol, phrases[:j], [phrases[j]])):
+    if j == 0 or not any(_kept(protocol, phrases[:j], [phrases[j]])):
         return ""
-    earlier = next(i for i in gold.counted if i < j and any(_kept(protocol, [phrases[i]], [phrases[j]])))
+    earlier = next((i for i in gold.counted if i < j and any(_kept(protocol, [phrases[i]], [phrases[j]]))), None)
+    if earlier is None:  # it matches a phrase de-duplicated away
+        return ""
     return f"repeats gold ‘{phrases[earlier]}’: {protocol.name} counts both in |G|, a prediction matches one"
 
 
