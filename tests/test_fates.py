@@ -141,15 +141,25 @@ def _adds_up(dataset, preset: str, k: int) -> None:
     assert not math.isnan(float(scores[f"p@{k}"].sum()))
 
 
-@pytest.mark.keyphrase
-@pytest.mark.parametrize("preset", PRESETS)
-def test_semeval_fates_are_the_cli_per_document_numbers(tmp_path, capsys, preset):
+@pytest.fixture(scope="module")
+def semeval_predictions(tmp_path_factory) -> dict[str, Path]:
+    """`kweval extract` YAKE and FirstPhrases predictions of SemEval2017 (made once for the module)."""
     from kweval.cli import main
 
+    folder = tmp_path_factory.mktemp("extracted")
     files = {}
     for extractor in ("yake", "firstphrases"):
-        files[extractor] = tmp_path / f"{extractor}.jsonl"
+        files[extractor] = folder / f"{extractor}.jsonl"
         assert main(["extract", str(SEMEVAL), "--extractor", extractor, "--out", str(files[extractor])]) == 0
+    return files
+
+
+@pytest.mark.keyphrase
+@pytest.mark.parametrize("preset", PRESETS)
+def test_semeval_fates_are_the_cli_per_document_numbers(tmp_path, capsys, semeval_predictions, preset):
+    from kweval.cli import main
+
+    files = semeval_predictions
     dataset = load_dataset(str(SEMEVAL), predictions={m: str(p) for m, p in files.items()})
     _adds_up(dataset, preset, 5)
     per_review = tmp_path / "per_review.csv"

@@ -130,12 +130,14 @@ def test_ndcg_and_data_pages_under_a_preset(monkeypatch, tmp_path, protocol):
 
 @pytest.mark.keyphrase
 @pytest.mark.parametrize("protocol", PRESETS)
-def test_semeval_explorer_under_a_preset_is_the_clis_per_document_numbers(monkeypatch, tmp_path, capsys, protocol):
+def test_semeval_explorer_under_a_preset_is_the_clis_per_document_numbers(
+    monkeypatch, tmp_path, capsys, semeval_folder, protocol
+):
     """SemEval2017 with `kweval extract` YAKE and FirstPhrases beside docsutf8/: the issue's document under each
     preset shows `kweval evaluate --protocol P --per-review`'s values."""
     from kweval.cli import main
 
-    folder = _semeval_with_predictions(tmp_path)
+    folder = semeval_folder
     dataset = load_dataset(str(folder))
     at = _explorer(monkeypatch, folder, protocol, "S0003491613001516")
     _check_card(_card(at), dataset, protocol, "S0003491613001516", 5)
@@ -149,13 +151,15 @@ def test_semeval_explorer_under_a_preset_is_the_clis_per_document_numbers(monkey
         assert f"f1@5 {fmt_num(cli.loc[('S0003491613001516', model), 'f1@5'])}" in body
 
 
-def _semeval_with_predictions(tmp_path: Path) -> Path:
+@pytest.fixture(scope="module")
+def semeval_folder(tmp_path_factory) -> Path:
     """SemEval2017's documents and keys (linked) with `kweval extract` YAKE and FirstPhrases predictions beside them
-    in one tidy table."""
+    in one tidy table (made once for the module)."""
     import json
 
     from kweval.cli import main
 
+    tmp_path = tmp_path_factory.mktemp("semeval")
     folder = tmp_path / "SemEval2017"
     folder.mkdir()
     for sub in ("docsutf8", "keys"):

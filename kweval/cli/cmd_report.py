@@ -101,6 +101,7 @@ def _kweval_report_data(args: argparse.Namespace):
     from kweval.data import demo_path, load_dataset
     from kweval.evaluation.pipeline import evaluate
     from kweval.io import card as cards
+    from kweval.io.preset_headlines import report_with_presets
     from kweval.io.report_data import report_data
 
     dataset = load_dataset(args.data, predictions=prediction_files(args))
@@ -122,17 +123,7 @@ def _kweval_report_data(args: argparse.Namespace):
     )
     name = Path(str(dataset.source)).name or "demo"
     data = report_data(dataset, evaluation, args.aggregate, card, title=f"kweval report: {name}", n_boot=args.resamples)
-    return _across_presets(data, "kweval", dataset, args)
-
-
-def _across_presets(data, view: str, dataset, args: argparse.Namespace):
-    """`data` with its headline told whether each verdict holds under every preset (per-document data only:
-    `kweval.io.preset_headlines.with_presets`, as the dashboard's Summary)."""
-    from kweval.io.preset_headlines import with_presets
-
-    if dataset.per_document and len(data.models) >= 2:
-        data.headline = with_presets(data.headline, view, dataset, args.k, data.models, n_boot=args.resamples)
-    return data
+    return report_with_presets(data, "kweval", dataset, args.k, n_boot=args.resamples)  # the verdict under each
 
 
 def _protocol_report_data(args: argparse.Namespace):
@@ -141,6 +132,7 @@ def _protocol_report_data(args: argparse.Namespace):
     from kweval.data import load_dataset, read_per_document
     from kweval.data.predictions import prediction_lists
     from kweval.io import card as cards
+    from kweval.io.preset_headlines import report_with_presets
     from kweval.io.report_protocol import protocol_report_data
     from kweval.keyphrase.protocols import CUTOFFS
 
@@ -178,4 +170,4 @@ def _protocol_report_data(args: argparse.Namespace):
         n_boot=args.resamples,
     )
     dataset = load_dataset(args.data, predictions={m: files[m] for m in wanted})  # kweval's view and the others'
-    return _across_presets(data, args.protocol, dataset, args)
+    return report_with_presets(data, args.protocol, dataset, args.k, n_boot=args.resamples)

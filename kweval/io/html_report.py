@@ -287,10 +287,14 @@ def report_page(
     dashboard's "Download report" of the current view: its dataset subset, evaluation, aggregation and card).
     `progress(stage, fraction)` is told each of `report_data.REPORT_STAGES` as it begins, and (the last stage, 1.0)
     when the page is written."""
+    from kweval.io.preset_headlines import report_with_presets
     from kweval.io.report_data import report_data
 
     extra = {} if n_boot is None else {"n_boot": n_boot}
-    return render_page(report_data(dataset, evaluation, how, card, title=title, progress=progress, **extra), progress)
+    data = report_data(dataset, evaluation, how, card, title=title, progress=progress, **extra)
+    shown = dataset.subset(list(evaluation.movies), list(evaluation.models))  # the collections and models reported
+    data = report_with_presets(data, "kweval", shown, evaluation.options.k, **extra)  # per-document data
+    return render_page(data, progress)
 
 
 def render_page(data: ReportData, progress: Progress = no_progress) -> str:

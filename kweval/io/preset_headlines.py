@@ -17,6 +17,7 @@ import pandas as pd
 from kweval.data.dataset import Dataset
 from kweval.data.vocabulary import vocabulary
 from kweval.evaluation.options import EvalOptions, Evaluation
+from kweval.io.report_data import ReportData
 from kweval.io.report_protocol import protocol_headline
 from kweval.keyphrase.dataset_protocol import protocol_scores
 from kweval.keyphrase.protocols import PROTOCOLS
@@ -86,3 +87,14 @@ def with_presets(
         return top
     headlines = preset_headlines(dataset, k, models, {view: top}, n_boot, n_perm)
     return across_presets(top, view, headlines, compared_metrics(k))
+
+
+def report_with_presets(
+    data: ReportData, view: str, dataset: Dataset, k: int, n_boot: int = N_BOOT, n_perm: int = N_PERM
+) -> ReportData:
+    """`data` (an HTML report's, of the `view` preset on `dataset`: the collections and models it shows) with its
+    headline told whether each F1@k verdict holds under every preset (`with_presets`): `kweval report`, with or
+    without `--protocol`, and the dashboard's report of the view."""
+    if len(data.models) >= 2:
+        data.headline = with_presets(data.headline, view, dataset, k, data.models, n_boot, n_perm)
+    return data
