@@ -178,3 +178,24 @@ def semeval_folder(tmp_path_factory) -> Path:
     columns = ["movie", "review_id", "model", "rank", "keyword", "score", "score_direction"]
     pd.DataFrame(rows, columns=columns).to_csv(folder / "predictions.csv", index=False)
     return folder
+
+
+@pytest.mark.keyphrase
+def test_semeval_summary_defaults_to_stems_and_names_the_presets_its_verdict_holds_under(monkeypatch, semeval_folder):
+    """The issue's view: YAKE and FirstPhrases on SemEval2017 open with stem matching, and the F1@5 headline says
+    under which presets its verdict holds (the core's sentence); the Failures page under pke counts pke's
+    decisions."""
+    from kweval.io.preset_headlines import preset_headlines, with_presets
+
+    at = run(monkeypatch, semeval_folder, {"movie": "ALL", "k": "5"})
+    ctx = at.session_state["ctx"]
+    assert ctx.selection.match == "stem" and ctx.evaluation.options.match == "stem"
+    dataset = load_dataset(str(semeval_folder))
+    models = list(ctx.selection.models)
+    top = with_presets(preset_headlines(dataset, 5, models)["kweval"], "kweval", dataset, 5, models)
+    sentence = top.loc[top["metric"] == "f1@5", "across_presets"].iloc[0]
+    assert sentence.startswith("Across presets: significant under kweval; under pke, kpeval and meng")
+    assert sentence in _shown(at)
+    at = run(monkeypatch, semeval_folder, {"movie": "ALL", "k": "5", "protocol": "pke"}, "pages/failures.py")
+    counts = failure_summary(preset_failure_table(dataset, "pke", 5), by=["model"])
+    assert failures_view.headline(counts, models, "documents") in texts(at)
