@@ -30,16 +30,14 @@ def _row(best: str, runner: str, margin: float, significant: bool, metric: str =
     }
 
 
-def _headlines(**rows: dict) -> dict[str, pd.DataFrame]:
-    return {preset: pd.DataFrame([row]) for preset, row in rows.items()}
+def _headlines(best: str, runner: str, **verdicts: tuple[float, bool]) -> dict[str, pd.DataFrame]:
+    """{preset: a one-row F1@5 headline of `best` over `runner`} from {preset: (margin, significant)}."""
+    return {preset: pd.DataFrame([_row(best, runner, *v)]) for preset, v in verdicts.items()}
 
 
 def test_a_win_under_one_convention_only_says_so():
     heads = _headlines(
-        kweval=_row("yake", "fp", 0.049, True),
-        pke=_row("yake", "fp", 0.01052, False),
-        kpeval=_row("yake", "fp", 0.0110, False),
-        meng=_row("yake", "fp", 0.0101, False),
+        "yake", "fp", kweval=(0.049, True), pke=(0.01052, False), kpeval=(0.011, False), meng=(0.0101, False)
     )
     top = pd.DataFrame([{**_row("yake", "fp", 0.049, True), "sentence": "…"}])
     out = across_presets(top, "kweval", heads, ["f1@5"])
@@ -51,12 +49,7 @@ def test_a_win_under_one_convention_only_says_so():
 
 
 def test_a_verdict_that_holds_everywhere_and_one_that_flips():
-    heads = _headlines(
-        kweval=_row("a", "b", 0.05, True),
-        pke=_row("a", "b", 0.04, True),
-        kpeval=_row("a", "b", 0.03, True),
-        meng=_row("a", "b", 0.045, True),
-    )
+    heads = _headlines("a", "b", kweval=(0.05, True), pke=(0.04, True), kpeval=(0.03, True), meng=(0.045, True))
     out = across_presets(pd.DataFrame([_row("a", "b", 0.04, True)]), "pke", heads, ["f1@5"])
     assert (
         out["across_presets"][0]
