@@ -112,3 +112,14 @@ def test_semeval_default_matches_stems_not_word_fragments(tmp_path, capsys):
     kw = evaluate(load_dataset(str(SEMEVAL), predictions={"yake": str(yake)})).keywords
     kw = kw[(kw["review_id"] == "S0003491613001516") & (kw["gt_rank"] >= 0)]
     assert "theories" not in set(kw["keyword"]) and len(kw) == 3
+
+
+def test_legacy_mode_does_not_call_an_unchosen_match_ignored(demo_dataset):
+    from kweval.legacy import legacy_summary
+
+    _, problems = legacy_summary(demo_dataset, EvalOptions())
+    assert not [p for p in problems if "ignored" in str(p)]
+    _, problems = legacy_summary(demo_dataset, EvalOptions(match="stem"))
+    assert [str(p) for p in problems if "ignored" in str(p)] == [
+        "legacy mode: --match stem is ignored: the notebooks use approx"
+    ]
