@@ -170,3 +170,29 @@ def test_semeval_fates_are_the_cli_per_document_numbers(tmp_path, capsys, semeva
     ours = protocol_scores(dataset, preset, 5).set_index(["review_id", "model"]).reindex(cli.index)
     for column in ("p@5", "r@5", "f1@5", "f1@M", "f1@O", "n_gold", "n_predictions"):
         pd.testing.assert_series_equal(ours[column], cli[column], check_names=False, atol=1e-6, check_dtype=False)
+
+
+def test_kweval_failures_protocol_writes_the_presets_decisions(tmp_path, capsys):
+    """`kweval failures DATA --protocol P` (the Failures page under P, from the command line); a usage error is one
+    `kweval:` line, exit 2."""
+    from kweval.cli import main
+    from kweval.explain.failures import COLUMNS, failure_summary
+
+    folder = _collection(tmp_path)
+    out = tmp_path / "pke.csv"
+    assert main(["failures", str(folder), "--protocol", "pke", "--k", "3", "--out", str(out)]) == 0
+    expected = preset_failure_table(load_dataset(str(folder)), "pke", 3)[COLUMNS]
+    written = pd.read_csv(out, dtype={"review_id": str}, keep_default_na=False)
+    assert written["category"].tolist() == expected["category"].tolist()
+    assert written["keyword"].tolist() == expected["keyword"].tolist()
+    summary = tmp_path / "summary.csv"
+    assert main(["failures", str(folder), "--protocol", "meng", "--summary", "--out", str(summary)]) == 0
+    counts = pd.read_csv(summary)
+    core = failure_summary(preset_failure_table(load_dataset(str(folder)), "meng", 5))
+    assert counts["count"].sum() == core["count"].sum() > 0
+    capsys.readouterr()
+    assert main(["failures", "--protocol", "pke", "--out", str(tmp_path / "demo.csv")]) == 2  # the movie-level demo
+    assert main(["failures", str(folder), "--protocol", "pke", "--match", "approx", "--out", str(out)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("kweval: ") for line in err), err
+    assert "needs per-document ground truth" in err[0] and "--match and --semantic do not apply" in err[1]
