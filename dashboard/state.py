@@ -219,6 +219,9 @@ class Ctx:
     source_label: str
     uploads: dict[str, int] = field(default_factory=dict)  # uploaded file name -> size in bytes (newest copy)
 
+    def __post_init__(self) -> None:
+        self.options = self.options.for_data(self.dataset.per_document)  # the match mode in force, never "auto"
+
     @property
     def key(self) -> tuple[str, str]:
         """Cache key of everything derived from this evaluation: (data hash, digest of the options: short to hash)."""
