@@ -127,7 +127,10 @@ else:
         (ctx.dataset.reviews["movie"] == movie) & (ctx.dataset.reviews["review_id"] == review), "text"
     ]
     st.html(review_html(text.iloc[0] if len(text) else None, matched_tooltips(kw, model=model), max_height=180))
-    st.caption(f"The review's text; marked: the words of {md(model)}'s keywords that matched a GT keyword.")
+    st.caption(
+        f"The review's text; marked: the words of {md(model)}'s keywords that matched a GT keyword "
+        f"({md(ctx.match_text('kweval'))})."
+    )
     whose = (
         f"its own GT ({len(gt)} keywords)"
         if own["review_id"].notna().any()

@@ -44,7 +44,11 @@ def match_reason(match: str, per_document: bool) -> str:
     """Why `match` is in force, in one clause for the protocol card and the captions: the data's default, or chosen
     over it (naming the default)."""
     data = "per-document ground truth" if per_document else "movie-level ground truth"
-    field = "the keyphrase field's rule: exact match of Porter stems" if per_document else "the seed notebooks' rule"
+    field = (
+        "the keyphrase field's rule: exact match of Porter stems"
+        if per_document
+        else "the original notebooks' rule (equal or substring)"
+    )
     default = default_match(per_document)
     if match == default:
         return f"the default on {data}, {field}"
