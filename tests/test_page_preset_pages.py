@@ -199,3 +199,21 @@ def test_semeval_summary_defaults_to_stems_and_names_the_presets_its_verdict_hol
     at = run(monkeypatch, semeval_folder, {"movie": "ALL", "k": "5", "protocol": "pke"}, "pages/failures.py")
     counts = failure_summary(preset_failure_table(dataset, "pke", 5), by=["model"])
     assert failures_view.headline(counts, models, "documents") in texts(at)
+
+
+def test_hostile_phrases_under_a_preset_are_escaped(monkeypatch, tmp_path):
+    """A prediction and a gold phrase that are HTML: shown as text in the card, the GT marks and the Failures page."""
+    from tests.apptest import XSS
+
+    folder = _collection(tmp_path)
+    with open(folder / "keys" / "d1.key", "a", encoding="utf-8") as handle:
+        handle.write(f"{XSS}\n")
+    frame = pd.read_csv(folder / "predictions.csv", dtype={"review_id": str})
+    extra = pd.DataFrame([["Edge", "d1", m, 99, XSS, 0.01] for m in ("first", "reversed")], columns=frame.columns)
+    pd.concat([frame, extra], ignore_index=True).to_csv(folder / "predictions.csv", index=False)
+    at = _explorer(monkeypatch, folder, "pke", "d1")
+    body = _card(at)
+    assert "<img" not in body and esc(XSS) in body
+    assert "<img" not in texts(at)
+    at = run(monkeypatch, folder, {"movie": "ALL", "protocol": "pke"}, "pages/failures.py")
+    assert "<img" not in texts(at)
