@@ -30,9 +30,9 @@ if PRESET is not None:
     st.info(
         f"Under the **{PRESET}** preset (chosen on Summary or Compare; it travels in every link): each "
         f"{WORDS.review.lower()}'s metrics are those of `kweval evaluate DATA --protocol {PRESET} --per-review`, and "
-        "each prediction is marked as that preset decides it: kept in its scored list (#: the place its cut-off "
-        "counts) or dropped, matched to a gold phrase or not. Its metrics are P, R and F1, so the sort's nDCG is its "
-        f"F1@{sel.k} here.",
+        "each prediction is marked as that preset decides it: dropped by its filter or de-duplication, a match (→ the "
+        "gold phrase it found) or not, and beyond k when its place in the preset's scored list is past the cut-off. "
+        f"Its metrics are P, R and F1, so the sort's nDCG is its F1@{sel.k} here.",
         icon=":material/rule:",
     )
 st.caption(
