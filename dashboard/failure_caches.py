@@ -12,7 +12,7 @@ import streamlit as st
 from dashboard import preset_caches
 from dashboard.state import Ctx
 from kweval.evaluation import slice_features
-from kweval.explain import failures
+from kweval.explain import failure_grounding, failures
 from kweval.keyphrase.dataset_protocol import with_preset_scores
 from kweval.stats import slices as stats_slices
 
@@ -53,6 +53,18 @@ def failure_counts(ctx: Ctx) -> pd.DataFrame:
     """Counts and shares per model × side × category over the selection's movie (every movie for ALL)."""
     sel = ctx.selection
     return _failure_counts(_key(ctx), sel.movie, tuple(sel.models), ctx)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def _off_reference_grades(key: tuple, movie: str, models: tuple, _ctx: Ctx) -> pd.DataFrame:
+    return failure_grounding.off_reference_grades(_scoped(_ctx, failure_table(_ctx)))
+
+
+def off_reference_grades(ctx: Ctx) -> pd.DataFrame:
+    """With grounding: the off-the-reference keywords per model × grade (present / supported / unsupported by the
+    text) over the selection's movie; empty without grounding."""
+    sel = ctx.selection
+    return _off_reference_grades(_key(ctx), sel.movie, tuple(sel.models), ctx)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -82,6 +82,24 @@ def headline(summary: pd.DataFrame, models: Sequence[str], reviews_word: str = "
     return "\n\n".join(parts)
 
 
+def off_reference_sentences(grades: pd.DataFrame, models: Sequence[str]) -> str:
+    """With grounding, one sentence per model (Markdown, escaped) telling its off-the-reference keywords apart: present
+    in the text (a possible gap in the reference), supported by it, or unsupported (a candidate hallucination)."""
+    parts = []
+    for model in models:
+        mine = grades[grades["model"] == model].set_index("grounding")
+        total = int(mine["count"].sum()) if len(mine) else 0
+        if total == 0:
+            continue
+        share = {g: float(mine["share"].get(g, 0.0)) for g in ("present", "supported", "unsupported")}
+        parts.append(
+            f"**{md(model)}**: of its {total:,} keywords off the reference, {share['present']:.0%} are present in "
+            f"the text (possible gaps in the reference), {share['supported']:.0%} supported by it and "
+            f"{share['unsupported']:.0%} unsupported (candidate hallucinations)."
+        )
+    return "\n\n".join(parts)
+
+
 def segment_links(
     summary: pd.DataFrame, models: Sequence[str], urls: Sequence[str], side: str
 ) -> list[tuple[str, str, str, int]]:

@@ -16,6 +16,7 @@ import streamlit as st
 
 from dashboard import html_holes, keyword_html, preset_caches
 from dashboard.escape import esc, fmt_num
+from dashboard.grounding_html import support_html
 from dashboard.gt_lists import gt_lists
 from dashboard.highlight import matched_tooltips, review_html
 from dashboard.html_holes import MetricsLine, Part
@@ -89,8 +90,9 @@ def _table(
 def _keywords(key: tuple, movie: str, models: tuple, _keywords: pd.DataFrame) -> pd.DataFrame:
     kw = _keywords[_keywords["model"].isin(models)]
     kw = kw if movie == "ALL" else kw[kw["movie"] == movie]
+    grounded = [c for c in ("grounding", "support", "support_cosine") if c in kw.columns]  # with grounding on
     return (
-        kw[["movie", "review_id", "model", "position", "keyword", "norm", "gt_rank", "gt_keyword"]]
+        kw[["movie", "review_id", "model", "position", "keyword", "norm", "gt_rank", "gt_keyword", *grounded]]
         .set_index(["movie", "review_id"])
         .sort_index()
     )
@@ -315,6 +317,7 @@ def _card_parts(
         f'<div style="flex:1 1 12rem">{keyword_html.gt_top_html(gt, sel.k, rows, colors, words=words)}</div></div>'
     )
     extra = keyword_html.sentiment_line(data.text_v, data.gt_v) if sas else ""
+    extra += support_html(rows, [m for m in sel.models if m in data.evaluated])  # with grounding: what supports each
     grid = keyword_html.model_grid_start(22 if (sem or sas) else 16)
     return (head + side + extra + grid, *cells, "</div>"), data.evaluated
 

@@ -36,6 +36,7 @@ class Selection:
     sentiment metrics of docs/metrics.md (URL ``sem=1``, ``tau=0.75``, ``sas=1``);
     `present` the present/absent split (``present=1``; on by default for per-document GT);
     `backend` the embedding backend of the semantic metrics (``backend=onnx-int8``);
+    `grounding` the metrics beyond the reference list, grounding and diversity (``grd=1``, docs/metrics.md §12);
     `protocol` the keyphrase preset of Summary and Compare on per-document data (``protocol=pke``), carried by every
     page's links like the rest; None on movie-level data, which has no such parameter.
     """
@@ -50,6 +51,7 @@ class Selection:
     sentiment: bool = False
     present: bool = False
     backend: str = BACKEND_DEFAULT
+    grounding: bool = False
     protocol: str | None = None
     notes: tuple[str, ...] = field(default=(), compare=False)
 
@@ -66,11 +68,12 @@ class Selection:
             "sas": "1" if self.sentiment else "0",
             "present": "1" if self.present else "0",
             "backend": self.backend,
+            "grd": "1" if self.grounding else "0",
             **protocol,
         }
 
 
-SELECTION_KEYS = ("movie", "models", "k", "agg", "match", "sem", "tau", "sas", "present", "backend")
+SELECTION_KEYS = ("movie", "models", "k", "agg", "match", "sem", "tau", "sas", "present", "backend", "grd")
 _TRUE = frozenset({"1", "true", "on", "yes"})
 _FALSE = frozenset({"0", "false", "off", "no"})
 
@@ -134,6 +137,7 @@ def param_parsers(movies: Sequence[str], models: Sequence[str]) -> dict[str, Cal
         "sas": parse_flag,
         "present": parse_flag,
         "backend": lambda r: r if r in EMBEDDING_BACKENDS else None,
+        "grd": parse_flag,
     }
 
 
@@ -152,6 +156,7 @@ def selection_defaults(movies: Sequence[str], models: Sequence[str], present_def
         "sas": False,
         "present": present_default,
         "backend": BACKEND_DEFAULT,
+        "grd": False,
     }
 
 

@@ -60,6 +60,17 @@ def cli_data_path() -> str | None:
     return args.data or os.environ.get("KWEVAL_DATA") or None
 
 
+def cli_prediction_files() -> tuple[tuple[str, str], ...]:
+    """The models added to the data: `--predictions NAME=PATH` (repeatable) after `streamlit run app.py --`, else
+    KWEVAL_PREDICTIONS (NAME=PATH,NAME=PATH); a JSONL file of raw responses is read through the parser
+    (docs/llm.md), and the explorer shows each response beside its list."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--predictions", action="append", default=[])
+    args, _ = parser.parse_known_args(sys.argv[1:])
+    given = args.predictions or [s for s in os.environ.get("KWEVAL_PREDICTIONS", "").split(",") if s.strip()]
+    return tuple(tuple(spec.partition("=")[::2]) for spec in given)  # type: ignore[misc]
+
+
 def _stamp(path: str | None) -> tuple:
     """Names, sizes and modification times of the files under `path`: reload when they change."""
     from kweval.data import demo_path
@@ -75,14 +86,32 @@ def _stamp(path: str | None) -> tuple:
 
 
 @st.cache_resource(show_spinner="Loading the dataset…", max_entries=4)
-def _load(path: str | None, stamp: tuple) -> tuple[Dataset, str]:
-    dataset = load_dataset(path)
+def _load(path: str | None, stamp: tuple, predictions: tuple[tuple[str, str], ...] = ()) -> tuple[Dataset, str]:
+    from kweval.data import DatasetError
+    from kweval.data.predictions import parse_spec
+
+    try:
+        files = dict(parse_spec("=".join(spec)) for spec in predictions)
+    except ValueError as exc:
+        raise DatasetError(f"--predictions: {exc}") from None
+    dataset = load_dataset(path, predictions=files or None)
     return dataset, dataset.content_hash()
 
 
 def load_path(path: str | None) -> tuple[Dataset, str]:
-    """The dataset at `path` (None: the embedded demo) and its content hash, reloaded when its files change."""
-    return _load(path, _stamp(path))
+    """The dataset at `path` (None: the embedded demo) with the `cli_prediction_files` models, and its content hash;
+    reloaded when its files change."""
+    predictions = cli_prediction_files()
+    stamps = tuple(_file_stamp(p) for _, p in predictions)
+    return _load(path, (_stamp(path), stamps), predictions)
+
+
+def _file_stamp(path: str) -> tuple:
+    try:
+        found = Path(path).stat()
+    except OSError:
+        return (path,)
+    return (path, found.st_size, found.st_mtime_ns)
 
 
 @st.cache_resource(show_spinner="Reading the uploaded tables…", max_entries=4)
@@ -285,6 +314,9 @@ class Ctx:
             "threshold": self.options.threshold,
             "backend": self.options.embedding_backend,
             "sentiment": self.options.sentiment,
+            "grounding": self.options.grounding,
+            "grounding_threshold": self.options.grounding_threshold,
+            "diversity": self.options.diversity,
             "scope": "ALL" if scope == "ALL" else self.movie_title(scope),
             "scope_id": scope,
             "protocol": protocol,

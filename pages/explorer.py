@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import explorer_failures, explorer_judgments, review_card
+from dashboard import explorer_failures, explorer_judgments, explorer_responses, review_card
 from dashboard.escape import md
 from dashboard.review_tables import DIRECTIONAL_SORTS, SORTS, filter_reviews, keep_reviews, paginate
 from dashboard.selection import format_tau
@@ -76,6 +76,7 @@ if review:
         )
     for _, row in found.iterrows():
         review_card.review_card(ctx, row, keywords, scores, marked, links=True)
+        explorer_responses.raw_responses(ctx, row["movie"], row["review_id"])
         explorer_failures.gt_marks(ctx, row["movie"], row["review_id"], marked)
     if not found.empty:  # grading: one review at a time
         explorer_judgments.judge_panel(ctx, str(found.iloc[0]["movie"]), review, marked, keywords)
@@ -150,6 +151,7 @@ p2.caption(f"{len(shown):,} {WORDS.review.lower()}(s) match · page {page} of {n
 for _, row in rows.iterrows():
     with st.container(border=True):
         review_card.review_card(ctx, row, keywords, scores, marked, page=rows)
+        explorer_responses.raw_responses(ctx, row["movie"], row["review_id"])
         explorer_failures.gt_marks(ctx, row["movie"], row["review_id"], marked)
         st.button(
             f"Open this {WORDS.review.lower()}",

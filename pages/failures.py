@@ -59,6 +59,8 @@ for side, title, unit in (
         st.switch_page(
             ctx.pages["explorer"], query_params=ctx.params(category=picked[1], model=picked[0], hl=picked[0])
         )
+    if side == PREDICTION and ctx.options.grounding:  # off the reference: a gap in it, or a hallucination?
+        st.markdown(view.off_reference_sentences(caches.off_reference_grades(ctx), models))
     keys = view.segment_keys(models, side)
     urls = ctx.urls("explorer", category=[c for _, c in keys], model=[m for m, _ in keys], hl=[m for m, _ in keys])
     with st.expander(f"Open a segment in the explorer ({unit})", expanded=side == PREDICTION):

@@ -12,6 +12,7 @@ from dashboard.headline_card import show_headline_card, significance_caption
 from dashboard.links import METRICS_DOC, metrics_doc
 from dashboard.protocol import show_protocol_card
 from dashboard.protocol_select import choose_protocol, show_protocol_summary
+from dashboard.record_button import record_button
 from dashboard.report_button import report_button
 from dashboard.sidebar import open_page
 from dashboard.style import metric_label
@@ -97,6 +98,7 @@ c1.download_button("CSV", csv_text, report.download_name("summary", meta, "csv")
 c2.download_button("Markdown", md_text, report.download_name("summary", meta, "md"), "text/markdown")
 c3.download_button("LaTeX", tex_text, report.download_name("summary", meta, "tex"), "text/x-tex")
 report_button(ctx, scope, meta, c4)  # built on request, its stages shown, then offered for download
+record_button(ctx, protocol)  # this evaluation kept in the run history (the History page compares runs)
 skipped = int(table.loc[table["movie"] == ALL, "n_skipped"].sum())
 if skipped:
     st.caption(

@@ -29,6 +29,7 @@ PAGES = [
     "pages/compare.py",
     "pages/data.py",
     "pages/failures.py",
+    "pages/history.py",
 ]
 
 
@@ -39,6 +40,7 @@ TITLES = {
     "compare": "Compare models",
     "data": "Data",
     "failures": "Why did my model fail?",
+    "history": "Run history",
 }
 
 

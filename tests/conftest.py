@@ -73,6 +73,17 @@ def demo_dataset() -> Dataset:
 
 
 @pytest.fixture(scope="module")
+def semeval_firstphrases():
+    """SemEval2017 (`read_documents`) and FirstPhrases' top 20 of each document (keyphrase tests only)."""
+    from kweval.data.keyphrase import read_documents
+    from kweval.keyphrase.extract import firstphrases_lists
+
+    collection = read_documents(SEMEVAL, [])
+    lists = firstphrases_lists([collection.texts[d] for d in collection.doc_ids], 20)
+    return collection, {d: [k for k, _ in entries] for d, entries in zip(collection.doc_ids, lists)}
+
+
+@pytest.fixture(scope="module")
 def cores():
     """Datasets loaded by the core, one per source of the dashboard tests ("demo", "dnlp"), on first use."""
     from tests.apptest import _Cores

@@ -81,8 +81,9 @@ def _settled(driver, texts: list[str], timeout: float = 90) -> str:
 
 
 @contextmanager
-def _server(tmp_path: Path, data: Path | None = None):
-    """A real `streamlit run app.py` on a free port (the embedded demo, or `data`); yields its URL."""
+def _server(tmp_path: Path, data: Path | None = None, extra_env: dict[str, str] | None = None):
+    """A real `streamlit run app.py` on a free port (the embedded demo, or `data`; `extra_env` set too); yields its
+    URL."""
     assert CHROMIUM.exists() and CHROMEDRIVER.exists(), (
         "Debian's chromium is required: apt-get install -y chromium chromium-driver (or `make browser`)"
     )
@@ -94,6 +95,7 @@ def _server(tmp_path: Path, data: Path | None = None):
     )  # never the user's cache
     if data is not None:
         env["KWEVAL_DATA"] = str(data)
+    env.update(extra_env or {})
     log = open(tmp_path / f"streamlit_{port}.log", "w")
     proc = subprocess.Popen(
         [

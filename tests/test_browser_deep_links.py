@@ -25,6 +25,7 @@ DEEP = {
     "explorer": ("Review explorer", ["review(s) match", "Mark the matches of"]),
     "ndcg": ("nDCG, step by step", ["Three GT keywords, five predicted keywords", "Textbook examples"]),
     "compare": ("Compare models", ["Every metric, each model against keybert", "Reviews by difference"]),
+    "history": ("Run history", ["Runs shown", "No run recorded yet here"]),
     "data": ("Data", ["Validation messages", "The tidy layout"]),
     "failures": ("Why did my model fail?", ["of its keywords are hits", "Slices where a model does worst"]),
     "parity": ("Notebook parity", ["Legacy vs corrected (macro)", "Each defect, on a real review"]),

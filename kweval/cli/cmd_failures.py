@@ -8,6 +8,7 @@ import sys
 from kweval.cli.common import (
     USAGE_ERROR,
     UsageError,
+    add_beyond_options,
     add_cutoff_option,
     add_gt_order_option,
     add_match_option,
@@ -35,7 +36,9 @@ applies (docs/metrics.md §10) under --match, --k and, with --semantic, --thresh
 
 Columns: movie, review_id, model, side (prediction/gt), position (after cleaning; -1 for a
 keyword cleaning drops; a GT keyword's rank), keyword, category, detail (the GT keyword it
-matches or would match, the mode that would match, the cosine, the position it repeats).
+matches or would match, the mode that would match, the cosine, the position it repeats; with
+--grounding, an off-the-reference prediction's grade: present in the text, supported, unsupported)
+and, with --grounding, grounding (each kept prediction's grade, docs/metrics.md §12).
 Per review × model the hit rows are p@k·k and hit + hit_beyond_k = found + found_beyond_k =
 n_matched.  --summary writes the counts per movie × model × category instead (with each
 count's share of its side).  The file is CSV (spreadsheet formulas neutralised) or Parquet
@@ -61,6 +64,7 @@ def add_parser(sub) -> None:
     add_match_option(fp)
     add_gt_order_option(fp)
     add_semantic_options(fp, adds="add near_semantic (cosine ≥ --threshold)")
+    add_beyond_options(fp)
     add_predictions_argument(fp)
     fp.add_argument(
         "--protocol",
@@ -97,7 +101,7 @@ def cmd_failures(args: argparse.Namespace) -> int:
     table = failure_table(dataset, evaluation)
     for note in table.attrs.get("notes", []):
         say("failures", note)
-    out = failure_summary(table) if args.summary else table[COLUMNS]
+    out = failure_summary(table) if args.summary else table[COLUMNS + [c for c in ("grounding",) if c in table]]
     write_table(out, args.out)
     say(f"wrote {len(out):,} rows to {args.out}")
     return 0

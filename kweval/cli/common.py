@@ -20,7 +20,7 @@ keywords_ground_truth.pkl, optional Reviews_By_Movie/) or a keyphrase benchmark
 Without DATA the embedded demo dataset is used.
 
 Metrics (docs/metrics.md; keyphrase ones need --keyphrase/--present, semantic ones --semantic, sentiment ones \
---sentiment):
+--sentiment, grounding and diversity ones --grounding/--diversity):
 {metrics}
 
 Examples:
@@ -159,6 +159,9 @@ OPTION_ARGS = (
     "embedding_backend",
     "sentiment",
     "missing",
+    "grounding",
+    "grounding_threshold",
+    "diversity",
 )
 
 
@@ -219,6 +222,30 @@ def add_embedding_options(parser: argparse.ArgumentParser, backend_lead: str = "
     )
 
 
+def add_beyond_options(parser: argparse.ArgumentParser) -> None:
+    """--grounding, --grounding-threshold and --diversity: the metrics beyond the reference list (§12)."""
+    parser.add_argument(
+        "--grounding",
+        action="store_true",
+        help="add grounded_present, grounded_supported, unsupported: each prediction graded present (in the text), "
+        "supported (its words in one sentence, or cosine ≥ τ_g to a sentence or phrase) or unsupported "
+        "(sentence embeddings, cached; docs/metrics.md §12)",
+    )
+    parser.add_argument(
+        "--grounding-threshold",
+        type=float,
+        default=DEFAULTS.grounding_threshold,
+        metavar="TAU_G",
+        help=f"cosine τ_g at which a sentence or phrase of the text supports a prediction (default "
+        f"{DEFAULTS.grounding_threshold})",
+    )
+    parser.add_argument(
+        "--diversity",
+        action="store_true",
+        help="add dup_token_ratio, self_similarity: KPEval's diversity of each list as given (all-MiniLM-L6-v2)",
+    )
+
+
 def add_gt_order_option(parser: argparse.ArgumentParser) -> None:
     """--gt-order: the GT list's rank, file order (default) or by helpful votes."""
     from kweval.evaluation.options import GT_ORDERS
@@ -240,6 +267,7 @@ def evaluate_args(args: argparse.Namespace, dataset, options: EvalOptions, progr
     try:
         return evaluate(dataset, options, progress=progress, keywords=keywords)
     except (OSError, ImportError) as exc:
-        if not options.semantic or isinstance(exc, ImportError) and missing_extra(exc, "") is not None:
+        embeds = options.semantic or options.grounding or options.diversity
+        if not embeds or isinstance(exc, ImportError) and missing_extra(exc, "") is not None:
             raise
         raise UsageError(f"cannot load the embedding model {options.embedding_model!r}: {exc}") from None

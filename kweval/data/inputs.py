@@ -42,7 +42,9 @@ def _candidates(folder: Path, layout: str, movies: set[str] | None) -> list[Path
 
         out: list[Path] = []
         for collection in keyphrase.find_collections(folder):
-            out += _glob(collection / keyphrase.DOCS_DIR, "*.txt") + _glob(collection / keyphrase.KEYS_DIR, "*.key")
+            texts = _glob(collection / keyphrase.DOCS_DIR, "*.txt")
+            stems = {p.stem for p in texts}  # a key file without its document is not read
+            out += texts + [p for p in _glob(collection / keyphrase.KEYS_DIR, "*.key") if p.stem in stems]
             out += [collection / keyphrase.LANGUAGE_FILE, *tidy_prediction_files(collection)]
         return out
     root = dnlp.find_root(folder) or folder

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
+from kweval.beyond.grounding import TAU_G
 from kweval.data.dataset import Problem
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
 from kweval.evaluation.missing import MISSING_MODES
@@ -81,13 +82,18 @@ class EvalOptions:
     # documents a model left out: "zero" scores them 0 and counts them, "skip" leaves them out (n_skipped);
     # "auto": zero on per-document ground truth (the field's rule), skip on movie-level GT (kweval.evaluation.missing)
     missing: str = "auto"
+    grounding: bool = False  # grounded_present, grounded_supported, unsupported (docs/metrics.md §12)
+    grounding_threshold: float = TAU_G  # τ_g: the cosine at which a sentence or phrase supports a prediction
+    diversity: bool = False  # dup_token_ratio, self_similarity (KPEval's, §12)
 
     def __post_init__(self) -> None:
         check_k(self.k)  # the one check of k: every stage after this trusts it
-        if isinstance(self.threshold, (bool, np.bool_)) or not isinstance(
-            self.threshold, (int, float, np.integer, np.floating)
-        ):
-            raise ValueError(f"threshold must be a number within [0, 1], got {self.threshold!r}")
+        for name in ("threshold", "grounding_threshold"):
+            value = getattr(self, name)
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ValueError(f"{name} must be a number within [0, 1], got {value!r}")
+            if not 0.0 <= float(value) <= 1.0:
+                raise ValueError(f"{name} must be within [0, 1], got {value!r}")
         for name, value, allowed in (
             ("match", self.match, (MATCH_AUTO, *MATCH_MODES)),
             ("gt_order", self.gt_order, GT_ORDERS),
@@ -101,8 +107,6 @@ class EvalOptions:
             raise ValueError(
                 f"embedding_backend must be one of {', '.join(EMBEDDING_BACKENDS)}; got {self.embedding_backend!r}"
             )
-        if not 0.0 <= float(self.threshold) <= 1.0:
-            raise ValueError(f"threshold must be within [0, 1], got {self.threshold!r}")
 
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -122,8 +126,11 @@ class EvalOptions:
         return registry.metric_columns(self, of=["keyphrase", "present"])
 
     def extra_metrics(self) -> list[str]:
-        """The per-review metrics reported only when asked: keyphrase, present/absent, semantic, sentiment."""
-        return registry.metric_columns(self, of=["keyphrase", "present", "semantic", "sentiment"])
+        """The per-review metrics reported only when asked: keyphrase, present/absent, semantic, sentiment, grounding,
+        diversity."""
+        return registry.metric_columns(
+            self, of=["keyphrase", "present", "semantic", "sentiment", "grounding", "diversity"]
+        )
 
     def metric_names(self) -> list[str]:
         """Every reported metric column, per-review ones then movie-level `gt_coverage` (`kweval.metrics.registry`)."""

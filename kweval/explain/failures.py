@@ -19,8 +19,10 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
+from kweval.beyond.grounding import GRADES
 from kweval.data.dataset import Dataset
 from kweval.evaluation.options import Evaluation
+from kweval.explain.failure_grounding import grades_of
 from kweval.explain.failure_gt import GtCategories, gt_categories
 from kweval.explain.failure_lists import GroupLists, group_lists
 from kweval.explain.failure_predictions import CODE, PredictionCategories, prediction_categories
@@ -43,7 +45,10 @@ def failure_table(dataset: Dataset, evaluation: Evaluation, vectors=None) -> pd.
     (a mapping norm → vector or an embedder function), else from the
     embedding store the evaluation filled.  Text columns are categorical.
     ``table.attrs["notes"]``: what could not be tested (near_lexical under
-    stem without nltk), for the caller to show.
+    stem without nltk), for the caller to show.  With grounding
+    (``options.grounding``) a ``grounding`` column gives each kept
+    prediction's grade, and an `off_reference` detail says it
+    (`kweval.explain.failure_grounding`).
     """
     lists = group_lists(evaluation)
     if evaluation.options.semantic and vectors is None:
@@ -59,7 +64,8 @@ def failure_table(dataset: Dataset, evaluation: Evaluation, vectors=None) -> pd.
         pred.gt_rank[matched].astype(np.int64),
         pred.position[matched],
     )
-    table = _assemble(lists, pred, gt, semantic=evaluation.options.semantic)
+    grounded = grades_of(evaluation, pred.group, pred.position)
+    table = _assemble(lists, pred, gt, evaluation.options.semantic, grounded)
     table.attrs["notes"] = list(pred.notes)  # e.g. a match mode not tested for want of its package
     return table
 
@@ -130,8 +136,15 @@ def _stored_vectors(evaluation: Evaluation, lists: GroupLists) -> dict:
     return dict(zip(texts, vectors))
 
 
-def _assemble(lists: GroupLists, pred: PredictionCategories, gt: GtCategories, semantic: bool) -> pd.DataFrame:
-    """The rows of both sides interleaved group by group, as one frame with categorical text columns."""
+def _assemble(
+    lists: GroupLists,
+    pred: PredictionCategories,
+    gt: GtCategories,
+    semantic: bool,
+    grounded: tuple[np.ndarray, list[str]] | None = None,
+) -> pd.DataFrame:
+    """The rows of both sides interleaved group by group, as one frame with categorical text columns (and each
+    prediction's grounding grade, with `grounded`: `failure_grounding.grades_of`'s)."""
     n_groups = len(lists.groups)
     n_pred = np.bincount(pred.group, minlength=n_groups).astype(np.int64)
     n_gt = np.diff(gt.offsets)
@@ -154,7 +167,9 @@ def _assemble(lists: GroupLists, pred: PredictionCategories, gt: GtCategories, s
     found = gt.by_position >= 0
     gt_other = np.full(len(gt.group), -1, dtype=np.int32)
     gt_other[found] = _found_keyword_codes(pred, kw_codes[: len(pred.group)], gt.group[found], gt.by_position[found])
-    detail_codes, detail_values = _details(lists, pred, gt, kw_values, kw_codes, semantic)
+    detail_codes, detail_values = _details(
+        lists, pred, gt, kw_values, kw_codes, semantic, None if grounded is None else grounded[1]
+    )
     frame = pd.DataFrame(
         {
             "movie": _group_column(lists.groups["movie"], group),
@@ -176,6 +191,9 @@ def _assemble(lists: GroupLists, pred: PredictionCategories, gt: GtCategories, s
         },
         copy=False,
     )
+    if grounded is not None:
+        grade = both(grounded[0], np.full(len(gt.group), "", dtype=object), object)
+        frame["grounding"] = pd.Categorical(grade, categories=["", *GRADES])
     return frame
 
 
@@ -215,12 +233,15 @@ def _details(
     kw_values: pd.Index,
     kw_codes: np.ndarray,
     semantic: bool,
+    grounded: list[str] | None = None,
 ) -> tuple[tuple[np.ndarray, np.ndarray], list[str]]:
-    """(per prediction row, per GT row) codes of the `detail` text, and the distinct texts (code 0: "")."""
+    """(per prediction row, per GT row) codes of the `detail` text, and the distinct texts (code 0: ""); an
+    off_reference prediction's detail ends with its grounding (`grounded`: per prediction row, or None)."""
     gt_kw = lists.gt_keyword
     starts = lists.starts()
     names = PREDICTION_CATEGORIES
     texts = []
+    grounding_of = iter(grounded if grounded is not None else [])
     for g, kw, cat, rank, holder, mode, cos in zip(
         pred.group.tolist(),
         pred.keyword.tolist(),
@@ -230,18 +251,18 @@ def _details(
         pred.mode.tolist(),
         pred.cosine.tolist(),
     ):
-        texts.append(
-            _prediction_detail(
-                names[cat],
-                gt_kw[starts[g] + rank] if rank >= 0 else None,
-                rank,
-                holder,
-                NEAR_MODES[mode] if mode >= 0 else "",
-                cos,
-                kw,
-                semantic,
-            )
+        text = _prediction_detail(
+            names[cat],
+            gt_kw[starts[g] + rank] if rank >= 0 else None,
+            rank,
+            holder,
+            NEAR_MODES[mode] if mode >= 0 else "",
+            cos,
+            kw,
+            semantic,
         )
+        grade = next(grounding_of, "")
+        texts.append("; ".join(t for t in (text, grade) if t) if names[cat] == "off_reference" else text)
     found = np.flatnonzero(gt.by_position >= 0)
     pred_kw = _found_keyword_codes(pred, kw_codes[: len(pred.group)], gt.group[found], gt.by_position[found])
     gt_texts = [f"#{p} ‘{kw_values[c]}’" for p, c in zip(gt.by_position[found].tolist(), pred_kw.tolist())]

@@ -30,6 +30,7 @@ from kweval.io.highlight import escape_html as esc
 from kweval.io.highlight import highlight
 from kweval.io.report import best_rows
 from kweval.io.report_data import REPORT_STAGES, Example, ReportData, all_rows_first, stage
+from kweval.messages import shown
 from kweval.metrics import registry
 from kweval.stats import verdict as verdicts
 from kweval.stats.numbers import decimals_for, decimals_for_interval, format_interval, format_level, format_number
@@ -232,14 +233,34 @@ def example_html(example: Example, data: ReportData) -> str:
     )
 
 
+def _card_value(value: object) -> str:
+    """A card entry as HTML: a list one item a line, a mapping one `key: value` a line, else the escaped text."""
+    if isinstance(value, dict):
+        return "<br>".join(f"{esc(k)}: {esc(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "<br>".join(esc(v) for v in value)
+    return esc(value)
+
+
 def card_html(card: dict) -> str:
     """The protocol card: every convention the numbers depend on, as a two-column table."""
     rows = "".join(
-        f'<tr><th class="t">{esc(str(k).replace("_", " "))}</th><td class="t">{esc(v)}</td></tr>'
+        f'<tr><th class="t">{esc(str(k).replace("_", " "))}</th><td class="t">{_card_value(v)}</td></tr>'
         for k, v in card.items()
         if v not in (None, "", [])
     )
     return f'<table id="card">{rows}</table>'
+
+
+def other_presets_html(card: dict) -> str:
+    """Under a keyphrase preset: one line per key metric with the other presets' values (the card's
+    `other_presets`); nothing otherwise."""
+    lines = card.get("other_presets") or []
+    if not lines:
+        return ""
+    items = "".join(f"<li>{esc(line)}</li>" for line in lines)
+    note = esc(card.get("other_presets_note", ""))
+    return f'<h2>The same predictions under the other presets</h2><ul>{items}</ul><p class="note">{note}</p>'
 
 
 def render_html(data: ReportData, plotly: str) -> str:
@@ -249,7 +270,7 @@ def render_html(data: ReportData, plotly: str) -> str:
     hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in all_scripts)
     csp = f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; img-src data:; font-src data:"
     examples = "".join(example_html(e, data) for e in data.examples) or "<p>No example.</p>"
-    problems = "".join(f"<li>{esc(p)}</li>" for p in data.problems[:50])
+    problems = "".join(f"<li>{esc(shown(p))}</li>" for p in data.problems[:50])  # as their `kweval:` lines
     more = f"<li>… {len(data.problems) - 50} more</li>" if len(data.problems) > 50 else ""
     level = format_level(0.95)
     body = (
@@ -257,6 +278,7 @@ def render_html(data: ReportData, plotly: str) -> str:
         f'<p class="sub">{esc(" ".join(data.notes))} kweval {esc(__version__)}.</p>'
         f"{headline_html(data)}"
         f"<h2>Summary ({level} bootstrap intervals)</h2>{summary_html(data)}"
+        f"{other_presets_html(data.card)}"
         f"<h2>Charts</h2>{chart}"
         '<p class="note">One panel per metric, each with its own scale from 0: compare the bars within a panel.</p>'
         f"<h2>Verdicts against {esc(data.reference)}</h2>{verdicts_html(data)}"

@@ -60,7 +60,9 @@ CATEGORIES: tuple[Category, ...] = (
         PREDICTION,
         "off_reference",
         "off the reference",
-        "none of the above (with `--semantic` the detail names the nearest GT keyword and its cosine)",
+        "none of the above (with `--semantic` the detail names the nearest GT keyword and its cosine; with "
+        "`--grounding` its grade, §12: present in the text, a possible gap in the reference, or supported, or "
+        "unsupported, a candidate hallucination)",
     ),
     Category(GT, "found", "found", "in `M`, matched by a prediction at `i < k` (detail: that prediction)"),
     Category(GT, "found_beyond_k", "found beyond k", "in `M`, matched at `i ≥ k`"),
