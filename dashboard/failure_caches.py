@@ -1,16 +1,19 @@
 """The Failures page's and the explorer's cached failure views: every keyword's failure category
-(`kweval.explain.failures`), the counts per model, the reviews of a segment, the slice features and the worst
-slices (`kweval.stats.slices`).  Keys come from `Ctx.key` (the data's content hash and the evaluation options), as
-in `dashboard.caches`; the big tables are shared read-only (`st.cache_resource`)."""
+(`kweval.explain.failures`; under a keyphrase preset, its decisions: `dashboard.preset_caches.fate_table`), the
+counts per model, the reviews of a segment, the slice features and the worst slices (`kweval.stats.slices`).  Keys
+come from `Ctx.key` (the data's content hash and the evaluation options) and the preset, as in `dashboard.caches`;
+the big tables are shared read-only (`st.cache_resource`)."""
 
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
+from dashboard import preset_caches
 from dashboard.state import Ctx
 from kweval.evaluation import slice_features
 from kweval.explain import failure_grounding, failures
+from kweval.keyphrase.dataset_protocol import with_preset_scores
 from kweval.stats import slices as stats_slices
 
 
@@ -21,9 +24,16 @@ def _failure_table(key: tuple, _dataset, _evaluation) -> pd.DataFrame:
 
 
 def failure_table(ctx: Ctx) -> pd.DataFrame:
-    """Every keyword's failure category under the evaluation's options (`kweval.explain.failures.failure_table`);
-    all movies and models (read only)."""
+    """Every keyword's failure category under the evaluation's options (`kweval.explain.failures.failure_table`),
+    or under the preset the page computes under (`Ctx.preset`: `kweval.keyphrase.fates`); all movies (read only)."""
+    if ctx.preset is not None:
+        return preset_caches.fate_table(ctx)
     return _failure_table(ctx.key, ctx.dataset, ctx.evaluation)
+
+
+def _key(ctx: Ctx) -> tuple:
+    """The cache key of what is derived from `failure_table` or the slice metrics: the evaluation's and the preset."""
+    return (*ctx.key, ctx.preset)
 
 
 def _scoped(ctx: Ctx, table: pd.DataFrame) -> pd.DataFrame:
@@ -42,7 +52,7 @@ def _failure_counts(key: tuple, movie: str, models: tuple, _ctx: Ctx) -> pd.Data
 def failure_counts(ctx: Ctx) -> pd.DataFrame:
     """Counts and shares per model × side × category over the selection's movie (every movie for ALL)."""
     sel = ctx.selection
-    return _failure_counts(ctx.key, sel.movie, tuple(sel.models), ctx)
+    return _failure_counts(_key(ctx), sel.movie, tuple(sel.models), ctx)
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -54,7 +64,7 @@ def off_reference_grades(ctx: Ctx) -> pd.DataFrame:
     """With grounding: the off-the-reference keywords per model × grade (present / supported / unsupported by the
     text) over the selection's movie; empty without grounding."""
     sel = ctx.selection
-    return _off_reference_grades(ctx.key, sel.movie, tuple(sel.models), ctx)
+    return _off_reference_grades(_key(ctx), sel.movie, tuple(sel.models), ctx)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -66,7 +76,7 @@ def _category_reviews(key: tuple, movie: str, models: tuple, category: str, mode
 def category_reviews(ctx: Ctx, category: str, model: str | None) -> set[tuple[str, str]]:
     """The (movie, review_id) pairs of the selection holding a keyword of `category` (of `model`, when given)."""
     sel = ctx.selection
-    return _category_reviews(ctx.key, sel.movie, tuple(sel.models), category, model, ctx)
+    return _category_reviews(_key(ctx), sel.movie, tuple(sel.models), category, model, ctx)
 
 
 def review_failures(ctx: Ctx, movie: str, review: str, model: str) -> pd.DataFrame:
@@ -89,13 +99,36 @@ def slice_feature_table(ctx: Ctx) -> pd.DataFrame:
 @st.cache_data(show_spinner="Searching the slices (SliceLine) and bootstrapping their CIs…", max_entries=32)
 def _worst(key: tuple, model: str, metric: str, _ctx: Ctx) -> pd.DataFrame:
     return stats_slices.worst_slices(
-        _ctx.evaluation, _ctx.dataset, model, metric, features=slice_feature_table(_ctx), n_boot=1000
+        slice_evaluation(_ctx), _ctx.dataset, model, metric, features=slice_feature_table(_ctx), n_boot=1000
     )
 
 
 def worst_slices(ctx: Ctx, model: str, metric: str) -> pd.DataFrame:
     """The slices where `model` does worst on `metric` (`kweval.stats.slices.worst_slices`), overall row first."""
-    return _worst(ctx.key, model, metric, ctx)
+    return _worst(_key(ctx), model, metric, ctx)
+
+
+@st.cache_resource(show_spinner=False, max_entries=4)
+def _slice_evaluation(key: tuple, _ctx: Ctx):
+    ctx = _ctx
+    assert ctx.preset is not None
+    scores = preset_caches.all_scores(ctx)
+    return with_preset_scores(ctx.evaluation, scores, slice_metrics(ctx))
+
+
+def slice_evaluation(ctx: Ctx):
+    """The evaluation whose per-review metrics the slices search: the evaluation, or under a preset the same rows
+    with the preset's per-document values (`kweval.keyphrase.dataset_protocol.with_preset_scores`)."""
+    return ctx.evaluation if ctx.preset is None else _slice_evaluation(_key(ctx), ctx)
+
+
+def slice_metrics(ctx: Ctx) -> list[str]:
+    """The metrics the slices may search: the evaluation's, or the preset's per-document metrics with values."""
+    if ctx.preset is None:
+        return list(ctx.evaluation.metric_names)
+    scores = preset_caches.all_scores(ctx)
+    skip = {"movie", "review_id", "model", "n_gold", "n_predictions", "n_matched"}
+    return [c for c in scores.columns if c not in skip and scores[c].notna().any()]
 
 
 def slice_reviews(ctx: Ctx, spec: str, model: str | None) -> set[tuple[str, str]]:

@@ -32,8 +32,16 @@ COLORS = {
     "missed_present": "#ffb300",
     "missed_absent": "#9e9e9e",
     "missed_no_text": "#e0e0e0",
+    "missed": "#bdbdbd",
 }
-MARKS = {"found": "✓", "found_beyond_k": "✓", "missed_present": "●", "missed_absent": "○", "missed_no_text": "○"}
+MARKS = {
+    "found": "✓",
+    "found_beyond_k": "✓",
+    "missed_present": "●",
+    "missed_absent": "○",
+    "missed_no_text": "○",
+    "missed": "✗",
+}
 
 
 def bar_frame(summary: pd.DataFrame, side: str, models: Sequence[str]) -> pd.DataFrame:
@@ -138,6 +146,8 @@ def gt_marks_html(rows: pd.DataFrame, ranked: bool) -> str:
             f"{esc(row['keyword'])}{detail}</li>"
         )
     legend = "✓ found · ● missed, in the text · ○ missed, not in the text"
+    if "missed" in set(rows["category"].astype(str)):  # a preset without a present rule (pke)
+        legend = "✓ found · ✗ missed (the preset has no present rule)"
     return (
         f'<div class="kw-gt-all" style="font-size:0.85em"><div style="opacity:0.75">{legend}</div>'
         f'<ul style="list-style:none;margin:0;padding-left:0;columns:14rem">{"".join(items)}</ul></div>'

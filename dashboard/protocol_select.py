@@ -9,6 +9,8 @@ page (`Selection.protocol`), so the pages in between and their links keep it.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pandas as pd
 import streamlit as st
 
@@ -32,7 +34,8 @@ PROTOCOL_HELP = (
 
 
 def choose_protocol(ctx: Ctx) -> str:
-    """The protocol selector (per-document data only; "kweval" otherwise, with no widget)."""
+    """The protocol selector (per-document data only; "kweval" otherwise, with no widget).  The choice becomes
+    `ctx`'s (`Selection.protocol`, `Ctx.preset`) at once: the sidebar read the URL before the widget changed it."""
     if not ctx.dataset.per_document:
         return PROTOCOL_DEFAULT
     default = ctx.selection.protocol or PROTOCOL_DEFAULT  # as the sidebar resolved it: URL, else remembered
@@ -48,7 +51,9 @@ def choose_protocol(ctx: Ctx) -> str:
         horizontal=True,
         help=PROTOCOL_HELP,
     )
-    return chosen or PROTOCOL_DEFAULT
+    chosen = chosen or PROTOCOL_DEFAULT
+    ctx.selection = replace(ctx.selection, protocol=chosen)
+    return chosen
 
 
 def cli_command(ctx: Ctx, protocol: str) -> str:
@@ -101,6 +106,7 @@ def _f1_note(protocol: str) -> str:
 def show_protocol_headline(ctx: Ctx, protocol: str) -> None:
     """The headline card of the preset's per-document scores in the sidebar's scope (`caches.protocol_headline`)."""
     top = caches.protocol_headline(ctx, protocol) if len(ctx.selection.models) >= 2 else None
+    top = caches.headline_across_presets(ctx, protocol, top)  # the verdict under every preset
     caption = significance_caption(ctx.words.reviews.lower(), 0 if top is None else len(top))
     caption += (
         f" Under the {md(protocol)} preset: the per-document values of {md(cli_command(ctx, protocol))} "

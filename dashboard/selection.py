@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
+from kweval.evaluation.options import default_match
 from kweval.evaluation.pipeline import AGGREGATIONS, EvalOptions
 from kweval.keyphrase.protocols import PROTOCOLS as PRESETS
 from kweval.text.matching import MATCH_MODES
 
 AGG_DEFAULT = AGGREGATIONS[0]
-MATCH_DEFAULT = EvalOptions.match
+MATCH_DEFAULT = default_match(False)  # movie-level data's; per-document data's is default_match(True): stem
 K_DEFAULT = EvalOptions.k
 K_MAX = 50  # the sidebar's k range
 TAU_DEFAULT = EvalOptions.threshold  # docs/metrics.md's default cosine threshold
@@ -141,13 +142,15 @@ def param_parsers(movies: Sequence[str], models: Sequence[str]) -> dict[str, Cal
 
 
 def selection_defaults(movies: Sequence[str], models: Sequence[str], present_default: bool = False) -> dict[str, Any]:
-    """Per sidebar URL parameter: the value used when neither the URL nor the session holds a usable one."""
+    """Per sidebar URL parameter: the value used when neither the URL nor the session holds a usable one.
+    `present_default`: the data's GT is per document, which turns the present/absent split on and makes the match
+    mode the field's (`kweval.evaluation.options.default_match`: stem; approx on movie-level GT), as the CLI's."""
     return {
         "movie": "ALL",  # the answer at a glance: every movie (issue 23)
         "models": tuple(models),
         "k": K_DEFAULT,
         "agg": AGG_DEFAULT,
-        "match": MATCH_DEFAULT,
+        "match": default_match(present_default),
         "sem": False,
         "tau": TAU_DEFAULT,
         "sas": False,
@@ -167,8 +170,8 @@ def resolve_selection(
 
     Invalid values are skipped with a note (shown to the user); defaults
     (`selection_defaults`): ``ALL`` (every movie),
-    every model, k=5, macro, approx, semantic and sentiment off, threshold
-    0.75, the present/absent split `present_default` (the data's: on for per-document GT).
+    every model, k=5, macro, the data's match mode (stem on per-document GT, else approx), semantic and sentiment
+    off, threshold 0.75, the present/absent split `present_default` (the data's: on for per-document GT).
     """
     notes: list[str] = []
     parsers = param_parsers(movies, models)

@@ -47,6 +47,7 @@ from dashboard.url_state import (
 from kweval.data import DatasetError
 from kweval.data.dataset import Dataset
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
+from kweval.evaluation.options import match_reason
 from kweval.evaluation.pipeline import AGGREGATIONS, EvalOptions
 from kweval.lattice.explain import NEEDS_PER_DOCUMENT
 from kweval.text.matching import MATCH_MODES
@@ -306,7 +307,8 @@ def _selection(dataset: Dataset) -> Selection:
         "Match mode",
         "match",
         options=list(MATCH_MODES),
-        help="approx: equal or substring (default); exact; word: whole tokens; stem: Porter stems equal.",
+        help="approx: equal or substring; exact; word: whole tokens; stem: Porter stems equal. Default here: "
+        f"{default['match']}, {match_reason(default['match'], dataset.per_document)}.",
     )
     semantic, tau, backend = _semantic_controls(bind)  # in Selection's order: sem, tau, then sas, present, backend
     sentiment, present, grounding = _toggles(bind)

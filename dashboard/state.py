@@ -32,6 +32,7 @@ from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy_tables
 from kweval.data.vocabulary import Vocabulary, vocabulary
 from kweval.evaluation.aggregate import MICRO_F1, MICRO_RATIOS, aggregate
+from kweval.evaluation.options import match_reason
 from kweval.evaluation.pipeline import (
     SENTIMENT_OPTIONS,
     EvalOptions,
@@ -43,6 +44,7 @@ from kweval.evaluation.pipeline import (
     with_sentiment,
     with_threshold,
 )
+from kweval.io.card import MATCH_RULES
 from kweval.metrics import registry
 from kweval.metrics.registry import column
 
@@ -246,6 +248,9 @@ class Ctx:
     source_label: str
     uploads: dict[str, int] = field(default_factory=dict)  # uploaded file name -> size in bytes (newest copy)
 
+    def __post_init__(self) -> None:
+        self.options = self.options.for_data(self.dataset.per_document)  # the match mode in force, never "auto"
+
     @property
     def key(self) -> tuple[str, str]:
         """Cache key of everything derived from this evaluation: (data hash, digest of the options: short to hash)."""
@@ -259,6 +264,22 @@ class Ctx:
     @property
     def upload_names(self) -> list[str]:
         return list(self.uploads)
+
+    @property
+    def preset(self) -> str | None:
+        """The keyphrase preset the pages compute under (pke, kpeval, meng: `Selection.protocol`, carried by every
+        link), None under kweval and on movie-level data (the evaluation's numbers)."""
+        protocol = self.selection.protocol
+        return protocol if protocol not in (None, "kweval") and self.dataset.per_document else None
+
+    def match_text(self, protocol: str | None = None) -> str:
+        """The matching in force and why, for a caption: the sidebar's mode with `match_reason`, or a preset's own
+        rule (`protocol`, default `preset`), under which the sidebar's mode does not apply."""
+        protocol = self.preset if protocol is None else protocol
+        if protocol not in (None, "kweval"):
+            return f"match: the {protocol} preset's, {MATCH_RULES[protocol]} (the sidebar's match mode does not apply)"
+        match = self.options.match
+        return f"match {match} ({match_reason(match, self.dataset.per_document)})"
 
     @property
     def ndcg_at_k(self) -> str:

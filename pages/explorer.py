@@ -14,9 +14,10 @@ from dashboard.url_state import query_param, set_query_param
 ctx = open_page(__file__)
 sel = ctx.selection
 ev = ctx.evaluation
-metric = ctx.ndcg_at_k
-SEM = ctx.options.semantic  # what was evaluated (the sidebar's choice, unless the metrics were unavailable)
-SAS = ctx.options.sentiment
+PRESET = ctx.preset  # a keyphrase preset carried by the links (Summary's choice): its numbers and decisions
+metric = review_card.sort_metric(ctx)  # nDCG@k; F1@k under a preset
+SEM = ctx.options.semantic and PRESET is None  # what was evaluated (the sidebar's choice, unless unavailable)
+SAS = ctx.options.sentiment and PRESET is None
 WORDS = ctx.words  # Movie/Review or Collection/Document, ranked GT or not (kweval.data.vocabulary)
 REVIEWS = WORDS.reviews.lower()
 
@@ -24,9 +25,18 @@ REVIEWS = WORDS.reviews.lower()
 st.title(f"{WORDS.review} explorer")
 table = review_card.reviews_table(ctx)
 keywords = review_card.keywords(ctx)
-scores = ctx.scores()
+scores = review_card.card_scores(ctx)
+if PRESET is not None:
+    st.info(
+        f"Under the **{PRESET}** preset (chosen on Summary or Compare; it travels in every link): each "
+        f"{WORDS.review.lower()}'s metrics are those of `kweval evaluate DATA --protocol {PRESET} --per-review`, and "
+        "each prediction is marked as that preset decides it: dropped by its filter or de-duplication, a match (→ the "
+        "gold phrase it found) or not, and beyond k when its place in the preset's scored list is past the cut-off. "
+        f"Its metrics are P, R and F1, so the sort's nDCG is its F1@{sel.k} here.",
+        icon=":material/rule:",
+    )
 st.caption(
-    f"{md(ctx.movie_title(sel.movie))} · {len(table):,} evaluated {REVIEWS} · k = {sel.k} · match {sel.match}. "
+    f"{md(ctx.movie_title(sel.movie))} · {len(table):,} evaluated {REVIEWS} · k = {sel.k} · {md(ctx.match_text())}. "
     "Marked words: the chosen model's predicted keywords that matched a GT keyword (each model's list also names "
     + ("the GT keyword, its 0-based rank, " if WORDS.gt_ranked else "the GT keyword it matched, ")
     + "and why an unmatched keyword did not match, e.g. when an earlier keyword already took that GT keyword)."
@@ -81,6 +91,7 @@ sort = ctx.url_widget(
     "sort",
     "review order",
     options=list(SORTS),
+    format_func=lambda s: s if PRESET is None else s.replace("nDCG", f"F1@{sel.k}"),
     resets=("p",),
 )
 query = ctx.url_widget(

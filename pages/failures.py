@@ -20,9 +20,19 @@ reviews_word = words.reviews.lower()
 models = list(sel.models)
 
 st.title("Why did my model fail?")
+if ctx.preset is not None:
+    st.info(
+        f"Under the **{ctx.preset}** preset (chosen on Summary or Compare; it travels in every link): every "
+        f"prediction and gold phrase as `kweval evaluate DATA --protocol {ctx.preset}` scores it — dropped by the "
+        "preset's filter (invalid) or as a repeat (duplicate), a match within k (hit) or beyond, or no gold phrase "
+        "with the same words (off the reference); a gold phrase found, or missed in / not in the text by its present "
+        "rule (just missed under a preset without one: pke). The preset matches exactly on its own words, so no "
+        "keyword is 'taken' or 'near'.",
+        icon=":material/rule:",
+    )
 st.caption(
-    f"{md(ctx.movie_title(sel.movie))} · k = {sel.k} · match {sel.match}"
-    + (f" · semantic τ = {ctx.options.threshold:g}" if ctx.options.semantic else "")
+    f"{md(ctx.movie_title(sel.movie))} · k = {sel.k} · {md(ctx.match_text())}"
+    + (f" · semantic τ = {ctx.options.threshold:g}" if ctx.options.semantic and ctx.preset is None else "")
     + ". Every predicted keyword (before cleaning) and every GT keyword of each "
     f"{words.review.lower()} × model in one failure category (docs/metrics.md §10). "
     "Click a segment (or its link below the chart) to open those "
@@ -57,7 +67,7 @@ for side, title, unit in (
         st.markdown(view.links_markdown(view.segment_links(counts, models, urls, side), unit=unit.split()[-1][:-1]))
 
 st.header("Slices where a model does worst")
-metric_names = list(ctx.evaluation.metric_names)
+metric_names = caches.slice_metrics(ctx)  # the evaluation's, or the preset's per-document metrics
 c1, c2 = st.columns(2)
 model = ctx.url_widget(
     c1.selectbox,
@@ -71,7 +81,7 @@ metric = ctx.url_widget(
     c2.selectbox,
     "Metric",
     "metric",
-    ctx.ndcg_at_k if ctx.ndcg_at_k in metric_names else metric_names[0],
+    next((m for m in (ctx.ndcg_at_k, f"f1@{sel.k}") if m in metric_names), metric_names[0]),
     options=metric_names,
 )
 try:
@@ -81,11 +91,18 @@ except ImportError as exc:  # sliceline not installed
     found = None
 if found is not None:
     overall = found.iloc[0]
+    under = (
+        f" Under the {md(ctx.preset)} preset the values searched are its per-document ones "
+        f"(`kweval evaluate --protocol {md(ctx.preset)} --per-review`); the columns describing the {reviews_word} are "
+        "the same."
+        if ctx.preset
+        else ""
+    )
     st.caption(
         f"SliceLine over the {reviews_word}' own columns ({words.movie.lower()}, rating band, text length, GT list "
         f"size, share of present GT, prediction length, disagreement between models); {md(model)}'s {md(metric)} "
         f"over all its {int(overall['n_reviews']):,} {reviews_word} is {overall['value']:.3f}. Each slice's mean has a "
-        "95% bootstrap CI; its link opens the explorer on the slice."
+        "95% bootstrap CI; its link opens the explorer on the slice." + under
     )
     shown = found.iloc[1:].copy()
     if shown.empty:

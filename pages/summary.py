@@ -32,6 +32,7 @@ MOVIE, REVIEWS = words.movie.lower(), words.reviews.lower()
 def show_headline(scores: pd.DataFrame, scope: str) -> None:
     """The answer at a glance: one sentence per key metric (`kweval.stats.headline`), significant ones marked."""
     top = caches.summary_headline(ctx, scope, scores) if len(sel.models) >= 2 else None
+    top = caches.headline_across_presets(ctx, "kweval", top)  # per-document data: the verdict under every preset
     caption = significance_caption(REVIEWS, 0 if top is None else len(top))
     show_headline_card(md(ctx.movie_title(scope)), top, caption)
 
@@ -41,7 +42,7 @@ protocol = choose_protocol(ctx)  # per-document data: kweval or a keyphrase pres
 meta = ctx.meta(protocol=protocol)
 settings = " · ".join(setting_texts(meta, words))
 st.caption(
-    f"{md(ctx.source_label)} · {sel.agg} aggregation · match {sel.match} · k = {sel.k} · {md(settings)} · "
+    f"{md(ctx.source_label)} · {sel.agg} aggregation · {md(ctx.match_text())} · k = {sel.k} · {md(settings)} · "
     f"{len(sel.models)} model(s). **Bold**: the best value of each {MOVIE} (and of ALL) per column, here and in the "
     f"downloads. "
     "Hover a column name for its definition; every definition: **docs/metrics.md** below the table."

@@ -256,7 +256,7 @@ def test_card_and_preset_report_say_what_the_other_presets_give(tmp_path, capsys
     ]
     f1_5 = lines[0]
     meng, kpeval = printed["meng"]["edge"]["f1@5"], printed["kpeval"]["edge"]["f1@5"]
-    assert f1_5.startswith(f"F1@5 {meng:.4f} under meng; kweval (approx) ")
+    assert f1_5.startswith(f"F1@5 {meng:.4f} under meng; kweval (stem) ")
     assert f"kpeval {kpeval:.4f} ({kpeval - meng:+.4f})" in f1_5
     page = tmp_path / "report.html"
     second = tmp_path / "second.jsonl"

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from kweval.cli import fast, judged, record
@@ -243,7 +244,7 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if n_evaluated == 0:
         print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
         return USAGE_ERROR
-    card = _card(args, options, str(source))
+    card = _card(args, options, str(source), per_document=dataset is not None and dataset.per_document)
     _write_outputs(args, summary, per_review, options, card, _words(dataset), judged_tables)
     status = _check_thresholds(summary, args.fail_under)
     if record.wanted(args) and per_review is not None:
@@ -271,8 +272,8 @@ def _load_or_evaluate_in_groups(
         in_groups = _evaluate_in_groups(args, options)  # the lexical metrics: shared out over processes
     elif args.scheduler is not None and not files:  # workers read their own movie files when the layout has them
         in_groups = _evaluate_files_on_scheduler(args, options)
-    if in_groups is not None:
-        return in_groups[0], None, in_groups[1], options
+    if in_groups is not None:  # the match mode in force is the evaluation's ("auto" made the data's)
+        return in_groups[0], None, in_groups[1], replace(options, match=in_groups[1].options.match)
     from kweval.data import load_dataset
 
     dataset = load_dataset(args.data, movies=args.movies, predictions=files)  # files of other movies are not read
@@ -308,7 +309,7 @@ def _words(dataset: Dataset | None):
 def _write_outputs(
     args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, card: dict, words, judged
 ):
-    """The summary (--out, --format, with its protocol card and sidecar, headers in the data's `words`) and the
+    """The summary (--out, --format, with its protocol card and sidecar, headers in the data's words) and the
     --per-review table."""
     from kweval.io import report
     from kweval.io.card import render_with_card as card_render
@@ -370,12 +371,11 @@ def _scheduler_client(spec: str, timeout: float):
 
 
 def _keyphrase_options(options: EvalOptions, args: argparse.Namespace, dataset) -> EvalOptions:
-    """The keyphrase and present/absent metrics default to on for a dataset whose GT is per document."""
-    from dataclasses import replace
-
+    """The defaults that follow the data: for a dataset whose GT is per document the keyphrase and present/absent
+    metrics are on and the match mode is the field's (`EvalOptions.for_data`: stem; approx on movie-level GT)."""
     per_document = dataset.per_document
     return replace(
-        options,
+        options.for_data(per_document),
         keyphrase=per_document if args.keyphrase is None else args.keyphrase,
         present=per_document if args.present is None else args.present,
     )
@@ -445,8 +445,9 @@ def _tqdm_progress():
     return update
 
 
-def _card(args: argparse.Namespace, options: EvalOptions, source: str) -> dict[str, object]:
-    """The protocol card of a `kweval evaluate` run under the kweval preset."""
+def _card(args: argparse.Namespace, options: EvalOptions, source: str, per_document: bool) -> dict[str, object]:
+    """The protocol card of a `kweval evaluate` run under the kweval preset (on per-document GT or not: the match
+    mode says why it is in force)."""
     from kweval.data import demo_path
     from kweval.io import card as cards
 
@@ -458,4 +459,5 @@ def _card(args: argparse.Namespace, options: EvalOptions, source: str) -> dict[s
         source,
         content,
         aggregation="legacy: each column as its notebook (docs/notebook-parity.md)" if args.legacy else args.aggregate,
+        per_document=per_document,
     )

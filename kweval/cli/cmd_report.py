@@ -112,6 +112,7 @@ def _kweval_report_data(args: argparse.Namespace):
     from kweval.data.dataset import text_of
     from kweval.evaluation.pipeline import evaluate
     from kweval.io import card as cards
+    from kweval.io.preset_headlines import report_with_presets
     from kweval.io.report_data import report_data
 
     dataset = load_dataset(args.data, predictions=prediction_files(args))
@@ -128,18 +129,22 @@ def _kweval_report_data(args: argparse.Namespace):
     folder = Path(args.data) if args.data else demo_path()  # the card `kweval evaluate` writes for the same run
     predictions = [Path(p) for p in (prediction_files(args) or {}).values()]
     content = cards.dataset_hash(folder, args.movies, predictions) if folder.exists() else "unknown"
-    card = cards.evaluation_card(options, str(dataset.source), content, aggregation=args.aggregate)
+    card = cards.evaluation_card(
+        options, str(dataset.source), content, aggregation=args.aggregate, per_document=dataset.per_document
+    )
     name = text_of(Path(str(dataset.source)).name, [0]) or "demo"  # a folder name that is not UTF-8: U+FFFD
     data = report_data(dataset, evaluation, args.aggregate, card, title=f"kweval report: {name}", n_boot=args.resamples)
+    data = report_with_presets(data, "kweval", dataset, args.k, n_boot=args.resamples)  # the verdict under each
     return data, lambda: record.record_evaluation(args, evaluation, args.aggregate, card, dataset.per_document)
 
 
 def _protocol_report_data(args: argparse.Namespace):
     """(the report's data, a function recording its run) under a keyphrase preset: the collection and prediction
     files read as `kweval evaluate --protocol` reads them (`kweval.io.report_protocol`)."""
-    from kweval.data import read_per_document
+    from kweval.data import load_dataset, read_per_document
     from kweval.data.predictions import prediction_lists
     from kweval.io import card as cards
+    from kweval.io.preset_headlines import report_with_presets
     from kweval.io.report_protocol import protocol_report_data
     from kweval.keyphrase.protocols import CUTOFFS
 
@@ -176,4 +181,6 @@ def _protocol_report_data(args: argparse.Namespace):
         problems=[str(p) for p in problems],
         n_boot=args.resamples,
     )
+    dataset = load_dataset(args.data, predictions={m: files[m] for m in wanted})  # kweval's view and the others'
+    data = report_with_presets(data, args.protocol, dataset, args.k, n_boot=args.resamples)
     return data, lambda: record.record_protocol_lists(args, documents, predictions, cutoffs, card)

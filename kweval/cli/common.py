@@ -189,7 +189,8 @@ def add_match_option(parser: argparse.ArgumentParser) -> None:
         "--match",
         choices=MATCH_MODES,
         default=None,
-        help=f"keyword match mode (default {DEFAULTS.match}: equal or substring)",
+        help="keyword match mode (default: stem on per-document ground truth, the keyphrase field's exact match of "
+        "Porter stems; approx, equal or substring, on movie-level GT, the seed notebooks' rule)",
     )
 
 

@@ -10,7 +10,7 @@ source of truth) and the tables beside it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -30,6 +30,32 @@ if TYPE_CHECKING:  # pragma: no cover
 GT_ORDERS = ("file", "helpful")
 AGGREGATIONS = ("macro", "micro")
 
+# The match mode when none is chosen ("auto"): the data decides.  Per-document ground truth (keyphrase benchmarks)
+# matches as the field's tools do, exact match of Porter stems; a movie-level list keeps the seed notebooks' approx.
+MATCH_AUTO = "auto"
+DATA_MATCH = {True: "stem", False: "approx"}  # per_document -> the match mode "auto" resolves to
+
+
+def default_match(per_document: bool) -> str:
+    """The match mode `auto` stands for on this kind of ground truth (`DATA_MATCH`)."""
+    return DATA_MATCH[bool(per_document)]
+
+
+def match_reason(match: str, per_document: bool) -> str:
+    """Why `match` is in force, in one clause for the protocol card and the captions: the data's default, or chosen
+    over it (naming the default)."""
+    data = "per-document ground truth" if per_document else "movie-level ground truth"
+    field = (
+        "the keyphrase field's rule: exact match of Porter stems"
+        if per_document
+        else "the original notebooks' rule (equal or substring)"
+    )
+    default = default_match(per_document)
+    if match == default:
+        return f"the default on {data}, {field}"
+    return f"chosen (the default on {data} is {default}, {field})"
+
+
 Progress = Callable[[str, float], None]
 
 
@@ -42,7 +68,7 @@ class EvalOptions:
     """Everything that changes a number.  Defaults follow docs/metrics.md; every value is checked here, once."""
 
     k: int = 5
-    match: str = "approx"
+    match: str = MATCH_AUTO  # "auto": `default_match` of the data (stem on per-document GT, else approx)
     gt_order: str = "file"
     gain: str = "linear"
     discount: str = "log2"
@@ -69,7 +95,7 @@ class EvalOptions:
             if not 0.0 <= float(value) <= 1.0:
                 raise ValueError(f"{name} must be within [0, 1], got {value!r}")
         for name, value, allowed in (
-            ("match", self.match, MATCH_MODES),
+            ("match", self.match, (MATCH_AUTO, *MATCH_MODES)),
             ("gt_order", self.gt_order, GT_ORDERS),
             ("gain", self.gain, ranking.GAINS),
             ("discount", self.discount, ranking.DISCOUNTS),
@@ -84,6 +110,12 @@ class EvalOptions:
 
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def for_data(self, per_document: bool) -> EvalOptions:
+        """These options with `match` "auto" made the data's mode (`default_match`); every other value kept."""
+        if self.match != MATCH_AUTO:
+            return self
+        return replace(self, match=default_match(per_document))
 
     def lexical_metrics(self) -> list[str]:
         """The per-review metrics always reported, in report order (`kweval.metrics.registry`)."""

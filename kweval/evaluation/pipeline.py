@@ -73,9 +73,10 @@ def evaluate(
     needs only the per-review scores, and the per-keyword table, a row per
     predicted keyword, is the largest part of an evaluation; it is built
     anyway when the semantic or sentiment metrics read it.  Every other
-    table is the same either way.
+    table is the same either way.  `Evaluation.options` holds the match
+    mode in force (`EvalOptions.for_data`: "auto" made the data's mode).
     """
-    options = options or EvalOptions()
+    options = (options or EvalOptions()).for_data(dataset.per_document)  # match "auto": the data's mode
     dataset, missing_problems = fill_missing(dataset, options.missing)
     progress = progress or no_progress
     lexical_progress = _lexical_progress(options, progress)

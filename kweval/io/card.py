@@ -67,8 +67,10 @@ def protocol_card(
     aggregation: str | None = None,
     gt_order: str | None = None,
     cutoffs: Iterable[object] = (),
+    match_why: str | None = None,
 ) -> dict[str, object]:
-    """The card of one result: preset and each convention it fixes, data identity, options.
+    """The card of one result: preset and each convention it fixes, data identity, options (`match_why`: why the
+    kweval preset's match mode is in force, `kweval.evaluation.options.match_reason`).
 
     `data` is written as text: a path that is not UTF-8 (a folder name's bad bytes) gets U+FFFD for them, as the
     collection's name does (`kweval.data.keyphrase`); the content hash is of the bytes.
@@ -82,7 +84,7 @@ def protocol_card(
     porter = f"Porter (NLTK {nltk_version()})"  # NLTK releases stem some words differently (3.8.1 and 3.10: Dying)
     if preset == "kweval":
         stemming = porter if match == "stem" else "none"
-        match_rule: str | None = f"{match} (docs/metrics.md §2)"
+        match_rule: str | None = f"{match} (docs/metrics.md §2)" + (f": {match_why}" if match_why else "")
         cutoff_rule = "hard (p@k = matches / k)"
         aggregation_rule = f"{aggregation or 'macro'} (docs/metrics.md §6)"
     else:
@@ -130,14 +132,19 @@ def convention_lines(settings: Mapping[str, str]) -> dict[str, str]:
 
 
 def evaluation_card(
-    options, data: str, content_hash: str, *, aggregation: str, hash_of: str = HASH_OF
+    options, data: str, content_hash: str, *, aggregation: str, hash_of: str = HASH_OF, per_document: bool = False
 ) -> dict[str, object]:
-    """The card of an evaluation by the one engine (the kweval preset) under `options` (an `EvalOptions`).
+    """The card of an evaluation by the one engine (the kweval preset) under `options` (an `EvalOptions`; a match
+    "auto" is made the data's mode) of data whose GT is `per_document` or movie-level: the match says why it is in
+    force.
 
     Adds what the semantic and sentiment columns depend on when they are on (embedding model, the backend
     and precision that computed the vectors, τ; VADER), so a table with those columns can be reproduced too.
     `hash_of` says what `content_hash` hashes (the CLI hashes the files, the dashboard the tables as read).
     """
+    from kweval.evaluation.options import match_reason
+
+    options = options.for_data(per_document)
     card = protocol_card(
         "kweval",
         data,
@@ -146,6 +153,7 @@ def evaluation_card(
         match=options.match,
         gt_order=options.gt_order,
         aggregation=aggregation,
+        match_why=match_reason(options.match, per_document),
     )
     card["dataset_sha256_of"] = hash_of
     if options.semantic:

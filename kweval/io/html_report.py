@@ -78,12 +78,18 @@ def _help(metric: str) -> str:
     return entry.definition if entry is not None else ""
 
 
+def _across(row: dict) -> str:
+    """A headline row's line on the other presets (`kweval.stats.across_presets`), when it has one."""
+    text = row.get("across_presets")
+    return f'<br><span class="note across-presets">{esc(text)}</span>' if isinstance(text, str) and text else ""
+
+
 def headline_html(data: ReportData) -> str:
     """The headline card: one stakeholder sentence per key metric."""
     if data.headline.empty:
         return '<div class="headline"><p>Fewer than two models: nothing to compare.</p></div>'
     items = "".join(
-        f'<li class="{"sig" if row["significant"] else "ns"}">{esc(row["sentence"])}</li>'
+        f'<li class="{"sig" if row["significant"] else "ns"}">{esc(row["sentence"])}{_across(row)}</li>'
         for row in data.headline.to_dict("records")
     )
     return (
@@ -303,10 +309,14 @@ def report_page(
     dashboard's "Download report" of the current view: its dataset subset, evaluation, aggregation and card).
     `progress(stage, fraction)` is told each of `report_data.REPORT_STAGES` as it begins, and (the last stage, 1.0)
     when the page is written."""
+    from kweval.io.preset_headlines import report_with_presets
     from kweval.io.report_data import report_data
 
     extra = {} if n_boot is None else {"n_boot": n_boot}
-    return render_page(report_data(dataset, evaluation, how, card, title=title, progress=progress, **extra), progress)
+    data = report_data(dataset, evaluation, how, card, title=title, progress=progress, **extra)
+    shown = dataset.subset(list(evaluation.movies), list(evaluation.models))  # the collections and models reported
+    data = report_with_presets(data, "kweval", shown, evaluation.options.k, **extra)  # per-document data
+    return render_page(data, progress)
 
 
 def render_page(data: ReportData, progress: Progress = no_progress) -> str:

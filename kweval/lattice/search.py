@@ -1,6 +1,7 @@
 """`kweval gap --reported METRIC=VALUE`: which protocols reproduce a published number.
 
-Every combination of the settings the presets use (`search_space`) is scored by the lattice, for the
+Every combination of the settings the presets use (`search_space`; the kweval preset under each mode of its
+matching family) is scored by the lattice, for the
 metric asked and each extra cut-off `--k`; a combination matches when its value rounds to VALUE at the
 decimals VALUE was given with (a VALUE above 1 is read as a percentage: 17.44 is 0.1744 to four
 decimals).  Only the conventions that can move the metric on this data are listed: the others give
@@ -55,9 +56,16 @@ def parse_reported(spec: str) -> Reported:
     return Reported(metric, text, value / scale, 0.5 * 10.0**-decimals / scale)
 
 
+SEARCHED_MATCHES = ("approx", "exact", "stem")  # the kweval preset's matching family (issue 27: one more convention)
+
+
 def search_space(match: str = KWEVAL_MATCH) -> dict[str, list[str]]:
-    """Per convention, the settings the presets use (the kweval preset under `match`), in the presets' order."""
-    return {n: list(dict.fromkeys(preset_settings(p, match)[n] for p in PRESETS)) for n in NAMES}
+    """Per convention, the settings the presets use, in the presets' order: the kweval preset under every match
+    mode of its family (`SEARCHED_MATCHES`, `match` first), so a published number computed without stemming or
+    with approximate matching is found whichever mode is in force here."""
+    modes = dict.fromkeys((match, *SEARCHED_MATCHES))
+    settings = [preset_settings(p, m) for p in PRESETS for m in (modes if p == "kweval" else (match,))]
+    return {n: list(dict.fromkeys(s[n] for s in settings)) for n in NAMES}
 
 
 @dataclass(frozen=True)

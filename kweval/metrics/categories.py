@@ -79,6 +79,13 @@ CATEGORIES: tuple[Category, ...] = (
         "not in `M`; does not occur in the review's text (no extractive model can find it)",
     ),
     Category(GT, "missed_no_text", "missed, no text", "not in `M`; the review has no text"),
+    Category(
+        GT,
+        "missed",
+        "missed",
+        "not in `M`, under a keyphrase preset without a present rule (pke: docs/protocols.md), which has no "
+        "present / absent split",
+    ),
 )
 
 PREDICTION_CATEGORIES = tuple(c.name for c in CATEGORIES if c.side == PREDICTION)
