@@ -316,6 +316,26 @@ def test_summary_by_model_and_the_reviews_of_a_segment(demo_dataset):
         reviews_with(table, "nope")
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 40), max_size=200), st.integers(41, 200_000))
+def test_dense_unique_is_np_unique(keys, space):
+    from kweval.explain.failures import dense_unique
+
+    key = np.asarray(keys, dtype=np.int64)
+    used, codes = dense_unique(key, space)
+    want_used, want_codes = np.unique(key, return_inverse=True)
+    assert used.tolist() == want_used.tolist() and codes.tolist() == want_codes.reshape(-1).tolist()
+
+
+@pytest.mark.parametrize("value", ["b", "zz", "a"])
+def test_equals_on_codes_is_equals_on_the_text(value):
+    from kweval.explain.failures import equals
+
+    plain = pd.Series(["a", "b", None, "b", "c"], dtype=object)
+    for column in (plain, plain.astype("category"), plain.astype(pd.CategoricalDtype(["c", "b", "a", "zz"]))):
+        assert equals(column, value).tolist() == (plain.to_numpy() == value).tolist()
+
+
 def test_without_nltk_stem_is_skipped_with_a_note(monkeypatch):
     import sys
 

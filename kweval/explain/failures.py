@@ -79,7 +79,7 @@ def failure_summary(table: pd.DataFrame, by: Sequence[str] = ("movie", "model"))
     key = np.zeros(len(table), dtype=np.int64)
     for col in columns:
         key = key * len(col.categories) + col.codes
-    used, key_codes = np.unique(key, return_inverse=True)  # the combinations present, in code order
+    used, key_codes = dense_unique(key, int(np.prod([len(col.categories) for col in columns], dtype=np.int64)))
     parts, rest = [], used
     for col in reversed(columns):
         rest, code = np.divmod(rest, len(col.categories))
@@ -106,11 +106,33 @@ def reviews_with(table: pd.DataFrame, category: str, model: str | None = None) -
     reviews a page opens in the explorer from a segment of the bars.  Columns: movie, review_id, model, count."""
     if category not in CATEGORY_NAMES:
         raise ValueError(f"unknown category {category!r} (known: {', '.join(CATEGORY_NAMES)})")
-    rows = table["category"].to_numpy() == category
+    rows = equals(table["category"], category)
     if model is not None:
-        rows &= table["model"].to_numpy() == model
+        rows &= equals(table["model"], model)
     part = table.loc[rows, ["movie", "review_id", "model"]].astype(object)
     return part.groupby(["movie", "review_id", "model"], sort=False).size().rename("count").reset_index()
+
+
+def dense_unique(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(key, return_inverse=True)` for non-negative integer keys below `space`: the keys present, in order,
+    and each row's index among them.  Speed: a count over the key space and a lookup table (two passes over the
+    rows) instead of a sort, when the space is small against the rows; the sort otherwise."""
+    if space > max(len(key), 1 << 16):
+        used, codes = np.unique(key, return_inverse=True)
+        return used, codes.reshape(-1)
+    used = np.flatnonzero(np.bincount(key, minlength=space))
+    lookup = np.zeros(space, dtype=np.int64)
+    lookup[used] = np.arange(len(used))
+    return used, lookup[key]
+
+
+def equals(column: pd.Series, value: str) -> np.ndarray:
+    """`column.to_numpy() == value` as a bool array; on a categorical column the codes are compared (no text array
+    of the rows made: the failure table has millions)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        at = column.cat.categories.get_indexer([value])[0]
+        return column.cat.codes.to_numpy() == at if at >= 0 else np.zeros(len(column), dtype=bool)
+    return np.asarray(column.to_numpy() == value, dtype=bool)
 
 
 def _sides() -> list[str]:
