@@ -5,6 +5,7 @@ in `dashboard.caches`; the big tables are shared read-only (`st.cache_resource`)
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -15,28 +16,37 @@ from kweval.stats import slices as stats_slices
 
 
 @st.cache_resource(show_spinner="Sorting every keyword into its failure category…", max_entries=2)
-def _failure_table(key: tuple, _dataset, _evaluation) -> pd.DataFrame:
-    # shared, read-only (DNLP: 13.6 M rows, 316 MiB: not pickled per rerun; two option sets kept at most)
-    return failures.failure_table(_dataset, _evaluation)
+def _failure_parts(key: tuple, _dataset, _evaluation) -> failures.FailureParts:
+    # shared, read-only: the categories of both sides; the counts and segments read them without the rows
+    return failures.failure_parts(_dataset, _evaluation)
+
+
+@st.cache_resource(show_spinner="Laying out the failure rows…", max_entries=2)
+def _failure_table(key: tuple, _parts: failures.FailureParts) -> pd.DataFrame:
+    # shared, read-only (DNLP: 13.6 M rows, 316 MiB: made only when a review's whole GT list is asked for)
+    return failures.parts_table(_parts)
 
 
 def failure_table(ctx: Ctx) -> pd.DataFrame:
     """Every keyword's failure category under the evaluation's options (`kweval.explain.failures.failure_table`);
     all movies and models (read only)."""
-    return _failure_table(ctx.key, ctx.dataset, ctx.evaluation)
+    return _failure_table(ctx.key, _failure_parts(ctx.key, ctx.dataset, ctx.evaluation))
 
 
-def _scoped(ctx: Ctx, table: pd.DataFrame) -> pd.DataFrame:
+def _scope(ctx: Ctx, parts: failures.FailureParts) -> np.ndarray:
+    """Per group (review × model) of the parts, whether it is in the selection (its models, its movie or ALL)."""
     sel = ctx.selection
-    rows = table["model"].isin(sel.models).to_numpy()
+    groups = parts.lists.groups
+    keep = groups["model"].isin(sel.models).to_numpy()
     if sel.movie != "ALL":
-        rows = rows & (table["movie"] == sel.movie).to_numpy()
-    return table[rows]
+        keep = keep & (groups["movie"] == sel.movie).to_numpy()
+    return keep
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _failure_counts(key: tuple, movie: str, models: tuple, _ctx: Ctx) -> pd.DataFrame:
-    return failures.failure_summary(_scoped(_ctx, failure_table(_ctx)), by=["model"])
+    parts = _failure_parts(key, _ctx.dataset, _ctx.evaluation)
+    return failures.parts_summary(parts, by=["model"], groups=_scope(_ctx, parts))
 
 
 def failure_counts(ctx: Ctx) -> pd.DataFrame:
@@ -47,7 +57,8 @@ def failure_counts(ctx: Ctx) -> pd.DataFrame:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _category_reviews(key: tuple, movie: str, models: tuple, category: str, model: str | None, _ctx: Ctx) -> set:
-    found = failures.reviews_with(_scoped(_ctx, failure_table(_ctx)), category, model)
+    parts = _failure_parts(key, _ctx.dataset, _ctx.evaluation)
+    found = failures.parts_reviews_with(parts, category, model, groups=_scope(_ctx, parts))
     return set(zip(found["movie"].astype(str), found["review_id"].astype(str)))
 
 

@@ -15,6 +15,8 @@ dashboard read these two functions; nothing else decides a category.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
@@ -45,6 +47,34 @@ def failure_table(dataset: Dataset, evaluation: Evaluation, vectors=None) -> pd.
     ``table.attrs["notes"]``: what could not be tested (near_lexical under
     stem without nltk), for the caller to show.
     """
+    return parts_table(failure_parts(dataset, evaluation, vectors))
+
+
+@dataclass
+class FailureParts:
+    """Every keyword's category, side by side, before the rows are laid out: what `failure_table` assembles, and what
+    `parts_summary` and `parts_reviews_with` count without the rows (a movie-level GT list repeated per review ×
+    model is millions of rows on DNLP)."""
+
+    lists: GroupLists
+    pred: PredictionCategories
+    gt: GtCategories
+    semantic: bool
+    notes: list[str]
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """Per group × category (`CATEGORY_NAMES`), how many rows the table has (computed once)."""
+        n_cat, n_groups = len(CATEGORY_NAMES), len(self.lists.groups)
+        cells = np.bincount(self.pred.group.astype(np.int64) * n_cat + self.pred.category, minlength=n_groups * n_cat)
+        cells += np.bincount(
+            self.gt.group.astype(np.int64) * n_cat + self.gt.category + _N_PRED, minlength=n_groups * n_cat
+        )
+        return cells.reshape(n_groups, n_cat)
+
+
+def failure_parts(dataset: Dataset, evaluation: Evaluation, vectors=None) -> FailureParts:
+    """The categories of both sides of every evaluated review × model (`failure_table`'s arguments)."""
     lists = group_lists(evaluation)
     if evaluation.options.semantic and vectors is None:
         vectors = _stored_vectors(evaluation, lists)
@@ -59,16 +89,50 @@ def failure_table(dataset: Dataset, evaluation: Evaluation, vectors=None) -> pd.
         pred.gt_rank[matched].astype(np.int64),
         pred.position[matched],
     )
-    table = _assemble(lists, pred, gt, semantic=evaluation.options.semantic)
-    table.attrs["notes"] = list(pred.notes)  # e.g. a match mode not tested for want of its package
+    from kweval.text.stemming import save_shared_stems  # near_lexical's stems: read from disk next time
+
+    return FailureParts(lists, pred, gt, evaluation.options.semantic, list(pred.notes) + save_shared_stems())
+
+
+def parts_table(parts: FailureParts) -> pd.DataFrame:
+    """`failure_table` of the parts: the rows laid out."""
+    table = _assemble(parts.lists, parts.pred, parts.gt, semantic=parts.semantic)
+    table.attrs["notes"] = list(parts.notes)  # e.g. a match mode not tested for want of its package
     return table
 
 
-def failure_summary(table: pd.DataFrame, by: Sequence[str] = ("movie", "model")) -> pd.DataFrame:
+def parts_summary(parts: FailureParts, by: Sequence[str] = ("movie", "model"), groups=None) -> pd.DataFrame:
+    """`failure_summary` of the rows of the groups `groups` keeps (a bool per group; all by default), counted per
+    group × category instead of per row.  `by`: group columns (movie, review_id, model)."""
+    counts = parts.counts
+    if groups is not None:
+        counts = counts * np.asarray(groups, dtype=bool)[:, None]
+    group, category = np.nonzero(counts)
+    frame = pd.DataFrame({c: _group_column(parts.lists.groups[c], group) for c in by})
+    frame["category"] = pd.Categorical.from_codes(category, list(CATEGORY_NAMES), validate=False)
+    return failure_summary(frame, by, weights=counts[group, category])
+
+
+def parts_reviews_with(parts: FailureParts, category: str, model: str | None = None, groups=None) -> pd.DataFrame:
+    """`reviews_with` over the rows of the groups `groups` keeps (a bool per group; all by default)."""
+    if category not in CATEGORY_NAMES:
+        raise ValueError(f"unknown category {category!r} (known: {', '.join(CATEGORY_NAMES)})")
+    count = parts.counts[:, CATEGORY_NAMES.index(category)]
+    keep = count > 0
+    if groups is not None:
+        keep &= np.asarray(groups, dtype=bool)
+    if model is not None:
+        keep &= parts.lists.groups["model"].to_numpy(dtype=object) == model
+    found = parts.lists.groups.loc[keep, ["movie", "review_id", "model"]].astype(object).reset_index(drop=True)
+    return found.assign(count=count[keep])
+
+
+def failure_summary(table: pd.DataFrame, by: Sequence[str] = ("movie", "model"), weights=None) -> pd.DataFrame:
     """Counts per `by` × side × category (every category of the side, zeros included) and each count's share of its
     `by` × side: by movie × model (the default, `kweval failures --summary`) or, e.g., by model for a page's bars.
 
-    Counted on the categorical codes (one pass over the rows).
+    Counted on the categorical codes (one pass over the rows); `weights`: each row stands for that many (the counts
+    of `parts_summary`).
     """
     by = list(by)
     if not by:
@@ -86,7 +150,8 @@ def failure_summary(table: pd.DataFrame, by: Sequence[str] = ("movie", "model"))
         parts.append(np.asarray(col.categories, dtype=object)[code])
     keys = pd.MultiIndex.from_arrays(parts[::-1], names=by)
     n_keys = len(keys)
-    counts = np.bincount(key_codes.astype(np.int64) * n_cat + category, minlength=n_keys * n_cat)
+    counts = np.bincount(key_codes.astype(np.int64) * n_cat + category, weights=weights, minlength=n_keys * n_cat)
+    counts = counts.astype(np.int64)
     counts = counts.reshape(n_keys, n_cat)
     sides = np.array(_sides(), dtype=object)
     per_side = np.stack([counts[:, sides == s].sum(axis=1) for s in SIDES], axis=1)
