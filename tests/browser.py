@@ -76,34 +76,43 @@ return {
 
 
 def page_state(driver, present: Sequence[str] = ()) -> dict:
-    """The page's state now: script (run state), connection, stale (count), errors, text, present (counts)."""
-    return driver.execute_script(_STATE, ERROR, list(present))
+    """The page's state now: script (run state), connection, stale (count), errors, text, present (counts); all
+    empty while the browser is too busy to answer (a starved renderer answers no script for a while)."""
+    from selenium.common.exceptions import TimeoutException
+
+    try:
+        return driver.execute_script(_STATE, ERROR, list(present))
+    except TimeoutException:
+        return {"script": None, "connection": None, "stale": 0, "errors": [], "text": "", "present": []}
 
 
-def _done(state: dict, texts: Sequence[str]) -> bool:
+def _done(state: dict, texts: Sequence[str], present: Sequence[str]) -> bool:
     return (
         state["script"] == "notRunning"
         and state["connection"] == "CONNECTED"
         and state["stale"] == 0
         and all(t in state["text"] for t in texts)
+        and len(state["present"]) == len(present)
         and all(state["present"])
     )
 
 
 def settled(driver, texts: Sequence[str], timeout: float = DEADLINE, present: Sequence[str] = ()) -> str:
     """Wait until the script run is over and nothing on the page is stale, every text of `texts` is shown and every
-    CSS selector of `present` matches; return the page's text.  Done means so at two polls in a row (a run that ends
-    and the next that starts between two polls is not taken for the end).  An exception element fails at once."""
+    CSS selector of `present` matches; return the page's text.  Done means so, with the same text, at two polls in a
+    row (a run that ends and the next that starts between two polls is not taken for the end).  An exception element
+    fails at once."""
     deadline = time.monotonic() + timeout
     state: dict = {"text": "", "errors": []}
-    streak = 0
+    last = None
     while time.monotonic() < deadline:
         state = page_state(driver, present)
         if state["errors"]:
             break
-        streak = streak + 1 if _done(state, texts) else 0
-        if streak >= 2:
+        done = _done(state, texts, present)
+        if done and state["text"] == last:
             return state["text"]
+        last = state["text"] if done else None
         time.sleep(POLL)
     missing = [t for t in texts if t not in state.get("text", "")]
     absent = [s for s, n in zip(present, state.get("present", [])) if not n]
@@ -216,6 +225,7 @@ def chromium(width: int = 1400, height: int = 1000) -> Iterator[webdriver.Chrome
         options.add_argument(arg)
     driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
     driver.set_page_load_timeout(DEADLINE)
+    driver.set_script_timeout(DEADLINE)
     try:
         yield driver
     finally:
