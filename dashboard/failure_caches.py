@@ -5,8 +5,6 @@ in `dashboard.caches`; the big tables are shared read-only (`st.cache_resource`)
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -107,12 +105,3 @@ def slice_reviews(ctx: Ctx, spec: str, model: str | None) -> set[tuple[str, str]
         mask = mask & (features["model"].astype(str).to_numpy() == model)
     rows = features[mask]
     return set(zip(rows["movie"].astype(str), rows["review_id"].astype(str)))
-
-
-@st.cache_resource(show_spinner=False)
-def start_loading_slice_search() -> threading.Thread:
-    """Load SliceLine (its imports and compiled kernels, seconds) in a background thread, once per server, so that the
-    Failures page's first view does not wait for them (`kweval.stats.slices.load_search`)."""
-    thread = threading.Thread(target=stats_slices.load_search, name="kweval-load-slice-search", daemon=True)
-    thread.start()
-    return thread

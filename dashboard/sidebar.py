@@ -18,7 +18,6 @@ from typing import Any
 import streamlit as st
 
 from dashboard.escape import md, visible
-from dashboard.failure_caches import start_loading_slice_search
 from dashboard.selection import (
     K_MAX,
     PROTOCOL_DEFAULT,
@@ -132,7 +131,6 @@ def open_page(file: str) -> Ctx:
         f"Data: {md(source_label)} · {len(dataset.movie_ids)} {movie_name.lower()}(s) · {len(dataset.reviews)} "
         f"{review_name.lower()}(s) · {len(dataset.model_names)} models"
     )
-    start_loading_slice_search()  # the Failures page's slice search, loaded in the background once per server
     ctx = Ctx(dataset, data_hash, evaluation, selection, options, PAGE_FILES, source_label, uploads)
     st.session_state["ctx"] = ctx  # the latest run's, for tests and tools (pages use the returned one)
     return ctx
