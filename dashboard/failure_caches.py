@@ -6,6 +6,7 @@ the big tables are shared read-only (`st.cache_resource`)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -18,17 +19,29 @@ from kweval.stats import slices as stats_slices
 
 
 @st.cache_resource(show_spinner="Sorting every keyword into its failure category…", max_entries=2)
-def _failure_table(key: tuple, _dataset, _evaluation) -> pd.DataFrame:
-    # shared, read-only (DNLP: 13.6 M rows, 316 MiB: not pickled per rerun; two option sets kept at most)
-    return failures.failure_table(_dataset, _evaluation)
+def _failure_parts(key: tuple, _dataset, _evaluation) -> failures.FailureParts:
+    # shared, read-only: the categories of both sides; the counts and segments read them without the rows
+    return failures.failure_parts(_dataset, _evaluation)
+
+
+@st.cache_resource(show_spinner="Laying out the failure rows…", max_entries=2)
+def _failure_table(key: tuple, _parts: failures.FailureParts) -> pd.DataFrame:
+    # shared, read-only (DNLP: 13.6 M rows, 316 MiB: made only when a review's whole GT list is asked for)
+    return failures.parts_table(_parts)
 
 
 def failure_table(ctx: Ctx) -> pd.DataFrame:
     """Every keyword's failure category under the evaluation's options (`kweval.explain.failures.failure_table`),
-    or under the preset the page computes under (`Ctx.preset`: `kweval.keyphrase.fates`); all movies (read only)."""
+    or under the preset the page computes under (`Ctx.preset`: `kweval.keyphrase.fates`); all movies and models
+    (read only)."""
     if ctx.preset is not None:
         return preset_caches.fate_table(ctx)
-    return _failure_table(ctx.key, ctx.dataset, ctx.evaluation)
+    return _failure_table(ctx.key, _parts(ctx))
+
+
+def _parts(ctx: Ctx) -> failures.FailureParts:
+    """The categories of both sides under the evaluation's options (no preset), shared read-only."""
+    return _failure_parts(ctx.key, ctx.dataset, ctx.evaluation)
 
 
 def _key(ctx: Ctx) -> tuple:
@@ -37,6 +50,7 @@ def _key(ctx: Ctx) -> tuple:
 
 
 def _scoped(ctx: Ctx, table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of `table` in the selection (its models, its movie or ALL)."""
     sel = ctx.selection
     rows = table["model"].isin(sel.models).to_numpy()
     if sel.movie != "ALL":
@@ -44,9 +58,22 @@ def _scoped(ctx: Ctx, table: pd.DataFrame) -> pd.DataFrame:
     return table[rows]
 
 
+def _scope(ctx: Ctx, parts: failures.FailureParts) -> np.ndarray:
+    """Per group (review × model) of the parts, whether it is in the selection (its models, its movie or ALL)."""
+    sel = ctx.selection
+    groups = parts.lists.groups
+    keep = groups["model"].isin(sel.models).to_numpy()
+    if sel.movie != "ALL":
+        keep = keep & (groups["movie"] == sel.movie).to_numpy()
+    return keep
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
 def _failure_counts(key: tuple, movie: str, models: tuple, _ctx: Ctx) -> pd.DataFrame:
-    return failures.failure_summary(_scoped(_ctx, failure_table(_ctx)), by=["model"])
+    if _ctx.preset is not None:  # the preset's decisions: a table per collection, no parts
+        return failures.failure_summary(_scoped(_ctx, failure_table(_ctx)), by=["model"])
+    parts = _parts(_ctx)
+    return failures.parts_summary(parts, by=["model"], groups=_scope(_ctx, parts))
 
 
 def failure_counts(ctx: Ctx) -> pd.DataFrame:
@@ -69,7 +96,11 @@ def off_reference_grades(ctx: Ctx) -> pd.DataFrame:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _category_reviews(key: tuple, movie: str, models: tuple, category: str, model: str | None, _ctx: Ctx) -> set:
-    found = failures.reviews_with(_scoped(_ctx, failure_table(_ctx)), category, model)
+    if _ctx.preset is not None:
+        found = failures.reviews_with(_scoped(_ctx, failure_table(_ctx)), category, model)
+    else:
+        parts = _parts(_ctx)
+        found = failures.parts_reviews_with(parts, category, model, groups=_scope(_ctx, parts))
     return set(zip(found["movie"].astype(str), found["review_id"].astype(str)))
 
 

@@ -20,6 +20,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 APP = ROOT / "app.py"
+# Seconds one script run may take before AppTest gives up: generous, as a first evaluation (DNLP, embeddings) on a
+# machine with both cores busy takes many times an idle one's.  A deadline, never a wait.
+RUN_TIMEOUT = 900
 
 
 PAGES = [
@@ -72,7 +75,7 @@ def run(monkeypatch, data, params=None, page=None, env=None) -> AppTest:
         monkeypatch.setenv("KWEVAL_DATA", str(data))
     for k, v in (env or {}).items():
         monkeypatch.setenv(k, v)
-    at = AppTest.from_file(str(APP), default_timeout=180)
+    at = AppTest.from_file(str(APP), default_timeout=RUN_TIMEOUT)
     at.query_params.update(params or {})
     at.run()
     if page:

@@ -431,11 +431,13 @@ def test_dashboard_on_per_document_gt(monkeypatch, collection, tmp_path):
     with present ones marked."""
     from streamlit.testing.v1 import AppTest
 
+    from tests.apptest import RUN_TIMEOUT
+
     root, preds = collection
     data = tmp_path / "tidy"
     assert run_cli("convert", str(root), str(data), "--predictions", f"m={preds}").returncode == 0
     monkeypatch.setenv("KWEVAL_DATA", str(data))
-    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=180)
+    at = AppTest.from_file(str(REPO / "app.py"), default_timeout=RUN_TIMEOUT)
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     assert at.sidebar.selectbox[0].label == "Collection"
