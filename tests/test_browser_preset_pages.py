@@ -9,8 +9,9 @@ from selenium.webdriver.common.by import By
 from dashboard.escape import fmt_num
 from kweval.data import load_dataset
 from kweval.keyphrase.dataset_protocol import protocol_scores
+from tests.browser import click_page_link
 from tests.test_browser import ERROR, _chromium, _server, _settled
-from tests.test_browser_protocol import _click_link, _protocol
+from tests.test_browser_protocol import _protocol
 from tests.test_page_headline import _collection
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -26,7 +27,7 @@ def test_pke_from_summary_to_one_document(tmp_path):
         next(lbl for lbl in labels if lbl.text.strip() == "pke").click()
         text = _settled(driver, ["under the pke preset", "significant under pke"])
         assert _protocol(driver) == ["pke"]
-        _click_link(driver, "Review explorer")
+        click_page_link(driver, "Review explorer")
         text = _settled(driver, ["Document explorer", "Under the pke preset", "document(s) match"])
         assert _protocol(driver) == ["pke"] and "URL parameter" not in text, driver.current_url
         buttons = [b for b in driver.find_elements(By.CSS_SELECTOR, "button") if b.text == "Open this document"]
