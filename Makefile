@@ -3,13 +3,14 @@
 #   make test             — create .venv, install kweval + test tools (+ Debian chromium for the browser test), run every test
 #   make test-quick       — the same without the slow and browser tests (a minute or two)
 #   make lint             — ruff check, ruff format --check and mypy on kweval/ (part of make test)
+#   make image-check      — build the Docker image (docker, else buildah) and try it in chromium (not part of make test)
 PYTHON ?= python3.11
 VENV   := .venv
 BIN    := $(VENV)/bin
 PORT   ?= 8501
 DATA   ?=
 
-.PHONY: run test test-quick lint venv dev browser bench clean
+.PHONY: run test test-quick lint venv dev browser bench image-check clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -42,14 +43,23 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
+# The browser tests mostly wait on a server and chromium: they run in BROWSER_JOBS processes (pytest-xdist), each with
+# its own shared demo server and browser (tests/browser.py); the rest in one.
+BROWSER_JOBS ?= 2
+
 test: $(VENV)/.dev browser lint
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -m "not browser"
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -m browser -n $(BROWSER_JOBS)
 
 test-quick: $(VENV)/.dev
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -m "not slow and not browser"
 
 bench: $(VENV)/.dev
 	HF_HUB_OFFLINE=1 $(BIN)/python bench/run_all.py
+
+# The Docker image as shipped: built, every page opened in chromium, a judgment kept across a restart (needs root).
+image-check: $(VENV)/.dev browser
+	bash scripts/check_image.sh
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -49,7 +49,8 @@ TARGETS = {"dnlp_10x_ratio": 12.0, "rss_200k_mb": 3 * 1024, "time_1m_s": 60.0, "
 
 
 def run_timed(cmd: list[str], cwd: Path = REPO) -> dict:
-    """Run `cmd` as a child process: wall seconds, the child's peak RSS (MB), exit status, stderr/stdout tails."""
+    """Run `cmd` as a child process: wall and CPU seconds, the child's peak RSS (MB), exit status, stderr/stdout
+    tails."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, stdout=out, stderr=err, env=dict(os.environ, HF_HUB_OFFLINE="1"))
@@ -61,6 +62,7 @@ def run_timed(cmd: list[str], cwd: Path = REPO) -> dict:
         stdout, stderr = out.read(), err.read()
     return {
         "wall_s": wall,
+        "cpu_s": usage.ru_utime + usage.ru_stime,
         "peak_rss_mb": usage.ru_maxrss / 1024,
         "rc": proc.returncode,
         "stdout": stdout.decode(errors="replace")[-4000:],

@@ -36,10 +36,14 @@ OPTIONAL = (  # a script and its arguments
     "bench_randomization.py",
     "bench_highlight.py",
     "bench_keyphrase.py",
+    "bench_gap.py",
     "bench_per_document.py",
     "bench_dask.py",
     "bench_failures.py",
+    "bench_parse.py",
+    "bench_grounding.py",
     "bench_scale.py --semantic",
+    "bench_runs.py",
 )
 OPTIONAL_TIMEOUT_S = 1800
 

@@ -21,8 +21,10 @@ from kweval.data.vocabulary import Vocabulary
 from kweval.evaluation import slices
 from kweval.evaluation.aggregate import aggregate_by
 from kweval.io import report, report_protocol
+from kweval.io.preset_headlines import PRESETS, compared_metrics
 from kweval.keyphrase import dataset_protocol
 from kweval.metrics import undefined
+from kweval.stats.across_presets import across_presets
 from kweval.stats.headline import headline, key_metrics
 
 # ---------------------------------------------------------------------------------------------
@@ -257,11 +259,12 @@ def _protocol_scores(data_hash: str, protocol: str, k: int, models: tuple, _data
     return dataset_protocol.protocol_scores(_dataset, protocol, k, list(models))
 
 
-def protocol_scores(ctx: Ctx, protocol: str) -> pd.DataFrame:
-    """Per-document scores of the selected models under the preset (for Compare's paired tests)."""
+def protocol_scores(ctx: Ctx, protocol: str, every_movie: bool = False) -> pd.DataFrame:
+    """Per-document scores of the selected models under the preset (for Compare's paired tests) in the sidebar's
+    scope (`every_movie`: of every collection)."""
     sel = ctx.selection
     scores = _protocol_scores(ctx.data_hash, protocol, sel.k, tuple(sel.models), ctx.dataset)
-    return scores if sel.movie == "ALL" else scores[scores["movie"] == sel.movie]
+    return scores if sel.movie == "ALL" or every_movie else scores[scores["movie"] == sel.movie]
 
 
 @st.cache_data(show_spinner="The headline: comparing the leaders…", max_entries=16)
@@ -312,13 +315,45 @@ def protocol_comparisons(
     return _protocol_compare(ctx.data_hash, protocol, sel.k, sel.movie, a, tuple(others), tuple(metrics), scores)
 
 
+def kweval_scope_scores(ctx: Ctx) -> tuple[str, pd.DataFrame]:
+    """(scope, the evaluation's rows of the selected models in it): the kweval view's headline reads them (the
+    sidebar's collection, or ALL)."""
+    sel, scores = ctx.selection, ctx.evaluation.scores
+    scope = sel.movie if sel.movie in set(scores["movie"]) else "ALL"
+    rows = scores[scores["model"].isin(sel.models)]
+    return scope, rows if scope == "ALL" else rows[rows["movie"] == scope]
+
+
+@st.cache_data(show_spinner="Checking the verdicts under every preset…", max_entries=16)
+def _across(key: tuple, view: str, how: str, movie: str, models: tuple, _top, _headlines) -> pd.DataFrame:
+    return across_presets(_top, view, _headlines, compared_metrics(key[-1]))
+
+
+def headline_across_presets(ctx: Ctx, view: str, top: pd.DataFrame | None) -> pd.DataFrame | None:
+    """`top`, the headline of Summary's `view` (kweval or a preset), told whether each F1@k verdict holds under every
+    preset (`kweval.stats.across_presets`, as `kweval report`): each preset's view of the same scope, cached."""
+    if top is None or top.empty or not ctx.dataset.per_document:
+        return top
+    sel = ctx.selection
+    scope, scores = kweval_scope_scores(ctx)
+    headlines = {
+        preset: summary_headline(ctx, scope, scores) if preset == "kweval" else protocol_headline(ctx, preset)
+        for preset in PRESETS
+    }
+    headlines[view] = top
+    return _across((*ctx.key, sel.k), view, sel.agg, sel.movie, tuple(sel.models), top, headlines)
+
+
 @st.cache_data(show_spinner="Describing the collections…", max_entries=8)
-def _cards(data_hash: str, match: str, _dataset) -> list[dict]:
+def _cards(data_hash: str, protocol: str, match: str | None, _dataset) -> list[dict]:
     from kweval.keyphrase.describe import describe_dataset
 
-    return [card.as_dict() for card in describe_dataset(_dataset, "kweval", match)]
+    return [card.as_dict() for card in describe_dataset(_dataset, protocol, match)]
 
 
 def dataset_cards(ctx: Ctx) -> list[dict]:
-    """`kweval describe`'s card of every collection of per-document data (JSON-ready dicts; [] otherwise)."""
-    return _cards(ctx.data_hash, ctx.options.match, ctx.dataset)
+    """`kweval describe`'s card of every collection of per-document data (JSON-ready dicts; [] otherwise): under the
+    preset the pages compute under (`Ctx.preset`), else under kweval with the evaluation's match mode."""
+    if ctx.preset is not None:
+        return _cards(ctx.data_hash, ctx.preset, None, ctx.dataset)
+    return _cards(ctx.data_hash, "kweval", ctx.options.match, ctx.dataset)

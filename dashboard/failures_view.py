@@ -33,8 +33,16 @@ COLORS = {
     "missed_present": "#ffb300",
     "missed_absent": "#9e9e9e",
     "missed_no_text": "#e0e0e0",
+    "missed": "#bdbdbd",
 }
-MARKS = {"found": "✓", "found_beyond_k": "✓", "missed_present": "●", "missed_absent": "○", "missed_no_text": "○"}
+MARKS = {
+    "found": "✓",
+    "found_beyond_k": "✓",
+    "missed_present": "●",
+    "missed_absent": "○",
+    "missed_no_text": "○",
+    "missed": "✗",
+}
 
 
 def bar_frame(summary: pd.DataFrame, side: str, models: Sequence[str]) -> pd.DataFrame:
@@ -89,6 +97,24 @@ def share(part: int, whole: int) -> str:
     return f"{value:.0%}"
 
 
+def off_reference_sentences(grades: pd.DataFrame, models: Sequence[str]) -> str:
+    """With grounding, one sentence per model (Markdown, escaped) telling its off-the-reference keywords apart: present
+    in the text (a possible gap in the reference), supported by it, or unsupported (a candidate hallucination)."""
+    parts = []
+    for model in models:
+        mine = grades[grades["model"] == model].set_index("grounding")
+        total = int(mine["count"].sum()) if len(mine) else 0
+        if total == 0:
+            continue
+        part = {g: share(int(mine["count"].get(g, 0)), total) for g in ("present", "supported", "unsupported")}
+        parts.append(
+            f"**{md(model)}**: of its {total:,} keywords off the reference, {part['present']} are present in "
+            f"the text (possible gaps in the reference), {part['supported']} supported by it and "
+            f"{part['unsupported']} unsupported (candidate hallucinations)."
+        )
+    return "\n\n".join(parts)
+
+
 def segment_links(
     summary: pd.DataFrame, models: Sequence[str], urls: Sequence[str], side: str
 ) -> list[tuple[str, str, str, int]]:
@@ -135,6 +161,8 @@ def gt_marks_html(rows: pd.DataFrame, ranked: bool) -> str:
             f"{esc(row['keyword'])}{detail}</li>"
         )
     legend = "✓ found · ● missed, in the text · ○ missed, not in the text"
+    if "missed" in set(rows["category"].astype(str)):  # a preset without a present rule (pke)
+        legend = "✓ found · ✗ missed (the preset has no present rule)"
     return (
         f'<div class="kw-gt-all" style="font-size:0.85em"><div style="opacity:0.75">{legend}</div>'
         f'<ul style="list-style:none;margin:0;padding-left:0;columns:14rem">{"".join(items)}</ul></div>'
@@ -155,9 +183,10 @@ def slice_features_words(features: Sequence[str], words: Vocabulary) -> str:
     return ", ".join(said.get(f, f) for f in features)
 
 
-def slices_caption(found: pd.DataFrame, model: str, metric: str, words: Vocabulary) -> str:
+def slices_caption(found: pd.DataFrame, model: str, metric: str, words: Vocabulary, preset: str | None = None) -> str:
     """What the slices table shows (Markdown, escaped): the features searched (those this data has), the model's
-    overall value, and the slices left out because their CI contains it."""
+    overall value, the slices left out because their CI contains it, and under a keyphrase `preset` whose values
+    were searched."""
     overall = found.iloc[0]
     units = words.reviews.lower()
     unclear = int(found.attrs.get("not_clear", 0))
@@ -170,7 +199,17 @@ def slices_caption(found: pd.DataFrame, model: str, metric: str, words: Vocabula
         f"SliceLine over the {units}' own columns ({slice_features_words(found.attrs.get('features', []), words)}); "
         f"{md(model)}'s {md(metric)} over all its {words.count(int(overall['n_reviews']))} is "
         f"{overall['value']:.3f}. Listed: the slices worse than that beyond their 95% bootstrap CI, the largest gap "
-        f"first; each link opens the explorer on the slice.{left_out}"
+        f"first; each link opens the explorer on the slice.{left_out}{_under_preset(preset, units)}"
+    )
+
+
+def _under_preset(preset: str | None, units: str) -> str:
+    """The slices caption's sentence under a keyphrase preset ("" under kweval)."""
+    if not preset:
+        return ""
+    return (
+        f" Under the {md(preset)} preset the values searched are its per-document ones "
+        f"(`kweval evaluate --protocol {md(preset)} --per-review`); the columns describing the {units} are the same."
     )
 
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 import pandas as pd
 
 from dashboard.escape import esc, fmt_num
+from dashboard.grounding_html import grounding_mark
 from dashboard.html_holes import CosineCell, Part, fill
 from dashboard.selection import TAU_DEFAULT
 from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
@@ -34,13 +35,14 @@ def keyword_list_html(rows: pd.DataFrame, k: int, words: Vocabulary = MOVIE_WORD
     for row in rows.to_dict("records"):
         pos, kw, rank, gt_kw = row["position"], row["keyword"], row["gt_rank"], row["gt_keyword"]
         beyond = ' <span style="opacity:0.6">(beyond k)</span>' if int(pos) >= k else ""
+        ground = grounding_mark(row)  # with grounding: present / supported / unsupported by the text
         if int(rank) >= 0:
             items.append(
                 f"<li><mark>{esc(kw)}</mark> → <b>{esc(gt_kw)}</b> "
-                f'<span class="kw-gt">({esc(words.gt_position(int(rank)))})</span>{beyond}</li>'
+                f'<span class="kw-gt">({esc(words.gt_position(int(rank)))})</span>{ground}{beyond}</li>'
             )
         else:
-            items.append(f'<li><span style="opacity:0.75">{esc(kw)}</span> {unmatched_html(row)}{beyond}</li>')
+            items.append(f'<li><span style="opacity:0.75">{esc(kw)}</span> {unmatched_html(row)}{ground}{beyond}</li>')
     return f'<ol class="kw-list" start="0" style="margin:0;padding-left:1.6rem">{"".join(items)}</ol>'
 
 
@@ -84,7 +86,7 @@ def keyword_table_parts(
         pos = int(r["position"])
         beyond = pos >= k
         matched = int(r["gt_rank"]) >= 0
-        kw = f"<mark>{esc(r['keyword'])}</mark>" if matched else esc(r["keyword"])
+        kw = (f"<mark>{esc(r['keyword'])}</mark>" if matched else esc(r["keyword"])) + grounding_mark(r)
         lex = (
             f'<b>{esc(r["gt_keyword"])}</b> <span class="kw-gt">({esc(words.gt_position(int(r["gt_rank"])))})</span>'
             if matched

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from dashboard.escape import md
-from kweval.io.card import card_json, evaluation_card
+from kweval.io.card import card_json, evaluation_card, protocol_card
 
 TABLES_HASH_OF = (
     "SHA-256 of the tables as read (Dataset.content_hash, the dashboard's cache key); "
@@ -14,9 +14,29 @@ TABLES_HASH_OF = (
 
 
 def page_card(ctx) -> dict[str, object]:
-    """The card of the evaluation `ctx` shows (sidebar options, aggregation, data identity)."""
+    """The card of the numbers `ctx` shows: the evaluation's (sidebar options, aggregation, data identity; the match
+    mode says why it is in force), or the card of `kweval evaluate --protocol P` under the preset the pages compute
+    under (`Ctx.preset`)."""
+    if ctx.preset is not None:
+        from kweval.keyphrase.dataset_protocol import cutoffs_for
+
+        card = protocol_card(
+            ctx.preset,
+            ctx.source_label,
+            ctx.data_hash,
+            k=ctx.selection.k,
+            aggregation="macro",
+            cutoffs=cutoffs_for(ctx.selection.k),
+        )
+        card["dataset_sha256_of"] = TABLES_HASH_OF
+        return card
     return evaluation_card(
-        ctx.options, ctx.source_label, ctx.data_hash, aggregation=ctx.selection.agg, hash_of=TABLES_HASH_OF
+        ctx.options,
+        ctx.source_label,
+        ctx.data_hash,
+        aggregation=ctx.selection.agg,
+        hash_of=TABLES_HASH_OF,
+        per_document=ctx.dataset.per_document,
     )
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pandas as pd
@@ -18,7 +19,7 @@ import streamlit as st
 
 from dashboard import caches, charts
 from dashboard.escape import md
-from dashboard.headline_card import MARKS, show_headline_card, significance_caption
+from dashboard.headline_card import MARKS, across_lines, show_headline_card, significance_caption
 from dashboard.report_button import preset_report_button
 from dashboard.selection import PROTOCOL_DEFAULT, PROTOCOLS, parse_protocol
 from dashboard.state import Ctx
@@ -37,7 +38,8 @@ PROTOCOL_HELP = (
 
 
 def choose_protocol(ctx: Ctx) -> str:
-    """The protocol selector (per-document data only; "kweval" otherwise, with no widget)."""
+    """The protocol selector (per-document data only; "kweval" otherwise, with no widget).  The choice becomes
+    `ctx`'s (`Selection.protocol`, `Ctx.preset`) at once: the sidebar read the URL before the widget changed it."""
     if not ctx.dataset.per_document:
         return PROTOCOL_DEFAULT
     default = ctx.selection.protocol or PROTOCOL_DEFAULT  # as the sidebar resolved it: URL, else remembered
@@ -53,7 +55,9 @@ def choose_protocol(ctx: Ctx) -> str:
         horizontal=True,
         help=PROTOCOL_HELP,
     )
-    return chosen or PROTOCOL_DEFAULT
+    chosen = chosen or PROTOCOL_DEFAULT
+    ctx.selection = replace(ctx.selection, protocol=chosen)
+    return chosen
 
 
 def protocol_command(
@@ -141,13 +145,14 @@ def _f1_note(protocol: str) -> str:
 def show_protocol_headline(ctx: Ctx, protocol: str) -> None:
     """The headline card of the preset's per-document scores in the sidebar's scope (`caches.protocol_headline`)."""
     top = caches.protocol_headline(ctx, protocol) if len(ctx.selection.models) >= 2 else None
+    top = caches.headline_across_presets(ctx, protocol, top)  # the verdict under every preset
     caption = significance_caption(ctx.words.reviews.lower(), [], [family_label(PRESET)])
     caption += (
         f" Under the {md(protocol)} preset: the per-document values of {command_words(ctx, protocol)} "
         f"(`--per-review` writes them); a margin is the difference of the two models' means.{_f1_note(protocol)}"
     )
     title = f"{md(ctx.movie_title(ctx.selection.movie))}, {md(protocol)} preset"
-    show_headline_card(title, top, caption, ctx.words)
+    show_headline_card(title, top, caption, ctx.words, extra=across_lines(top))
 
 
 def scope_collection(ctx: Ctx, table: pd.DataFrame) -> str | None:

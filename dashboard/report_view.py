@@ -16,6 +16,7 @@ import pandas as pd
 from kweval.data.dataset import Dataset
 from kweval.evaluation.options import Evaluation, Progress, no_progress
 from kweval.io import html_report
+from kweval.io.preset_headlines import report_with_presets
 from kweval.io.report_protocol import protocol_report_data
 from kweval.keyphrase import dataset_protocol
 
@@ -82,6 +83,7 @@ def protocol_report_html(
     data = protocol_report_data(
         documents, predictions, protocol, k, card, cutoffs=dataset_protocol.cutoffs_for(k), progress=progress
     )
+    data = report_with_presets(data, protocol, dataset.subset([movie], models), k)  # the verdict under each preset
     return html_report.render_page(data, progress)
 
 

@@ -14,8 +14,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from dashboard import html_holes, keyword_html
+from dashboard import html_holes, keyword_html, preset_caches
 from dashboard.escape import esc, fmt_num
+from dashboard.grounding_html import support_html
 from dashboard.gt_lists import gt_lists
 from dashboard.highlight import matched_tooltips, review_html
 from dashboard.html_holes import MetricsLine, Part
@@ -28,8 +29,16 @@ from kweval.metrics.registry import column
 from kweval.text import present
 
 
+def _view(ctx: Ctx, key: tuple) -> tuple:
+    """A cache key of what the explorer shows: `key` (the evaluation's) and the preset the page computes under."""
+    return (*key, ctx.preset)
+
+
 def review_metrics(ctx: Ctx) -> list[str]:
-    """The metrics a card shows per model (the options' extra metrics too; with sentiment, the keywords' mean v)."""
+    """The metrics a card shows per model (the options' extra metrics too; with sentiment, the keywords' mean v);
+    under a preset, the preset's (`dashboard.preset_caches.metrics`)."""
+    if ctx.preset is not None:
+        return preset_caches.metrics(ctx)
     k = ctx.selection.k
     names = [
         "precision",
@@ -46,17 +55,27 @@ def review_metrics(ctx: Ctx) -> list[str]:
     return names + (["sent_pred"] if ctx.options.sentiment else [])
 
 
+def sort_metric(ctx: Ctx) -> str:
+    """The metric the explorer sorts and compares reviews by: nDCG@k, or F1@k under a preset (nDCG is no preset's)."""
+    return ctx.ndcg_at_k if ctx.preset is None else preset_caches.metric(ctx)
+
+
 def reviews_table(ctx: Ctx) -> pd.DataFrame:
-    """The evaluated reviews of the selection with their text, rating, length and each model's nDCG@k."""
+    """The evaluated reviews of the selection with their text, rating, length and each model's `sort_metric` (under
+    a preset: its per-document scores, `kweval evaluate --protocol P --per-review`'s)."""
     sel = ctx.selection
+    scores = ctx.evaluation.scores if ctx.preset is None else preset_caches.scores_with_matches(ctx)
     return _table(
-        ctx.tau_free_key, sel.movie, tuple(sel.models), ctx.ndcg_at_k, ctx.evaluation.scores, ctx.dataset.reviews
+        _view(ctx, ctx.tau_free_key), sel.movie, tuple(sel.models), sort_metric(ctx), scores, ctx.dataset.reviews
     )
 
 
 def keywords(ctx: Ctx) -> pd.DataFrame:
-    """The selection's predicted keywords with their GT match, indexed by (movie, review_id)."""
+    """The selection's predicted keywords with their GT match, indexed by (movie, review_id); under a preset, every
+    prediction with the preset's decision (`dashboard.preset_caches.keywords`)."""
     sel = ctx.selection
+    if ctx.preset is not None:
+        return preset_caches.keywords(ctx)
     return _keywords(ctx.tau_free_key, sel.movie, tuple(sel.models), ctx.evaluation.keywords)
 
 
@@ -72,8 +91,9 @@ def _table(
 def _keywords(key: tuple, movie: str, models: tuple, _keywords: pd.DataFrame) -> pd.DataFrame:
     kw = _keywords[_keywords["model"].isin(models)]
     kw = kw if movie == "ALL" else kw[kw["movie"] == movie]
+    grounded = [c for c in ("grounding", "support", "support_cosine") if c in kw.columns]  # with grounding on
     return (
-        kw[["movie", "review_id", "model", "position", "keyword", "norm", "gt_rank", "gt_keyword"]]
+        kw[["movie", "review_id", "model", "position", "keyword", "norm", "gt_rank", "gt_keyword", *grounded]]
         .set_index(["movie", "review_id"])
         .sort_index()
     )
@@ -96,7 +116,25 @@ def card_data(ctx: Ctx, page: pd.DataFrame, kw: pd.DataFrame, scores: pd.DataFra
     embedding read), not one per card.  Reference: the same for a page of that one review
     (tests/test_review_card_page.py)."""
     ids = tuple(zip(page["movie"].tolist(), page["review_id"].tolist()))
+    if ctx.preset is not None:
+        return _preset_page_base(_view(ctx, ctx.tau_free_key), ids, tuple(ctx.selection.models), kw, scores)
     return _page_base(ctx.tau_free_key, ids, tuple(ctx.selection.models), ctx, kw, page["text"].tolist(), scores)
+
+
+@st.cache_resource(show_spinner=False, max_entries=32)
+def _preset_page_base(
+    key: tuple, ids: tuple, models: tuple, _kw: pd.DataFrame, _scores: pd.DataFrame
+) -> dict[tuple[str, str], CardData]:
+    """Under a preset: each review's predictions with the preset's decisions (`dashboard.preset_caches.keywords`,
+    reasons included) and the models it scored; no semantic or sentiment view (no preset has one)."""
+    scored = set(_rows_of(_scores, ids, models)[["movie", "review_id", "model"]].itertuples(index=False, name=None))
+    out: dict[tuple[str, str], CardData] = {}
+    for review in ids:
+        rows = _kw.loc[[review]].reset_index() if review in _kw.index else _kw.iloc[0:0].reset_index()
+        rows = rows[rows["model"].isin(models)].reset_index(drop=True)
+        evaluated = tuple(m for m in models if (*review, m) in scored)
+        out[review] = CardData(rows, None, float("nan"), float("nan"), evaluated)
+    return out
 
 
 # Shared, read-only: a page's cards are built from it once (each card's template is cached on its own).
@@ -152,7 +190,9 @@ def _rows_of(scores: pd.DataFrame, ids: tuple, models: tuple) -> pd.DataFrame:
 def metric_lines(ctx: Ctx, scores: pd.DataFrame, ids: tuple) -> dict[tuple[str, str], dict[str, str]]:
     """Per review of `ids`, per model with a score row: its metrics line (escaped HTML) at this evaluation's τ."""
     review = ctx.words.review.lower()
-    return _metric_lines(ctx.key, ids, tuple(ctx.selection.models), tuple(review_metrics(ctx)), review, scores)
+    return _metric_lines(
+        _view(ctx, ctx.key), ids, tuple(ctx.selection.models), tuple(review_metrics(ctx)), review, scores
+    )
 
 
 def metric_value_html(name: str, value: object, review: str = "review") -> str:
@@ -190,13 +230,31 @@ def _page_vectors(ctx: Ctx, rows: pd.DataFrame, gts: list[pd.DataFrame]) -> dict
     return dict(zip(texts, found))
 
 
+def card_scores(ctx: Ctx) -> pd.DataFrame:
+    """The per-review scores the cards show: the evaluation's in the selection, or the preset's per-document scores
+    (`kweval evaluate --protocol P --per-review`'s) under a preset."""
+    return ctx.scores() if ctx.preset is None else preset_caches.scores_with_matches(ctx)
+
+
+def card_gt(ctx: Ctx, movie: str, review: str) -> pd.DataFrame:
+    """The GT list a card shows (rank, keyword): the cleaned list the review is scored against, or under a preset the
+    document's gold phrases the preset counts (`dashboard.preset_caches.gold`)."""
+    return ctx.own_gt(movie, review) if ctx.preset is None else preset_caches.gold(ctx, movie, review)
+
+
 def own_gt_html(ctx: Ctx, movie: str, review: str, text: object) -> str:
-    """A document's own GT list, each keyword marked present (● occurs in the text) or absent (○); '' for movie-level
-    GT."""
-    gt = ctx.own_gt(movie, review)
-    if not len(gt) or gt["review_id"].isna().all():
-        return ""
-    flags = present.present_flags(gt["norm"].tolist(), text if isinstance(text, str) else None, ctx.options.match)
+    """A document's own GT list, each keyword marked present (● occurs in the text) or absent (○) under the match
+    mode, or under a preset by its present rule (no marks under one without: pke); '' for movie-level GT."""
+    if ctx.preset is not None:
+        gt = preset_caches.gold(ctx, movie, review)
+        if not len(gt) or gt["present"].isna().all():
+            return ""
+        flags = gt["present"].tolist()
+    else:
+        gt = ctx.own_gt(movie, review)
+        if not len(gt) or gt["review_id"].isna().all():
+            return ""
+        flags = present.present_flags(gt["norm"].tolist(), text if isinstance(text, str) else None, ctx.options.match)
     items = " · ".join(f"{'●' if f else '○'} {esc(k)}" for k, f in zip(gt["keyword"], flags))
     return (
         f'<div style="font-size:0.85em;margin-top:0.3rem"><b>Own ground truth ({len(gt)}; ● in the text, ○ '
@@ -220,7 +278,7 @@ def _card_parts(
     but τ, review, models and marked model, so a rerun or a τ step does not rebuild the cards it shows again.
     `_data`: the card's `CardData`, asked for only when the template is not cached.  Shared and immutable."""
     ctx, row = _ctx, _row
-    sel, sem, sas = ctx.selection, ctx.options.semantic, ctx.options.sentiment
+    sel, sem, sas = ctx.selection, ctx.options.semantic and not ctx.preset, ctx.options.sentiment and not ctx.preset
     words = ctx.words  # Movie/Review or Collection/Document; no GT rank for an unranked GT
     colors = model_colors(ctx.dataset.model_names)
     data = _data()
@@ -258,7 +316,7 @@ def _card_parts(
             *listing,
             "</div>",
         ]
-    gt = ctx.own_gt(row["movie"], row["review_id"])
+    gt = card_gt(ctx, row["movie"], row["review_id"])
     marks = (
         f'<div style="font-size:0.85em;opacity:0.75">Marked: the words of {esc(marked)}’s matched keywords.</div>'
         if marked
@@ -272,6 +330,7 @@ def _card_parts(
         f'<div style="flex:1 1 12rem">{keyword_html.gt_top_html(gt, sel.k, rows, colors, words=words)}</div></div>'
     )
     extra = keyword_html.sentiment_line(data.text_v, data.gt_v, words.review.lower()) if sas else ""
+    extra += support_html(rows, [m for m in sel.models if m in data.evaluated])  # with grounding: what supports each
     grid = keyword_html.model_grid_start(22 if (sem or sas) else 16)
     return (head + side + extra + grid, *cells, "</div>"), data.evaluated
 
@@ -295,7 +354,7 @@ def card_html(
         return card_data(ctx, shown, kw, scores)[review]
 
     parts, evaluated = _card_parts(
-        ctx.tau_free_key, row["movie"], row["review_id"], tuple(sel.models), marked, ctx, row, data
+        _view(ctx, ctx.tau_free_key), row["movie"], row["review_id"], tuple(sel.models), marked, ctx, row, data
     )
     ids = tuple(zip(shown["movie"].tolist(), shown["review_id"].tolist()))
     lines = metric_lines(ctx, scores, ids).get(review, {})

@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
+from kweval.evaluation.options import default_match
 from kweval.evaluation.pipeline import AGGREGATIONS, EvalOptions
 from kweval.keyphrase.protocols import PROTOCOLS as PRESETS
 from kweval.text.matching import MATCH_MODES
 
 AGG_DEFAULT = AGGREGATIONS[0]
-MATCH_DEFAULT = EvalOptions.match
+MATCH_DEFAULT = default_match(False)  # movie-level data's; per-document data's is default_match(True): stem
 K_DEFAULT = EvalOptions.k
 K_MAX = 50  # the sidebar's k range
 TAU_DEFAULT = EvalOptions.threshold  # docs/metrics.md's default cosine threshold
@@ -35,6 +36,7 @@ class Selection:
     sentiment metrics of docs/metrics.md (URL ``sem=1``, ``tau=0.75``, ``sas=1``);
     `present` the present/absent split (``present=1``; on by default for per-document GT);
     `backend` the embedding backend of the semantic metrics (``backend=onnx-int8``);
+    `grounding` the metrics beyond the reference list, grounding and diversity (``grd=1``, docs/metrics.md §12);
     `protocol` the keyphrase preset of Summary and Compare on per-document data (``protocol=pke``), carried by every
     page's links like the rest; None on movie-level data, which has no such parameter.
     """
@@ -49,6 +51,7 @@ class Selection:
     sentiment: bool = False
     present: bool = False
     backend: str = BACKEND_DEFAULT
+    grounding: bool = False
     protocol: str | None = None
     notes: tuple[str, ...] = field(default=(), compare=False)
 
@@ -65,11 +68,12 @@ class Selection:
             "sas": "1" if self.sentiment else "0",
             "present": "1" if self.present else "0",
             "backend": self.backend,
+            "grd": "1" if self.grounding else "0",
             **protocol,
         }
 
 
-SELECTION_KEYS = ("movie", "models", "k", "agg", "match", "sem", "tau", "sas", "present", "backend")
+SELECTION_KEYS = ("movie", "models", "k", "agg", "match", "sem", "tau", "sas", "present", "backend", "grd")
 _TRUE = frozenset({"1", "true", "on", "yes"})
 _FALSE = frozenset({"0", "false", "off", "no"})
 
@@ -133,22 +137,26 @@ def param_parsers(movies: Sequence[str], models: Sequence[str]) -> dict[str, Cal
         "sas": parse_flag,
         "present": parse_flag,
         "backend": lambda r: r if r in EMBEDDING_BACKENDS else None,
+        "grd": parse_flag,
     }
 
 
 def selection_defaults(movies: Sequence[str], models: Sequence[str], present_default: bool = False) -> dict[str, Any]:
-    """Per sidebar URL parameter: the value used when neither the URL nor the session holds a usable one."""
+    """Per sidebar URL parameter: the value used when neither the URL nor the session holds a usable one.
+    `present_default`: the data's GT is per document, which turns the present/absent split on and makes the match
+    mode the field's (`kweval.evaluation.options.default_match`: stem; approx on movie-level GT), as the CLI's."""
     return {
         "movie": "ALL",  # the answer at a glance: every movie (issue 23)
         "models": tuple(models),
         "k": K_DEFAULT,
         "agg": AGG_DEFAULT,
-        "match": MATCH_DEFAULT,
+        "match": default_match(present_default),
         "sem": False,
         "tau": TAU_DEFAULT,
         "sas": False,
         "present": present_default,
         "backend": BACKEND_DEFAULT,
+        "grd": False,
     }
 
 
@@ -162,8 +170,8 @@ def resolve_selection(
 
     Invalid values are skipped with a note (shown to the user); defaults
     (`selection_defaults`): ``ALL`` (every movie),
-    every model, k=5, macro, approx, semantic and sentiment off, threshold
-    0.75, the present/absent split `present_default` (the data's: on for per-document GT).
+    every model, k=5, macro, the data's match mode (stem on per-document GT, else approx), semantic and sentiment
+    off, threshold 0.75, the present/absent split `present_default` (the data's: on for per-document GT).
     """
     notes: list[str] = []
     parsers = param_parsers(movies, models)

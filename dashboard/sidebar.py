@@ -51,7 +51,9 @@ from kweval.data import DatasetError
 from kweval.data.dataset import Dataset
 from kweval.data.vocabulary import vocabulary
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
+from kweval.evaluation.options import match_reason
 from kweval.evaluation.pipeline import AGGREGATIONS, EvalOptions
+from kweval.lattice.explain import NEEDS_PER_DOCUMENT
 from kweval.text.matching import MATCH_MODES
 
 
@@ -63,6 +65,13 @@ class Page:
     label: str
     icon: str
     movie_level_only: bool = False  # applies to the DNLP layout only (movie-level GT shared by the reviews)
+    per_document_only: bool = False  # applies to per-document GT only (keyphrase benchmarks)
+
+    def applies(self, dataset: Dataset) -> bool:
+        """Whether the page has something to show for `dataset`."""
+        return not (
+            self.movie_level_only and dataset.per_document or self.per_document_only and not dataset.per_document
+        )
 
     @property
     def file(self) -> str:
@@ -74,9 +83,11 @@ PAGES = (
     Page("explorer", "Review explorer", ":material/manage_search:"),
     Page("ndcg", "nDCG worked example", ":material/calculate:"),
     Page("compare", "Compare models", ":material/compare_arrows:"),
+    Page("history", "Run history", ":material/history:"),
     Page("failures", "Why models fail", ":material/troubleshoot:"),
     Page("data", "Data", ":material/database:"),
     Page("parity", "Notebook parity", ":material/difference:", movie_level_only=True),
+    Page("protocols", "Protocols", ":material/balance:", per_document_only=True),
 )
 PAGE_FILES = {page.name: page.file for page in PAGES}
 SOURCE_LABELS = {
@@ -111,12 +122,15 @@ def open_page(file: str) -> Ctx:
         st.stop()
     selection = _selection(dataset, data_hash, source_label)
     _page_links(links, selection.params(), dataset)
-    if page.movie_level_only and dataset.per_document:
+    if not page.applies(dataset):
         st.title(page.label)
-        st.info(
-            f"{page.label} applies only to the DNLP layout (one ranked GT list shared by a group of texts, the "
-            "notebooks' data); this data has a GT list per document."
-        )
+        if page.movie_level_only:
+            st.info(
+                f"{page.label} applies only to the DNLP layout (one ranked GT list shared by a group of texts, the "
+                "notebooks' data); this data has a GT list per document."
+            )
+        else:
+            st.info(f"{page.label}: {md(NEEDS_PER_DOCUMENT)}.")
         st.stop()
     if not selection.models:
         st.info("Choose at least one model in the sidebar (Models).")
@@ -125,9 +139,9 @@ def open_page(file: str) -> Ctx:
     try:
         evaluation = get_evaluation(dataset, data_hash, options)
     except (ImportError, OSError, RuntimeError) as exc:  # no sentence-transformers / model / VADER: without them
-        if not (options.semantic or options.sentiment):
+        if not (options.semantic or options.sentiment or options.grounding):
             raise
-        st.sidebar.error(f"Semantic/sentiment metrics unavailable: {md(exc)}")
+        st.sidebar.error(f"Semantic/sentiment/grounding metrics unavailable: {md(exc)}")
         options = EvalOptions(
             k=selection.k, match=selection.match, keyphrase=dataset.per_document, present=selection.present
         )
@@ -146,7 +160,7 @@ def _page_links(where, query: dict[str, str], dataset: Dataset) -> None:
     """A link to every page of `PAGES` that applies to `dataset`, each carrying the selection `query`."""
     words = vocabulary(dataset)
     for page in PAGES:
-        if page.movie_level_only and dataset.per_document:
+        if not page.applies(dataset):
             continue
         where.page_link(page.file, label=words.say(page.label), icon=page.icon, query_params=query)
 
@@ -162,6 +176,8 @@ def _options(dataset: Dataset, selection: Selection) -> EvalOptions:
         embedding_backend=selection.backend if selection.semantic else EvalOptions.embedding_backend,
         keyphrase=dataset.per_document,
         present=selection.present,
+        grounding=selection.grounding,
+        diversity=selection.grounding,
     )
 
 
@@ -312,9 +328,23 @@ def _selection(dataset: Dataset, data_hash: str, source_label: str) -> Selection
         "Match mode",
         "match",
         options=list(MATCH_MODES),
-        help="approx: equal or substring (default); exact; word: whole tokens; stem: Porter stems equal.",
+        help="approx: equal or substring; exact; word: whole tokens; stem: Porter stems equal. Default here: "
+        f"{default['match']}, {match_reason(default['match'], dataset.per_document)}.",
     )
     semantic, tau, backend = _semantic_controls(bind)  # in Selection's order: sem, tau, then sas, present, backend
+    sentiment, present, grounding = _toggles(bind)
+    protocol = _carried_protocol(dataset)
+    sel = Selection(
+        movie, tuple(chosen), int(k), agg, match, semantic, tau, sentiment, present, str(backend), grounding, protocol
+    )
+    for message in selection_warnings(url, sel, movies, models):
+        url_notice(message)
+    return sel
+
+
+def _toggles(bind: Callable[..., Any]) -> tuple[bool, bool, bool]:
+    """The add-ons' toggles: (sentiment, the present/absent split, grounding and diversity)."""
+    sb = st.sidebar
     sentiment = bind(
         sb.toggle,
         "Sentiment (VADER)",
@@ -330,13 +360,16 @@ def _selection(dataset: Dataset, data_hash: str, source_label: str) -> Selection
         help="recall_present, f1@k_present, recall_absent (docs/metrics.md §9): GT keywords split by "
         "whether they occur in the review's own text under the match mode.",
     )
-    protocol = _carried_protocol(dataset)
-    sel = Selection(
-        movie, tuple(chosen), int(k), agg, match, semantic, tau, bool(sentiment), bool(present), str(backend), protocol
+    grounding = bind(
+        sb.toggle,
+        "Grounding & diversity",
+        "grd",
+        fmt=_flag,
+        help="grounded_present / grounded_supported / unsupported and dup_token_ratio / self_similarity "
+        "(docs/metrics.md §12): each keyword graded against its own text (present, supported by a sentence, or "
+        "unsupported), and each list's repetition. The first run embeds and caches the sentences.",
     )
-    for message in selection_warnings(url, sel, movies, models):
-        url_notice(message)
-    return sel
+    return bool(sentiment), bool(present), bool(grounding)
 
 
 DATA_BOUND = ("movie", "models")  # parameters naming one dataset's movies and models: remembered per source

@@ -32,6 +32,7 @@ from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy_tables
 from kweval.data.vocabulary import Vocabulary, vocabulary
 from kweval.evaluation.aggregate import MICRO_F1, MICRO_RATIOS, aggregate
+from kweval.evaluation.options import match_reason
 from kweval.evaluation.pipeline import (
     SENTIMENT_OPTIONS,
     EvalOptions,
@@ -43,6 +44,7 @@ from kweval.evaluation.pipeline import (
     with_sentiment,
     with_threshold,
 )
+from kweval.io.card import MATCH_RULES
 from kweval.metrics import registry
 from kweval.metrics.registry import column
 
@@ -56,6 +58,17 @@ def cli_data_path() -> str | None:
     parser.add_argument("--data")
     args, _ = parser.parse_known_args(sys.argv[1:])
     return args.data or os.environ.get("KWEVAL_DATA") or None
+
+
+def cli_prediction_files() -> tuple[tuple[str, str], ...]:
+    """The models added to the data: `--predictions NAME=PATH` (repeatable) after `streamlit run app.py --`, else
+    KWEVAL_PREDICTIONS (NAME=PATH,NAME=PATH); a JSONL file of raw responses is read through the parser
+    (docs/llm.md), and the explorer shows each response beside its list."""
+    parser = argparse.ArgumentParser(add_help=False, allow_abbrev=False)
+    parser.add_argument("--predictions", action="append", default=[])
+    args, _ = parser.parse_known_args(sys.argv[1:])
+    given = args.predictions or [s for s in os.environ.get("KWEVAL_PREDICTIONS", "").split(",") if s.strip()]
+    return tuple(tuple(spec.partition("=")[::2]) for spec in given)  # type: ignore[misc]
 
 
 def _stamp(path: str | None) -> tuple:
@@ -73,14 +86,32 @@ def _stamp(path: str | None) -> tuple:
 
 
 @st.cache_resource(show_spinner="Loading the dataset…", max_entries=4)
-def _load(path: str | None, stamp: tuple) -> tuple[Dataset, str]:
-    dataset = load_dataset(path)
+def _load(path: str | None, stamp: tuple, predictions: tuple[tuple[str, str], ...] = ()) -> tuple[Dataset, str]:
+    from kweval.data import DatasetError
+    from kweval.data.predictions import parse_spec
+
+    try:
+        files = dict(parse_spec("=".join(spec)) for spec in predictions)
+    except ValueError as exc:
+        raise DatasetError(f"--predictions: {exc}") from None
+    dataset = load_dataset(path, predictions=files or None)
     return dataset, dataset.content_hash()
 
 
 def load_path(path: str | None) -> tuple[Dataset, str]:
-    """The dataset at `path` (None: the embedded demo) and its content hash, reloaded when its files change."""
-    return _load(path, _stamp(path))
+    """The dataset at `path` (None: the embedded demo) with the `cli_prediction_files` models, and its content hash;
+    reloaded when its files change."""
+    predictions = cli_prediction_files()
+    stamps = tuple(_file_stamp(p) for _, p in predictions)
+    return _load(path, (_stamp(path), stamps), predictions)
+
+
+def _file_stamp(path: str) -> tuple:
+    try:
+        found = Path(path).stat()
+    except OSError:
+        return (path,)
+    return (path, found.st_size, found.st_mtime_ns)
 
 
 @st.cache_resource(show_spinner="Reading the uploaded tables…", max_entries=4)
@@ -218,6 +249,9 @@ class Ctx:
     uploads: dict[str, int] = field(default_factory=dict)  # uploaded file name -> size in bytes (newest copy)
     added: dict[str, str] = field(default_factory=dict)  # model -> the prediction file added for it in the sidebar
 
+    def __post_init__(self) -> None:
+        self.options = self.options.for_data(self.dataset.per_document)  # the match mode in force, never "auto"
+
     @property
     def key(self) -> tuple[str, str]:
         """Cache key of everything derived from this evaluation: (data hash, digest of the options: short to hash)."""
@@ -231,6 +265,22 @@ class Ctx:
     @property
     def upload_names(self) -> list[str]:
         return list(self.uploads)
+
+    @property
+    def preset(self) -> str | None:
+        """The keyphrase preset the pages compute under (pke, kpeval, meng: `Selection.protocol`, carried by every
+        link), None under kweval and on movie-level data (the evaluation's numbers)."""
+        protocol = self.selection.protocol
+        return protocol if protocol not in (None, "kweval") and self.dataset.per_document else None
+
+    def match_text(self, protocol: str | None = None) -> str:
+        """The matching in force and why, for a caption: the sidebar's mode with `match_reason`, or a preset's own
+        rule (`protocol`, default `preset`), under which the sidebar's mode does not apply."""
+        protocol = self.preset if protocol is None else protocol
+        if protocol not in (None, "kweval"):
+            return f"match: the {protocol} preset's, {MATCH_RULES[protocol]} (the sidebar's match mode does not apply)"
+        match = self.options.match
+        return f"match {match} ({match_reason(match, self.dataset.per_document)})"
 
     @property
     def ndcg_at_k(self) -> str:
@@ -265,6 +315,9 @@ class Ctx:
             "threshold": self.options.threshold,
             "backend": self.options.embedding_backend,
             "sentiment": self.options.sentiment,
+            "grounding": self.options.grounding,
+            "grounding_threshold": self.options.grounding_threshold,
+            "diversity": self.options.diversity,
             "scope": "ALL" if scope == "ALL" else self.movie_title(scope),
             "scope_id": scope,
             "protocol": protocol,

@@ -32,6 +32,7 @@ EXTRAS = {
     "dask": "dask",
     "distributed": "dask",
     "sliceline": "slices",
+    "mlflow": "mlflow",
 }
 
 

@@ -1,4 +1,5 @@
-"""Files written whole or not at all (the one definition of atomic writing; stdlib only).
+"""Files written whole or not at all (the one definition of atomic writing), and what a path that cannot be read
+as a file is, in words (stdlib only).
 
 A file is written to a temporary file beside its place and renamed over it
 only once every byte is written, so a full disk or a file-size limit never
@@ -9,7 +10,9 @@ new remains.  The reader of a path sees the old file or the new one.
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -62,3 +65,26 @@ def replace_file(path: Path, data: str | bytes) -> None:
                 handle.write(data)
 
     replace_all_or_none([(path, write)])
+
+
+def os_error_reason(path: Path, exc: OSError) -> str:
+    """What an OSError met while reading `path` means, in words."""
+    if exc.errno == errno.ELOOP:
+        return "a symbolic link loop"
+    if exc.errno == errno.ENAMETOOLONG:
+        return "a path longer than the system allows"
+    if exc.errno == errno.ENOENT and os.path.islink(path):
+        return f"a dangling symbolic link (to {os.readlink(path)})"
+    if exc.errno == errno.EISDIR:
+        return "a folder, not a file"
+    return exc.strerror or type(exc).__name__
+
+
+def not_a_file_reason(path: Path) -> str:
+    """What `path`, an entry a reader listed that is no readable regular file, is: a folder, a link loop, a dangling
+    link (and where to), an unreadable entry, a socket or device."""
+    try:
+        mode = path.stat().st_mode
+    except OSError as exc:
+        return os_error_reason(path, exc)
+    return "a folder" if stat.S_ISDIR(mode) else "not a regular file"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import unicodedata
+from collections.abc import Sequence
 
 PREFIX = "kweval: "
 
@@ -33,6 +34,16 @@ def shown(text: object) -> str:
     if value.isascii() and value.isprintable():  # the usual case, at C speed
         return value
     return "".join(_shown_char(ch) for ch in value)
+
+
+def listed(items: Sequence[object], limit: int = 5) -> str:
+    """Up to `limit` items joined by ", ", then how many more: a line names a handful, never thousands.
+
+    >>> listed(["a", "b", "c"], limit=2)
+    'a, b and 1 more'
+    """
+    shown_items = ", ".join(str(item) for item in items[:limit])
+    return f"{shown_items} and {len(items) - limit} more" if len(items) > limit else shown_items
 
 
 def line(*parts: object) -> str:

@@ -65,7 +65,7 @@ for gone in caches.undefined_metrics(ctx):  # undefined is not zero: not compare
     st.caption(md(undefined.everywhere_note(gone, WORDS.review.lower())) + ".")
 protocol = choose_protocol(ctx)  # per-document data: kweval or a keyphrase preset (the CLI's --protocol)
 st.caption(  # every setting behind these numbers (kweval.io.settings), as the Summary and the downloads say them
-    f"k = {sel.k} · match {sel.match} · {sel.agg} aggregation · "
+    f"k = {sel.k} · {md(ctx.match_text())} · {sel.agg} aggregation · "
     + md(" · ".join(setting_texts(ctx.meta(protocol=protocol), WORDS)))
 )
 if protocol != "kweval":

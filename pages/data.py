@@ -50,6 +50,11 @@ if ctx.added:
     )
 st.caption(f"Content hash (the cache key): {ctx.data_hash[:16]}…")
 show_protocol_card(ctx, key="data_protocol_card")
+if ctx.preset is not None:
+    st.caption(
+        f"The counts below are of the data as kweval reads and cleans it (docs/metrics.md §1), whatever the preset: "
+        f"the {md(ctx.preset)} preset's own reading of the gold (its present / absent split) is the dataset card's."
+    )
 
 
 def _help(table) -> dict:
@@ -73,9 +78,14 @@ c2.caption(
 )
 if ds.per_document:
     st.subheader("Dataset card (kweval describe)")
+    under = (
+        f"under the {md(ctx.preset)} preset's present rule (`kweval describe DATA --protocol {md(ctx.preset)}`)"
+        if ctx.preset
+        else f"under the kweval preset, {md(ctx.match_text())} (`kweval describe DATA`)"
+    )
     st.caption(
-        "The statistics and the ground-truth lint of each collection, as `kweval describe DATA` prints them "
-        "(kweval.keyphrase.describe), under the kweval preset and the sidebar's match mode."
+        "The statistics and the ground-truth lint of each collection, as `kweval describe` prints them "
+        f"(kweval.keyphrase.describe), {under}."
     )
     for card in caches.dataset_cards(ctx):
         st.markdown(markdown_card(card))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from dashboard import explorer_failures, explorer_judgments, review_card
+from dashboard import explorer_failures, explorer_judgments, explorer_responses, review_card
 from dashboard.escape import md
 from dashboard.review_tables import DIRECTIONAL_SORTS, SORTS, filter_reviews, keep_reviews, paginate
 from dashboard.selection import format_tau
@@ -14,9 +14,10 @@ from dashboard.url_state import query_param, set_query_param
 ctx = open_page(__file__)
 sel = ctx.selection
 ev = ctx.evaluation
-metric = ctx.ndcg_at_k
-SEM = ctx.options.semantic  # what was evaluated (the sidebar's choice, unless the metrics were unavailable)
-SAS = ctx.options.sentiment
+PRESET = ctx.preset  # a keyphrase preset carried by the links (Summary's choice): its numbers and decisions
+metric = review_card.sort_metric(ctx)  # nDCG@k; F1@k under a preset
+SEM = ctx.options.semantic and PRESET is None  # what was evaluated (the sidebar's choice, unless unavailable)
+SAS = ctx.options.sentiment and PRESET is None
 WORDS = ctx.words  # Movie/Review or Collection/Document, ranked GT or not (kweval.data.vocabulary)
 REVIEWS = WORDS.reviews.lower()
 
@@ -24,9 +25,18 @@ REVIEWS = WORDS.reviews.lower()
 st.title(f"{WORDS.review} explorer")
 table = review_card.reviews_table(ctx)
 keywords = review_card.keywords(ctx)
-scores = ctx.scores()
+scores = review_card.card_scores(ctx)
+if PRESET is not None:
+    st.info(
+        f"Under the **{PRESET}** preset (chosen on Summary or Compare; it travels in every link): each "
+        f"{WORDS.review.lower()}'s metrics are those of `kweval evaluate DATA --protocol {PRESET} --per-review`, and "
+        "each prediction is marked as that preset decides it: dropped by its filter or de-duplication, a match (→ the "
+        "gold phrase it found) or not, and beyond k when its place in the preset's scored list is past the cut-off. "
+        f"Its metrics are P, R and F1, so the sort's nDCG is its F1@{sel.k} here.",
+        icon=":material/rule:",
+    )
 st.caption(
-    f"{md(ctx.movie_title(sel.movie))} · {len(table):,} evaluated {REVIEWS} · k = {sel.k} · match {sel.match}. "
+    f"{md(ctx.movie_title(sel.movie))} · {len(table):,} evaluated {REVIEWS} · k = {sel.k} · {md(ctx.match_text())}. "
     "Marked words: the chosen model's predicted keywords that matched a GT keyword (each model's list also names "
     + ("the GT keyword, its 0-based rank, " if WORDS.gt_ranked else "the GT keyword it matched, ")
     + "and why an unmatched keyword did not match, e.g. when an earlier keyword already took that GT keyword)."
@@ -66,6 +76,7 @@ if review:
         )
     for _, row in found.iterrows():
         review_card.review_card(ctx, row, keywords, scores, marked, links=True)
+        explorer_responses.raw_responses(ctx, row["movie"], row["review_id"])
         explorer_failures.gt_marks(ctx, row["movie"], row["review_id"], marked)
     if not found.empty:  # grading: one review at a time
         explorer_judgments.judge_panel(ctx, str(found.iloc[0]["movie"]), review, marked, keywords)
@@ -80,7 +91,7 @@ sort = ctx.url_widget(
     "sort",
     "review order",
     options=list(SORTS),
-    format_func=WORDS.say,  # "document order" on per-document data (the URL keeps the stable value)
+    format_func=lambda s: WORDS.say(s if PRESET is None else s.replace("nDCG", f"F1@{sel.k}")),  # the data's words
     resets=("p",),
 )
 query = ctx.url_widget(
@@ -142,6 +153,7 @@ p2.caption(
 for _, row in rows.iterrows():
     with st.container(border=True):
         review_card.review_card(ctx, row, keywords, scores, marked, page=rows)
+        explorer_responses.raw_responses(ctx, row["movie"], row["review_id"])
         explorer_failures.gt_marks(ctx, row["movie"], row["review_id"], marked)
         st.button(
             f"Open this {WORDS.review.lower()}",

@@ -20,9 +20,19 @@ reviews_word = words.reviews.lower()
 models = list(sel.models)
 
 st.title("Why did my model fail?")
+if ctx.preset is not None:
+    st.info(
+        f"Under the **{ctx.preset}** preset (chosen on Summary or Compare; it travels in every link): every "
+        f"prediction and gold phrase as `kweval evaluate DATA --protocol {ctx.preset}` scores it — dropped by the "
+        "preset's filter (invalid) or as a repeat (duplicate), a match within k (hit) or beyond, or no gold phrase "
+        "with the same words (off the reference); a gold phrase found, or missed in / not in the text by its present "
+        "rule (just missed under a preset without one: pke). The preset matches exactly on its own words, so no "
+        "keyword is 'taken' or 'near'.",
+        icon=":material/rule:",
+    )
 st.caption(
-    f"{md(ctx.movie_title(sel.movie))} · k = {sel.k} · match {sel.match}"
-    + (f" · semantic τ = {ctx.options.threshold:g}" if ctx.options.semantic else "")
+    f"{md(ctx.movie_title(sel.movie))} · k = {sel.k} · {md(ctx.match_text())}"
+    + (f" · semantic τ = {ctx.options.threshold:g}" if ctx.options.semantic and ctx.preset is None else "")
     + ". Every predicted keyword (before cleaning) and every GT keyword of each "
     f"{words.review.lower()} × model in one failure category (docs/metrics.md §10). "
     "Click a segment (or its link below the chart) to open those "
@@ -49,13 +59,15 @@ for side, title, unit in (
         st.switch_page(
             ctx.pages["explorer"], query_params=ctx.params(category=picked[1], model=picked[0], hl=picked[0])
         )
+    if side == PREDICTION and ctx.options.grounding:  # off the reference: a gap in it, or a hallucination?
+        st.markdown(view.off_reference_sentences(caches.off_reference_grades(ctx), models))
     keys = view.segment_keys(models, side)
     urls = ctx.urls("explorer", category=[c for _, c in keys], model=[m for m, _ in keys], hl=[m for m, _ in keys])
     with st.expander(f"Open a segment in the explorer ({unit})", expanded=side == PREDICTION):
         st.markdown(view.links_markdown(view.segment_links(counts, models, urls, side), unit=unit.split()[-1][:-1]))
 
 st.header("Slices where a model does worst")
-metric_names = list(ctx.evaluation.metric_names)
+metric_names = caches.slice_metrics(ctx)  # the evaluation's, or the preset's per-document metrics
 c1, c2 = st.columns(2)
 model = ctx.url_widget(
     c1.selectbox,
@@ -69,7 +81,7 @@ metric = ctx.url_widget(
     c2.selectbox,
     "Metric",
     "metric",
-    ctx.ndcg_at_k if ctx.ndcg_at_k in metric_names else metric_names[0],
+    next((m for m in (ctx.ndcg_at_k, f"f1@{sel.k}") if m in metric_names), metric_names[0]),
     options=metric_names,
 )
 try:
@@ -78,7 +90,7 @@ except ImportError as exc:  # sliceline not installed
     st.warning(f"Slice discovery unavailable: {md(exc)}")
     found = None
 if found is not None:
-    st.caption(view.slices_caption(found, model, metric, words))
+    st.caption(view.slices_caption(found, model, metric, words, ctx.preset))
     shown = found.iloc[1:].copy()
     if shown.empty:
         st.info(f"No slice of {md(model)}'s {reviews_word} is worse on {md(metric)} beyond its CI.")

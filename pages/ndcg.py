@@ -38,6 +38,13 @@ def show(steps: explain.Steps, key: str, columns: list[str]) -> None:
 
 
 st.title("nDCG, step by step")
+if ctx.preset is not None:  # the links carry a preset (Summary's choice), which has no nDCG
+    st.info(
+        f"nDCG is not among the {ctx.preset} preset's metrics ({ctx.preset}, like the keyphrase field's other tools, "
+        f"reports P, R and F1 only): this page shows kweval's nDCG, {md(ctx.match_text('kweval'))}. The "
+        f"{ctx.preset} preset's numbers and match decisions of each document are in the explorer.",
+        icon=":material/info:",
+    )
 c1, c2, c3 = st.columns(3)
 k = ctx.url_widget(
     c1.slider,
@@ -122,7 +129,8 @@ else:
     ]
     st.html(review_html(text.iloc[0] if len(text) else None, matched_tooltips(kw, model=model), max_height=180))
     st.caption(
-        f"The {WORDS.review.lower()}'s text; marked: the words of {md(model)}'s keywords that matched a GT keyword."
+        f"The {WORDS.review.lower()}'s text; marked: the words of {md(model)}'s keywords that matched a GT keyword "
+        f"({md(ctx.match_text('kweval'))})."
     )
     whose = (
         f"its own GT ({len(gt)} keywords)"

@@ -8,10 +8,11 @@ import streamlit as st
 
 from dashboard import caches, charts, explorer_judgments
 from dashboard.escape import md
-from dashboard.headline_card import show_headline_card, significance_caption
+from dashboard.headline_card import across_lines, show_headline_card, significance_caption
 from dashboard.links import METRICS_DOC, metrics_doc
 from dashboard.protocol import show_protocol_card
 from dashboard.protocol_select import choose_protocol, show_protocol_summary
+from dashboard.record_button import record_button
 from dashboard.report_button import report_button
 from dashboard.sidebar import open_page
 from dashboard.style import metric_label
@@ -32,8 +33,9 @@ MOVIE, REVIEWS = words.movie.lower(), words.reviews.lower()
 def show_headline(scores: pd.DataFrame, scope: str) -> None:
     """The answer at a glance: the story in plain words (`kweval.stats.headline`), the statistics in an expander."""
     top = caches.summary_headline(ctx, scope, scores) if len(sel.models) >= 2 else None
+    top = caches.headline_across_presets(ctx, "kweval", top)  # per-document data: the verdict under every preset
     caption = significance_caption(REVIEWS, caches.compare_metrics(ctx))
-    show_headline_card(md(ctx.movie_title(scope)), top, caption, words)
+    show_headline_card(md(ctx.movie_title(scope)), top, caption, words, extra=across_lines(top))
 
 
 st.title("Summary")
@@ -41,7 +43,7 @@ protocol = choose_protocol(ctx)  # per-document data: kweval or a keyphrase pres
 meta = ctx.meta(protocol=protocol)
 settings = " · ".join(setting_texts(meta, words))
 st.caption(
-    f"{md(ctx.source_label)} · {sel.agg} aggregation · match {sel.match} · k = {sel.k} · {md(settings)} · "
+    f"{md(ctx.source_label)} · {sel.agg} aggregation · {md(ctx.match_text())} · k = {sel.k} · {md(settings)} · "
     f"{len(sel.models)} model(s). **Bold**: the best value of each {MOVIE} (and of ALL) per column, here and in the "
     f"downloads. "
     "Hover a column name for its definition; every definition: **docs/metrics.md** below the table."
@@ -100,6 +102,7 @@ c1.download_button("CSV", csv_text, report.download_name("summary", meta, "csv")
 c2.download_button("Markdown", md_text, report.download_name("summary", meta, "md"), "text/markdown")
 c3.download_button("LaTeX", tex_text, report.download_name("summary", meta, "tex"), "text/x-tex")
 report_button(ctx, scope, meta, c4)  # built on request, its stages shown, then offered for download
+record_button(ctx, protocol)  # this evaluation kept in the run history (the History page compares runs)
 skipped = int(table.loc[table["movie"] == ALL, "n_skipped"].sum())
 if skipped:
     st.caption(

@@ -23,6 +23,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 APP = ROOT / "app.py"
+# Seconds one script run may take before AppTest gives up: generous, as a first evaluation (DNLP, embeddings) on a
+# machine with both cores busy takes many times an idle one's.  A deadline, never a wait.
+RUN_TIMEOUT = 900
 
 
 PAGES = [
@@ -32,6 +35,7 @@ PAGES = [
     "pages/compare.py",
     "pages/data.py",
     "pages/failures.py",
+    "pages/history.py",
 ]
 
 
@@ -42,6 +46,7 @@ TITLES = {
     "compare": "Compare models",
     "data": "Data",
     "failures": "Why did my model fail?",
+    "history": "Run history",
 }
 
 
@@ -73,7 +78,7 @@ def run(monkeypatch, data, params=None, page=None, env=None) -> AppTest:
         monkeypatch.setenv("KWEVAL_DATA", str(data))
     for k, v in (env or {}).items():
         monkeypatch.setenv(k, v)
-    at = AppTest.from_file(str(APP), default_timeout=180)
+    at = AppTest.from_file(str(APP), default_timeout=RUN_TIMEOUT)
     at.query_params.update(params or {})
     at.run()
     if page:

@@ -11,6 +11,9 @@
 - ``slow`` and ``browser`` only select: the quick subset is ``-m "not slow and not browser"``.
 
 Paths (REPO, SHARED, DNLP, SEMEVAL) are constants in tests/helpers.py, importable by any test.
+
+Browser tests share one server per data (``demo_server``, ``collection_server``) and one chromium (``browser``) per
+test session (per xdist worker); tests/browser.py says how a new browser test uses them.
 """
 
 from __future__ import annotations
@@ -73,6 +76,17 @@ def demo_dataset() -> Dataset:
 
 
 @pytest.fixture(scope="module")
+def semeval_firstphrases():
+    """SemEval2017 (`read_documents`) and FirstPhrases' top 20 of each document (keyphrase tests only)."""
+    from kweval.data.keyphrase import read_documents
+    from kweval.keyphrase.extract import firstphrases_lists
+
+    collection = read_documents(SEMEVAL, [])
+    lists = firstphrases_lists([collection.texts[d] for d in collection.doc_ids], 20)
+    return collection, {d: [k for k, _ in entries] for d, entries in zip(collection.doc_ids, lists)}
+
+
+@pytest.fixture(scope="module")
 def cores():
     """Datasets loaded by the core, one per source of the dashboard tests ("demo", "dnlp"), on first use."""
     from tests.apptest import _Cores
@@ -89,3 +103,74 @@ def _pytest_main_module_kept():
     yield
     if main is not None and sys.modules.get("__main__") is not main:
         sys.modules["__main__"] = main
+
+
+# ---------------------------------------------------------------------------------------------
+# browser tests (tests/browser.py): one server per data and one chromium per session, started on first use
+
+
+@pytest.fixture(scope="session")
+def demo_server(tmp_path_factory):
+    """A `streamlit run app.py` on the embedded demo shared by the session's browser tests (tests.browser.Server)."""
+    from tests.browser import server
+
+    with server(tmp_path_factory.mktemp("demo_server")) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def collection_server(tmp_path_factory):
+    """A server on a small per-document collection (tests/data/keyphrase_edge, two models) shared by the session."""
+    from tests.browser import server
+    from tests.test_page_headline import _collection
+
+    folder = tmp_path_factory.mktemp("collection_server")
+    with server(folder, _collection(folder)) as running:
+        yield running
+
+
+class _Chromium:
+    """The session's chromium, started on first use and again if it died."""
+
+    def __init__(self) -> None:
+        self.stack = None
+        self.driver = None
+
+    def get(self):
+        from contextlib import ExitStack
+
+        from selenium.common.exceptions import WebDriverException
+
+        from tests.browser import chromium
+
+        if self.driver is not None:
+            try:
+                self.driver.current_url  # noqa: B018 - a cheap call that fails when the browser is gone
+                return self.driver
+            except WebDriverException:
+                self.close()
+        self.stack = ExitStack()
+        self.driver = self.stack.enter_context(chromium())
+        return self.driver
+
+    def close(self) -> None:
+        if self.stack is not None:
+            self.stack.close()
+        self.stack = self.driver = None
+
+
+@pytest.fixture(scope="session")
+def _session_chromium():
+    holder = _Chromium()
+    yield holder
+    holder.close()
+
+
+@pytest.fixture
+def browser(_session_chromium):
+    """Headless chromium at 1400 × 1000 for this test: the session's, reset to a blank page first."""
+    from tests.browser import reset
+
+    driver = _session_chromium.get()
+    reset(driver)
+    return driver

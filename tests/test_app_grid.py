@@ -22,6 +22,7 @@ from streamlit.testing.v1 import AppTest
 
 from kweval.data import load_dataset
 from kweval.text.matching import MATCH_MODES
+from tests.apptest import RUN_TIMEOUT
 from tests.helpers import DNLP, REPO
 
 APP = REPO / "app.py"
@@ -129,7 +130,7 @@ def _run(monkeypatch, data_path, page: str, query: dict[str, str]) -> AppTest:
         monkeypatch.delenv("KWEVAL_DATA", raising=False)
     else:
         monkeypatch.setenv("KWEVAL_DATA", str(data_path))
-    at = AppTest.from_file(str(APP), default_timeout=300)
+    at = AppTest.from_file(str(APP), default_timeout=RUN_TIMEOUT)
     at.query_params.update(
         {k: v for k, v in query.items() if k not in ("p",)}
     )  # the start page keeps only what it is given

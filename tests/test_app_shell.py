@@ -108,7 +108,7 @@ def test_local_paths_only_when_allowed(monkeypatch):
 def test_classic_multipage_shell_and_no_private_streamlit_api():
     """The pages are the top-level `pages/` of Streamlit's classic multipage mode: no `st.navigation` anywhere
     (beside `pages/` it breaks a deep link's first visit), a short `app.py`, and no streamlit internals."""
-    assert sorted(p.stem for p in (ROOT / "pages").glob("*.py")) == sorted([*TITLES, "parity"])
+    assert sorted(p.stem for p in (ROOT / "pages").glob("*.py")) == sorted([*TITLES, "parity", "protocols"])
     assert not (ROOT / "dashboard" / "views").exists()
     assert len(APP.read_text(encoding="utf-8").splitlines()) <= 80
     sources = [APP, *sorted((ROOT / "dashboard").rglob("*.py")), *sorted((ROOT / "pages").glob("*.py"))]

@@ -10,26 +10,17 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
 import pytest
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+
+from tests.browser import CHART, ERROR, ROOT, SHOTS, chromium, click_page_link, server, settled, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-SHOTS = ROOT / "artifacts" / "screenshots"
 PARAMS = "movie=star_tide&models=keybert,yake,keybert_vader&k=5"
 # page title in the navigation -> texts that must be on the page
 PAGES = {
@@ -39,164 +30,59 @@ PAGES = {
     "Compare models": ["Every metric, each model against", "Reviews by difference"],
     "Data": ["Validation messages", "The tidy layout", "kweval convert"],
 }
-ERROR = '[data-testid="stException"]'
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = 90) -> None:
-    deadline = time.time() + timeout
-    while time.time() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"streamlit exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.read().strip() == b"ok":
-                    return
-        except OSError:
-            pass
-        time.sleep(0.3)
-    raise AssertionError("streamlit did not become healthy")
-
-
-def _settled(driver, texts: list[str], timeout: float = 90) -> str:
-    """Wait until the script run is over and every text is on the page; return the page text."""
-    deadline = time.time() + timeout
-    body = ""
-    while time.time() < deadline:
-        running = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stStatusWidget"]')
-        body = driver.find_element(By.TAG_NAME, "body").text
-        if not running and all(t in body for t in texts):
-            time.sleep(0.8)  # let charts and KaTeX finish drawing
-            return driver.find_element(By.TAG_NAME, "body").text
-        if driver.find_elements(By.CSS_SELECTOR, ERROR):
-            break
-        time.sleep(0.25)
-    errors = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ERROR)]
-    raise AssertionError(f"page did not show {texts}; errors: {errors}; text: {body[:800]}")
+# The names other browser tests and bench/bench_browser.py imported from here before tests/browser.py held them.
+_chromium, _settled = chromium, settled
 
 
 @contextmanager
-def _server(tmp_path: Path, data: Path | None = None):
-    """A real `streamlit run app.py` on a free port (the embedded demo, or `data`); yields its URL."""
-    assert CHROMIUM.exists() and CHROMEDRIVER.exists(), (
-        "Debian's chromium is required: apt-get install -y chromium chromium-driver (or `make browser`)"
-    )
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KWEVAL_")}
-    env.update(
-        HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", KWEVAL_CACHE_DIR=str(tmp_path / "embeddings")
-    )  # never the user's cache
-    if data is not None:
-        env["KWEVAL_DATA"] = str(data)
-    log = open(tmp_path / f"streamlit_{port}.log", "w")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.address",
-            "127.0.0.1",
-            "--server.port",
-            str(port),
-            "--server.fileWatcherType",
-            "none",
-            "--browser.gatherUsageStats",
-            "false",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    try:
-        _wait_healthy(url, proc)
-        yield url
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(5)
-        log.close()
+def _server(tmp_path: Path, data: Path | None = None, extra_env: dict[str, str] | None = None):
+    """`tests.browser.server`, yielding its URL."""
+    with server(tmp_path, data, extra_env=extra_env) as running:
+        yield running.url
 
 
-@contextmanager
-def _chromium(width: int = 1400, height: int = 1000):
-    options = webdriver.ChromeOptions()
-    options.binary_location = str(CHROMIUM)
-    for arg in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-        f"--window-size={width},{height}",
-    ):
-        options.add_argument(arg)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    driver.set_page_load_timeout(60)
-    try:
-        yield driver
-    finally:
-        driver.quit()
-
-
-def test_every_page_in_chromium(tmp_path):
+def test_every_page_in_chromium(demo_server, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with _server(tmp_path) as url, _chromium() as driver:
-        # a copied link straight into a page (the server's very first run)
-        driver.get(f"{url}/explorer?{PARAMS}")
-        _settled(driver, ["Review explorer", *PAGES["Review explorer"]])
-        assert driver.find_elements(By.CSS_SELECTOR, "mark"), "no highlighted match in the explorer"
-        assert not driver.find_elements(By.CSS_SELECTOR, ERROR)
-        driver.save_screenshot(str(SHOTS / "explorer.png"))
-        if os.environ.get("KWEVAL_UPDATE_DOCS") == "1":
-            shutil.copyfile(SHOTS / "explorer.png", ROOT / "docs" / "explorer.png")
+    url, driver = demo_server.url, browser
+    # a copied link straight into a page (test_browser_deep_links.py: each page as a fresh server's first request)
+    driver.get(f"{url}/explorer?{PARAMS}")
+    settled(driver, ["Review explorer", *PAGES["Review explorer"]], present=["mark"])
+    assert not driver.find_elements(By.CSS_SELECTOR, ERROR)
+    driver.save_screenshot(str(SHOTS / "explorer.png"))
+    if os.environ.get("KWEVAL_UPDATE_DOCS") == "1":
+        shutil.copyfile(SHOTS / "explorer.png", ROOT / "docs" / "explorer.png")
 
-        # every page has its own address: /summary is the Summary, not "Page not found"
-        driver.get(f"{url}/summary?{PARAMS}")
-        text = _settled(driver, ["Summary", *PAGES["Summary"]])
-        assert "Page not found" not in text and urlparse(driver.current_url).path == "/summary"
+    # every page has its own address: /summary is the Summary, not "Page not found"
+    driver.get(f"{url}/summary?{PARAMS}")
+    text = settled(driver, ["Summary", *PAGES["Summary"]])
+    assert "Page not found" not in text and urlparse(driver.current_url).path == "/summary"
 
-        # every page through the sidebar's links (dashboard/sidebar.py); the selection stays in the URL
-        for title, texts in PAGES.items():
-            links = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPageLink-NavLink"]')
-            link = next((a for a in links if a.text.strip().endswith(title)), None)
-            assert link is not None, f"no navigation link {title!r} in {[a.text for a in links]}"
-            link.click()
-            text = _settled(driver, [title if title != "nDCG worked example" else "nDCG, step by step", *texts])
-            assert not driver.find_elements(By.CSS_SELECTOR, ERROR), f"{title}: error element"
-            assert "Traceback" not in text
-            query = parse_qs(urlparse(driver.current_url).query)
-            assert query.get("movie") == ["star_tide"] and query.get("k") == ["5"], f"{title}: URL {driver.current_url}"
-            if title in ("Summary", "Compare models"):
-                assert driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPlotlyChart"]'), f"{title}: no chart"
-            driver.save_screenshot(str(SHOTS / f"{title.lower().replace(' ', '_')}.png"))
-
-        # semantic matching on (a cold embedding cache: the server embeds the demo's keywords first):
-        # each predicted keyword gets its nearest GT keyword and the cosine
-        driver.get(f"{url}/explorer?{PARAMS}&sem=1&tau=0.75")
-        text = _settled(driver, ["Review explorer", "review(s) match", "nearest GT", "cosine"], timeout=180)
-        assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
-        assert driver.find_elements(By.CSS_SELECTOR, "table.kw-table .kw-cos"), "no cosine cells in the explorer"
-        assert driver.find_elements(By.CSS_SELECTOR, "mark.kw-above"), "no keyword marked above the threshold"
+    # every page through the sidebar's links (dashboard/sidebar.py); the selection stays in the URL
+    for title, texts in PAGES.items():
+        click_page_link(driver, title)
+        charts = [CHART] if title in ("Summary", "Compare models") else []
+        text = settled(
+            driver, [title if title != "nDCG worked example" else "nDCG, step by step", *texts], present=charts
+        )
+        assert not driver.find_elements(By.CSS_SELECTOR, ERROR), f"{title}: error element"
+        assert "Traceback" not in text
         query = parse_qs(urlparse(driver.current_url).query)
-        assert query.get("sem") == ["1"] and query.get("tau") == ["0.75"], driver.current_url
-        driver.save_screenshot(str(SHOTS / "explorer_semantic.png"))
+        assert query.get("movie") == ["star_tide"] and query.get("k") == ["5"], f"{title}: URL {driver.current_url}"
+        driver.save_screenshot(str(SHOTS / f"{title.lower().replace(' ', '_')}.png"))
+
+    # semantic matching on (the first time in this server: it loads the model and embeds the demo's keywords):
+    # each predicted keyword gets its nearest GT keyword and the cosine
+    driver.get(f"{url}/explorer?{PARAMS}&sem=1&tau=0.75")
+    text = settled(
+        driver,
+        ["Review explorer", "review(s) match", "nearest GT", "cosine"],
+        present=["table.kw-table .kw-cos", "mark.kw-above"],
+    )
+    assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
+    query = parse_qs(urlparse(driver.current_url).query)
+    assert query.get("sem") == ["1"] and query.get("tau") == ["0.75"], driver.current_url
+    driver.save_screenshot(str(SHOTS / "explorer_semantic.png"))
 
 
 # every page by its own address: title on the page (the navigation's label differs for the nDCG page)
@@ -230,32 +116,30 @@ def _background_is_dark(driver) -> bool:
 def _visit_every_page(driver, url: str, query: str, shot_prefix: str) -> None:
     for path, title in ADDRESSES.items():
         driver.get(f"{url}/{path}?{query}")
-        text = _settled(driver, [title])
+        text = settled(driver, [title])
         assert not driver.find_elements(By.CSS_SELECTOR, ERROR), f"{path}?{query}: exception block"
         assert "Traceback" not in text and "Page not found" not in text, f"{path}?{query}"
         assert urlparse(driver.current_url).path == f"/{path}", driver.current_url
         driver.save_screenshot(str(SHOTS / f"{shot_prefix}_{path}.png"))
 
 
-def test_every_page_at_k3_light_and_k20_dark(tmp_path):
+def test_every_page_at_k3_light_and_k20_dark(demo_server, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with _server(tmp_path) as url, _chromium() as driver:
-        _visit_every_page(driver, url, f"movie=star_tide&models={MODELS}&k=3", "k3")
-        _dark(driver)
-        _visit_every_page(driver, url, f"movie=ALL&models={MODELS}&k=20&agg=micro", "k20_dark")
-        assert _background_is_dark(driver), "the dark pass did not render dark"
+    _visit_every_page(browser, demo_server.url, f"movie=star_tide&models={MODELS}&k=3", "k3")
+    _dark(browser)
+    _visit_every_page(browser, demo_server.url, f"movie=ALL&models={MODELS}&k=20&agg=micro", "k20_dark")
+    assert _background_is_dark(browser), "the dark pass did not render dark"
 
 
-def test_every_page_at_390px(tmp_path):
+def test_every_page_at_390px(demo_server, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with _server(tmp_path) as url, _chromium() as driver:
-        # a phone's viewport (headless windows cannot be narrower than 500 px)
-        driver.execute_cdp_cmd(
-            "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
-        )
-        driver.get(url)
-        assert driver.execute_script("return window.innerWidth") == 390
-        _visit_every_page(driver, url, f"movie=star_tide&models={MODELS}&k=5", "w390")
+    # a phone's viewport (headless windows cannot be narrower than 500 px)
+    browser.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
+    )
+    browser.get(demo_server.url)
+    wait_until(lambda: browser.execute_script("return window.innerWidth") == 390, "the viewport is not 390 px wide")
+    _visit_every_page(browser, demo_server.url, f"movie=star_tide&models={MODELS}&k=5", "w390")
 
 
 HOSTILE = {
@@ -325,14 +209,15 @@ def _live_from_data(driver) -> list[str]:
         return bad;""")
 
 
-def test_hostile_data_is_never_live_on_any_page(tmp_path):
+def test_hostile_data_is_never_live_on_any_page(tmp_path, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
     data = _write_hostile_tidy(tmp_path / "hostile")
-    with _server(tmp_path, data) as url, _chromium() as driver:
+    with server(tmp_path, data) as running:
+        driver, url = browser, running.url
         for path, title in ADDRESSES.items():
             for query in ("k=5", "k=5&review=r0"):
                 driver.get(f"{url}/{path}?{query}")
-                _settled(driver, [title])
+                settled(driver, [title])
                 assert not driver.find_elements(By.CSS_SELECTOR, ERROR), f"{path}?{query}: exception block"
                 assert _live_from_data(driver) == [], f"{path}?{query}"
                 assert driver.title != "pwned"

@@ -3,18 +3,17 @@
 Streamlit's classic multipage mode runs `pages/NAME.py` alone for `/NAME`: each page must draw its own
 sidebar and content on a cold server (issue 20: with `st.navigation` beside a `pages/` folder, the first
 visit to a deep link rendered the auto-generated navigation and a blank page).  One server per page, so
-that no earlier visit to `/` can have prepared anything.
+that no earlier visit to `/` can have prepared anything (the backend test shares the session's demo server).
 """
 
 from __future__ import annotations
 
-import time
 from urllib.parse import parse_qs, urlparse
 
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.test_browser import ERROR, _chromium, _server, _settled
+from tests.browser import ERROR, chromium, link_hrefs, server, settled, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -25,6 +24,7 @@ DEEP = {
     "explorer": ("Review explorer", ["review(s) match", "Mark the matches of"]),
     "ndcg": ("nDCG, step by step", ["Three GT keywords, five predicted keywords", "Textbook examples"]),
     "compare": ("Compare models", ["Every metric, each model against keybert", "Reviews by difference"]),
+    "history": ("Run history", ["Runs shown", "No run recorded yet here"]),
     "data": ("Data", ["Validation messages", "The tidy layout"]),
     "failures": ("Why did my model fail?", ["of its keywords are hits", "Slices where a model does worst"]),
     "parity": ("Notebook parity", ["Legacy vs corrected (macro)", "Each defect, on a real review"]),
@@ -32,11 +32,12 @@ DEEP = {
 
 
 @pytest.mark.parametrize("page", list(DEEP))
-def test_a_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, page):
+def test_a_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, browser, page):
     title, own = DEEP[page]
-    with _server(tmp_path) as url, _chromium() as driver:
-        driver.get(f"{url}/{page}?{QUERY}")
-        text = _settled(driver, [title, *own])
+    with server(tmp_path) as running:
+        driver = browser
+        driver.get(f"{running.url}/{page}?{QUERY}")
+        text = settled(driver, [title, *own])
         assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
         assert "Page not found" not in text
         # the page itself, not Streamlit's generated page list, and the URL still names the page and the selection
@@ -45,10 +46,12 @@ def test_a_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, page):
         query = parse_qs(urlparse(driver.current_url).query)
         assert query.get("movie") == ["star_tide"] and query.get("k") == ["3"] and query.get("agg") == ["micro"]
         # the shared sidebar: a link to every page, each carrying the selection
-        links = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPageLink-NavLink"]')
-        paths = {urlparse(a.get_attribute("href")).path for a in links}
-        assert paths == {f"/{name}" for name in DEEP}, paths
-        assert all("k=3" in a.get_attribute("href") for a in links)
+        pages = {f"/{name}" for name in DEEP}
+        hrefs = wait_until(
+            lambda: (found := link_hrefs(driver)) and {urlparse(h).path for h in found} == pages and found,
+            lambda: f"the sidebar's links are not one per page: {link_hrefs(driver)}",
+        )
+        assert all("k=3" in h for h in hrefs), hrefs
 
 
 def _cosines(driver) -> list[str]:
@@ -59,7 +62,8 @@ def _cosines(driver) -> list[str]:
 
 
 def _choose(driver, label: str, option: str) -> None:
-    """Pick `option` in the sidebar selectbox labelled `label`, as a visitor does."""
+    """Pick `option` in the sidebar selectbox labelled `label`, as a visitor does (typing it when the list does not
+    open on the click)."""
     box = next(
         b
         for b in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebar"] [data-testid="stSelectbox"]')
@@ -67,43 +71,40 @@ def _choose(driver, label: str, option: str) -> None:
     )
     field = box.find_element(By.CSS_SELECTOR, "input")
     field.click()
-    deadline = time.time() + 10
-    while time.time() < deadline:
+    polls = []
+
+    def option_shown():
         found = [o for o in driver.find_elements(By.CSS_SELECTOR, '[role="option"]') if o.text.strip() == option]
-        if found:
-            found[0].click()
-            return
-        if time.time() > deadline - 7:  # the list did not open on a click: type to filter it
+        polls.append(bool(found))
+        if not found and len(polls) == 12:  # the list did not open on the click: type into the box to filter it
             field.send_keys(option)
-        time.sleep(0.3)
-    raise AssertionError(f"no option {option!r} in {label!r}")
+        return found[0] if found else None
+
+    wait_until(option_shown, f"no option {option!r} in {label!r}", timeout=60).click()
 
 
-def test_a_shared_link_reopens_a_non_default_embedding_backend(tmp_path):
+def test_a_shared_link_reopens_a_non_default_embedding_backend(demo_server, browser):
     """Issue 23: a link made with onnx-int8 reopened as auto, with other numbers.  A visitor picks onnx-int8 in the
     sidebar; the page's URL, opened in a new browser (a new session), shows the same cosines."""
     query = f"{QUERY}&sem=1&tau=0.75"
-    with _server(tmp_path) as url:
-        with _chromium() as first:
-            first.get(f"{url}/explorer?{query}")
-            deadline = time.time() + 240
-            while time.time() < deadline and not _cosines(first):
-                time.sleep(0.5)  # the model is loaded and the keywords embedded first
-            _settled(first, ["Review explorer", "review(s) match", "cosine"], timeout=240)
-            auto = _cosines(first)
-            assert auto, "no cosine cells"
-            _choose(first, "Embedding backend", "onnx-int8")
-            deadline = time.time() + 240
-            while time.time() < deadline and ("backend=onnx-int8" not in first.current_url or _cosines(first) == auto):
-                time.sleep(0.5)  # the quantized model is exported and the keywords embedded again: tens of seconds
-            _settled(first, ["Review explorer", "review(s) match", "cosine"], timeout=240)
-            int8, link = _cosines(first), first.current_url
-            assert "backend=onnx-int8" in link and int8 != auto, (link, auto[:5], int8[:5])
-        with _chromium() as shared:
-            shared.get(link)
-            deadline = time.time() + 240
-            while time.time() < deadline and len(_cosines(shared)) < len(int8):
-                time.sleep(0.5)
-            _settled(shared, ["Review explorer", "review(s) match", "cosine"], timeout=240)
-            assert _cosines(shared) == int8
-            assert parse_qs(urlparse(shared.current_url).query).get("backend") == ["onnx-int8"]
+    first = browser
+    first.get(f"{demo_server.url}/explorer?{query}")
+    # the model is loaded and the keywords embedded first (the first semantic run of this server)
+    settled(first, ["Review explorer", "review(s) match", "cosine"], present=["table.kw-table .kw-cos"])
+    auto = _cosines(first)
+    assert auto, "no cosine cells"
+    _choose(first, "Embedding backend", "onnx-int8")
+    # the quantized model is exported and the keywords embedded again: tens of seconds
+    wait_until(
+        lambda: "backend=onnx-int8" in first.current_url and _cosines(first) not in ([], auto),
+        lambda: f"the cosines did not change with onnx-int8: {first.current_url}",
+    )
+    settled(first, ["Review explorer", "review(s) match", "cosine"], present=["table.kw-table .kw-cos"])
+    int8, link = _cosines(first), first.current_url
+    assert len(int8) == len(auto), (len(int8), len(auto))  # the same page of the same reviews, other cosines
+    assert "backend=onnx-int8" in link and int8 != auto, (link, auto[:5], int8[:5])
+    with chromium() as shared:
+        shared.get(link)
+        settled(shared, ["Review explorer", "review(s) match", "cosine"], present=["table.kw-table .kw-cos"])
+        assert _cosines(shared) == int8
+        assert parse_qs(urlparse(shared.current_url).query).get("backend") == ["onnx-int8"]

@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.test_browser import ERROR, MODELS, SHOTS, _chromium, _server, _settled
+from tests.browser import ERROR, SHOTS, settled, wait_until
+from tests.test_browser import MODELS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -35,20 +36,25 @@ QUERIES = {
 }
 
 
-def test_ndcg_formulas_fit_400px(tmp_path):
+def test_ndcg_formulas_fit_400px(demo_server, browser):
     SHOTS.mkdir(parents=True, exist_ok=True)
-    with _server(tmp_path) as url, _chromium() as driver:
-        driver.execute_cdp_cmd(
-            "Emulation.setDeviceMetricsOverride",
-            {"width": WIDTH, "height": 844, "deviceScaleFactor": 2, "mobile": True},
+    driver = browser
+    driver.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": WIDTH, "height": 844, "deviceScaleFactor": 2, "mobile": True},
+    )
+    for name, (query, number) in QUERIES.items():
+        driver.get(f"{demo_server.url}/ndcg?{query}")
+        # the formulas are drawn by KaTeX once its code has loaded: at least 8 of them
+        text = settled(
+            driver, ["nDCG, step by step", "Textbook examples", "A review from the data"], present=[".katex"]
         )
-        for name, (query, number) in QUERIES.items():
-            driver.get(f"{url}/ndcg?{query}")
-            text = _settled(driver, ["nDCG, step by step", "Textbook examples", "A review from the data"], timeout=120)
-            assert driver.execute_script("return window.innerWidth") == WIDTH
-            assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
-            assert number in text.replace("\n", " "), f"{name}: {number} not shown"
-            assert len(driver.find_elements(By.CSS_SELECTOR, ".katex")) >= 8, f"{name}: the formulas are not drawn"
-            driver.save_screenshot(str(SHOTS / f"ndcg_{WIDTH}px_{name}.png"))
-            bad = driver.execute_script(OVERFLOW)
-            assert bad == [], f"{name}:\n" + "\n".join(bad)
+        wait_until(
+            lambda: len(driver.find_elements(By.CSS_SELECTOR, ".katex")) >= 8, f"{name}: the formulas are not drawn"
+        )
+        assert driver.execute_script("return window.innerWidth") == WIDTH
+        assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
+        assert number in text.replace("\n", " "), f"{name}: {number} not shown"
+        driver.save_screenshot(str(SHOTS / f"ndcg_{WIDTH}px_{name}.png"))
+        bad = driver.execute_script(OVERFLOW)
+        assert bad == [], f"{name}:\n" + "\n".join(bad)

@@ -8,36 +8,27 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.test_browser import ERROR, _chromium, _server, _settled
-from tests.test_page_headline import _collection
+from tests.browser import ERROR, click_page_link, settled, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-
-def _click_link(driver, title: str) -> None:
-    links = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPageLink-NavLink"]')
-    link = next((a for a in links if a.text.strip().endswith(title)), None)
-    assert link is not None, f"no navigation link {title!r} in {[a.text for a in links]}"
-    link.click()
 
 
 def _protocol(driver) -> list[str] | None:
     return parse_qs(urlparse(driver.current_url).query).get("protocol")
 
 
-def test_the_protocol_survives_the_explorer(tmp_path):
-    folder = _collection(tmp_path)
-    with _server(tmp_path, folder) as url, _chromium(1400, 1000) as driver:
-        driver.get(f"{url}/summary?movie=ALL")
-        _settled(driver, ["At a glance", "Protocol"])
-        labels = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stRadio"] label')
-        next(lbl for lbl in labels if lbl.text.strip() == "pke").click()
-        _settled(driver, ["under the pke preset"])
-        assert _protocol(driver) == ["pke"]
-        _click_link(driver, "Document explorer")  # the sidebar speaks the data's words too
-        text = _settled(driver, ["Document explorer", "document(s) match"])
-        assert _protocol(driver) == ["pke"] and "URL parameter" not in text, driver.current_url
-        _click_link(driver, "Compare models")
-        text = _settled(driver, ["Compare models", "(pke preset)"])
-        assert _protocol(driver) == ["pke"] and not driver.find_elements(By.CSS_SELECTOR, ERROR)
-        assert "URL parameter" not in text
+def test_the_protocol_survives_the_explorer(collection_server, browser):
+    driver = browser
+    driver.get(f"{collection_server.url}/summary?movie=ALL")
+    settled(driver, ["At a glance", "Protocol"])
+    labels = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stRadio"] label')
+    next(lbl for lbl in labels if lbl.text.strip() == "pke").click()
+    settled(driver, ["under the pke preset"])
+    wait_until(lambda: _protocol(driver) == ["pke"], lambda: f"no protocol=pke in {driver.current_url}")
+    click_page_link(driver, "Document explorer")  # the sidebar speaks the data's words too
+    text = settled(driver, ["Document explorer", "document(s) match"])
+    assert _protocol(driver) == ["pke"] and "URL parameter" not in text, driver.current_url
+    click_page_link(driver, "Compare models")
+    text = settled(driver, ["Compare models", "(pke preset)"])
+    assert _protocol(driver) == ["pke"] and not driver.find_elements(By.CSS_SELECTOR, ERROR)
+    assert "URL parameter" not in text

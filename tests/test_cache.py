@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from kweval.embeddings import store as cache
+from kweval.embeddings.models import canonical_model_id
 from kweval.embeddings.store import EmbeddingStore, cache_clear, cache_info, describe, store_path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -218,12 +219,17 @@ def test_bad_rows_are_detected(tmp_path, update):
     np.testing.assert_array_equal(vectors[found], vecs_of(texts, 384)[found])
 
 
-def test_bad_rows_are_dropped_when_read(tmp_path):
-    store, texts = _filled(tmp_path, 30)
-    conn = sqlite3.connect(store.path)
-    conn.execute("UPDATE embeddings SET crc = crc + 1 WHERE rowid IN (SELECT rowid FROM embeddings LIMIT 2)")
+def _spoil_checksums(path: Path, n: int) -> None:
+    """Alter the checksum of `n` rows: the file stays sound to quick_check, the rows do not."""
+    conn = sqlite3.connect(path)
+    conn.execute("UPDATE embeddings SET crc = crc + 1 WHERE rowid IN (SELECT rowid FROM embeddings LIMIT ?)", (n,))
     conn.commit()
     conn.close()
+
+
+def test_bad_rows_are_dropped_when_read(tmp_path):
+    store, texts = _filled(tmp_path, 30)
+    _spoil_checksums(store.path, 2)
     again = quiet_store(MODEL, tmp_path)
     assert bad_rows(again) == 2
     found = again.get_many(texts)[1]
@@ -498,3 +504,66 @@ def test_cli_semantic_run_with_an_unusable_cache_says_one_line(tmp_path):
         [sys.executable, "-m", "kweval", "cache", "info"], cwd=tmp_path, env=env, capture_output=True, text=True
     )
     assert info.returncode == 0 and "Traceback" not in info.stderr
+
+
+def test_kweval_home_is_the_one_root(tmp_path, monkeypatch):
+    """KWEVAL_HOME alone puts the caches and the judgments under one folder (a container's volume); the per-part
+    variables still move a part elsewhere."""
+    from kweval.cachedir import cache_dir, home_dir
+    from kweval.judgments import default_path
+    from kweval.text.stemming import default_cache_file
+
+    for name in ("KWEVAL_CACHE_DIR", "KWEVAL_JUDGMENTS_DIR"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("KWEVAL_HOME", str(tmp_path / "home"))
+    assert home_dir() == tmp_path / "home" and cache_dir() == tmp_path / "home" / "embeddings"
+    for path in (store_path(MODEL), default_path("ab" * 32), default_cache_file()):
+        assert path.is_relative_to(tmp_path / "home"), path
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path / "elsewhere"))
+    assert cache_dir() == tmp_path / "elsewhere" and store_path(MODEL).parent == tmp_path / "elsewhere"
+    monkeypatch.delenv("KWEVAL_HOME")
+    monkeypatch.delenv("KWEVAL_CACHE_DIR")
+    assert home_dir().name == "kweval" and cache_dir() == home_dir() / "embeddings"  # the platform's cache folder
+
+
+NOT_A_FILE = {
+    "folder": lambda p: p.mkdir(),
+    "dangling link": lambda p: p.symlink_to(p.with_name("gone.sqlite")),
+    "link loop": lambda p: p.symlink_to(p),
+}
+
+
+@pytest.mark.parametrize("damage", sorted(NOT_A_FILE))
+def test_a_store_that_is_no_file_is_named_damaged_then_moved_aside(tmp_path, damage):
+    """`kweval cache info` listed nothing for a folder or link in a store's place (and runs went without the cache):
+    it is damage, named, and the next run moves it aside and rebuilds the store."""
+    path = store_path(canonical_model_id(MODEL), tmp_path)  # the file EmbeddingStore(MODEL) opens
+    NOT_A_FILE[damage](path)
+    [info] = cache_info(tmp_path)
+    assert describe(info).startswith(f"DAMAGED {path}: not a file: ") and "None" not in describe(info)
+    store = EmbeddingStore(MODEL, tmp_path)
+    store.put_many(["scam"], vecs_of(["scam"]))
+    assert store.disabled is None and store.moved == 1 and store.get_many(["scam"])[1].all(), store.notes
+    [info] = cache_info(tmp_path)
+    assert info["damage"] is None and info["entries"] == 1
+    store.close()
+    assert cache_clear(tmp_path) == 1 and not list(tmp_path.iterdir())  # the moved-aside entry too
+
+
+def test_cache_info_counts_vectors_that_fail_their_checksum(tmp_path):
+    """quick_check passes a file whose rows were altered; a lookup drops those rows: cache info says so."""
+    store, texts = _filled(tmp_path, 5)
+    _spoil_checksums(store.path, 2)
+    [info] = cache_info(tmp_path)
+    assert info["damage"] is None and info["bad_rows"] == 2 and info["entries"] == 5
+    assert describe(info).startswith("DAMAGED ") and "2 vector(s) fail their checksum" in describe(info)
+    assert EmbeddingStore(MODEL, tmp_path).get_many(texts)[1].sum() == 3  # what a run finds: the other three
+    assert cache_info(tmp_path)[0]["bad_rows"] == 0  # dropped by that lookup
+
+
+def test_an_empty_store_file_is_said_empty(tmp_path):
+    path = store_path(MODEL, tmp_path)
+    tmp_path.mkdir(exist_ok=True)
+    path.write_bytes(b"")
+    line = describe(cache_info(tmp_path)[0])
+    assert line.startswith(f"EMPTY {path}: ") and "None" not in line

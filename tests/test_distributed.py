@@ -57,7 +57,8 @@ def test_cli_usage_errors_without_starting_a_cluster(tmp_path: Path):
         "kweval: error: --scheduler local:0: N in local:N must be a positive whole number"
     ]
     legacy = kweval_cli("evaluate", "--scheduler", "local:2", "--legacy", cwd=tmp_path)
-    assert legacy.returncode == 2 and "Traceback" not in legacy.stderr and "--legacy without it" in legacy.stderr
+    assert legacy.returncode == 2 and "Traceback" not in legacy.stderr
+    assert "run --legacy, --grounding and --diversity without it" in legacy.stderr
 
 
 @pytest.mark.slow

@@ -159,7 +159,8 @@ def test_one_table_of_categories():
         "near_semantic",
         "off_reference",
     )
-    assert GT_CATEGORIES == ("found", "found_beyond_k", "missed_present", "missed_absent", "missed_no_text")
+    # `missed`: a keyphrase preset without a present rule (pke; kweval.keyphrase.fates), never kweval's own
+    assert GT_CATEGORIES == ("found", "found_beyond_k", "missed_present", "missed_absent", "missed_no_text", "missed")
     assert all(c.rule for c in CATEGORIES)
 
 
@@ -314,6 +315,52 @@ def test_summary_by_model_and_the_reviews_of_a_segment(demo_dataset):
     assert taken["count"].sum() == ((table["category"] == "taken") & (table["model"] == "keybert")).sum()
     with pytest.raises(ValueError, match="unknown category"):
         reviews_with(table, "nope")
+
+
+@pytest.mark.parametrize("options", [EvalOptions(k=5), EvalOptions(k=3, match="exact")])
+def test_counts_from_the_parts_equal_the_counts_of_the_rows(demo_dataset, options):
+    """The dashboard's speed path (counts per review × model × category, no rows laid out) against the table."""
+    from kweval.explain.failures import failure_parts, parts_reviews_with, parts_summary, parts_table, reviews_with
+
+    ev = evaluate(demo_dataset, options)
+    parts = failure_parts(demo_dataset, ev)
+    table = parts_table(parts)
+    pd.testing.assert_frame_equal(table, failure_table(demo_dataset, ev))
+    groups = parts.lists.groups
+    two = groups["model"].isin(["keybert", "yake"]).to_numpy() & (groups["movie"] == groups["movie"].iloc[0]).to_numpy()
+    scopes = {"all": None, "two models of one movie": two}
+    for name, keep in scopes.items():
+        rows = np.ones(len(table), dtype=bool)
+        if keep is not None:
+            keyed = table[["movie", "review_id", "model"]].astype(object)
+            kept = set(map(tuple, groups.loc[keep, ["movie", "review_id", "model"]].astype(object).to_numpy()))
+            rows = np.fromiter((tuple(r) in kept for r in keyed.to_numpy()), dtype=bool, count=len(table))
+        for by in (["model"], ["movie", "model"]):
+            pd.testing.assert_frame_equal(parts_summary(parts, by, keep), failure_summary(table[rows], by), obj=name)
+        for category, model in (("taken", "keybert"), ("missed_present", None), ("hit", "yake")):
+            want = reviews_with(table[rows], category, model)
+            got = parts_reviews_with(parts, category, model, keep)
+            pd.testing.assert_frame_equal(got, want, check_dtype=False, obj=f"{name}: {category}")
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.integers(0, 40), max_size=200), st.integers(41, 200_000))
+def test_dense_unique_is_np_unique(keys, space):
+    from kweval.explain.failures import dense_unique
+
+    key = np.asarray(keys, dtype=np.int64)
+    used, codes = dense_unique(key, space)
+    want_used, want_codes = np.unique(key, return_inverse=True)
+    assert used.tolist() == want_used.tolist() and codes.tolist() == want_codes.reshape(-1).tolist()
+
+
+@pytest.mark.parametrize("value", ["b", "zz", "a"])
+def test_equals_on_codes_is_equals_on_the_text(value):
+    from kweval.explain.failures import equals
+
+    plain = pd.Series(["a", "b", None, "b", "c"], dtype=object)
+    for column in (plain, plain.astype("category"), plain.astype(pd.CategoricalDtype(["c", "b", "a", "zz"]))):
+        assert equals(column, value).tolist() == (plain.to_numpy() == value).tolist()
 
 
 def test_without_nltk_stem_is_skipped_with_a_note(monkeypatch):

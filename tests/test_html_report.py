@@ -10,7 +10,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import re
-import time
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -133,29 +132,25 @@ def test_cli_report_on_per_document_data(tmp_path):
 
 @pytest.mark.browser
 @pytest.mark.slow
-def test_report_renders_in_chromium_and_runs_nothing_hostile(tmp_path):
+def test_report_renders_in_chromium_and_runs_nothing_hostile(tmp_path, browser):
     from selenium.webdriver.common.by import By
 
-    from tests.test_browser import _chromium
+    from tests.browser import wait_until
 
     folder = tmp_path / "hostile"
     write_tidy(hostile_dataset(), folder)
     out = tmp_path / "report.html"
     assert main(["report", str(folder), "--out", str(out), "--resamples", "200", "--k", "3"]) == 0
-    with _chromium() as driver:
-        driver.get(Path(out).resolve().as_uri())
-        for _ in range(100):
-            if driver.find_elements(By.CSS_SELECTOR, "#chart-summary svg .bars path"):
-                break
-            time.sleep(0.1)
-        assert driver.find_elements(By.CSS_SELECTOR, "#chart-summary svg"), "the charts did not render"
-        assert driver.find_elements(By.CSS_SELECTOR, "#chart-summary .bars path")
-        assert driver.execute_script("return window.__xss === undefined")
-        assert len(driver.find_elements(By.TAG_NAME, "script")) == 3  # plotly.js and the two charts
-        assert not driver.find_elements(By.TAG_NAME, "img")
-        body = driver.find_element(By.TAG_NAME, "body").text
-        assert EVIL_MODEL in body and "At a glance" in body
-        assert driver.find_elements(By.CSS_SELECTOR, ".text mark")
+    driver = browser
+    driver.get(Path(out).resolve().as_uri())
+    charts = "#chart-summary svg .bars path"
+    wait_until(lambda: driver.find_elements(By.CSS_SELECTOR, charts), "the charts did not render")
+    assert driver.execute_script("return window.__xss === undefined")
+    assert len(driver.find_elements(By.TAG_NAME, "script")) == 3  # plotly.js and the two charts
+    assert not driver.find_elements(By.TAG_NAME, "img")
+    body = driver.find_element(By.TAG_NAME, "body").text
+    assert EVIL_MODEL in body and "At a glance" in body
+    assert driver.find_elements(By.CSS_SELECTOR, ".text mark")
 
 
 @pytest.mark.parametrize("preset", ["pke", "kpeval"])

@@ -40,6 +40,9 @@ STREAMLIT_FREE = (
     "style",
     "report_view",
     "failures_view",
+    "history_chart",
+    "gap_view",
+    "grounding_html",
 )
 # The parts of kweval from the bottom up; a part imports only its own modules and lower layers' parts.
 LAYERS = [
@@ -49,12 +52,14 @@ LAYERS = [
         "kweval.cachedir",
         "kweval.files",
         "kweval.messages",
+        "kweval.sqlite",
         "kweval.__version__",
     },  # foundations
     {"kweval.data"},  # datasets and their readers
     {"kweval.text"},  # normalization, stemming, matching, present/absent
     {"kweval.metrics"},  # metric families and the registry
     {"kweval.embeddings"},  # models, ONNX, the vector store, similarities
+    {"kweval.beyond"},  # beyond the reference list: grounding in the document, diversity of a list
     {"kweval.evaluation"},  # options, the pipeline, add-ons, aggregation, slices
     {
         "kweval.stats",
@@ -64,7 +69,9 @@ LAYERS = [
         "kweval.scale",
         "kweval.judgments",
     },  # siblings: none imports another
+    {"kweval.lattice"},  # every mixture of the keyphrase presets' conventions; gaps between protocols decomposed
     {"kweval.io"},  # reports, the protocol card, output files, export
+    {"kweval.runs"},  # the run history: recorded evaluations, paired comparisons of runs, the regression gate
     {"kweval.cli"},  # every command
     {"kweval", "kweval.__main__"},  # the package's face and `python -m kweval`
 ]

@@ -9,6 +9,8 @@ import math
 
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kweval import legacy
 from kweval.text.normalize import normalize
@@ -287,3 +289,15 @@ def test_legacy_vs_corrected(sw6):
     assert round(w["legacy"], 4) == 0.9155
     assert w["difference"] == pytest.approx(w["corrected"] - w["legacy"])
     assert w["legacy_winner"] == "reranker"
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.sampled_from(["", "a", "ab", "star", "wars", "star wars", "é", "s w"]), max_size=8),
+    st.sampled_from(["", "a", "b", "stars wars", "star", "xyz", "é wars", "the star wars saga"]),
+)
+def test_gt_within_by_automaton_is_its_plain_definition(gt, kw):
+    """The speed trick of AnyMatcher (an Aho–Corasick automaton of the GT list) against ``any(g in kw for g in gt)``."""
+    from kweval.legacy.kernels import gt_within
+
+    assert gt_within(gt)(kw) == any(g in kw for g in gt)

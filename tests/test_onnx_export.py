@@ -52,6 +52,9 @@ DAMAGE = {
     "truncated": lambda p: p.write_bytes(p.read_bytes()[: p.stat().st_size // 2]),
     "empty": lambda p: p.write_bytes(b""),
     "random": lambda p: p.write_bytes(np.random.default_rng(0).bytes(p.stat().st_size)),
+    "folder": lambda p: (p.unlink(), p.mkdir()),  # no file: an export was built over it, and failed, every run
+    "dangling link": lambda p: (p.unlink(), p.symlink_to(p.with_name("gone.onnx"))),
+    "link loop": lambda p: (p.unlink(), p.symlink_to(p)),
 }
 
 
@@ -263,3 +266,17 @@ def test_a_worker_whose_export_is_broken_says_so_instead_of_filing_torch_vectors
     with pytest.raises(distributed.EmbeddingError, match="ONNX export"):
         distributed.embed_share(["scam"], semantic.DEFAULT_MODEL, "onnx", ("onnx", "fp32"))
     capsys.readouterr()
+
+
+@pytest.mark.parametrize("damage", ["folder", "dangling link", "link loop"])
+def test_cache_info_names_an_export_that_is_no_file(tmp_path, model_path, builds, monkeypatch, capsys, damage):
+    """It said "no ONNX export yet" for a folder or link in the export's place."""
+    from kweval.cli import main
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    path = kw_onnx.onnx_file(model_path, tmp_path, quantized=False)
+    DAMAGE[damage](path)
+    assert main(["cache", "info"]) == 0
+    out = capsys.readouterr().out
+    assert f"ONNX export {path}: 0.0 MB, DAMAGED (not a file: " in out and "no ONNX export yet" not in out
+    assert main(["cache", "clear"]) == 0 and "1 ONNX export file(s)" in capsys.readouterr().out

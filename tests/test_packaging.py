@@ -1,13 +1,21 @@
 """Packaging of the dashboard.
 
-The Dockerfile installs like the Makefile, the Streamlit config, the core without streamlit.
+The Dockerfile installs like the Makefile and copies everything the server reads at run time (found by running
+every page: tests/runtime_reads.py); the Streamlit config, the core without streamlit.  The image itself is built
+and tried in chromium by `make image-check` (scripts/check_image.sh), not here.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import shlex
+import subprocess
+import sys
 import tomllib
+
+import pytest
 
 from tests.apptest import ROOT
 
@@ -44,7 +52,8 @@ def test_dockerfile_installs_like_the_makefile():
     assert make == ["pip install -r requirements.txt", "pip install --no-deps -e ."]
     assert _docker_install_steps() == make
     docker = (ROOT / "Dockerfile").read_text()
-    assert re.search(r"^FROM python:3\.11-slim", docker, re.M)
+    assert re.search(r"^ARG PYTHON_IMAGE=python:3\.11-slim$", docker, re.M)  # a stand-in base only when asked
+    assert re.search(r"^FROM \$\{PYTHON_IMAGE\}$", docker, re.M)
     assert re.search(r"^USER (?!root)\w+", docker, re.M)
     assert re.search(r"^EXPOSE 8501", docker, re.M)
     assert "HEALTHCHECK" in docker and "/_stcore/health" in docker
@@ -69,3 +78,73 @@ def test_core_does_not_import_streamlit():
         if re.search(r"^\s*(import|from)\s+streamlit", p.read_text(), re.M)
     ]
     assert offenders == []
+
+
+def _dockerfile() -> list[list[str]]:
+    """The Dockerfile's instructions, each as its words (continuation lines joined, comments left out)."""
+    text = (ROOT / "Dockerfile").read_text().replace("\\\n", " ")
+    return [shlex.split(line) for line in text.splitlines() if line.strip() and not line.lstrip().startswith("#")]
+
+
+def copied(instructions: list[list[str]]) -> list[str]:
+    """The build-context paths the COPY instructions take (flags such as --chown left out)."""
+    sources = []
+    for words in instructions:
+        if words[0] == "COPY":
+            sources += [w.rstrip("/") for w in words[1:-1] if not w.startswith("--")]
+    return sources
+
+
+def not_copied(reads: list[str], sources: list[str]) -> list[str]:
+    """The paths of `reads` that no copied source is or holds."""
+    return [p for p in reads if not any(p == s or p.startswith(f"{s}/") for s in sources)]
+
+
+@pytest.mark.slow  # every page run in AppTest (15 s of CPU)
+def test_the_image_holds_every_path_the_server_reads(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KWEVAL_")}
+    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", KWEVAL_HOME=str(tmp_path))
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.runtime_reads"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=900
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    reads = json.loads(done.stdout.strip().splitlines()[-1])
+    tops = {p.split("/")[0] for p in reads}
+    assert {"app.py", ".streamlit", "pages", "dashboard", "kweval", "docs"} <= tops, tops  # the hook sees them
+    sources = copied(_dockerfile())
+    assert not_copied(reads, sources) == []
+    ignored = {line.strip().rstrip("/") for line in (ROOT / ".dockerignore").read_text().splitlines()}
+    assert not ignored & set(sources), "the build context leaves out a copied path"
+
+
+def test_one_volume_holds_kwevals_files():
+    """KWEVAL_HOME (caches, judgments, what is recorded) is the one declared volume, made the server's user's before
+    it is declared (a named volume starts as a copy of it)."""
+    instructions = _dockerfile()
+    env = dict(w.split("=", 1) for words in instructions if words[0] == "ENV" for w in words[1:])
+    volumes = [words[1:] for words in instructions if words[0] == "VOLUME"]
+    assert volumes == [[env["KWEVAL_HOME"]]]
+    user = next(words[1] for words in instructions if words[0] == "USER")
+    text = (ROOT / "Dockerfile").read_text()
+    assert f"chown {user}:{user} {env['KWEVAL_HOME']}" in text
+    assert text.index(f"chown {user}:{user} {env['KWEVAL_HOME']}") < text.index("VOLUME")
+    assert not {"PIP_EXTRA_INDEX_URL", "PIP_FIND_LINKS", "PIP_CERT"} & set(env)  # build arguments, not the image's
+
+
+def test_the_image_check_opens_every_page():
+    """scripts/image_pages.py (make image-check) knows each page of the sidebar's table and the title it draws."""
+    import importlib.util
+
+    from dashboard.sidebar import PAGES
+
+    spec = importlib.util.spec_from_file_location("image_pages", ROOT / "scripts" / "image_pages.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert list(module.TITLES) == [page.name for page in PAGES]
+    for name, title in module.TITLES.items():
+        source = (ROOT / "pages" / f"{name}.py").read_text()
+        if name == "explorer":  # titled in the data's words: "Review explorer" on the demo
+            assert 'st.title(f"{WORDS.review} explorer")' in source and title == "Review explorer"
+        else:
+            assert f'st.title("{title}")' in source, name

@@ -238,7 +238,7 @@ def test_data_page_shows_direction_describe_card_and_unusable_predictions(monkey
     page = texts(at).replace("\\", "")
     models = next(df for df in at.dataframe if "score_direction" in df.value.columns).value
     assert set(models["score_direction"]) == {"higher"} and "lower for YAKE" in page
-    card = describe_dataset(load_dataset(str(folder)), "kweval", "approx")[0]
+    card = describe_dataset(load_dataset(str(folder)), "kweval", "stem")[0]  # the data default
     assert "Dataset card (kweval describe)" in page and f"| documents | {card.documents:,} |" in page
     assert "movies" not in page.split("Source:")[1].split("\n")[0]  # the data's words: collections, documents
     # a predictions table beside docsutf8/ that cannot be used: one line at the top says so

@@ -121,6 +121,7 @@ def test_preset_report_is_kweval_report_protocol_of_the_collection(tmp_path, pro
     from kweval.data.predictions import prediction_lists
     from kweval.io.card import protocol_card
     from kweval.io.html_report import plotly_js, render_html
+    from kweval.io.preset_headlines import report_with_presets
     from kweval.io.report_protocol import protocol_report_data
     from kweval.keyphrase.dataset_protocol import cutoffs_for
 
@@ -131,6 +132,7 @@ def test_preset_report_is_kweval_report_protocol_of_the_collection(tmp_path, pro
     documents = read_per_document(folder, problems)
     predictions = {m: prediction_lists(Path(folder / "predictions.csv"), m, problems) for m in ("first", "reversed")}
     cli = protocol_report_data(documents, predictions, protocol, 5, card, cutoffs=cutoffs_for(5))
+    cli = report_with_presets(cli, protocol, load_dataset(str(folder)), 5)  # as `kweval report --protocol` adds it
     assert ours == render_html(cli, plotly_js())
     assert f"under the {protocol} preset" in ours and 'id="headline"' in ours
 

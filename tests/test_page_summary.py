@@ -93,7 +93,8 @@ def test_summary_and_data_show_the_protocol_card(monkeypatch, cores, page):
     """The card of the numbers shown (issue 12 item 5): the sidebar's k, match and aggregation, the data's hash."""
     at = run(monkeypatch, None, {"k": "3", "agg": "micro", "match": "word"}, page)
     shown = re.sub(r"\\(.)", r"\1", texts(at))  # Markdown escapes undone
-    assert "| k | 3 |" in shown and "| match | word (docs/metrics.md §2) |" in shown
+    # the match mode in force and why: chosen here, over movie-level data's approx
+    assert "| k | 3 |" in shown and "| match | word (docs/metrics.md §2): chosen (the default on movie-level" in shown
     assert "| aggregation | micro (docs/metrics.md §6) |" in shown
     assert cores["demo"].content_hash() in shown and "Dataset.content_hash" in shown
     assert "semantic" not in [line.split("|")[1].strip() for line in shown.splitlines() if line.startswith("| ")]

@@ -162,3 +162,19 @@ def test_memoised_stems_equal_porter_token_by_token(words):
     keyword = " ".join(words)
     assert stem_tokens(keyword) == tuple(porter(w) for w in words)
     assert stem_tokens(keyword) == stem_tokens(keyword)  # the second call is served by the memo
+
+
+WORDS = st.sampled_from(["a", "ab", "b", "ba", "star", "wars", "star wars", "", " ", "é", "ars w"])
+
+
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(WORDS, max_size=12), st.lists(st.lists(WORDS, max_size=8).map(" ".join), max_size=6))
+def test_occurrences_by_automaton_equal_the_plain_scan(keywords, texts):
+    """The speed trick (Aho–Corasick, pyahocorasick) against its plain definition: every (keyword, text) pair, each
+    once, a repeated keyword at each of its indices, blank keywords never."""
+    ahocorasick = pytest.importorskip("ahocorasick")
+    from kweval.text.present import occurrences_automaton, occurrences_scan
+
+    want = occurrences_scan(keywords, texts)
+    got = occurrences_automaton(keywords, texts, ahocorasick)
+    assert got[0].tolist() == want[0].tolist() and got[1].tolist() == want[1].tolist()

@@ -31,4 +31,4 @@ def test_protocol_table_rows_are_the_cli_numbers(tmp_path: Path, capsys, extract
     assert main(["extract", str(SEMEVAL), "--extractor", extractor, "--out", str(predictions)]) == 0
     rows = _script().table_rows(str(SEMEVAL), [(extractor, str(predictions))])
     capsys.readouterr()
-    assert len(rows) == 5 and rows == _documented(extractor)
+    assert len(rows) == 6 and rows == _documented(extractor)

@@ -18,9 +18,7 @@ import numpy as np
 import pytest
 
 from kweval.data.keyphrase import read_documents
-from kweval.keyphrase.extract import firstphrases_lists
 from kweval.keyphrase.protocols import PROTOCOLS, phrase_words, prf_at, score_documents, summarize
-from tests.helpers import SEMEVAL
 
 DATA = Path(__file__).parent / "data"
 REFERENCE = json.loads((DATA / "protocols_reference.json").read_text())
@@ -128,13 +126,6 @@ def test_every_preset_describes_every_convention():
         card = protocol.as_dict()
         assert all(value not in ("", None) for key, value in card.items() if key != "defects"), protocol.name
     assert {"kweval", "pke", "kpeval", "meng"} == set(PROTOCOLS)
-
-
-@pytest.fixture(scope="module")
-def semeval_firstphrases():
-    collection = read_documents(SEMEVAL, [])
-    lists = firstphrases_lists([collection.texts[d] for d in collection.doc_ids], 20)
-    return collection, {d: [k for k, _ in entries] for d, entries in zip(collection.doc_ids, lists)}
 
 
 @pytest.mark.keyphrase

@@ -2,7 +2,8 @@
 
 Every line of a ```bash block whose command is `kweval` (or `.venv/bin/kweval`) runs as
 `python -m kweval` in a folder where `my_data/` is the embedded demo written in the tidy
-layout (a line naming a machine that is not there, `tcp://HOST:...`, is only parsed); the
+layout beside the repository's `examples/` (a line naming a machine that is not there, `tcp://HOST:...`, is only
+parsed); the
 ```python block runs there too.  The Makefile must hand `DATA` to the dashboard.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -50,6 +52,7 @@ def workdir(tmp_path_factory, demo_dataset) -> Path:
     """A folder where `my_data/` is the demo in the tidy layout, as a reader's own data would be."""
     root = tmp_path_factory.mktemp("readme")
     write_tidy(demo_dataset, root / "my_data")
+    shutil.copytree(REPO / "examples", root / "examples")  # the files the repository ships, as a checkout has them
     return root
 
 

@@ -139,7 +139,9 @@ def test_a_metric_registered_once_is_computed_aggregated_listed_and_documented(t
 
 
 def test_metric_columns_follow_the_registry_and_the_options():
-    everything = EvalOptions(k=7, keyphrase=True, present=True, semantic=True, sentiment=True)
+    everything = EvalOptions(
+        k=7, keyphrase=True, present=True, semantic=True, sentiment=True, grounding=True, diversity=True
+    )
     names = everything.metric_names()
     assert names == [
         registry.column(e.name, 7) for e in registry.entries() if e.option is not None and e.level == "review"

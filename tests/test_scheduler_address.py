@@ -145,3 +145,26 @@ def test_scheduler_timeout_must_be_a_positive_number(value, capsys):
     with pytest.raises(SystemExit) as exit_:
         main(["evaluate", "--scheduler", "local:1", "--scheduler-timeout", value])
     assert exit_.value.code == 2 and "--scheduler-timeout" in capsys.readouterr().err
+
+
+def test_ucx_without_ucx_support_is_one_usage_line(capsys, monkeypatch):
+    """dask dropped its UCX backend for a stub that cannot make a connector (TypeError from inside dask's Client,
+    before any connection): without a UCX plugin the address is refused in one line.  With one installed (a backend
+    that makes connectors), the form check passes."""
+    from distributed.comm import registry
+
+    status, lines, _ = _run(capsys, "--scheduler", "ucx://127.0.0.1:1")
+    assert status == 2 and len(lines) == 1, lines
+    assert "ucx:// needs UCX support for dask" in lines[0] and "TypeError" not in lines[0]
+
+    class Plugin(registry.Backend):  # what a UCX plugin registers: a backend whose connector can be made
+        def get_connector(self):
+            return object()
+
+        def get_listener(self, *args, **kwargs): ...
+        def get_address_host(self, loc): ...
+        def resolve_address(self, loc): ...
+        def get_local_address_for(self, loc): ...
+
+    monkeypatch.setitem(registry.backends, "ucx", Plugin())
+    assert distributed.parse_scheduler("ucx://10.0.0.5:13337") == ("ucx://10.0.0.5:13337", None)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -143,6 +145,25 @@ def test_t_test_is_scipy():
     assert both[0] == pytest.approx(sp.ttest_rel(a, b).pvalue) and both[1] == 1.0
 
 
+@pytest.mark.parametrize("n", [2, 3, 17, 400, 9362])
+def test_t_test_from_stdtr_equals_ttest_rel_column_by_column(n):
+    """The speed trick "t-test from the t distribution alone" against its reference, scipy.stats.ttest_rel: every
+    column of a 2-D input, small and large samples, tiny and large effects, constant differences (t = ±inf)."""
+    rng = _rng(n)
+    a = rng.random((n, 6))
+    b = a + rng.normal(0, 0.1, (n, 6)) + np.array([0.0, 1e-3, 0.05, -0.2, 0.0, 0.0])
+    b[:, 4] = a[:, 4] + 0.25  # a constant difference
+    b[:, 5] = a[:, 5]  # no difference: p = 1 by definition
+    mine = stats.paired_t_test(a, b)
+    with np.errstate(invalid="ignore", divide="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scipy warns about the constant columns
+        reference = sp.ttest_rel(a, b, axis=0).pvalue
+    reference[5] = 1.0
+    np.testing.assert_allclose(mine, reference, rtol=1e-9, atol=1e-300)
+    assert stats.paired_t_test(a[:, 0], b[:, 0]) == pytest.approx(float(reference[0]), rel=1e-9)
+    assert np.isnan(stats.paired_t_test(a[:1, 0], b[:1, 0]))
+
+
 def test_holm_known_values():
     # sorted 0.005, 0.01, 0.03, 0.04 → ×4, ×3, ×2, ×1 = 0.02, 0.03, 0.06, 0.04 → monotone: 0.02, 0.03, 0.06, 0.06
     np.testing.assert_allclose(stats.holm([0.01, 0.04, 0.03, 0.005]), [0.03, 0.06, 0.06, 0.02])
@@ -263,6 +284,47 @@ def test_bootstrap_summary_ci_skips_nan_like_aggregate():
     assert res.loc["sas_text", "ci_low"] == pytest.approx(lo, abs=0.02) and res.loc[
         "sas_text", "ci_high"
     ] == pytest.approx(hi, abs=0.02)
+
+
+@pytest.mark.parametrize("how", ["macro", "micro"])
+def test_grouped_summary_cis_equal_one_call_per_group(how):
+    """The speed trick "one product per size" (`bootstrap_summary_cis`) against its reference, one
+    `bootstrap_summary_ci` per group: groups of one size resampled together, another size apart, NaN skipped."""
+    rng = _rng(11)
+
+    def group(n: int) -> pd.DataFrame:
+        frame = pd.DataFrame(
+            {
+                "n_matched": rng.integers(0, 4, n),
+                "n_pred": rng.integers(4, 8, n),
+                "n_gt": rng.integers(4, 9, n),
+                "ndcg@5": rng.random(n),
+                "sas_text": rng.random(n),
+            }
+        )
+        frame["precision"] = frame["n_matched"] / frame["n_pred"]
+        frame["recall"] = frame["n_matched"] / frame["n_gt"]
+        frame["f1"] = (
+            2
+            * frame["precision"]
+            * frame["recall"]
+            / (frame["precision"] + frame["recall"]).where(frame["n_matched"] > 0, 1.0)
+        )
+        frame.loc[frame.index[:3], "sas_text"] = np.nan
+        return frame
+
+    groups = {"a": group(50), "b": group(50), "c": group(31), "empty": group(0)}
+    metrics = ["precision", "recall", "f1", "ndcg@5", "sas_text", "gt_coverage", "absent"]
+    together = stats.bootstrap_summary_cis(groups, metrics, how, n_boot=400)
+    assert together["group"].tolist() == [g for g in groups for _ in metrics]
+    for name, rows in groups.items():
+        alone = stats.bootstrap_summary_ci(rows, metrics, how, n_boot=400)
+        mine = together[together["group"] == name].drop(columns="group").reset_index(drop=True)
+        assert mine["metric"].tolist() == metrics
+        np.testing.assert_allclose(
+            mine[["value", "ci_low", "ci_high"]], alone[["value", "ci_low", "ci_high"]], rtol=1e-12, atol=1e-15
+        )
+    assert together[together["group"] == "empty"][["value", "ci_low", "ci_high"]].isna().all().all()
 
 
 def test_compare_models_pairs_reviews_and_reports_b_minus_a():

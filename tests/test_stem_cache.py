@@ -5,6 +5,9 @@ from __future__ import annotations
 import errno
 import json
 import os
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -134,3 +137,31 @@ def test_stem_matching_keeps_its_stems_for_the_next_run(cache_dir, demo_dataset)
     assert words and words <= set(kept) and all(kept[w] == porter(w) for w in words)
     assert not [p for p in ev.problems if p.source == "stem cache"]
     assert stemming.shared_stems().stems is not None and protocols.stem_words(["running"]) == (porter("running"),)
+
+
+RACE = """
+import json, sys, threading
+from kweval.text import stemming
+assert "nltk" not in sys.modules  # load_porter's stand-in packages, not NLTK's own import
+stop, seen = threading.Event(), []
+def load():
+    while not stop.is_set():
+        stemming.load_porter()
+thread = threading.Thread(target=load)
+thread.start()
+try:
+    seen = [stemming.nltk_version() for _ in range(3000)]
+finally:
+    stop.set()
+    thread.join()
+print(json.dumps(sorted(set(seen))))
+"""
+
+
+def test_finding_nltk_while_another_thread_loads_the_stemmer():
+    """A server runs pages in threads: the Data page's protocol card (`nltk_version`) met another page's stand-in
+    `nltk` package in sys.modules and failed with `ValueError: nltk.__spec__ is None` (seen in chromium)."""
+    done = subprocess.run([sys.executable, "-c", textwrap.dedent(RACE)], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-1500:]
+    versions = json.loads(done.stdout)
+    assert len(versions) == 1 and versions[0][0].isdigit(), versions

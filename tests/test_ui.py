@@ -93,6 +93,7 @@ def test_resolve_selection_precedence_and_validation():
         "sas": "0",
         "present": "0",
         "backend": "auto",
+        "grd": "0",
     }
     # invalid URL values fall back to the session, then to defaults, with a note
     sel = resolve_selection([{"movie": "zzz", "k": "0", "agg": "x"}, {"movie": "m1", "k": 7}], movies, models)

@@ -29,7 +29,11 @@ def add_parser(sub) -> None:
         default="kweval",
         help="whose present rule counts present / absent keyphrases (docs/protocols.md, 'Dataset statistics')",
     )
-    ds.add_argument("--match", choices=MATCH_MODES, help="with --protocol kweval: the match mode (default approx)")
+    ds.add_argument(
+        "--match",
+        choices=MATCH_MODES,
+        help="with --protocol kweval: the match mode (default stem, as `kweval evaluate` on per-document data)",
+    )
     ds.add_argument("--format", choices=FORMATS, default="text")
     ds.add_argument("--out", default="-", help="output file (default: stdout)")
 

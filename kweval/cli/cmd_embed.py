@@ -106,7 +106,7 @@ def cmd_cache(args: argparse.Namespace) -> int:
         print("no ONNX export yet (made by the first run of the onnx backends)")
     for info in exported:
         state = f"DAMAGED ({info['damage']}; moved aside and rebuilt on its next use)" if info["damage"] else "sound"
-        checked = "" if info["manifest"] else " (no manifest: checked when loaded)"
+        checked = "" if info["manifest"] or info["damage"] else " (no manifest: checked when loaded)"
         print(f"ONNX export {info['path']}: {info['bytes'] / 1e6:.1f} MB, {state}{checked}")
     for info in stem_cache_info():
         state = f"DAMAGED ({info['damage']})" if info["damage"] else f"{info['entries']:,} stem(s)"

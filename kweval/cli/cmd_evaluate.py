@@ -9,14 +9,16 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from dataclasses import replace
 from pathlib import Path
 
-from kweval.cli import fast, judged
+from kweval.cli import fast, judged, record
 from kweval.cli.common import (
     DEFAULTS,
     THRESHOLD_FAILED,
     USAGE_ERROR,
     UsageError,
+    add_beyond_options,
     add_cutoff_option,
     add_gt_order_option,
     add_match_option,
@@ -74,6 +76,7 @@ def _add_data_and_metric_options(ev: argparse.ArgumentParser) -> None:
     ev.add_argument("--discount", choices=DISCOUNTS, default=DEFAULTS.discount, help="nDCG discount (default log2)")
     add_semantic_options(ev, adds="add sem_precision, sem_recall, sem_f1")
     ev.add_argument("--sentiment", action="store_true", help="add sas_keywords, sas_text (VADER)")
+    add_beyond_options(ev)
     ev.add_argument(
         "--missing",
         choices=MISSING_MODES,
@@ -143,6 +146,7 @@ def _add_output_options(ev: argparse.ArgumentParser) -> None:
         "spreadsheets do not run them as formulas)",
     )
     ev.add_argument("--quiet", action="store_true", help="do not print skipped/cleaned data messages")
+    record.add_arguments(ev)
 
 
 def _add_scale_options(ev: argparse.ArgumentParser) -> None:
@@ -193,6 +197,11 @@ def _latex_options(args: argparse.Namespace, summary, evaluation) -> dict:
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
     """`kweval evaluate`: the summary (and --per-review table) of a dataset, or of a collection under --protocol."""
+    if args.legacy and record.wanted(args):
+        raise UsageError("--record keeps the per-review table, which legacy mode does not make")
+    unusable = record.check(args)  # a damaged or foreign runs store: said before the work
+    if unusable is not None:
+        return unusable
     if fast.wants_protocol_path(args):
         return fast.evaluate_protocol(args)
     args.aggregate = args.aggregate or AGGREGATIONS[0]
@@ -201,8 +210,11 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     for out in (args.out, args.per_review):
         if out is not None:
             check_output_file(out)
-    if args.scheduler is not None and args.legacy:
-        raise UsageError("--scheduler evaluates the lexical, semantic and sentiment metrics; run --legacy without it")
+    if args.scheduler is not None and (args.legacy or args.grounding or args.diversity):
+        raise UsageError(
+            "--scheduler evaluates the lexical, semantic and sentiment metrics; run --legacy, --grounding and "
+            "--diversity without it"
+        )
     judged.check_arguments(args)
     source, dataset, evaluation, options = _load_or_evaluate_in_groups(args, options)
     judged_tables = None
@@ -232,8 +244,14 @@ def cmd_evaluate(args: argparse.Namespace) -> int:
     if n_evaluated == 0:
         print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
         return USAGE_ERROR
-    _write_outputs(args, summary, per_review, options, str(source), _words(dataset), judged_tables)
-    return _check_thresholds(summary, args.fail_under, _words(dataset).review.lower())
+    card = _card(args, options, str(source), per_document=dataset is not None and dataset.per_document)
+    _write_outputs(args, summary, per_review, options, card, _words(dataset), judged_tables)
+    status = _check_thresholds(summary, args.fail_under, _words(dataset).review.lower())
+    if record.wanted(args) and per_review is not None:
+        per_document = dataset.per_document if dataset is not None else False  # in groups: DNLP, movie-level
+        kept = summary[[c for c in summary.columns if not c.endswith("_judged") and c != "n_judgments"]]
+        return record.record_evaluation(args, per_review, args.aggregate, card, per_document, kept) or status
+    return status
 
 
 def _options(args: argparse.Namespace) -> EvalOptions:
@@ -249,12 +267,13 @@ def _load_or_evaluate_in_groups(
     selected, the keyphrase options set from its GT) and no evaluation yet."""
     files = prediction_files(args)
     in_groups = None
-    if args.scheduler is None and not (args.legacy or args.semantic or args.sentiment or files or args.judgments):
+    one_process = args.legacy or args.semantic or args.sentiment or args.grounding or args.diversity
+    if args.scheduler is None and not (one_process or files or args.judgments):
         in_groups = _evaluate_in_groups(args, options)  # the lexical metrics: shared out over processes
     elif args.scheduler is not None and not files:  # workers read their own movie files when the layout has them
         in_groups = _evaluate_files_on_scheduler(args, options)
-    if in_groups is not None:
-        return in_groups[0], None, in_groups[1], options
+    if in_groups is not None:  # the match mode in force is the evaluation's ("auto" made the data's)
+        return in_groups[0], None, in_groups[1], replace(options, match=in_groups[1].options.match)
     from kweval.data import load_dataset
 
     dataset = load_dataset(args.data, movies=args.movies, predictions=files)  # files of other movies are not read
@@ -274,7 +293,7 @@ def _evaluate(args: argparse.Namespace, dataset: Dataset, options: EvalOptions) 
     """`evaluate` in this process, with a progress bar for --semantic on a terminal; the per-keyword table only for
     --per-review (`common.evaluate_args`: an embedding model that cannot be loaded is a usage error)."""
     progress = None
-    if args.semantic and not args.quiet and sys.stderr.isatty():
+    if (args.semantic or args.grounding or args.diversity) and not args.quiet and sys.stderr.isatty():
         progress = _tqdm_progress()
     return evaluate_args(args, dataset, options, progress=progress, keywords=bool(args.per_review))
 
@@ -288,18 +307,17 @@ def _words(dataset: Dataset | None):
 
 
 def _write_outputs(
-    args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, source: str, words, judged
+    args: argparse.Namespace, summary, per_review: Evaluation | None, options: EvalOptions, card: dict, words, judged
 ):
-    """The summary (--out, --format, with its protocol card and sidecar, headers in the data's `words`) and the
+    """The summary (--out, --format, with its protocol card and sidecar, headers in the data's words) and the
     --per-review table."""
     from kweval.io import report
     from kweval.io.card import render_with_card as card_render
     from kweval.io.card import write_sidecar
 
     fmt = args.format or report.format_for_path(args.out)
-    meta = {"data": source, "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
+    meta = {"data": card["data"], "aggregate": args.aggregate, "legacy": args.legacy, **options.as_dict()}
     latex = _latex_options(args, summary, per_review) if fmt == "latex" else {}
-    card = _card(args, options, source)
     write_output(card_render(summary, fmt, meta, card, raw_csv=args.raw_csv, words=words, **latex), args.out)
     write_sidecar(fmt, args.out, card)
     if args.per_review and per_review is not None:
@@ -353,12 +371,11 @@ def _scheduler_client(spec: str, timeout: float):
 
 
 def _keyphrase_options(options: EvalOptions, args: argparse.Namespace, dataset) -> EvalOptions:
-    """The keyphrase and present/absent metrics default to on for a dataset whose GT is per document."""
-    from dataclasses import replace
-
+    """The defaults that follow the data: for a dataset whose GT is per document the keyphrase and present/absent
+    metrics are on and the match mode is the field's (`EvalOptions.for_data`: stem; approx on movie-level GT)."""
     per_document = dataset.per_document
     return replace(
-        options,
+        options.for_data(per_document),
         keyphrase=per_document if args.keyphrase is None else args.keyphrase,
         present=per_document if args.present is None else args.present,
     )
@@ -438,8 +455,9 @@ def _tqdm_progress():
     return update
 
 
-def _card(args: argparse.Namespace, options: EvalOptions, source: str) -> dict[str, object]:
-    """The protocol card of a `kweval evaluate` run under the kweval preset."""
+def _card(args: argparse.Namespace, options: EvalOptions, source: str, per_document: bool) -> dict[str, object]:
+    """The protocol card of a `kweval evaluate` run under the kweval preset (on per-document GT or not: the match
+    mode says why it is in force)."""
     from kweval.data import demo_path
     from kweval.io import card as cards
 
@@ -451,4 +469,5 @@ def _card(args: argparse.Namespace, options: EvalOptions, source: str) -> dict[s
         source,
         content,
         aggregation="legacy: each column as its notebook (docs/notebook-parity.md)" if args.legacy else args.aggregate,
+        per_document=per_document,
     )

@@ -21,8 +21,9 @@ def add_parser(sub) -> None:
     xp.add_argument(
         "--match",
         choices=["approx", "exact", "word", "stem"],
-        default="approx",
-        help="match mode whose pairs the run carries",
+        default="auto",
+        help="match mode whose pairs the run carries (default: the data's, as `kweval evaluate`: stem on "
+        "per-document ground truth, approx on movie-level GT)",
     )
     add_predictions_argument(xp)
 

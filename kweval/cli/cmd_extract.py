@@ -39,15 +39,18 @@ def cmd_extract(args: argparse.Namespace) -> int:
     """Run one extractor over every document of a collection and write its ranked predictions."""
     from kweval.data import read_per_document
     from kweval.data.dataset import Problem
+    from kweval.data.meng import holds_predictions
     from kweval.keyphrase.extract import prediction_rows, run_extractor
 
     folder = Path(args.data)
     problems: list[Problem] = []
     collection = read_per_document(folder, problems)
     if collection is None:
+        predictions = folder.is_file() and holds_predictions(folder)
+        what = "a predictions file (keyphrases by document id), " if predictions else ""
         raise UsageError(
-            f"{folder}: not a collection (needs docsutf8/ and keys/, or one .json/.jsonl file with title, abstract "
-            "and keywords)"
+            f"{folder}: {what}not a collection (needs docsutf8/ and keys/, or one .json/.jsonl file with title, "
+            "abstract and keywords)"
         )
     if args.top < 1:
         raise UsageError("--top must be at least 1")
@@ -58,6 +61,8 @@ def cmd_extract(args: argparse.Namespace) -> int:
     for problem in problems:
         print(problem_line(problem), file=sys.stderr)
     doc_ids = collection.doc_ids
+    if not doc_ids:
+        raise UsageError(f"{folder}: no document could be read; nothing to extract")
     texts = [collection.texts[d] for d in doc_ids]
     from tqdm import tqdm
 

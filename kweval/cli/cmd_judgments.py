@@ -49,7 +49,12 @@ def add_parser(sub) -> None:
     listing.add_argument("--review")
     export.add_argument("--qrels", metavar="DIR", help="write qrels.txt (graded by G' relevance) and run.<model>.txt")
     export.add_argument("--ground-truth", metavar="FILE", help="write G' as a tidy table (.csv or .parquet)")
-    export.add_argument("--match", choices=["approx", "exact", "word", "stem"], default="approx")
+    export.add_argument(
+        "--match",
+        choices=["approx", "exact", "word", "stem"],
+        default="auto",
+        help="match mode (default: the data's, as `kweval evaluate`: stem on per-document GT, approx on movie-level)",
+    )
 
 
 def cmd_judgments(args: argparse.Namespace) -> int:

@@ -14,6 +14,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from kweval.cli import record
 from kweval.cli.common import (
     USAGE_ERROR,
     UsageError,
@@ -47,6 +48,7 @@ def add_parser(sub) -> None:
     rp.add_argument("--resamples", type=positive_int, default=2000, help="bootstrap resamples (default 2000)")
     add_predictions_argument(rp)
     rp.add_argument("--quiet", action="store_true", help="do not print skipped/cleaned data messages")
+    record.add_arguments(rp)
 
 
 def _options(args: argparse.Namespace, per_document: bool):
@@ -62,11 +64,16 @@ def cmd_report(args: argparse.Namespace) -> int:
     if not args.out.lower().endswith((".html", ".htm")):
         raise UsageError(f"{args.out}: --out must end in .html")
     check_output_file(args.out)
+    unusable = record.check(args)  # a damaged or foreign runs store: said before the work
+    if unusable is not None:
+        return unusable
     plotly = html_report.plotly_js()  # a missing extra is said before the work
     if args.protocol != "kweval":
-        data = _protocol_report_data(args)
+        if args.grounding or args.diversity:
+            raise UsageError("--grounding and --diversity: the report shows them under --protocol kweval (the default)")
+        data, keep = _protocol_report_data(args)
     else:
-        data = _kweval_report_data(args)
+        data, keep = _kweval_report_data(args)
     if data is None:
         return USAGE_ERROR
     if not args.quiet:
@@ -74,7 +81,7 @@ def cmd_report(args: argparse.Namespace) -> int:
             print(line, file=sys.stderr)
     write_output(html_report.render_html(data, plotly), args.out)
     say(f"report of {len(data.models)} model(s) -> {args.out}")
-    return 0
+    return keep() if record.wanted(args) else 0
 
 
 def problem_lines_of(problems: list[str]) -> list[str]:
@@ -83,10 +90,13 @@ def problem_lines_of(problems: list[str]) -> list[str]:
 
 
 def _kweval_report_data(args: argparse.Namespace):
-    """The report's data under the kweval preset: load, select, evaluate (keywords kept for the examples)."""
+    """(the report's data, a function recording its run) under the kweval preset: load, select, evaluate (keywords
+    kept for the examples); (None, None) when nothing could be evaluated."""
     from kweval.data import demo_path, load_dataset
+    from kweval.data.dataset import text_of
     from kweval.evaluation.pipeline import evaluate
     from kweval.io import card as cards
+    from kweval.io.preset_headlines import report_with_presets
     from kweval.io.report_data import report_data
 
     dataset = load_dataset(args.data, predictions=prediction_files(args))
@@ -99,21 +109,26 @@ def _kweval_report_data(args: argparse.Namespace):
         for line in problem_lines(evaluation.problems):
             print(line, file=sys.stderr)
         print("kweval: nothing could be evaluated (no review with both predictions and ground truth)", file=sys.stderr)
-        return None
+        return None, None
     folder = Path(args.data) if args.data else demo_path()  # the card `kweval evaluate` writes for the same run
     predictions = [Path(p) for p in (prediction_files(args) or {}).values()]
     content = cards.dataset_hash(folder, args.movies, predictions) if folder.exists() else "unknown"
-    card = cards.evaluation_card(options, str(dataset.source), content, aggregation=args.aggregate)
-    name = Path(str(dataset.source)).name or "demo"
-    return report_data(dataset, evaluation, args.aggregate, card, title=f"kweval report: {name}", n_boot=args.resamples)
+    card = cards.evaluation_card(
+        options, str(dataset.source), content, aggregation=args.aggregate, per_document=dataset.per_document
+    )
+    name = text_of(Path(str(dataset.source)).name, [0]) or "demo"  # a folder name that is not UTF-8: U+FFFD
+    data = report_data(dataset, evaluation, args.aggregate, card, title=f"kweval report: {name}", n_boot=args.resamples)
+    data = report_with_presets(data, "kweval", dataset, args.k, n_boot=args.resamples)  # the verdict under each
+    return data, lambda: record.record_evaluation(args, evaluation, args.aggregate, card, dataset.per_document)
 
 
 def _protocol_report_data(args: argparse.Namespace):
-    """The report's data under a keyphrase preset: the collection and prediction files read as
-    `kweval evaluate --protocol` reads them (`kweval.io.report_protocol`)."""
-    from kweval.data import read_per_document
+    """(the report's data, a function recording its run) under a keyphrase preset: the collection and prediction
+    files read as `kweval evaluate --protocol` reads them (`kweval.io.report_protocol`)."""
+    from kweval.data import load_dataset, read_per_document
     from kweval.data.predictions import prediction_lists
     from kweval.io import card as cards
+    from kweval.io.preset_headlines import report_with_presets
     from kweval.io.report_protocol import protocol_report_data
     from kweval.keyphrase.protocols import CUTOFFS
 
@@ -147,7 +162,7 @@ def _protocol_report_data(args: argparse.Namespace):
         aggregation="macro",
         cutoffs=cutoffs,
     )
-    return protocol_report_data(
+    data = protocol_report_data(
         documents,
         predictions,
         args.protocol,
@@ -157,3 +172,6 @@ def _protocol_report_data(args: argparse.Namespace):
         problems=[str(p) for p in problems],
         n_boot=args.resamples,
     )
+    dataset = load_dataset(args.data, predictions={m: files[m] for m in wanted})  # kweval's view and the others'
+    data = report_with_presets(data, args.protocol, dataset, args.k, n_boot=args.resamples)
+    return data, lambda: record.record_protocol_lists(args, documents, predictions, cutoffs, card)

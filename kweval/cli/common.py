@@ -21,7 +21,7 @@ keywords_ground_truth.pkl, optional Reviews_By_Movie/) or a keyphrase benchmark
 Without DATA the embedded demo dataset is used.
 
 Metrics (docs/metrics.md; keyphrase ones need --keyphrase/--present, semantic ones --semantic, sentiment ones \
---sentiment):
+--sentiment, grounding and diversity ones --grounding/--diversity):
 {metrics}
 
 Examples:
@@ -160,6 +160,9 @@ OPTION_ARGS = (
     "embedding_backend",
     "sentiment",
     "missing",
+    "grounding",
+    "grounding_threshold",
+    "diversity",
 )
 
 
@@ -187,7 +190,8 @@ def add_match_option(parser: argparse.ArgumentParser) -> None:
         "--match",
         choices=MATCH_MODES,
         default=None,
-        help=f"keyword match mode (default {DEFAULTS.match}: equal or substring)",
+        help="keyword match mode (default: stem on per-document ground truth, the keyphrase field's exact match of "
+        "Porter stems; approx, equal or substring, on movie-level GT, the seed notebooks' rule)",
     )
 
 
@@ -221,7 +225,8 @@ def add_embedding_options(parser: argparse.ArgumentParser, backend_lead: str = "
 
 def add_view_options(parser: argparse.ArgumentParser, protocols: Sequence[str], protocol_help: str) -> None:
     """The options that choose a view of the data, as the dashboard's sidebar does (`report`, `compare`): --models,
-    --movies, --k, --match, --aggregate, the semantic options, --sentiment and --protocol (one of `protocols`)."""
+    --movies, --k, --match, --aggregate, the semantic options, --sentiment, --grounding/--diversity and --protocol
+    (one of `protocols`)."""
     from kweval.evaluation.pipeline import AGGREGATIONS
 
     parser.add_argument("--models", type=comma_list, help="comma-separated models (default: all)")
@@ -231,7 +236,32 @@ def add_view_options(parser: argparse.ArgumentParser, protocols: Sequence[str], 
     parser.add_argument("--aggregate", choices=AGGREGATIONS, default=AGGREGATIONS[0], help="macro (default) or micro")
     add_semantic_options(parser, adds="add the semantic metrics")
     parser.add_argument("--sentiment", action="store_true", help="add the sentiment metrics (VADER)")
+    add_beyond_options(parser)
     parser.add_argument("--protocol", choices=list(protocols), default=protocols[0], help=protocol_help)
+
+
+def add_beyond_options(parser: argparse.ArgumentParser) -> None:
+    """--grounding, --grounding-threshold and --diversity: the metrics beyond the reference list (§12)."""
+    parser.add_argument(
+        "--grounding",
+        action="store_true",
+        help="add grounded_present, grounded_supported, unsupported: each prediction graded present (in the text), "
+        "supported (its words in one sentence, or cosine ≥ τ_g to a sentence or phrase) or unsupported "
+        "(sentence embeddings, cached; docs/metrics.md §12)",
+    )
+    parser.add_argument(
+        "--grounding-threshold",
+        type=float,
+        default=DEFAULTS.grounding_threshold,
+        metavar="TAU_G",
+        help=f"cosine τ_g at which a sentence or phrase of the text supports a prediction (default "
+        f"{DEFAULTS.grounding_threshold})",
+    )
+    parser.add_argument(
+        "--diversity",
+        action="store_true",
+        help="add dup_token_ratio, self_similarity: KPEval's diversity of each list as given (all-MiniLM-L6-v2)",
+    )
 
 
 def add_gt_order_option(parser: argparse.ArgumentParser) -> None:
@@ -255,6 +285,7 @@ def evaluate_args(args: argparse.Namespace, dataset, options: EvalOptions, progr
     try:
         return evaluate(dataset, options, progress=progress, keywords=keywords)
     except (OSError, ImportError) as exc:
-        if not options.semantic or isinstance(exc, ImportError) and missing_extra(exc, "") is not None:
+        embeds = options.semantic or options.grounding or options.diversity
+        if not embeds or isinstance(exc, ImportError) and missing_extra(exc, "") is not None:
             raise
         raise UsageError(f"cannot load the embedding model {options.embedding_model!r}: {exc}") from None

@@ -22,8 +22,11 @@ from kweval.cli import (
     cmd_export,
     cmd_extract,
     cmd_failures,
+    cmd_gap,
     cmd_judgments,
+    cmd_parse,
     cmd_report,
+    cmd_runs,
     cmd_slices,
     cmd_synth,
 )
@@ -59,9 +62,12 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_describe.add_parser(sub)
     cmd_failures.add_parser(sub)
     cmd_judgments.add_parser(sub)
+    cmd_parse.add_parser(sub)
     cmd_report.add_parser(sub)
     cmd_compare.add_parser(sub)
+    cmd_runs.add_parser(sub)
     cmd_slices.add_parser(sub)
+    cmd_gap.add_parser(sub)
     return parser
 
 
@@ -76,9 +82,12 @@ COMMANDS = {
     "describe": cmd_describe.cmd_describe,
     "failures": cmd_failures.cmd_failures,
     "judgments": cmd_judgments.cmd_judgments,
+    "parse": cmd_parse.cmd_parse,
     "report": cmd_report.cmd_report,
     "compare": cmd_compare.cmd_compare,
+    "runs": cmd_runs.cmd_runs,
     "slices": cmd_slices.cmd_slices,
+    "gap": cmd_gap.cmd_gap,
 }
 
 

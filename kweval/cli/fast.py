@@ -94,17 +94,15 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
     for doc, reason in document_problems(protocol, documents.texts):
         problems.append(_problem(f"{folder}: document {doc}", reason))
     cutoffs = tuple(dict.fromkeys((*CUTOFFS[:1], args.k, *CUTOFFS[1:])))
-    rows, per_model, paths = _score_models(protocol, documents, chosen, cutoffs, problems, quiet)
+    beyond = _beyond(args, problems)
+    rows, per_model, paths, lines = _score_models(protocol, documents, chosen, cutoffs, problems, quiet, args.k, beyond)
     problems.extend(_stem_cache_problems())  # a full disk: the stems are not kept, the numbers stand
     _report(problems, quiet)
     if not rows:
         say("nothing could be evaluated (no readable predictions)")
         return 2
-    from kweval.io import card as cards
-
-    _write_summary(
-        args, rows, cards.files_hash(list(documents.files) + paths, folder if folder.is_dir() else None), cutoffs
-    )
+    card = _card(args, list(documents.files) + paths, folder, cutoffs, lines)
+    _write_summary(args, rows, card)
     if per_review is not None:
         write_output(opts.per_document_csv(documents.name, per_model, raw=getattr(args, "raw_csv", False)), per_review)
     try:
@@ -113,7 +111,28 @@ def evaluate_protocol(args: argparse.Namespace) -> int:
         raise KeyphraseUsageError(str(exc)) from None
     for failure in failures:
         say(failure)
+    if getattr(args, "record", None) is not None:  # --record: the full CLI's (kweval.cli.record)
+        from kweval.cli import record
+
+        return record.record_protocol(args, documents, per_model, rows, card) or (1 if failures else 0)
     return 1 if failures else 0
+
+
+def _card(args: argparse.Namespace, files: list[Path], folder: Path, cutoffs: tuple, lines: list[str]) -> dict:
+    """The protocol card of the run: its settings, the hash of the `files` read, the other presets' lines."""
+    from kweval.io import card as cards
+
+    card = cards.protocol_card(
+        args.protocol,
+        str(args.data),
+        cards.files_hash(files, folder if folder.is_dir() else None),
+        k=args.k,
+        aggregation="macro",
+        cutoffs=cutoffs,
+    )
+    if getattr(args, "grounding", False) or getattr(args, "diversity", False):
+        card.update(cards.beyond_card(args.grounding, args.diversity, args.grounding_threshold, args.embedding_model))
+    return cards.with_other_presets(card, lines)
 
 
 def _report(problems: list, quiet: bool) -> None:
@@ -124,18 +143,51 @@ def _report(problems: list, quiet: bool) -> None:
     problems.clear()
 
 
-def _score_models(protocol, documents, chosen, cutoffs, problems: list, quiet: bool):
-    """(summary rows, {model: per-document columns}, prediction files read) of each model's predictions file.
+def _beyond(args: argparse.Namespace, problems: list):
+    """With --grounding or --diversity: a function adding their per-document columns to a model's scores (the
+    preset's present rule; `kweval.keyphrase.protocol_beyond`), else None."""
+    grounded, diverse = getattr(args, "grounding", False), getattr(args, "diversity", False)
+    if not (grounded or diverse):
+        return None
+    from kweval.beyond.grounding import store_embedder
+    from kweval.keyphrase import protocol_beyond
+
+    embed, notes = store_embedder(args.embedding_model, args.embedding_backend)
+
+    def add(protocol, documents, predictions, per_doc: dict, summary: dict) -> None:
+        columns = protocol_beyond.beyond_columns(
+            protocol,
+            per_doc["doc"],
+            documents.texts,
+            predictions,
+            embed,
+            grounded=grounded,
+            diverse=diverse,
+            threshold=args.grounding_threshold,
+        )
+        per_doc.update(columns)
+        summary.update(protocol_beyond.means(columns))
+        problems.extend(_problem("embedding cache", note) for note in notes)
+        notes.clear()
+
+    return add
+
+
+def _score_models(protocol, documents, chosen, cutoffs, problems: list, quiet: bool, k: int, beyond=None):
+    """(summary rows, {model: per-document columns}, prediction files read, the card's lines on the other presets)
+    of each model's predictions file; `beyond` (`_beyond`) adds the grounding and diversity columns.
 
     A file that is not readable, or holds no usable line, is one problem and no row (not a model scoring 0).
     """
     from kweval.data.predictions import prediction_lists
     from kweval.keyphrase.protocols import score_documents, summarize
+    from kweval.lattice.lines import gap_lines, preset_summaries
 
     gold = documents.gold
     rows: list[dict] = []
     per_model: dict[str, dict] = {}
     paths: list[Path] = []
+    lines: list[str] = []
     for model, path_text in chosen:
         path = Path(path_text)
         if not path.is_file():
@@ -155,6 +207,11 @@ def _score_models(protocol, documents, chosen, cutoffs, problems: list, quiet: b
         _report(problems, quiet)
         per_doc = score_documents(protocol, gold, predictions, documents.texts, cutoffs)
         summary = summarize(protocol, per_doc)
+        others = [p for p in PRESETS if p != protocol.name]
+        summaries = {protocol.name: summary, **preset_summaries(gold, predictions, documents.texts, cutoffs, others)}
+        lines += gap_lines(protocol.name, summaries, k, f"{model}: " if len(chosen) > 1 else "")
+        if beyond is not None:
+            beyond(protocol, documents, predictions, per_doc, summary)
         n_documents = int(summary.pop("n_documents"))
         rows.append(
             {
@@ -166,16 +223,13 @@ def _score_models(protocol, documents, chosen, cutoffs, problems: list, quiet: b
         )
         per_model[model] = per_doc
         paths.append(path)
-    return rows, per_model, paths
+    return rows, per_model, paths, lines
 
 
-def _write_summary(args: argparse.Namespace, rows: list[dict], content_hash: str, cutoffs: tuple) -> None:
-    """The protocol's summary rows with their protocol card: JSON without pandas, other formats through it."""
+def _write_summary(args: argparse.Namespace, rows: list[dict], card: dict) -> None:
+    """The protocol's summary rows with their protocol `card`: JSON without pandas, other formats through it."""
     from kweval.io import card as cards
 
-    card = cards.protocol_card(
-        args.protocol, str(args.data), content_hash, k=args.k, aggregation="macro", cutoffs=cutoffs
-    )
     fmt = args.format or _format_for_path(args.out)
     if fmt == "json":
         text = cards.rows_json_with_card(rows, card)

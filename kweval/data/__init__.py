@@ -112,8 +112,9 @@ def read_per_document(path: str | Path, problems: list[Problem]):
     """The one per-document collection at `path` as plain Python (`kweval.data.keyphrase.Documents`), or None.
 
     A docsutf8/ + keys/ folder, or a Meng-layout .json/.jsonl file (or a folder
-    holding exactly one).  No pandas: the `--protocol` path and `kweval
-    describe` read through this.
+    holding exactly one); not a predictions file (`meng.holds_predictions`).
+    No pandas: the `--protocol` path, `kweval describe` and `kweval extract`
+    read through this.
     """
     from kweval.data import keyphrase, meng
 
@@ -121,7 +122,7 @@ def read_per_document(path: str | Path, problems: list[Problem]):
     if folder.is_dir() and keyphrase.is_collection(folder):
         return keyphrase.read_documents(folder, problems)
     files = meng.layout_files(folder) if folder.is_file() or meng.looks_like_meng(folder) else []
-    if len(files) != 1:
+    if len(files) != 1 or meng.holds_predictions(files[0]):
         return None
     return meng.read_file(files[0], problems)
 

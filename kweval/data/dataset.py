@@ -103,6 +103,9 @@ class Dataset:
       helpful, not_helpful (float or NaN).
     - ``models``: model, score_direction ("higher" or "lower").
     - ``problems``: everything skipped while loading, each with its reason.
+    - ``responses``: None, or one row per raw model response read into its
+      predictions (`kweval.data.response_lines.RESPONSE_COLUMNS`: the text, the
+      parser's decision, phrases, sections and notes), for the explorer.
     """
 
     movies: pd.DataFrame
@@ -112,6 +115,7 @@ class Dataset:
     models: pd.DataFrame
     problems: list[Problem] = field(default_factory=list)
     source: str = ""
+    responses: pd.DataFrame | None = None
 
     @property
     def movie_ids(self) -> list[str]:
@@ -174,16 +178,19 @@ class Dataset:
         pr = self.predictions
         gt = self.ground_truth
         md = self.models
+        rs = self.responses
         if movies is not None:
             keep = set(movies)
             mv = mv[mv["movie"].isin(keep)]
             rv = rv[rv["movie"].isin(keep)]
             pr = pr[pr["movie"].isin(keep)]
             gt = gt[gt["movie"].isin(keep)]
+            rs = None if rs is None else rs[rs["movie"].isin(keep)]
         if models is not None:
             keep = set(models)
             md = md[md["model"].isin(keep)]
             pr = pr[pr["model"].isin(keep)]
+            rs = None if rs is None else rs[rs["model"].isin(keep)]
         return Dataset(
             movies=mv.reset_index(drop=True),
             reviews=rv.reset_index(drop=True),
@@ -192,4 +199,5 @@ class Dataset:
             models=md.reset_index(drop=True),
             problems=list(self.problems),
             source=self.source,
+            responses=None if rs is None else rs.reset_index(drop=True),
         )

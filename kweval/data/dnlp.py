@@ -12,7 +12,6 @@ tidy Parquet/CSV only).
 
 from __future__ import annotations
 
-import errno
 import gc
 import itertools
 import math
@@ -36,6 +35,7 @@ from kweval.data.dataset import (
     Problem,
     duplicate_lists_problem,
 )
+from kweval.files import os_error_reason
 
 GT_FILE = "keywords_ground_truth.pkl"
 KW_DIR = "Extracted_Keywords"
@@ -57,19 +57,6 @@ def file_size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return 0
-
-
-def os_error_reason(path: Path, exc: OSError) -> str:
-    """What an OSError met while reading `path` means, in words."""
-    if exc.errno == errno.ELOOP:
-        return "a symbolic link loop"
-    if exc.errno == errno.ENAMETOOLONG:
-        return "a path longer than the system allows"
-    if exc.errno == errno.ENOENT and os.path.islink(path):
-        return f"a dangling symbolic link (to {os.readlink(path)})"
-    if exc.errno == errno.EISDIR:
-        return "a folder, not a file"
-    return exc.strerror or type(exc).__name__
 
 
 def movie_files(root: Path) -> dict[str, Path]:

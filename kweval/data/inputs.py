@@ -2,7 +2,8 @@
 
 Each layout names its inputs with the reader's own rules (`tidy.table_files`,
 `dnlp.movie_files`, the keyphrase collections' ``docsutf8/*.txt``,
-``keys/*.key``, ``lan.txt`` and tidy predictions table, `meng.layout_files`), so an unrelated file
+``keys/*.key``, ``lan.txt`` and the prediction files lying with them
+(`kweval.data.beside`), `meng.layout_files`), so an unrelated file
 beside the data (a 1 GB archive, a link loop, a dangling link, a file nobody
 may read) is neither read nor hashed.
 """
@@ -42,7 +43,9 @@ def _candidates(folder: Path, layout: str, movies: set[str] | None) -> list[Path
 
         out: list[Path] = []
         for collection in keyphrase.find_collections(folder):
-            out += _glob(collection / keyphrase.DOCS_DIR, "*.txt") + _glob(collection / keyphrase.KEYS_DIR, "*.key")
+            texts = _glob(collection / keyphrase.DOCS_DIR, "*.txt")
+            stems = {p.stem for p in texts}  # a key file without its document is not read
+            out += texts + [p for p in _glob(collection / keyphrase.KEYS_DIR, "*.key") if p.stem in stems]
             out += [collection / keyphrase.LANGUAGE_FILE, *beside.input_files(collection)]
         return out
     root = dnlp.find_root(folder) or folder

@@ -23,6 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from kweval.data.dataset import MODEL_COLUMNS, PREDICTION_COLUMNS, Dataset, Problem, text_of
+from kweval.files import not_a_file_reason
+from kweval.messages import listed
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -115,8 +117,10 @@ class Documents:
 def read_documents(collection: Path, problems: list[Problem]) -> Documents:
     """Texts and key lists of one collection (no pandas: the `--protocol` path reads through this alone).
 
-    Documents without a key file get no GT and key files without a document
-    are still read (both reported); unreadable files are skipped, reported.
+    Documents without a key file get no GT; key files without a document are
+    not read (a collection's documents are its texts: nothing would score
+    against them); both are reported, naming a handful.  Unreadable files are
+    skipped, reported.
     """
     docs = _files(collection / DOCS_DIR, ".txt", problems)
     key_files = _files(collection / KEYS_DIR, ".key", problems)
@@ -130,7 +134,7 @@ def read_documents(collection: Path, problems: list[Problem]) -> Documents:
         problems.append(
             Problem(
                 f"{collection / KEYS_DIR}",
-                f"{len(without_keys)} document(s) without a .key file (e.g. {without_keys[0]}); they have no "
+                f"{len(without_keys)} document(s) without a .key file ({listed(without_keys)}); they have no "
                 f"ground truth",
             )
         )
@@ -138,10 +142,12 @@ def read_documents(collection: Path, problems: list[Problem]) -> Documents:
     if orphans:
         problems.append(
             Problem(
-                f"{collection / DOCS_DIR}",
-                f"{len(orphans)} key file(s) without a document (e.g. {orphans[0]}); their keyphrases are still read",
+                f"{collection / KEYS_DIR}",
+                f"{len(orphans)} key file(s) without a document in {DOCS_DIR}/ ({listed(orphans)}); not read: "
+                "they are no documents of the collection",
             )
         )
+        key_files = {d: path for d, path in key_files.items() if d in docs}
     keys: dict[str, list[str]] = {}
     raw_keys: dict[str, list[str]] = {}
     for doc_id, path in key_files.items():
@@ -157,15 +163,25 @@ def read_documents(collection: Path, problems: list[Problem]) -> Documents:
     language = _language(collection, problems)
     if language is not None:
         read.append(collection / LANGUAGE_FILE)
-    name = text_of(collection.name, [0])
-    return Documents(name, texts, keys, language, tuple(read), raw_keys=raw_keys)
+    return Documents(_collection_name(collection, problems), texts, keys, language, tuple(read), raw_keys=raw_keys)
+
+
+def _collection_name(collection: Path, problems: list[Problem]) -> str:
+    """The folder's name as text: a name that is not UTF-8 gets U+FFFD for its bad bytes (one problem), as every
+    table, card and report names the collection."""
+    replaced = [0]
+    name = text_of(collection.name, replaced)
+    if replaced[0]:
+        problems.append(Problem(str(collection), f"the folder's name is not UTF-8; the collection is named {name}"))
+    return name
 
 
 def _files(folder: Path, suffix: str, problems: list[Problem]) -> dict[str, Path]:
     """{document id: file} of the `*suffix` files of `folder`, in name order.
 
     What is not a regular file (a folder named `x.key`, a dangling link, a
-    link loop) is one problem and left out; a file name that is not UTF-8
+    link loop) is left out, in one problem naming a handful of them, each with
+    what it is; a file name that is not UTF-8
     gives an id with U+FFFD for its undecodable bytes (one problem), so its
     text and key file still pair up.
     """
@@ -179,15 +195,14 @@ def _files(folder: Path, suffix: str, problems: list[Problem]) -> dict[str, Path
         return found
     for path in paths:
         if not path.is_file():  # a folder, a dangling link or a link loop (is_file is False for each)
-            not_files.append(path.name)
+            not_files.append(f"{path.name} ({not_a_file_reason(path)})")
             continue
         found[text_of(path.stem, replaced)] = path
     if not_files:
         problems.append(
             Problem(
                 str(folder),
-                f"{len(not_files)} *{suffix} name(s) not a readable file (a folder, a dangling link or a link "
-                f"loop; e.g. {not_files[0]}); skipped",
+                f"{len(not_files)} *{suffix} name(s) not a readable file, skipped: {listed(not_files)}",
             )
         )
     if replaced[0]:
@@ -231,9 +246,10 @@ def read_keyphrase(folder: Path) -> Dataset:
     collection are read too (`kweval.data.beside`); otherwise the dataset has no predictions yet.
     """
     from kweval.data.beside import models_beside
+    from kweval.data.response_lines import responses_frame
 
     problems: list[Problem] = []
-    collections, predictions = [], []
+    collections, predictions, responses = [], [], []
     directions: dict[str, str] = {}
     for collection in find_collections(folder):
         docs = read_documents(collection, problems)
@@ -243,20 +259,29 @@ def read_keyphrase(folder: Path) -> Dataset:
             files.setdefault(path, []).append(model)
         for path, models in files.items():
             one = models[0] if path.parent != collection else None  # a file of predictions/ is one model
-            rows, declared = _predictions_beside(path, docs, problems, one)
-            predictions.append(rows[rows["model"].isin(models)])
+            records: list[tuple] = []  # a JSONL file of raw responses: each one's parse, for the explorer
+            rows, declared = _predictions_beside(path, docs, problems, one, records)
+            rows = rows[rows["model"].isin(models)]
+            predictions.append(rows)
+            responses += [responses_frame([(docs.name, *r[1:]) for r in records], rows)] if records else []
             directions = {m: d for m, d in declared.items() if m in models} | directions  # the first word wins
-    return documents_dataset(collections, predictions, problems, str(folder), directions)
+    dataset = documents_dataset(collections, predictions, problems, str(folder), directions)
+    if responses:
+        import pandas as pd
+
+        dataset.responses = pd.concat(responses, ignore_index=True)
+    return dataset
 
 
 def _predictions_beside(
-    path: Path, docs: Documents, problems: list[Problem], model: str | None = None
+    path: Path, docs: Documents, problems: list[Problem], model: str | None = None, responses: list | None = None
 ) -> tuple[pd.DataFrame, dict[str, str]]:
     """(rows, declared score directions) of a predictions file lying with a collection (`model`: the model a file of
-    predictions/ is; None: a table naming its models): all of its rows are that collection's documents."""
+    predictions/ is; None: a table naming its models): all of its rows are that collection's documents
+    (`responses`: as `read_prediction_file`'s)."""
     from kweval.data import predictions as pred_files
 
-    rows, declared = pred_files.read_prediction_file(path, model, problems, default_movie=docs.name)
+    rows, declared = pred_files.read_prediction_file(path, model, problems, docs.name, responses)
     other = sorted({str(m) for m in rows["movie"] if m != docs.name})
     if other:  # the table lies in this collection: its rows are this collection's documents
         problems.append(Problem(str(path), f"movie {other[0]} read as this collection, {docs.name}"))

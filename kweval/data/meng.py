@@ -45,16 +45,30 @@ def layout_files(path: Path) -> list[Path]:
 def looks_like_meng(path: Path) -> bool:
     """Whether a folder holds a .json/.jsonl file whose first record has `keywords` and a `title` or `abstract`."""
     for file in layout_files(path):
-        try:
-            with file.open("rb") as handle:
-                head = handle.read(1 << 16)
-        except OSError:
-            continue
-        text = head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
-        decoded = _first_object(text[1:].lstrip() if text.startswith("[") else text)
+        decoded = _first_record(file)
         if isinstance(decoded, dict) and KEYWORDS_FIELD in decoded and ({"title", "abstract"} & set(decoded)):
             return True
     return False
+
+
+def holds_predictions(file: Path) -> bool:
+    """Whether a .json/.jsonl file's first record is a document's predictions (`keyphrases` or `predictions`, no
+    `keywords`: kweval.data.predictions' layout), so the file is no collection."""
+    from kweval.data.predictions import KEYPHRASE_KEYS
+
+    decoded = _first_record(file)
+    return isinstance(decoded, dict) and KEYWORDS_FIELD not in decoded and bool(set(KEYPHRASE_KEYS) & set(decoded))
+
+
+def _first_record(file: Path) -> object:
+    """The first JSON value of a file's first 64 KiB (of an array: its first item); None when there is none."""
+    try:
+        with file.open("rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError:
+        return None
+    text = head.decode("utf-8", errors="replace").lstrip("\ufeff \t\r\n")
+    return _first_object(text[1:].lstrip() if text.startswith("[") else text)
 
 
 def _first_object(text: str) -> object:

@@ -4,7 +4,10 @@ JSONL, one object per document, as KPEval and keyphrase-generation tools write::
 
     {"id": "<doc id>", "keyphrases": ["...", ...], "scores": [0.9, ...]}
 
-`doc_id` is accepted for `id` and `predictions` for `keyphrases`; `scores` is
+`doc_id` is accepted for `id` and `predictions` for `keyphrases`; a line may
+give the model's raw ``"response"`` instead, read into a list by
+`kweval.data.responses` (kweval.data.response_lines: counts per decision said
+in one line; abstentions, empty and unparseable responses score 0); `scores` is
 optional (list order is the ranking either way); an optional `movie` (or
 `collection`) names the movie when document ids alone are ambiguous.  A tidy
 table (`.parquet`/`.csv`) needs `review_id` (or `doc_id`/`id`) and `keyword`;
@@ -37,13 +40,14 @@ from typing import TYPE_CHECKING
 from kweval.data.dataset import (
     MODEL_COLUMNS,
     PREDICTION_COLUMNS,
-    SCORE_DIRECTIONS,
     Dataset,
     Problem,
     has_surrogates,
     text_of,
 )
 from kweval.data.formulas import unguard_column
+from kweval.data.response_lines import RESPONSE_KEY, ResponseTally, parse_value, responses_frame
+from kweval.data.score_direction import DIRECTION_KEY, declared_direction, table_directions
 
 if TYPE_CHECKING:  # pandas is imported where a table is made: `jsonl_rows` alone stays light (the --protocol path)
     import pandas as pd
@@ -53,7 +57,6 @@ TABLE_SUFFIXES = (".parquet", ".csv")
 ID_KEYS = ("id", "doc_id")
 KEYPHRASE_KEYS = ("keyphrases", "predictions")
 MOVIE_KEYS = ("movie", "collection")
-DIRECTION_KEY = "score_direction"  # a JSONL field and a table column: "higher" (default) or "lower" is better
 _MAX_LINE_PROBLEMS = 20  # bad lines named one by one per file; the rest are counted
 
 
@@ -86,26 +89,8 @@ def jsonl_rows(path: Path, model: str, problems: list[Problem], default_movie: s
     return jsonl_read(path, model, problems, default_movie)[0]
 
 
-def declared_direction(value: object, where: str, first: str | None, bad: list[str]) -> str | None:
-    """The score direction a line or row declares (`value`), checked: "higher"/"lower", or None (not declared).
-
-    `first` is the direction the file declared first; a different one, or a
-    value that is neither, is one message in `bad` and is not used.
-    """
-    if value is None or (isinstance(value, float) and value != value):
-        return None
-    direction = value.strip().lower() if isinstance(value, str) else None
-    if direction not in SCORE_DIRECTIONS:
-        bad.append(f"{where}: {DIRECTION_KEY} {str(value)[:40]!r} is not higher/lower; ignored")
-        return None
-    if first is not None and direction != first:
-        bad.append(f"{where}: {DIRECTION_KEY} {direction} contradicts the file's first ({first}); the first is used")
-        return None
-    return direction
-
-
 def jsonl_read(
-    path: Path, model: str, problems: list[Problem], default_movie: str | None = None
+    path: Path, model: str, problems: list[Problem], default_movie: str | None = None, responses: list | None = None
 ) -> tuple[list[tuple], str | None]:
     """(prediction rows, declared score direction or None) of a JSONL file; plain Python.
 
@@ -114,11 +99,13 @@ def jsonl_read(
     keyphrase list is one row with keyword None (a real, empty prediction);
     an empty string in a list is a keyword "" (pke and KPEval count it in |P|;
     docs/protocols.md).  The direction is the first line's ``score_direction``.
+    `responses`, when given, receives each raw response's record (`RESPONSE_COLUMNS`).
     """
     rows: list[tuple] = []
     bad: list[str] = []
     seen: set[tuple] = set()
-    state: dict = {"direction": None, "replaced": [0], "non_text": [0]}
+    tally = ResponseTally(keep=responses is not None)
+    state: dict = {"direction": None, "replaced": [0], "non_text": [0], "tally": tally}
     try:
         handle = path.open("rb")
     except OSError as exc:
@@ -132,6 +119,9 @@ def jsonl_read(
             if line:
                 _jsonl_line(line, number, model, default_movie, rows, bad, seen, state)
     _report_lines(path, bad, problems)
+    problems.extend(tally.problems(str(path), model))
+    if responses is not None:
+        responses.extend(tally.records)
     if state["non_text"][0]:
         problems.append(Problem(str(path), f"{state['non_text'][0]} keyphrase(s) that are not strings; dropped"))
     if state["replaced"][0]:
@@ -165,8 +155,10 @@ def _jsonl_line(
         bad.append(f"line {number}: no document id (`id` or `doc_id`); skipped")
         return
     phrases = _first(obj, KEYPHRASE_KEYS)
+    parsed = parse_value(obj[RESPONSE_KEY]) if phrases is None and RESPONSE_KEY in obj else None
+    phrases = list(parsed.keyphrases) if parsed is not None else phrases
     if not isinstance(phrases, list):
-        bad.append(f"line {number}: `keyphrases` (or `predictions`) is not a list; skipped")
+        bad.append(f"line {number}: `keyphrases` (or `predictions`) is not a list, and no `response`; skipped")
         return
     if DIRECTION_KEY in obj:
         first = state["direction"]
@@ -183,6 +175,8 @@ def _jsonl_line(
         bad.append(f"line {number}: document {doc} again; the first line wins")
         return
     seen.add(key)
+    if parsed is not None:
+        state["tally"].add(parsed, obj[RESPONSE_KEY], number, movie, doc, model)
     before = len(rows)
     for rank, phrase in enumerate(phrases):
         if not isinstance(phrase, str):
@@ -272,7 +266,7 @@ def table_read(
             "score": score.astype("float64"),
         }
     )
-    directions = _table_directions(out["model"], frame.get(DIRECTION_KEY), path, problems)
+    directions = table_directions(out["model"], frame.get(DIRECTION_KEY), path, problems)
     bad = (
         out["review_id"].isna()
         | out["rank"].isna()
@@ -289,25 +283,6 @@ def table_read(
     return out.reset_index(drop=True), directions
 
 
-def _table_directions(models: pd.Series, column: pd.Series | None, path: Path, problems: list[Problem]) -> dict:
-    """{model: direction} from a table's ``score_direction`` column (each model's first value; conflicts reported)."""
-    if column is None:
-        return {}
-    directions: dict[str, str] = {}
-    bad: list[str] = []
-    pairs = dict.fromkeys(zip(models, column))  # distinct (model, value) pairs in file order
-    for name, value in pairs:
-        if not isinstance(name, str) or (isinstance(value, str) and not value.strip()):
-            continue
-        found = declared_direction(value, f"model {name}", directions.get(name), bad)
-        if found is not None:
-            directions[name] = found
-    for message in dict.fromkeys(bad):
-        where, reason = message.split(": ", 1)
-        problems.append(Problem(f"{path}: {where}", reason))
-    return directions
-
-
 def read_predictions(
     path: Path, model: str | None, problems: list[Problem], default_movie: str | None = None
 ) -> pd.DataFrame:
@@ -316,17 +291,22 @@ def read_predictions(
 
 
 def read_prediction_file(
-    path: Path, model: str | None, problems: list[Problem], default_movie: str | None = None
+    path: Path,
+    model: str | None,
+    problems: list[Problem],
+    default_movie: str | None = None,
+    responses: list | None = None,
 ) -> tuple[pd.DataFrame, dict[str, str]]:
     """(prediction rows, {model: the score direction the file declares}) of one file, JSONL or tidy table by its
-    suffix; a problem (and no rows) for anything else.  A model the file says nothing about is not in the dict."""
+    suffix; a problem (and no rows) for anything else.  A model the file says nothing about is not in the dict.
+    `responses` receives the records of a JSONL file's raw responses (`jsonl_read`)."""
     suffix = path.suffix.lower()
     if not path.exists():
         problems.append(Problem(str(path), "no such file; no predictions read from it"))
         return _empty(), {}
     if suffix in JSONL_SUFFIXES:
         name = path.stem if model is None else model
-        rows, direction = jsonl_read(path, name, problems, default_movie)
+        rows, direction = jsonl_read(path, name, problems, default_movie, responses)
         return _jsonl_frame(rows), ({name: direction} if direction is not None else {})
     if suffix in TABLE_SUFFIXES:
         return table_read(path, model, problems, default_movie)
@@ -390,8 +370,10 @@ def attach_predictions(dataset: Dataset, files: Mapping[str, Path]) -> Dataset:
     if replaced:
         frames = [dataset.predictions[~dataset.predictions["model"].isin(replaced)]]
     directions = dict(zip(dataset.models["model"], dataset.models["score_direction"]))
+    responses = [] if dataset.responses is None else [dataset.responses[~dataset.responses["model"].isin(files)]]
     for name, path in files.items():
-        rows, declared = read_prediction_file(Path(path), name, problems, default_movie)
+        records: list[tuple] = []
+        rows, declared = read_prediction_file(Path(path), name, problems, default_movie, records)
         directions[name] = declared.get(name, directions.get(name, "higher"))
         rows = rows.assign(model=name)
         rows = _resolve_movies(rows, dataset.reviews, str(path), problems)
@@ -408,6 +390,7 @@ def attach_predictions(dataset: Dataset, files: Mapping[str, Path]) -> Dataset:
             problems.append(Problem(str(path), f"no usable predictions; model {name} not evaluated"))
             unusable.add(name)
         frames.append(rows)
+        responses += [responses_frame(records, rows)] if records else []
     predictions = pd.concat([f for f in frames if len(f)] or frames[:1], ignore_index=True)
     model_order = [m for m in dataset.models["model"] if m not in files] + [m for m in files if m not in unusable]
     models = pd.DataFrame(
@@ -422,6 +405,7 @@ def attach_predictions(dataset: Dataset, files: Mapping[str, Path]) -> Dataset:
         models,
         problems,
         dataset.source,
+        pd.concat(responses, ignore_index=True) if responses else None,
     )
 
 

@@ -20,7 +20,18 @@ import shutil
 import time
 from pathlib import Path
 
-__all__ = ["EXPORTS_DIR", "MANIFEST", "check", "write_manifest", "move_aside", "export_info", "clear_exports"]
+from kweval.files import not_a_file_reason
+
+__all__ = [
+    "EXPORTS_DIR",
+    "MANIFEST",
+    "check",
+    "not_a_file",
+    "write_manifest",
+    "move_aside",
+    "export_info",
+    "clear_exports",
+]
 
 EXPORTS_DIR = "onnx"
 MANIFEST = ".sha256"
@@ -89,11 +100,18 @@ def move_aside(path: Path) -> Path:
 
 
 def _files(folder: Path) -> list[Path]:
+    """Every entry named like an export: files, and folders or links in an export's place (damage to name)."""
     root = folder / EXPORTS_DIR
     try:
-        return sorted(p for p in root.glob("*/*.onnx") if p.is_file())
+        return sorted(root.glob("*/*.onnx"))
     except OSError:
         return []
+
+
+def not_a_file(path: Path) -> str | None:
+    """What stands in an export's place when it is no regular file (a folder, a dangling link, a link loop): damage
+    a load moves aside like any other; None for a file or nothing."""
+    return f"not a file: {not_a_file_reason(path)}" if os.path.lexists(path) and not path.is_file() else None
 
 
 def export_info(folder: Path) -> list[dict]:
@@ -101,8 +119,8 @@ def export_info(folder: Path) -> list[dict]:
     out = []
     for path in _files(folder):
         try:
-            damage = check(path)
-            size = path.stat().st_size
+            damage = not_a_file(path) or check(path)
+            size = path.stat().st_size if damage is None else 0
         except OSError as exc:
             damage, size = str(exc), 0
         out.append({"path": str(path), "bytes": size, "damage": damage, "manifest": has_manifest(path)})

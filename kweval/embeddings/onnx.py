@@ -72,6 +72,10 @@ def onnx_file(model_path: str, folder: Path, quantized: bool) -> Path:
     """
     out = _export_dir(model_path, folder)
     fp32, int8 = out / "model.onnx", out / "model_int8.onnx"
+    for path in (fp32, int8) if quantized else (fp32,):
+        reason = exports.not_a_file(path)  # a folder or link in the export's place is never built over
+        if reason is not None:
+            raise _Damaged(path, reason)
     if quantized and int8.is_file():
         _checked(int8)
         return int8

@@ -29,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import shutil
 import sqlite3
 import threading
 import time
@@ -41,6 +42,7 @@ import numpy as np
 
 from kweval.cachedir import cache_dir
 from kweval.embeddings.models import canonical_model_id
+from kweval.files import not_a_file_reason
 
 __all__ = ["EmbeddingStore", "cache_dir", "cache_info", "cache_clear", "store_path", "text_key", "describe"]
 
@@ -86,6 +88,15 @@ def _rowid(key: bytes) -> int:
 
 def _checksum(key: bytes, blob: bytes) -> int:
     return zlib.crc32(blob, zlib.crc32(key))
+
+
+def _dtype(precision: str) -> np.dtype:
+    return np.dtype("<f8" if precision == "fp64" else "<f4")
+
+
+def _row_sound(key: bytes, row_dim: int, crc: int, blob: bytes, dim: int, width: int) -> bool:
+    """Whether a stored row is what was written for `key`: the store's dimension, the size and the checksum."""
+    return row_dim == dim and len(blob) == width and crc == _checksum(key, blob)
 
 
 def _is_damage(exc: BaseException) -> bool:
@@ -150,7 +161,7 @@ class EmbeddingStore:
             raise ValueError("model_id must be a non-empty string")
         self.model_id = canonical_model_id(model_id)
         self.backend, self.precision = backend, precision
-        self.dtype = np.dtype("<f8" if precision == "fp64" else "<f4")
+        self.dtype = _dtype(precision)
         self.path = store_path(self.model_id, cache_dir, backend, precision)
         self.meta = {"schema": SCHEMA_VERSION, "model_id": self.model_id, "backend": backend, "precision": precision}
         self.hits = self.misses = self.dropped = self.moved = 0
@@ -191,7 +202,7 @@ class EmbeddingStore:
                     continue  # a miss, or another text owns this rowid (a 64-bit collision): a miss
                 _, row_dim, crc, blob = row
                 blob = bytes(blob)
-                if row_dim != dim or len(blob) != width or crc != _checksum(key, blob):
+                if not _row_sound(key, row_dim, crc, blob, dim, width):
                     bad.add(rowid)
                     continue
                 hit_rows.append(i)
@@ -291,7 +302,7 @@ class EmbeddingStore:
         stamp = time.strftime("%Y%m%dT%H%M%S") + f"-{os.getpid()}"
         target = Path(f"{self.path}.corrupt-{stamp}")
         try:
-            if self.path.exists():
+            if os.path.lexists(self.path):  # a file, or a folder or link in its place
                 os.replace(self.path, target)
             for side in ("-wal", "-shm"):
                 Path(f"{self.path}{side}").unlink(missing_ok=True)
@@ -308,6 +319,8 @@ class EmbeddingStore:
             self._conn, self._pid = None, os.getpid()
         if self._conn is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            if os.path.lexists(self.path) and not self.path.is_file():
+                raise _Damaged(f"not a file: {not_a_file_reason(self.path)}")
             existed = self.path.exists() and self.path.stat().st_size > 0
             conn = sqlite3.connect(
                 str(self.path), timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
@@ -370,14 +383,26 @@ class EmbeddingStore:
 
 
 def _stores(folder: Path) -> list[Path]:
+    """Every entry named like a store: files, and folders or links in a store's place (damage to name)."""
     if not folder.is_dir():
         return []
-    return sorted(p for p in folder.iterdir() if p.name.endswith(SUFFIX) and p.is_file())
+    return sorted(p for p in folder.iterdir() if p.name.endswith(SUFFIX))
+
+
+def _damaged_rows(conn: sqlite3.Connection, meta: dict[str, str]) -> int:
+    """The rows a lookup would drop as damaged (`_row_sound`, and a key that is not the row's own)."""
+    dim = int(meta.get("dim", 0))
+    width = dim * _dtype(meta.get("precision", "fp32")).itemsize
+    bad = 0
+    for rowid, h, row_dim, crc, blob in conn.execute("SELECT rowid, h, dim, crc, vec FROM embeddings"):
+        key = bytes(h)
+        bad += _rowid(key) != rowid or not _row_sound(key, row_dim, crc, bytes(blob), dim, width)
+    return bad
 
 
 def cache_info(cache_dir: str | os.PathLike | None = None) -> list[dict]:
-    """One dict per store file: model_id, backend, precision, entries, dimension, bytes, path, and `damage` (None when
-    sound)."""
+    """One dict per store: model_id, backend, precision, entries, dimension, bytes, path, `damage` (None when
+    sound: every page and every row checked) and `bad_rows` (rows whose checksum fails, dropped when next read)."""
     out = []
     for path in _stores(_folder(cache_dir)):
         info: dict = {
@@ -386,33 +411,46 @@ def cache_info(cache_dir: str | os.PathLike | None = None) -> list[dict]:
             "precision": None,
             "entries": None,
             "dimension": None,
-            "bytes": sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.exists()),
+            "bytes": sum(p.stat().st_size for p in (path, Path(f"{path}-wal")) if p.is_file()),
             "path": str(path),
-            "damage": None,
+            "damage": None if path.is_file() else f"not a file: {not_a_file_reason(path)}",
+            "bad_rows": 0,
         }
-        try:
-            conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
-            try:
-                meta = _check_file(conn, path, None, force=True)
-                info.update(model_id=meta.get("model_id"), backend=meta.get("backend"), precision=meta.get("precision"))
-                info["dimension"] = int(meta["dim"]) if "dim" in meta else None
-                info["entries"] = int(conn.execute("SELECT count(*) FROM embeddings").fetchone()[0]) if meta else 0
-            finally:
-                conn.close()
-        except (sqlite3.Error, OSError, _Damaged, ValueError) as exc:
-            info["damage"] = str(exc)
+        if info["damage"] is None:
+            _inspect(path, info)
         out.append(info)
     return out
+
+
+def _inspect(path: Path, info: dict) -> None:
+    """Fill `info` from the store file at `path`, read-only; its damage, if any, in `info["damage"]`."""
+    try:
+        conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_S)
+        try:
+            meta = _check_file(conn, path, None, force=True)
+            info.update(model_id=meta.get("model_id"), backend=meta.get("backend"), precision=meta.get("precision"))
+            info["dimension"] = int(meta["dim"]) if "dim" in meta else None
+            info["entries"] = int(conn.execute("SELECT count(*) FROM embeddings").fetchone()[0]) if meta else 0
+            info["bad_rows"] = _damaged_rows(conn, meta) if meta else 0
+        finally:
+            conn.close()
+    except (sqlite3.Error, OSError, _Damaged, ValueError) as exc:
+        info["damage"] = str(exc)
 
 
 def describe(info: dict) -> str:
     """One line for `kweval cache info`: what a store holds, or what is wrong with it."""
     if info["damage"]:
         return f"DAMAGED {info['path']}: {info['damage']} (moved aside and rebuilt on the next run that uses it)"
-    return (
+    if info["model_id"] is None:  # a file of no bytes or no tables: what an interrupted first write leaves
+        return f"EMPTY {info['path']}: no vector and no metadata yet (made a store by the next run that uses it)"
+    held = (
         f"{info['model_id']} [{info['backend']}/{info['precision']}]: {info['entries']} vector(s), "
         f"dim {info['dimension']}, {info['bytes'] / 1e6:.1f} MB, {info['path']}"
     )
+    if info.get("bad_rows"):
+        return f"DAMAGED {held}: {info['bad_rows']} vector(s) fail their checksum (recomputed when next used)"
+    return held
 
 
 def cache_clear(cache_dir: str | os.PathLike | None = None, model_id: str | None = None) -> int:
@@ -431,8 +469,16 @@ def cache_clear(cache_dir: str | os.PathLike | None = None, model_id: str | None
         path = Path(info["path"])
         removed += 1
         for part in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
-            part.unlink(missing_ok=True)
+            _remove(part)
     if model_id is None:
         for leftover in folder.glob(f"*{SUFFIX}.corrupt-*"):
-            leftover.unlink(missing_ok=True)
+            _remove(leftover)
     return removed
+
+
+def _remove(path: Path) -> None:
+    """Delete a file, a link, or a folder in a store's place (what damage can leave)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)

@@ -10,12 +10,13 @@ source of truth) and the tables beside it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
+from kweval.beyond.grounding import TAU_G
 from kweval.data.dataset import Problem
 from kweval.embeddings.semantic import BACKENDS as EMBEDDING_BACKENDS
 from kweval.evaluation.missing import MISSING_MODES
@@ -29,6 +30,32 @@ if TYPE_CHECKING:  # pragma: no cover
 GT_ORDERS = ("file", "helpful")
 AGGREGATIONS = ("macro", "micro")
 
+# The match mode when none is chosen ("auto"): the data decides.  Per-document ground truth (keyphrase benchmarks)
+# matches as the field's tools do, exact match of Porter stems; a movie-level list keeps the seed notebooks' approx.
+MATCH_AUTO = "auto"
+DATA_MATCH = {True: "stem", False: "approx"}  # per_document -> the match mode "auto" resolves to
+
+
+def default_match(per_document: bool) -> str:
+    """The match mode `auto` stands for on this kind of ground truth (`DATA_MATCH`)."""
+    return DATA_MATCH[bool(per_document)]
+
+
+def match_reason(match: str, per_document: bool) -> str:
+    """Why `match` is in force, in one clause for the protocol card and the captions: the data's default, or chosen
+    over it (naming the default)."""
+    data = "per-document ground truth" if per_document else "movie-level ground truth"
+    field = (
+        "the keyphrase field's rule: exact match of Porter stems"
+        if per_document
+        else "the original notebooks' rule (equal or substring)"
+    )
+    default = default_match(per_document)
+    if match == default:
+        return f"the default on {data}, {field}"
+    return f"chosen (the default on {data} is {default}, {field})"
+
+
 Progress = Callable[[str, float], None]
 
 
@@ -41,7 +68,7 @@ class EvalOptions:
     """Everything that changes a number.  Defaults follow docs/metrics.md; every value is checked here, once."""
 
     k: int = 5
-    match: str = "approx"
+    match: str = MATCH_AUTO  # "auto": `default_match` of the data (stem on per-document GT, else approx)
     gt_order: str = "file"
     gain: str = "linear"
     discount: str = "log2"
@@ -55,15 +82,20 @@ class EvalOptions:
     # documents a model left out: "zero" scores them 0 and counts them, "skip" leaves them out (n_skipped);
     # "auto": zero on per-document ground truth (the field's rule), skip on movie-level GT (kweval.evaluation.missing)
     missing: str = "auto"
+    grounding: bool = False  # grounded_present, grounded_supported, unsupported (docs/metrics.md §12)
+    grounding_threshold: float = TAU_G  # τ_g: the cosine at which a sentence or phrase supports a prediction
+    diversity: bool = False  # dup_token_ratio, self_similarity (KPEval's, §12)
 
     def __post_init__(self) -> None:
         check_k(self.k)  # the one check of k: every stage after this trusts it
-        if isinstance(self.threshold, (bool, np.bool_)) or not isinstance(
-            self.threshold, (int, float, np.integer, np.floating)
-        ):
-            raise ValueError(f"threshold must be a number within [0, 1], got {self.threshold!r}")
+        for name in ("threshold", "grounding_threshold"):
+            value = getattr(self, name)
+            if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+                raise ValueError(f"{name} must be a number within [0, 1], got {value!r}")
+            if not 0.0 <= float(value) <= 1.0:
+                raise ValueError(f"{name} must be within [0, 1], got {value!r}")
         for name, value, allowed in (
-            ("match", self.match, MATCH_MODES),
+            ("match", self.match, (MATCH_AUTO, *MATCH_MODES)),
             ("gt_order", self.gt_order, GT_ORDERS),
             ("gain", self.gain, ranking.GAINS),
             ("discount", self.discount, ranking.DISCOUNTS),
@@ -75,11 +107,15 @@ class EvalOptions:
             raise ValueError(
                 f"embedding_backend must be one of {', '.join(EMBEDDING_BACKENDS)}; got {self.embedding_backend!r}"
             )
-        if not 0.0 <= float(self.threshold) <= 1.0:
-            raise ValueError(f"threshold must be within [0, 1], got {self.threshold!r}")
 
     def as_dict(self) -> dict:
         return {f.name: getattr(self, f.name) for f in fields(self)}
+
+    def for_data(self, per_document: bool) -> EvalOptions:
+        """These options with `match` "auto" made the data's mode (`default_match`); every other value kept."""
+        if self.match != MATCH_AUTO:
+            return self
+        return replace(self, match=default_match(per_document))
 
     def lexical_metrics(self) -> list[str]:
         """The per-review metrics always reported, in report order (`kweval.metrics.registry`)."""
@@ -90,8 +126,11 @@ class EvalOptions:
         return registry.metric_columns(self, of=["keyphrase", "present"])
 
     def extra_metrics(self) -> list[str]:
-        """The per-review metrics reported only when asked: keyphrase, present/absent, semantic, sentiment."""
-        return registry.metric_columns(self, of=["keyphrase", "present", "semantic", "sentiment"])
+        """The per-review metrics reported only when asked: keyphrase, present/absent, semantic, sentiment, grounding,
+        diversity."""
+        return registry.metric_columns(
+            self, of=["keyphrase", "present", "semantic", "sentiment", "grounding", "diversity"]
+        )
 
     def metric_names(self) -> list[str]:
         """Every reported metric column, per-review ones then movie-level `gt_coverage` (`kweval.metrics.registry`)."""

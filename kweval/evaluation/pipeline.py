@@ -10,7 +10,8 @@ package and each vectorised over all rows (docs/metrics.md §1–3, §9):
 5. `tables`: the keywords, coverage and skipped tables;
 
 then the add-ons when asked: `semantic_columns` (§4, any τ from kept
-similarities) and `sentiment_columns` (§5).  `combine` joins evaluations of
+similarities), `sentiment_columns` (§5) and `beyond_columns` (grounding and
+diversity, §12).  `combine` joins evaluations of
 disjoint movie sets.  The names other modules import from here
 (`EvalOptions`, `Evaluation`, `evaluate`, `AGGREGATIONS`, ...) stay
 importable from this module.
@@ -19,6 +20,7 @@ importable from this module.
 from __future__ import annotations
 
 from kweval.data.dataset import Dataset, Problem
+from kweval.evaluation.beyond_columns import add_beyond_columns
 from kweval.evaluation.clean import clean_ground_truth, clean_stage, ranked_movies
 from kweval.evaluation.combine import combine_evaluations
 from kweval.evaluation.count import count_stage, report_bad_scores, report_dropped, without_row_arrays
@@ -71,15 +73,16 @@ def evaluate(
     needs only the per-review scores, and the per-keyword table, a row per
     predicted keyword, is the largest part of an evaluation; it is built
     anyway when the semantic or sentiment metrics read it.  Every other
-    table is the same either way.
+    table is the same either way.  `Evaluation.options` holds the match
+    mode in force (`EvalOptions.for_data`: "auto" made the data's mode).
     """
-    options = options or EvalOptions()
+    options = (options or EvalOptions()).for_data(dataset.per_document)  # match "auto": the data's mode
     dataset, missing_problems = fill_missing(dataset, options.missing)
     progress = progress or no_progress
     lexical_progress = _lexical_progress(options, progress)
     movie_order = dataset.movies["movie"].tolist()
     movie_problems: dict[str, list[Problem]] = {m: [] for m in movie_order}  # reported movie by movie, at the end
-    keep_texts = keywords or options.semantic or options.sentiment
+    keep_texts = keywords or options.semantic or options.sentiment or options.grounding
 
     lexical_progress("ground truth", 0.0)
     gt = clean_stage(dataset, options.gt_order, movie_problems)
@@ -98,11 +101,12 @@ def evaluate(
     )
     # the stems stem matching or the present rule computed, kept for the next run (nothing new: nothing written)
     evaluation.problems += [Problem("stem cache", note, "evaluate") for note in save_shared_stems()]
-    if options.semantic:
-        add_semantic_columns(evaluation, progress)
+    known = add_semantic_columns(evaluation, progress) if options.semantic else None  # the keywords' vectors
     if options.sentiment:
         progress("sentiment", 0.95)
         add_sentiment_columns(evaluation, dataset)
+    if options.grounding or options.diversity:
+        add_beyond_columns(evaluation, dataset, progress, known)
     if not keywords:
         evaluation.keywords = evaluation.keywords.iloc[:0]  # built only for the semantic or sentiment metrics
     progress("done", 1.0)
@@ -112,6 +116,6 @@ def evaluate(
 def _lexical_progress(options: EvalOptions, progress: Progress) -> Progress:
     """The progress of the lexical stages: with semantic/sentiment they are a small share of the work (the bar follows
     the work)."""
-    if not (options.semantic or options.sentiment):
+    if not (options.semantic or options.sentiment or options.grounding or options.diversity):
         return progress
     return lambda stage, fraction: progress(stage, 0.1 * fraction)

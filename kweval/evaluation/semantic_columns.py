@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 
 from kweval.data.dataset import KEY, Problem
@@ -40,8 +41,9 @@ def add_semantic(evaluation: Evaluation, progress: Progress | None = None) -> Ev
     return evaluation
 
 
-def add_semantic_columns(evaluation: Evaluation, progress: Progress) -> None:
-    """Embed every distinct keyword (store first), keep the best cosines, then threshold them (`with_threshold`)."""
+def add_semantic_columns(evaluation: Evaluation, progress: Progress) -> dict[str, np.ndarray]:
+    """Embed every distinct keyword (store first), keep the best cosines, then threshold them (`with_threshold`);
+    returns the vectors read ({normalized keyword: vector}: the grounding and diversity add-on reads them too)."""
     from kweval.embeddings import semantic  # the embedder: its heavy parts only when asked
     from kweval.embeddings.store import EmbeddingStore
 
@@ -61,15 +63,17 @@ def add_semantic_columns(evaluation: Evaluation, progress: Progress) -> None:
     evaluation.problems.extend(Problem("embedding cache", note, "evaluate") for note in notes)
     progress("similarities", 0.97)
     by_list = gt_list_keys(gt)
+    known = dict(zip(texts, vectors))
     sims = similarities(
         by_list(kw[KEY + ["norm"]]),
         by_list(gt[["movie", "rank", "norm", "review_id"]])[["movie", "rank", "norm"]],
-        dict(zip(texts, vectors)),
+        known,
     )
     rows = by_list(evaluation.scores[KEY])
     # in the scores' row order once, so that every other τ (`with_threshold`) is a count with no join
     evaluation.similarities = sims if rows.duplicated().any() else sims.aligned(rows)
     _set_semantic_columns(evaluation.scores, evaluation.similarities, options.threshold, by_list)
+    return known
 
 
 def _set_semantic_columns(

@@ -15,12 +15,16 @@ dashboard read these two functions; nothing else decides a category.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 import pandas as pd
 
+from kweval.beyond.grounding import GRADES
 from kweval.data.dataset import Dataset
 from kweval.evaluation.options import Evaluation
+from kweval.explain.failure_grounding import grades_of
 from kweval.explain.failure_gt import GtCategories, gt_categories
 from kweval.explain.failure_lists import GroupLists, group_lists
 from kweval.explain.failure_predictions import CODE, PredictionCategories, prediction_categories
@@ -43,8 +47,40 @@ def failure_table(dataset: Dataset, evaluation: Evaluation, vectors=None) -> pd.
     (a mapping norm → vector or an embedder function), else from the
     embedding store the evaluation filled.  Text columns are categorical.
     ``table.attrs["notes"]``: what could not be tested (near_lexical under
-    stem without nltk), for the caller to show.
+    stem without nltk), for the caller to show.  With grounding
+    (``options.grounding``) a ``grounding`` column gives each kept
+    prediction's grade, and an `off_reference` detail says it
+    (`kweval.explain.failure_grounding`).
     """
+    return parts_table(failure_parts(dataset, evaluation, vectors))
+
+
+@dataclass
+class FailureParts:
+    """Every keyword's category, side by side, before the rows are laid out: what `failure_table` assembles, and what
+    `parts_summary` and `parts_reviews_with` count without the rows (a movie-level GT list repeated per review ×
+    model is millions of rows on DNLP)."""
+
+    lists: GroupLists
+    pred: PredictionCategories
+    gt: GtCategories
+    semantic: bool
+    notes: list[str]
+    grounded: tuple[np.ndarray, list[str]] | None = None  # with grounding: `failure_grounding.grades_of`'s
+
+    @cached_property
+    def counts(self) -> np.ndarray:
+        """Per group × category (`CATEGORY_NAMES`), how many rows the table has (computed once)."""
+        n_cat, n_groups = len(CATEGORY_NAMES), len(self.lists.groups)
+        cells = np.bincount(self.pred.group.astype(np.int64) * n_cat + self.pred.category, minlength=n_groups * n_cat)
+        cells += np.bincount(
+            self.gt.group.astype(np.int64) * n_cat + self.gt.category + _N_PRED, minlength=n_groups * n_cat
+        )
+        return cells.reshape(n_groups, n_cat)
+
+
+def failure_parts(dataset: Dataset, evaluation: Evaluation, vectors=None) -> FailureParts:
+    """The categories of both sides of every evaluated review × model (`failure_table`'s arguments)."""
     lists = group_lists(evaluation)
     if evaluation.options.semantic and vectors is None:
         vectors = _stored_vectors(evaluation, lists)
@@ -59,16 +95,52 @@ def failure_table(dataset: Dataset, evaluation: Evaluation, vectors=None) -> pd.
         pred.gt_rank[matched].astype(np.int64),
         pred.position[matched],
     )
-    table = _assemble(lists, pred, gt, semantic=evaluation.options.semantic)
-    table.attrs["notes"] = list(pred.notes)  # e.g. a match mode not tested for want of its package
+    from kweval.text.stemming import save_shared_stems  # near_lexical's stems: read from disk next time
+
+    grounded = grades_of(evaluation, pred.group, pred.position)
+    notes = list(pred.notes) + save_shared_stems()
+    return FailureParts(lists, pred, gt, evaluation.options.semantic, notes, grounded)
+
+
+def parts_table(parts: FailureParts) -> pd.DataFrame:
+    """`failure_table` of the parts: the rows laid out."""
+    table = _assemble(parts.lists, parts.pred, parts.gt, parts.semantic, parts.grounded)
+    table.attrs["notes"] = list(parts.notes)  # e.g. a match mode not tested for want of its package
     return table
 
 
-def failure_summary(table: pd.DataFrame, by: Sequence[str] = ("movie", "model")) -> pd.DataFrame:
+def parts_summary(parts: FailureParts, by: Sequence[str] = ("movie", "model"), groups=None) -> pd.DataFrame:
+    """`failure_summary` of the rows of the groups `groups` keeps (a bool per group; all by default), counted per
+    group × category instead of per row.  `by`: group columns (movie, review_id, model)."""
+    counts = parts.counts
+    if groups is not None:
+        counts = counts * np.asarray(groups, dtype=bool)[:, None]
+    group, category = np.nonzero(counts)
+    frame = pd.DataFrame({c: _group_column(parts.lists.groups[c], group) for c in by})
+    frame["category"] = pd.Categorical.from_codes(category, list(CATEGORY_NAMES), validate=False)
+    return failure_summary(frame, by, weights=counts[group, category])
+
+
+def parts_reviews_with(parts: FailureParts, category: str, model: str | None = None, groups=None) -> pd.DataFrame:
+    """`reviews_with` over the rows of the groups `groups` keeps (a bool per group; all by default)."""
+    if category not in CATEGORY_NAMES:
+        raise ValueError(f"unknown category {category!r} (known: {', '.join(CATEGORY_NAMES)})")
+    count = parts.counts[:, CATEGORY_NAMES.index(category)]
+    keep = count > 0
+    if groups is not None:
+        keep &= np.asarray(groups, dtype=bool)
+    if model is not None:
+        keep &= parts.lists.groups["model"].to_numpy(dtype=object) == model
+    found = parts.lists.groups.loc[keep, ["movie", "review_id", "model"]].astype(object).reset_index(drop=True)
+    return found.assign(count=count[keep])
+
+
+def failure_summary(table: pd.DataFrame, by: Sequence[str] = ("movie", "model"), weights=None) -> pd.DataFrame:
     """Counts per `by` × side × category (every category of the side, zeros included) and each count's share of its
     `by` × side: by movie × model (the default, `kweval failures --summary`) or, e.g., by model for a page's bars.
 
-    Counted on the categorical codes (one pass over the rows).
+    Counted on the categorical codes (one pass over the rows); `weights`: each row stands for that many (the counts
+    of `parts_summary`).
     """
     by = list(by)
     if not by:
@@ -79,14 +151,15 @@ def failure_summary(table: pd.DataFrame, by: Sequence[str] = ("movie", "model"))
     key = np.zeros(len(table), dtype=np.int64)
     for col in columns:
         key = key * len(col.categories) + col.codes
-    used, key_codes = np.unique(key, return_inverse=True)  # the combinations present, in code order
+    used, key_codes = dense_unique(key, int(np.prod([len(col.categories) for col in columns], dtype=np.int64)))
     parts, rest = [], used
     for col in reversed(columns):
         rest, code = np.divmod(rest, len(col.categories))
         parts.append(np.asarray(col.categories, dtype=object)[code])
     keys = pd.MultiIndex.from_arrays(parts[::-1], names=by)
     n_keys = len(keys)
-    counts = np.bincount(key_codes.astype(np.int64) * n_cat + category, minlength=n_keys * n_cat)
+    counts = np.bincount(key_codes.astype(np.int64) * n_cat + category, weights=weights, minlength=n_keys * n_cat)
+    counts = counts.astype(np.int64)
     counts = counts.reshape(n_keys, n_cat)
     sides = np.array(_sides(), dtype=object)
     per_side = np.stack([counts[:, sides == s].sum(axis=1) for s in SIDES], axis=1)
@@ -106,11 +179,33 @@ def reviews_with(table: pd.DataFrame, category: str, model: str | None = None) -
     reviews a page opens in the explorer from a segment of the bars.  Columns: movie, review_id, model, count."""
     if category not in CATEGORY_NAMES:
         raise ValueError(f"unknown category {category!r} (known: {', '.join(CATEGORY_NAMES)})")
-    rows = table["category"].to_numpy() == category
+    rows = equals(table["category"], category)
     if model is not None:
-        rows &= table["model"].to_numpy() == model
+        rows &= equals(table["model"], model)
     part = table.loc[rows, ["movie", "review_id", "model"]].astype(object)
     return part.groupby(["movie", "review_id", "model"], sort=False).size().rename("count").reset_index()
+
+
+def dense_unique(key: np.ndarray, space: int) -> tuple[np.ndarray, np.ndarray]:
+    """`np.unique(key, return_inverse=True)` for non-negative integer keys below `space`: the keys present, in order,
+    and each row's index among them.  Speed: a count over the key space and a lookup table (two passes over the
+    rows) instead of a sort, when the space is small against the rows; the sort otherwise."""
+    if space > max(len(key), 1 << 16):
+        used, codes = np.unique(key, return_inverse=True)
+        return used, codes.reshape(-1)
+    used = np.flatnonzero(np.bincount(key, minlength=space))
+    lookup = np.zeros(space, dtype=np.int64)
+    lookup[used] = np.arange(len(used))
+    return used, lookup[key]
+
+
+def equals(column: pd.Series, value: str) -> np.ndarray:
+    """`column.to_numpy() == value` as a bool array; on a categorical column the codes are compared (no text array
+    of the rows made: the failure table has millions)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        at = column.cat.categories.get_indexer([value])[0]
+        return column.cat.codes.to_numpy() == at if at >= 0 else np.zeros(len(column), dtype=bool)
+    return np.asarray(column.to_numpy() == value, dtype=bool)
 
 
 def _sides() -> list[str]:
@@ -130,8 +225,15 @@ def _stored_vectors(evaluation: Evaluation, lists: GroupLists) -> dict:
     return dict(zip(texts, vectors))
 
 
-def _assemble(lists: GroupLists, pred: PredictionCategories, gt: GtCategories, semantic: bool) -> pd.DataFrame:
-    """The rows of both sides interleaved group by group, as one frame with categorical text columns."""
+def _assemble(
+    lists: GroupLists,
+    pred: PredictionCategories,
+    gt: GtCategories,
+    semantic: bool,
+    grounded: tuple[np.ndarray, list[str]] | None = None,
+) -> pd.DataFrame:
+    """The rows of both sides interleaved group by group, as one frame with categorical text columns (and each
+    prediction's grounding grade, with `grounded`: `failure_grounding.grades_of`'s)."""
     n_groups = len(lists.groups)
     n_pred = np.bincount(pred.group, minlength=n_groups).astype(np.int64)
     n_gt = np.diff(gt.offsets)
@@ -154,7 +256,9 @@ def _assemble(lists: GroupLists, pred: PredictionCategories, gt: GtCategories, s
     found = gt.by_position >= 0
     gt_other = np.full(len(gt.group), -1, dtype=np.int32)
     gt_other[found] = _found_keyword_codes(pred, kw_codes[: len(pred.group)], gt.group[found], gt.by_position[found])
-    detail_codes, detail_values = _details(lists, pred, gt, kw_values, kw_codes, semantic)
+    detail_codes, detail_values = _details(
+        lists, pred, gt, kw_values, kw_codes, semantic, None if grounded is None else grounded[1]
+    )
     frame = pd.DataFrame(
         {
             "movie": _group_column(lists.groups["movie"], group),
@@ -176,6 +280,9 @@ def _assemble(lists: GroupLists, pred: PredictionCategories, gt: GtCategories, s
         },
         copy=False,
     )
+    if grounded is not None:
+        grade = both(grounded[0], np.full(len(gt.group), "", dtype=object), object)
+        frame["grounding"] = pd.Categorical(grade, categories=["", *GRADES])
     return frame
 
 
@@ -215,12 +322,15 @@ def _details(
     kw_values: pd.Index,
     kw_codes: np.ndarray,
     semantic: bool,
+    grounded: list[str] | None = None,
 ) -> tuple[tuple[np.ndarray, np.ndarray], list[str]]:
-    """(per prediction row, per GT row) codes of the `detail` text, and the distinct texts (code 0: "")."""
+    """(per prediction row, per GT row) codes of the `detail` text, and the distinct texts (code 0: ""); an
+    off_reference prediction's detail ends with its grounding (`grounded`: per prediction row, or None)."""
     gt_kw = lists.gt_keyword
     starts = lists.starts()
     names = PREDICTION_CATEGORIES
     texts = []
+    grounding_of = iter(grounded if grounded is not None else [])
     for g, kw, cat, rank, holder, mode, cos in zip(
         pred.group.tolist(),
         pred.keyword.tolist(),
@@ -230,18 +340,18 @@ def _details(
         pred.mode.tolist(),
         pred.cosine.tolist(),
     ):
-        texts.append(
-            _prediction_detail(
-                names[cat],
-                gt_kw[starts[g] + rank] if rank >= 0 else None,
-                rank,
-                holder,
-                NEAR_MODES[mode] if mode >= 0 else "",
-                cos,
-                kw,
-                semantic,
-            )
+        text = _prediction_detail(
+            names[cat],
+            gt_kw[starts[g] + rank] if rank >= 0 else None,
+            rank,
+            holder,
+            NEAR_MODES[mode] if mode >= 0 else "",
+            cos,
+            kw,
+            semantic,
         )
+        grade = next(grounding_of, "")
+        texts.append("; ".join(t for t in (text, grade) if t) if names[cat] == "off_reference" else text)
     found = np.flatnonzero(gt.by_position >= 0)
     pred_kw = _found_keyword_codes(pred, kw_codes[: len(pred.group)], gt.group[found], gt.by_position[found])
     gt_texts = [f"#{p} ‘{kw_values[c]}’" for p, c in zip(gt.by_position[found].tolist(), pred_kw.tolist())]

@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
-from kweval.keyphrase.protocols import PROTOCOLS
+from kweval.keyphrase.conventions import BY_NAME, KWEVAL_MATCH, preset_settings
+from kweval.keyphrase.protocols import PROTOCOLS, preset_description
 
 MATCH_RULES = {
     "kweval": None,  # the --match option decides
@@ -66,16 +67,24 @@ def protocol_card(
     aggregation: str | None = None,
     gt_order: str | None = None,
     cutoffs: Iterable[object] = (),
+    match_why: str | None = None,
 ) -> dict[str, object]:
-    """The card of one result: preset and each convention it fixes, data identity, options."""
+    """The card of one result: preset and each convention it fixes, data identity, options (`match_why`: why the
+    kweval preset's match mode is in force, `kweval.evaluation.options.match_reason`).
+
+    `data` is written as text: a path that is not UTF-8 (a folder name's bad bytes) gets U+FFFD for them, as the
+    collection's name does (`kweval.data.keyphrase`); the content hash is of the bytes.
+    """
     from kweval import __version__
+    from kweval.data.dataset import text_of
     from kweval.text.stemming import nltk_version
 
     protocol = PROTOCOLS[preset]
+    described = preset_description(preset)
     porter = f"Porter (NLTK {nltk_version()})"  # NLTK releases stem some words differently (3.8.1 and 3.10: Dying)
     if preset == "kweval":
         stemming = porter if match == "stem" else "none"
-        match_rule: str | None = f"{match} (docs/metrics.md §2)"
+        match_rule: str | None = f"{match} (docs/metrics.md §2)" + (f": {match_why}" if match_why else "")
         cutoff_rule = "hard (p@k = matches / k)"
         aggregation_rule = f"{aggregation or 'macro'} (docs/metrics.md §6)"
     else:
@@ -83,13 +92,13 @@ def protocol_card(
         match_rule = MATCH_RULES[preset]
         cutoff_rule = "hard (÷ k)" if protocol.cutoff == "hard" else "flexible (÷ min(k, |P|))"
         aggregation_rule = (
-            "macro: F1 of mean P and mean R" if protocol.macro_f1 == "f1_of_means" else "macro: mean of per-document F1"
+            "macro: F1 of mean P and mean R" if protocol.macro == "f1_of_means" else "macro: mean of per-document F1"
         )
     return {
         "kweval_version": __version__,
         "preset": preset,
         "tool": protocol.tool,
-        "data": data,
+        "data": text_of(data, [0]),
         "dataset_sha256": content_hash,
         "dataset_sha256_of": HASH_OF,
         "match": match_rule,
@@ -100,23 +109,42 @@ def protocol_card(
         "cutoffs": [str(c) for c in cutoffs],
         "gt_order": gt_order or "unranked",
         "prediction_dedup": protocol.prediction_dedup,
-        "gt_dedup": protocol.gt_dedup,
-        "present_rule": protocol.present_rule,
-        "empty_predictions": protocol.empty_predictions,
-        "invalid_predictions": protocol.invalid_predictions,
+        "gt_dedup": protocol.gold_dedup == "drop",
+        "present_rule": described["present_rule"],
+        "empty_predictions": described["empty_predictions"],
+        "invalid_predictions": described["invalid_predictions"],
         "defects_reproduced": list(protocol.defects),
+        "conventions": convention_lines(preset_settings(preset, match or KWEVAL_MATCH)),
     }
 
 
+def with_other_presets(card: Mapping[str, object], lines: Sequence[str]) -> dict[str, object]:
+    """`card` with one line per key metric on what the other presets give (`kweval.lattice.lines.gap_lines`)."""
+    from kweval.lattice.lines import GAP_NOTE
+
+    return {**card, "other_presets": list(lines), "other_presets_note": GAP_NOTE} if lines else dict(card)
+
+
+def convention_lines(settings: Mapping[str, str]) -> dict[str, str]:
+    """{convention: "setting: its sentence"} of a protocol's settings (`kweval.keyphrase.conventions`, the one
+    definition docs/protocols.md and `kweval gap` read)."""
+    return {name: f"{value}: {BY_NAME[name].settings[value]}" for name, value in settings.items()}
+
+
 def evaluation_card(
-    options, data: str, content_hash: str, *, aggregation: str, hash_of: str = HASH_OF
+    options, data: str, content_hash: str, *, aggregation: str, hash_of: str = HASH_OF, per_document: bool = False
 ) -> dict[str, object]:
-    """The card of an evaluation by the one engine (the kweval preset) under `options` (an `EvalOptions`).
+    """The card of an evaluation by the one engine (the kweval preset) under `options` (an `EvalOptions`; a match
+    "auto" is made the data's mode) of data whose GT is `per_document` or movie-level: the match says why it is in
+    force.
 
     Adds what the semantic and sentiment columns depend on when they are on (embedding model, the backend
     and precision that computed the vectors, τ; VADER), so a table with those columns can be reproduced too.
     `hash_of` says what `content_hash` hashes (the CLI hashes the files, the dashboard the tables as read).
     """
+    from kweval.evaluation.options import match_reason
+
+    options = options.for_data(per_document)
     card = protocol_card(
         "kweval",
         data,
@@ -125,6 +153,7 @@ def evaluation_card(
         match=options.match,
         gt_order=options.gt_order,
         aggregation=aggregation,
+        match_why=match_reason(options.match, per_document),
     )
     card["dataset_sha256_of"] = hash_of
     if options.semantic:
@@ -137,6 +166,25 @@ def evaluation_card(
         )
     if options.sentiment:
         card["sentiment"] = "VADER compound (docs/metrics.md §5)"
+    card.update(beyond_card(options.grounding, options.diversity, options.grounding_threshold, options.embedding_model))
+    return card
+
+
+def beyond_card(grounding: bool, diversity: bool, tau_g: float, model: str) -> dict[str, str]:
+    """The card's lines of grounding and diversity (docs/metrics.md §12) when they are on: the rules, τ_g, and that
+    the embeddings are `model`'s (KPEval's diversity uses an mpnet model)."""
+    card = {}
+    if grounding:
+        card["grounding"] = (
+            "present under the present rule above; else supported when every word occurs in one sentence, or at "
+            f"cosine ≥ τ_g = {tau_g:g} to a sentence or phrase of the text ({model}); else unsupported "
+            "(docs/metrics.md §12)"
+        )
+    if diversity:
+        card["diversity"] = (
+            f"KPEval's dup_token_ratio and self_similarity on the predictions as given, embeddings {model} "
+            "(KPEval: an mpnet sentence-transformer; docs/metrics.md §12)"
+        )
     return card
 
 

@@ -30,6 +30,7 @@ from kweval.io.highlight import escape_html as esc
 from kweval.io.highlight import highlight
 from kweval.io.report import best_rows
 from kweval.io.report_data import REPORT_STAGES, Example, ReportData, all_rows_first, stage
+from kweval.messages import shown
 from kweval.metrics import registry
 from kweval.stats import verdict as verdicts
 from kweval.stats.families import families_in
@@ -80,6 +81,15 @@ def _help(metric: str) -> str:
     return entry.definition if entry is not None else ""
 
 
+def _across(row: dict) -> str:
+    """A headline row's line on the other presets (`kweval.stats.across_presets`), under the story ("" without)."""
+    text = row.get("across_presets")
+    if not isinstance(text, str) or not text:
+        return ""
+    label = f"<b>{esc(row['label'])}</b>: "
+    return f'<li class="across">{label}<span class="note across-presets">{esc(text)}</span></li>'
+
+
 def headline_html(data: ReportData) -> str:
     """The headline card: the story in plain words (`kweval.stats.story.story_lines`), the statistics behind each
     line under "How sure" (a <details>, one click away)."""
@@ -93,6 +103,7 @@ def headline_html(data: ReportData) -> str:
         f'<li class="{"sig" if row["significant"] else "ns"}">{esc(row["sentence"])}</li>'
         for row in data.headline.to_dict("records")
     )
+    items += "".join(_across(row) for row in data.headline.to_dict("records"))  # the verdict under every preset
     units = esc(data.words.reviews.lower())
     families = esc(", ".join(families_in(data.metrics, data.family)))
     return (
@@ -246,14 +257,34 @@ def example_html(example: Example, data: ReportData) -> str:
     )
 
 
+def _card_value(value: object) -> str:
+    """A card entry as HTML: a list one item a line, a mapping one `key: value` a line, else the escaped text."""
+    if isinstance(value, dict):
+        return "<br>".join(f"{esc(k)}: {esc(v)}" for k, v in value.items())
+    if isinstance(value, list):
+        return "<br>".join(esc(v) for v in value)
+    return esc(value)
+
+
 def card_html(card: dict) -> str:
     """The protocol card: every convention the numbers depend on, as a two-column table."""
     rows = "".join(
-        f'<tr><th class="t">{esc(str(k).replace("_", " "))}</th><td class="t">{esc(v)}</td></tr>'
+        f'<tr><th class="t">{esc(str(k).replace("_", " "))}</th><td class="t">{_card_value(v)}</td></tr>'
         for k, v in card.items()
         if v not in (None, "", [])
     )
     return f'<table id="card">{rows}</table>'
+
+
+def other_presets_html(card: dict) -> str:
+    """Under a keyphrase preset: one line per key metric with the other presets' values (the card's
+    `other_presets`); nothing otherwise."""
+    lines = card.get("other_presets") or []
+    if not lines:
+        return ""
+    items = "".join(f"<li>{esc(line)}</li>" for line in lines)
+    note = esc(card.get("other_presets_note", ""))
+    return f'<h2>The same predictions under the other presets</h2><ul>{items}</ul><p class="note">{note}</p>'
 
 
 def render_html(data: ReportData, plotly: str) -> str:
@@ -263,7 +294,7 @@ def render_html(data: ReportData, plotly: str) -> str:
     hashes = " ".join(f"'sha256-{base64.b64encode(hashlib.sha256(s.encode()).digest()).decode()}'" for s in all_scripts)
     csp = f"default-src 'none'; script-src {hashes}; style-src 'unsafe-inline'; img-src data:; font-src data:"
     examples = "".join(example_html(e, data) for e in data.examples) or "<p>No example.</p>"
-    problems = "".join(f"<li>{esc(data.words.say(p))}</li>" for p in data.problems[:50])  # quoted data kept
+    problems = "".join(f"<li>{esc(data.words.say(shown(p)))}</li>" for p in data.problems[:50])  # quoted data kept
     more = f"<li>… {len(data.problems) - 50} more</li>" if len(data.problems) > 50 else ""
     level = format_level(0.95)
     body = (
@@ -271,6 +302,7 @@ def render_html(data: ReportData, plotly: str) -> str:
         f'<p class="sub">{esc(" ".join(data.notes))} kweval {esc(__version__)}.</p>'
         f"{headline_html(data)}"
         f"<h2>Summary ({level} bootstrap intervals)</h2>{summary_html(data)}"
+        f"{other_presets_html(data.card)}"
         f"<h2>Charts</h2>{chart}"
         '<p class="note">One panel per metric, each with its own scale from 0: compare the bars within a panel.</p>'
         f"<h2>Verdicts against {esc(data.reference)}</h2>{verdicts_html(data)}"
@@ -301,10 +333,14 @@ def report_page(
     dashboard's "Download report" of the current view: its dataset subset, evaluation, aggregation and card).
     `progress(stage, fraction)` is told each of `report_data.REPORT_STAGES` as it begins, and (the last stage, 1.0)
     when the page is written."""
+    from kweval.io.preset_headlines import report_with_presets
     from kweval.io.report_data import report_data
 
     extra = {} if n_boot is None else {"n_boot": n_boot}
-    return render_page(report_data(dataset, evaluation, how, card, title=title, progress=progress, **extra), progress)
+    data = report_data(dataset, evaluation, how, card, title=title, progress=progress, **extra)
+    shown = dataset.subset(list(evaluation.movies), list(evaluation.models))  # the collections and models reported
+    data = report_with_presets(data, "kweval", shown, evaluation.options.k, **extra)  # per-document data
+    return render_page(data, progress)
 
 
 def render_page(data: ReportData, progress: Progress = no_progress) -> str:

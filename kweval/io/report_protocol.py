@@ -23,8 +23,10 @@ import pandas as pd
 from kweval.data.vocabulary import DOCUMENT_WORDS
 from kweval.evaluation.aggregate import ALL
 from kweval.evaluation.options import Progress, no_progress
+from kweval.io.card import with_other_presets
 from kweval.io.report_data import REPORT_STAGES, Example, ReportData, example_reviews, stage
 from kweval.keyphrase.protocols import CUTOFFS, PROTOCOLS, prepare_document, score_documents, summarize
+from kweval.lattice.lines import gap_lines, preset_summaries
 from kweval.stats import verdict as verdicts
 from kweval.stats.aggregated import compare_against
 from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, bootstrap_statistics, bootstrap_summary_ci
@@ -66,7 +68,7 @@ def protocol_scores(
 
 def f1_of_means(preset: str) -> bool:
     """Whether the preset's macro F1 is the F1 of mean P and R (KPEval's), not a mean of per-document F1s."""
-    return PROTOCOLS[preset].macro_f1 == "f1_of_means"
+    return PROTOCOLS[preset].macro == "f1_of_means"
 
 
 def headline_metrics(k: int, columns: Sequence[str]) -> list[str]:
@@ -192,6 +194,16 @@ def protocol_examples(documents, predictions, preset: str, scores: pd.DataFrame,
     return out
 
 
+def other_preset_lines(documents, predictions: Mapping[str, Mapping[str, Sequence[str]]], preset: str, k: int, cutoffs):
+    """One line per model and key metric: the preset's value and every other preset's (`kweval.lattice.lines`)."""
+    cutoffs = list(dict.fromkeys([k, *cutoffs]))
+    lines: list[str] = []
+    for model, lists in predictions.items():
+        summaries = preset_summaries(documents.gold, lists, documents.texts, cutoffs)
+        lines += gap_lines(preset, summaries, k, f"{model}: " if len(predictions) > 1 else "")
+    return lines
+
+
 def protocol_report_data(
     documents,
     predictions: Mapping[str, Mapping[str, Sequence[str]]],
@@ -219,11 +231,12 @@ def protocol_report_data(
     f1_note = (
         " F1 in the table is the F1 of mean P and mean R (KPEval's convention); the comparisons test mean per-document "
         "values."
-        if PROTOCOLS[preset].macro_f1 == "f1_of_means"
+        if PROTOCOLS[preset].macro == "f1_of_means"
         else " The comparisons test mean per-document values."
     )
     stage(progress, REPORT_STAGES[3])
     examples = protocol_examples(documents, predictions, preset, scores, top)
+    card = with_other_presets(card, other_preset_lines(documents, predictions, preset, k, cutoffs))
     return ReportData(
         title=f"kweval report: {documents.name} under the {preset} preset",
         words=DOCUMENT_WORDS,

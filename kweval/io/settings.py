@@ -10,7 +10,8 @@ the scope (every movie or one) and the protocol preset.  `setting_texts` and
 Recognised meta keys (each optional): ``semantic`` (bool), ``threshold``
 (float), ``backend`` (str; or ``embedding_backend``, `EvalOptions.as_dict`'s
 name, as the CLI's meta has it), ``sentiment`` (bool), ``scope`` (a movie's
-title, or ALL), ``scope_id`` (the movie's id, for file names), ``protocol`` (str).
+title, or ALL), ``scope_id`` (the movie's id, for file names), ``protocol`` (str),
+``grounding`` (bool) with ``grounding_threshold`` (τ_g) and ``diversity`` (bool): said only when on.
 """
 
 from __future__ import annotations
@@ -45,6 +46,11 @@ def setting_texts(meta: Mapping[str, object], words: Vocabulary = MOVIE_WORDS) -
             out.append("semantic matching off")
     if "sentiment" in meta:
         out.append(f"sentiment {'on' if meta['sentiment'] else 'off'}")
+    if meta.get("grounding"):
+        tau_g = f" τ_g = {_tau(meta['grounding_threshold'])}" if meta.get("grounding_threshold") is not None else ""
+        out.append(f"grounding{tau_g}")
+    if meta.get("diversity"):
+        out.append("diversity")
     if meta.get("scope") is not None:
         scope = str(meta["scope"])
         out.append(f"all {words.movies.lower()}" if scope == ALL else f"{words.movie.lower()} {scope}")
@@ -74,6 +80,10 @@ def setting_slugs(meta: Mapping[str, object]) -> list[str]:
             out.append("nosem")
     if "sentiment" in meta:
         out.append("sas" if meta["sentiment"] else "nosas")
+    if meta.get("grounding"):
+        out.append("grd" + (_tau(meta["grounding_threshold"]) if meta.get("grounding_threshold") is not None else ""))
+    if meta.get("diversity"):
+        out.append("div")
     scope = meta.get("scope_id", meta.get("scope"))
     if scope is not None:
         out.append(str(scope))

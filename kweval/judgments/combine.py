@@ -130,8 +130,10 @@ def judged_ground_truth(dataset: Dataset, judgments: pd.DataFrame, gt_order: str
 def judged_evaluation(
     dataset: Dataset, judgments: pd.DataFrame, options: EvalOptions | None = None, keywords: bool = False
 ) -> tuple[Evaluation, JudgedGroundTruth]:
-    """The evaluation of `dataset` against G' (the same pipeline, a GT with explicit relevances) and G' itself."""
-    options = options or EvalOptions()
+    """The evaluation of `dataset` against G' (the same pipeline, a GT with explicit relevances) and G' itself.
+    The match mode is `dataset`'s ("auto" resolved on it, not on G', which a judgment for one review makes per
+    document), so the judged numbers differ from the reference's only by the judgments."""
+    options = (options or EvalOptions()).for_data(dataset.per_document)
     judged = judged_ground_truth(dataset, judgments, options.gt_order)
     evaluation = evaluate(replace(dataset, ground_truth=judged.table), options, keywords=keywords)
     evaluation.problems = []  # the reference evaluation reports the data's problems once

@@ -15,7 +15,6 @@ from __future__ import annotations
 import numbers
 import os
 import sqlite3
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -23,11 +22,12 @@ from pathlib import Path
 
 import pandas as pd
 
+from kweval import sqlite
 from kweval.cachedir import cache_dir
 from kweval.data.dataset import Dataset
 from kweval.text.normalize import normalize
 
-BUSY_SECONDS = 30.0  # how long a writer waits for another one before the database counts as locked
+BUSY_SECONDS = sqlite.BUSY_SECONDS  # how long a writer waits for another one before the database counts as locked
 SIDES = ("prediction", "gt")
 GRADES = (0, 1, 2, 3)
 COLUMNS = ["id", "movie", "review_id", "keyword", "norm", "side", "grade", "annotator", "time"]
@@ -94,20 +94,10 @@ class JudgmentStore:
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
-        """One write transaction (BEGIN IMMEDIATE: the write lock first, so no lost update); errors become
-        `JudgmentsError`."""
-        con = _connect(self.path)
-        try:
-            _wal(con)
-            con.execute("BEGIN IMMEDIATE")
+        """One write transaction (`kweval.sqlite.write_transaction`: BEGIN IMMEDIATE, the write lock first, so no
+        lost update); errors become `JudgmentsError`."""
+        with sqlite.write_transaction(_connect(self.path), BUSY_SECONDS) as con:
             yield con
-            con.execute("COMMIT")
-        except BaseException:
-            if con.in_transaction:
-                con.execute("ROLLBACK")
-            raise
-        finally:
-            con.close()
 
     def add(
         self,
@@ -183,50 +173,17 @@ def read_store(
     return frame.astype({"review_id": object})
 
 
-def _wal(con: sqlite3.Connection) -> None:
-    """The file in WAL mode.  Switching is done once, by whichever writer comes first: SQLite answers "locked" at
-    once (no busy wait) to writers switching a new file together, so a switch that meets one is tried again
-    until the file is in WAL mode or BUSY_SECONDS have passed."""
-    deadline = time.monotonic() + BUSY_SECONDS
-    while True:
-        try:
-            if con.execute("PRAGMA journal_mode").fetchone()[0].lower() == "wal":
-                return
-            con.execute("PRAGMA journal_mode=WAL")
-            return
-        except sqlite3.OperationalError as exc:
-            if "locked" not in str(exc).lower() or time.monotonic() > deadline:
-                raise
-            time.sleep(0.01)
-
-
 def _connect(path: Path, read_only: bool = False) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit) that waits BUSY_SECONDS for the write lock."""
-    if read_only:
-        if not path.is_file():
-            raise JudgmentsError(str(path), "no such file")
-        try:
-            con = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)
-            con.execute("SELECT count(*) FROM sqlite_master").fetchone()
-            return con
-        except sqlite3.OperationalError:  # a WAL file in a read-only folder: read it as it is on disk
-            return sqlite3.connect(f"{path.resolve().as_uri()}?immutable=1", uri=True, timeout=BUSY_SECONDS)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    con = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)
-    con.execute(f"PRAGMA busy_timeout = {int(BUSY_SECONDS * 1000)}")
-    return con
+    """`kweval.sqlite.connect` waiting BUSY_SECONDS for the write lock; a missing file to read is a JudgmentsError."""
+    try:
+        return sqlite.connect(path, read_only, BUSY_SECONDS)
+    except FileNotFoundError:
+        raise JudgmentsError(str(path), "no such file") from None
 
 
 def database_reason(exc: Exception) -> str:
-    """What went wrong with the database, in words (locked, read-only, damaged)."""
-    text = str(exc)
-    if "locked" in text or "busy" in text:
-        return f"the judgments database is locked by another writer (waited {BUSY_SECONDS:g} s); nothing was written"
-    if "readonly" in text or "read-only" in text:
-        return "the judgments database is read-only; nothing was written"
-    if "not a database" in text or "malformed" in text or "no such table" in text:
-        return f"not a kweval judgments database, or damaged ({text})"
-    return f"cannot use the judgments database ({text})"
+    """What went wrong with the database, in words (locked, read-only, damaged): `kweval.sqlite.database_reason`."""
+    return sqlite.database_reason(exc, "judgments", BUSY_SECONDS)
 
 
 def _other_dataset(stored: str, current: str) -> str:

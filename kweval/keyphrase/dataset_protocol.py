@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import pandas as pd
 
 from kweval.data.dataset import Dataset
 from kweval.data.keyphrase import Documents
+from kweval.evaluation.options import Evaluation
 from kweval.keyphrase.protocols import CUTOFFS, PROTOCOLS, score_documents, summarize
 
 
@@ -75,6 +77,18 @@ def protocol_scores(dataset: Dataset, protocol: str, k: int, models: Sequence[st
         return pd.DataFrame(columns=["movie", "review_id", "model"])
     out = pd.concat(parts, ignore_index=True)
     return out[["movie", "review_id", "model", *[c for c in out.columns if c not in ("movie", "review_id", "model")]]]
+
+
+def with_preset_scores(evaluation: Evaluation, scores: pd.DataFrame, metrics: Sequence[str]) -> Evaluation:
+    """`evaluation` with its per-review `metrics` columns holding the preset's per-document values (`scores`, from
+    `protocol_scores`) of the same rows (movie, review_id, model; NaN where the preset scored none), in its row
+    order: what is computed over the evaluation's rows (its slice features) reads the preset's numbers."""
+    keys = ["movie", "review_id", "model"]
+    own = evaluation.scores.drop(columns=[m for m in metrics if m in evaluation.scores.columns])
+    index = pd.MultiIndex.from_frame(own[keys].astype({"review_id": str}))
+    values = scores.astype({"review_id": str}).drop_duplicates(keys).set_index(keys)[list(metrics)].reindex(index)
+    joined = own.assign(**{m: values[m].to_numpy() for m in metrics})
+    return replace(evaluation, scores=joined)
 
 
 def protocol_summary(dataset: Dataset, protocol: str, k: int, models: Sequence[str] | None = None) -> pd.DataFrame:

@@ -117,9 +117,9 @@ def describe(documents: Documents, protocol: str = "kweval", match: str | None =
     plain = None
     counts: list[tuple[int, int | None]]
     if protocol == "kweval":
-        from kweval.evaluation.pipeline import EvalOptions
+        from kweval.evaluation.options import default_match
 
-        match = match or EvalOptions().match
+        match = match or default_match(True)  # per-document GT: the field's stem match, as `kweval evaluate`
         counts = _kweval_counts(texts, gold, match)
     elif protocol == "pke":
         counts = [(len(keys), None) for keys in gold.values()]

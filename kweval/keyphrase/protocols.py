@@ -1,36 +1,46 @@
-"""Evaluation protocols of the keyphrase field (pke, KPEval, Meng et al.) as presets.
+"""Evaluation protocols of the keyphrase field (pke, KPEval, Meng et al.) and every mixture of their conventions.
 
 Every tool of the field computes "F1@5" with its own conventions: how phrases are
-tokenised and stemmed, whether duplicates are removed, whether P@k divides by k
-or by the number of predictions, and how a macro F1 is formed.  A `Protocol`
-names each of those choices; `score_documents` applies one to per-document
-ground truth and ranked predictions, and `summarize` aggregates the way that
-tool does.  The numbers equal the tools' own on the same inputs (tests/
-test_protocols.py holds reference vectors obtained by running them); the
-defects each tool has are reproduced on purpose and listed in `Protocol.defects`
-and docs/protocols.md.
+tokenised and stemmed, whether repeats are removed, whether P@k divides by k
+or by the number of predictions, how a macro F1 is formed, ...  Each is a
+`kweval.keyphrase.conventions.Convention`; a `Protocol` is one setting of every
+one, so the four presets and any mixture of them are scored by the same
+`score_documents` and aggregated by the same `summarize`.  The presets' numbers
+equal the tools' own on the same inputs (tests/test_protocols.py and
+tests/test_protocol_vectors.py hold reference vectors obtained by running them);
+the defects each tool has are reproduced on purpose and listed in
+`Protocol.defects` and docs/protocols.md.  The kweval preset's numbers are the
+pipeline's (docs/metrics.md, `kweval evaluate`): tests/test_lattice.py checks that
+`score_documents` under its conventions gives them.
 
 Precision, recall and F1 at a cut-off are `kweval.metrics.cutoff`'s scalar
 definitions, the same the vectorised keyphrase family (`kweval.metrics.keyphrase`)
-is tested against; only each tool's conventions are this module's own.  It
-cannot call the vectorised families themselves: the `--protocol` command must
-not load numpy (bench/bench_keyphrase.py measures its whole process, and
-tests/test_protocols.py checks that numpy and pandas stay out), and its lists
-are tokenised, stemmed and de-duplicated by each tool's rules, not by
-kweval's cleaning and matching.
+is tested against.  Plain Python: the `--protocol` command must not load numpy
+(bench/bench_keyphrase.py measures its whole process, and tests/test_protocols.py
+checks that numpy and pandas stay out).  `kweval.keyphrase.lattice` is the
+vectorised form for many protocols at once, tested against this one.
 """
 
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import KW_ONLY, asdict, dataclass, field
 from typing import TypedDict
 
-from kweval.data.keyphrase import split_lines
+from kweval.keyphrase import phrases
+from kweval.keyphrase.conventions import NAMES, PRESETS, check_settings, preset_settings, spec_of
+from kweval.keyphrase.phrases import (  # noqa: F401  (the names other modules import from here)
+    KPEVAL_SEPARATOR,
+    KPEVAL_TITLE_SEPARATOR,
+    MENG_UNK,
+    kpeval_document_words,
+    kpeval_phrases,
+    save_stems,
+    stem_cache_notes,
+    stem_words,
+)
 from kweval.metrics import cutoff as cutoff_metrics
-from kweval.text.stemming import save_shared_stems, shared_stems
 
 # Cut-offs every protocol reports: two ranks and the two list-relative ones.
 CUTOFFS: tuple[int | str, ...] = (5, 10, "M", "O")
@@ -39,20 +49,31 @@ ABSENT_CUTOFFS: tuple[int | str, ...] = (50, "M")
 
 @dataclass(frozen=True)
 class Protocol:
-    """Every convention that changes a keyphrase score, with the tool that uses it."""
+    """A protocol: one setting of every convention (`kweval.keyphrase.conventions.CONVENTIONS`, same names), and
+    the tool whose conventions these are."""
 
     name: str
     tool: str
-    tokenizer: str  # how a phrase / document becomes words: "kweval", "whitespace", "space", "nonword"
-    stemming: str  # "porter" (NLTK's) or "none"
-    prediction_dedup: str  # "stemmed" (later duplicates dropped), "numerator" (pke), "none"
-    gt_dedup: bool  # duplicate gold phrases (after stemming) removed before |G| is counted
-    cutoff: str  # "hard": P@k = matches / k;  "flexible": / min(k, |P|)
-    macro_f1: str  # "mean_f1": mean of per-document F1;  "f1_of_means": F1 of macro P and macro R
-    present_rule: str  # when a gold phrase counts as present in its document
-    empty_predictions: str  # what a document without predictions scores
-    invalid_predictions: str  # which predictions are dropped before scoring
     defects: tuple[str, ...] = field(default=())
+    _: KW_ONLY
+    split: str
+    empty_list: str
+    tokenizer: str
+    stemming: str
+    matching: str
+    invalid: str
+    prediction_dedup: str
+    gold_dedup: str
+    dedup_key: str
+    cutoff: str
+    macro: str
+    present_rule: str
+    present_form: str
+    averaged: str
+
+    def settings(self) -> dict[str, str]:
+        """{convention: setting}, in `CONVENTIONS` order."""
+        return {name: getattr(self, name) for name in NAMES}
 
     def as_dict(self) -> dict[str, object]:
         """Plain fields, for the protocol card."""
@@ -61,15 +82,14 @@ class Protocol:
         return out
 
 
-# The conventions that change the numbers, one row per preset (docs/protocols.md's table), in `Protocol`'s
-# field order after `tool`.
-_CONVENTIONS: dict[str, tuple[str, str, str, bool, str, str]] = {
-    #          tokenizer      stemming  prediction_dedup gt_dedup cutoff       macro_f1
-    "kweval": ("kweval", "none", "stemmed", True, "hard", "mean_f1"),
-    "pke": ("whitespace", "porter", "numerator", False, "flexible", "mean_f1"),
-    "kpeval": ("space", "porter", "stemmed", True, "hard", "f1_of_means"),
-    "meng": ("nonword", "porter", "stemmed", False, "flexible", "mean_f1"),
-}
+MIXTURE_TOOL = "a mixture of the presets' conventions (docs/protocols.md)"
+
+
+def make_protocol(settings: Mapping[str, str], name: str | None = None, tool: str = MIXTURE_TOOL) -> Protocol:
+    """The protocol of `settings` (every convention; ValueError for an unknown one), named by its spec when no
+    `name` is given (`kweval.keyphrase.conventions.spec_of`)."""
+    checked = check_settings(settings)
+    return Protocol(name or spec_of(checked), tool, (), **checked)
 
 
 class _Description(TypedDict, total=False):
@@ -143,168 +163,128 @@ _DESCRIPTIONS: dict[str, _Description] = {
     ),
 }
 
-# The `kweval` entry names kweval's conventions for the protocol card and `kweval describe`'s present rule; kweval's
-# numbers are the pipeline's (docs/metrics.md), which `kweval evaluate --protocol kweval` runs and
-# scripts/protocol_table.py reports: score_documents under it is no second definition of them (its F1@O is hard and
-# its present F1 compares present predictions with present gold, where the pipeline's differ).
+
+# The card's words for each preset (`kweval.io.card`); the conventions themselves are `preset_settings`.
 PROTOCOLS: dict[str, Protocol] = {
-    name: Protocol(
-        name,
-        _DESCRIPTIONS[name]["tool"],
-        *row,
-        present_rule=_DESCRIPTIONS[name]["present_rule"],
-        empty_predictions=_DESCRIPTIONS[name]["empty_predictions"],
-        invalid_predictions=_DESCRIPTIONS[name]["invalid_predictions"],
-        defects=_DESCRIPTIONS[name].get("defects", ()),
-    )
-    for name, row in _CONVENTIONS.items()
+    name: Protocol(name, _DESCRIPTIONS[name]["tool"], _DESCRIPTIONS[name].get("defects", ()), **preset_settings(name))
+    for name in PRESETS
 }
 
 
-# Per process: a phrase's words, and a document's words with their index, under each tokenizer
-# (documents and gold are the same for every model of a run).
-_phrases: dict[tuple[str, str], tuple[str, ...]] = {}
-_documents: dict[tuple[str, str], tuple[tuple[str, ...], dict[str, list[int]]]] = {}
+def preset_description(preset: str) -> _Description:
+    """The tool and the rules it states in words (present rule, empty and invalid predictions, defects)."""
+    return _DESCRIPTIONS[preset]
 
 
-def stem_words(words: Sequence[str]) -> tuple[str, ...]:
-    """NLTK's Porter stems (lower-cased) of `words`, through the process's persistent stem cache
-    (`kweval.text.stemming.shared_stems`, shared with stem matching): every preset's stemmer."""
-    return shared_stems().stem_many(words)
+# Per process: a phrase's words before and after stemming, and a document's words with their index and their join,
+# under each (tokenizer, stemming): documents and gold are the same for every model of a run.
+_phrases: dict[tuple[str, str, str], tuple[phrases.Words, phrases.Words]] = {}
+_documents: dict[tuple[str, str, str], tuple[phrases.Words, str]] = {}
 
 
-def save_stems() -> None:
-    """Keep the stems computed so far for the next run (no-op when nothing new was stemmed); what went wrong is
-    kept for `stem_cache_notes`."""
-    _notes.extend(save_shared_stems())
+def read_phrase(protocol: Protocol, phrase: str) -> tuple[phrases.Words, phrases.Words]:
+    """(words before stemming, words) of one phrase under the protocol's tokenizer and stemming (remembered; the
+    stemmed reading starts from the unstemmed one)."""
+    key = (protocol.tokenizer, protocol.stemming, phrase)
+    found = _phrases.get(key)
+    if found is None:
+        plain_key = (protocol.tokenizer, "none", phrase)
+        plain = _phrases.get(plain_key)
+        if plain is None:
+            words = tuple(phrases.tokens(protocol.tokenizer, phrase))
+            plain = _phrases[plain_key] = (words, words)
+        found = _phrases[key] = (plain[0], phrases.stemmed(protocol.stemming, plain[0]))
+    return found
 
 
-_notes: list[str] = []
+def phrase_words(protocol: Protocol, phrase: str) -> phrases.Words:
+    """The (stemmed) words of one phrase under the protocol's tokenizer and stemming."""
+    return read_phrase(protocol, phrase)[1]
 
 
-def stem_cache_notes() -> list[str]:
-    """What went wrong with the persistent stem cache since the last call (a write refused by a full disk), once."""
-    notes = list(_notes)
-    _notes.clear()
-    return notes
-
-
-_NON_WORD = re.compile(r"\W")
-
-
-def phrase_words(protocol: Protocol, phrase: str) -> tuple[str, ...]:
-    """The (stemmed) words of one phrase under the protocol's tokenizer (remembered for the process)."""
-    key = (protocol.name, phrase)
-    words = _phrases.get(key)
-    if words is None:
-        words = _phrases[key] = _phrase_words(protocol, phrase)
-    return words
-
-
-def _phrase_words(protocol: Protocol, phrase: str) -> tuple[str, ...]:
-    if protocol.tokenizer == "kweval":
-        from kweval.text.normalize import normalize
-
-        words = normalize(phrase).split()
-    elif protocol.tokenizer == "whitespace":
-        words = phrase.split()
-    elif protocol.tokenizer == "space":  # KPEval: lower-case, the BERT '##' joins, then single spaces
-        cleaned = phrase.lower().strip().replace(" ##", "").replace("[ digit ]", "[digit]")
-        words = [w.strip().lower() for w in cleaned.split(" ")]
-    elif protocol.tokenizer == "nonword":
-        words = [w.lower() for w in _NON_WORD.split(phrase) if w]
-    else:
-        raise ValueError(f"unknown tokenizer {protocol.tokenizer!r}")
-    if protocol.stemming == "porter":
-        return stem_words(words)
-    return tuple(words)
-
-
-KPEVAL_SEPARATOR = ";"  # KPEval's kp_sep: one line holds a document's phrases, joined by it
-KPEVAL_TITLE_SEPARATOR = "[sep]"  # KPEval's title_sep, removed from the (lower-cased) document
-
-
-def kpeval_phrases(phrases: Sequence[str]) -> list[str]:
-    """A list as KPEval reads it: joined into its one-line format and split on ';' again.
-
-    So a phrase holding ';' is several, and an empty list is one empty phrase
-    (`[]` -> `[""]`), for predictions and gold alike (metric.py process_kp_string).
-    """
-    return KPEVAL_SEPARATOR.join(phrases).split(KPEVAL_SEPARATOR)
-
-
-def kpeval_document_words(text: str) -> list[str]:
-    """The unstemmed words of a document as KPEval splits it (metric.py process_single_doc).
-
-    The physical lines (\\r, \\n only) joined by spaces, stripped and
-    lower-cased; '[sep]' removed with each side stripped; then split on single
-    spaces.  KPEval stops on two or more '[sep]'; here every one is removed
-    (`document_problems` reports the document).
-    """
-    line = " ".join(split_lines(text)).strip().lower()
-    return [w for part in line.split(KPEVAL_TITLE_SEPARATOR) for w in part.strip().split(" ")]
-
-
-def document_words(protocol: Protocol, text: str) -> tuple[str, ...]:
+def document_words(protocol: Protocol, text: str) -> phrases.Words:
     """The (stemmed) words of a document, as the protocol checks presence in it."""
-    if protocol.tokenizer == "space":  # KPEval reads one line per document
-        return stem_words([w.strip().lower() for w in kpeval_document_words(text)])
-    return _phrase_words(protocol, text)
+    return _read_document(protocol, text)[0]
+
+
+def document_text(protocol: Protocol, text: str) -> str:
+    """A document's (stemmed) words joined by spaces (one string per distinct text, remembered)."""
+    return _read_document(protocol, text)[1]
+
+
+def _read_document(protocol: Protocol, text: str) -> tuple[phrases.Words, str]:
+    """(words, their join) of a document under the protocol's tokenizer and stemming (remembered; the stemmed
+    reading starts from the unstemmed one)."""
+    key = (protocol.tokenizer, protocol.stemming, text)
+    found = _documents.get(key)
+    if found is None:
+        plain_key = (protocol.tokenizer, "none", text)
+        plain = _documents.get(plain_key)
+        if plain is None:
+            words = tuple(phrases.document_tokens(protocol.tokenizer, text))
+            plain = _documents[plain_key] = (words, " ".join(words))
+        doc = phrases.stemmed(protocol.stemming, plain[0])
+        found = _documents[key] = (doc, " ".join(doc))
+    return found
 
 
 def document_problems(protocol: Protocol, texts: Mapping[str, str]) -> list[tuple[str, str]]:
     """(document id, reason) for each document the protocol's tool could not read and kweval reads its own way."""
-    if protocol.name != "kpeval":
-        return []
     return [
         (doc, f"{n} '[sep]' title separators: KPEval stops on more than one (ValueError); kweval removes every one")
         for doc, text in texts.items()
-        if (n := text.lower().count(KPEVAL_TITLE_SEPARATOR)) > 1
+        if (n := phrases.title_separators(protocol.tokenizer, text)) > 1
     ]
 
 
-def _indexed_document(protocol: Protocol, text: str) -> tuple[tuple[str, ...], dict[str, list[int]]]:
-    key = (protocol.name, text)
-    found = _documents.get(key)
-    if found is None:
-        doc = document_words(protocol, text)
-        found = _documents[key] = (doc, _word_index(doc))
-    return found
-
-
-def _dedup_key(protocol: Protocol, words: tuple[str, ...]) -> object:
-    return "_".join(words) if protocol.name in ("kpeval", "meng") else words
-
-
-MENG_UNK = "unk"  # OpenNMT-kpg's unk token under split_nopunc (kp_evaluate.py), compared with raw words
-
-
-def _is_valid(protocol: Protocol, phrase: str, words: tuple[str, ...]) -> bool:
-    """Whether a prediction is kept: kweval drops one empty after normalization, OpenNMT-kpg one with no \\W-split
-    word or a raw word exactly 'unk' (onmt/keyphrase/utils.py validate_phrases: case-sensitive, not stemmed)."""
-    if protocol.invalid_predictions.startswith("none"):
-        return True
-    if protocol.name == "meng":
-        raw = [w for w in _NON_WORD.split(phrase) if w]
-        return bool(raw) and MENG_UNK not in raw
-    return bool(words)
-
-
-def _occurs(protocol: Protocol, doc: tuple[str, ...], phrase: tuple[str, ...], index: Mapping[str, list[int]]) -> bool:
-    """Whether `phrase` occurs as consecutive words of `doc` (index: positions of each word)."""
+def occurs(protocol: Protocol, phrase: phrases.Words, text: str) -> bool:
+    """Whether a gold or predicted phrase (its words) is present in the document `text` (`present_rule`)."""
     if not phrase:  # OpenNMT-kpg's loop finds a phrase without words everywhere
-        return protocol.name == "meng"
-    if not " ".join(phrase).strip():
+        return protocol.present_rule == "words_empty_everywhere"
+    needle = " ".join(phrase)
+    if not needle.strip():
         return False
-    n = len(phrase)
-    return any(doc[start : start + n] == phrase for start in index.get(phrase[0], ()))
+    joined = _read_document(protocol, text)[1]
+    if protocol.present_rule == "matching" and protocol.matching == "approx":
+        return needle in joined
+    # its words a run of the document's: no word holds a space, so a run is the joins padded by spaces
+    return f" {needle} " in f" {joined} "
 
 
-def _word_index(doc: tuple[str, ...]) -> dict[str, list[int]]:
-    index: dict[str, list[int]] = {}
-    for pos, word in enumerate(doc):
-        index.setdefault(word, []).append(pos)
-    return index
+def assign(matching: str, predictions: Sequence[phrases.Words], first: Sequence[bool], gold: Sequence[phrases.Words]):
+    """The one-to-one assignment: per prediction in rank order the first gold phrase not yet taken that it matches
+    (its index), or -1; a repeat (`first` False, pke) takes none.
+
+    Matching (`matching`): equal words; for approx also a non-empty one's words joined by spaces inside the
+    other's, for word as a run of whole words (the joins padded by spaces).
+    """
+    taken: list[int] = []
+    if matching == "exact":
+        free: dict[phrases.Words, list[int]] = {}
+        for j, g in reversed(list(enumerate(gold))):
+            free.setdefault(g, []).append(j)  # each key's positions, the first last (popped first)
+        for words, f in zip(predictions, first):
+            slots = free.get(words) if f else None
+            taken.append(slots.pop() if slots else -1)
+        return taken
+    pad = matching == "word"
+    texts = [_joined(g, pad) for g in gold]  # joined once per list
+    left = list(range(len(gold)))
+    for words, f in zip(predictions, first):
+        j = -1
+        if f:
+            a = _joined(words, pad)
+            j = next((j for j in left if words == gold[j] or a and a in texts[j] or texts[j] and texts[j] in a), -1)
+        if j >= 0:
+            left.remove(j)
+        taken.append(j)
+    return taken
+
+
+def _joined(words: phrases.Words, pad: bool) -> str:
+    """A phrase's words joined by spaces (padded by spaces for word matching); "" without words."""
+    text = " ".join(words)
+    return f" {text} " if pad and text else text
 
 
 @dataclass(frozen=True)
@@ -313,87 +293,92 @@ class DocumentLists:
 
     matched: list[bool]  # per kept prediction, in rank order: it counts as a match
     n_gold: int
-    present_matched: list[bool] | None  # the same for present predictions vs present gold
+    present_matched: list[bool] | None  # the list the present metrics score (`present_form`), None: no split
     n_present_gold: int
     absent_matched: list[bool] | None
     n_absent_gold: int
 
 
+def _gold_words(protocol: Protocol, gold: Sequence[str]) -> list[phrases.Words]:
+    """The gold phrases scored: read as lists are, invalid ones (kweval) and repeats dropped as the protocol says."""
+    rows = [read_phrase(protocol, g) for g in phrases.read_list(protocol.split, protocol.empty_list, gold)]
+    if protocol.invalid == "no_words":
+        rows = [r for r in rows if r[1]]
+    if protocol.gold_dedup == "drop":
+        first = {phrases.repeat_key(protocol.dedup_key, *r): i for i, r in reversed(list(enumerate(rows)))}
+        rows = [rows[i] for i in sorted(first.values())]
+    return [words for _, words in rows]
+
+
+def _kept_predictions(protocol: Protocol, predictions: Sequence[str]) -> tuple[list[phrases.Words], list[bool]]:
+    """(words of each kept prediction in rank order, whether it is no repeat): invalid ones and repeats dropped."""
+    kept: list[phrases.Words] = []
+    first: list[bool] = []
+    seen: set[object] = set()
+    for phrase in phrases.read_list(protocol.split, protocol.empty_list, predictions):
+        unstemmed, words = read_phrase(protocol, phrase)
+        key = phrases.repeat_key(protocol.dedup_key, unstemmed, words)
+        repeated = key in seen
+        if protocol.invalid == "meng":  # OpenNMT-kpg marks repeats among every prediction, invalid ones included
+            seen.add(key)
+        if not phrases.is_valid(protocol.invalid, phrase, words) or repeated and protocol.prediction_dedup == "drop":
+            continue
+        first.append(not repeated)
+        seen.add(key)
+        kept.append(words)
+    return kept, first
+
+
 def prepare_document(
     protocol: Protocol, gold: Sequence[str], predictions: Sequence[str], text: str | None
 ) -> DocumentLists:
-    """Tokenise, stem, filter and de-duplicate one document's lists; mark matches and presence."""
-    if protocol.name == "kpeval":
-        gold = kpeval_phrases(gold)  # an empty gold list is one empty gold phrase, as KPEval reads it
-    gold_words = [phrase_words(protocol, g) for g in gold]
-    if protocol.tokenizer == "kweval":
-        gold_words = [g for g in gold_words if g]
-    if protocol.gt_dedup:
-        seen: set[object] = set()
-        unique = []
-        for g in gold_words:
-            key = _dedup_key(protocol, g)
-            if key not in seen:
-                seen.add(key)
-                unique.append(g)
-        gold_words = unique
-    preds = kpeval_phrases(predictions) if protocol.name == "kpeval" else list(predictions)
-    kept: list[tuple[str, ...]] = []
-    first: list[bool] = []  # pke: a repeated prediction is kept in the list but cannot match again
-    seen_pred: set[object] = set()
-    # OpenNMT-kpg marks duplicates over every prediction, invalid ones included, then keeps valid * ~duplicate
-    dedup_first = protocol.name == "meng"
-    for phrase in preds:
-        words = phrase_words(protocol, phrase)
-        key = _dedup_key(protocol, words)
-        repeated = key in seen_pred
-        if dedup_first:
-            seen_pred.add(key)
-        if not _is_valid(protocol, phrase, words):
-            continue
-        if repeated and protocol.prediction_dedup == "stemmed":
-            continue
-        first.append(not repeated)
-        seen_pred.add(key)
-        kept.append(words)
-    gold_set = {" ".join(g) for g in gold_words}
-    matched = [f and " ".join(w) in gold_set for w, f in zip(kept, first)]
-    if text is None or protocol.present_rule.startswith("none"):
+    """Read, filter and de-duplicate one document's lists; assign matches; split them by presence."""
+    gold_words = _gold_words(protocol, gold)
+    kept, first = _kept_predictions(protocol, predictions)
+    taken = assign(protocol.matching, kept, first, gold_words)
+    matched = [j >= 0 for j in taken]
+    blank = text is None or protocol.averaged == "with_gold" and not text.strip()
+    if blank or protocol.present_rule == "none":
         return DocumentLists(matched, len(gold_words), None, 0, None, 0)
-    doc, index = _indexed_document(protocol, text)
-    gold_present = [_occurs(protocol, doc, g, index) for g in gold_words]
-    pred_present = [_occurs(protocol, doc, w, index) for w in kept]
-    present_gold = {" ".join(g) for g, p in zip(gold_words, gold_present) if p}
-    absent_gold = {" ".join(g) for g, p in zip(gold_words, gold_present) if not p}
-    present_preds = [w for w, p in zip(kept, pred_present) if p]
-    absent_preds = [w for w, p in zip(kept, pred_present) if not p]
-    present_first = [f for f, p in zip(first, pred_present) if p]
-    absent_first = [f for f, p in zip(first, pred_present) if not p]
-    return DocumentLists(
-        matched,
-        len(gold_words),
-        [f and " ".join(w) in present_gold for w, f in zip(present_preds, present_first)],
-        sum(gold_present),
-        [f and " ".join(w) in absent_gold for w, f in zip(absent_preds, absent_first)],
-        len(gold_words) - sum(gold_present),
-    )
+    assert text is not None
+    gold_present = [occurs(protocol, g, text) for g in gold_words]
+    n_present = sum(gold_present)
+    if protocol.present_form == "credit":
+        present = [j >= 0 and gold_present[j] for j in taken]
+        absent = [j >= 0 and not gold_present[j] for j in taken]
+    else:
+        pred_present = [occurs(protocol, w, text) for w in kept]
+        present, absent = (
+            _matched_within(protocol, kept, first, pred_present, gold_words, gold_present, side)
+            for side in (True, False)
+        )
+    return DocumentLists(matched, len(gold_words), present, n_present, absent, len(gold_words) - n_present)
+
+
+def _matched_within(protocol, kept, first, pred_present, gold_words, gold_present, side: bool) -> list[bool]:
+    """The `filter` form: the predictions on one side of the split (present: `side` True) assigned to the gold on
+    the same side, as lists of their own."""
+    rows = [i for i, p in enumerate(pred_present) if p == side]
+    gold = [g for g, p in zip(gold_words, gold_present) if p == side]
+    return [j >= 0 for j in assign(protocol.matching, [kept[i] for i in rows], [first[i] for i in rows], gold)]
 
 
 def prf_at(protocol: Protocol, matched: Sequence[bool], n_gold: int, cutoff: int | str) -> tuple[float, float, float]:
     """Precision, recall and F1 of one ranked match list at a cut-off (an int, "M" = all, "O" = |G|).
 
     The arithmetic is `kweval.metrics.cutoff`'s (the definitions the metric
-    families use); the protocol decides the cut-off's P denominator (hard or
-    flexible) and OpenNMT-kpg's rule that a document without gold scores 0.
+    families use); the protocol's `cutoff` convention decides P's denominator.
     """
     n = len(matched)
     k = n if cutoff == "M" else n_gold if cutoff == "O" else int(cutoff)
     hits = float(sum(matched[: max(k, 0)])) if n else 0.0
-    if protocol.name == "meng" and n_gold == 0:
-        return 0.0, 0.0, 0.0
-    return cutoff_metrics.precision_recall_f1(
-        hits, cutoff_metrics.precision_denominator(k, n, flexible=protocol.cutoff == "flexible"), n_gold
-    )
+    flexible = protocol.cutoff == "flexible" or protocol.cutoff == "hard_oracle_flexible" and cutoff == "O"
+    return cutoff_metrics.precision_recall_f1(hits, cutoff_metrics.precision_denominator(k, n, flexible), n_gold)
+
+
+def scored_documents(protocol: Protocol, gold: Mapping[str, Sequence[str]]) -> list[str]:
+    """The documents the protocol averages (`averaged`): every one, or those with gold phrases."""
+    return [d for d in gold if gold[d]] if protocol.averaged == "with_gold" else list(gold)
 
 
 def score_documents(
@@ -405,11 +390,12 @@ def score_documents(
 ) -> dict[str, list]:
     """Per-document precision/recall/F1 at each cut-off (and present/absent when texts are given).
 
-    Every document of `gold` is scored; one missing from `predictions` has an
-    empty list.  Returns columns (lists) of equal length, "doc" first.  Plain
-    Python, no numpy: the `--protocol` command's whole process stays small.
+    Every document of `gold` the protocol averages is scored; one missing
+    from `predictions` has an empty list.  Returns columns (lists) of equal
+    length, "doc" first.  Plain Python, no numpy: the `--protocol` command's
+    whole process stays small.
     """
-    docs = list(gold)
+    docs = scored_documents(protocol, gold)
     columns: dict[str, list[float]] = {}
     present_cols = [f"{m}@{c}_present" for c in cutoffs for m in ("p", "r", "f1")]
     absent_cols = [f"r@{c}_absent" for c in ABSENT_CUTOFFS]
@@ -436,15 +422,38 @@ def score_documents(
     return out
 
 
+def _mean(values: Sequence[float], skip_undefined: bool) -> float:
+    """The mean of `values` (NaN when one is; `skip_undefined`: of the defined ones, NaN when none is)."""
+    if skip_undefined:
+        values = [v for v in values if not math.isnan(v)]
+        if not values:
+            return float("nan")
+    return math.fsum(values) / len(values) if len(values) else 0.0
+
+
+def f1_of_means(p: float, r: float) -> float:
+    """The F1 of a macro P and a macro R (KPEval's macro F1); undefined when either is."""
+    return math.nan if math.isnan(p) or math.isnan(r) else cutoff_metrics.harmonic_mean(p, r)
+
+
 def summarize(protocol: Protocol, per_document: Mapping[str, Sequence[float]]) -> dict[str, float]:
-    """Macro scores as the protocol's tool forms them: F1 as a mean of F1s or as F1 of mean P and R."""
+    """Macro scores as the protocol forms them: F1 as a mean of F1s or as F1 of mean P and R; a metric a document
+    leaves undefined (no text) is averaged over the others under `averaged=with_gold`, else undefined."""
+    skip = protocol.averaged == "with_gold"
     means = {
-        name: math.fsum(values) / len(values) if len(values) else 0.0
+        name: _mean(values, skip)
         for name, values in per_document.items()
         if name not in ("doc", "n_gold", "n_predictions")
     }
-    if protocol.macro_f1 == "f1_of_means":
+    if protocol.macro == "f1_of_means":
         for name in [n for n in means if n.startswith("f1@")]:
-            means[name] = cutoff_metrics.harmonic_mean(means["p" + name[2:]], means["r" + name[2:]])
+            means[name] = f1_of_means(means["p" + name[2:]], means["r" + name[2:]])
     means["n_documents"] = float(len(per_document["doc"]))
     return means
+
+
+def present_in(protocol: Protocol, phrases: Sequence[str], text: str) -> list[bool]:
+    """Whether each phrase occurs in `text` under the protocol's present rule (grounding, docs/metrics.md §12); a
+    preset without one (pke) uses kweval's."""
+    rule = PROTOCOLS["kweval"] if protocol.present_rule == "none" else protocol
+    return [occurs(rule, phrase_words(rule, phrase), text) for phrase in phrases]

@@ -108,12 +108,14 @@ def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tupl
 
 def _ignored_options(options: EvalOptions | None) -> list[Problem]:
     """The options legacy mode ignores (the notebooks fix them), each set to another value named as a problem."""
+    from kweval.evaluation.options import MATCH_AUTO
+
     if options is None:
         return []
     problems = []
     fixed = {"match": "approx", "gt_order": "file", "gain": "linear", "discount": "log2"}
     for name, value in fixed.items():
-        if getattr(options, name) != value:
+        if getattr(options, name) not in (value, MATCH_AUTO):  # "auto": not chosen (only match has it)
             problems.append(
                 Problem(
                     "legacy mode",

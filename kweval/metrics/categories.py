@@ -60,7 +60,9 @@ CATEGORIES: tuple[Category, ...] = (
         PREDICTION,
         "off_reference",
         "off the reference",
-        "none of the above (with `--semantic` the detail names the nearest GT keyword and its cosine)",
+        "none of the above (with `--semantic` the detail names the nearest GT keyword and its cosine; with "
+        "`--grounding` its grade, §12: present in the text, a possible gap in the reference, or supported, or "
+        "unsupported, a candidate hallucination)",
     ),
     Category(GT, "found", "found", "in `M`, matched by a prediction at `i < k` (detail: that prediction)"),
     Category(GT, "found_beyond_k", "found beyond k", "in `M`, matched at `i ≥ k`"),
@@ -77,6 +79,13 @@ CATEGORIES: tuple[Category, ...] = (
         "not in `M`; does not occur in the review's text (no extractive model can find it)",
     ),
     Category(GT, "missed_no_text", "missed, no text", "not in `M`; the review has no text"),
+    Category(
+        GT,
+        "missed",
+        "missed",
+        "not in `M`, under a keyphrase preset without a present rule (pke: docs/protocols.md), which has no "
+        "present / absent split",
+    ),
 )
 
 PREDICTION_CATEGORIES = tuple(c.name for c in CATEGORIES if c.side == PREDICTION)

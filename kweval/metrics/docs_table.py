@@ -30,6 +30,7 @@ _GROUP_TITLES = {
     "dataset": "Dataset overview (the dashboard's Data page)",
     "statistics": "Comparison of model A with model B",
     "judgments": "Judged (--judgments)",
+    "beyond": "Grounding and diversity (--grounding, --diversity)",
 }
 
 

@@ -24,7 +24,7 @@ from typing import Protocol
 
 import numpy as np
 
-from kweval.metrics import keyphrase, present_absent, ranked, report_columns, set_based, weighted
+from kweval.metrics import beyond_columns, keyphrase, present_absent, ranked, report_columns, set_based, weighted
 from kweval.metrics.inputs import ReviewCounts, Settings
 
 HIGHER, LOWER, NEITHER = "higher", "lower", "neither"
@@ -45,6 +45,7 @@ SECTIONS = {
     "keyphrase": "9-keyphrase-benchmarks",
     "dataset": "1-inputs-and-cleaning",
     "judgments": "11-judgments",
+    "beyond": "12-beyond-the-reference-grounding-and-diversity",
 }
 
 LEVELS = ("review", "movie")  # per-review metrics first, then the movie-level ones
@@ -161,7 +162,7 @@ class _Options(Protocol):
 
 
 def _enabled(entry: MetricInfo, options: _Options) -> bool:
-    return entry.option is not None and (entry.option == "" or bool(getattr(options, entry.option)))
+    return entry.option is not None and (entry.option == "" or bool(getattr(options, entry.option, False)))
 
 
 def metric_columns(options: _Options, of: Iterable[str] | None = None, levels: Iterable[str] = LEVELS) -> list[str]:
@@ -239,7 +240,7 @@ def better(column_name: str) -> str:
     return entry.better if entry is not None else NEITHER
 
 
-HELP_GROUPS = ("set", "ranking", "coverage", "semantic", "sentiment", "keyphrase")
+HELP_GROUPS = ("set", "ranking", "coverage", "semantic", "sentiment", "keyphrase", "beyond")
 
 
 def help_text(k: int | str = "k", groups: Iterable[str] = HELP_GROUPS) -> str:
@@ -490,3 +491,6 @@ _metric(
 # ---- the other reported columns (summary counts, the dataset overview, comparisons), after the metrics
 for _row in report_columns.COLUMNS:
     _add(*_row)
+# ---- beyond the reference (§12): --grounding and --diversity (kweval.evaluation.beyond_columns adds them)
+for _name, _label, _text, _on, _better, _micro, _bare in beyond_columns.METRICS:
+    register(MetricInfo(_name, _label, _text, "[0, 1]", _better, "beyond", "", _on, micro=_micro, without_text=_bare))

@@ -2,7 +2,8 @@
 
 dask's Client is given only what it can use: ``tcp://HOST:PORT`` (or
 ``HOST:PORT``), ``tls://HOST:PORT`` with certificates in dask's
-configuration, or ``ws://``/``wss://``/``ucx://`` addresses with a port.
+configuration, ``ucx://`` where UCX support is installed, or ``ws://``/``wss://``
+addresses with a port.
 ``tcp://``, a host without a port, ``http://…`` and ``inproc://…`` (in this
 process only) are usage errors.
 
@@ -53,12 +54,35 @@ def check_address(address: str) -> tuple[str, str, int]:
         raise SchedulerAddressError(f"no port (a dask scheduler listens on 8786 by default: {scheme}://{host}:8786)")
     if not port.isdigit() or not 0 < int(port) < 65536:
         raise SchedulerAddressError(f"port {port!r} is not a number from 1 to 65535")
+    if scheme == "ucx" and not _ucx_usable():
+        raise SchedulerAddressError(
+            "ucx:// needs UCX support for dask (the distributed-ucxx package and UCX), which is not installed here; "
+            "use tcp://HOST:PORT"
+        )
     if scheme == "tls" and not _tls_configured():
         raise SchedulerAddressError(
             "tls:// needs certificates in dask's configuration (distributed.comm.tls.ca-file, "
             "distributed.comm.tls.client.cert and .key); none are set"
         )
     return scheme, host, int(port)
+
+
+def _ucx_usable() -> bool:
+    """Whether dask can make a ucx:// connection here: a UCX backend whose connector can be made (recent dask keeps
+    only a stub that cannot: TypeError) and, for dask's own former backend, UCX-Py installed."""
+    import importlib.util
+    import warnings
+
+    try:
+        from distributed.comm.registry import get_backend
+
+        backend = get_backend("ucx")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            backend.get_connector()
+    except Exception:  # no such backend (ValueError), the stub (TypeError, FutureWarning), no dask (ImportError)
+        return False
+    return type(backend).__module__ != "distributed.comm.ucx" or importlib.util.find_spec("ucp") is not None
 
 
 def _tls_configured() -> bool:

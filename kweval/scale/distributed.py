@@ -135,7 +135,9 @@ def evaluate_on_cluster(
     client: Client, dataset: Dataset, options: EvalOptions, partitions: int | None = None
 ) -> Evaluation:
     """`evaluate(dataset, options)` computed partition by partition on the cluster's workers (`partitions` defaults
-    to the cluster's worker threads); with semantic options, see `with_semantic`."""
+    to the cluster's worker threads); with semantic options, see `with_semantic`.  A match "auto" is resolved on
+    the whole dataset first: every partition is matched alike."""
+    options = options.for_data(dataset.per_document)
     n = partitions or _threads(client)
     parts = [dataset.subset(movies=group) for group in movie_partitions(dataset, n)]
     lexical = replace(options, semantic=False)

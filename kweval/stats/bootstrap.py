@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import functools
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -214,25 +215,98 @@ def bootstrap_summary_ci(
     means, as `kweval.aggregate` skips them; a metric NaN everywhere gets NaN.
     Columns: metric, value, ci_low, ci_high.
     """
-    metrics = list(metrics)
+    return bootstrap_summary_cis({"": scores}, metrics, how, n_boot, confidence, seed).drop(columns="group")
+
+
+@dataclass(frozen=True)
+class _SummaryStatistic:
+    """One group's resampled summary: its metrics, its value columns and the statistic reading their sums."""
+
+    present: list[str]
+    x: np.ndarray
+    defined: dict[str, int]
+    statistic: Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def _summary_statistic(scores: pd.DataFrame, metrics: list[str], how: str) -> _SummaryStatistic:
     present = [m for m in metrics if m in scores.columns and m != "gt_coverage"]
     columns = statistic_columns(present, how, list(scores.columns))
-    out = pd.DataFrame({"metric": metrics, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan})
-    n = len(scores)
-    if n == 0 or not present:
-        return out
     x, defined = _with_defined_counts(scores[columns].to_numpy(dtype="float64"), columns)
-    statistic = aggregated_statistic(present, {c: i for i, c in enumerate(columns)}, defined, how)
-    point = statistic(x.sum(axis=0)[None, :], np.array([n], dtype="float64"))[0]
-    samples = bootstrap_statistics(n, lambda w: statistic(w @ x, np.full(w.shape[0], float(n))), n_boot, seed)
-    if defined:  # a resample that drew no defined value has no mean: left out of the percentiles
+    return _SummaryStatistic(
+        present, x, defined, aggregated_statistic(present, {c: i for i, c in enumerate(columns)}, defined, how)
+    )
+
+
+def bootstrap_summary_cis(
+    groups: Mapping[str, pd.DataFrame],
+    metrics: Sequence[str],
+    how: str = "macro",
+    n_boot: int = N_BOOT,
+    confidence: float = CONFIDENCE,
+    seed: int = SEED,
+) -> pd.DataFrame:
+    """`bootstrap_summary_ci` of each group of rows (e.g. each model's), with a ``group`` column first.
+
+    Speed trick "one product per size": groups with the same number of reviews draw the same resamples (the seed and
+    the size fix them), so their value columns are put side by side and resampled in one matrix product instead of
+    one per group.  Reference: `bootstrap_summary_ci` of each group alone (tests/test_stats.py).
+    """
+    metrics = list(metrics)
+    parts: dict[str, pd.DataFrame] = {}
+    by_size: dict[int, list[str]] = {}
+    for name, rows in groups.items():
+        by_size.setdefault(len(rows), []).append(name)
+    for n, names in by_size.items():
+        chosen = {name: _summary_statistic(groups[name], metrics, how) for name in names}
+        parts |= _same_size_cis(n, chosen, metrics, n_boot, confidence, seed)
+    frames = [parts[name].assign(group=name) for name in groups]
+    columns = ["group", "metric", "value", "ci_low", "ci_high"]
+    return pd.concat(frames, ignore_index=True)[columns] if frames else pd.DataFrame(columns=columns)
+
+
+def _same_size_cis(
+    n: int, chosen: dict[str, _SummaryStatistic], metrics: list[str], n_boot: int, confidence: float, seed: int
+) -> dict[str, pd.DataFrame]:
+    """The intervals of groups of `n` reviews each, their columns resampled together (one product a chunk)."""
+    if n == 0 or all(not s.present for s in chosen.values()):
+        return {name: _summary_frame(metrics, s, None, None, confidence) for name, s in chosen.items()}
+    x = np.column_stack([s.x for s in chosen.values()])
+    edges = np.cumsum([0, *(s.x.shape[1] for s in chosen.values())])
+
+    def statistic(sums: np.ndarray) -> np.ndarray:
+        total = np.full(sums.shape[0], float(n))
+        return np.column_stack(
+            [s.statistic(sums[:, lo:hi], total) for s, lo, hi in zip(chosen.values(), edges, edges[1:])]
+        )
+
+    samples = bootstrap_statistics(n, lambda w: statistic(w @ x), n_boot, seed)
+    point = statistic(x.sum(axis=0)[None, :])[0]
+    starts = np.cumsum([0, *(len(s.present) for s in chosen.values())])
+    return {
+        name: _summary_frame(metrics, s, point[lo:hi], samples[:, lo:hi], confidence)
+        for (name, s), lo, hi in zip(chosen.items(), starts, starts[1:])
+    }
+
+
+def _summary_frame(
+    metrics: list[str],
+    summary: _SummaryStatistic,
+    point: np.ndarray | None,
+    samples: np.ndarray | None,
+    confidence: float,
+) -> pd.DataFrame:
+    """metric, value, ci_low, ci_high of one group from its point values and resampled values (None: all NaN)."""
+    out = pd.DataFrame({"metric": metrics, "value": np.nan, "ci_low": np.nan, "ci_high": np.nan})
+    if point is None or samples is None or not summary.present:
+        return out
+    if summary.defined:  # a resample that drew no defined value has no mean: left out of the percentiles
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)  # a metric defined nowhere: all-NaN, CI NaN
             alpha = (1.0 - confidence) / 2.0
             lo, hi = np.nanquantile(samples, [alpha, 1.0 - alpha], axis=0)
     else:
         lo, hi = _percentile_ci(samples, confidence)
-    index = {m: i for i, m in enumerate(present)}
+    index = {m: i for i, m in enumerate(summary.present)}
     rows = [row for row, m in enumerate(metrics) if m in index]
     cols = [index[metrics[row]] for row in rows]
     for name, values in (

@@ -391,21 +391,22 @@ def assign_matches_table(group: np.ndarray, cand_id: np.ndarray, bounds: np.ndar
     offsets = np.arange(len(pair_row)) - np.repeat(np.cumsum(n_cands) - n_cands, n_cands)
     pair_gt = flat[np.repeat(bounds[:-1][row_cands], n_cands) + offsets]
     width = int(flat.max()) + 1
-    pair_key = row_group[pair_row] * width + pair_gt  # (list, GT keyword)
+    # (list, GT keyword) of each pair as a compact code, so "taken" is one flag per code
+    _, pair_code = np.unique(row_group[pair_row] * width + pair_gt, return_inverse=True)
+    pair_code = pair_code.reshape(-1)
+    taken = np.zeros(int(pair_code.max(initial=-1)) + 1, dtype=bool)
     by_step = np.argsort(step[pair_row], kind="stable")  # pairs step by step, then by row, then by GT rank
     pair_step = step[pair_row][by_step]
     step_bounds = np.searchsorted(pair_step, np.arange(int(step.max()) + 2))
     result = np.full(len(rows), -1, dtype=np.int64)
-    taken = np.zeros(0, dtype=np.int64)
     for s in range(len(step_bounds) - 1):
         sel = by_step[step_bounds[s] : step_bounds[s + 1]]
-        if len(sel) == 0:
-            continue
-        free = sel[~np.isin(pair_key[sel], taken)]
+        free = sel[~taken[pair_code[sel]]]
         if len(free) == 0:
             continue
-        owners, first_free = np.unique(pair_row[free], return_index=True)  # each row's lowest free candidate
-        result[owners] = pair_gt[free[first_free]]
-        taken = np.union1d(taken, pair_key[free[first_free]])
+        owner = pair_row[free]
+        first_free = free[np.flatnonzero(np.concatenate(([True], owner[1:] != owner[:-1])))]  # each row's lowest
+        result[pair_row[first_free]] = pair_gt[first_free]
+        taken[pair_code[first_free]] = True
     assigned[rows] = result
     return assigned

@@ -73,10 +73,23 @@ def _stemmed(norms: Sequence[str]) -> list[str]:
 
 
 def occurrences(keywords: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    """(keyword index, text index) of every keyword occurring in every text, each pair once.
+    """(keyword index, text index) of every keyword occurring in every text, each pair once, ordered by keyword then
+    text.
 
-    Both sides as `searchable_keywords` / `searchable` give them.
+    Both sides as `searchable_keywords` / `searchable` give them.  `occurrences_automaton` where pyahocorasick is
+    installed (the `speed` extra), else `occurrences_scan`, its plain definition.
     """
+    if not keywords or not texts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    try:
+        import ahocorasick
+    except ImportError:
+        return occurrences_scan(keywords, texts)
+    return occurrences_automaton(keywords, texts, ahocorasick)
+
+
+def occurrences_scan(keywords: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    """`occurrences` by plain search: each keyword looked for in all texts joined, from each hit to the next text."""
     if not keywords or not texts:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
     ends = list(itertools.accumulate(len(t) + 1 for t in texts))  # one past each text's separator
@@ -94,6 +107,42 @@ def occurrences(keywords: Sequence[str], texts: Sequence[str]) -> tuple[np.ndarr
             found_text.append(t)
             pos = blob.find(keyword, ends[t])  # the next text: each pair once, however often it occurs
     return np.asarray(found_kw, dtype=np.int64), np.asarray(found_text, dtype=np.int64)
+
+
+def occurrences_automaton(keywords: Sequence[str], texts: Sequence[str], ahocorasick) -> tuple[np.ndarray, np.ndarray]:
+    """`occurrences` in one pass over all texts joined, whatever the number of keywords: an Aho–Corasick automaton
+    of the distinct non-blank keywords (pyahocorasick, module `ahocorasick`) reports every occurrence of every one;
+    each occurrence's text is found by its end, and each (keyword, text) pair kept once."""
+    if not keywords or not texts:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    indices: dict[str, list[int]] = {}
+    for i, keyword in enumerate(keywords):
+        if keyword.strip():
+            indices.setdefault(keyword, []).append(i)
+    if not indices:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    automaton = ahocorasick.Automaton()
+    for n, keyword in enumerate(indices):
+        automaton.add_word(keyword, n)
+    automaton.make_automaton()
+    blob = _SEP.join(texts) + _SEP
+    hits = np.fromiter(itertools.chain.from_iterable(automaton.iter(blob)), dtype=np.int64)
+    if len(hits) == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    ends = np.cumsum([len(t) + 1 for t in texts])  # one past each text's separator
+    hit_text = np.searchsorted(ends, hits[0::2], side="right")
+    distinct = np.unique(hits[1::2] * len(texts) + hit_text)  # (distinct keyword, text), each pair once
+    which, pair_text = np.divmod(distinct, len(texts))
+    groups = list(indices.values())
+    sizes = np.fromiter(map(len, groups), dtype=np.int64, count=len(groups))
+    flat = np.fromiter(itertools.chain.from_iterable(groups), dtype=np.int64, count=int(sizes.sum()))
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    # a keyword given several times: its pairs once per index it has
+    reps = sizes[which]
+    row = np.repeat(starts[which], reps) + (np.arange(int(reps.sum())) - np.repeat(np.cumsum(reps) - reps, reps))
+    out_kw, out_text = flat[row], np.repeat(pair_text, reps)
+    order = np.lexsort((out_text, out_kw))
+    return out_kw[order], out_text[order]
 
 
 def _pieces_within_tokens(keywords: Sequence[str], blob: str) -> list[bool]:

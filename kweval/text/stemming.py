@@ -18,6 +18,7 @@ file is ignored and rewritten, a failed write is one note and skipped.  A proces
 from __future__ import annotations
 
 import importlib
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -27,9 +28,14 @@ import types
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+# `load_porter`'s stand-in packages are in sys.modules only while one thread holds this; finding NLTK waits for it
+# (a server runs pages in threads: another thread's `find_spec("nltk")` met a stand-in and raised ValueError)
+_STAND_IN = threading.Lock()
+
 
 def _nltk_root() -> Path:
-    spec = importlib.util.find_spec("nltk")  # finding a package does not run its __init__
+    with _STAND_IN:
+        spec = importlib.util.find_spec("nltk")  # finding a package does not run its __init__
     if spec is None or not spec.submodule_search_locations:
         raise ImportError("No module named 'nltk'", name="nltk")
     return Path(list(spec.submodule_search_locations)[0])
@@ -55,16 +61,19 @@ def load_porter() -> Callable[[str], str]:
 
         return PorterStemmer().stem
     root = _nltk_root()
-    try:
-        for name, path in (("nltk", root), ("nltk.stem", root / "stem")):
-            package = types.ModuleType(name)
-            package.__path__ = [str(path)]
-            vars(package)["_kweval_stand_in"] = True  # a mark of our own on the stand-in package
-            sys.modules[name] = package
-        return importlib.import_module("nltk.stem.porter").PorterStemmer().stem
-    finally:
-        for name in [n for n in sys.modules if n == "nltk" or n.startswith("nltk.")]:
-            del sys.modules[name]
+    with _STAND_IN:
+        try:
+            for name, path in (("nltk", root), ("nltk.stem", root / "stem")):
+                package = types.ModuleType(name)
+                package.__path__ = [str(path)]
+                package.__spec__ = importlib.machinery.ModuleSpec(name, None, is_package=True)
+                package.__spec__.submodule_search_locations = [str(path)]  # what `find_spec` of it returns
+                vars(package)["_kweval_stand_in"] = True  # a mark of our own on the stand-in package
+                sys.modules[name] = package
+            return importlib.import_module("nltk.stem.porter").PorterStemmer().stem
+        finally:
+            for name in [n for n in sys.modules if n == "nltk" or n.startswith("nltk.")]:
+                del sys.modules[name]
 
 
 def stems_folder() -> Path:

@@ -1,0 +1,138 @@
+"""Diversity of one prediction list, as KPEval defines it (metrics/diversity_metric.py; docs/metrics.md §12).
+
+On the predictions as given, repeats included (before kweval's cleaning
+removes them), each a normalized phrase with at least one word:
+
+- ``dup_token_ratio`` = 1 − |distinct stemmed tokens| / |stemmed tokens| over
+  all the list's tokens (Porter stems of the normalized words);
+- ``self_similarity`` = the mean cosine over the list's pairs of phrases
+  (i < j) of their embeddings; 1 for a list of one.
+
+A list without any phrase is undefined for both (NaN, left out of the
+means): KPEval has no one value for it (its corpus scorer writes 1 and 0
+where no token is left, but its reader first turns an empty list into one
+empty phrase, which gives 0 and 1), and an abstention is no repetitive list.
+KPEval embeds with an mpnet model; kweval with the bundled all-MiniLM-L6-v2
+(the embedding store's vectors of the normalized phrases), so the values
+differ from KPEval's own by the model only.
+
+`dup_token_ratio` and `self_similarity` are the plain definitions for one
+list (KPEval's functions: 1 and 0 for no token / no phrase); `list_diversity`
+computes both for many lists at once (the pair sum from the sum of the
+vectors: `pair_mean_cosine`), tested against them, and
+`lists_diversity` does so from the phrases themselves (normalized, stemmed,
+embedded), for the pipeline and the `--protocol` presets alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from kweval.extras import MissingExtra
+from kweval.text.normalize import normalize_many, stem_tokens
+
+EMPTY_DUP, EMPTY_SIMILARITY, ONE_SIMILARITY = 1.0, 0.0, 1.0  # KPEval's values without tokens / for one phrase
+
+
+def dup_token_ratio(tokens: Sequence[Sequence[str]]) -> float:
+    """1 − distinct / all tokens of one list's phrases (each phrase its stemmed tokens); 1 without any token."""
+    flat = [t for phrase in tokens for t in phrase]
+    return EMPTY_DUP if not flat else 1.0 - len(set(flat)) / len(flat)
+
+
+def self_similarity(vectors: np.ndarray) -> float:
+    """The mean pairwise cosine of one list's phrase embeddings (rows); 0 for none, 1 for one."""
+    vectors = np.asarray(vectors, dtype=np.float64)
+    n = len(vectors)
+    if n == 0:
+        return EMPTY_SIMILARITY
+    if n == 1:
+        return ONE_SIMILARITY
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    cos = unit @ unit.T
+    return float(cos[np.triu_indices(n, k=1)].mean())
+
+
+def pair_mean_cosine(
+    group: np.ndarray, vectors: np.ndarray, n_groups: int, index: np.ndarray | None = None
+) -> np.ndarray:
+    """Speed: `self_similarity` of every group's rows at once (`group`: each row's group, 0..n_groups-1; a row's
+    vector is `vectors[index[row]]`, or `vectors[row]` without `index`).
+
+    The sum of the cosines over pairs i < j of unit vectors is
+    (|Σ v|² − Σ |v|²) / 2, so sums per group (one weighted `np.bincount` per
+    dimension, over each distinct vector made unit once: no rows × dimensions
+    copy, no sparse-matrix import) replace the n × n products.  In float64, it
+    equals the pairwise mean to ~1e-15.
+    """
+    group = np.asarray(group, dtype=np.int64)
+    index = np.arange(len(group)) if index is None else np.asarray(index, dtype=np.int64)
+    vectors = np.asarray(vectors, dtype=np.float64)
+    norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors)) if len(vectors) else np.zeros(0)
+    scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+    columns = np.ascontiguousarray((vectors * scale[:, None]).T) if len(vectors) else np.zeros((0, 0))
+    total = np.zeros((n_groups, len(columns)))
+    for d, column in enumerate(columns):
+        total[:, d] = np.bincount(group, weights=column[index], minlength=n_groups)
+    squares = np.bincount(group, weights=(norms > 0)[index].astype(np.float64), minlength=n_groups)  # |unit|² = 1
+    n = np.bincount(group, minlength=n_groups).astype(np.float64)
+    pairs = n * (n - 1) / 2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = ((total * total).sum(axis=1) - squares) / 2 / pairs
+    return np.where(n == 0, EMPTY_SIMILARITY, np.where(n == 1, ONE_SIMILARITY, mean))
+
+
+def token_dup_ratios(group: np.ndarray, tokens: Sequence[Sequence[str]], n_groups: int) -> np.ndarray:
+    """`dup_token_ratio` of every group's phrases at once (`group`: each phrase's group; `tokens`: its stems)."""
+    owner = np.repeat(np.asarray(group, dtype=np.int64), [len(t) for t in tokens])
+    code_of: dict[str, int] = {}
+    codes = np.fromiter(
+        (code_of.setdefault(t, len(code_of)) for phrase in tokens for t in phrase), dtype=np.int64, count=len(owner)
+    )
+    total = np.bincount(owner, minlength=n_groups)
+    width = max(len(code_of), 1)
+    distinct = np.bincount(np.unique(owner * width + codes) // width, minlength=n_groups)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(total == 0, EMPTY_DUP, 1.0 - distinct / total)
+
+
+def list_diversity(
+    group: np.ndarray,
+    tokens: Sequence[Sequence[str]],
+    vectors: np.ndarray | None,
+    n_groups: int,
+    index: np.ndarray | None = None,
+) -> dict[str, np.ndarray]:
+    """{"dup_token_ratio", "self_similarity"} per group from its phrases' stems and embeddings (a phrase's vector:
+    `vectors[index[i]]`, or row i without `index`; None: self_similarity not computed); NaN for a group without a
+    phrase (undefined)."""
+    group = np.asarray(group, dtype=np.int64)
+    empty = np.bincount(group, minlength=n_groups) == 0
+    out = {"dup_token_ratio": np.where(empty, np.nan, token_dup_ratios(group, tokens, n_groups))}
+    if vectors is not None:
+        out["self_similarity"] = np.where(empty, np.nan, pair_mean_cosine(group, vectors, n_groups, index))
+    return out
+
+
+def lists_diversity(lists: Sequence[Sequence[str]], embed: Callable[[list[str]], np.ndarray]) -> dict[str, np.ndarray]:
+    """`list_diversity` of each list of phrases as given (each normalized; those without a word left out), the
+    stems from kweval's Porter stemmer and the vectors from `embed`, each distinct phrase stemmed and embedded once."""
+    normalized = normalize_many([phrase for phrases in lists for phrase in phrases])
+    owner = np.repeat(np.arange(len(lists), dtype=np.int64), [len(phrases) for phrases in lists])
+    kept = np.flatnonzero(np.fromiter((bool(n) for n in normalized), dtype=bool, count=len(normalized)))
+    flat = [normalized[i] for i in kept]
+    distinct = list(dict.fromkeys(flat))
+    try:  # every distinct word stemmed once, in one call (the words joined: one stem per word, in order)
+        words = list(dict.fromkeys(w for n in distinct for w in n.split()))
+        stem_of = dict(zip(words, stem_tokens(" ".join(words))))
+        stems = {n: tuple(stem_of[w] for w in n.split()) for n in distinct}
+    except MissingExtra:
+        raise MissingExtra(
+            "--diversity: needs nltk (Porter stems), which is not installed: pip install 'kweval[stem]'"
+        ) from None
+    vectors = np.asarray(embed(distinct), dtype=np.float32) if distinct else np.zeros((0, 1), np.float32)
+    at = {text: i for i, text in enumerate(distinct)}
+    index = np.fromiter((at[n] for n in flat), dtype=np.int64, count=len(flat))
+    return list_diversity(owner[kept], [stems[n] for n in flat], vectors, len(lists), index)

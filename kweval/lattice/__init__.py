@@ -1,0 +1,1 @@
+"""The protocol lattice: every mixture of the presets' conventions scored at once, gaps decomposed into them."""

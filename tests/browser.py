@@ -1,0 +1,246 @@
+"""Helpers of the browser tests: a real `streamlit run app.py`, headless Debian chromium, and waits on conditions.
+
+Not a test module.  Every wait here is for a condition (the script run over, a text or an element on the page, a
+URL) with a generous deadline, never for a fixed time: on a busy machine a run, a chart's first drawing or a page
+link can take many times longer than on an idle one (issue 29).
+
+How a browser test uses them (the fixtures are in tests/conftest.py):
+
+- ``demo_server`` / ``collection_server`` (one server per test session, per xdist worker): a test that only reads
+  pages of the embedded demo (or of the small per-document collection) opens them there; each ``driver.get`` is a
+  new Streamlit session, so no state is shared but the server's caches.  A test that needs a fresh server (a deep
+  link as the first request, a cold embedding cache, its own data) starts one with ``server(tmp_path, data)``.
+- ``browser``: a chromium for the test at 1400 × 1000 (one per session, reset between tests: no emulation, no
+  cookies, about:blank); ``chromium(width, height)`` starts one of its own.
+- ``settled(driver, texts, present=...)``: wait until the run is over, the texts are shown and every CSS selector
+  of ``present`` matches (e.g. ``CHART`` for a drawn plotly chart); it returns the page's text.
+  ``wait_until(condition, what)`` waits for anything else.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TypeVar
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+SHOTS = ROOT / "artifacts" / "screenshots"
+ERROR = '[data-testid="stException"]'
+CHART = '[data-testid="stPlotlyChart"] .main-svg'  # a plotly chart drawn (its SVG), not only its placeholder
+PAGE_LINK = '[data-testid="stPageLink-NavLink"]'
+# Generous: on a shared machine with both cores busy (load 10-25 seen) a fresh server's first evaluation, or the
+# int8 export of the embedding model, takes ten times an idle one's; a deadline costs time only when a test fails.
+DEADLINE = 600.0
+POLL = 0.25
+
+T = TypeVar("T")
+
+
+def wait_until(condition: Callable[[], T], what: Callable[[], str] | str, timeout: float = DEADLINE) -> T:
+    """`condition()`'s first truthy value, polled until `timeout` seconds; AssertionError saying `what` after."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(what() if callable(what) else what)
+        time.sleep(POLL)
+
+
+# One script reads the page's state at one moment: Streamlit's own attributes on the app element (the script run's
+# state and the connection's, which the status widget shows only after 500 ms of running), stale elements (drawn by
+# an earlier run, not yet replaced), exceptions, the text and how many elements each selector matches.
+_STATE = """
+const app = document.querySelector('[data-testid="stApp"]');
+return {
+    script: app ? app.getAttribute('data-test-script-state') : null,
+    connection: app ? app.getAttribute('data-test-connection-state') : null,
+    stale: document.querySelectorAll('[data-stale="true"]').length,
+    errors: Array.from(document.querySelectorAll(arguments[0]), e => e.innerText.slice(0, 500)),
+    text: document.body ? document.body.innerText : '',
+    present: arguments[1].map(s => document.querySelectorAll(s).length),
+};"""
+
+
+def page_state(driver, present: Sequence[str] = ()) -> dict:
+    """The page's state now: script (run state), connection, stale (count), errors, text, present (counts); all
+    empty while the browser is too busy to answer (a starved renderer answers no script for a while)."""
+    from selenium.common.exceptions import TimeoutException
+
+    try:
+        return driver.execute_script(_STATE, ERROR, list(present))
+    except TimeoutException:
+        return {"script": None, "connection": None, "stale": 0, "errors": [], "text": "", "present": []}
+
+
+def _done(state: dict, texts: Sequence[str], present: Sequence[str]) -> bool:
+    return (
+        state["script"] == "notRunning"
+        and state["connection"] == "CONNECTED"
+        and state["stale"] == 0
+        and all(t in state["text"] for t in texts)
+        and len(state["present"]) == len(present)
+        and all(state["present"])
+    )
+
+
+def settled(driver, texts: Sequence[str], timeout: float = DEADLINE, present: Sequence[str] = ()) -> str:
+    """Wait until the script run is over and nothing on the page is stale, every text of `texts` is shown and every
+    CSS selector of `present` matches; return the page's text.  Done means so, with the same text, at two polls in a
+    row (a run that ends and the next that starts between two polls is not taken for the end).  An exception element
+    fails at once."""
+    deadline = time.monotonic() + timeout
+    state: dict = {"text": "", "errors": []}
+    last = None
+    while time.monotonic() < deadline:
+        state = page_state(driver, present)
+        if state["errors"]:
+            break
+        done = _done(state, texts, present)
+        if done and state["text"] == last:
+            return state["text"]
+        last = state["text"] if done else None
+        time.sleep(POLL)
+    missing = [t for t in texts if t not in state.get("text", "")]
+    absent = [s for s, n in zip(present, state.get("present", [])) if not n]
+    raise AssertionError(
+        f"page did not settle on {list(texts)} within {timeout:.0f} s: script {state.get('script')}, connection "
+        f"{state.get('connection')}, stale {state.get('stale')}, missing texts {missing}, absent elements {absent}; "
+        f"errors: {state['errors']}; text: {state['text'][:800]}"
+    )
+
+
+def page_links(driver) -> list:
+    """The sidebar's page links (dashboard/sidebar.py)."""
+    from selenium.webdriver.common.by import By
+
+    return driver.find_elements(By.CSS_SELECTOR, PAGE_LINK)
+
+
+def link_hrefs(driver) -> list[str]:
+    """The (absolute) hrefs of the sidebar's page links, read in one script (a rerun may replace the elements)."""
+    return driver.execute_script("return Array.from(document.querySelectorAll(arguments[0]), a => a.href);", PAGE_LINK)
+
+
+def click_page_link(driver, title: str) -> None:
+    """Click the sidebar's link whose label ends with `title`, once it is there."""
+    link = wait_until(
+        lambda: next((a for a in page_links(driver) if a.text.strip().endswith(title)), None),
+        lambda: f"no navigation link {title!r} in {[a.text for a in page_links(driver)]}",
+    )
+    link.click()
+
+
+# ---------------------------------------------------------------------------------------------
+# the server and the browser
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass(frozen=True)
+class Server:
+    """A running server: its URL and the kweval cache folder it writes (embeddings, judgments)."""
+
+    url: str
+    cache_dir: Path
+
+
+def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = DEADLINE) -> None:
+    def healthy() -> bool:
+        if proc.poll() is not None:
+            raise AssertionError(f"streamlit exited with {proc.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=5) as r:
+                return r.read().strip() == b"ok"
+        except OSError:
+            return False
+
+    wait_until(healthy, "streamlit did not become healthy", timeout)
+
+
+@contextmanager
+def server(
+    folder: Path, data: Path | None = None, cache: Path | None = None, extra_env: dict[str, str] | None = None
+) -> Iterator[Server]:
+    """A real `streamlit run app.py` on a free port (the embedded demo, or `data`), its log in `folder` and its
+    kweval cache in `cache` (default: `folder`/embeddings, never the user's cache; the benchmarks pass one);
+    `extra_env` is set on top (e.g. `KWEVAL_PREDICTIONS`)."""
+    assert CHROMIUM.exists() and CHROMEDRIVER.exists(), (
+        "Debian's chromium is required: apt-get install -y chromium chromium-driver (or `make browser`)"
+    )
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    cache = cache or folder / "embeddings"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("KWEVAL_")}
+    env.update(HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1", KWEVAL_CACHE_DIR=str(cache))
+    if data is not None:
+        env["KWEVAL_DATA"] = str(data)
+    env.update(extra_env or {})
+    command = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
+    command += ["--server.address", "127.0.0.1", "--server.port", str(port), "--server.fileWatcherType", "none"]
+    command += ["--browser.gatherUsageStats", "false"]
+    with open(folder / f"streamlit_{port}.log", "w") as log:
+        proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        try:
+            _wait_healthy(url, proc)
+            yield Server(url, cache)
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(15)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait(5)
+
+
+@contextmanager
+def chromium(width: int = 1400, height: int = 1000) -> Iterator[webdriver.Chrome]:
+    """Headless Debian chromium at `width` × `height`."""
+    options = webdriver.ChromeOptions()
+    options.binary_location = str(CHROMIUM)
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        f"--window-size={width},{height}",
+    ):
+        options.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(DEADLINE)
+    driver.set_script_timeout(DEADLINE)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def reset(driver, width: int = 1400, height: int = 1000) -> None:
+    """A shared chromium as a new one: a blank page, no cookies, no emulated device or colour scheme, its size."""
+    driver.get("about:blank")
+    driver.delete_all_cookies()
+    driver.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "", "features": []})
+    driver.set_window_size(width, height)
