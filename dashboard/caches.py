@@ -21,10 +21,11 @@ from kweval.data.vocabulary import Vocabulary
 from kweval.evaluation import slices
 from kweval.evaluation.aggregate import aggregate_by
 from kweval.io import report, report_protocol
-from kweval.io.preset_headlines import PRESETS, compared_metrics
+from kweval.io.preset_headlines import PRESETS, across_metrics
 from kweval.keyphrase import dataset_protocol
 from kweval.metrics import undefined
 from kweval.stats.across_presets import across_presets
+from kweval.stats.families import compared_metrics
 from kweval.stats.headline import headline, key_metrics
 
 # ---------------------------------------------------------------------------------------------
@@ -162,8 +163,7 @@ SIDES = {"mean_a": "mean A", "mean_b": "mean B"}  # the tables' names of each si
 def compare_metrics(ctx: Ctx) -> list[str]:
     """The metrics Compare tests and the headline reads: per review (gt_coverage is per movie), with a value on some
     review in the sidebar's scope (`undefined_metrics` are left out)."""
-    gone = set(undefined_metrics(ctx))
-    return [m for m in ctx.evaluation.metric_names if m != "gt_coverage" and m not in gone]
+    return compared_metrics(ctx.evaluation.metric_names, ctx.scores())
 
 
 def undefined_metrics(ctx: Ctx) -> list[str]:
@@ -326,7 +326,7 @@ def kweval_scope_scores(ctx: Ctx) -> tuple[str, pd.DataFrame]:
 
 @st.cache_data(show_spinner="Checking the verdicts under every preset…", max_entries=16)
 def _across(key: tuple, view: str, how: str, movie: str, models: tuple, _top, _headlines) -> pd.DataFrame:
-    return across_presets(_top, view, _headlines, compared_metrics(key[-1]))
+    return across_presets(_top, view, _headlines, across_metrics(key[-1]))
 
 
 def headline_across_presets(ctx: Ctx, view: str, top: pd.DataFrame | None) -> pd.DataFrame | None:

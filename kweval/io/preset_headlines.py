@@ -23,13 +23,14 @@ from kweval.keyphrase.dataset_protocol import protocol_scores
 from kweval.keyphrase.protocols import PROTOCOLS
 from kweval.stats.across_presets import across_presets
 from kweval.stats.bootstrap import N_BOOT
+from kweval.stats.families import compared_metrics
 from kweval.stats.headline import headline, key_metrics
 from kweval.stats.paired import N_PERM
 
 PRESETS = tuple(PROTOCOLS)  # kweval, pke, kpeval, meng
 
 
-def compared_metrics(k: int) -> list[str]:
+def across_metrics(k: int) -> list[str]:
     """The metrics whose verdicts are compared across presets: F1@k (every view's headline leads with it)."""
     return [f"f1@{k}"]
 
@@ -37,10 +38,13 @@ def compared_metrics(k: int) -> list[str]:
 def kweval_headline(
     evaluation: Evaluation, models: Sequence[str], how: str, words, n_boot: int = N_BOOT, n_perm: int = N_PERM
 ) -> pd.DataFrame:
-    """The kweval view's headline: `evaluation`'s per-review scores of `models`, its key metrics, aggregated `how`."""
+    """The kweval view's headline: `evaluation`'s per-review scores of `models`, its key metrics, aggregated `how`,
+    with the metrics and families the Summary, Compare and the report compare (`families.compared_metrics`), so a
+    verdict here has the p-value it has there."""
     scores = evaluation.scores[evaluation.scores["model"].isin(list(models))]
-    keys = key_metrics(evaluation.metric_names, evaluation.options.k)
-    return headline(scores, keys, how, words, n_boot=n_boot, n_perm=n_perm)
+    compared = compared_metrics(evaluation.metric_names, scores)
+    keys = key_metrics(compared, evaluation.options.k)
+    return headline(scores, keys, how, words, n_boot=n_boot, n_perm=n_perm, compared=compared)
 
 
 def preset_headlines(
@@ -86,7 +90,7 @@ def with_presets(
     if not dataset.per_document or top.empty:
         return top
     headlines = preset_headlines(dataset, k, models, {view: top}, n_boot, n_perm)
-    return across_presets(top, view, headlines, compared_metrics(k))
+    return across_presets(top, view, headlines, across_metrics(k))
 
 
 def report_with_presets(

@@ -36,7 +36,7 @@ from kweval.metrics import registry, undefined
 from kweval.stats import verdict as verdicts
 from kweval.stats.aggregated import compare_against
 from kweval.stats.bootstrap import N_BOOT
-from kweval.stats.families import Family, metric_family
+from kweval.stats.families import Family, compared_metrics, metric_family
 from kweval.stats.headline import headline, key_metrics
 from kweval.stats.paired import N_PERM
 
@@ -119,7 +119,7 @@ def report_data(
     intervals = summary_intervals(scores, metrics, how, n_boot=n_boot)
     stage(progress, REPORT_STAGES[1])
     gone = undefined.undefined_everywhere(scores, metrics)  # "—" in the table, said, not compared
-    compared = [m for m in metrics if m not in gone]
+    compared = compared_metrics(metrics, scores)  # the families' members, as on every surface
     keys = key_metrics(compared, evaluation.options.k)
     top = headline(scores, keys, how, words, n_boot=n_boot, n_perm=n_perm, compared=compared)
     stage(progress, REPORT_STAGES[2])

@@ -8,9 +8,12 @@ of its per-document scores, `kweval.io.report_protocol.protocol_headline`),
 `across_presets` adds to the view's rows the verdict of every other preset on
 the same metric, grouped by outcome, e.g. "significant under kweval; under
 pke, kpeval and meng by 0.010–0.011, not significant".  Each preset's verdict
-is its own view's (its own Holm family), so the sentence says what a reader
-switching presets would see.  Only a metric every preset's headline leads
-with is compared (F1@k): the others have no counterpart in every preset.
+is its own view's (its own Holm family, `kweval.stats.families`), so the
+sentence says what a reader switching presets would see.  Only a metric
+every preset's headline leads with is compared (F1@k): the others have no
+counterpart in every preset; and only its leader's row (``kind`` lead), not
+the story's other rows of the same metric (a model leading elsewhere, a
+clearly worse model).
 """
 
 from __future__ import annotations
@@ -21,6 +24,8 @@ import pandas as pd
 
 from kweval.stats.numbers import decimals_for_interval, format_number
 
+LEAD = "lead"  # `kweval.stats.headline`'s row of a key metric's leader against the runner-up
+
 ACROSS_COLUMNS = ["across_presets", "holds_under_every_preset"]
 
 
@@ -29,7 +34,7 @@ def _verdicts(headlines: Mapping[str, pd.DataFrame], metric: str, best: str, run
     runner-up leads there), None when its headline has no row of that metric for these two models."""
     out: dict[str, dict | None] = {}
     for preset, table in headlines.items():
-        rows = table[table["metric"] == metric] if len(table) else table
+        rows = table[(table["metric"] == metric) & _leads(table)] if len(table) else table
         row = rows.iloc[0].to_dict() if len(rows) else None
         if row is None or {row["best"], row["runner_up"]} != {best, runner}:
             out[preset] = None
@@ -37,6 +42,12 @@ def _verdicts(headlines: Mapping[str, pd.DataFrame], metric: str, best: str, run
         sign = 1.0 if row["best"] == best else -1.0
         out[preset] = {"margin": sign * float(row["margin"]), "significant": bool(row["significant"]), "best": row}
     return out
+
+
+def _leads(table: pd.DataFrame) -> pd.Series:
+    """Which rows of a headline are a key metric's leader against the runner-up (every row of a table without
+    ``kind``)."""
+    return table["kind"] == LEAD if "kind" in table.columns else pd.Series(True, index=table.index)
 
 
 def _names(presets: Sequence[str]) -> str:
@@ -91,8 +102,8 @@ def across_presets(
     `metrics` the sentence and whether the verdict holds under every preset ("" and False for the other rows)."""
     out = top.copy()
     sentences, holds = [], []
-    for row in top.to_dict("records"):
-        if row["metric"] not in metrics:
+    for row, lead in zip(top.to_dict("records"), _leads(top)):
+        if row["metric"] not in metrics or not lead:
             sentences.append("")
             holds.append(False)
             continue

@@ -18,9 +18,13 @@ present-only and absent-only columns one family each.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from kweval.metrics import registry
 from kweval.metrics.docs_table import group_title
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 Family = Callable[[str], str]  # a metric's name -> the key of its family
 PRESET = "preset"  # the one family of a keyphrase preset's columns
@@ -74,3 +78,21 @@ def members(metric: str, metrics: Sequence[str], family: Family = metric_family)
 def families_in(metrics: Sequence[str], family: Family = metric_family) -> list[str]:
     """The families of `metrics` in words, each once, in order (for the one sentence a page says about Holm)."""
     return [family_label(k) for k in dict.fromkeys(family_keys(metrics, family))]
+
+
+def compared_metrics(metrics: Sequence[str], scores: pd.DataFrame) -> list[str]:
+    """The metrics of `metrics` a view compares, in order: the per-review columns of `scores` (a movie-level one such
+    as gt_coverage has no per-review pairs) with a value on some row (`kweval.metrics.undefined`: one undefined
+    everywhere is "—", not compared).  One definition for the Summary's headline, Compare, the report, `kweval
+    compare`, the verdict under every preset and run comparisons, so that a family's members, and with them a
+    comparison's Holm p, are the same on every surface."""
+    from kweval.metrics.undefined import undefined_everywhere
+
+    per_review = [m for m in metrics if m in scores.columns and _level(m) != "movie"]
+    gone = set(undefined_everywhere(scores, per_review))
+    return [m for m in per_review if m not in gone]
+
+
+def _level(metric: str) -> str:
+    entry = registry.info(metric)
+    return entry.level if entry is not None else "review"
