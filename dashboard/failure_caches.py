@@ -14,7 +14,7 @@ from dashboard import preset_caches
 from dashboard.state import Ctx
 from kweval.evaluation import slice_features
 from kweval.explain import failure_grounding, failures
-from kweval.keyphrase.dataset_protocol import with_preset_scores
+from kweval.keyphrase.dataset_protocol import preset_metrics, with_preset_scores
 from kweval.stats import slices as stats_slices
 
 
@@ -158,8 +158,7 @@ def slice_metrics(ctx: Ctx) -> list[str]:
     if ctx.preset is None:
         return list(ctx.evaluation.metric_names)
     scores = preset_caches.all_scores(ctx)
-    skip = {"movie", "review_id", "model", "n_gold", "n_predictions", "n_matched"}
-    return [c for c in scores.columns if c not in skip and scores[c].notna().any()]
+    return [c for c in preset_metrics(scores) if c != "n_matched" and scores[c].notna().any()]
 
 
 def slice_reviews(ctx: Ctx, spec: str, model: str | None) -> set[tuple[str, str]]:

@@ -28,8 +28,9 @@ from dashboard.tables import best_in_bold, decimal_formats, number_columns, page
 from dashboard.url_state import url_widget
 from kweval.io import report
 from kweval.io.report_protocol import f1_of_means
+from kweval.keyphrase.dataset_protocol import preset_metrics
 from kweval.stats import verdict
-from kweval.stats.families import PRESET, family_label
+from kweval.stats.families import PRESET, compared_metrics, family_label
 
 PROTOCOL_HELP = (
     "The conventions of the numbers (docs/protocols.md): kweval (docs/metrics.md), or the keyphrase field's tools: "
@@ -209,8 +210,7 @@ def show_verdict_matrix(comparison: pd.DataFrame, a: str) -> None:
 def show_protocol_compare(ctx: Ctx, protocol: str, a: str, others: list[str]) -> None:
     """Compare under a preset: paired tests on the preset's per-document values of every model against `a`."""
     scores = caches.protocol_scores(ctx, protocol)
-    metrics = [c for c in scores.columns if c not in ("movie", "review_id", "model", "n_gold", "n_predictions")]
-    metrics = [m for m in metrics if scores[m].notna().any()]
+    metrics = compared_metrics(preset_metrics(scores), scores)  # as on every surface (kweval.stats.families)
     res = caches.protocol_comparisons(ctx, protocol, a, others, metrics)
     st.caption(
         f"Under the {md(protocol)} preset: each document scored by the preset's rules "

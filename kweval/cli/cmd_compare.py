@@ -82,20 +82,18 @@ def cmd_compare(args: argparse.Namespace) -> int:
 def _scores(args: argparse.Namespace, dataset, models: list[str]):
     """(per-review scores, the metrics compared, their Holm family rule, a function writing the headline's text)."""
     from kweval.data.vocabulary import vocabulary
-    from kweval.metrics.undefined import undefined_everywhere
-    from kweval.stats.families import metric_family, preset_family
+    from kweval.stats.families import compared_metrics, metric_family, preset_family
     from kweval.stats.headline import headline, key_metrics
 
     words = vocabulary(dataset)
     if args.protocol != "kweval":
         from kweval.io.report_protocol import protocol_headline
-        from kweval.keyphrase.dataset_protocol import protocol_scores
+        from kweval.keyphrase.dataset_protocol import preset_metrics, protocol_scores
 
         if not dataset.per_document:
             raise UsageError(f"--protocol {args.protocol} needs per-document ground truth (docsutf8/ and keys/)")
         scores = protocol_scores(dataset, args.protocol, args.k, models)
-        metrics = [c for c in scores.columns if c not in ("movie", "review_id", "model", "n_gold", "n_predictions")]
-        metrics = [m for m in metrics if scores[m].notna().any()]
+        metrics = compared_metrics(preset_metrics(scores), scores)
         story = lambda: headline_text(protocol_headline(scores, args.protocol, args.k, words), words)  # noqa: E731
         return scores, metrics, preset_family, story
     options = eval_options(args, keyphrase=dataset.per_document, present=dataset.per_document)
@@ -107,8 +105,7 @@ def _scores(args: argparse.Namespace, dataset, models: list[str]):
         say("nothing could be evaluated (no review with both predictions and ground truth)")
         return None, [], metric_family, str
     scores = evaluation.scores
-    gone = undefined_everywhere(scores, evaluation.metric_names)  # no value on any review: not compared
-    metrics = [m for m in evaluation.metric_names if m != "gt_coverage" and m not in gone]
+    metrics = compared_metrics(evaluation.metric_names, scores)  # no value on any review: not compared
     keys = key_metrics(metrics, args.k)
     story = lambda: headline_text(  # noqa: E731
         headline(scores, keys, args.aggregate, words, compared=metrics), words

@@ -20,7 +20,7 @@ import pandas as pd
 from kweval.data.dataset import Dataset
 from kweval.data.keyphrase import Documents
 from kweval.evaluation.options import Evaluation
-from kweval.keyphrase.protocols import CUTOFFS, PROTOCOLS, score_documents, summarize
+from kweval.keyphrase.protocols import COUNT_COLUMNS, CUTOFFS, PROTOCOLS, score_documents, summarize
 
 
 def collection_lists(dataset: Dataset, movie: str) -> tuple[dict[str, list[str]], dict[str, str]]:
@@ -77,6 +77,12 @@ def protocol_scores(dataset: Dataset, protocol: str, k: int, models: Sequence[st
         return pd.DataFrame(columns=["movie", "review_id", "model"])
     out = pd.concat(parts, ignore_index=True)
     return out[["movie", "review_id", "model", *[c for c in out.columns if c not in ("movie", "review_id", "model")]]]
+
+
+def preset_metrics(scores: pd.DataFrame) -> list[str]:
+    """The metric columns of per-document preset `scores` (`protocol_scores`): all but the keys and the counts
+    (`protocols.COUNT_COLUMNS`)."""
+    return [c for c in scores.columns if c not in ("movie", "review_id", "model", *COUNT_COLUMNS)]
 
 
 def with_preset_scores(evaluation: Evaluation, scores: pd.DataFrame, metrics: Sequence[str]) -> Evaluation:

@@ -45,6 +45,14 @@ from kweval.metrics import cutoff as cutoff_metrics
 # Cut-offs every protocol reports: two ranks and the two list-relative ones.
 CUTOFFS: tuple[int | str, ...] = (5, 10, "M", "O")
 ABSENT_CUTOFFS: tuple[int | str, ...] = (50, "M")
+# per-document counts beside the metrics: the gold and predictions scored, the gold present and absent (NaN without
+# the split); `summarize` and every caller that takes the other columns as metrics leave them out
+COUNT_COLUMNS: tuple[str, ...] = ("n_gold", "n_predictions", "n_gt_present", "n_gt_absent")
+# (a present/absent metric's prefixes, the count whose 0 leaves its recall and F1 without a denominator)
+SPLIT_COUNTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("_present", ("r@", "f1@"), "n_gt_present"),
+    ("_absent", ("r@",), "n_gt_absent"),
+)
 
 
 @dataclass(frozen=True)
@@ -412,14 +420,35 @@ def score_documents(
                 row[f"p@{c}_present"], row[f"r@{c}_present"], row[f"f1@{c}_present"] = p, r, f
             for c in ABSENT_CUTOFFS:
                 row[f"r@{c}_absent"] = prf_at(protocol, lists.absent_matched, lists.n_absent_gold, c)[1]
+            row["n_gt_present"], row["n_gt_absent"] = lists.n_present_gold, lists.n_absent_gold
+            if protocol.averaged == "with_gold":
+                _undefined_splits(row)
         else:
-            row.update({name: float("nan") for name in present_cols + absent_cols})
+            row.update({name: float("nan") for name in present_cols + absent_cols + ["n_gt_present", "n_gt_absent"]})
         for name, value in row.items():
             columns.setdefault(name, []).append(value)
     save_stems()
     out: dict[str, list] = {"doc": docs}
     out.update({name: [float(v) for v in values] for name, values in columns.items()})
     return out
+
+
+def split_undefined(name: str) -> str | None:
+    """The count column whose 0 leaves the present/absent metric `name` without a denominator (its recall and F1:
+    no such gold), None for any other column."""
+    for suffix, prefixes, count in SPLIT_COUNTS:
+        if name.endswith(suffix) and name.startswith(prefixes):
+            return count
+    return None
+
+
+def _undefined_splits(row: dict[str, float]) -> None:
+    """kweval's rule (`averaged` with_gold, docs/metrics.md §9): a document without present (absent) gold has no
+    present (absent) recall or F1: NaN, not 0.  The tools' presets score 0 there, as the tools do."""
+    for name in list(row):
+        count = split_undefined(name)
+        if count is not None and row[count] == 0:
+            row[name] = float("nan")
 
 
 def _mean(values: Sequence[float], skip_undefined: bool) -> float:
@@ -438,13 +467,10 @@ def f1_of_means(p: float, r: float) -> float:
 
 def summarize(protocol: Protocol, per_document: Mapping[str, Sequence[float]]) -> dict[str, float]:
     """Macro scores as the protocol forms them: F1 as a mean of F1s or as F1 of mean P and R; a metric a document
-    leaves undefined (no text) is averaged over the others under `averaged=with_gold`, else undefined."""
+    leaves undefined (no text; under kweval's `with_gold` also a present or absent recall or F1 without such gold)
+    is averaged over the others under `averaged=with_gold`, else undefined."""
     skip = protocol.averaged == "with_gold"
-    means = {
-        name: _mean(values, skip)
-        for name, values in per_document.items()
-        if name not in ("doc", "n_gold", "n_predictions")
-    }
+    means = {name: _mean(values, skip) for name, values in per_document.items() if name not in ("doc", *COUNT_COLUMNS)}
     if protocol.macro == "f1_of_means":
         for name in [n for n in means if n.startswith("f1@")]:
             means[name] = f1_of_means(means["p" + name[2:]], means["r" + name[2:]])

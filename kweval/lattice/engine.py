@@ -300,6 +300,8 @@ class Lattice:
         undefined = (self.blank if with_gold else self.no_text) if metric.part else np.zeros(len(self.docs), bool)
         if with_gold:
             undefined = undefined | ~self.has_gold
+            if metric.part and metric.measure != "p":  # no such gold: no recall, no F1 (`protocols._undefined_splits`)
+                undefined = undefined | (self.scored(s, metric.part).n_relevant == 0)
         return np.where(undefined, np.nan, values) if undefined.any() else values
 
     def averaged(self, s: Settings) -> np.ndarray:

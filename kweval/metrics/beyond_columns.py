@@ -1,8 +1,10 @@
 """The metrics beyond the reference list (docs/metrics.md §12): grounding (--grounding) and diversity (--diversity).
 
 Rows of (name, label, definition, option, better direction, micro ratio,
-undefined without text) that `kweval.metrics.registry` registers as metrics
-of the group ``beyond``; `kweval.evaluation.beyond_columns` computes them.
+undefined without text, (count, why) of an undefined value) that
+`kweval.metrics.registry` registers as metrics of the group ``beyond``;
+`kweval.evaluation.beyond_columns` computes them (NaN, not 0, where the count
+is 0: no prediction graded, or none given).
 Plain data: this module imports nothing.
 """
 
@@ -17,6 +19,10 @@ METRICS: tuple[tuple, ...] = (
         "neither",
         ("n_grounded_present", "n_grounded"),
         True,
+        (
+            "n_grounded",
+            "no keyword of the model was graded for this {review} (none given, or the {review} has no text)",
+        ),
     ),
     (
         "grounded_supported",
@@ -27,6 +33,10 @@ METRICS: tuple[tuple, ...] = (
         "neither",
         ("n_grounded_supported", "n_grounded"),
         True,
+        (
+            "n_grounded",
+            "no keyword of the model was graded for this {review} (none given, or the {review} has no text)",
+        ),
     ),
     (
         "unsupported",
@@ -36,6 +46,10 @@ METRICS: tuple[tuple, ...] = (
         "lower",
         ("n_unsupported", "n_grounded"),
         True,
+        (
+            "n_grounded",
+            "no keyword of the model was graded for this {review} (none given, or the {review} has no text)",
+        ),
     ),
     (
         "dup_token_ratio",
@@ -46,6 +60,7 @@ METRICS: tuple[tuple, ...] = (
         "lower",
         None,
         False,
+        ("n_pred", "the model gave no keyword for this {review}"),
     ),
     (
         "self_similarity",
@@ -56,5 +71,6 @@ METRICS: tuple[tuple, ...] = (
         "lower",
         None,
         False,
+        ("n_pred", "the model gave no keyword for this {review}"),
     ),
 )

@@ -263,9 +263,12 @@ def _add(
     range_: str = "[0, 1]",
     better_: str = HIGHER,
     reference: str = "",
+    *undefined_when: str,
 ) -> None:
-    """A column that is no metric of `evaluate` (summary counts, the dataset overview, comparisons)."""
-    register(MetricInfo(name, label, definition, range_, better_, group, reference))
+    """A column that is no metric of `evaluate` (summary counts, the dataset overview, comparisons, a preset's;
+    `undefined_when`: (count, why), as `MetricInfo`'s)."""
+    empty = (undefined_when[0], undefined_when[1]) if undefined_when else None
+    register(MetricInfo(name, label, definition, range_, better_, group, reference, undefined_when=empty))
 
 
 def _metric(
@@ -284,24 +287,8 @@ def _metric(
     undefined_when: tuple[str, str] | None = None,
 ) -> None:
     """A metric `evaluate` reports when `option` is on ("": always), in [0, 1], higher is better."""
-    register(
-        MetricInfo(
-            name,
-            label,
-            definition,
-            "[0, 1]",
-            HIGHER,
-            group,
-            reference,
-            option,
-            level,
-            compute,
-            micro,
-            micro_f1,
-            without_text,
-            undefined_when,
-        )
-    )
+    fields = (name, label, definition, "[0, 1]", HIGHER, group, reference, option, level, compute, micro, micro_f1)
+    register(MetricInfo(*fields, without_text, undefined_when))
 
 
 def _keyphrase_metric(name: str, label: str, definition: str, reference: str = "") -> None:
@@ -492,5 +479,6 @@ _metric(
 for _row in report_columns.COLUMNS:
     _add(*_row)
 # ---- beyond the reference (§12): --grounding and --diversity (kweval.evaluation.beyond_columns adds them)
-for _name, _label, _text, _on, _better, _micro, _bare in beyond_columns.METRICS:
-    register(MetricInfo(_name, _label, _text, "[0, 1]", _better, "beyond", "", _on, micro=_micro, without_text=_bare))
+for _name, _label, _text, _on, _better, _micro, _bare, _empty in beyond_columns.METRICS:
+    _kinds = {"micro": _micro, "without_text": _bare, "undefined_when": _empty}
+    register(MetricInfo(_name, _label, _text, "[0, 1]", _better, "beyond", "", _on, **_kinds))

@@ -258,10 +258,25 @@ COLUMNS: tuple[tuple[str, ...], ...] = (
 )
 
 
+UNDEFINED = {  # a preset's split without such gold: (the count, why), in a document's words
+    "_present": (
+        "n_gt_present",
+        "no gold phrase of the {review} occurs in its text (by the preset's rule); the tools' presets score 0 there",
+    ),
+    "_absent": (
+        "n_gt_absent",
+        "every gold phrase of the {review} occurs in its text (by the preset's rule): none is absent; the tools' "
+        "presets score 0 there",
+    ),
+}
+
+
 def _preset_rows() -> tuple[tuple[str, ...], ...]:
     """A keyphrase preset's columns that are no kweval metric (`kweval evaluate --protocol pke|kpeval|meng`,
     docs/protocols.md): P and R over all predictions (M) and at the oracle cut-off |G| (O), the same on the present
-    gold with the present predictions (`_present`), and recall of the absent gold (`_absent`)."""
+    gold with the present predictions (`_present`), and recall of the absent gold (`_absent`).  A present (absent)
+    recall or F1 has no value for a document without present (absent) gold: the row's last two items are the count
+    and the reason (`MetricInfo.undefined_when`)."""
     cuts = {"{k}": "the first {k} predictions", "M": "all predictions", "O": "the first |G| predictions (oracle)"}
     sides = {
         "": "",
@@ -277,8 +292,18 @@ def _preset_rows() -> tuple[tuple[str, ...], ...]:
                 if taken or (side == "_absent" and (kind != "r" or cut == "O")):
                     continue
                 label = f"{'F1' if kind == 'f1' else kind.upper()}@{cut}" + (f" ({side[1:]})" if side else "")
+                empty = UNDEFINED[side] if side and kind != "p" else ()
                 rows.append(
-                    (name, label, f"under a preset: {what} over {over}{on}", "keyphrase", "[0, 1]", "higher", "")
+                    (
+                        name,
+                        label,
+                        f"under a preset: {what} over {over}{on}",
+                        "keyphrase",
+                        "[0, 1]",
+                        "higher",
+                        "",
+                        *empty,
+                    )
                 )
     return tuple(rows)
 

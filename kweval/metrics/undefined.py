@@ -7,6 +7,10 @@ score stage applies the rule (`apply`); means skip the NaN, a micro ratio of an 
 undefined on every review of a view (`undefined_everywhere`) is "—" with its reason on every surface, left out
 of charts, headlines and comparisons, and empty (not 0) in CSV and JSON.  A metric with a zero rule of its own
 (precision of a model that predicted nothing is 0, docs/metrics.md §3) has no such case.
+
+The same rule covers a keyphrase preset's present and absent recall and F1 (the kweval preset: NaN per document;
+the tools' presets score 0 there, as the tools do: such a column is `undefined_everywhere` when no document has such
+gold, whatever the tool prints) and the grounding and diversity columns (no keyword graded or given).
 """
 
 from __future__ import annotations
@@ -46,8 +50,17 @@ def reason(metric: str, review: str = "review") -> str:
 
 
 def undefined_everywhere(table: pd.DataFrame, metrics: Iterable[str]) -> list[str]:
-    """The metrics among `metrics` with no value in any row of `table` (per-review scores or a summary)."""
-    return [m for m in metrics if m in table.columns and len(table) and table[m].isna().all()]
+    """The metrics among `metrics` with no value in any row of `table` (per-review scores or a summary): NaN in every
+    row, or a count of `rules` 0 in every row (a keyphrase preset of a tool scores 0 there, as the tool does, where
+    kweval says undefined)."""
+    counts = rules(metrics)
+    return [
+        m
+        for m in metrics
+        if m in table.columns
+        and len(table)
+        and (table[m].isna().all() or counts.get(m) in table.columns and not table[counts[m]].fillna(0).any())
+    ]
 
 
 def everywhere_note(metric: str, review: str = "review") -> str:

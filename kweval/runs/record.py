@@ -144,6 +144,7 @@ def protocol_tables(
     the preset's own summary `rows` (as `kweval evaluate --protocol` prints them) with the report's intervals
     (`kweval.io.report_protocol.protocol_intervals`), and the hash of the documents and their gold."""
     from kweval.io.report_protocol import protocol_intervals
+    from kweval.keyphrase.dataset_protocol import preset_metrics
     from kweval.text.normalize import normalize
 
     frames = []
@@ -151,7 +152,7 @@ def protocol_tables(
         frame = pd.DataFrame(dict(columns)).rename(columns={"doc": "review_id"})
         frames.append(frame.assign(movie=collection, model=model))
     scores = per_review_table(pd.concat(frames, ignore_index=True)) if frames else pd.DataFrame(columns=KEY)
-    metrics = [c for c in scores.columns if c not in (*KEY, "n_gold", "n_predictions")]
+    metrics = preset_metrics(scores)
     table = pd.DataFrame([{**row, "movie": ALL} for row in rows]).rename(columns={"n_documents": "n_reviews"})
     summary = long_summary(table, protocol_intervals(scores, preset, metrics, n_boot=n_boot))
     units = pd.DataFrame({"movie": collection, "review_id": list(gold)})
