@@ -91,7 +91,8 @@ st.markdown(f"**{md(lead_sentence(comparison, words))}**")
 st.caption(
     md(options_line(comparison))
     + f". B − A on the {words.reviews.lower()} both runs scored, under A's {comparison.how} aggregation: 95% paired "
-    "bootstrap interval, randomization test (10 000 sign flips) Holm-corrected across the metrics; the same numbers "
+    "bootstrap interval, randomization test (10 000 sign flips) Holm-corrected within each family of metrics; the same "
+    "numbers "
     "as `kweval runs compare`." + "".join(f" {md(note)}." for note in comparison.notes)
 )
 COLUMNS = ["metric", "n", "a", "b", "difference", "ci_low", "ci_high", "p_holm", "wins", "ties", "losses"]

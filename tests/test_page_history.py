@@ -26,9 +26,8 @@ def _record_demo(path, model: str, options: kweval.EvalOptions, name: str):
     evaluation = kweval.evaluate(dataset.subset(models=[model]), options)
     source = RunSource("demo", "tidy", False, "0" * 64, [], {})
     tables = evaluation_tables(evaluation, "macro", n_boot=100)
-    return record_run(
-        RunStore(path), tables, source, protocol="kweval", aggregate="macro", options=options.as_dict(), name=name
-    )
+    in_force = evaluation.options.as_dict()  # match auto resolved (approx on the demo), as --record and the button
+    return record_run(RunStore(path), tables, source, protocol="kweval", aggregate="macro", options=in_force, name=name)
 
 
 def test_history_page_shows_the_runs_and_compares_them_as_the_cli(monkeypatch, tmp_path):

@@ -22,6 +22,7 @@ from kweval.runs import (
     gate,
     record_run,
 )
+from kweval.stats.families import compared_metrics
 
 SOURCE = RunSource(data="demo", layout="tidy", per_document=False, inputs_sha256="0" * 64)
 KEYS = ["precision", "recall", "f1", "w_f1", "ndcg@5", "p@5", "ap@5", "rr"]
@@ -43,14 +44,18 @@ def record(store, tables, how="macro", protocol="kweval", options=None, name=Non
 @pytest.mark.parametrize("how", ["macro", "micro"])
 def test_compare_equals_kweval_stats_on_the_same_tables(tmp_path, demo, how):
     """Two runs of the demo with different models: the comparison is compare_aggregated's (the Compare page's) on
-    the per-review tables of both models, B − A, Holm across the metrics."""
+    the per-review tables of both models, B − A, Holm within each family of the metrics Compare compares, whichever
+    metrics are asked."""
     full, per_model = demo
     store = RunStore(tmp_path / "runs.sqlite")
     a = record(store, evaluation_tables(per_model["keybert"], how, n_boot=100), how)
     b = record(store, evaluation_tables(per_model["yake"], how, n_boot=100), how)
     assert a.dataset_sha256 == b.dataset_sha256  # the same data: two models, one reference
     comparison = compare_runs(store, a, b, metrics=KEYS)
-    expected = stats.compare_aggregated(full.scores, "keybert", "yake", KEYS, how)
+    compared = compared_metrics(full.metric_names, full.scores)  # the Compare page's metrics and families
+    expected = stats.compare_aggregated(full.scores, "keybert", "yake", compared, how).set_index("metric").loc[KEYS]
+    every = compare_runs(store, a, b).table.set_index("metric").loc[KEYS]  # all metrics asked: the same p
+    np.testing.assert_allclose(every["p_holm"].to_numpy(float), comparison.table["p_holm"].to_numpy(float))
     table = comparison.table.set_index("metric")
     for mine, theirs in (
         ("a", "mean_a"),
@@ -64,7 +69,7 @@ def test_compare_equals_kweval_stats_on_the_same_tables(tmp_path, demo, how):
         ("wins", "wins"),
     ):
         np.testing.assert_allclose(
-            table[mine].to_numpy(float), expected.set_index("metric")[theirs].to_numpy(float), rtol=1e-12, err_msg=mine
+            table[mine].to_numpy(float), expected[theirs].to_numpy(float), rtol=1e-12, err_msg=mine
         )
     assert (table["difference"] < 0).all()  # yake is worse than keybert on the demo
     assert comparison.model_a == "keybert" and comparison.model_b == "yake" and comparison.options == {}

@@ -25,7 +25,8 @@ def add_parser(sub) -> None:
         "runs",
         help="the run history (kweval evaluate --record): list, show, compare, gate, export, delete, rerun",
         description="Recorded runs compared unit by unit with paired statistics (B − A, bootstrap CIs, randomization "
-        "p, Holm across the metrics), and a regression gate for CI that fails only on a real, significant drop.",
+        "p, Holm within each family of metrics), and a regression gate for CI that fails only on a real, significant "
+        "drop.",
     )
     actions = rp.add_subparsers(dest="action", metavar="ACTION", required=True)
     parsers = {
@@ -65,7 +66,8 @@ def _add_comparison_options(parser: argparse.ArgumentParser) -> None:
         type=comma_list,
         action="extend",
         metavar="METRIC[,...]",
-        help="the metrics compared, Holm across them (repeatable; default: compare every metric both runs hold, "
+        help="the metrics compared, each Holm-corrected within its family (repeatable; default: compare every metric "
+        "both runs hold, "
         "gate the key ones: F1@k, nDCG@k, weighted and semantic F1)",
     )
     parser.add_argument("--model", help="the model compared when a run holds several: NAME, or A_NAME:B_NAME")

@@ -105,7 +105,7 @@ def emit_comparison(comparison, fmt: str, top: int) -> None:
     for note in comparison.notes:
         print(plain(f"note: {note}"))
     print(plain(options_line(comparison)))
-    print(_heading("Every metric: B − A, 95% bootstrap CI, randomization p (Holm across the metrics)", fmt))
+    print(_heading("Every metric: B − A, 95% bootstrap CI, randomization p (Holm within each family)", fmt))
     columns = ["metric", "n", "a", "b", "difference", "ci_low", "ci_high", "p", "p_holm", "wins", "ties", "losses"]
     emit_table(comparison.table[columns], fmt, words=words)
     for title, rows in (("got most worse", comparison.worst(top)), ("got most better", comparison.best(top))):

@@ -2,9 +2,12 @@
 
 Run A's rows of one model and run B's rows of one model are paired on (movie, review_id) and handed to
 `kweval.stats.aggregated.compare_aggregated`, the function behind the Compare page, under run A's aggregation:
-the difference B − A per metric with its paired bootstrap interval and randomization p, Holm across the metrics
-compared.  Runs under different protocols, of different data (unless asked), or without a metric or a unit in
-common are refused in one `RunsError`.
+the difference B − A per metric with its paired bootstrap interval and randomization p, Holm within each family of
+the metrics both runs hold (`kweval.stats.families`: the registry's families under kweval, a preset's own under a
+preset), as Compare and the report correct: a metric's p is the same whichever metrics are asked (`--metric`,
+the gate's key metrics).  A metric with no value on any unit of either run (undefined there,
+not 0) is left out and said.  Runs under different protocols, of different data (unless asked), or without a
+metric or a unit in common are refused in one `RunsError`.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from kweval.runs.run import RunInfo, changes_text, option_changes
 from kweval.runs.store import RunsError, RunStore
 from kweval.stats.aggregated import compare_aggregated
 from kweval.stats.bootstrap import N_BOOT
+from kweval.stats.families import compared_metrics, members, metric_family, preset_family
 from kweval.stats.headline import key_metrics
 from kweval.stats.paired import N_PERM, paired_scores
 from kweval.stats.verdict import format_p
@@ -188,7 +192,7 @@ def compare_runs(
     model_a, model_b = choose_models(a, b, model)
     chosen = choose_metrics(a, b, metrics)
     rows = paired_rows(store.scores(a), store.scores(b), model_a, model_b)
-    return compare_rows(rows, a, b, model_a, model_b, chosen, n_boot, n_perm)
+    return compare_rows(rows, a, b, model_a, model_b, chosen, n_boot, n_perm, held=choose_metrics(a, b, None))
 
 
 def compare_rows(
@@ -200,19 +204,24 @@ def compare_rows(
     metrics: list[str],
     n_boot: int = N_BOOT,
     n_perm: int = N_PERM,
+    held: Sequence[str] | None = None,
 ) -> RunComparison:
-    """`compare_runs` on the paired table `rows` (`paired_rows`)."""
+    """`compare_runs` on the paired table `rows` (`paired_rows`) of `metrics`, each Holm-corrected within its family
+    among `held` (every metric both runs hold; default `metrics`), so its p does not depend on which are asked."""
+    gone = [m for m in metrics if m not in compared_metrics(metrics, rows)]
+    metrics = [m for m in metrics if m not in gone]
+    if not metrics:
+        raise RunsError(SOURCE, f"{', '.join(gone)}: undefined on every unit of both runs; nothing to compare")
     metric = primary_metric(metrics, a.options.get("k", 5))
     changed = paired_scores(rows, SIDE_A, SIDE_B, [metric], metric=metric)
     if changed.empty:
         raise RunsError(SOURCE, f"runs {a.id} and {b.id} have no unit in common: nothing to pair")
     n_a = int((rows["model"] == SIDE_A).sum())
     n_b = len(rows) - n_a
-    table = compare_aggregated(rows, SIDE_A, SIDE_B, metrics, a.aggregate, n_boot=n_boot, n_perm=n_perm)
-    table = table.rename(columns=COLUMNS)[TABLE_COLUMNS]
+    table = _family_table(rows, a, metrics, held or metrics, n_boot, n_perm)
     changed = changed.rename(columns={f"{metric}_a": "a", f"{metric}_b": "b"})
     changed = changed.sort_values(["difference", "movie", "review_id"], kind="stable").reset_index(drop=True)
-    notes = []
+    notes = [f"{m}: undefined on every unit (no value, not 0); not compared" for m in gone]
     if a.dataset_sha256 != b.dataset_sha256:
         notes.append(
             f"different data: compared on the {len(changed):,} units both runs scored ({n_a:,} in A, {n_b:,} in B)"
@@ -221,6 +230,20 @@ def compare_rows(
         notes.append(f"A's aggregation ({a.aggregate}) is used; B was recorded under {b.aggregate}")
     options = option_changes(a, b)
     return RunComparison(a, b, model_a, model_b, a.aggregate, table, metric, changed, options, n_a, n_b, notes)
+
+
+def _family_table(
+    rows: pd.DataFrame, a: RunInfo, metrics: Sequence[str], held: Sequence[str], n_boot: int, n_perm: int
+) -> pd.DataFrame:
+    """`compare_aggregated`'s rows of `metrics` (`TABLE_COLUMNS`), computed with the other members of their families
+    among the `held` metrics defined on `rows` (the registry's families under kweval, a preset's own under a
+    preset: what Compare and the report correct within)."""
+    family = metric_family if a.protocol == "kweval" else preset_family
+    defined = compared_metrics(held, rows)
+    needed = list(dict.fromkeys(x for m in metrics for x in members(m, defined, family)))
+    table = compare_aggregated(rows, SIDE_A, SIDE_B, needed, a.aggregate, n_boot, n_perm, family=family)
+    table = table.set_index("metric").loc[list(metrics)].reset_index()
+    return table.rename(columns=COLUMNS)[TABLE_COLUMNS]
 
 
 def options_line(comparison: RunComparison) -> str:

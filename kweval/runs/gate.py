@@ -1,9 +1,9 @@
 """The regression gate: a candidate run fails against a baseline only on a drop that is both large and real.
 
 A metric fails when the candidate is worse than the baseline by more than the allowed drop (in the metric's own
-units, by the registry's better direction) **and** the change is significant after Holm's correction across the
-gated metrics (the paired randomization test of `kweval.runs.compare`).  A re-run of the same model, or a drop
-within the noise, passes.
+units, by the registry's better direction) **and** the change is significant after Holm's correction within its
+family of metrics (the paired randomization test of `kweval.runs.compare`, the same p as `kweval runs compare`).
+A re-run of the same model, or a drop within the noise, passes.
 """
 
 from __future__ import annotations
