@@ -165,7 +165,8 @@ CONVENTIONS: tuple[Convention, ...] = (
         "which documents the macro averages take",
         {
             "all": "every document (one without gold or predictions scores 0)",
-            "with_gold": "documents with gold; present and absent metrics also need a non-blank text (kweval)",
+            "with_gold": "documents with gold; a present or absent metric also needs a non-blank text, and its recall "
+            "and F1 gold on its side: without, undefined, not 0 (kweval)",
         },
     ),
 )
