@@ -337,7 +337,8 @@ def test_semantic_unavailable_falls_back_to_lexical(monkeypatch, cores, tmp_path
     _fresh_streamlit_caches()
     at = run(monkeypatch, None, {"movie": "star_tide", "sem": "1", "tau": "0.8"})
     assert any(
-        "Semantic/sentiment metrics unavailable" in e.value and "gt\\-all\\-minilm" in e.value for e in at.sidebar.error
+        "Semantic/sentiment/grounding metrics unavailable" in e.value and "gt\\-all\\-minilm" in e.value
+        for e in at.sidebar.error
     )
     shown = table(at, "summary_table")
     assert "sem_precision" not in shown and "f1" in shown
