@@ -52,6 +52,27 @@ def test_the_fast_forms_equal_the_plain_definitions():
         assert abs(diversity.self_similarity(vectors[rows]) - sim) <= 1e-12
 
 
+def test_the_size_buckets_cross_blocks_and_read_groups_in_any_order():
+    """`bucketed_unit_sums` stacks the groups of one size in blocks of `SUM_BLOCK_ROWS` rows: sizes that fill
+    several blocks, a group larger than a block, rows of a group not next to each other and a repeated vector."""
+    rng = np.random.default_rng(11)
+    sizes = [3] * 200 + [2] * 5 + [diversity.SUM_BLOCK_ROWS + 7, 1]  # 600 rows of size-3 groups: several blocks
+    group = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))  # each group's rows scattered
+    vectors = rng.normal(size=(50, 16)).astype(np.float32)
+    index = rng.integers(0, 50, len(group))  # rows share vectors, as repeated phrases do
+    fast = diversity.pair_mean_cosine(group, vectors, len(sizes) + 1, index)  # the last group has no row
+    for g in range(len(sizes)):
+        assert abs(fast[g] - diversity.self_similarity(vectors[index[group == g]])) <= 1e-12
+    assert fast[-1] == diversity.EMPTY_SIMILARITY
+    total, nonzero = diversity.bucketed_unit_sums(group, vectors, len(sizes) + 1, index)
+    unit = vectors.astype(np.float64) / np.linalg.norm(vectors.astype(np.float64), axis=1, keepdims=True)
+    for g in (0, 150, 203, 205):
+        assert np.abs(total[g] - unit[index[group == g]].sum(axis=0)).max() <= 1e-12
+    assert nonzero.tolist() == [*sizes, 0]
+    total, nonzero = diversity.bucketed_unit_sums(np.array([0, 0]), np.array([[0.0, 0.0], [3.0, 4.0]]), 1)
+    assert total[0] == pytest.approx([0.6, 0.8], abs=1e-15) and nonzero.tolist() == [1.0]  # a zero row adds nothing
+
+
 def test_the_edge_cases_are_kpevals():
     assert diversity.dup_token_ratio([]) == 1.0 and diversity.self_similarity(np.zeros((0, 3))) == 0.0
     assert diversity.self_similarity(np.ones((1, 3))) == 1.0

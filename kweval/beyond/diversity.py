@@ -55,6 +55,43 @@ def self_similarity(vectors: np.ndarray) -> float:
     return float(cos[np.triu_indices(n, k=1)].mean())
 
 
+SUM_BLOCK_ROWS = 256  # rows converted and summed at once by `bucketed_unit_sums` (a block stays in the CPU's cache)
+
+
+def bucketed_unit_sums(
+    group: np.ndarray, vectors: np.ndarray, n_groups: int, index: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Speed: (Σ v/|v| over each group's rows [n_groups, d], in float64; each group's rows with |v| > 0), row i's
+    vector `vectors[index[i]]` (or `vectors[i]`); a zero row adds nothing.
+
+    The groups of one size s are stacked as blocks of (groups, s, d): each
+    block is gathered from the float32 vectors, made float64 (the sums must
+    hold to ~1e-15), and its unit rows summed per group by one batched
+    product (the weights 1/|v| times the rows), a block of at most
+    `SUM_BLOCK_ROWS` rows at a time: no float64 copy of all the rows, no
+    per-dimension pass, no sparse-matrix import.
+    """
+    group, vectors = np.asarray(group, dtype=np.int64), np.asarray(vectors)
+    index = np.arange(len(group)) if index is None else np.asarray(index, dtype=np.int64)
+    order = np.argsort(group, kind="stable")  # each group's rows together
+    rows = index[order]
+    n = np.bincount(group, minlength=n_groups)
+    first = np.cumsum(n) - n  # each group's first position in `rows`
+    total = np.zeros((n_groups, vectors.shape[1]))
+    nonzero = np.zeros(n_groups)
+    for size in np.unique(n[n > 0]).tolist():
+        groups = np.flatnonzero(n == size)
+        at = rows[first[groups][:, None] + np.arange(size)]  # [groups, size]: each group's vectors
+        step = max(SUM_BLOCK_ROWS // size, 1)
+        for a in range(0, len(groups), step):
+            block = np.asarray(vectors[at[a : a + step]], dtype=np.float64)
+            squares = np.einsum("gsd,gsd->gs", block, block)
+            weight = np.divide(1.0, np.sqrt(squares), out=np.zeros_like(squares), where=squares > 0)
+            total[groups[a : a + step]] = (weight[:, None, :] @ block)[:, 0, :]
+            nonzero[groups[a : a + step]] = np.count_nonzero(squares, axis=1)
+    return total, nonzero
+
+
 def pair_mean_cosine(
     group: np.ndarray, vectors: np.ndarray, n_groups: int, index: np.ndarray | None = None
 ) -> np.ndarray:
@@ -62,25 +99,15 @@ def pair_mean_cosine(
     vector is `vectors[index[row]]`, or `vectors[row]` without `index`).
 
     The sum of the cosines over pairs i < j of unit vectors is
-    (|Σ v|² − Σ |v|²) / 2, so sums per group (one weighted `np.bincount` per
-    dimension, over each distinct vector made unit once: no rows × dimensions
-    copy, no sparse-matrix import) replace the n × n products.  In float64, it
+    (|Σ v|² − Σ |v|²) / 2, so the sums of the unit vectors per group
+    (`bucketed_unit_sums`) replace the n × n products.  In float64, it
     equals the pairwise mean to ~1e-15.
     """
-    group = np.asarray(group, dtype=np.int64)
-    index = np.arange(len(group)) if index is None else np.asarray(index, dtype=np.int64)
-    vectors = np.asarray(vectors, dtype=np.float64)
-    norms = np.sqrt(np.einsum("ij,ij->i", vectors, vectors)) if len(vectors) else np.zeros(0)
-    scale = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
-    columns = np.ascontiguousarray((vectors * scale[:, None]).T) if len(vectors) else np.zeros((0, 0))
-    total = np.zeros((n_groups, len(columns)))
-    for d, column in enumerate(columns):
-        total[:, d] = np.bincount(group, weights=column[index], minlength=n_groups)
-    squares = np.bincount(group, weights=(norms > 0)[index].astype(np.float64), minlength=n_groups)  # |unit|² = 1
-    n = np.bincount(group, minlength=n_groups).astype(np.float64)
+    total, squares = bucketed_unit_sums(group, vectors, n_groups, index)  # |unit|² = 1 for each nonzero row
+    n = np.bincount(np.asarray(group, dtype=np.int64), minlength=n_groups).astype(np.float64)
     pairs = n * (n - 1) / 2
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = ((total * total).sum(axis=1) - squares) / 2 / pairs
+        mean = (np.einsum("gd,gd->g", total, total) - squares) / 2 / pairs
     return np.where(n == 0, EMPTY_SIMILARITY, np.where(n == 1, ONE_SIMILARITY, mean))
 
 
