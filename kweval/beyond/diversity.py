@@ -111,33 +111,55 @@ def pair_mean_cosine(
     return np.where(n == 0, EMPTY_SIMILARITY, np.where(n == 1, ONE_SIMILARITY, mean))
 
 
-def token_dup_ratios(group: np.ndarray, tokens: Sequence[Sequence[str]], n_groups: int) -> np.ndarray:
-    """`dup_token_ratio` of every group's phrases at once (`group`: each phrase's group; `tokens`: its stems)."""
-    owner = np.repeat(np.asarray(group, dtype=np.int64), [len(t) for t in tokens])
+TokenCodes = tuple[np.ndarray, np.ndarray]  # (each phrase's token count, each token's code: equal codes, equal tokens)
+
+
+def token_codes(tokens: Sequence[Sequence[str]]) -> TokenCodes:
+    """The `TokenCodes` of phrases given as their tokens (a code per distinct token string)."""
+    counts = np.fromiter(map(len, tokens), dtype=np.int64, count=len(tokens))
     code_of: dict[str, int] = {}
-    codes = np.fromiter(
-        (code_of.setdefault(t, len(code_of)) for phrase in tokens for t in phrase), dtype=np.int64, count=len(owner)
-    )
+    codes = (code_of.setdefault(t, len(code_of)) for phrase in tokens for t in phrase)
+    return counts, np.fromiter(codes, dtype=np.int64, count=int(counts.sum()))
+
+
+def stem_codes(phrases: Sequence[str]) -> TokenCodes:
+    """Speed: `token_codes([stem_tokens(p) for p in phrases])` up to the numbering of the codes, for normalized
+    phrases: the tokens read by one split of the phrases joined, each distinct word stemmed once (one
+    `stem_tokens` call), a code per distinct stem."""
+    counts = np.fromiter(map(len, map(str.split, phrases)), dtype=np.int64, count=len(phrases))
+    tokens = " ".join(phrases).split()
+    words = list(dict.fromkeys(tokens))
+    code_of: dict[str, int] = {}
+    word_code = dict(zip(words, (code_of.setdefault(s, len(code_of)) for s in stem_tokens(" ".join(words)))))
+    return counts, np.fromiter(map(word_code.__getitem__, tokens), dtype=np.int64, count=len(tokens))
+
+
+def token_dup_ratios(group: np.ndarray, codes: TokenCodes, n_groups: int) -> np.ndarray:
+    """`dup_token_ratio` of every group's phrases at once (`group`: each phrase's group; `codes`: their tokens)."""
+    counts, token = codes
+    owner = np.repeat(np.asarray(group, dtype=np.int64), counts)
     total = np.bincount(owner, minlength=n_groups)
-    width = max(len(code_of), 1)
-    distinct = np.bincount(np.unique(owner * width + codes) // width, minlength=n_groups)
+    width = int(token.max()) + 1 if len(token) else 1
+    distinct = np.bincount(np.unique(owner * width + token) // width, minlength=n_groups)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(total == 0, EMPTY_DUP, 1.0 - distinct / total)
 
 
 def list_diversity(
     group: np.ndarray,
-    tokens: Sequence[Sequence[str]],
+    tokens: Sequence[Sequence[str]] | TokenCodes,
     vectors: np.ndarray | None,
     n_groups: int,
     index: np.ndarray | None = None,
 ) -> dict[str, np.ndarray]:
-    """{"dup_token_ratio", "self_similarity"} per group from its phrases' stems and embeddings (a phrase's vector:
-    `vectors[index[i]]`, or row i without `index`; None: self_similarity not computed); NaN for a group without a
-    phrase (undefined)."""
+    """{"dup_token_ratio", "self_similarity"} per group from its phrases' stems (each phrase's tokens, or their
+    `TokenCodes`) and embeddings (a phrase's vector: `vectors[index[i]]`, or row i without `index`; None:
+    self_similarity not computed); NaN for a group without a phrase (undefined)."""
     group = np.asarray(group, dtype=np.int64)
+    codes = tokens if isinstance(tokens, tuple) and len(tokens) == 2 and isinstance(tokens[0], np.ndarray) else None
     empty = np.bincount(group, minlength=n_groups) == 0
-    out = {"dup_token_ratio": np.where(empty, np.nan, token_dup_ratios(group, tokens, n_groups))}
+    dup = token_dup_ratios(group, codes or token_codes(tokens), n_groups)
+    out = {"dup_token_ratio": np.where(empty, np.nan, dup)}
     if vectors is not None:
         out["self_similarity"] = np.where(empty, np.nan, pair_mean_cosine(group, vectors, n_groups, index))
     return out
@@ -145,21 +167,20 @@ def list_diversity(
 
 def lists_diversity(lists: Sequence[Sequence[str]], embed: Callable[[list[str]], np.ndarray]) -> dict[str, np.ndarray]:
     """`list_diversity` of each list of phrases as given (each normalized; those without a word left out), the
-    stems from kweval's Porter stemmer and the vectors from `embed`, each distinct phrase stemmed and embedded once."""
+    stems from kweval's Porter stemmer (`stem_codes`) and the vectors from `embed`, each distinct phrase embedded
+    once."""
     normalized = normalize_many([phrase for phrases in lists for phrase in phrases])
     owner = np.repeat(np.arange(len(lists), dtype=np.int64), [len(phrases) for phrases in lists])
-    kept = np.flatnonzero(np.fromiter((bool(n) for n in normalized), dtype=bool, count=len(normalized)))
+    kept = np.flatnonzero(np.fromiter(map(bool, normalized), dtype=bool, count=len(normalized)))
     flat = [normalized[i] for i in kept]
-    distinct = list(dict.fromkeys(flat))
-    try:  # every distinct word stemmed once, in one call (the words joined: one stem per word, in order)
-        words = list(dict.fromkeys(w for n in distinct for w in n.split()))
-        stem_of = dict(zip(words, stem_tokens(" ".join(words))))
-        stems = {n: tuple(stem_of[w] for w in n.split()) for n in distinct}
+    try:
+        codes = stem_codes(flat)
     except MissingExtra:
         raise MissingExtra(
             "--diversity: needs nltk (Porter stems), which is not installed: pip install 'kweval[stem]'"
         ) from None
+    distinct = list(dict.fromkeys(flat))
     vectors = np.asarray(embed(distinct), dtype=np.float32) if distinct else np.zeros((0, 1), np.float32)
     at = {text: i for i, text in enumerate(distinct)}
-    index = np.fromiter((at[n] for n in flat), dtype=np.int64, count=len(flat))
-    return list_diversity(owner[kept], [stems[n] for n in flat], vectors, len(lists), index)
+    index = np.fromiter(map(at.__getitem__, flat), dtype=np.int64, count=len(flat))
+    return list_diversity(owner[kept], codes, vectors, len(lists), index)
