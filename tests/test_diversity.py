@@ -120,3 +120,18 @@ def test_repeats_count_before_deduplication(demo_dataset, tmp_path):
     assert row["n_pred"] == 1  # the metrics see one prediction after cleaning
     assert row["dup_token_ratio"] == pytest.approx(1 - 2 / 6)  # diversity sees the three as given
     assert row["self_similarity"] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_stem_codes_number_tokens_as_token_codes_of_the_stems():
+    """`stem_codes` (one split, each distinct word stemmed once) codes tokens equal exactly when their stems are:
+    the same partition of the tokens as `token_codes` of each phrase's `stem_tokens`, so the same dup ratios."""
+    phrases = normalize_many(["running runs", "the runner ran", "run", "graph graphs graphical", "ran ran"])
+    counts, codes = diversity.stem_codes(phrases)
+    plain_counts, plain_codes = diversity.token_codes([stem_tokens(p) for p in phrases])
+    assert counts.tolist() == plain_counts.tolist() == [2, 3, 1, 3, 2]
+    pairs = set(zip(codes.tolist(), plain_codes.tolist()))
+    assert len(pairs) == len(set(codes.tolist())) == len(set(plain_codes.tolist()))  # a bijection of codes
+    group = np.array([0, 0, 1, 2, 2])
+    assert diversity.token_dup_ratios(group, (counts, codes), 3).tolist() == pytest.approx(
+        diversity.token_dup_ratios(group, (plain_counts, plain_codes), 3).tolist()
+    )

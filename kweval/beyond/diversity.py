@@ -27,6 +27,7 @@ embedded), for the pipeline and the `--protocol` presets alike.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import cast
 
 import numpy as np
 
@@ -156,9 +157,12 @@ def list_diversity(
     `TokenCodes`) and embeddings (a phrase's vector: `vectors[index[i]]`, or row i without `index`; None:
     self_similarity not computed); NaN for a group without a phrase (undefined)."""
     group = np.asarray(group, dtype=np.int64)
-    codes = tokens if isinstance(tokens, tuple) and len(tokens) == 2 and isinstance(tokens[0], np.ndarray) else None
+    if isinstance(tokens, tuple) and len(tokens) == 2 and isinstance(tokens[0], np.ndarray):
+        codes: TokenCodes = (tokens[0], np.asarray(tokens[1]))
+    else:
+        codes = token_codes(cast(Sequence[Sequence[str]], tokens))
     empty = np.bincount(group, minlength=n_groups) == 0
-    dup = token_dup_ratios(group, codes or token_codes(tokens), n_groups)
+    dup = token_dup_ratios(group, codes, n_groups)
     out = {"dup_token_ratio": np.where(empty, np.nan, dup)}
     if vectors is not None:
         out["self_similarity"] = np.where(empty, np.nan, pair_mean_cosine(group, vectors, n_groups, index))
