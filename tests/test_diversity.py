@@ -52,6 +52,27 @@ def test_the_fast_forms_equal_the_plain_definitions():
         assert abs(diversity.self_similarity(vectors[rows]) - sim) <= 1e-12
 
 
+def test_the_size_buckets_cross_blocks_and_read_groups_in_any_order():
+    """`bucketed_unit_sums` stacks the groups of one size in blocks of `SUM_BLOCK_ROWS` rows: sizes that fill
+    several blocks, a group larger than a block, rows of a group not next to each other and a repeated vector."""
+    rng = np.random.default_rng(11)
+    sizes = [3] * 200 + [2] * 5 + [diversity.SUM_BLOCK_ROWS + 7, 1]  # 600 rows of size-3 groups: several blocks
+    group = rng.permutation(np.repeat(np.arange(len(sizes)), sizes))  # each group's rows scattered
+    vectors = rng.normal(size=(50, 16)).astype(np.float32)
+    index = rng.integers(0, 50, len(group))  # rows share vectors, as repeated phrases do
+    fast = diversity.pair_mean_cosine(group, vectors, len(sizes) + 1, index)  # the last group has no row
+    for g in range(len(sizes)):
+        assert abs(fast[g] - diversity.self_similarity(vectors[index[group == g]])) <= 1e-12
+    assert fast[-1] == diversity.EMPTY_SIMILARITY
+    total, nonzero = diversity.bucketed_unit_sums(group, vectors, len(sizes) + 1, index)
+    unit = vectors.astype(np.float64) / np.linalg.norm(vectors.astype(np.float64), axis=1, keepdims=True)
+    for g in (0, 150, 203, 205):
+        assert np.abs(total[g] - unit[index[group == g]].sum(axis=0)).max() <= 1e-12
+    assert nonzero.tolist() == [*sizes, 0]
+    total, nonzero = diversity.bucketed_unit_sums(np.array([0, 0]), np.array([[0.0, 0.0], [3.0, 4.0]]), 1)
+    assert total[0] == pytest.approx([0.6, 0.8], abs=1e-15) and nonzero.tolist() == [1.0]  # a zero row adds nothing
+
+
 def test_the_edge_cases_are_kpevals():
     assert diversity.dup_token_ratio([]) == 1.0 and diversity.self_similarity(np.zeros((0, 3))) == 0.0
     assert diversity.self_similarity(np.ones((1, 3))) == 1.0
@@ -99,3 +120,18 @@ def test_repeats_count_before_deduplication(demo_dataset, tmp_path):
     assert row["n_pred"] == 1  # the metrics see one prediction after cleaning
     assert row["dup_token_ratio"] == pytest.approx(1 - 2 / 6)  # diversity sees the three as given
     assert row["self_similarity"] == pytest.approx(1.0, abs=1e-6)
+
+
+def test_stem_codes_number_tokens_as_token_codes_of_the_stems():
+    """`stem_codes` (one split, each distinct word stemmed once) codes tokens equal exactly when their stems are:
+    the same partition of the tokens as `token_codes` of each phrase's `stem_tokens`, so the same dup ratios."""
+    phrases = normalize_many(["running runs", "the runner ran", "run", "graph graphs graphical", "ran ran"])
+    counts, codes = diversity.stem_codes(phrases)
+    plain_counts, plain_codes = diversity.token_codes([stem_tokens(p) for p in phrases])
+    assert counts.tolist() == plain_counts.tolist() == [2, 3, 1, 3, 2]
+    pairs = set(zip(codes.tolist(), plain_codes.tolist()))
+    assert len(pairs) == len(set(codes.tolist())) == len(set(plain_codes.tolist()))  # a bijection of codes
+    group = np.array([0, 0, 1, 2, 2])
+    assert diversity.token_dup_ratios(group, (counts, codes), 3).tolist() == pytest.approx(
+        diversity.token_dup_ratios(group, (plain_counts, plain_codes), 3).tolist()
+    )
