@@ -57,8 +57,8 @@ def test_parity_is_hidden_and_says_why_on_per_document_data(monkeypatch, tmp_pat
     assert run_cli("convert", str(root), str(data), "--predictions", f"m={preds}").returncode == 0
     at = run(monkeypatch, data, {}, page="pages/parity.py")
     assert [i.value for i in at.main.info] == [
-        "Notebook parity applies only to the DNLP layout (one ranked GT list per movie); "
-        "this data has a GT list per document."
+        "Notebook parity applies only to the DNLP layout (one ranked GT list shared by a group of texts, the "
+        "notebooks' data); this data has a GT list per document."  # in the data's words: no "movie" here
     ]
     assert not at.dataframe and not at.main.expander  # nothing replayed
     links = [e.proto.page for e in at.get("page_link")]

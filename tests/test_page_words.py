@@ -1,7 +1,7 @@
 """The data's words on every surface (issue 28, item 5): on a per-document collection no page says "review" or "movie"
 (AppTest: every page, its states that show more, every label, help, option, header and chart text), nor the HTML
 reports.  The collections' own texts are scrubbed of the two words first, so what is found is kweval's, not the data's.
-Code spans (`n_reviews`, `--per-review`: the stable names of columns and options) are names, not words."""
+Code (`n_reviews`, `--per-review`: the stable names of columns and options; fenced commands) are names, not words."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def _found(texts: list[tuple[str, str]]) -> list[str]:
     """Each "review"/"movie" in `texts` (code spans left out), with where it is and its context."""
     out = []
     for where, text in texts:
-        text = re.sub(r"`[^`]*`", " ", text)
+        text = re.sub(r"```[\s\S]*?```|`[^`\n]*`", " ", text)  # fenced code, and code spans within a line
         for m in WORDS.finditer(text):
             out.append(f"{where}: …{text[max(0, m.start() - 60) : m.end() + 30]}…")
     return out
@@ -120,3 +120,19 @@ def test_the_walk_would_see_the_words():
     texts = [("x", "Model B (scatter, per movie, reviews)"), ("y", "`n_reviews` and `--per-review` are names")]
     assert len(_found(texts)) == 2
     assert _found([("r", _report_text('<th title="reviews of the movie">x</th><code>movie</code>'))])
+
+
+def test_say_keeps_code_and_quotes_and_rewrites_the_rest():
+    """`Vocabulary.say` on per-document data: prose rewritten (plural, capitals, "per-review"), code spans, fenced
+    commands and quoted data kept; an unpaired backtick keeps nothing beyond its own line (docs/metrics.md has one)."""
+    from kweval.data.vocabulary import DOCUMENT_WORDS, MOVIE_WORDS
+
+    text = (
+        "A ` stray\nReviews of the movie, per-review\n```bash\nkweval evaluate --per-review\n```\n"
+        "`n_reviews` and ‘bad movie’"
+    )
+    assert DOCUMENT_WORDS.say(text) == (
+        "A ` stray\nDocuments of the collection, per-document\n```bash\nkweval evaluate --per-review\n```\n"
+        "`n_reviews` and ‘bad movie’"
+    )
+    assert MOVIE_WORDS.say(text) == text

@@ -20,11 +20,11 @@ def _after(url: str) -> str:
     return " ".join(README.split(f"<{url}>", 1)[1].split())[:200]
 
 
-def _open(monkeypatch, url: str):
+def _open(monkeypatch, url: str, env: dict[str, str] | None = None):
     parts = urlsplit(url)
     page = parts.path.strip("/") or "summary"
     params = dict(parse_qsl(parts.query))
-    return run(monkeypatch, None, params, None if page == "summary" else f"pages/{page}.py"), params
+    return run(monkeypatch, None, params, None if page == "summary" else f"pages/{page}.py", env=env), params
 
 
 def _plain(text: str) -> str:
@@ -61,7 +61,26 @@ def check_slice(monkeypatch, url: str) -> None:
     assert (f"{worst['value']:.3f}", f"{worst['overall']:.3f}") == (value, overall)
 
 
-CHECKS = {"failures": check_failures, "category=": check_category, "slice=": check_slice}
+def check_grounding(monkeypatch, url: str) -> None:
+    """The LLM example's link: with the predictions the README names (`KWEVAL_PREDICTIONS=llm=...`), the explorer
+    marks each keyword present, supported or unsupported, says what supports it, and shows the raw response."""
+    said = re.search(r"`KWEVAL_PREDICTIONS=llm=\.\.\.`", README) and re.search(r"--predictions llm=(\S+)`", README)
+    assert said, "the README names no predictions file for the LLM link"
+    at, params = _open(monkeypatch, url, env={"KWEVAL_PREDICTIONS": f"llm={REPO / said.group(1)}"})
+    body = at.html[0].proto.body
+    for grade in ("present", "supported", "unsupported"):  # ● ◐ ○, as the README lists them
+        assert f'class="kw-ground kw-ground-{grade}"' in body, grade
+    assert "nearest ‘" in body  # what supports (or comes nearest to) a keyword, below the card
+    assert [e for e in at.expander if "raw response" in e.label]
+    assert f"Review {params['review']}" in _plain(texts(at))
+
+
+CHECKS = {
+    "failures": check_failures,
+    "category=": check_category,
+    "slice=": check_slice,
+    "grd=1": check_grounding,
+}
 
 
 def _check_of(url: str):

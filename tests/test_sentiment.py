@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -148,6 +150,8 @@ def test_vader_values_persist_across_processes(tmp_path, monkeypatch):
     from kweval.evaluation import sentiment
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    # a fresh process memo, as in a new process: texts an earlier test scored here would otherwise not be stored
+    monkeypatch.setattr(sentiment, "_MEMO", weakref.WeakKeyDictionary())
     texts = ["A wonderful film.", "dull", "GREAT!", "great"]
     first = sentiment_value(texts, sentiment.vader_store())
     store = sentiment.vader_store()

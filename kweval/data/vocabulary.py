@@ -83,8 +83,8 @@ class Vocabulary:
 
 _WORD = re.compile(r"\b(?:movie|review)s?\b", re.IGNORECASE)
 _LITERAL = re.compile(
-    r"(`[^`]*`|(?<!\w)'[^'\n]*'(?!\w)|‘[^’\n]*’|“[^”\n]*”)"
-)  # code spans and quoted data: kept as they are
+    r"(```[\s\S]*?```|`[^`\n]*`|(?<!\w)'[^'\n]*'(?!\w)|‘[^’\n]*’|“[^”\n]*”)"
+)  # fenced code, code spans (within a line: an unpaired backtick does not swallow what follows) and quoted data
 
 MOVIE_WORDS = Vocabulary("Movie", "Review", "Movies", "Reviews")
 DOCUMENT_WORDS = Vocabulary("Collection", "Document", "Collections", "Documents", gt_ranked=False)

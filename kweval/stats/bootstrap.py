@@ -185,15 +185,12 @@ def aggregate_values(scores: pd.DataFrame, metrics: Sequence[str], how: str = "m
     """The aggregated value of each metric over the reviews of `scores` (one model): `kweval.aggregate`'s number
     (mean, or the micro ratio of sums / F1 of the micro pair), computed by the statistic the bootstrap resamples.
     NaN for a metric absent from `scores` or defined nowhere (gt_coverage, movie-level, included)."""
-    present = [m for m in metrics if m in scores.columns and m != "gt_coverage"]
     out = pd.Series(np.nan, index=list(metrics), dtype="float64")
-    if not len(scores) or not present:
+    if not len(scores) or not any(m in scores.columns and m != "gt_coverage" for m in metrics):
         return out
-    columns = statistic_columns(present, how, list(scores.columns))
-    x, defined = _with_defined_counts(scores[columns].to_numpy(dtype="float64"), columns)
-    statistic = aggregated_statistic(present, {c: i for i, c in enumerate(columns)}, defined, how)
+    s = _summary_statistic(scores, list(metrics), how)
     with np.errstate(invalid="ignore", divide="ignore"):
-        out[present] = statistic(x.sum(axis=0)[None, :], np.array([len(scores)], dtype="float64"))[0]
+        out[s.present] = s.statistic(s.x.sum(axis=0)[None, :], np.array([len(scores)], dtype="float64"))[0]
     return out
 
 
