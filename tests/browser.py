@@ -145,6 +145,31 @@ def click_page_link(driver, title: str) -> None:
     link.click()
 
 
+def click_radio_option(driver, label: str) -> None:
+    """Click the radio option labelled `label`, once it is drawn (a shared browser may still show the last page)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    def clicked() -> bool:
+        try:
+            option = next(
+                (
+                    e
+                    for e in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stRadio"] label')
+                    if e.text.strip() == label
+                ),
+                None,
+            )
+            if option is None:
+                return False
+            option.click()
+            return True
+        except StaleElementReferenceException:  # replaced by a rerun between finding and clicking: look again
+            return False
+
+    wait_until(clicked, f"no radio option {label!r}")
+
+
 # ---------------------------------------------------------------------------------------------
 # the server and the browser
 

@@ -185,9 +185,10 @@ def dnlp_slice(tmp_path_factory):
 
 
 @pytest.mark.slow
-def test_grid_on_the_demo(monkeypatch, embedding_cache, demo_dataset):
+@pytest.mark.parametrize("page", PAGES)  # a test per page: parallel test runs share them out
+def test_grid_on_the_demo(monkeypatch, embedding_cache, demo_dataset, page):
     cases = _cases("demo", demo_dataset.movie_ids[0], demo_dataset.model_names)
-    _grid(monkeypatch, embedding_cache, [(page, query, None) for page, query in cases])
+    _grid(monkeypatch, embedding_cache, [(p, query, None) for p, query in cases if p == page])
 
 
 DNLP_MOVIE = "SW_Episode6"
@@ -196,9 +197,11 @@ DNLP_MODELS = ["base", "reranker", "sentiment"]
 
 @pytest.mark.slow
 @pytest.mark.dnlp
-def test_grid_on_dnlp(monkeypatch, embedding_cache, dnlp_slice):
+@pytest.mark.parametrize("page", PAGES)
+def test_grid_on_dnlp(monkeypatch, embedding_cache, dnlp_slice, page):
     cases = [
-        (page, query, dnlp_slice if on_slice else DNLP)
-        for page, query, on_slice in _dnlp_cases(DNLP_MOVIE, DNLP_MODELS)
+        (p, query, dnlp_slice if on_slice else DNLP)
+        for p, query, on_slice in _dnlp_cases(DNLP_MOVIE, DNLP_MODELS)
+        if p == page
     ]
     _grid(monkeypatch, embedding_cache, cases)

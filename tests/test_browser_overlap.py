@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from selenium.webdriver.common.by import By
 
+from tests.browser import wait_until
 from tests.test_browser import ERROR, _chromium, _server, _settled
 from tests.test_page_defects_28 import _collection
 
@@ -45,7 +46,8 @@ def _check(driver, url: str, page: str, texts: list[str], width: int) -> None:
     driver.get(f"{url}/{page}?movie=ALL")
     text = _settled(driver, texts, timeout=180)
     assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
-    assert driver.find_elements(By.CSS_SELECTOR, ".js-plotly-plot .point path"), "no chart drawn"
+    # plotly draws after the script run ends: wait for its bars, not for a fixed time
+    wait_until(lambda: driver.find_elements(By.CSS_SELECTOR, ".js-plotly-plot .point path"), "no chart drawn")
     bad = driver.execute_script(OVERLAPS)
     assert bad == [], f"{page} at {width} px:\n" + "\n".join(bad[:20])
 

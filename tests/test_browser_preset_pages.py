@@ -9,7 +9,7 @@ from selenium.webdriver.common.by import By
 from dashboard.escape import fmt_num
 from kweval.data import load_dataset
 from kweval.keyphrase.dataset_protocol import protocol_scores
-from tests.browser import click_page_link
+from tests.browser import click_page_link, click_radio_option
 from tests.test_browser import ERROR, _chromium, _server, _settled
 from tests.test_browser_protocol import _protocol
 from tests.test_page_headline import _collection
@@ -23,11 +23,10 @@ def test_pke_from_summary_to_one_document(tmp_path):
     with _server(tmp_path, folder) as url, _chromium(1400, 1000) as driver:
         driver.get(f"{url}/summary?movie=ALL")
         _settled(driver, ["At a glance", "Protocol"])
-        labels = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stRadio"] label')
-        next(lbl for lbl in labels if lbl.text.strip() == "pke").click()
+        click_radio_option(driver, "pke")
         text = _settled(driver, ["under the pke preset", "significant under pke"])
         assert _protocol(driver) == ["pke"]
-        click_page_link(driver, "Review explorer")
+        click_page_link(driver, "Document explorer")
         text = _settled(driver, ["Document explorer", "Under the pke preset", "document(s) match"])
         assert _protocol(driver) == ["pke"] and "URL parameter" not in text, driver.current_url
         buttons = [b for b in driver.find_elements(By.CSS_SELECTOR, "button") if b.text == "Open this document"]

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.browser import ERROR, click_page_link, settled, wait_until
+from tests.browser import ERROR, click_page_link, click_radio_option, settled, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -21,8 +21,7 @@ def test_the_protocol_survives_the_explorer(collection_server, browser):
     driver = browser
     driver.get(f"{collection_server.url}/summary?movie=ALL")
     settled(driver, ["At a glance", "Protocol"])
-    labels = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stRadio"] label')
-    next(lbl for lbl in labels if lbl.text.strip() == "pke").click()
+    click_radio_option(driver, "pke")
     settled(driver, ["under the pke preset"])
     wait_until(lambda: _protocol(driver) == ["pke"], lambda: f"no protocol=pke in {driver.current_url}")
     click_page_link(driver, "Document explorer")  # the sidebar speaks the data's words too
