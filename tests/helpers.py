@@ -9,6 +9,7 @@ import math
 import os
 import shutil
 import subprocess
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -167,17 +168,29 @@ def run_in_process(
     _set_environment(env_extra or {})
     try:
         with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                status = main(list(args))
-            except SystemExit as exc:  # argparse: --help, a usage error
-                status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            with warnings.catch_warnings(record=True) as caught:
+                _python_default_warning_filters()
+                try:
+                    status = main(list(args))
+                except SystemExit as exc:  # argparse: --help, a usage error
+                    status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
     finally:
         _set_environment(saved)
+    for w in caught:  # on stderr, as a process of its own prints them
+        err.write(warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line))
     texts = []
     for stream in (out, err):
         stream.flush()
         texts.append(stream.buffer.getvalue().decode("utf-8"))  # type: ignore[attr-defined]
     return subprocess.CompletedProcess(["kweval", *args], status, texts[0], texts[1])
+
+
+def _python_default_warning_filters() -> None:
+    """The warning filters of a plain `python` process (pytest's own are replaced for the call)."""
+    warnings.resetwarnings()
+    warnings.filterwarnings("default", category=DeprecationWarning, module="__main__", append=True)
+    for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+        warnings.filterwarnings("ignore", category=category, append=True)
 
 
 def _set_environment(values: dict[str, str | None]) -> None:
