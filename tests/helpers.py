@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import math
 import os
 import shutil
+import subprocess
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -145,3 +149,54 @@ def edge_collection(folder: Path, models: dict[str, bool] | None = None) -> Path
     for name, reverse in (models or {"first": False, "reversed": True}).items():
         (folder / "predictions" / f"{name}.jsonl").write_text(edge_jsonl(reverse), encoding="utf-8")
     return folder
+
+
+def run_in_process(
+    *args: str, env_extra: dict[str, str | None] | None = None, cwd: Path = REPO
+) -> subprocess.CompletedProcess:
+    """`kweval ARGS` run through `kweval.cli.main` in this process, as `subprocess.run(..., capture_output=True,
+    text=True)` would report it: exit status (argparse's SystemExit included), stdout and stderr.
+
+    For tests about what the command says and returns, not about the process itself: a fresh interpreter costs
+    2-3 s of CPU (pandas, numpy) per call.  `env_extra` is set for the call (a None value unsets the variable) and
+    restored after; the call runs in the folder `cwd`.
+    """
+    from kweval.cli import main
+
+    out, err = io.TextIOWrapper(io.BytesIO(), encoding="utf-8"), io.TextIOWrapper(io.BytesIO(), encoding="utf-8")
+    saved = {name: os.environ.get(name) for name in (env_extra or {})}
+    _set_environment(env_extra or {})
+    try:
+        with contextlib.chdir(cwd), contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            with warnings.catch_warnings(record=True) as caught:
+                _python_default_warning_filters()
+                try:
+                    status = main(list(args))
+                except SystemExit as exc:  # argparse: --help, a usage error
+                    status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+    finally:
+        _set_environment(saved)
+    for w in caught:  # on stderr, as a process of its own prints them
+        err.write(warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line))
+    texts = []
+    for stream in (out, err):
+        stream.flush()
+        texts.append(stream.buffer.getvalue().decode("utf-8"))  # type: ignore[attr-defined]
+    return subprocess.CompletedProcess(["kweval", *args], status, texts[0], texts[1])
+
+
+def _python_default_warning_filters() -> None:
+    """The warning filters of a plain `python` process (pytest's own are replaced for the call)."""
+    warnings.resetwarnings()
+    warnings.filterwarnings("default", category=DeprecationWarning, module="__main__", append=True)
+    for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+        warnings.filterwarnings("ignore", category=category, append=True)
+
+
+def _set_environment(values: dict[str, str | None]) -> None:
+    """Set each variable of `values` in os.environ, unsetting those whose value is None."""
+    for name, value in values.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value

@@ -16,6 +16,7 @@ import pytest
 from kweval.embeddings import store as cache
 from kweval.embeddings.models import canonical_model_id
 from kweval.embeddings.store import EmbeddingStore, cache_clear, cache_info, describe, store_path
+from tests.helpers import run_in_process
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL = "all-MiniLM-L6-v2"
@@ -493,16 +494,14 @@ def test_file_size_limit_mid_run_goes_on_uncached(tmp_path):
 def test_cli_semantic_run_with_an_unusable_cache_says_one_line(tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
-    env = dict(os.environ, KWEVAL_CACHE_DIR=str(blocker / "cache"), HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO))
-    args = [sys.executable, "-m", "kweval", "evaluate", "--semantic", "--movies", "night_heist", "--models", "yake"]
-    proc = subprocess.run(args, cwd=tmp_path, env=env, capture_output=True, text=True)
+    env: dict[str, str | None] = {"KWEVAL_CACHE_DIR": str(blocker / "cache"), "HF_HUB_OFFLINE": "1"}
+    args = ["evaluate", "--semantic", "--movies", "night_heist", "--models", "yake"]
+    proc = run_in_process(*args, env_extra=env, cwd=tmp_path)  # kweval.cli.main in this process
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     lines = [line for line in proc.stderr.splitlines() if "cache" in line]
     assert len(lines) == 1 and lines[0].startswith("kweval: embedding cache: ") and "without the cache" in lines[0]
     assert "sem_f1" in proc.stdout.splitlines()[0] and "night_heist" in proc.stdout
-    info = subprocess.run(
-        [sys.executable, "-m", "kweval", "cache", "info"], cwd=tmp_path, env=env, capture_output=True, text=True
-    )
+    info = run_in_process("cache", "info", env_extra=env, cwd=tmp_path)
     assert info.returncode == 0 and "Traceback" not in info.stderr
 
 

@@ -17,10 +17,16 @@ from kweval.data import load_dataset
 from kweval.evaluation.aggregate import aggregate
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from tests import reference
-from tests.helpers import DNLP, REPO, write_bad_dnlp, write_tables
+from tests.helpers import DNLP, REPO, run_in_process, write_bad_dnlp, write_tables
 
 
 def run_cli(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+    """`kweval ARGS` in this process (what the command says and returns); `run_process` for the process itself."""
+    return run_in_process(*args, env_extra=dict(HF_HUB_OFFLINE="1", **(env_extra or {})))
+
+
+def run_process(*args: str, env_extra: dict | None = None) -> subprocess.CompletedProcess:
+    """`python -m kweval ARGS` in a process of its own: for tests about the console script itself."""
     env = dict(os.environ, HF_HUB_OFFLINE="1", **(env_extra or {}))
     return subprocess.run([sys.executable, "-m", "kweval", *args], capture_output=True, text=True, cwd=REPO, env=env)
 
@@ -275,7 +281,7 @@ def test_convert_dnlp_to_tidy_gives_the_same_numbers(tmp_path: Path):
 
 
 def test_python_m_and_demo_default():
-    proc = run_cli("evaluate")
+    proc = run_process("evaluate")
     assert proc.returncode == 0, proc.stderr
     table = pd.read_csv(pd.io.common.StringIO(proc.stdout))
     assert table["movie"].nunique() >= 7  # six movies + ALL
@@ -296,7 +302,7 @@ def test_console_script_ends_with_all_its_output_written(capsys, extra: list[str
     with the per-review table the output is far more than a pipe holds at once.
     """
     args = ["evaluate", str(DNLP), "--movies", "SW_Episode6", "--jobs", "1", *extra]
-    proc = run_cli(*args, env_extra=BUFFERED)
+    proc = run_process(*args, env_extra=BUFFERED)
     assert main(args) == 0
     in_process = capsys.readouterr()
     assert (

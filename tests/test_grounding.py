@@ -22,7 +22,7 @@ from kweval.evaluation.aggregate import aggregate
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.text.normalize import normalize_many
 from kweval.text.present import present_flags
-from tests.helpers import REPO
+from tests.helpers import REPO, run_in_process
 
 TEXT = "The cat sat on the mat. Dogs bark loudly, all night!\nStone–Wales defects form in 3mm sheets."
 
@@ -164,8 +164,13 @@ def _kweval(args, tmp_path):
     )
 
 
+def _kweval_in_process(args, tmp_path):
+    """`kweval ARGS` through `kweval.cli.main` in this process (no fast path involved: no --protocol)."""
+    return run_in_process(*args, env_extra={"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}, cwd=tmp_path)
+
+
 def test_the_cli_reports_grounding_and_refuses_what_it_cannot_do(tmp_path):
-    proc = _kweval(["evaluate", "--grounding", "--format", "json"], tmp_path)
+    proc = _kweval_in_process(["evaluate", "--grounding", "--format", "json"], tmp_path)
     assert proc.returncode == 0, proc.stderr
     row = json.loads(proc.stdout)["rows"][-1]
     assert {"grounded_present", "grounded_supported", "unsupported"} <= set(row)
@@ -173,7 +178,7 @@ def test_the_cli_reports_grounding_and_refuses_what_it_cannot_do(tmp_path):
         (["--grounding-threshold", "2"], "grounding_threshold must be within [0, 1]"),
         (["--scheduler", "local:1"], "--scheduler evaluates the lexical"),
     ):
-        bad = _kweval(["evaluate", "--grounding", *args], tmp_path)
+        bad = _kweval_in_process(["evaluate", "--grounding", *args], tmp_path)
         assert bad.returncode == 2 and bad.stderr.startswith("kweval: ") and says in bad.stderr, bad.stderr
         assert "Traceback" not in bad.stderr
 

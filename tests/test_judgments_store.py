@@ -15,6 +15,7 @@ import pytest
 
 from kweval.judgments import JudgmentsError, JudgmentStore, default_path, load_judgments, read_store
 from kweval.judgments import store as store_module
+from tests.helpers import run_in_process
 
 REPO = Path(__file__).resolve().parents[1]
 HASH = "a" * 64
@@ -191,8 +192,8 @@ def test_a_datasets_store(demo_dataset, monkeypatch, tmp_path):
 
 
 def run_cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    full = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO), **(env or {}))
-    return subprocess.run([sys.executable, "-m", "kweval", *args], capture_output=True, text=True, cwd=REPO, env=full)
+    """`kweval ARGS` in this process (tests.helpers.run_in_process): these tests are about what it says and does."""
+    return run_in_process(*args, env_extra=dict(HF_HUB_OFFLINE="1", **(env or {})))
 
 
 def test_cli_grades_undoes_and_evaluates_with_judgments(tmp_path):

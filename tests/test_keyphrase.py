@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,14 +20,14 @@ from kweval.data.tidy import read_tidy
 from kweval.evaluation.aggregate import aggregate
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.text.matching import MATCH_MODES
-from tests.helpers import SEMEVAL
+from tests.helpers import SEMEVAL, run_in_process
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 def run_cli(*args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO))
-    return subprocess.run([sys.executable, "-m", "kweval", *args], capture_output=True, text=True, cwd=REPO, env=env)
+    """`kweval ARGS` in this process (tests.helpers.run_in_process): these tests are about what it says and does."""
+    return run_in_process(*args, env_extra={"HF_HUB_OFFLINE": "1"})
 
 
 def write_collection(root: Path, docs: dict[str, tuple[str, list[str]]], language: str | None = "en") -> Path:

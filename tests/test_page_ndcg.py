@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -13,7 +10,7 @@ from kweval.data import load_dataset
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.explain import ndcg as explain
 from tests.apptest import KNOWN, run, table, texts
-from tests.helpers import DNLP, SEMEVAL
+from tests.helpers import DNLP, SEMEVAL, run_in_process
 
 
 def formulas(at) -> list[str]:
@@ -78,7 +75,7 @@ def semeval_firstphrases(tmp_path_factory):
         ["extract", "--extractor", "firstphrases", str(SEMEVAL), "--out", str(preds)],
         ["convert", str(SEMEVAL), str(root / "tidy"), "--predictions", f"firstphrases={preds}"],
     ):
-        done = subprocess.run([sys.executable, "-m", "kweval", *args], capture_output=True, text=True)
+        done = run_in_process(*args)  # through kweval.cli.main, in this process
         assert done.returncode == 0, done.stderr
     return root / "tidy"
 

@@ -4,8 +4,6 @@ a shared link reopens it; movie-level data has neither the selector nor the para
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from urllib.parse import parse_qsl
 
 import pytest
@@ -14,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 from kweval.data import load_dataset
 from kweval.keyphrase.dataset_protocol import protocol_scores
 from tests.apptest import _warnings, run
-from tests.helpers import SEMEVAL
+from tests.helpers import SEMEVAL, run_in_process
 from tests.test_page_headline import _collection
 
 
@@ -107,7 +105,7 @@ def semeval(tmp_path_factory):
         + [a for x in extractors for a in ("--predictions", f"{x}={root / f'{x}.jsonl'}")]
     )
     for args in runs:
-        done = subprocess.run([sys.executable, "-m", "kweval", *args], capture_output=True, text=True)
+        done = run_in_process(*args)  # through kweval.cli.main, in this process
         assert done.returncode == 0, done.stderr
     return root / "tidy"
 

@@ -9,9 +9,7 @@ exercise every rule, and `--predictions` must read what `kweval parse` writes.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +17,7 @@ import pytest
 from kweval.data import load_dataset
 from kweval.data.response_rules import DECISIONS, MAX_RESPONSE_CHARS, RULES, markdown_table
 from kweval.data.responses import parse_response
-from tests.helpers import REPO
+from tests.helpers import REPO, run_in_process
 
 EXAMPLE = REPO / "examples" / "llm_responses.jsonl"
 
@@ -127,8 +125,8 @@ def test_abstentions_and_unparseable_responses_score_zero_and_are_counted_apart(
 
 
 def _kweval(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PYTHONPATH=str(REPO), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
-    return subprocess.run([sys.executable, "-m", "kweval", *args], capture_output=True, text=True, cwd=cwd, env=env)
+    """`kweval ARGS` run in `cwd`, in this process (tests.helpers.run_in_process)."""
+    return run_in_process(*args, env_extra={"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}, cwd=cwd)
 
 
 def test_bad_lines_are_one_escaped_line_per_kind_and_the_rest_is_evaluated(tmp_path):

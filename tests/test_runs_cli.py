@@ -1,4 +1,5 @@
-"""`kweval evaluate --record`, `kweval report --record` and `kweval runs ...` as a user runs them (real processes).
+"""`kweval evaluate --record`, `kweval report --record` and `kweval runs ...` as a user runs them (through
+`kweval.cli.main`, in this process: tests.helpers.run_in_process).
 
 Two runs of the demo with different models and options are recorded, listed, compared, gated, exported, re-run
 and deleted; every fault is one `kweval:` line with no traceback and leaves the store as it was.
@@ -10,7 +11,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -18,15 +18,15 @@ import pytest
 
 from kweval.data import demo_path
 from kweval.runs import RunStore
-
-REPO = Path(__file__).resolve().parents[1]
+from tests.helpers import run_in_process
 
 
 def kweval(*args: str, cache: Path) -> subprocess.CompletedProcess:
-    """`python -m kweval ARGS` with the kweval cache (and so the default runs store) in `cache`."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("KWEVAL_")}
+    """`kweval ARGS` (in this process: tests.helpers.run_in_process) with the kweval cache (and so the default runs
+    store) in `cache` and no other KWEVAL_ setting."""
+    env: dict[str, str | None] = {k: None for k in os.environ if k.startswith("KWEVAL_")}
     env |= {"KWEVAL_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1"}
-    return subprocess.run([sys.executable, "-m", "kweval", *args], capture_output=True, text=True, cwd=REPO, env=env)
+    return run_in_process(*args, env_extra=env)
 
 
 def one_line(result: subprocess.CompletedProcess) -> str:

@@ -518,16 +518,14 @@ def test_auto_backend_is_onnx_on_cpu_and_torch_on_gpu(monkeypatch):
 
 
 def test_the_default_evaluation_cli_and_dashboard_use_auto():
-    import subprocess
-    import sys
-
     from kweval.evaluation.pipeline import EvalOptions
+    from tests.helpers import run_in_process
 
     assert EvalOptions().embedding_backend == "auto"
     for command in ("evaluate", "embed"):
-        out = subprocess.run(
-            [sys.executable, "-m", "kweval", command, "--help"], capture_output=True, text=True, check=True
-        ).stdout
+        done = run_in_process(command, "--help")
+        assert done.returncode == 0, done.stderr
+        out = done.stdout
         assert "{auto,torch,onnx,onnx-int8}" in out and "auto (default: onnx on the CPU, torch on a GPU)" in " ".join(
             out.split()
         )
