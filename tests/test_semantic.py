@@ -160,7 +160,7 @@ def _naive(pred: pd.DataFrame, gt: pd.DataFrame, vec: dict, tau: float) -> pd.Da
 
 @pytest.mark.parametrize("block_cells", [1 << 24, 7])
 def test_vectorised_equals_per_review_loop(monkeypatch, block_cells):
-    monkeypatch.setattr(similarity, "_BLOCK_CELLS", block_cells)  # 7: many small reduceat slices
+    monkeypatch.setattr(similarity, "_BLOCK_CELLS", block_cells)  # 7: many small slices
     rng = np.random.default_rng(4)
     vocab = [f"w{i}" for i in range(60)]
     base = rng.standard_normal((6, 16))

@@ -64,10 +64,11 @@ def add_semantic_columns(evaluation: Evaluation, progress: Progress) -> dict[str
     progress("similarities", 0.97)
     by_list = gt_list_keys(gt)
     known = dict(zip(texts, vectors))
+    matrix, row = np.asarray(vectors), {t: i for i, t in enumerate(texts)}
     sims = similarities(
         by_list(kw[KEY + ["norm"]]),
         by_list(gt[["movie", "rank", "norm", "review_id"]])[["movie", "rank", "norm"]],
-        known,
+        lambda wanted: matrix[[row[t] for t in wanted]],  # the rows of `known`, gathered at once
     )
     rows = by_list(evaluation.scores[KEY])
     # in the scores' row order once, so that every other τ (`with_threshold`) is a count with no join
