@@ -15,7 +15,7 @@ import os
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -37,10 +37,12 @@ from kweval.evaluation.pipeline import (
     SENTIMENT_OPTIONS,
     EvalOptions,
     Evaluation,
+    Progress,
     SentimentScores,
     evaluate,
     ranked_movies,
     sentiment_scores,
+    with_semantic,
     with_sentiment,
     with_threshold,
 )
@@ -181,8 +183,17 @@ def get_evaluation(dataset: Dataset, data_hash: str, options: EvalOptions) -> Ev
     if not options.semantic:
         return held.put(key, _evaluate_with_progress(dataset, options))
     free = (data_hash, _digest({k: v for k, v in options.as_dict().items() if k != "threshold"}))
-    base = bases.get(free) or bases.put(free, _evaluate_with_progress(dataset, options))
+    base = bases.get(free) or bases.put(free, _first_semantic(dataset, data_hash, options))
     return held.put(key, base if base.options == options else with_threshold(base, options.threshold))
+
+
+def _first_semantic(dataset: Dataset, data_hash: str, options: EvalOptions) -> Evaluation:
+    """A setting's first semantic evaluation: the held lexical one with the semantic columns (`with_semantic`: no
+    second matching), or evaluated whole when grounding or diversity columns read the vectors."""
+    if options.grounding or options.diversity:
+        return _evaluate_with_progress(dataset, options)
+    lexical = get_evaluation(dataset, data_hash, replace(options, semantic=False))
+    return _with_progress(lambda progress: with_semantic(lexical, progress))
 
 
 def _digest(options: dict) -> str:
@@ -191,15 +202,16 @@ def _digest(options: dict) -> str:
 
 
 def _evaluate_with_progress(dataset: Dataset, options: EvalOptions) -> Evaluation:
+    return _with_progress(lambda progress: evaluate(dataset, options, progress=progress))
+
+
+def _with_progress(work: Callable[[Progress], Evaluation]) -> Evaluation:
+    """`work(progress)` with its stages shown in a progress bar, removed when it is done."""
     bar = st.progress(0.0, text="Evaluating…")
     notes = {"embedding": "embedding keywords (the first time loads the model; vectors are cached on disk)"}
     try:
-        return evaluate(
-            dataset,
-            options,
-            progress=lambda stage, f: bar.progress(
-                min(max(float(f), 0.0), 1.0), text=f"Evaluating: {notes.get(stage, stage)}…"
-            ),
+        return work(
+            lambda stage, f: bar.progress(min(max(float(f), 0.0), 1.0), text=f"Evaluating: {notes.get(stage, stage)}…")
         )
     finally:
         bar.empty()

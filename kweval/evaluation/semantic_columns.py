@@ -41,6 +41,19 @@ def add_semantic(evaluation: Evaluation, progress: Progress | None = None) -> Ev
     return evaluation
 
 
+def with_semantic(evaluation: Evaluation, progress: Progress | None = None) -> Evaluation:
+    """A lexical evaluation (semantic=False, its keywords kept) with the semantic columns, as a new Evaluation (the
+    given one left unchanged) equal to ``evaluate(dataset, replace(options, semantic=True))``: the matching is not
+    done again.  Not with grounding or diversity, whose columns read the vectors: evaluate those whole."""
+    options = evaluation.options
+    if options.semantic or options.grounding or options.diversity:
+        raise ValueError("with_semantic needs an evaluation without semantic, grounding and diversity columns")
+    if evaluation.keywords.empty and not evaluation.scores.empty:
+        raise ValueError("with_semantic needs the evaluation's keywords (evaluate with keywords=True)")
+    copy = replace(evaluation, scores=evaluation.scores.copy(), problems=list(evaluation.problems))
+    return add_semantic(copy, progress)
+
+
 def add_semantic_columns(evaluation: Evaluation, progress: Progress) -> dict[str, np.ndarray]:
     """Embed every distinct keyword (store first), keep the best cosines, then threshold them (`with_threshold`);
     returns the vectors read ({normalized keyword: vector}: the grounding and diversity add-on reads them too)."""
