@@ -376,5 +376,16 @@ class Ctx:
 
     def finish(self) -> None:
         """The page's last call: warn about and drop the URL parameters nothing read (a page that stopped
-        early read less, so it never calls this)."""
+        early read less, so it never calls this); then, once per server, what a later first view would wait for."""
         drop_unknown_params()
+        _slice_search_loaded()
+
+
+@st.cache_resource(show_spinner=False)
+def _slice_search_loaded() -> bool:
+    """SliceLine (its imports and compiled kernels, ~2 s of CPU) loaded once per server at the end of its first
+    complete page run, in that run's own thread (no import beside a running page): the Failures page's first view
+    does not wait for it (`kweval.stats.slices.load_search`)."""
+    from kweval.stats.slices import load_search
+
+    return load_search()
