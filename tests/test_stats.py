@@ -414,3 +414,33 @@ def test_remembered_keeps_the_last_results_and_digests_values():
     x = np.arange(4.0)
     assert digest(x, 1) == digest(x.copy(), 1) != digest(x, 2)
     assert digest(x) != digest(x.astype("float32")) and digest(x) != digest(x.reshape(2, 2))
+
+
+def test_pairs_together_equal_each_pair_alone():
+    """Speed trick "pairs together" (`paired.remember_pairs`): several pairs' metrics compared in one pass, then read
+    back by `compare_models`, equal each pair compared alone with nothing remembered (a metric undefined on some
+    reviews is left to its own rows)."""
+    from kweval.stats import paired
+
+    rng = _rng(9)
+    rows = []
+    for model, shift in (("A", 0.0), ("B", 0.1), ("C", -0.05)):
+        for r in range(300):
+            rows.append({"movie": "m", "review_id": f"r{r}", "model": model, "f1": rng.integers(0, 6) / 5 + shift})
+    scores = pd.DataFrame(rows)
+    scores["ndcg@5"] = rng.random(len(scores))
+    scores["sas_text"] = np.where(rng.random(len(scores)) < 0.1, np.nan, rng.random(len(scores)))
+    metrics = ["f1", "ndcg@5", "sas_text"]
+    pairs = {("A", "B"): metrics, ("A", "C"): metrics, ("C", "B"): ["ndcg@5"]}
+    alone = {}
+    for (a, b), names in pairs.items():
+        paired._COLUMNS.clear()
+        alone[(a, b)] = stats.compare_models(scores, a, b, names, n_boot=300, n_perm=999)
+    paired._COLUMNS.clear()
+    paired.remember_pairs(scores, pairs, n_boot=300, n_perm=999)
+    assert len(paired._COLUMNS) == 2 + 2 + 1  # the complete metrics of every pair, computed together
+    for (a, b), names in pairs.items():
+        together = stats.compare_models(scores, a, b, names, n_boot=300, n_perm=999)
+        pd.testing.assert_frame_equal(together, alone[(a, b)], rtol=1e-12)
+        assert together["p_randomization"].tolist() == alone[(a, b)]["p_randomization"].tolist()
+    paired._COLUMNS.clear()

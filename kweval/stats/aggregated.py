@@ -46,6 +46,7 @@ from kweval.stats.paired import (
     holm_levels_within,
     holm_within,
     paired_scores,
+    remember_pairs,
     swap_bits,
     swap_sums,
 )
@@ -215,6 +216,8 @@ def compare_against(
 ) -> pd.DataFrame:
     """Every model of `others` against `reference` (`compare_aggregated`, A = `reference`), one table with a ``model``
     column naming B: what Compare shows, the report's verdicts read and `kweval compare` prints."""
+    settings = {k: v for k, v in options.items() if k in ("n_boot", "n_perm", "seed")}
+    remember_pairs(scores, {(reference, b): list(metrics) for b in others if b != reference}, **settings)
     parts = [
         compare_aggregated(scores, reference, b, metrics, how, family=family, **options).assign(model=b)
         for b in others

@@ -29,7 +29,7 @@ same resamples serve every column) and never loops over reviews in Python.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -397,6 +397,32 @@ def remembered_columns(
         for i, result in zip(todo, compare_columns(ya[:, todo], yb[:, todo], n_boot, n_perm, seed)):
             out[int(columns[i])] = _COLUMNS.put(keys[i], result)
     return out
+
+
+def remember_pairs(
+    scores: pd.DataFrame,
+    needed: Mapping[tuple[str, str], Sequence[str]],
+    n_boot: int = N_BOOT,
+    n_perm: int = N_PERM,
+    seed: int = SEED,
+) -> None:
+    """Speed trick "pairs together": the metrics of several pairs of models (`needed`: (A, B) -> metrics) compared in
+    one pass of the bootstrap and of the swap bits wherever the pairs have the same number of reviews (the draws
+    depend only on it and the seed), and remembered (`remembered_columns`): the `compare_models` calls that follow
+    read them back.  Only the metrics defined on every review of a pair (the others are compared on their own rows).
+    Reference: each pair alone (tests/test_stats.py)."""
+    by_size: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+    for (a, b), metrics in needed.items():
+        metrics = list(dict.fromkeys(metrics))
+        both = paired_scores(scores, a, b, metrics)
+        xa = both[[f"{m}_a" for m in metrics]].to_numpy(dtype="float64")
+        xb = both[[f"{m}_b" for m in metrics]].to_numpy(dtype="float64")
+        complete = ~(np.isnan(xa) | np.isnan(xb)).any(axis=0)
+        by_size.setdefault(len(both), []).append((xa[:, complete], xb[:, complete]))
+    for parts in by_size.values():
+        ya, yb = np.hstack([a for a, _ in parts]), np.hstack([b for _, b in parts])
+        if ya.shape[0] and ya.shape[1]:
+            remembered_columns(ya, yb, np.arange(ya.shape[1]), n_boot, n_perm, seed)
 
 
 def paired_scores(
