@@ -61,6 +61,8 @@ FIRST_VIEWS = {
     "Compare": ("compare?movie=ALL", "Reviews by difference", True),
     "nDCG": ("ndcg?movie=ALL", "Textbook examples", False),
     "Data": ("data?movie=ALL", "The tidy layout", False),
+    "Protocols": ("protocols?movie=ALL", "Protocols", False),  # per-document data only: says so on DNLP
+    "History": ("history?movie=ALL", "Run history", False),
 }
 TARGETS = {
     "first view on a warm server": 3.0,
@@ -148,7 +150,8 @@ def first_views(tmp: Path, data: Path, cache: Path | None, one_server: bool) -> 
 
 
 def _verdict(seconds: float, target: float) -> str:
-    return "met" if seconds <= target else "**not met**"
+    """The ratio to the target and whether it is met."""
+    return f"{seconds / target:.2f} | {'met' if seconds <= target else '**not met**'}"
 
 
 def main() -> int:
@@ -193,8 +196,8 @@ def main() -> int:
         f"\nCommand: `{command}` — data {args.data}, {args.busy} busy-loop process(es) beside; load average "
         f"{load_before[0]:.1f} before, {load_after[0]:.1f} after, on {os.cpu_count()} cores.\n"
     )
-    print("| measure | seconds | target | |\n| --- | ---: | ---: | --- |")
-    print(f"| fresh server's first Summary (load + evaluation) | {cold:.2f} | | |")
+    print("| measure | seconds | target | ÷ target | |\n| --- | ---: | ---: | ---: | --- |")
+    print(f"| fresh server's first Summary (load + evaluation) | {cold:.2f} | | | |")
     target = TARGETS["first view on a warm server"]
     for name, (first, _again) in views.items():
         print(f"| first view on a warm server: {name} | {first:.2f} | <= {target:g} | {_verdict(first, target)} |")
@@ -208,7 +211,7 @@ def main() -> int:
         t = statistics.median(times)
         print(f"| {name} (median of {len(times)}) | {t:.2f} | <= {TARGETS[name]:g} | {_verdict(t, TARGETS[name])} |")
     for name, (_first, again) in views.items():
-        print(f"| for information: {name} opened again | {again:.2f} | | |")
+        print(f"| for information: {name} opened again | {again:.2f} | | | |")
     print(
         "\nAll runs, s: "
         + "; ".join(
