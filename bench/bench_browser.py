@@ -128,6 +128,7 @@ def busy(n: int) -> Iterator[None]:
 @contextlib.contextmanager
 def warm_server(tmp: Path, data: Path, cache: Path | None) -> Iterator[tuple[str, float]]:
     """A server on `data` whose first Summary has been drawn: (its URL, that first view's seconds)."""
+    tmp.mkdir(parents=True, exist_ok=True)  # the server's log goes there
     with server(tmp, data, cache) as running, chromium() as driver:
         first = view(driver, f"{running.url}/summary?movie=ALL", "Every metric", True)
         yield running.url, first
