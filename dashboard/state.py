@@ -225,9 +225,14 @@ def row_identity(scores: pd.DataFrame) -> str:
 
 
 def ci_groups(names: list[str]) -> list[list[str]]:
-    """The metrics bootstrapped together: the semantic ones apart, as a τ change alters only them."""
-    semantic = [m for m in names if (entry := registry.info(m)) is not None and entry.group == "semantic"]
-    return [group for group in ([m for m in names if m not in semantic], semantic) if group]
+    """The metrics bootstrapped together: those cut off at k apart, as a k change alters only them, and the
+    semantic ones apart, as a τ change alters only them."""
+
+    def part(name: str) -> int:
+        entry = registry.info(name)
+        return 0 if entry is None else 2 if entry.group == "semantic" else 1 if registry.at_k(name) else 0
+
+    return [group for group in ([m for m in names if part(m) == i] for i in range(3)) if group]
 
 
 def ci_digest(rows: pd.DataFrame, group: list[str], how: str) -> str:
