@@ -18,7 +18,12 @@ The first semantic run embeds whatever the persistent embedding cache lacks
 (minutes on a CPU the very first time; `kweval embed` pre-fills it): its time is
 printed, not judged.  Bench/bench_browser.py measures the same in chromium.
 
-Usage: python bench/bench_app.py [--data PATH] [--movie ALL] [--repeat 3] [--no-semantic]
+`--first-views` measures issue 29's first views instead: each page (FIRST_VIEWS: every page of the sidebar, the
+Summary with semantic on, the explorer filtered by a category and by a slice) opened once by a new session on a
+server of its own that has only drawn a first Summary (a fresh process each: no page warmed by another), target
+<= 3 s; the CPU time of the step is printed beside the wall time (the figure to trust on a busy machine).
+
+Usage: python bench/bench_app.py [--data PATH] [--movie ALL] [--repeat 3] [--no-semantic] [--first-views]
 """
 
 from __future__ import annotations
@@ -38,6 +43,22 @@ sys.path.insert(0, str(REPO))
 APP = REPO / "app.py"
 DNLP = REPO.parent / "shared" / "data" / "dnlp" / "Dataset"
 PAGES = ["summary", "explorer", "ndcg", "compare", "data", "parity"]
+# issue 29's first views: name -> (page, its query beyond movie=ALL)
+FIRST_VIEWS = {
+    "Summary": ("summary", {}),
+    "Summary, semantic on": ("summary", {"sem": "1"}),
+    "Compare": ("compare", {}),
+    "Failures": ("failures", {}),
+    "explorer": ("explorer", {}),
+    "explorer filtered by a category": ("explorer", {"category": "near_lexical", "model": "base", "hl": "base"}),
+    "explorer filtered by a slice": ("explorer", {"slice": "rating=high", "model": "base", "hl": "base"}),
+    "Notebook parity": ("parity", {}),
+    "nDCG": ("ndcg", {}),
+    "Data": ("data", {}),
+    "Protocols": ("protocols", {}),
+    "History": ("history", {}),
+}
+FIRST_VIEW_TARGET_S = 3.0
 TARGETS_S = {
     "page rerun": 0.5,
     "explorer page turn, semantic + sentiment": 0.5,
@@ -186,6 +207,54 @@ def tau_changes(
         semantic.load_encoder = original
 
 
+def first_view(name: str) -> Timing:
+    """In this (fresh) process: a server's first Summary drawn (data loaded, evaluated), then a new session's first
+    view of FIRST_VIEWS[`name`]: its wall and CPU seconds."""
+    page, query = FIRST_VIEWS[name]
+    warm = _session({"movie": "ALL"})
+    _timed(warm.run, warm)
+    at = _session({"movie": "ALL", **query})
+    if page != "summary":
+        at.switch_page(f"pages/{page}.py")
+    return _timed(at.run, at)
+
+
+def first_views(data: Path) -> dict[str, Timing]:
+    """{page: first view} for every FIRST_VIEWS entry, each in a process of its own (`--first-view NAME`)."""
+    env = {**os.environ, "KWEVAL_DATA": str(data)}
+    out = {}
+    for name in FIRST_VIEWS:
+        run = subprocess.run(
+            [sys.executable, str(Path(__file__).resolve()), "--first-view", name],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        if run.returncode != 0:
+            raise RuntimeError(f"first view of {name} failed:\n{run.stdout}{run.stderr}")
+        wall, cpu = map(float, run.stdout.strip().splitlines()[-1].split())
+        out[name] = Timing(wall, cpu)
+        print(f"  {name}: {wall:.2f} s wall, {cpu:.2f} s CPU", file=sys.stderr, flush=True)
+    return out
+
+
+def print_first_views(data: Path, views: dict[str, Timing], load: tuple[float, float]) -> None:
+    print("### First views on a warm server (bench/bench_app.py --first-views)\n")
+    print(
+        f"Command: `python bench/bench_app.py {' '.join(sys.argv[1:])}` — data {data}, sidebar movie=ALL, all models, "
+        f"k=5; each page opened by a new session on a server (a process of its own) that has drawn one Summary; "
+        f"load average {load[0]:.1f} before, {load[1]:.1f} after, on {os.cpu_count()} cores (CPU: this step's CPU "
+        "seconds, what an idle machine's wall time would be).\n"
+    )
+    print("| page | wall | CPU | target | |\n| --- | ---: | ---: | ---: | --- |")
+    for name, t in views.items():
+        verdict = (
+            "met" if t.wall <= FIRST_VIEW_TARGET_S else ("CPU met" if t.cpu <= FIRST_VIEW_TARGET_S else "**not met**")
+        )
+        print(f"| {name} | {t.wall:.2f} s | {t.cpu:.2f} s | <= {FIRST_VIEW_TARGET_S:g} s | {verdict} |")
+
+
 def _verdict(name: str, timing: Timing) -> str:
     target = TARGETS_S[name]
     return (
@@ -202,10 +271,16 @@ def main() -> int:
     parser.add_argument(
         "--no-semantic", dest="semantic", action="store_false", help="skip the τ change (semantic matching)"
     )
+    parser.add_argument("--first-views", action="store_true", help="issue 29's first views, a server each")
     parser.add_argument("--cold-only", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--first-view", choices=list(FIRST_VIEWS), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.cold_only:
         print(f"{cold():.3f}")
+        return 0
+    if args.first_view:
+        t = first_view(args.first_view)
+        print(f"{t.wall:.4f} {t.cpu:.4f}")
         return 0
     if not args.data.is_dir():
         print(
@@ -213,6 +288,11 @@ def main() -> int:
         )
         return 2
 
+    if args.first_views:
+        load_before = os.getloadavg()[0]
+        views = first_views(args.data)
+        print_first_views(args.data, views, (load_before, os.getloadavg()[0]))
+        return 0
     env = {k: v for k, v in os.environ.items() if k != "KWEVAL_DATA"}
     out = subprocess.run(
         [sys.executable, str(Path(__file__).resolve()), "--cold-only"],

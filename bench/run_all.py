@@ -33,6 +33,8 @@ OPTIONAL = (  # a script and its arguments
     "bench_semantic.py",
     "bench_cold_semantic.py",
     "bench_app.py",
+    "bench_app.py --first-views",
+    "bench_report_stages.py",
     "bench_randomization.py",
     "bench_highlight.py",
     "bench_keyphrase.py",

@@ -215,16 +215,18 @@ def per_movie(ctx: Ctx, a: str, b: str, metric: str) -> pd.DataFrame:
 
 
 @st.cache_data(show_spinner="Replaying the notebooks…", max_entries=16)
-def _side_by_side(key: tuple, movie: str, models: tuple, _dataset, _options) -> pd.DataFrame:
+def _side_by_side(key: tuple, movie: str, models: tuple, _dataset, _options, _corrected) -> pd.DataFrame:
     # the notebooks' semantic replay runs their own uncached encoder over every keyword: too slow for a page
     # view; the semantic defect has its own on-demand example instead
-    return legacy.legacy_vs_corrected(_dataset, replace(_options, semantic=False))
+    return legacy.legacy_vs_corrected(_dataset, replace(_options, semantic=False), corrected=_corrected)
 
 
 def parity_table(ctx: Ctx, dataset) -> pd.DataFrame:
-    """The notebooks' numbers beside the corrected ones for `dataset` (the selection's subset)."""
+    """The notebooks' numbers beside the corrected ones for `dataset` (the selection's subset); the corrected side
+    is the evaluation's macro summary, already there (the lexical and sentiment values do not depend on semantic
+    matching)."""
     sel = ctx.selection
-    return _side_by_side(ctx.key, sel.movie, tuple(sel.models), dataset, ctx.options)
+    return _side_by_side(ctx.key, sel.movie, tuple(sel.models), dataset, ctx.options, ctx.summary("macro"))
 
 
 @st.cache_data(show_spinner="Looking for a real example…", max_entries=64)

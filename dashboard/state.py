@@ -15,7 +15,7 @@ import os
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
@@ -37,10 +37,12 @@ from kweval.evaluation.pipeline import (
     SENTIMENT_OPTIONS,
     EvalOptions,
     Evaluation,
+    Progress,
     SentimentScores,
     evaluate,
     ranked_movies,
     sentiment_scores,
+    with_semantic,
     with_sentiment,
     with_threshold,
 )
@@ -181,8 +183,17 @@ def get_evaluation(dataset: Dataset, data_hash: str, options: EvalOptions) -> Ev
     if not options.semantic:
         return held.put(key, _evaluate_with_progress(dataset, options))
     free = (data_hash, _digest({k: v for k, v in options.as_dict().items() if k != "threshold"}))
-    base = bases.get(free) or bases.put(free, _evaluate_with_progress(dataset, options))
+    base = bases.get(free) or bases.put(free, _first_semantic(dataset, data_hash, options))
     return held.put(key, base if base.options == options else with_threshold(base, options.threshold))
+
+
+def _first_semantic(dataset: Dataset, data_hash: str, options: EvalOptions) -> Evaluation:
+    """A setting's first semantic evaluation: the held lexical one with the semantic columns (`with_semantic`: no
+    second matching), or evaluated whole when grounding or diversity columns read the vectors."""
+    if options.grounding or options.diversity:
+        return _evaluate_with_progress(dataset, options)
+    lexical = get_evaluation(dataset, data_hash, replace(options, semantic=False))
+    return _with_progress(lambda progress: with_semantic(lexical, progress))
 
 
 def _digest(options: dict) -> str:
@@ -191,15 +202,16 @@ def _digest(options: dict) -> str:
 
 
 def _evaluate_with_progress(dataset: Dataset, options: EvalOptions) -> Evaluation:
+    return _with_progress(lambda progress: evaluate(dataset, options, progress=progress))
+
+
+def _with_progress(work: Callable[[Progress], Evaluation]) -> Evaluation:
+    """`work(progress)` with its stages shown in a progress bar, removed when it is done."""
     bar = st.progress(0.0, text="Evaluating…")
     notes = {"embedding": "embedding keywords (the first time loads the model; vectors are cached on disk)"}
     try:
-        return evaluate(
-            dataset,
-            options,
-            progress=lambda stage, f: bar.progress(
-                min(max(float(f), 0.0), 1.0), text=f"Evaluating: {notes.get(stage, stage)}…"
-            ),
+        return work(
+            lambda stage, f: bar.progress(min(max(float(f), 0.0), 1.0), text=f"Evaluating: {notes.get(stage, stage)}…")
         )
     finally:
         bar.empty()
@@ -213,9 +225,14 @@ def row_identity(scores: pd.DataFrame) -> str:
 
 
 def ci_groups(names: list[str]) -> list[list[str]]:
-    """The metrics bootstrapped together: the semantic ones apart, as a τ change alters only them."""
-    semantic = [m for m in names if (entry := registry.info(m)) is not None and entry.group == "semantic"]
-    return [group for group in ([m for m in names if m not in semantic], semantic) if group]
+    """The metrics bootstrapped together: those cut off at k apart, as a k change alters only them, and the
+    semantic ones apart, as a τ change alters only them."""
+
+    def part(name: str) -> int:
+        entry = registry.info(name)
+        return 0 if entry is None else 2 if entry.group == "semantic" else 1 if registry.at_k(name) else 0
+
+    return [group for group in ([m for m in names if part(m) == i] for i in range(3)) if group]
 
 
 def ci_digest(rows: pd.DataFrame, group: list[str], how: str) -> str:
@@ -364,5 +381,16 @@ class Ctx:
 
     def finish(self) -> None:
         """The page's last call: warn about and drop the URL parameters nothing read (a page that stopped
-        early read less, so it never calls this)."""
+        early read less, so it never calls this); then, once per server, what a later first view would wait for."""
         drop_unknown_params()
+        _slice_search_loaded()
+
+
+@st.cache_resource(show_spinner=False)
+def _slice_search_loaded() -> bool:
+    """SliceLine (its imports and compiled kernels, ~2 s of CPU) loaded once per server at the end of its first
+    complete page run, in that run's own thread (no import beside a running page): the Failures page's first view
+    does not wait for it (`kweval.stats.slices.load_search`)."""
+    from kweval.stats.slices import load_search
+
+    return load_search()

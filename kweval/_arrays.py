@@ -14,7 +14,9 @@ millions of rows holds one Python object per distinct value.  The idioms:
 - building: `object_array`, `object_column`, `concat_or_empty`, `group_sum`,
   `index_dtype` (int32 row indexes where they fit: half the memory);
 - packed bits: `byte_tables` / `packed_bits_times` (random 0/1 rows times values, read a byte at a time from
-  per-byte sums instead of unpacking every bit: the randomization tests' swap sums).
+  per-byte sums instead of unpacking every bit: the randomization tests' swap sums);
+- segments: `segment_max_rows` (the row-wise maximum of each segment of gathered rows, a pass per position in
+  the segment instead of one reduction per segment: the semantic metrics' best cosine of each GT keyword).
 
 Each has a plain definition it is tested against (tests/test_arrays.py).
 """
@@ -250,3 +252,20 @@ def packed_bits_times(packed: np.ndarray, tables: np.ndarray) -> np.ndarray:
     to rounding, exactly equal for integer values)."""
     codes = packed.astype(np.intp) + (np.arange(packed.shape[1], dtype=np.intp) * 256)[None, :]
     return np.stack([np.take(column, codes).sum(axis=1) for column in tables], axis=1)
+
+
+def segment_max_rows(values: np.ndarray, rows: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """``np.maximum.reduceat(values[rows], starts, axis=0)`` for increasing `starts` (starts[0] == 0, every
+    segment non-empty): the maximum of each segment's rows, taken position by position over the segments longest
+    first (the first rows of every segment, then the second rows of those that have one, ...: a prefix each time,
+    maximised in place).  A maximum involves no rounding: equal."""
+    sizes = np.diff(np.append(starts, len(rows)))
+    order = np.argsort(-sizes, kind="stable")
+    first, sizes = starts[order], sizes[order]
+    best = values[rows[first]]
+    for k in range(1, int(sizes[0]) if len(sizes) else 0):
+        m = int(np.count_nonzero(sizes > k))
+        np.maximum(best[:m], values[rows[first[:m] + k]], out=best[:m])
+    out = np.empty_like(best)
+    out[order] = best
+    return out

@@ -142,3 +142,22 @@ def test_packed_bits_times_equals_unpacked_product(n, c, m, seed, integer):
         np.testing.assert_array_equal(got, want)
     else:
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    sizes=st.lists(st.integers(1, 6), min_size=1, max_size=12),
+    width=st.integers(1, 5),
+    seed=st.integers(0, 2**16),
+)
+def test_segment_max_rows_is_maximum_reduceat_of_the_gathered_rows(sizes, width, seed):
+    """The semantic metrics' best cosine per GT keyword and review: position by position against the plain
+    ``np.maximum.reduceat(values[rows], starts, axis=0)`` (equal: a maximum does not round)."""
+    rng = np.random.default_rng(seed)
+    values = rng.standard_normal((7, width)).astype(np.float32)
+    rows = rng.integers(0, 7, size=sum(sizes))
+    starts = np.concatenate(([0], np.cumsum(sizes)[:-1]))
+    want = np.maximum.reduceat(values[rows], starts, axis=0)
+    got = _arrays.segment_max_rows(values, rows, starts)
+    assert got.dtype == want.dtype
+    np.testing.assert_array_equal(got, want)

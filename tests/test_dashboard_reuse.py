@@ -105,15 +105,24 @@ def _with_semantic_columns(scores: pd.DataFrame, shift: int = 0) -> pd.DataFrame
 
 @pytest.mark.parametrize("how", ["macro", "micro"])
 def test_ci_groups_give_the_joint_bootstrap_and_a_tau_change_leaves_the_lexical_digest(how):
-    """The Summary bootstraps the semantic metrics apart (dashboard.state.ci_groups), cached by the content of
-    what each group reads: a τ change (only sem_* change) finds the lexical group's CIs in the cache."""
+    """The Summary bootstraps the metrics cut off at k and the semantic metrics apart (dashboard.state.ci_groups),
+    cached by the content of what each group reads: a τ change (only sem_* change) finds the lexical groups' CIs in
+    the cache, a k change the other groups'."""
     from dashboard.state import ci_digest, ci_groups
 
     ev = evaluate(load_dataset(None), EvalOptions())
     rows = _with_semantic_columns(ev.scores[ev.scores["model"] == ev.models[0]])
     names = [*ev.metric_names, "sem_precision", "sem_recall", "sem_f1"]
     groups = ci_groups(names)
-    assert groups == [ev.metric_names, ["sem_precision", "sem_recall", "sem_f1"]]
+    at_k = [m for m in ev.metric_names if m.endswith("@5")]
+    assert at_k and groups == [
+        [m for m in ev.metric_names if m not in at_k],
+        at_k,
+        ["sem_precision", "sem_recall", "sem_f1"],
+    ]
+    other_k = rows.assign(**{m: rows[m] * 0.5 for m in at_k})
+    assert ci_digest(other_k, groups[0], how) == ci_digest(rows, groups[0], how)
+    assert ci_digest(other_k, groups[1], how) != ci_digest(rows, groups[1], how)
     joint = stats.bootstrap_summary_ci(rows, names, how).set_index("metric")
     split = pd.concat([stats.bootstrap_summary_ci(rows, g, how) for g in groups]).set_index("metric").reindex(names)
     np.testing.assert_allclose(
@@ -122,7 +131,7 @@ def test_ci_groups_give_the_joint_bootstrap_and_a_tau_change_leaves_the_lexical_
 
     other_tau = _with_semantic_columns(ev.scores[ev.scores["model"] == ev.models[0]], shift=1)
     assert ci_digest(other_tau, groups[0], how) == ci_digest(rows, groups[0], how)
-    assert ci_digest(other_tau, groups[1], how) != ci_digest(rows, groups[1], how)
+    assert ci_digest(other_tau, groups[2], how) != ci_digest(rows, groups[2], how)
     assert ci_digest(rows, groups[0], "macro") != ci_digest(rows, groups[0], "micro")
     changed = rows.assign(**{ev.metric_names[0]: rows[ev.metric_names[0]] + 0.5})
     assert ci_digest(changed, groups[0], how) != ci_digest(rows, groups[0], how)

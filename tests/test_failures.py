@@ -343,6 +343,28 @@ def test_counts_from_the_parts_equal_the_counts_of_the_rows(demo_dataset, option
             pd.testing.assert_frame_equal(got, want, check_dtype=False, obj=f"{name}: {category}")
 
 
+def test_the_reviews_of_a_prediction_category_need_no_gt_side(demo_dataset):
+    """The explorer's filter by a prediction category reads the prediction side alone (the GT side is made when
+    first read, and then the counts of both sides are the table's)."""
+    from kweval.explain.failures import failure_parts, parts_reviews_with, parts_summary, reviews_with
+
+    ev = evaluate(demo_dataset, EvalOptions())
+    parts = failure_parts(demo_dataset, ev)
+    made = []
+    side = parts.gt_side
+    parts.gt_side = lambda: made.append(1) or side()
+    table = failure_table(demo_dataset, ev)
+    for category, model in (("taken", "keybert"), ("near_lexical", None), ("hit", "yake")):
+        want = reviews_with(table, category, model)
+        pd.testing.assert_frame_equal(parts_reviews_with(parts, category, model), want, check_dtype=False)
+    assert made == []
+    pd.testing.assert_frame_equal(parts_summary(parts, ["model"]), failure_summary(table, ["model"]))
+    pd.testing.assert_frame_equal(
+        parts_reviews_with(parts, "missed_present", None), reviews_with(table, "missed_present"), check_dtype=False
+    )
+    assert made == [1]
+
+
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.integers(0, 40), max_size=200), st.integers(41, 200_000))
 def test_dense_unique_is_np_unique(keys, space):

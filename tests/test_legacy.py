@@ -301,3 +301,80 @@ def test_gt_within_by_automaton_is_its_plain_definition(gt, kw):
     from kweval.legacy.kernels import gt_within
 
     assert gt_within(gt)(kw) == any(g in kw for g in gt)
+
+
+@settings(max_examples=120, deadline=None)
+@given(
+    st.lists(st.sampled_from(["", "a", "ab", "star", "wars", "star wars", "é", "s w", "star"]), max_size=8),
+    st.sampled_from(["", "a", "b", "stars wars", "star", "xyz", "é wars", "the star wars saga", "ar", "s"]),
+)
+def test_matches_by_substring_search_are_their_plain_definition(gt, kw):
+    """The speed trick "matches by substring search" (AnyMatcher.all: the automaton and the joined list) against
+    every j with legacy_match(kw, gt[j]); `first` is the earliest of them, `any` whether there is one."""
+    from kweval.legacy.kernels import AnyMatcher
+
+    matcher = AnyMatcher(gt)
+    plain = [j for j, g in enumerate(gt) if legacy.legacy_match(kw, g)]
+    assert matcher.all(kw) == matcher.all_plain(kw) == plain
+    assert matcher.first(kw) == (plain[0] if plain else -1)
+    assert matcher.any(kw) == bool(plain)
+
+
+def test_shared_matcher_is_one_per_gt_list_with_a_fresh_matchers_answers():
+    """The matchers the finders share (one per raw GT list, normalized) answer as a fresh AnyMatcher does."""
+    from kweval.legacy.kernels import AnyMatcher, shared_matcher
+
+    gt = ["Star Wars", "Luke", "han solo", "luke"]
+    shared, fresh = shared_matcher(gt), AnyMatcher([legacy.legacy_normalize(g) for g in gt])
+    assert shared_matcher(list(gt)) is shared and shared_matcher(["other"]) is not shared
+    for kw in ("luke skywalker", "star", "solo", "vader", ""):
+        assert (shared.any(kw), shared.first(kw), shared.all(kw)) == (fresh.any(kw), fresh.first(kw), fresh.all(kw))
+
+
+def test_review_lists_are_remembered_per_dataset_and_equal_their_computation():
+    """The speed trick "lists remembered per dataset": the same tables give the same (shared) table, equal to
+    `build_review_lists`; other tables are read anew."""
+    from kweval.legacy.kernels import build_review_lists
+
+    ds = make_dataset({"m": ["luke"]}, {("m", "r1", "x"): [("Luke", 0.5)], ("m", "r2", "x"): [("solo", 0.2)]})
+    lists = legacy.review_lists(ds)
+    assert legacy.review_lists(ds) is lists
+    pd.testing.assert_frame_equal(lists, build_review_lists(ds))
+    other = ds.subset(None, ["x"])
+    other.predictions = other.predictions[other.predictions["review_id"] == "r2"].reset_index(drop=True)
+    assert legacy.review_lists(other)["review_id"].tolist() == ["r2"]
+
+
+def test_review_lists_put_reviews_missing_from_the_table_last_in_order_of_appearance():
+    ds = make_dataset(
+        {"m": ["luke"]},
+        {("m", "r1", "x"): [("a", 0.5)], ("m", "z9", "x"): [("b", 0.4)], ("m", "r2", "x"): [("c", 0.3)]},
+    )
+    ds.reviews = ds.reviews[ds.reviews["review_id"] == "r2"].reset_index(drop=True)  # r1 and z9 not in the table
+    ds.predictions = ds.predictions.iloc[[1, 2, 0]].reset_index(drop=True)  # z9 appears before r1
+    assert legacy.review_lists(ds)["review_id"].tolist() == ["r2", "z9", "r1"]
+
+
+def test_legacy_vs_corrected_reads_a_given_summary_as_it_evaluates():
+    """The dashboard passes its cached macro summary of the whole data: only the subset's rows are read, and the
+    table equals the one evaluated here."""
+    from kweval.evaluation.aggregate import aggregate
+    from kweval.evaluation.pipeline import EvalOptions, evaluate
+
+    ds = make_dataset(
+        {"m": ["luke skywalker", "han solo"], "n": ["vader"]},
+        {
+            ("m", "r1", "x"): [("luke", 0.5), ("solo", 0.4)],
+            ("m", "r2", "x"): [("vader", 0.5)],
+            ("m", "r1", "y"): [("han solo", 0.9)],
+            ("m", "r2", "y"): [("luke skywalker", 0.3), ("han", 0.2)],
+            ("n", "r1", "x"): [("darth vader", 0.7)],
+            ("n", "r1", "y"): [("luke", 0.7)],
+        },
+    )
+    options = EvalOptions()
+    whole = aggregate(evaluate(ds, options), "macro")
+    part = ds.subset(["m"], ["x", "y"])
+    pd.testing.assert_frame_equal(
+        legacy.legacy_vs_corrected(part, options, corrected=whole), legacy.legacy_vs_corrected(part, options)
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -160,7 +161,7 @@ def _naive(pred: pd.DataFrame, gt: pd.DataFrame, vec: dict, tau: float) -> pd.Da
 
 @pytest.mark.parametrize("block_cells", [1 << 24, 7])
 def test_vectorised_equals_per_review_loop(monkeypatch, block_cells):
-    monkeypatch.setattr(similarity, "_BLOCK_CELLS", block_cells)  # 7: many small reduceat slices
+    monkeypatch.setattr(similarity, "_BLOCK_CELLS", block_cells)  # 7: many small slices
     rng = np.random.default_rng(4)
     vocab = [f"w{i}" for i in range(60)]
     base = rng.standard_normal((6, 16))
@@ -405,6 +406,33 @@ def test_with_threshold_equals_a_fresh_evaluation(demo_dataset, tmp_path, monkey
     assert at_75.options.threshold == 0.75  # left unchanged
     with pytest.raises(ValueError, match="semantic"):
         with_threshold(lexical, 0.5)
+
+
+def test_with_semantic_equals_a_semantic_evaluation(demo_dataset, tmp_path, monkeypatch):
+    """The dashboard's first semantic view adds the semantic columns to the held lexical evaluation
+    (`with_semantic`): equal to evaluating with semantic on, the lexical one left unchanged (stored stand-in vectors,
+    with and without sentiment)."""
+    from kweval.evaluation.pipeline import EvalOptions, evaluate, with_semantic
+
+    monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
+    lexical = evaluate(demo_dataset, EvalOptions(k=3, match="word"))
+    texts = list(dict.fromkeys(lexical.keywords["norm"].tolist() + lexical.ground_truth["norm"].tolist()))
+    rng = np.random.default_rng(4)
+    backend, precision = semantic.variant(EvalOptions().embedding_backend)
+    EmbeddingStore(semantic.DEFAULT_MODEL, backend=backend, precision=precision).put_many(
+        texts, rng.standard_normal((len(texts), 16))
+    )
+    for options in (EvalOptions(k=3, match="word", threshold=0.2), EvalOptions(sentiment=True, threshold=0.3)):
+        lexical = evaluate(demo_dataset, options)
+        before = lexical.scores.copy()
+        added = with_semantic(lexical)
+        whole = evaluate(demo_dataset, replace(options, semantic=True))
+        assert added.options == whole.options and added.scores["sem_pred_matched"].sum() > 0
+        pd.testing.assert_frame_equal(added.scores, whole.scores, check_exact=True)
+        pd.testing.assert_frame_equal(lexical.scores, before)
+        assert not lexical.options.semantic and lexical.similarities is None
+    with pytest.raises(ValueError, match="with_semantic"):
+        with_semantic(whole)
 
 
 def test_progress_line_counts_estimate_and_work_share(monkeypatch):

@@ -195,3 +195,14 @@ def test_dnlp_slices():
     table = worst_slices(ev, ds, "base", "f1@5", top=5, n_boot=300)
     assert len(table) >= 3 and (table["gap"].iloc[1:] < 0).all()
     assert (table["ci_high"].iloc[1:] < table["overall"].iloc[1:]).any()  # some slice is worse beyond its CI
+
+
+def test_load_search_loads_sliceline_for_the_first_real_search():
+    """The dashboard loads SliceLine at the end of a server's first page (`load_search`): after it, the search's
+    module is imported and a search runs."""
+    import sys
+
+    from kweval.stats import slices as stats_slices
+
+    assert stats_slices.load_search() is True
+    assert "sliceline.slicefinder" in sys.modules

@@ -361,3 +361,86 @@ def test_swap_sums_equal_the_unpacked_product_on_both_sides_of_the_crossover(col
     bits = rng.integers(0, 2, size=(9, 77)).astype(np.uint8)
     got = swap_sums(values)(np.packbits(bits, axis=1))
     np.testing.assert_allclose(got, bits.astype("float64") @ values, rtol=1e-12, atol=1e-12)
+
+
+def _paired_frames(seed: int, n: int = 400):
+    rng = _rng(seed)
+    metrics = [f"m{i}" for i in range(6)]
+    a = pd.DataFrame(rng.integers(0, 6, (n, 6)) / 5.0, columns=metrics)
+    b = pd.DataFrame(rng.integers(0, 6, (n, 6)) / 5.0, columns=metrics)
+    a.loc[:9, "m2"] = np.nan  # one metric undefined on some reviews: compared on its own rows
+    return a, b, metrics
+
+
+def test_remembered_comparisons_per_metric_equal_the_computation():
+    """Speed trick "remembered comparisons" per metric (`paired.remembered_columns`): the same values again, a
+    subset of the metrics, the reverse pair (B against A, mirrored) and other settings give what the computation
+    gives with nothing remembered; the draws kept are read-only."""
+    from kweval.stats import paired
+
+    a, b, metrics = _paired_frames(4)
+    families = ["x", "x", "y", "y", "z", "z"]
+
+    def fresh(*args, **kwargs):
+        paired._COLUMNS.clear()
+        return stats.paired_comparison(*args, n_boot=300, n_perm=999, **kwargs)
+
+    first = fresh(a, b, metrics, families=families)
+    assert len(paired._COLUMNS) == len(metrics)
+    again = stats.paired_comparison(a, b, metrics, n_boot=300, n_perm=999, families=families)
+    pd.testing.assert_frame_equal(again, first, check_exact=True)
+    assert len(paired._COLUMNS) == len(metrics)  # read back, none computed
+    reverse = stats.paired_comparison(b, a, metrics, n_boot=300, n_perm=999, families=families)
+    assert len(paired._COLUMNS) == len(metrics)  # the mirror image of the kept ones
+    pd.testing.assert_frame_equal(reverse, fresh(b, a, metrics, families=families), check_exact=True)
+    stats.paired_comparison(a, b, metrics, n_boot=300, n_perm=999)
+    subset = stats.paired_comparison(a, b, ["m4", "m0"], n_boot=300, n_perm=999)
+    pd.testing.assert_frame_equal(subset, fresh(a, b, ["m4", "m0"]), rtol=1e-12)
+    stats.paired_comparison(a, b, metrics, n_boot=300, n_perm=499)  # other settings: computed, kept beside
+    assert len(paired._COLUMNS) == 2 + len(metrics)
+    kept = next(iter(paired._COLUMNS._items.values()))
+    assert not kept.draws.flags.writeable
+    paired._COLUMNS.clear()
+
+
+def test_remembered_keeps_the_last_results_and_digests_values():
+    from kweval.stats.remembered import Remembered, digest
+
+    memo: Remembered[int] = Remembered(2)
+    calls = []
+    for key in ("a", "b", "a", "c", "b"):
+        memo(key, lambda key=key: calls.append(key) or len(calls))
+    assert calls == ["a", "b", "c", "b"]  # "a" read back; "b" dropped when "c" came (least recently used)
+    x = np.arange(4.0)
+    assert digest(x, 1) == digest(x.copy(), 1) != digest(x, 2)
+    assert digest(x) != digest(x.astype("float32")) and digest(x) != digest(x.reshape(2, 2))
+
+
+def test_pairs_together_equal_each_pair_alone():
+    """Speed trick "pairs together" (`paired.remember_pairs`): several pairs' metrics compared in one pass, then read
+    back by `compare_models`, equal each pair compared alone with nothing remembered (a metric undefined on some
+    reviews is left to its own rows)."""
+    from kweval.stats import paired
+
+    rng = _rng(9)
+    rows = []
+    for model, shift in (("A", 0.0), ("B", 0.1), ("C", -0.05)):
+        for r in range(300):
+            rows.append({"movie": "m", "review_id": f"r{r}", "model": model, "f1": rng.integers(0, 6) / 5 + shift})
+    scores = pd.DataFrame(rows)
+    scores["ndcg@5"] = rng.random(len(scores))
+    scores["sas_text"] = np.where(rng.random(len(scores)) < 0.1, np.nan, rng.random(len(scores)))
+    metrics = ["f1", "ndcg@5", "sas_text"]
+    pairs = {("A", "B"): metrics, ("A", "C"): metrics, ("C", "B"): ["ndcg@5"]}
+    alone = {}
+    for (a, b), names in pairs.items():
+        paired._COLUMNS.clear()
+        alone[(a, b)] = stats.compare_models(scores, a, b, names, n_boot=300, n_perm=999)
+    paired._COLUMNS.clear()
+    paired.remember_pairs(scores, pairs, n_boot=300, n_perm=999)
+    assert len(paired._COLUMNS) == 2 + 2 + 1  # the complete metrics of every pair, computed together
+    for (a, b), names in pairs.items():
+        together = stats.compare_models(scores, a, b, names, n_boot=300, n_perm=999)
+        pd.testing.assert_frame_equal(together, alone[(a, b)], rtol=1e-12)
+        assert together["p_randomization"].tolist() == alone[(a, b)]["p_randomization"].tolist()
+    paired._COLUMNS.clear()

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from kweval._arrays import segment_max_rows
 from kweval.data.dataset import KEY
 from kweval.metrics.ratios import harmonic_mean, safe_ratio
 
@@ -29,7 +30,7 @@ SEMANTIC_COLUMNS = [
     "sem_recall",
     "sem_f1",
 ]
-# Dense boolean block (keyword rows × GT) handled at once by the recall reduction.
+# Reviews × GT cells of the recall reduction's maxima handled at once.
 _BLOCK_CELLS = 1 << 24
 
 Vectors = Mapping[str, np.ndarray] | Callable[[list[str]], np.ndarray]
@@ -168,7 +169,7 @@ def similarities(pred: pd.DataFrame, gt: pd.DataFrame, vectors: Vectors) -> Simi
     rank, norm (repeated norms count once).  `vectors`: a mapping text → vector
     or a function list[str] → [n, d] (called once with every distinct text).
     One matrix product per movie (its distinct keywords × its GT), reduced per
-    review with `np.maximum.reduceat` in slices of at most `_BLOCK_CELLS` cells.
+    review with `segment_max_rows` in slices of at most `_BLOCK_CELLS` cells.
     """
     p = pred[KEY + ["norm"]]
     p = p[p["norm"].map(lambda t: isinstance(t, str) and t != "").to_numpy(dtype=bool)].drop_duplicates(KEY + ["norm"])
@@ -204,16 +205,13 @@ def similarities(pred: pd.DataFrame, gt: pd.DataFrame, vectors: Vectors) -> Simi
         pred_best[block] = sim.max(axis=1)[local]
         rows_group = group[block]
         starts = np.concatenate(([0], np.flatnonzero(np.diff(rows_group)) + 1))
-        step = max(1, _BLOCK_CELLS // sim.shape[1])
-        s = 0
-        while s < len(starts):
-            lo = starts[s]
-            e = max(s + 1, int(np.searchsorted(starts, lo + step, side="left")))
+        step = max(1, _BLOCK_CELLS // sim.shape[1])  # reviews a slice: its maxima hold at most _BLOCK_CELLS cells
+        for s in range(0, len(starts), step):
+            lo, e = starts[s], min(s + step, len(starts))
             hi = starts[e] if e < len(starts) else len(block)
-            best = np.maximum.reduceat(sim[local[lo:hi]], starts[s:e] - lo, axis=0)
+            best = segment_max_rows(sim, local[lo:hi], starts[s:e] - lo)  # each GT keyword's best in each review
             gt_parts.append(best.ravel())
             gt_groups.append(np.repeat(rows_group[starts[s:e]], sim.shape[1]))
-            s = e
     gt_best = np.concatenate(gt_parts) if gt_parts else np.zeros(0, np.float32)
     gt_group = np.concatenate(gt_groups) if gt_groups else empty
     return Similarities(keys, n_pred, n_gt, group, pred_best, gt_group, gt_best.astype(np.float32))

@@ -28,7 +28,13 @@ from kweval.evaluation.match import match_stage
 from kweval.evaluation.missing import fill_missing
 from kweval.evaluation.options import AGGREGATIONS, GT_ORDERS, EvalOptions, Evaluation, Progress, no_progress
 from kweval.evaluation.score import score_stage
-from kweval.evaluation.semantic_columns import add_semantic, add_semantic_columns, semantic_texts, with_threshold
+from kweval.evaluation.semantic_columns import (
+    add_semantic,
+    add_semantic_columns,
+    semantic_texts,
+    with_semantic,
+    with_threshold,
+)
 from kweval.evaluation.sentiment_columns import (
     SENTIMENT_COLUMNS,
     SENTIMENT_OPTIONS,
@@ -56,6 +62,7 @@ __all__ = [
     "ranked_movies",
     "semantic_texts",
     "sentiment_scores",
+    "with_semantic",
     "with_sentiment",
     "with_threshold",
 ]

@@ -41,6 +41,19 @@ def add_semantic(evaluation: Evaluation, progress: Progress | None = None) -> Ev
     return evaluation
 
 
+def with_semantic(evaluation: Evaluation, progress: Progress | None = None) -> Evaluation:
+    """A lexical evaluation (semantic=False, its keywords kept) with the semantic columns, as a new Evaluation (the
+    given one left unchanged) equal to ``evaluate(dataset, replace(options, semantic=True))``: the matching is not
+    done again.  Not with grounding or diversity, whose columns read the vectors: evaluate those whole."""
+    options = evaluation.options
+    if options.semantic or options.grounding or options.diversity:
+        raise ValueError("with_semantic needs an evaluation without semantic, grounding and diversity columns")
+    if evaluation.keywords.empty and not evaluation.scores.empty:
+        raise ValueError("with_semantic needs the evaluation's keywords (evaluate with keywords=True)")
+    copy = replace(evaluation, scores=evaluation.scores.copy(), problems=list(evaluation.problems))
+    return add_semantic(copy, progress)
+
+
 def add_semantic_columns(evaluation: Evaluation, progress: Progress) -> dict[str, np.ndarray]:
     """Embed every distinct keyword (store first), keep the best cosines, then threshold them (`with_threshold`);
     returns the vectors read ({normalized keyword: vector}: the grounding and diversity add-on reads them too)."""
@@ -64,10 +77,11 @@ def add_semantic_columns(evaluation: Evaluation, progress: Progress) -> dict[str
     progress("similarities", 0.97)
     by_list = gt_list_keys(gt)
     known = dict(zip(texts, vectors))
+    matrix, row = np.asarray(vectors), {t: i for i, t in enumerate(texts)}
     sims = similarities(
         by_list(kw[KEY + ["norm"]]),
         by_list(gt[["movie", "rank", "norm", "review_id"]])[["movie", "rank", "norm"]],
-        known,
+        lambda wanted: matrix[[row[t] for t in wanted]],  # the rows of `known`, gathered at once
     )
     rows = by_list(evaluation.scores[KEY])
     # in the scores' row order once, so that every other τ (`with_threshold`) is a count with no join

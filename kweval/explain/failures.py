@@ -14,7 +14,7 @@ dashboard read these two functions; nothing else decides a category.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -59,47 +59,58 @@ def failure_table(dataset: Dataset, evaluation: Evaluation, vectors=None) -> pd.
 class FailureParts:
     """Every keyword's category, side by side, before the rows are laid out: what `failure_table` assembles, and what
     `parts_summary` and `parts_reviews_with` count without the rows (a movie-level GT list repeated per review ×
-    model is millions of rows on DNLP)."""
+    model is millions of rows on DNLP).  The GT side is made when first read (`gt_side`): the reviews holding a
+    prediction category (the explorer's filter) need only the prediction side."""
 
     lists: GroupLists
     pred: PredictionCategories
-    gt: GtCategories
+    gt_side: Callable[[], GtCategories]
     semantic: bool
     notes: list[str]
     grounded: tuple[np.ndarray, list[str]] | None = None  # with grounding: `failure_grounding.grades_of`'s
 
     @cached_property
+    def gt(self) -> GtCategories:
+        """The GT side's categories (made once, on first read)."""
+        return self.gt_side()
+
+    @cached_property
+    def pred_counts(self) -> np.ndarray:
+        """Per group × category (`CATEGORY_NAMES`), how many prediction rows the table has (computed once)."""
+        n_cat, n_groups = len(CATEGORY_NAMES), len(self.lists.groups)
+        cells = np.bincount(self.pred.group.astype(np.int64) * n_cat + self.pred.category, minlength=n_groups * n_cat)
+        return cells.reshape(n_groups, n_cat)
+
+    @cached_property
     def counts(self) -> np.ndarray:
         """Per group × category (`CATEGORY_NAMES`), how many rows the table has (computed once)."""
         n_cat, n_groups = len(CATEGORY_NAMES), len(self.lists.groups)
-        cells = np.bincount(self.pred.group.astype(np.int64) * n_cat + self.pred.category, minlength=n_groups * n_cat)
-        cells += np.bincount(
+        cells = np.bincount(
             self.gt.group.astype(np.int64) * n_cat + self.gt.category + _N_PRED, minlength=n_groups * n_cat
         )
-        return cells.reshape(n_groups, n_cat)
+        return self.pred_counts + cells.reshape(n_groups, n_cat)
 
 
 def failure_parts(dataset: Dataset, evaluation: Evaluation, vectors=None) -> FailureParts:
-    """The categories of both sides of every evaluated review × model (`failure_table`'s arguments)."""
+    """The categories of both sides of every evaluated review × model (`failure_table`'s arguments); the GT side
+    made when first read."""
     lists = group_lists(evaluation)
     if evaluation.options.semantic and vectors is None:
         vectors = _stored_vectors(evaluation, lists)
     pred = prediction_categories(dataset, evaluation, lists, vectors if evaluation.options.semantic else None)
     matched = (pred.category == CODE["hit"]) | (pred.category == CODE["hit_beyond_k"])
-    gt = gt_categories(
-        dataset,
-        lists,
-        evaluation.options.k,
-        evaluation.options.match,
-        pred.group[matched].astype(np.int64),
-        pred.gt_rank[matched].astype(np.int64),
-        pred.position[matched],
-    )
+    options = evaluation.options
+    pair_group, pair_rank = pred.group[matched].astype(np.int64), pred.gt_rank[matched].astype(np.int64)
+    pair_position = pred.position[matched]
+
+    def gt_side() -> GtCategories:
+        return gt_categories(dataset, lists, options.k, options.match, pair_group, pair_rank, pair_position)
+
     from kweval.text.stemming import save_shared_stems  # near_lexical's stems: read from disk next time
 
     grounded = grades_of(evaluation, pred.group, pred.position)
     notes = list(pred.notes) + save_shared_stems()
-    return FailureParts(lists, pred, gt, evaluation.options.semantic, notes, grounded)
+    return FailureParts(lists, pred, gt_side, evaluation.options.semantic, notes, grounded)
 
 
 def parts_table(parts: FailureParts) -> pd.DataFrame:
@@ -125,7 +136,8 @@ def parts_reviews_with(parts: FailureParts, category: str, model: str | None = N
     """`reviews_with` over the rows of the groups `groups` keeps (a bool per group; all by default)."""
     if category not in CATEGORY_NAMES:
         raise ValueError(f"unknown category {category!r} (known: {', '.join(CATEGORY_NAMES)})")
-    count = parts.counts[:, CATEGORY_NAMES.index(category)]
+    counts = parts.pred_counts if category in PREDICTION_CATEGORIES else parts.counts  # a prediction category: no GT
+    count = counts[:, CATEGORY_NAMES.index(category)]
     keep = count > 0
     if groups is not None:
         keep &= np.asarray(groups, dtype=bool)

@@ -33,6 +33,7 @@ from kweval.legacy.kernels import (
     seed000_review_ndcg,
     seed000_review_weighted,
     seed000_weighted,
+    shared_matcher,
     spec_idcg,
 )
 from kweval.text.normalize import normalize
@@ -250,7 +251,7 @@ def find_zip_pairing_example(
         if md not in models or not gts.get(movie):
             continue
         gt = gts[movie]
-        matcher = AnyMatcher([legacy_normalize(g) for g in gt])
+        matcher = shared_matcher(gt)
         for i, entries in enumerate(frame["entries"].tolist()[: len(gt)]):
             preds = seed000_predictions(entries)
             _, pairs, _ = seed000_review_weighted(preds, gt[i])
@@ -266,7 +267,7 @@ def _scan_reviews(dataset: Dataset, model: str | None):
     for (movie, md), frame in group_lists(lists).items():
         if (model is not None and md != model) or not gts.get(movie):
             continue
-        matcher = AnyMatcher([legacy_normalize(g) for g in gts[movie]])
+        matcher = shared_matcher(gts[movie])
         for rid, entries in zip(frame["review_id"].tolist(), frame["entries"].tolist()):
             yield movie, md, rid, entries, gts[movie], matcher
 

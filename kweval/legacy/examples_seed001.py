@@ -22,6 +22,7 @@ from kweval.legacy.kernels import (
     seed001_sas,
     seed001_structured,
     vader_sentiment,
+    vader_sentiments,
 )
 from kweval.legacy.summary import seed001_cell_entries
 
@@ -143,9 +144,14 @@ def find_sas_score_example(
         return None
     gt_value = sum(vader_sentiment(g) for g in gt) / len(gt)
     best = None
-    for rid, entries in zip(*seed001_cell_entries(examples.reviews_of(dataset, movie, model))):
-        structured = seed001_structured(entries)
-        values = [vader_sentiment(kw) for kw, _ in structured]
+    cells = [
+        (rid, seed001_structured(entries))
+        for rid, entries in zip(*seed001_cell_entries(examples.reviews_of(dataset, movie, model)))
+    ]
+    keywords = list(dict.fromkeys(kw for _, structured in cells for kw, _ in structured))
+    value_of = dict(zip(keywords, vader_sentiments(keywords)))
+    for rid, structured in cells:
+        values = [value_of[kw] for kw, _ in structured]
         sas_nb = seed001_sas(structured, gt_value)
         assert sas_nb is not None  # the cell's list is not empty (seed001_cell_entries) and gt_value is a number
         sas_spec = 1 - abs(sum(values) / len(values) - gt_value)

@@ -4,8 +4,13 @@ numbered as in docs/metrics.md's legacy section, named where they happen)."""
 
 from __future__ import annotations
 
+import bisect
+import functools
 import math
 import re
+import threading
+import weakref
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
@@ -30,8 +35,10 @@ NOTEBOOK_DEFAULT_THRESHOLD = 0.75
 _LEGACY_DROP = re.compile(r"[^a-zA-Z0-9\s]")
 
 
+@functools.lru_cache(maxsize=1 << 17)
 def legacy_normalize(keyword: str) -> str:
-    """The notebooks' `normalize_kw`: lower, remove `[^a-zA-Z0-9\\s]`, strip (defect 4)."""
+    """The notebooks' `normalize_kw`: lower, remove `[^a-zA-Z0-9\\s]`, strip (defect 4).  Each string's answer is
+    remembered (a bounded cache: the parity page's finders normalize the same keywords again and again)."""
     return _LEGACY_DROP.sub("", keyword.lower()).strip()
 
 
@@ -186,14 +193,22 @@ def seed000_global_ndcg(
 
 
 class AnyMatcher:
-    """`is_approx_match(kw, gt_norms)` and the earliest matching GT index, cached per keyword."""
+    """`is_approx_match(kw, gt_norms)` and the earliest matching GT index, cached per keyword.
+
+    Speed trick "matches by substring search": `all` finds the GT keywords inside `kw` with the Aho–Corasick
+    automaton of `gt_within` and the GT keywords containing `kw` by searching the joined list, not by testing
+    every GT keyword (a movie's list has ~300).  Reference: `all_plain`, its definition (tests/test_legacy.py).
+    """
 
     def __init__(self, gt_norms: Sequence[str]):
         self.gt = list(gt_norms)
         self._blob = "\x00".join(self.gt)  # "\x00" never survives legacy_normalize
+        self._starts = [0]
+        for g in self.gt[:-1]:
+            self._starts.append(self._starts[-1] + len(g) + 1)
         self._within = gt_within(self.gt)
+        self._inside = gt_inside(self.gt)
         self._any: dict[str, bool] = {}
-        self._first: dict[str, int] = {}
         self._all: dict[str, list[int]] = {}
 
     def any(self, kw: str) -> bool:
@@ -204,18 +219,65 @@ class AnyMatcher:
         return hit
 
     def first(self, kw: str) -> int:
-        j = self._first.get(kw)
-        if j is None:
-            j = next((j for j, g in enumerate(self.gt) if legacy_match(kw, g)), -1) if self.any(kw) else -1
-            self._first[kw] = j
-        return j
+        js = self.all(kw)
+        return js[0] if js else -1
 
     def all(self, kw: str) -> list[int]:
         js = self._all.get(kw)
         if js is None:
-            js = [j for j, g in enumerate(self.gt) if legacy_match(kw, g)] if self.any(kw) else []
-            self._all[kw] = js
+            js = self._all[kw] = self._matches(kw) if self.any(kw) else []
         return js
+
+    def all_plain(self, kw: str) -> list[int]:
+        """`all` by its definition: every j with ``legacy_match(kw, gt[j])``, in order."""
+        return [j for j, g in enumerate(self.gt) if legacy_match(kw, g)]
+
+    def _matches(self, kw: str) -> list[int]:
+        if self._inside is None or kw == "":  # no automaton, or "" (in every GT keyword)
+            return self.all_plain(kw)
+        found = set(self._inside(kw))  # GT keywords inside kw (kw == g among them)
+        at = self._blob.find(kw)
+        while at >= 0:  # GT keywords containing kw: each occurrence lies inside one of them
+            found.add(bisect.bisect_right(self._starts, at) - 1)
+            at = self._blob.find(kw, at + 1)
+        return sorted(found)
+
+
+def gt_inside(gt: Sequence[str]) -> Callable[[str], list[int]] | None:
+    """The indices of the keywords of `gt` that occur in a given keyword (one Aho–Corasick scan), or None without
+    pyahocorasick or with an empty keyword in `gt` (which occurs everywhere: the plain scan says so)."""
+    try:
+        import ahocorasick
+    except ImportError:
+        return None
+    if any(g == "" for g in gt):
+        return None
+    automaton = ahocorasick.Automaton()
+    for j, g in enumerate(gt):
+        if automaton.exists(g):
+            automaton.get(g).append(j)
+        else:
+            automaton.add_word(g, [j])
+    if not len(automaton):
+        return lambda kw: []
+    automaton.make_automaton()
+    return lambda kw: [j for _, js in automaton.iter(kw) for j in js]
+
+
+@functools.lru_cache(maxsize=32)
+def _shared_matcher(gt_norms: tuple[str, ...]) -> AnyMatcher:
+    return AnyMatcher(gt_norms)
+
+
+_CACHE_LOCK = threading.Lock()  # the shared matchers' and lists' caches
+
+
+def shared_matcher(gt: Sequence[str]) -> AnyMatcher:
+    """The AnyMatcher of a raw GT list (normalized here), shared by every caller with the same list: the finders of
+    the parity page and the legacy summary fill one matcher's per-keyword answers instead of one each.  Reference:
+    a fresh ``AnyMatcher([legacy_normalize(g) for g in gt])`` (the same answers)."""
+    with _CACHE_LOCK:  # the dashboard's sessions are threads; a matcher's memo is filled under the GIL
+        return _shared_matcher(tuple(legacy_normalize(g) for g in gt))
 
 
 def gt_within(gt: Sequence[str]) -> Callable[[str], bool]:
@@ -278,6 +340,11 @@ def vader_sentiment(text: str) -> float:
     return float(sentiment.sentiment_value([text])[0])
 
 
+def vader_sentiments(texts: Sequence[str]) -> list[float]:
+    """`vader_sentiment` of each of `texts`, in one call (each distinct text scored once)."""
+    return [float(v) for v in sentiment.sentiment_value(list(texts))]
+
+
 def seed001_structured(entries: Iterable[Entry]) -> list[Pred]:
     """Seed 001's ``predicted_kw_structured``: entries with a string keyword and a numeric score.
 
@@ -308,13 +375,37 @@ def seed001_sas(structured: Sequence[Pred], reference: float | None) -> float | 
 # --------------------------------------------------------------------------------------------
 
 
+_LISTS: OrderedDict[tuple[int, ...], tuple[tuple[weakref.ref, ...], pd.DataFrame]] = OrderedDict()
+_LISTS_KEPT = 4  # datasets whose lists are kept (the page's selection and the one-movie subsets its finders read)
+
+
 def review_lists(dataset: Dataset) -> pd.DataFrame:
-    """One row per movie × model × review that has a prediction list, in file order.
+    """One row per movie × model × review that has a prediction list, in file order (read-only: shared).
 
     Columns: movie, model, review_id, entries (the raw ``(keyword, score)`` list in
     rank order; ``[]`` for an empty list).  Reviews whose cell was missing have
     no row — the notebooks' ``isinstance(cell, list)`` test skips them too.
+
+    Speed trick "lists remembered per dataset": the table of the same dataset's tables (the same objects) is built
+    once while they live; the parity page's finders each ask for it.  Reference: `build_review_lists`.
     """
+    tables = (dataset.movies, dataset.models, dataset.reviews, dataset.predictions)
+    key = tuple(id(t) for t in tables)
+    with _CACHE_LOCK:
+        hit = _LISTS.get(key)
+        if hit is not None and all(ref() is t for ref, t in zip(hit[0], tables)):
+            _LISTS.move_to_end(key)
+            return hit[1]
+    lists = build_review_lists(dataset)
+    with _CACHE_LOCK:
+        _LISTS[key] = (tuple(weakref.ref(t) for t in tables), lists)
+        while len(_LISTS) > _LISTS_KEPT:
+            _LISTS.popitem(last=False)
+    return lists
+
+
+def build_review_lists(dataset: Dataset) -> pd.DataFrame:
+    """`review_lists`, computed."""
     pr = dataset.predictions
     cols = ["movie", "model", "review_id", "entries"]
     if pr.empty:
@@ -325,8 +416,9 @@ def review_lists(dataset: Dataset) -> pd.DataFrame:
     rv_keys = pd.MultiIndex.from_frame(dataset.reviews[["movie", "review_id"]].astype({"review_id": str}))
     pr_keys = pd.MultiIndex.from_frame(pr[["movie", "review_id"]].astype({"review_id": str}))
     rv_pos = rv_keys.get_indexer(pr_keys).astype("int64")
-    _, first_seen = np.unique(pd.factorize(pr_keys)[0], return_inverse=True)
-    rv_pos = np.where(rv_pos >= 0, rv_pos, len(rv_keys) + first_seen)
+    missing = rv_pos < 0
+    if missing.any():  # in order of first appearance, after the table's reviews
+        rv_pos[missing] = len(rv_keys) + pd.factorize(pr_keys[missing])[0]
     mv = pr["movie"].map(movie_pos).fillna(len(movie_pos)).to_numpy("int64")
     md = pr["model"].map(model_pos).fillna(len(model_pos)).to_numpy("int64")
     order = np.lexsort((pr["rank"].to_numpy("int64"), rv_pos, md, mv))
@@ -334,13 +426,11 @@ def review_lists(dataset: Dataset) -> pd.DataFrame:
     starts = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]).any(axis=1)])
     kws = pr["keyword"].to_numpy(dtype=object)[order]
     scores = pr["score"].to_numpy(dtype="float64")[order]
-    bounds = np.r_[starts, len(order)]
-    entries: list[list[tuple]] = []
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        if b - a == 1 and not isinstance(kws[a], str) and math.isnan(scores[a]):
-            entries.append([])  # the Dataset's placeholder row of an empty list
-        else:
-            entries.append(list(zip(kws[a:b].tolist(), scores[a:b].tolist())))
+    bounds = np.r_[starts, len(order)].tolist()
+    pairs = list(zip(kws.tolist(), scores.tolist()))  # every (keyword, score) once; each list a slice of them
+    # the Dataset's placeholder row of an empty list: one row without a string keyword or a score
+    single = (np.diff(bounds) == 1) & pd.isna(scores[starts]) & ~pd.Series(kws[starts]).map(type).eq(str).to_numpy()
+    entries = [[] if empty else pairs[a:b] for a, b, empty in zip(bounds[:-1], bounds[1:], single.tolist())]
     head = order[starts]
     return pd.DataFrame(
         {

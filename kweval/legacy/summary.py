@@ -13,11 +13,9 @@ from kweval.legacy.encoder import legacy_encoder, seed001_semantic
 from kweval.legacy.kernels import (
     LEGACY_SEMANTIC_THRESHOLD,
     NOTEBOOK_DEFAULT_THRESHOLD,
-    AnyMatcher,
     Entry,
     group_lists,
     gt_lists,
-    legacy_normalize,
     review_lists,
     seed000_global_ndcg,
     seed000_predictions,
@@ -25,6 +23,7 @@ from kweval.legacy.kernels import (
     seed001_prf,
     seed001_sas,
     seed001_structured,
+    shared_matcher,
     vader_sentiment,
 )
 from kweval.metrics import registry
@@ -73,7 +72,7 @@ def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tupl
             problems.append(
                 Problem(movie, "no ground-truth keywords: the notebooks score its reviews as 0", "evaluate")
             )
-        matcher = AnyMatcher([legacy_normalize(g) for g in gt])
+        matcher = shared_matcher(gt)
         n_movie_reviews = int(reviews_per_movie.get(movie, 0))
         dropped: list[tuple[str, int]] = []
         for model in dataset.models["model"].tolist():
@@ -218,7 +217,12 @@ def _winner(values: pd.Series, models: pd.Series, decimals: int | None = 4) -> s
     return " = ".join(models[(shown == shown.max()).to_numpy()].tolist())
 
 
-def legacy_vs_corrected(dataset: Dataset, options: EvalOptions | None = None, decimals: int | None = 4) -> pd.DataFrame:
+def legacy_vs_corrected(
+    dataset: Dataset,
+    options: EvalOptions | None = None,
+    decimals: int | None = 4,
+    corrected: pd.DataFrame | None = None,
+) -> pd.DataFrame:
     """Legacy and corrected (macro) values side by side, one row per movie × metric × model.
 
     Columns: movie, metric, model, legacy, corrected, difference (corrected − legacy),
@@ -226,13 +230,18 @@ def legacy_vs_corrected(dataset: Dataset, options: EvalOptions | None = None, de
     each mode; models equal at `decimals` places — the precision tables are
     published with — tie, "a = b"), flips (the winner differs).  Only metrics
     legacy mode computes.
+
+    `corrected`: the corrected side when the caller has it, the macro summary (``aggregate(evaluate(D, options),
+    "macro")``) of data D holding `dataset`'s movies and models (the dashboard's cached one); only the rows of
+    `dataset`'s movie × model pairs are read.  Default: `dataset` evaluated here.
     """
     from kweval.evaluation.aggregate import aggregate
     from kweval.evaluation.pipeline import EvalOptions, evaluate
 
     options = options or EvalOptions()
     legacy, _ = legacy_summary(dataset, options)
-    corrected = aggregate(evaluate(dataset, options), "macro", include_all=False)
+    if corrected is None:
+        corrected = aggregate(evaluate(dataset, options), "macro", include_all=False)
     metrics = [c for c in legacy.columns[4:] if legacy[c].notna().any() and c in corrected.columns]
     key = ["movie", "model"]
     left = legacy.melt(id_vars=key, value_vars=metrics, var_name="metric", value_name="legacy")

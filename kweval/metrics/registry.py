@@ -200,6 +200,13 @@ def info(column_name: str) -> MetricInfo | None:
     return None
 
 
+def at_k(column_name: str) -> bool:
+    """Whether a column is a metric cut off at k (``ndcg@10``: the ``ndcg@{k}`` template's), which a k change alters."""
+    return column_name not in _REGISTRY and any(
+        "{k}" in n and _template_pattern(n).match(column_name) for n in _REGISTRY
+    )
+
+
 def micro_ratio(column_name: str) -> tuple[str, str] | None:
     """(numerator, denominator) count columns whose sums make the micro value of a metric column, or None."""
     entry = info(column_name)

@@ -23,10 +23,7 @@ Compare, the HTML report and `kweval compare`.
 
 from __future__ import annotations
 
-import hashlib
-import threading
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -49,9 +46,11 @@ from kweval.stats.paired import (
     holm_levels_within,
     holm_within,
     paired_scores,
+    remember_pairs,
     swap_bits,
     swap_sums,
 )
+from kweval.stats.remembered import Remembered, digest, read_only
 
 BASIS_MEANS = "per-review means"
 BASIS_MICRO = "ratio of sums (micro)"
@@ -81,34 +80,19 @@ def aggregated_difference(
     ok = a[metric].notna().to_numpy() & b[metric].notna().to_numpy()
     xa = a[columns].to_numpy(dtype="float64")[ok]
     xb = b[columns].to_numpy(dtype="float64")[ok]
-    key = hashlib.blake2b(repr((columns, metric, how, n_boot, n_perm, seed, xa.shape)).encode(), digest_size=16)
-    key.update(np.ascontiguousarray(xa).tobytes())
-    key.update(np.ascontiguousarray(xb).tobytes())
-    return _remembered(key.hexdigest(), lambda: _difference(xa, xb, columns, metric, how, n_boot, n_perm, seed))
+    key = digest("aggregated", columns, metric, how, n_boot, n_perm, seed, xa, xb)
+    return _REMEMBERED(key, lambda: _kept(_difference(xa, xb, columns, metric, how, n_boot, n_perm, seed)))
 
 
-_REMEMBERED: OrderedDict[str, tuple[float, float, np.ndarray, float]] = OrderedDict()
-_REMEMBER = 64  # comparisons kept (a few kB each)
-_LOCK = threading.Lock()
+# Speed trick "remembered comparisons" (`kweval.stats.remembered`): a k change leaves F1 and weighted F1 as they
+# were; Compare and the report ask for the headline's pairs again.  Reference: the computation itself
+# (tests/test_headline.py).
+_REMEMBERED: Remembered[tuple[float, float, np.ndarray, float]] = Remembered(64)  # a few kB each
 
 
-def _remembered(key: str, compute: Callable[[], tuple[float, float, np.ndarray, float]]):
-    """Speed trick "remembered comparisons": the result for the same values again (a k change leaves F1 and
-    weighted F1 as they were; Compare and the report ask for the headline's pairs again), else `compute()`;
-    the draws are read-only.  Reference: the computation itself (tests/test_headline.py)."""
-    with _LOCK:  # the dashboard's sessions are threads
-        if key in _REMEMBERED:
-            _REMEMBERED.move_to_end(key)
-            return _REMEMBERED[key]
-    value_a, value_b, draws, p = compute()
-    draws = np.array(draws, dtype="float64")
-    draws.setflags(write=False)
-    result = (value_a, value_b, draws, p)
-    with _LOCK:
-        _REMEMBERED[key] = result
-        while len(_REMEMBERED) > _REMEMBER:
-            _REMEMBERED.popitem(last=False)
-    return result
+def _kept(result: tuple[float, float, np.ndarray, float]) -> tuple[float, float, np.ndarray, float]:
+    value_a, value_b, draws, p = result
+    return value_a, value_b, read_only(draws), p
 
 
 def _difference(
@@ -232,6 +216,8 @@ def compare_against(
 ) -> pd.DataFrame:
     """Every model of `others` against `reference` (`compare_aggregated`, A = `reference`), one table with a ``model``
     column naming B: what Compare shows, the report's verdicts read and `kweval compare` prints."""
+    settings = {k: v for k, v in options.items() if k in ("n_boot", "n_perm", "seed")}
+    remember_pairs(scores, {(reference, b): list(metrics) for b in others if b != reference}, **settings)
     parts = [
         compare_aggregated(scores, reference, b, metrics, how, family=family, **options).assign(model=b)
         for b in others

@@ -11,8 +11,9 @@ the same n reviews).
 
 from __future__ import annotations
 
-import functools
+import threading
 import warnings
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -78,14 +79,39 @@ def _draw_counts(n: int, n_boot: int, seed: int):
 _KEPT_CELLS = 20_000_000  # resamples × reviews of a kept draw: ≤ 40 MB as uint16
 
 
-@functools.lru_cache(maxsize=2)
-def _resample_counts(n: int, n_boot: int, seed: int) -> tuple[np.ndarray, ...]:
-    """`_draw_counts`, kept as read-only uint16 (a count never exceeds n ≤ 65535) for the next call with the same
-    draws."""
-    kept = tuple(c.astype(np.uint16) for c in _draw_counts(n, n_boot, seed))
-    for c in kept:
-        c.setflags(write=False)
-    return kept
+_KEPT_TOTAL = 2 * _KEPT_CELLS  # cells of every kept draw together: ≤ 80 MB (on DNLP: each movie's and ALL's)
+
+
+class _KeptCounts:
+    """`_draw_counts` of the sizes asked for last, kept as read-only uint16 (a count never exceeds n ≤ 65535) for
+    the next call with the same draws, the least recently used dropped beyond `_KEPT_TOTAL` cells together: Compare's
+    per-movie tests and the ALL-scope intervals then keep each other's draws."""
+
+    def __init__(self) -> None:
+        self._items: OrderedDict[tuple[int, int, int], tuple[np.ndarray, ...]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def cache_clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+    def __call__(self, n: int, n_boot: int, seed: int) -> tuple[np.ndarray, ...]:
+        key = (n, n_boot, seed)
+        with self._lock:
+            if key in self._items:
+                self._items.move_to_end(key)
+                return self._items[key]
+        kept = tuple(c.astype(np.uint16) for c in _draw_counts(n, n_boot, seed))
+        for c in kept:
+            c.setflags(write=False)
+        with self._lock:
+            self._items[key] = kept
+            while sum(k[0] * k[1] for k in self._items) > _KEPT_TOTAL and len(self._items) > 1:
+                self._items.popitem(last=False)
+        return kept
+
+
+_resample_counts = _KeptCounts()
 
 
 def _percentile_ci(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:

@@ -30,7 +30,7 @@ from kweval.metrics.registry import column
 from kweval.stats.aggregated import compare_aggregated
 from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, aggregate_values
 from kweval.stats.families import Family, family_label, members, metric_family
-from kweval.stats.paired import N_PERM
+from kweval.stats.paired import N_PERM, remember_pairs
 from kweval.stats.story import headline_sentence, plain_sentence
 from kweval.stats.verdict import ALPHA, disagreement
 
@@ -112,6 +112,8 @@ class _Comparisons:
         for _kind, metric, best, other in rows:
             pair = (best, other) if (best, other) in needed else (other, best)
             needed.setdefault(pair, []).extend(members(metric, self.compared, self.family))
+        settings = {k: v for k, v in self.options.items() if k in ("n_boot", "n_perm", "seed")}
+        remember_pairs(self.scores, needed, **settings)  # every pair's metrics in one pass, read back below
         for (a, b), metrics in needed.items():
             table = compare_aggregated(
                 self.scores, a, b, list(dict.fromkeys(metrics)), self.how, family=self.family, **self.options

@@ -29,7 +29,9 @@ same resamples serve every column) and never loops over reviews in Python.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from operator import attrgetter
 
 import numpy as np
 import pandas as pd
@@ -45,6 +47,7 @@ from kweval.stats.bootstrap import (
     bootstrap_statistics,
     chunk_sizes,
 )
+from kweval.stats.remembered import Remembered, digest, read_only
 
 N_PERM = 10000
 
@@ -269,7 +272,8 @@ def paired_comparison(
     A review where a metric is NaN on either side (e.g. ``sas_text`` of a
     review without text) is left out of that metric only: ``n`` counts the
     pairs used per metric, and a metric with no pair gets NaN (not counted by
-    Holm).  Metrics defined on every review are resampled jointly.
+    Holm).  Metrics defined on every review are resampled jointly; a metric compared before on the same values
+    is read back (`remembered_columns`).
     """
     metrics = list(metrics)
     xa = a[metrics].to_numpy(dtype="float64")
@@ -279,53 +283,146 @@ def paired_comparison(
     valid = ~(
         np.isnan(xa) | np.isnan(xb)
     )  # a metric undefined for a review on either side (e.g. sas_text without text)
-    n = valid.sum(axis=0).astype("int64")
-    columns = ("mean_a", "mean_b", "diff", "ci_low", "ci_high", "p_randomization", "p_ttest")
-    res = {c: np.full(len(metrics), np.nan) for c in columns}
-    res |= {c: np.zeros(len(metrics), dtype="int64") for c in ("wins", "ties", "losses")}
-    draws: dict[int, np.ndarray] = {}  # column -> its bootstrap means of B − A (the Holm-level intervals' draws)
-
-    def fill(cols: np.ndarray, rows: np.ndarray | slice) -> None:
-        ya, yb = xa[rows][:, cols], xb[rows][:, cols]
-        if ya.shape[0] == 0:
-            return
-        d = paired_differences(ya, yb)
-        samples = bootstrap_statistics(d.shape[0], lambda w: w @ d / d.shape[0], n_boot, seed)
-        alpha = (1.0 - confidence) / 2.0
-        diff = d.mean(axis=0)
-        lo, hi = np.quantile(samples, [alpha, 1.0 - alpha], axis=0)  # bootstrap_ci's interval, its draws kept
-        draws.update({int(c): samples[:, i] for i, c in enumerate(cols)})
-        wins, ties, losses = win_tie_loss(ya, yb)
-        for name, value in (
-            ("mean_a", ya.mean(axis=0)),
-            ("mean_b", yb.mean(axis=0)),
-            ("diff", diff),
-            ("ci_low", lo),
-            ("ci_high", hi),
-            ("p_randomization", paired_randomization_test(ya, yb, n_perm, seed)),
-            ("p_ttest", paired_t_test(ya, yb)),
-            ("wins", wins),
-            ("ties", ties),
-            ("losses", losses),
-        ):
-            res[name][cols] = value
-
+    found: dict[int, ColumnComparison] = {}
     complete = np.flatnonzero(valid.all(axis=0))
-    if len(complete):
-        fill(complete, slice(None))  # every review: all such metrics resampled jointly
-    for col in np.flatnonzero(~valid.all(axis=0)):
-        fill(np.array([col]), np.flatnonzero(valid[:, col]))  # only the reviews where both values exist
-    out = pd.DataFrame({"metric": metrics, "n": n})
-    for name in columns:
-        out[name] = res[name]
-    out["p_randomization_holm"] = holm_within(res["p_randomization"], families)
-    out["p_ttest_holm"] = holm_within(res["p_ttest"], families)
-    levels = holm_levels_within(res["p_randomization"], families, confidence)
+    if len(complete):  # every review: all such metrics resampled jointly
+        found |= remembered_columns(xa[:, complete], xb[:, complete], complete, n_boot, n_perm, seed)
+    for col in np.flatnonzero(~valid.all(axis=0)):  # only the reviews where both values exist
+        rows = np.flatnonzero(valid[:, col])
+        if len(rows):
+            found |= remembered_columns(xa[rows][:, [col]], xb[rows][:, [col]], np.array([col]), n_boot, n_perm, seed)
+    out = pd.DataFrame({"metric": metrics, "n": valid.sum(axis=0).astype("int64")})
+    for name in ("mean_a", "mean_b", "diff"):
+        out[name] = _per_metric(found, len(metrics), attrgetter(name))
+    alpha = (1.0 - confidence) / 2.0  # bootstrap_ci's interval, from the draws kept
+    bounds = {col: np.quantile(c.draws, [alpha, 1.0 - alpha]) for col, c in found.items()}
+    out["ci_low"] = [bounds[col][0] if col in bounds else np.nan for col in range(len(metrics))]
+    out["ci_high"] = [bounds[col][1] if col in bounds else np.nan for col in range(len(metrics))]
+    for name in ("p_randomization", "p_ttest"):
+        out[name] = _per_metric(found, len(metrics), attrgetter(name))
+    out["p_randomization_holm"] = holm_within(out["p_randomization"].to_numpy(), families)
+    out["p_ttest_holm"] = holm_within(out["p_ttest"].to_numpy(), families)
+    levels = holm_levels_within(out["p_randomization"].to_numpy(), families, confidence)
     out["ci_level_holm"] = levels
-    out["ci_low_holm"], out["ci_high_holm"] = _level_intervals(draws, levels)
+    out["ci_low_holm"], out["ci_high_holm"] = _level_intervals({col: c.draws for col, c in found.items()}, levels)
     for name in ("wins", "ties", "losses"):
-        out[name] = res[name]
+        out[name] = np.array([getattr(found[c], name) if c in found else 0 for c in range(len(metrics))], "int64")
     return out
+
+
+def _per_metric(found: dict[int, ColumnComparison], m: int, value: Callable[[ColumnComparison], float]) -> np.ndarray:
+    """`value` of each of the `m` metrics' comparison, NaN for a metric without one."""
+    return np.array([value(found[col]) if col in found else np.nan for col in range(m)], dtype="float64")
+
+
+@dataclass(frozen=True)
+class ColumnComparison:
+    """One metric's paired comparison of B with A (`paired_comparison`'s row before Holm), whatever else was
+    compared beside it: the bootstrap draws and the swap bits depend only on the seed and the number of reviews."""
+
+    mean_a: float
+    mean_b: float
+    diff: float
+    p_randomization: float
+    p_ttest: float
+    wins: int
+    ties: int
+    losses: int
+    draws: np.ndarray  # the bootstrap means of B − A (read-only)
+
+    def mirrored(self) -> ColumnComparison:
+        """A against B: the same p-values, −diff and −draws (exactly: a − b is −(b − a) in floating point)."""
+        return ColumnComparison(
+            self.mean_b,
+            self.mean_a,
+            -self.diff,
+            self.p_randomization,
+            self.p_ttest,
+            self.losses,
+            self.ties,
+            self.wins,
+            read_only(-self.draws),
+        )
+
+
+def compare_columns(ya: np.ndarray, yb: np.ndarray, n_boot: int, n_perm: int, seed: int) -> list[ColumnComparison]:
+    """Each column of (reviews × metrics) `ya` against `yb`, resampled and permuted jointly."""
+    d = paired_differences(ya, yb)
+    samples = bootstrap_statistics(d.shape[0], lambda w: w @ d / d.shape[0], n_boot, seed)
+    wins, ties, losses = (np.asarray(x) for x in win_tie_loss(ya, yb))
+    p_rand = np.asarray(paired_randomization_test(ya, yb, n_perm, seed))
+    p_t = np.asarray(paired_t_test(ya, yb))
+    mean_a, mean_b, diff = ya.mean(axis=0), yb.mean(axis=0), d.mean(axis=0)
+    return [
+        ColumnComparison(
+            float(mean_a[i]),
+            float(mean_b[i]),
+            float(diff[i]),
+            float(p_rand[i]),
+            float(p_t[i]),
+            int(wins[i]),
+            int(ties[i]),
+            int(losses[i]),
+            read_only(samples[:, i]),
+        )
+        for i in range(d.shape[1])
+    ]
+
+
+# Speed trick "remembered comparisons" (`kweval.stats.remembered`), per metric: the headline's pairs are Compare's
+# and the report's again (also in reverse), a τ step leaves the lexical metrics and a k change F1 as they were.
+# Reference: `compare_columns` itself (tests/test_stats.py).  16 kB of draws a column.
+_COLUMNS: Remembered[ColumnComparison] = Remembered(1024)
+
+
+def remembered_columns(
+    ya: np.ndarray, yb: np.ndarray, columns: np.ndarray, n_boot: int, n_perm: int, seed: int
+) -> dict[int, ColumnComparison]:
+    """{columns[i]: column i of `ya` against `yb`}: read back when those values (or the reverse pair's) were
+    compared before with the same settings, the others computed together (`compare_columns`)."""
+    if ya.shape[0] == 0:
+        return {}
+    keys = [digest("paired", n_boot, n_perm, seed, ya[:, i], yb[:, i]) for i in range(ya.shape[1])]
+    out: dict[int, ColumnComparison] = {}
+    todo = []
+    for i, key in enumerate(keys):
+        hit = _COLUMNS.get(key)
+        if hit is None and (mirror := _COLUMNS.get(digest("paired", n_boot, n_perm, seed, yb[:, i], ya[:, i]))):
+            hit = mirror.mirrored()
+        if hit is None:
+            todo.append(i)
+        else:
+            out[int(columns[i])] = hit
+    if todo:
+        for i, result in zip(todo, compare_columns(ya[:, todo], yb[:, todo], n_boot, n_perm, seed)):
+            out[int(columns[i])] = _COLUMNS.put(keys[i], result)
+    return out
+
+
+def remember_pairs(
+    scores: pd.DataFrame,
+    needed: Mapping[tuple[str, str], Sequence[str]],
+    n_boot: int = N_BOOT,
+    n_perm: int = N_PERM,
+    seed: int = SEED,
+) -> None:
+    """Speed trick "pairs together": the metrics of several pairs of models (`needed`: (A, B) -> metrics) compared in
+    one pass of the bootstrap and of the swap bits wherever the pairs have the same number of reviews (the draws
+    depend only on it and the seed), and remembered (`remembered_columns`): the `compare_models` calls that follow
+    read them back.  Only the metrics defined on every review of a pair (the others are compared on their own rows).
+    Reference: each pair alone (tests/test_stats.py)."""
+    by_size: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+    for (a, b), metrics in needed.items():
+        metrics = list(dict.fromkeys(metrics))
+        both = paired_scores(scores, a, b, metrics)
+        xa = both[[f"{m}_a" for m in metrics]].to_numpy(dtype="float64")
+        xb = both[[f"{m}_b" for m in metrics]].to_numpy(dtype="float64")
+        complete = ~(np.isnan(xa) | np.isnan(xb)).any(axis=0)
+        by_size.setdefault(len(both), []).append((xa[:, complete], xb[:, complete]))
+    for parts in by_size.values():
+        ya, yb = np.hstack([a for a, _ in parts]), np.hstack([b for _, b in parts])
+        if ya.shape[0] and ya.shape[1]:
+            remembered_columns(ya, yb, np.arange(ya.shape[1]), n_boot, n_perm, seed)
 
 
 def paired_scores(
