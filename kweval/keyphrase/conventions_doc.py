@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from kweval.keyphrase.conventions import CONVENTIONS, PRESETS, kweval_settings, preset_settings
+from kweval.metrics.docs_table import replace_between
 from kweval.text.matching import MATCH_MODES
 
 BEGIN = (
@@ -41,10 +42,7 @@ def markdown_table() -> str:
 
 def with_table(document: str) -> str:
     """`document` with the text between the markers replaced by `markdown_table()` (unchanged without them)."""
-    if BEGIN not in document or END not in document:
-        return document
-    head, rest = document.split(BEGIN, 1)
-    return head + BEGIN + "\n\n" + markdown_table() + "\n" + END + rest.split(END, 1)[1]
+    return replace_between(document, BEGIN, END, markdown_table())
 
 
 def main() -> None:

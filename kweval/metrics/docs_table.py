@@ -79,13 +79,18 @@ CATEGORIES_BEGIN = (
 CATEGORIES_END = "<!-- end of the generated failure categories -->"
 
 
+def replace_between(document: str, begin: str, end: str, table: str) -> str:
+    """`document` with the text between the markers `begin` and `end` replaced by `table` (unchanged without them):
+    how a generated table is kept in a hand-written document."""
+    if begin not in document or end not in document:
+        return document
+    head, rest = document.split(begin, 1)
+    return head + begin + "\n\n" + table + "\n" + end + rest.split(end, 1)[1]
+
+
 def with_categories(document: str) -> str:
     """`document` with the text between the failure categories' markers replaced by `categories.markdown_table()`."""
-    if CATEGORIES_BEGIN not in document or CATEGORIES_END not in document:
-        return document
-    head, rest = document.split(CATEGORIES_BEGIN, 1)
-    tail = rest.split(CATEGORIES_END, 1)[1]
-    return head + CATEGORIES_BEGIN + "\n\n" + categories.markdown_table() + "\n" + CATEGORIES_END + tail
+    return replace_between(document, CATEGORIES_BEGIN, CATEGORIES_END, categories.markdown_table())
 
 
 def with_doc_reference(document: str) -> str:
