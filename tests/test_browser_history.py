@@ -12,6 +12,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from selenium.webdriver.common.by import By
 
+from tests.browser import CHART, wait_until
 from tests.test_browser import ERROR, ROOT, _chromium, _server, _settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -58,4 +59,4 @@ def test_history_from_a_direct_link_compares_as_the_cli(tmp_path):
         assert urlparse(driver.current_url).path == "/history"
         query = parse_qs(urlparse(driver.current_url).query)
         assert query.get("a") == [a] and query.get("b") == [b]  # the chosen runs stay in the URL
-        assert driver.find_elements(By.CSS_SELECTOR, ".js-plotly-plot")  # the history chart is drawn
+        wait_until(lambda: driver.find_elements(By.CSS_SELECTOR, CHART), "the history chart is not drawn")

@@ -8,6 +8,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from selenium.webdriver.common.by import By
 
+from tests.browser import CHART, wait_until
 from tests.test_browser import ERROR, _chromium, _server, _settled
 from tests.test_page_headline import _collection
 
@@ -23,7 +24,7 @@ def test_protocols_page_from_a_direct_link(tmp_path):
         assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
         assert "URL parameter" not in text and "Page not found" not in text
         assert "kpeval's F1@M (0.4157) is 0.0165 higher than meng's (0.3992)" in text
-        assert driver.find_elements(By.CSS_SELECTOR, ".js-plotly-plot")  # the waterfall is drawn
+        wait_until(lambda: driver.find_elements(By.CSS_SELECTOR, CHART), "the waterfall is not drawn")
         found = parse_qs(urlparse(driver.current_url).query)
         assert found["from"] == ["meng"] and found["to"] == ["kpeval"] and found["metric"] == ["f1@M"]
         links = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPageLink-NavLink"]')
