@@ -80,7 +80,7 @@ def _choose(driver, label: str, option: str) -> None:
             field.send_keys(option)
         return found[0] if found else None
 
-    wait_until(option_shown, f"no option {option!r} in {label!r}", timeout=60).click()
+    wait_until(option_shown, f"no option {option!r} in {label!r}").click()
 
 
 def test_a_shared_link_reopens_a_non_default_embedding_backend(demo_server, browser):
@@ -110,6 +110,5 @@ def test_a_shared_link_reopens_a_non_default_embedding_backend(demo_server, brow
         wait_until(
             lambda: _cosines(shared) == int8,
             lambda: f"the shared link shows other cosines: {_cosines(shared)[:40]} != {int8[:40]}",
-            timeout=180,
         )
         assert parse_qs(urlparse(shared.current_url).query).get("backend") == ["onnx-int8"]

@@ -44,7 +44,7 @@ def _check(driver, url: str, page: str, texts: list[str], width: int) -> None:
         {"width": width, "height": 900, "deviceScaleFactor": 1, "mobile": width < 600},
     )
     driver.get(f"{url}/{page}?movie=ALL")
-    text = _settled(driver, texts, timeout=180)
+    text = _settled(driver, texts)
     assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
     # plotly draws after the script run ends: wait for its bars, not for a fixed time
     wait_until(lambda: driver.find_elements(By.CSS_SELECTOR, ".js-plotly-plot .point path"), "no chart drawn")
