@@ -16,13 +16,15 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --upgrade pip
 
+# --no-compile: the venv is writable, so Python compiles what is imported on first use; pip's compiling of every file
+# of every package (torch's thousands) cost ~75 s of CPU per fresh venv.  The image compiles ahead (Dockerfile).
 $(VENV)/.runtime: requirements.txt pyproject.toml | $(BIN)/python
-	$(BIN)/pip install -r requirements.txt
-	$(BIN)/pip install --no-deps -e .
+	$(BIN)/pip install --no-compile -r requirements.txt
+	$(BIN)/pip install --no-compile --no-deps -e .
 	touch $@
 
 $(VENV)/.dev: requirements-dev.txt $(VENV)/.runtime
-	$(BIN)/pip install -r requirements-dev.txt
+	$(BIN)/pip install --no-compile -r requirements-dev.txt
 	touch $@
 
 venv: $(VENV)/.runtime

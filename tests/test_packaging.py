@@ -28,7 +28,8 @@ def _make_install_steps() -> list[str]:
     for line in block.group(1).splitlines():
         words = shlex.split(line.strip())
         if len(words) > 1 and words[0].endswith("pip") and words[1] == "install":
-            steps.append(" ".join(["pip", *words[1:]]))
+            # a venv compiles on first import (it is writable); the image ahead, for its non-root user
+            steps.append(" ".join(["pip", *(w for w in words[1:] if w != "--no-compile")]))
     return steps
 
 
