@@ -10,7 +10,8 @@
   that reason, also under ``KWEVAL_REQUIRE_SHARED=1`` (../shared does not hold it).
 - ``slow`` and ``browser`` only select: the quick subset is ``-m "not slow and not browser"``.
 
-Paths (REPO, SHARED, DNLP, SEMEVAL) are constants in tests/helpers.py, importable by any test.
+Paths (REPO, SHARED, DNLP, SEMEVAL) are constants in tests/helpers.py, importable by any test.  `kweval extract`'s
+SemEval2017 predictions are made once per run for every module (``semeval_extracted``).
 
 Browser tests share one server per data (``demo_server``, ``collection_server``) and one chromium (``browser``) per
 test session (per xdist worker); tests/browser.py says how a new browser test uses them.
