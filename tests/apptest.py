@@ -71,7 +71,10 @@ class _Cores(dict):
         return self[name]
 
 
-def run(monkeypatch, data, params=None, page=None, env=None) -> AppTest:
+def run(monkeypatch, data, params=None, page=None, env=None, direct: bool = False) -> AppTest:
+    """The app on `data` with the URL query `params`, at `page` (default the Summary) through the start page, or with
+    `direct` as a link straight into `page` (its session's first request, as a shared link opens it: the Summary is not
+    drawn first, which on real data is a good part of a page test's time)."""
     monkeypatch.delenv("KWEVAL_DATA", raising=False)
     monkeypatch.delenv("KWEVAL_ALLOW_LOCAL_PATHS", raising=False)
     if data is not None:
@@ -80,8 +83,11 @@ def run(monkeypatch, data, params=None, page=None, env=None) -> AppTest:
         monkeypatch.setenv(k, v)
     at = AppTest.from_file(str(APP), default_timeout=RUN_TIMEOUT)
     at.query_params.update(params or {})
-    at.run()
-    if page:
+    if page and direct:
+        at.switch_page(page).run()
+    else:
+        at.run()
+    if page and not direct:
         at.query_params.update(
             params or {}
         )  # the page's own parameters: the start page (/summary) dropped them as unknown

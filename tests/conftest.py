@@ -10,7 +10,8 @@
   that reason, also under ``KWEVAL_REQUIRE_SHARED=1`` (../shared does not hold it).
 - ``slow`` and ``browser`` only select: the quick subset is ``-m "not slow and not browser"``.
 
-Paths (REPO, SHARED, DNLP, SEMEVAL) are constants in tests/helpers.py, importable by any test.
+Paths (REPO, SHARED, DNLP, SEMEVAL) are constants in tests/helpers.py, importable by any test.  `kweval extract`'s
+SemEval2017 predictions are made once per run for every module (``semeval_extracted``).
 
 Browser tests share one server per data (``demo_server``, ``collection_server``) and one chromium (``browser``) per
 test session (per xdist worker); tests/browser.py says how a new browser test uses them.
@@ -84,6 +85,33 @@ def semeval_firstphrases():
     collection = read_documents(SEMEVAL, [])
     lists = firstphrases_lists([collection.texts[d] for d in collection.doc_ids], 20)
     return collection, {d: [k for k, _ in entries] for d, entries in zip(collection.doc_ids, lists)}
+
+
+@pytest.fixture(scope="session")
+def semeval_extracted(tmp_path_factory):
+    """`extracted(name)`: the path of `kweval extract SemEval2017 --extractor NAME --out FILE`'s output (exit 0), made
+    once per test run and shared by the xdist workers (YAKE takes ~13 s of CPU on the 493 documents; five modules
+    read the same file).  Read it, never write beside it (keyphrase tests only)."""
+    import fcntl
+
+    from kweval.cli import main
+
+    root = tmp_path_factory.getbasetemp()
+    root = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root  # the run's folder, shared by the workers
+    folder = root / "semeval_extracted"
+
+    def extracted(name: str):
+        path = folder / f"{name}.jsonl"
+        folder.mkdir(exist_ok=True)
+        with open(folder / f"{name}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)  # one worker extracts, the others wait for its file
+            if not path.is_file():
+                tmp = path.with_name(f"{name}.tmp{os.getpid()}.jsonl")
+                assert main(["extract", str(SEMEVAL), "--extractor", name, "--out", str(tmp)]) == 0
+                tmp.rename(path)
+        return path
+
+    return extracted
 
 
 @pytest.fixture(scope="module")

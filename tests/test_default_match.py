@@ -89,13 +89,12 @@ def test_the_dashboard_defaults_to_the_datas_mode_and_says_why(monkeypatch, tmp_
 
 
 @pytest.mark.keyphrase
-def test_semeval_default_matches_stems_not_word_fragments(tmp_path, capsys):
+def test_semeval_default_matches_stems_not_word_fragments(tmp_path, capsys, semeval_extracted):
     """The issue's document: under approx YAKE's 'theories' is a hit of 'nonabelian gauge theories' (P@5 0.4); under
     the default (stem) it is not, and P@5 is pke's 0.0."""
     from kweval.cli import main
 
-    yake = tmp_path / "yake.jsonl"
-    assert main(["extract", str(SEMEVAL), "--extractor", "yake", "--out", str(yake)]) == 0
+    yake = semeval_extracted("yake")  # `kweval extract`'s output
     per_review = {}
     for name, extra in (("default", []), ("approx", ["--match", "approx"]), ("pke", ["--protocol", "pke"])):
         out = tmp_path / f"{name}.csv"

@@ -204,18 +204,12 @@ def test_reported_search_on_the_edge_collection_finds_the_presets(capsys):
 
 
 @pytest.fixture(scope="module")
-def semeval_predictions(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("semeval_predictions")
-    out = {}
-    for extractor in ("firstphrases", "yake"):
-        path = folder / f"{extractor}.jsonl"
-        assert main(["extract", str(SEMEVAL), "--extractor", extractor, "--out", str(path)]) == 0
-        out[extractor] = path
-    return out
+def semeval_predictions(semeval_extracted):
+    return {extractor: semeval_extracted(extractor) for extractor in ("firstphrases", "yake")}  # `kweval extract`'s
 
 
 @pytest.mark.keyphrase
-@pytest.mark.slow  # extracts YAKE's predictions (about 10 s) and evaluates every preset at two cut-offs
+@pytest.mark.slow  # YAKE's predictions (`semeval_extracted`) under every preset at two cut-offs
 def test_every_preset_pair_on_semeval2017_with_yake_and_firstphrases(semeval_predictions, capsys):
     printed = _reported_by_evaluate(SEMEVAL, semeval_predictions, capsys)
     assert _check_every_pair(_collection(SEMEVAL, semeval_predictions), printed) >= 2 * 20

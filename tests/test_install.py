@@ -49,7 +49,8 @@ print(json.dumps({"file": kweval.__file__, "failed": failed, "modules": sorted(s
 
 def _clean_env() -> dict[str, str]:
     """The environment without anything that would put the checkout's kweval on the path."""
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    drop = ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME", "PYTHONDONTWRITEBYTECODE")  # the venv's pyc files are kept
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     return dict(env, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
 
 
@@ -69,7 +70,9 @@ def core_venv(tmp_path_factory) -> Path:
         assert any(n.startswith("kweval/data/demo/") and n.endswith(".parquet") for n in zf.namelist())
     _check([sys.executable, "-m", "venv", str(root / "venv")])
     bin_dir = root / "venv" / "bin"
-    _check([str(bin_dir / "python"), "-m", "pip", "install", "-q", str(wheel)])
+    # --no-compile: pip would byte-compile all of numpy, pandas, pyarrow and scipy (~3/4 of the install's CPU);
+    # only what the tests import is compiled, once, on import (the same code either way)
+    _check([str(bin_dir / "python"), "-m", "pip", "install", "-q", "--no-compile", str(wheel)])
     return bin_dir
 
 

@@ -1,5 +1,6 @@
 """The Failures page and the explorer's failure views (AppTest): counts from the core, segment and slice links that
-open the explorer filtered, unmatched keywords with their category, the whole GT list with marks."""
+open the explorer filtered, unmatched keywords with their category, the whole GT list with marks.  Each page opens as a
+link straight into it (`tests.apptest.run`'s `direct`), as the links it draws open."""
 
 from __future__ import annotations
 
@@ -35,7 +36,7 @@ def test_failures_page_counts_are_the_cores(monkeypatch, cores, data):
     ds = cores[data]
     ev = evaluate(ds, EvalOptions(k=5))
     counts = failure_summary(failure_table(ds, ev), by=["model"]).set_index(["model", "side", "category"])["count"]
-    at = run(monkeypatch, DATASETS[data], {"movie": "ALL"}, "pages/failures.py")
+    at = run(monkeypatch, DATASETS[data], {"movie": "ALL"}, "pages/failures.py", direct=True)
     assert at.title[0].value == "Why did my model fail?"
     assert len(at.get("plotly_chart")) == 2  # predicted keywords, GT keywords
     shown = texts(at)
@@ -53,10 +54,10 @@ def test_failures_page_counts_are_the_cores(monkeypatch, cores, data):
 def test_a_segment_link_opens_the_explorer_filtered(monkeypatch, demo_dataset):
     ev = evaluate(demo_dataset, EvalOptions(k=5))
     table = failure_table(demo_dataset, ev)
-    at = run(monkeypatch, None, {"movie": "ALL"}, "pages/failures.py")
+    at = run(monkeypatch, None, {"movie": "ALL"}, "pages/failures.py", direct=True)
     _, _, params = next(link for link in _links(at) if link[2]["category"] == "near_lexical")
     want = reviews_with(table, "near_lexical", params["model"])
-    explorer = run(monkeypatch, None, params, "pages/explorer.py")
+    explorer = run(monkeypatch, None, params, "pages/explorer.py", direct=True)
     shown = texts(explorer)
     assert int(MATCHING.search(shown)[1]) == len(want) > 0
     assert "Filtered:" in shown and "near \\(another match mode\\)" in shown
@@ -72,7 +73,7 @@ def test_a_segment_link_opens_the_explorer_filtered(monkeypatch, demo_dataset):
 
 
 def test_the_explorer_refuses_a_bad_category(monkeypatch):
-    at = run(monkeypatch, None, {"movie": "ALL", "category": XSS}, "pages/explorer.py")
+    at = run(monkeypatch, None, {"movie": "ALL", "category": XSS}, "pages/explorer.py", direct=True)
     out = texts(at)
     assert "unknown category" in out and "<img" not in out
     assert int(MATCHING.search(out)[1]) == 180  # not filtered
@@ -80,7 +81,7 @@ def test_the_explorer_refuses_a_bad_category(monkeypatch):
 
 def test_slices_link_to_the_explorer_on_the_slice(monkeypatch, demo_dataset):
     ev = evaluate(demo_dataset, EvalOptions(k=5))
-    at = run(monkeypatch, None, {"movie": "ALL", "model": "yake"}, "pages/failures.py")
+    at = run(monkeypatch, None, {"movie": "ALL", "model": "yake"}, "pages/failures.py", direct=True)
     frame = next(d.value for d in at.dataframe if "slice" in d.value.columns)
     assert len(frame) >= 1 and (frame["ci_low"] <= frame["value"]).all() and (frame["value"] <= frame["ci_high"]).all()
     want = worst_slices(ev, demo_dataset, "yake", "ndcg@5", n_boot=1000).iloc[1:]
@@ -88,7 +89,7 @@ def test_slices_link_to_the_explorer_on_the_slice(monkeypatch, demo_dataset):
     row = frame.iloc[0]
     params = _params(row["open"])
     assert params["slice"] == row["slice"] and params["model"] == "yake"
-    explorer = run(monkeypatch, None, params, "pages/explorer.py")
+    explorer = run(monkeypatch, None, params, "pages/explorer.py", direct=True)
     assert int(MATCHING.search(texts(explorer))[1]) == int(row["n_reviews"])
 
 
@@ -138,12 +139,12 @@ def test_per_document_collection(monkeypatch, tmp_path):
     ev = evaluate(ds, EvalOptions(k=5, keyphrase=True))
     counts = failure_summary(failure_table(ds, ev), by=["model"]).set_index(["category"])["count"]
     assert counts["duplicate"] == 1 and counts["invalid"] == 1 and counts["hit"] >= 1
-    at = run(monkeypatch, root, {"movie": "ALL"}, "pages/failures.py")
+    at = run(monkeypatch, root, {"movie": "ALL"}, "pages/failures.py", direct=True)
     links = {p["category"]: n for _, n, p in _links(at)}
     assert links == {c: int(n) for c, n in counts.items() if n > 0}
     assert links["duplicate"] == 1 and links["invalid"] == 1 and links["missed_absent"] > 0
     movie = str(ds.reviews["movie"].iloc[0])
-    explorer = run(monkeypatch, root, {"movie": movie, "review": "d1"}, "pages/explorer.py")
+    explorer = run(monkeypatch, root, {"movie": movie, "review": "d1"}, "pages/explorer.py", direct=True)
     explorer.toggle[0].set_value(True).run()
     body = explorer.html[-1].proto.body
     assert "✓ keyphrase extraction" in body and "○ neural nets" in body  # a set: no ranks
@@ -152,7 +153,7 @@ def test_per_document_collection(monkeypatch, tmp_path):
 
 @pytest.mark.dnlp
 def test_dnlp_failures_page(monkeypatch):
-    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment"}, "pages/failures.py")
+    at = run(monkeypatch, DNLP, {"movie": "SW_Episode6", "models": "base,sentiment"}, "pages/failures.py", direct=True)
     links = _links(at)
     assert {p["model"] for _, _, p in links} == {"base", "sentiment"}
     assert any(p["category"] == "missed_absent" and n > 0 for _, n, p in links)
@@ -194,7 +195,7 @@ def test_semeval_failures_page_and_unranked_gt(monkeypatch, tmp_path):
     ev = evaluate(ds, EvalOptions(k=5, keyphrase=True, present=True))
     table = failure_table(ds, ev)
     counts = failure_summary(table, by=["model"]).set_index("category")["count"]
-    at = run(monkeypatch, root, {"movie": "ALL"}, "pages/failures.py")
+    at = run(monkeypatch, root, {"movie": "ALL"}, "pages/failures.py", direct=True)
     assert "Collection" in texts(at) or "collection" in texts(at)
     links = {p["category"]: n for _, n, p in _links(at)}
     assert links == {c: int(n) for c, n in counts.items() if n > 0}

@@ -1,7 +1,8 @@
 """The preset chosen on Summary (``protocol=P`` in every link) is honoured by the pages between: the explorer's
 per-document metrics and match marks, the Failures page's categories, the Data page's card compute under it (equal
 to `kweval evaluate --protocol P --per-review` and its decisions: `kweval.keyphrase.fates`), and the nDCG page says in
-one line what it shows instead."""
+one line what it shows instead.  The pages open as links straight into them (`tests.apptest.run`'s `direct`), the preset
+in the link."""
 
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ CARD_METRICS = ["p@{k}", "r@{k}", "f1@{k}", "f1@M", "f1@O", "f1@{k}_present", "r
 
 def _explorer(monkeypatch, folder: Path, protocol: str, review: str, k: int = 5):
     params = {"movie": "ALL", "k": str(k), "protocol": protocol, "review": review}
-    at = run(monkeypatch, folder, params, "pages/explorer.py")
+    at = run(monkeypatch, folder, params, "pages/explorer.py", direct=True)
     assert at.session_state["ctx"].preset == protocol
     return at
 
@@ -76,7 +77,7 @@ def test_explorer_under_a_preset_shows_its_numbers_and_decisions(monkeypatch, tm
     assert f"match: the {protocol} preset's" in shown and f"--protocol {protocol} --per-review" in shown
     assert "ndcg@" not in body  # the kweval evaluation's metrics are not the card's
     # the list: each document's preset F1@k beside the sort that orders by it (its option says so)
-    at = run(monkeypatch, folder, {"movie": "ALL", "k": "3", "protocol": protocol}, "pages/explorer.py")
+    at = run(monkeypatch, folder, {"movie": "ALL", "k": "3", "protocol": protocol}, "pages/explorer.py", direct=True)
     assert "lowest F1@3" in at.selectbox(key="qp_sort").options
     scores = protocol_scores(dataset, protocol, 3)
     assert len([h for h in at.html if "kw-models" in h.proto.body]) == scores["review_id"].nunique()
@@ -84,7 +85,9 @@ def test_explorer_under_a_preset_shows_its_numbers_and_decisions(monkeypatch, tm
 
 def test_explorer_under_kweval_is_the_evaluations(monkeypatch, tmp_path):
     folder = _collection(tmp_path)
-    at = run(monkeypatch, folder, {"movie": "ALL", "review": "d2", "protocol": "kweval"}, "pages/explorer.py")
+    at = run(
+        monkeypatch, folder, {"movie": "ALL", "review": "d2", "protocol": "kweval"}, "pages/explorer.py", direct=True
+    )
     assert at.session_state["ctx"].preset is None
     assert "ndcg@5" in _card(at)
 
@@ -93,7 +96,7 @@ def test_explorer_under_kweval_is_the_evaluations(monkeypatch, tmp_path):
 def test_failures_under_a_preset_count_its_decisions(monkeypatch, tmp_path, protocol):
     folder = _collection(tmp_path)
     dataset = load_dataset(str(folder))
-    at = run(monkeypatch, folder, {"movie": "ALL", "k": "5", "protocol": protocol}, "pages/failures.py")
+    at = run(monkeypatch, folder, {"movie": "ALL", "k": "5", "protocol": protocol}, "pages/failures.py", direct=True)
     models = list(at.session_state["ctx"].selection.models)
     counts = failure_summary(preset_failure_table(dataset, protocol, 5), by=["model"])
     shown = texts(at)
@@ -117,10 +120,10 @@ def test_failures_under_a_preset_count_its_decisions(monkeypatch, tmp_path, prot
 @pytest.mark.parametrize("protocol", PRESETS)
 def test_ndcg_and_data_pages_under_a_preset(monkeypatch, tmp_path, protocol):
     folder = _collection(tmp_path)
-    at = run(monkeypatch, folder, {"movie": "ALL", "protocol": protocol}, "pages/ndcg.py")
+    at = run(monkeypatch, folder, {"movie": "ALL", "protocol": protocol}, "pages/ndcg.py", direct=True)
     shown = _shown(at)
     assert f"nDCG is not among the {protocol} preset's metrics" in shown and "match stem" in shown
-    at = run(monkeypatch, folder, {"movie": "ALL", "protocol": protocol}, "pages/data.py")
+    at = run(monkeypatch, folder, {"movie": "ALL", "protocol": protocol}, "pages/data.py", direct=True)
     shown = texts(at)
     cards = describe_dataset(load_dataset(str(folder)), protocol)
     assert all(markdown_card(c.as_dict()) in shown for c in cards)
@@ -152,12 +155,10 @@ def test_semeval_explorer_under_a_preset_is_the_clis_per_document_numbers(
 
 
 @pytest.fixture(scope="module")
-def semeval_folder(tmp_path_factory) -> Path:
+def semeval_folder(tmp_path_factory, semeval_extracted) -> Path:
     """SemEval2017's documents and keys (linked) with `kweval extract` YAKE and FirstPhrases predictions beside them
     in one tidy table (made once for the module)."""
     import json
-
-    from kweval.cli import main
 
     tmp_path = tmp_path_factory.mktemp("semeval")
     folder = tmp_path / "SemEval2017"
@@ -166,8 +167,7 @@ def semeval_folder(tmp_path_factory) -> Path:
         (folder / sub).symlink_to(SEMEVAL / sub, target_is_directory=True)
     rows = []
     for extractor in ("yake", "firstphrases"):
-        out = tmp_path / f"{extractor}.jsonl"
-        assert main(["extract", str(SEMEVAL), "--extractor", extractor, "--out", str(out)]) == 0
+        out = semeval_extracted(extractor)  # `kweval extract`'s output
         for line in out.read_text().splitlines():
             item = json.loads(line)
             direction = "lower" if extractor == "yake" else "higher"
@@ -196,7 +196,9 @@ def test_semeval_summary_defaults_to_stems_and_names_the_presets_its_verdict_hol
     sentence = top.loc[top["metric"] == "f1@5", "across_presets"].iloc[0]
     assert sentence.startswith("Across presets: significant under kweval; under pke, kpeval and meng")
     assert sentence in _shown(at)
-    at = run(monkeypatch, semeval_folder, {"movie": "ALL", "k": "5", "protocol": "pke"}, "pages/failures.py")
+    at = run(
+        monkeypatch, semeval_folder, {"movie": "ALL", "k": "5", "protocol": "pke"}, "pages/failures.py", direct=True
+    )
     counts = failure_summary(preset_failure_table(dataset, "pke", 5), by=["model"])
     assert failures_view.headline(counts, models, "documents") in texts(at)
 
@@ -215,5 +217,5 @@ def test_hostile_phrases_under_a_preset_are_escaped(monkeypatch, tmp_path):
     body = _card(at)
     assert "<img" not in body and esc(XSS) in body
     assert "<img" not in texts(at)
-    at = run(monkeypatch, folder, {"movie": "ALL", "protocol": "pke"}, "pages/failures.py")
+    at = run(monkeypatch, folder, {"movie": "ALL", "protocol": "pke"}, "pages/failures.py", direct=True)
     assert "<img" not in texts(at)

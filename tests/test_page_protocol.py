@@ -95,18 +95,14 @@ def test_switching_to_movie_level_data_drops_the_protocol_silently(monkeypatch, 
 
 
 @pytest.fixture(scope="module")
-def semeval(tmp_path_factory):
+def semeval(tmp_path_factory, semeval_extracted):
     """SemEval2017 with `kweval extract` predictions of two extractors (YAKE's scores lower-is-better), tidy."""
     root = tmp_path_factory.mktemp("semeval")
     extractors = ("firstphrases", "yake")
-    runs = [["extract", "--extractor", x, str(SEMEVAL), "--out", str(root / f"{x}.jsonl")] for x in extractors]
-    runs.append(
-        ["convert", str(SEMEVAL), str(root / "tidy")]
-        + [a for x in extractors for a in ("--predictions", f"{x}={root / f'{x}.jsonl'}")]
-    )
-    for args in runs:
-        done = run_in_process(*args)  # through kweval.cli.main, in this process
-        assert done.returncode == 0, done.stderr
+    args = ["convert", str(SEMEVAL), str(root / "tidy")]
+    args += [a for x in extractors for a in ("--predictions", f"{x}={semeval_extracted(x)}")]
+    done = run_in_process(*args)  # through kweval.cli.main, in this process
+    assert done.returncode == 0, done.stderr
     return root / "tidy"
 
 

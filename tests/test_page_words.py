@@ -110,7 +110,9 @@ def test_no_page_of_a_small_collection_says_review_or_movie(monkeypatch, tmp_pat
 
 @pytest.mark.keyphrase
 def test_no_page_of_semeval2017_says_review_or_movie(monkeypatch, tmp_path):
-    folder = _scrubbed(SEMEVAL, tmp_path / "SemEval2017")
+    """On the real collection's first 100 documents: the words a page says follow the data's kind, not its size (all
+    493 made each of the 13 views evaluate 5x more for the same texts)."""
+    folder = _scrubbed(SEMEVAL, tmp_path / "SemEval2017", limit=100)
     found = _walk(monkeypatch, folder) + _reports(folder, tmp_path)
     assert not found, "\n".join(found)
 

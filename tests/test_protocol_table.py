@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import importlib.util
-from pathlib import Path
 
 import pytest
 
-from kweval.cli.dispatch import main
 from tests.helpers import REPO, SEMEVAL
 
 
@@ -26,9 +24,8 @@ def _documented(extractor: str) -> list[str]:
 
 @pytest.mark.keyphrase
 @pytest.mark.parametrize("extractor", ["firstphrases", pytest.param("yake", marks=pytest.mark.slow)])
-def test_protocol_table_rows_are_the_cli_numbers(tmp_path: Path, capsys, extractor: str):
-    predictions = tmp_path / f"{extractor}.jsonl"
-    assert main(["extract", str(SEMEVAL), "--extractor", extractor, "--out", str(predictions)]) == 0
+def test_protocol_table_rows_are_the_cli_numbers(semeval_extracted, capsys, extractor: str):
+    predictions = semeval_extracted(extractor)  # `kweval extract`'s output
     rows = _script().table_rows(str(SEMEVAL), [(extractor, str(predictions))])
     capsys.readouterr()
     assert len(rows) == 6 and rows == _documented(extractor)
