@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -84,6 +85,20 @@ def semeval_firstphrases():
     collection = read_documents(SEMEVAL, [])
     lists = firstphrases_lists([collection.texts[d] for d in collection.doc_ids], 20)
     return collection, {d: [k for k, _ in entries] for d, entries in zip(collection.doc_ids, lists)}
+
+
+@pytest.fixture(scope="session")
+def semeval_extracted(tmp_path_factory) -> dict[str, Path]:
+    """{extractor: JSONL} of `kweval extract` YAKE and FirstPhrases on SemEval2017, made once per session (per xdist
+    worker; YAKE alone takes ~25 s): keyphrase tests read them, none writes them."""
+    from kweval.cli import main
+
+    folder = tmp_path_factory.mktemp("semeval_extracted")
+    files = {}
+    for extractor in ("yake", "firstphrases"):
+        files[extractor] = folder / f"{extractor}.jsonl"
+        assert main(["extract", str(SEMEVAL), "--extractor", extractor, "--out", str(files[extractor])]) == 0
+    return files
 
 
 @pytest.fixture(scope="module")

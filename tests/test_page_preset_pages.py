@@ -152,12 +152,10 @@ def test_semeval_explorer_under_a_preset_is_the_clis_per_document_numbers(
 
 
 @pytest.fixture(scope="module")
-def semeval_folder(tmp_path_factory) -> Path:
+def semeval_folder(tmp_path_factory, semeval_extracted) -> Path:
     """SemEval2017's documents and keys (linked) with `kweval extract` YAKE and FirstPhrases predictions beside them
     in one tidy table (made once for the module)."""
     import json
-
-    from kweval.cli import main
 
     tmp_path = tmp_path_factory.mktemp("semeval")
     folder = tmp_path / "SemEval2017"
@@ -165,9 +163,7 @@ def semeval_folder(tmp_path_factory) -> Path:
     for sub in ("docsutf8", "keys"):
         (folder / sub).symlink_to(SEMEVAL / sub, target_is_directory=True)
     rows = []
-    for extractor in ("yake", "firstphrases"):
-        out = tmp_path / f"{extractor}.jsonl"
-        assert main(["extract", str(SEMEVAL), "--extractor", extractor, "--out", str(out)]) == 0
+    for extractor, out in semeval_extracted.items():  # `kweval extract` (conftest, once per session)
         for line in out.read_text().splitlines():
             item = json.loads(line)
             direction = "lower" if extractor == "yake" else "higher"
