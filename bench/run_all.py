@@ -42,6 +42,7 @@ OPTIONAL = (  # a script and its arguments
     "bench_per_document.py",
     "bench_dask.py",
     "bench_failures.py",
+    "bench_fates.py",
     "bench_parse.py",
     "bench_grounding.py",
     "bench_scale.py --semantic",

@@ -14,7 +14,17 @@ import pytest
 from kweval.data import load_dataset
 from kweval.data.keyphrase import split_lines
 from kweval.keyphrase.dataset_protocol import collection_lists, protocol_scores
-from kweval.keyphrase.fates import document_fates, gold_list, preset_failure_table
+from kweval.keyphrase.fates import (
+    REFERENCE,
+    added_by_prefix,
+    added_in_one_run,
+    counted_by_prefix,
+    counted_in_one_run,
+    document_fates,
+    gold_list,
+    preset_failure_table,
+    taken_in_one_run,
+)
 from kweval.keyphrase.protocols import PROTOCOLS, prepare_document
 from tests.helpers import SEMEVAL
 from tests.test_page_headline import _collection
@@ -103,6 +113,49 @@ def test_a_repeat_and_a_duplicate_gold_phrase_under_pke_and_meng():
     ]
 
 
+# hostile (gold, predictions, text) lists: repeats on both sides (as written, by stems, by '_' joins), invalid and
+# empty phrases, empty lists, ';' inside a phrase, a repeat of an invalid prediction, a gold phrase matched twice
+HOSTILE = [
+    ([], [], None),
+    ([], ["alpha", "alpha"], "alpha beta"),
+    (["alpha"], [], "alpha"),
+    (["", " ", "alpha", "alpha", "Alpha", "alphas"], ["", "alpha", "alpha", "ALPHA", "alphas", " "], "Alpha!"),
+    (
+        ["neural networks", "neural network", "images"],
+        ["neural network", "Neural Networks", "images", "", "unk model", "neural network"],
+        "Neural networks.",
+    ),
+    (["a b", "a_b", "a-b", "b; a", "a;b"], ["a_b", "a b", "a;b", "b", "a", ";", "a b c", "a_b"], "a b; a_b"),
+    (["x"], ["<unk>", "<unk>", "unk", "x", "x y", "y x", "x"], "x y"),
+    (
+        ["deep learning", "learning", "deep"],
+        ["deep learning model", "learning", "deep", "deep learning", "model"],
+        "deep learning model",
+    ),
+]
+
+
+def _hostile_cases() -> list[tuple[list[str], list[str], str | None]]:
+    return [*HOSTILE, *((split_lines(v["key_file"]), list(v["predictions"]), v.get("text")) for v in _vectors())]
+
+
+@pytest.mark.parametrize("preset", sorted(PROTOCOLS))
+def test_the_one_run_reading_is_the_per_prefix_definition(preset):
+    """The speed trick (`ONE_RUN`: one scorer run, each entry's source and the gold phrase it takes) reads what the
+    scorer run on every prefix adds and what it on each pair finds, so every fate is the definition's, on hostile
+    lists."""
+    protocol = PROTOCOLS[preset]
+    for gold, predictions, text in _hostile_cases():
+        assert added_in_one_run(protocol, gold, predictions) == added_by_prefix(protocol, gold, predictions)
+        assert counted_in_one_run(protocol, gold) == counted_by_prefix(protocol, gold)
+        if not any(";" in phrase for phrase in [*gold, *predictions]):  # the pair by pair reading only for KPEval's ';'
+            assert taken_in_one_run(protocol, gold, predictions) is not None
+        for k in (1, 3):
+            fast = document_fates(protocol, gold_list(protocol, gold, text), predictions, k)
+            slow = document_fates(protocol, gold_list(protocol, gold, text, REFERENCE), predictions, k, REFERENCE)
+            assert fast == slow
+
+
 @pytest.mark.parametrize("preset", PRESETS)
 def test_the_table_of_a_collection_adds_up_to_its_per_document_scores(tmp_path, preset):
     dataset = load_dataset(str(_collection(tmp_path)))
@@ -110,9 +163,11 @@ def test_the_table_of_a_collection_adds_up_to_its_per_document_scores(tmp_path, 
 
 
 def _adds_up(dataset, preset: str, k: int) -> None:
-    """Per document × model: the hits within k are the P@k numerator of `protocol_scores` (the CLI's values), the
-    kept predictions its n_predictions, the gold rows its n_gold, found = hits."""
+    """The table is the definition's (the scorer on every prefix: `REFERENCE`); per document × model, the hits within
+    k are the P@k numerator of `protocol_scores` (the CLI's values), the kept predictions its n_predictions, the gold
+    rows its n_gold, found = hits."""
     table = preset_failure_table(dataset, preset, k)
+    pd.testing.assert_frame_equal(table, preset_failure_table(dataset, preset, k, reading=REFERENCE))  # the trick
     scores = protocol_scores(dataset, preset, k).set_index(["movie", "review_id", "model"])
     key = ["movie", "review_id", "model"]
 
@@ -133,33 +188,19 @@ def _adds_up(dataset, preset: str, k: int) -> None:
     assert (hits == found).all()
     assert (count("prediction", HITS) == count("gt", ["found", "found_beyond_k"])).all()
     n_gold = table[table["side"] == "gt"].groupby(key).size().reindex(scores.index, fill_value=0)
-    with_gold = pd.Series(
-        [bool(collection_lists(dataset, movie)[0][doc]) for movie, doc, _ in scores.index], index=scores.index
-    )
+    gold = {movie: collection_lists(dataset, movie)[0] for movie in scores.index.unique("movie")}
+    with_gold = pd.Series([bool(gold[movie][doc]) for movie, doc, _ in scores.index], index=scores.index)
     assert (n_gold[with_gold] == scores["n_gold"][with_gold]).all()  # KPEval reads [] as one empty gold phrase
     assert (n_gold[~with_gold] == 0).all()
     assert not math.isnan(float(scores[f"p@{k}"].sum()))
 
 
-@pytest.fixture(scope="module")
-def semeval_predictions(tmp_path_factory) -> dict[str, Path]:
-    """`kweval extract` YAKE and FirstPhrases predictions of SemEval2017 (made once for the module)."""
-    from kweval.cli import main
-
-    folder = tmp_path_factory.mktemp("extracted")
-    files = {}
-    for extractor in ("yake", "firstphrases"):
-        files[extractor] = folder / f"{extractor}.jsonl"
-        assert main(["extract", str(SEMEVAL), "--extractor", extractor, "--out", str(files[extractor])]) == 0
-    return files
-
-
 @pytest.mark.keyphrase
 @pytest.mark.parametrize("preset", PRESETS)
-def test_semeval_fates_are_the_cli_per_document_numbers(tmp_path, capsys, semeval_predictions, preset):
+def test_semeval_fates_are_the_cli_per_document_numbers(tmp_path, capsys, semeval_extracted, preset):
     from kweval.cli import main
 
-    files = semeval_predictions
+    files = {name: semeval_extracted(name) for name in ("yake", "firstphrases")}  # `kweval extract`, once a run
     dataset = load_dataset(str(SEMEVAL), predictions={m: str(p) for m, p in files.items()})
     _adds_up(dataset, preset, 5)
     per_review = tmp_path / "per_review.csv"

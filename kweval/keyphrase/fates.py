@@ -26,14 +26,15 @@ rule (pke).  `tests/test_fates.py` checks them against the scores.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections import Counter
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
 import pandas as pd
 
 from kweval.data.dataset import Dataset
 from kweval.keyphrase.dataset_protocol import collection_lists, model_lists
-from kweval.keyphrase.protocols import PROTOCOLS, Protocol, prepare_document, save_stems
+from kweval.keyphrase.protocols import PROTOCOLS, Protocol, prepare_document, save_stems, scored_sources
 from kweval.metrics.categories import GT, PREDICTION
 
 # the table `preset_failure_table` returns: `kweval.explain.failures.COLUMNS`, then what the explorer shows
@@ -63,12 +64,14 @@ class Fate:
 
 @dataclass(frozen=True)
 class GoldList:
-    """A document's gold phrases as a preset counts them: the ranks in |G| and whether each is present."""
+    """A document's gold phrases as a preset counts them: the ranks in |G|, whether each is present, and what a missed
+    one repeats (the same for every model)."""
 
     phrases: tuple[str, ...]
     counted: tuple[int, ...]  # ranks of the phrases in |G| (the others de-duplicated or dropped by the scorer)
     present: tuple[bool | None, ...]  # per counted phrase; None: the preset has no present rule, or no text
     text: bool  # whether the document has a text
+    repeats: tuple[str, ...]  # per counted phrase, the detail it has when missed (`_repeat`; "" for none)
 
 
 def _kept(protocol: Protocol, gold: Sequence[str], phrases: Sequence[str]) -> list[bool]:
@@ -76,76 +79,156 @@ def _kept(protocol: Protocol, gold: Sequence[str], phrases: Sequence[str]) -> li
     return prepare_document(protocol, gold, phrases, None).matched
 
 
-def gold_list(protocol: Protocol, gold: Sequence[str], text: str | None) -> GoldList:
-    """Which gold phrases count in the scorer's |G| (adding one grows it) and which of them are present (the scorer
-    on that phrase alone): the same for every model of the document."""
-    counted, before = [], 0
+def _alone(protocol: Protocol, gold: Sequence[str], phrase: str) -> list[bool]:
+    """`_kept` of one phrase."""
+    return _kept(protocol, gold, [phrase])
+
+
+# What each phrase of a list adds to the scorer's lists: a prediction its entries of the scored list (matched or
+# not), a gold phrase its entries of |G| (their number); and the gold phrase each match finds.  The definitions are
+# the scorer on each prefix (`_by_prefix`, ~n runs on growing lists: n² work) and on each (gold phrase, match) pair;
+# the speed trick (`ONE_RUN`) reads the same off one run of the whole lists, each entry's source and the gold phrase
+# its match takes (`protocols.scored_sources`), since the scorer only looks backwards and assigns each match the
+# first gold phrase still free that it matches.  tests/test_fates.py checks the trick against the definitions.
+
+
+def added_by_prefix(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> list[list[bool]]:
+    """Per prediction, the entries it adds to the scored list: the scorer on the list up to it, less the list before
+    it (the definition)."""
+    out, before = [], 0  # the length of the scored list of the predictions so far (an empty prefix adds nothing)
+    for rank in range(len(predictions)):
+        scored = _kept(protocol, gold, predictions[: rank + 1])
+        out.append(scored[before:])
+        before = len(scored)
+    return out
+
+
+def added_in_one_run(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> list[list[bool]]:
+    """`added_by_prefix` read off one run of the scorer on the whole list, by each entry's source."""
+    out: list[list[bool]] = [[] for _ in predictions]
+    for matched, source in zip(_kept(protocol, gold, predictions), scored_sources(protocol, gold, predictions)[1]):
+        if source >= 0:  # not KPEval's one empty phrase of an empty list (no prefix holds it)
+            out[source].append(matched)
+    return out
+
+
+def counted_by_prefix(protocol: Protocol, gold: Sequence[str]) -> list[int]:
+    """Per gold phrase, how much it grows the scorer's |G|: on the list up to it, less the list before it (the
+    definition)."""
+    out, before = [], 0
     for j in range(len(gold)):
         n = prepare_document(protocol, gold[: j + 1], [], None).n_gold
-        if n > before:
-            counted.append(j)
+        out.append(n - before)
         before = n
+    return out
+
+
+def counted_in_one_run(protocol: Protocol, gold: Sequence[str]) -> list[int]:
+    """`counted_by_prefix` read off one run of the scorer on the whole list, by each entry's source."""
+    sources = Counter(scored_sources(protocol, gold, [])[0])
+    return [sources[j] for j in range(len(gold))]
+
+
+def taken_by_pairs(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> list[int] | None:
+    """None: `document_fates` asks the scorer about each (counted gold phrase, match) pair (the definition)."""
+    return None
+
+
+def taken_in_one_run(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> list[int] | None:
+    """Per prediction, the rank of the gold phrase its match takes in one run of the scorer (-1: none): the one
+    `document_fates` finds pair by pair, where each phrase is one entry; None where one is several (a ';' under
+    KPEval: the scorer assigns the pieces, a fate the phrase)."""
+    gold_at, pred_at, taken = scored_sources(protocol, gold, predictions)
+    if len(set(gold_at)) < len(gold_at) or len(set(pred_at)) < len(pred_at):
+        return None
+    out = [-1] * len(predictions)
+    for source, j in zip(pred_at, taken):
+        if source >= 0:
+            out[source] = j
+    return out
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How the fates read the scorer: what each prediction adds, what each gold phrase adds, what each match takes."""
+
+    added: Callable[[Protocol, Sequence[str], Sequence[str]], list[list[bool]]]
+    counted: Callable[[Protocol, Sequence[str]], list[int]]
+    taken: Callable[[Protocol, Sequence[str], Sequence[str]], list[int] | None]
+
+
+ONE_RUN = Reading(added_in_one_run, counted_in_one_run, taken_in_one_run)  # the speed trick
+REFERENCE = Reading(added_by_prefix, counted_by_prefix, taken_by_pairs)  # the definitions, for tests and bench/
+
+
+def gold_list(protocol: Protocol, gold: Sequence[str], text: str | None, reading: Reading = ONE_RUN) -> GoldList:
+    """Which gold phrases count in the scorer's |G| (adding one grows it) and which of them are present (the scorer
+    on that phrase alone): the same for every model of the document."""
+    counted = [j for j, n in enumerate(reading.counted(protocol, gold)) if n > 0]
     no_rule = protocol.present_rule.startswith("none") or text is None
     present = tuple(
         None if no_rule else prepare_document(protocol, [gold[j]], [], text).n_present_gold > 0 for j in counted
     )
-    return GoldList(tuple(gold), tuple(counted), present, text is not None)
+    repeats = tuple(_repeat(protocol, gold, counted, j) for j in counted)  # once, not per model
+    return GoldList(tuple(gold), tuple(counted), present, text is not None, repeats)
 
 
-def prediction_fates(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str], k: int) -> list[Fate]:
-    """Each prediction's fate in rank order (see the module's docstring): the scorer run on each prefix."""
+def prediction_fates(
+    protocol: Protocol, gold: Sequence[str], predictions: Sequence[str], k: int, reading: Reading = ONE_RUN
+) -> list[Fate]:
+    """Each prediction's fate in rank order (see the module's docstring), from what it adds to the scored list."""
     out: list[Fate] = []
-    before = 0  # the length of the scored list of the predictions so far (an empty prefix adds nothing)
-    for rank, phrase in enumerate(predictions):
-        scored = _kept(protocol, gold, predictions[: rank + 1])
-        added, position = scored[before:], before
-        before = len(scored)
+    position = 0  # its index in the scored list: the entries the predictions before it added
+    for rank, (phrase, added) in enumerate(zip(predictions, reading.added(protocol, gold, predictions))):
         if not added:
-            alone = _kept(protocol, gold, [phrase])
+            alone = _alone(protocol, gold, phrase)
             category = "duplicate" if alone else "invalid"
             detail = f"a repeat: {protocol.name} drops it" if alone else f"{protocol.name}'s filter drops it"
             out.append(Fate(rank, -1, phrase, category, detail))
         elif any(added):
             first = position + added.index(True)
             out.append(Fate(rank, position, phrase, "hit" if first < k else "hit_beyond_k"))
-        elif any(_kept(protocol, gold, [phrase])):  # pke: a repeat stays in |P| but matches once
+        elif any(_alone(protocol, gold, phrase)):  # pke: a repeat stays in |P| but matches once
             detail = f"repeats an earlier match: {protocol.name} counts it in |P|, not as a match again"
             out.append(Fate(rank, position, phrase, "duplicate", detail))
         else:
             out.append(Fate(rank, position, phrase, "off_reference", f"no gold phrase matches under {protocol.name}"))
+        position += len(added)
     return out
 
 
 def document_fates(
-    protocol: Protocol, gold: GoldList, predictions: Sequence[str], k: int
+    protocol: Protocol, gold: GoldList, predictions: Sequence[str], k: int, reading: Reading = ONE_RUN
 ) -> tuple[list[Fate], list[Fate]]:
     """(each prediction's fate, each counted gold phrase's, in file order) of one document and model: each kept
     match finds the first counted gold phrase still unfound that it matches alone."""
     phrases = gold.phrases
-    preds = prediction_fates(protocol, phrases, predictions, k)
+    preds = prediction_fates(protocol, phrases, predictions, k, reading)
+    taken = reading.taken(protocol, phrases, predictions)
     finder: dict[int, Fate] = {}
     for i, fate in enumerate(preds):
         if fate.category not in ("hit", "hit_beyond_k"):
             continue
-        j = next(
-            (j for j in gold.counted if j not in finder and any(_kept(protocol, [phrases[j]], [fate.keyword]))), -1
-        )
+        if taken is not None:
+            j = taken[fate.rank]
+        else:
+            j = next(
+                (j for j in gold.counted if j not in finder and any(_alone(protocol, [phrases[j]], fate.keyword))), -1
+            )
         if j >= 0:
             finder[j] = fate
         preds[i] = replace(
             fate, gt_rank=j, other=phrases[j] if j >= 0 else "", detail=_hit_detail(protocol, j, phrases)
         )
     golds = []
-    for j, present in zip(gold.counted, gold.present):
+    for j, present, repeat in zip(gold.counted, gold.present, gold.repeats):
         found = finder.get(j)
         if found is not None:
             category = "found" if found.position < k else "found_beyond_k"
             detail = f"found by #{found.position} ‘{found.keyword}’"
             golds.append(Fate(j, j, phrases[j], category, detail, found.rank, found.keyword, present))
             continue
-        golds.append(
-            Fate(j, j, phrases[j], _missed(protocol, gold, present), _repeat(protocol, gold, j), -1, "", present)
-        )
+        golds.append(Fate(j, j, phrases[j], _missed(protocol, gold, present), repeat, -1, "", present))
     return preds, golds
 
 
@@ -162,32 +245,37 @@ def _missed(protocol: Protocol, gold: GoldList, present: bool | None) -> str:
     return "missed_present" if present else "missed_absent"
 
 
-def _repeat(protocol: Protocol, gold: GoldList, j: int) -> str:
+def _repeat(protocol: Protocol, phrases: Sequence[str], counted: Sequence[int], j: int) -> str:
     """A missed gold phrase's detail: a repeat of an earlier counted one (pke and meng count both) is never found."""
-    phrases = gold.phrases
-    if j == 0 or not any(_kept(protocol, phrases[:j], [phrases[j]])):
+    if j == 0 or not any(_alone(protocol, phrases[:j], phrases[j])):
         return ""
-    earlier = next((i for i in gold.counted if i < j and any(_kept(protocol, [phrases[i]], [phrases[j]]))), None)
+    earlier = next((i for i in counted if i < j and any(_alone(protocol, [phrases[i]], phrases[j]))), None)
     if earlier is None:  # it matches a phrase de-duplicated away
         return ""
     return f"repeats gold ‘{phrases[earlier]}’: {protocol.name} counts both in |G|, a prediction matches one"
 
 
-def preset_failure_table(dataset: Dataset, protocol: str, k: int, models: Sequence[str] | None = None) -> pd.DataFrame:
+def preset_failure_table(
+    dataset: Dataset,
+    protocol: str,
+    k: int,
+    models: Sequence[str] | None = None,
+    reading: Reading = ONE_RUN,
+) -> pd.DataFrame:
     """One row per prediction and per counted gold phrase of every collection × document × model under the preset
     `protocol` (`FATE_COLUMNS` then `EXTRA_FATE_COLUMNS`), in the layout of `kweval.explain.failures.failure_table`:
     the Failures page and the explorer read it as they read kweval's.  Documents as `kweval evaluate --protocol`
     scores them (`kweval.keyphrase.dataset_protocol`): each with its gold, a document a model left out with no
-    prediction."""
+    prediction.  `reading`: the speed trick, or `REFERENCE` (the definitions)."""
     preset = PROTOCOLS[protocol]
     rows: list[tuple] = []
     for movie in dataset.movie_ids:
         gold, texts = collection_lists(dataset, movie)
-        lists = {doc: gold_list(preset, phrases, texts.get(doc)) for doc, phrases in gold.items()}
+        lists = {doc: gold_list(preset, phrases, texts.get(doc), reading) for doc, phrases in gold.items()}
         for model in models if models is not None else dataset.model_names:
             predicted = model_lists(dataset, movie, model)
             for doc, golds in lists.items():
-                preds, found = document_fates(preset, golds, predicted.get(doc, []), k)
+                preds, found = document_fates(preset, golds, predicted.get(doc, []), k, reading)
                 rows += [_row(movie, doc, model, PREDICTION, f) for f in preds]
                 rows += [_row(movie, doc, model, GT, f) for f in found]
     save_stems()

@@ -55,6 +55,17 @@ def read_list(split: str, empty_list: str, phrases: Sequence[str]) -> list[str]:
     return [""] if not phrases and empty_list == "one_empty_phrase" else out
 
 
+def list_sources(split: str, empty_list: str, phrases: Sequence[str]) -> list[int]:
+    """Per phrase of `read_list`'s reading, the index of the phrase as given that it comes from (-1: the empty
+    list's one empty phrase).
+
+    >>> [list_sources("semicolon", "one_empty_phrase", given) for given in (["alpha; beta", "gamma"], [])]
+    [[0, 0, 1], [-1]]
+    """
+    out = [i for i, phrase in enumerate(phrases) for _ in read_list(split, empty_list, [phrase])]
+    return out or [-1] * len(read_list(split, empty_list, phrases))
+
+
 def kpeval_phrases(phrases: Sequence[str]) -> list[str]:
     """A list as KPEval reads it: joined into its one-line format and split on ';' again.
 

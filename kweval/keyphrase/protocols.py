@@ -23,6 +23,7 @@ vectorised form for many protocols at once, tested against this one.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import KW_ONLY, asdict, dataclass, field
@@ -34,6 +35,7 @@ from kweval.keyphrase.phrases import (  # noqa: F401  (the names other modules i
     KPEVAL_SEPARATOR,
     KPEVAL_TITLE_SEPARATOR,
     MENG_UNK,
+    Words,
     kpeval_document_words,
     kpeval_phrases,
     save_stems,
@@ -307,23 +309,25 @@ class DocumentLists:
     n_absent_gold: int
 
 
-def _gold_words(protocol: Protocol, gold: Sequence[str]) -> list[phrases.Words]:
-    """The gold phrases scored: read as lists are, invalid ones (kweval) and repeats dropped as the protocol says."""
-    rows = [read_phrase(protocol, g) for g in phrases.read_list(protocol.split, protocol.empty_list, gold)]
+@functools.lru_cache(maxsize=1 << 14)  # a document's gold is read once for every model and `fates` question
+def _gold_words(protocol: Protocol, gold: tuple[str, ...]) -> tuple[tuple[Words, ...], tuple[int, ...]]:
+    """(the gold phrases scored, their indices in the list as read): invalid ones (kweval) and repeats dropped."""
+    read = phrases.read_list(protocol.split, protocol.empty_list, gold)
+    rows = list(enumerate(read_phrase(protocol, g) for g in read))
     if protocol.invalid == "no_words":
-        rows = [r for r in rows if r[1]]
+        rows = [r for r in rows if r[1][1]]
     if protocol.gold_dedup == "drop":
-        first = {phrases.repeat_key(protocol.dedup_key, *r): i for i, r in reversed(list(enumerate(rows)))}
-        rows = [rows[i] for i in sorted(first.values())]
-    return [words for _, words in rows]
+        first = {phrases.repeat_key(protocol.dedup_key, *r): n for n, (_, r) in reversed(list(enumerate(rows)))}
+        rows = [rows[n] for n in sorted(first.values())]
+    return tuple(words for _, (_, words) in rows), tuple(i for i, _ in rows)
 
 
-def _kept_predictions(protocol: Protocol, predictions: Sequence[str]) -> tuple[list[phrases.Words], list[bool]]:
-    """(words of each kept prediction in rank order, whether it is no repeat): invalid ones and repeats dropped."""
-    kept: list[phrases.Words] = []
-    first: list[bool] = []
+def _kept_predictions(protocol: Protocol, predictions: Sequence[str]) -> tuple[list[Words], list[bool], list[int]]:
+    """(each kept prediction's words, whether it is no repeat, its index as read): invalid ones and repeats dropped."""
+    kept: list[Words] = []
+    first, at = [], []
     seen: set[object] = set()
-    for phrase in phrases.read_list(protocol.split, protocol.empty_list, predictions):
+    for i, phrase in enumerate(phrases.read_list(protocol.split, protocol.empty_list, predictions)):
         unstemmed, words = read_phrase(protocol, phrase)
         key = phrases.repeat_key(protocol.dedup_key, unstemmed, words)
         repeated = key in seen
@@ -334,15 +338,26 @@ def _kept_predictions(protocol: Protocol, predictions: Sequence[str]) -> tuple[l
         first.append(not repeated)
         seen.add(key)
         kept.append(words)
-    return kept, first
+        at.append(i)
+    return kept, first, at
+
+
+def scored_sources(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> tuple[list[int], ...]:
+    """Per gold phrase in `prepare_document`'s |G|, per entry of its `matched` and per gold phrase one takes (-1: none),
+    the index of the phrase as given (-1 too: an empty list's one empty phrase): `kweval.keyphrase.fates`."""
+    gold_at, pred_at = (phrases.list_sources(protocol.split, protocol.empty_list, x) for x in (gold, predictions))
+    gold_words, gold_rows = _gold_words(protocol, tuple(gold))
+    kept, first, pred_rows = _kept_predictions(protocol, predictions)
+    taken = [gold_at[gold_rows[t]] if t >= 0 else -1 for t in assign(protocol.matching, kept, first, gold_words)]
+    return [gold_at[i] for i in gold_rows], [pred_at[i] for i in pred_rows], taken
 
 
 def prepare_document(
     protocol: Protocol, gold: Sequence[str], predictions: Sequence[str], text: str | None
 ) -> DocumentLists:
     """Read, filter and de-duplicate one document's lists; assign matches; split them by presence."""
-    gold_words = _gold_words(protocol, gold)
-    kept, first = _kept_predictions(protocol, predictions)
+    gold_words = _gold_words(protocol, tuple(gold))[0]
+    kept, first, _ = _kept_predictions(protocol, predictions)
     taken = assign(protocol.matching, kept, first, gold_words)
     matched = [j >= 0 for j in taken]
     blank = text is None or protocol.averaged == "with_gold" and not text.strip()
