@@ -6,6 +6,7 @@ strings are escaped: plotly renders some HTML in labels.
 
 from __future__ import annotations
 
+import hashlib
 import html
 
 import numpy as np
@@ -76,7 +77,7 @@ def show_bars(figures: list[go.Figure], key: str) -> None:
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _heatmap(
-    key: tuple, agg: str, models: tuple, metric: str, words: Vocabulary, _movies_only: pd.DataFrame
+    content: str, agg: str, models: tuple, metric: str, words: Vocabulary, _movies_only: pd.DataFrame
 ) -> go.Figure:
     per_movie = _movies_only.pivot(index="movie", columns="model", values=metric).reindex(
         index=pd.unique(_movies_only["movie"]), columns=list(models)
@@ -98,9 +99,12 @@ def _heatmap(
 
 
 def movie_heatmap(ctx: Ctx, metric: str, movies_only: pd.DataFrame) -> go.Figure:
-    """`metric` per movie × selected model (`movies_only`: the summary rows without ALL)."""
+    """`metric` per movie × selected model (`movies_only`: the summary rows without ALL), cached by the content it
+    shows: a τ change leaves a lexical metric's heatmap as it was."""
     sel = ctx.selection
-    return _heatmap(ctx.key, sel.agg, tuple(sel.models), metric, ctx.words, movies_only)
+    shown = pd.util.hash_pandas_object(movies_only[["movie", "model", metric]], index=False).to_numpy()
+    content = hashlib.blake2b(shown.tobytes(), digest_size=16).hexdigest()
+    return _heatmap(content, sel.agg, tuple(sel.models), metric, ctx.words, movies_only)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
