@@ -47,11 +47,9 @@ def _cis(key: tuple, how: str, movie: str, models: tuple, metrics: tuple, _score
         _group_cis(tuple(ci_digest(r, g, how) for r in rows.values()), how, tuple(g), rows)
         for g in ci_groups(list(metrics))
     ]
-    parts = []
-    for model in models:
-        found = pd.concat([g[g["model"] == model].drop(columns="model") for g in groups])
-        parts.append(found.set_index("metric").reindex(list(metrics)).reset_index().assign(model=model))
-    return pd.concat(parts, ignore_index=True)
+    every = pd.MultiIndex.from_product([list(models), list(metrics)], names=["model", "metric"])
+    found = pd.concat(groups).set_index(["model", "metric"]).reindex(every).reset_index()
+    return found[["metric", "value", "ci_low", "ci_high", "model"]]
 
 
 def summary_cis(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame:
