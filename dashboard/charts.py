@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import json
 
 import numpy as np
 import pandas as pd
@@ -41,11 +42,20 @@ def _bars(
     figures = []
     for half in report_charts.halves(values):  # two figures: side by side, or one under the other at 400 px
         part = {m: values[m] for m in half}
-        fig = go.Figure(report_charts.small_multiples(part, intervals, labels, list(models), columns=PANELS))
-        for trace in fig.data:
-            trace.marker.color = [colors.get(html.unescape(str(m))) for m in trace.x]
-        figures.append(fig)
+        spec = report_charts.small_multiples(part, intervals, labels, list(models), columns=PANELS)
+        content = hashlib.blake2b(json.dumps([spec, colors], sort_keys=True, default=str).encode(), digest_size=16)
+        figures.append(_bars_figure(content.hexdigest(), spec, colors))
     return figures
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _bars_figure(content: str, _spec: dict, _colors: dict) -> go.Figure:
+    """One figure of small multiples from its JSON-ready `_spec`, each bar in its model's colour, cached by what it
+    shows (`content`): a τ change rebuilds only the figure holding the semantic metrics."""
+    fig = go.Figure(_spec)
+    for trace in fig.data:
+        trace.marker.color = [_colors.get(html.unescape(str(m))) for m in trace.x]
+    return fig
 
 
 PANELS = report_charts.PANEL_COLUMNS
