@@ -358,9 +358,11 @@ def main() -> int:
         )
     if summary_tau is not None:
         plain = _median(summary_tau[3])
-        ratio = _median(summary_tau[1]).wall / plain.wall
+        step = _median(summary_tau[1])
+        ratio = step.wall / plain.wall
         lines.append(
-            f"| τ change on the Summary / its plain rerun ({plain.wall:.3f} s, same session) | {ratio:.1f}× | | <= 2× "
+            f"| τ change on the Summary / its plain rerun ({plain.wall:.3f} s, same session) | {ratio:.1f}× | "
+            f"{step.cpu / plain.cpu:.1f}× CPU ({step.cpu:.3f} / {plain.cpu:.3f} s) | <= 2× "
             f"| {'met' if ratio <= 2 else '**not met**'} |"
         )
     if turns is not None:

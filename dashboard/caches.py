@@ -33,19 +33,23 @@ from kweval.stats.headline import headline, key_metrics
 
 
 @st.cache_data(show_spinner="Bootstrapping 95% CIs…", max_entries=256)
-def _group_cis(digest: str, how: str, group: tuple, _rows: pd.DataFrame) -> pd.DataFrame:
-    """CIs of one metric group, cached by the content of what they read: unchanged columns are not resampled again."""
-    return stats.bootstrap_summary_ci(_rows, list(group), how)
+def _group_cis(digests: tuple, how: str, group: tuple, _rows: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """CIs of one metric group for every model of `_rows` (model -> its rows) in one pass over the resamples
+    (`bootstrap_summary_cis`: same-size groups share one product), cached by the content of what they read
+    (`digests`: one per model): unchanged columns are not resampled again."""
+    return stats.bootstrap_summary_cis(_rows, list(group), how).rename(columns={"group": "model"})
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
 def _cis(key: tuple, how: str, movie: str, models: tuple, metrics: tuple, _scores: pd.DataFrame) -> pd.DataFrame:
-    parts = []
-    for model in models:
-        rows = _scores[_scores["model"] == model]
-        groups = [_group_cis(ci_digest(rows, g, how), how, tuple(g), rows) for g in ci_groups(list(metrics))]
-        parts.append(pd.concat(groups).set_index("metric").reindex(list(metrics)).reset_index().assign(model=model))
-    return pd.concat(parts, ignore_index=True)
+    rows = {model: _scores[_scores["model"] == model] for model in models}
+    groups = [
+        _group_cis(tuple(ci_digest(r, g, how) for r in rows.values()), how, tuple(g), rows)
+        for g in ci_groups(list(metrics))
+    ]
+    every = pd.MultiIndex.from_product([list(models), list(metrics)], names=["model", "metric"])
+    found = pd.concat(groups).set_index(["model", "metric"]).reindex(every).reset_index()
+    return found[["metric", "value", "ci_low", "ci_high", "model"]]
 
 
 def summary_cis(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame:
@@ -62,16 +66,31 @@ def _slice_labels(
     return slices.slice_labels(_scores, _reviews, by)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _sliced(key: tuple, how: str, by: str, _evaluation, _reviews: pd.DataFrame) -> pd.DataFrame | None:
+@st.cache_data(show_spinner=False, max_entries=64)
+def _sliced(content: tuple, how: str, by: str, metric: str, _evaluation, _reviews: pd.DataFrame) -> pd.DataFrame | None:
     scores = _evaluation.scores
-    labels = _slice_labels(key[0], row_identity(scores), by, scores, _reviews)
-    return None if labels is None else aggregate_by(_evaluation, labels, how)
+    labels = _slice_labels(content[0], content[1], by, scores, _reviews)
+    return None if labels is None else aggregate_by(_evaluation, labels, how, metrics=[metric])
 
 
-def sliced(ctx: Ctx, by: str) -> pd.DataFrame | None:
-    """Every metric per slice of the reviews by `by` ("rating" or "length"); None when the data has no such field."""
-    return _sliced(ctx.key, ctx.selection.agg, by, ctx.evaluation, ctx.dataset.reviews)
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _metric_content(key: tuple, how: str, metric: str, _scores: pd.DataFrame) -> tuple[str, str, str]:
+    """What a view of one metric over every evaluated row reads, as digests: the data, which rows (`row_identity`)
+    and the metric's values (`ci_digest`), so a τ change leaves a lexical metric's view as it was."""
+    return key[0], _row_identity(key, _scores), ci_digest(_scores, [metric], how)
+
+
+@st.cache_resource(show_spinner=False, max_entries=16)
+def _row_identity(key: tuple, _scores: pd.DataFrame) -> str:
+    return row_identity(_scores)
+
+
+def sliced(ctx: Ctx, by: str, metric: str) -> pd.DataFrame | None:
+    """`metric` per slice of the reviews by `by` ("rating" or "length") and model, with n_reviews; None when the
+    data has no such field.  Cached by the content of what it reads (`_metric_content`)."""
+    how, scores = ctx.selection.agg, ctx.evaluation.scores
+    content = _metric_content(ctx.key, how, metric, scores)
+    return _sliced(content, how, by, metric, ctx.evaluation, ctx.dataset.reviews)
 
 
 @st.cache_data(show_spinner="Bootstrapping the intervals…", max_entries=16)

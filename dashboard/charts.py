@@ -6,7 +6,9 @@ strings are escaped: plotly renders some HTML in labels.
 
 from __future__ import annotations
 
+import hashlib
 import html
+import json
 
 import numpy as np
 import pandas as pd
@@ -40,11 +42,20 @@ def _bars(
     figures = []
     for half in report_charts.halves(values):  # two figures: side by side, or one under the other at 400 px
         part = {m: values[m] for m in half}
-        fig = go.Figure(report_charts.small_multiples(part, intervals, labels, list(models), columns=PANELS))
-        for trace in fig.data:
-            trace.marker.color = [colors.get(html.unescape(str(m))) for m in trace.x]
-        figures.append(fig)
+        spec = report_charts.small_multiples(part, intervals, labels, list(models), columns=PANELS)
+        content = hashlib.blake2b(json.dumps([spec, colors], sort_keys=True, default=str).encode(), digest_size=16)
+        figures.append(_bars_figure(content.hexdigest(), spec, colors))
     return figures
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _bars_figure(content: str, _spec: dict, _colors: dict) -> go.Figure:
+    """One figure of small multiples from its JSON-ready `_spec`, each bar in its model's colour, cached by what it
+    shows (`content`): a τ change rebuilds only the figure holding the semantic metrics."""
+    fig = go.Figure(_spec)
+    for trace in fig.data:
+        trace.marker.color = [_colors.get(html.unescape(str(m))) for m in trace.x]
+    return fig
 
 
 PANELS = report_charts.PANEL_COLUMNS
@@ -76,7 +87,7 @@ def show_bars(figures: list[go.Figure], key: str) -> None:
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _heatmap(
-    key: tuple, agg: str, models: tuple, metric: str, words: Vocabulary, _movies_only: pd.DataFrame
+    content: str, agg: str, models: tuple, metric: str, words: Vocabulary, _movies_only: pd.DataFrame
 ) -> go.Figure:
     per_movie = _movies_only.pivot(index="movie", columns="model", values=metric).reindex(
         index=pd.unique(_movies_only["movie"]), columns=list(models)
@@ -98,9 +109,12 @@ def _heatmap(
 
 
 def movie_heatmap(ctx: Ctx, metric: str, movies_only: pd.DataFrame) -> go.Figure:
-    """`metric` per movie × selected model (`movies_only`: the summary rows without ALL)."""
+    """`metric` per movie × selected model (`movies_only`: the summary rows without ALL), cached by the content it
+    shows: a τ change leaves a lexical metric's heatmap as it was."""
     sel = ctx.selection
-    return _heatmap(ctx.key, sel.agg, tuple(sel.models), metric, ctx.words, movies_only)
+    shown = pd.util.hash_pandas_object(movies_only[["movie", "model", metric]], index=False).to_numpy()
+    content = hashlib.blake2b(shown.tobytes(), digest_size=16).hexdigest()
+    return _heatmap(content, sel.agg, tuple(sel.models), metric, ctx.words, movies_only)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

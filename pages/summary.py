@@ -143,7 +143,7 @@ st.plotly_chart(heat, key="heatmap", config={"displaylogo": False})
 st.subheader(f"{metric} by {words.review.lower()} rating and length")
 cols = st.columns(2)
 for col, by in zip(cols, ("rating", "length")):
-    sliced = caches.sliced(ctx, by)
+    sliced = caches.sliced(ctx, by, metric)
     if sliced is None:
         col.caption(f"This dataset has no {words.review.lower()} {by}s.")
         continue

@@ -41,6 +41,19 @@ def test_aggregate_by_is_aggregate_over_the_rows_of_each_label(demo, how):
     assert out["gt_coverage"].isna().all()  # movie-level: no meaning per slice
 
 
+@pytest.mark.parametrize("how", ["macro", "micro"])
+def test_aggregate_by_some_metrics_gives_their_numbers_alone(demo, how):
+    """The Summary's slices compute the shown metric only: the same numbers as every metric at once (a micro F1
+    reads its micro pair, not shown)."""
+    ds, ev = demo
+    labels = slice_labels(ev.scores, ds.reviews, "rating")
+    every = aggregate_by(ev, labels, how)
+    for chosen in (["f1"], ["ndcg@3", "precision"], ["gt_coverage"]):
+        some = aggregate_by(ev, labels, how, metrics=chosen)
+        assert list(some.columns) == ["slice", "model", "n_reviews"] + [m for m in ev.metric_names if m in chosen]
+        pd.testing.assert_frame_equal(some, every[list(some.columns)], check_exact=True)
+
+
 def test_one_label_for_everything_is_the_all_row(demo):
     _, ev = demo
     one = aggregate_by(ev, pd.Series(["every review"] * len(ev.scores)), "micro").set_index("model")

@@ -13,6 +13,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -140,8 +142,15 @@ def _label_codes(labels: pd.Series) -> tuple[list[str], np.ndarray]:
     return groups, _codes(text, groups)
 
 
-def aggregate_by(evaluation: Evaluation, labels: pd.Series, how: str = "macro", name: str = "slice") -> pd.DataFrame:
-    """Label × model summary of the per-review table: `name`, model, n_reviews, then every metric.
+def aggregate_by(
+    evaluation: Evaluation,
+    labels: pd.Series,
+    how: str = "macro",
+    name: str = "slice",
+    metrics: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Label × model summary of the per-review table: `name`, model, n_reviews, then every metric (or those of
+    `metrics`: the same numbers, the others not computed).
 
     `labels` gives each row of ``evaluation.scores`` a group (e.g. its rating
     band, `kweval.evaluation.slices.slice_labels`); rows come in the labels' category
@@ -153,7 +162,9 @@ def aggregate_by(evaluation: Evaluation, labels: pd.Series, how: str = "macro", 
     if len(labels) != len(evaluation.scores):
         raise ValueError("aggregate_by: one label per row of evaluation.scores")
     groups, group_of = _label_codes(labels)
-    metric_cols = [m for m in evaluation.metric_names if m != "gt_coverage"]
+    shown = evaluation.metric_names if metrics is None else [m for m in evaluation.metric_names if m in set(metrics)]
+    needed = set(shown) | {part for m in shown for part in (registry.micro_f1(m) or ())}  # a micro F1 reads its pair
+    metric_cols = [m for m in evaluation.metric_names if m in needed and m != "gt_coverage"]
     models = evaluation.models
     n_models = len(models)
     model_of = _codes(evaluation.scores["model"], models)
@@ -163,9 +174,9 @@ def aggregate_by(evaluation: Evaluation, labels: pd.Series, how: str = "macro", 
         _summarise(evaluation.scores.reset_index(drop=True), cell, len(groups) * n_models, metric_cols, how)
     )
     frame["n_reviews"] = frame["n_reviews"].fillna(0).astype("int64")
-    if "gt_coverage" in evaluation.metric_names:
+    if "gt_coverage" in shown:
         frame["gt_coverage"] = np.nan
-    return frame[[name, "model", "n_reviews"] + evaluation.metric_names]
+    return frame[[name, "model", "n_reviews"] + shown]
 
 
 def dataset_overview(dataset: Dataset, evaluation: Evaluation) -> tuple[pd.DataFrame, pd.DataFrame]:
