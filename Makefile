@@ -46,13 +46,13 @@ lint: $(VENV)/.dev
 	$(BIN)/mypy
 
 # The browser tests mostly wait on a server and chromium: they run in BROWSER_JOBS processes (pytest-xdist), each with
-# its own shared demo server and browser (tests/browser.py), BESIDE the rest in TEST_JOBS processes (one per core
-# here), so the cores stay busy (scripts/run_tests.sh; the browser run's output is printed after the others').
+# its own shared demo server and browser (tests/browser.py); the rest in TEST_JOBS processes (one per core here).
 BROWSER_JOBS ?= 2
 TEST_JOBS ?= 2
 
 test: $(VENV)/.dev browser lint
-	bash scripts/run_tests.sh $(TEST_JOBS) $(BROWSER_JOBS)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -m "not browser" -n $(TEST_JOBS)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -m browser -n $(BROWSER_JOBS)
 
 test-quick: $(VENV)/.dev
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -m "not slow and not browser"
