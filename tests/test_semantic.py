@@ -344,6 +344,37 @@ def test_similarities_at_any_threshold_equal_semantic_metrics():
         pd.testing.assert_frame_equal(got[want.columns].reset_index(drop=True), want, check_dtype=False)
 
 
+def test_gt_runs_of_different_lengths_equal_semantic_metrics():
+    """The GT side held as runs (`Similarities.gt_runs`: one run of |G| values per review group): movies with GT
+    lists of different lengths, one without GT, reviews in an order that interleaves movies, and an aligned copy
+    that drops some groups all count as the per-review definition does."""
+    rng = np.random.default_rng(5)
+    vocab = [f"w{i}" for i in range(50)]
+    vec = {w: rng.standard_normal(10) for w in vocab}
+    rows = [
+        (m, f"r{r}", x, w)
+        for r in range(10)
+        for m in ("m2", "m0", "m1", "m3")  # interleaved: group numbers alternate between movies
+        for x in ("x", "y")
+        for w in rng.choice(vocab, size=rng.integers(1, 5))
+    ]
+    pred = preds(rows)
+    sizes = {"m0": 9, "m1": 2, "m2": 5}  # m3 has no GT
+    gt = gts([(m, j, w) for m, n in sizes.items() for j, w in enumerate(rng.choice(vocab, size=n, replace=False))])
+    sims = similarity.similarities(pred, gt, vec)
+    assert len(sims.gt_best) == sum(int(n) for n in sims.n_gt) and len(sims.gt_runs) < len(sims.keys)
+    kept = sims.keys.iloc[::-2].reset_index(drop=True)  # every other group, reversed
+    aligned = sims.aligned(kept)
+    assert len(aligned.gt_best) < len(sims.gt_best)
+    for tau in (0.0, 0.25, 0.5, 0.8):
+        want = _naive(pred, gt, vec, tau)
+        got = sims.at_threshold(tau)
+        pd.testing.assert_frame_equal(got[want.columns].reset_index(drop=True), want, check_dtype=False)
+        sub = want.set_index(KEY_COLS).loc[pd.MultiIndex.from_frame(kept)].reset_index()
+        got = aligned.at_threshold(tau)
+        pd.testing.assert_frame_equal(got[want.columns].reset_index(drop=True), sub, check_dtype=False)
+
+
 def test_aligned_similarities_equal_the_reindexed_plain_definition():
     """The speed trick "aligned similarities" against its plain definition: at_threshold joined to other rows (a
     shuffled subset plus rows with no keyword), missing rows 0; and the scores' columns set either way agree."""

@@ -92,8 +92,12 @@ class Similarities:
     and ``n_gt`` |G|; per distinct predicted keyword of a group, its best
     cosine to the movie's GT (``pred_best``, grouped by ``pred_group``); per
     GT keyword of a group, its best cosine to the group's keywords
-    (``gt_best``, grouped by ``gt_group``).  ``max_j S_ij > τ`` is the same test
-    as ``∃j S_ij > τ``, so any τ is then a comparison and a count (`at_threshold`).
+    (``gt_best``: one run of ``n_gt[g]`` values per group g of ``gt_runs``, in
+    that order; a group without GT has none).  ``max_j S_ij > τ`` is the same
+    test as ``∃j S_ij > τ``, so any τ is then a comparison and a count
+    (`at_threshold`).  The GT side is held as runs, not a group per value: on
+    DNLP it has 13 million values (every GT keyword of a movie, for each of its
+    reviews × models), whose group numbers took 107 MB.
     """
 
     keys: pd.DataFrame
@@ -101,8 +105,17 @@ class Similarities:
     n_gt: np.ndarray
     pred_group: np.ndarray
     pred_best: np.ndarray
-    gt_group: np.ndarray
+    gt_runs: np.ndarray
     gt_best: np.ndarray
+
+    def _gt_matched(self, thr: np.floating) -> np.ndarray:
+        """Per group, its GT values above `thr`: a count per run (`gt_runs`), 0 for a group without one."""
+        out = np.zeros(len(self.keys), dtype=np.int64)
+        if len(self.gt_runs):
+            ends = np.cumsum(self.n_gt[self.gt_runs])  # run r holds values ends[r - 1] .. ends[r] - 1
+            above = np.flatnonzero(self.gt_best > thr)
+            out[self.gt_runs] = np.bincount(np.searchsorted(ends, above, side="right"), minlength=len(self.gt_runs))
+        return out
 
     def columns_at(self, threshold: float) -> dict[str, np.ndarray]:
         """The semantic counts and metrics at `threshold` (strict ``>``, in float32 as the cosines), one array per
@@ -110,7 +123,7 @@ class Similarities:
         thr = threshold_like(float(threshold), np.float32)
         n = len(self.keys)
         pred_matched = np.bincount(self.pred_group[self.pred_best > thr], minlength=n).astype(np.int64)
-        gt_matched = np.bincount(self.gt_group[self.gt_best > thr], minlength=n).astype(np.int64)
+        gt_matched = self._gt_matched(thr)
         precision = safe_ratio(pred_matched, self.n_pred)
         recall = safe_ratio(gt_matched, self.n_gt)
         return {
@@ -137,23 +150,20 @@ class Similarities:
         where = pd.MultiIndex.from_frame(self.keys[KEY]).get_indexer(pd.MultiIndex.from_frame(keys))
         if len(where) == len(self.keys) and np.array_equal(where, np.arange(len(where))):
             return Similarities(
-                keys, self.n_pred, self.n_gt, self.pred_group, self.pred_best, self.gt_group, self.gt_best
+                keys, self.n_pred, self.n_gt, self.pred_group, self.pred_best, self.gt_runs, self.gt_best
             )
         found = where >= 0
         new_of_old = np.full(len(self.keys), -1, dtype=np.int64)
         new_of_old[where[found]] = np.flatnonzero(found)
         n_pred, n_gt = np.zeros(len(keys), np.int64), np.zeros(len(keys), np.int64)
         n_pred[found], n_gt[found] = self.n_pred[where[found]], self.n_gt[where[found]]
-        pred_group, gt_group = new_of_old[self.pred_group], new_of_old[self.gt_group]
-        pred_kept, gt_kept = pred_group >= 0, gt_group >= 0
+        pred_group, gt_runs = new_of_old[self.pred_group], new_of_old[self.gt_runs]
+        pred_kept, run_kept = pred_group >= 0, gt_runs >= 0
+        gt_best = self.gt_best  # shared when every run is kept (the runs renumbered, their values in place)
+        if not run_kept.all():
+            gt_best = gt_best[np.repeat(run_kept, self.n_gt[self.gt_runs])]
         return Similarities(
-            keys,
-            n_pred,
-            n_gt,
-            pred_group[pred_kept],
-            self.pred_best[pred_kept],
-            gt_group[gt_kept],
-            self.gt_best[gt_kept],
+            keys, n_pred, n_gt, pred_group[pred_kept], self.pred_best[pred_kept], gt_runs[run_kept], gt_best
         )
 
     def at_threshold(self, threshold: float) -> pd.DataFrame:
@@ -194,7 +204,7 @@ def similarities(pred: pd.DataFrame, gt: pd.DataFrame, vectors: Vectors) -> Simi
 
     pred_best = np.full(len(p), -np.inf, dtype=np.float32)
     gt_parts: list[np.ndarray] = []
-    gt_groups: list[np.ndarray] = []
+    gt_runs: list[np.ndarray] = []
     order = np.lexsort((group, movie_codes))  # each movie a block, each review a sub-block
     for block in np.split(order, np.flatnonzero(np.diff(movie_codes[order])) + 1):
         gt_rows = gt_by_movie.get(movies[movie_codes[block[0]]])
@@ -211,10 +221,10 @@ def similarities(pred: pd.DataFrame, gt: pd.DataFrame, vectors: Vectors) -> Simi
             hi = starts[e] if e < len(starts) else len(block)
             best = segment_max_rows(sim, local[lo:hi], starts[s:e] - lo)  # each GT keyword's best in each review
             gt_parts.append(best.ravel())
-            gt_groups.append(np.repeat(rows_group[starts[s:e]], sim.shape[1]))
+            gt_runs.append(rows_group[starts[s:e]])  # one run of |G| values per review group, in this order
     gt_best = np.concatenate(gt_parts) if gt_parts else np.zeros(0, np.float32)
-    gt_group = np.concatenate(gt_groups) if gt_groups else empty
-    return Similarities(keys, n_pred, n_gt, group, pred_best, gt_group, gt_best.astype(np.float32))
+    runs = np.concatenate(gt_runs) if gt_runs else empty
+    return Similarities(keys, n_pred, n_gt, group, pred_best, runs, gt_best.astype(np.float32, copy=False))
 
 
 def semantic_metrics(
