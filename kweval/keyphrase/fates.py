@@ -182,25 +182,36 @@ def taken_in_one_run(protocol: Protocol, gold: Sequence[str], predictions: Seque
     return taken_of(scored_run(protocol, gold, predictions))
 
 
-def unmatched_alone_of(run: ScoredRun) -> list[bool | None]:
-    """Per prediction, False where the one run shows that the scorer on it alone matches nothing, else None (ask the
-    scorer).  Shown where it is read as one phrase, adds one entry, no repeat, unmatched, and no entry before it
-    took a gold phrase: alone it is the same one entry (kept, so valid; no repeat, so no repeat alone either) facing
-    the same |G| all free, so it takes what it takes in the run: nothing."""
-    out: list[bool | None] = [None] * len(run.pieces)
-    added = Counter(run.sources)
-    for taken, source, first in zip(run.taken, run.sources, run.first):
-        if taken >= 0:
-            break  # from here on a gold phrase it could match alone may be taken
-        if source >= 0 and first and added[source] == 1 and run.pieces[source] == 1:
-            out[source] = False
-    return out
+def alone_in_runs(
+    protocol: Protocol, gold: Sequence[str], predictions: Sequence[str], run: ScoredRun, added: list[list[bool]]
+) -> list[bool | None]:
+    """Per prediction the scorer keeps unmatched as one phrase (pke's repeat in |P|, an off-reference one), whether
+    it matches alone; None for the others (`prediction_fates` asks the scorer).  Read off `run`, then off one run
+    on those still unknown, and so on: in a run, an entry of a phrase read as one, no repeat, before any entry took a
+    gold phrase, is what the phrase alone is (the same entry: kept, so valid; no repeat alone either) facing the
+    same |G| all free, so it matches alone as it matches there.  Each run settles its first phrase at least; one
+    that matches alone stops a run, so there are about as many runs as such phrases (few)."""
+    out: list[bool | None] = [None] * len(predictions)
+    asked = [i for i, a in enumerate(added) if a and not any(a) and run.pieces[i] == 1]
+    batch = list(range(len(predictions)))  # the first run is the whole list's
+    while True:
+        for taken, source, first in zip(run.taken, run.sources, run.first):
+            if source >= 0 and first and run.pieces[source] == 1 and out[batch[source]] is None:
+                out[batch[source]] = taken >= 0
+            if taken >= 0:
+                break  # from here on a gold phrase it could match alone may be taken
+        batch = [i for i in asked if out[i] is None]
+        if not batch:
+            return [out[i] if i in set(asked) else None for i in range(len(predictions))]
+        run = scored_run(protocol, gold, [predictions[i] for i in batch])
 
 
 def in_one_run(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> PredictionReading:
-    """The speed trick: added, taken and the known alone matches off the scorer's one run on the whole lists."""
+    """The speed trick: added, taken and the alone matches off the scorer's one run on the whole lists (and runs on
+    the predictions it leaves unmatched, `alone_in_runs`)."""
     run = scored_run(protocol, gold, predictions)
-    return PredictionReading(added_of(run), taken_of(run), unmatched_alone_of(run))
+    added = added_of(run)
+    return PredictionReading(added, taken_of(run), alone_in_runs(protocol, gold, predictions, run, added))
 
 
 def by_prefix_and_pairs(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> PredictionReading:
