@@ -193,6 +193,7 @@ def alone_in_runs(
     that matches alone stops a run, so there are about as many runs as such phrases (few)."""
     out: list[bool | None] = [None] * len(predictions)
     asked = [i for i, a in enumerate(added) if a and not any(a) and run.pieces[i] == 1]
+    wanted = set(asked)  # a hit the first run settles too is left None: its fate needs no alone run
     batch = list(range(len(predictions)))  # the first run is the whole list's
     while True:
         for taken, source, first in zip(run.taken, run.sources, run.first):
@@ -202,7 +203,7 @@ def alone_in_runs(
                 break  # from here on a gold phrase it could match alone may be taken
         batch = [i for i in asked if out[i] is None]
         if not batch:
-            return [out[i] if i in set(asked) else None for i in range(len(predictions))]
+            return [out[i] if i in wanted else None for i in range(len(predictions))]
         run = scored_run(protocol, gold, [predictions[i] for i in batch])
 
 
