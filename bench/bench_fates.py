@@ -3,10 +3,10 @@ definition, in CPU seconds, on a docsutf8 collection with two extractors' predic
 
 The explorer's marks and the Failures page under pke / kpeval / meng read every prediction's and gold phrase's
 fate.  The definitions run the preset's scorer on every prefix of each list and on each (gold phrase, match) pair
-(`fates.REFERENCE`, ~n² work per document); the speed trick reads the same off one run (`fates.ONE_RUN`).  Per
-preset: the least CPU seconds of `--repeat` runs of each (after one warm-up run that fills the stem and phrase
-caches), their ratio, and whether the two tables are equal.  CPU time (`time.process_time`), since the machine may
-be shared; the load average is printed beside.
+(`fates.REFERENCE`, ~n² work per document); the speed trick reads the same off one run per document × model
+(`fates.ONE_RUN`, `fates.ScoredRun`).  Per preset: the least CPU seconds of `--repeat` runs of each (after one
+warm-up run that fills the stem and phrase caches), their ratio, and whether the two tables are equal.  CPU time
+(`time.process_time`), since the machine may be shared; the load average is printed beside.
 
     python bench/bench_fates.py [--data ../shared/data/keyphrase/SemEval2017] [--predictions DIR] [--k 5] [--repeat 3]
 

@@ -13,6 +13,7 @@ import pytest
 
 from kweval.data import load_dataset
 from kweval.data.keyphrase import split_lines
+from kweval.keyphrase.conventions import preset_settings
 from kweval.keyphrase.dataset_protocol import collection_lists, protocol_scores
 from kweval.keyphrase.fates import (
     REFERENCE,
@@ -22,10 +23,12 @@ from kweval.keyphrase.fates import (
     counted_in_one_run,
     document_fates,
     gold_list,
+    in_one_run,
     preset_failure_table,
+    scored_run,
     taken_in_one_run,
 )
-from kweval.keyphrase.protocols import PROTOCOLS, prepare_document
+from kweval.keyphrase.protocols import PROTOCOLS, make_protocol, prepare_document
 from tests.helpers import SEMEVAL
 from tests.test_page_headline import _collection
 
@@ -150,10 +153,67 @@ def test_the_one_run_reading_is_the_per_prefix_definition(preset):
         assert counted_in_one_run(protocol, gold) == counted_by_prefix(protocol, gold)
         if not any(";" in phrase for phrase in [*gold, *predictions]):  # the pair by pair reading only for KPEval's ';'
             assert taken_in_one_run(protocol, gold, predictions) is not None
+        read = in_one_run(protocol, gold, predictions)  # one run serves added, taken and the alone matches it shows
+        assert read.added == added_by_prefix(protocol, gold, predictions)
+        assert read.taken == taken_in_one_run(protocol, gold, predictions)
+        for phrase, added, alone in zip(predictions, read.added, read.matches_alone):
+            if alone is not None:  # the scorer on the phrase alone (`_alone`, the definition)
+                assert alone == any(prepare_document(protocol, gold, [phrase], None).matched)
+            else:  # read off runs for every phrase kept unmatched as one
+                assert not added or any(added) or ";" in phrase and protocol.split == "semicolon"
         for k in (1, 3):
             fast = document_fates(protocol, gold_list(protocol, gold, text), predictions, k)
             slow = document_fates(protocol, gold_list(protocol, gold, text, REFERENCE), predictions, k, REFERENCE)
             assert fast == slow
+
+
+# (preset, gold, predictions, the run's |G| sources, entry sources, |G| entries taken, no-repeat flags; then per
+# prediction what it adds, the gold rank it takes (None: pair by pair), whether it matches alone (None: not read off
+# runs: a hit, a dropped phrase, one of several pieces))
+SHARED_READINGS = [
+    # a ';' under KPEval: one phrase is two entries, so the gold each takes is read pair by pair
+    ("kpeval", ["a", "b"], ["c", "a; b"], [0, 1], [0, 1, 1], [-1, 0, 1], [True] * 3, [[False], [True, True]], None,
+     [False, None]),
+    # KPEval's empty gold list is one empty gold phrase that no prefix holds (source -1), matching nothing here
+    ("kpeval", [], ["a", "b"], [-1], [0, 1], [-1, -1], [True, True], [[False], [False]], [-1, -1], [False, False]),
+    # ... and an empty prediction list one empty prediction that takes it, which no fate stands for
+    ("kpeval", [], [], [-1], [-1], [0], [True], [], [], []),
+    # a repeat OpenNMT-kpg drops adds nothing; 'c', after the first match, is read off a second run
+    ("meng", ["b"], ["a", "a", "b", "c"], [0], [0, 2, 3], [-1, 0, -1], [True] * 3, [[False], [], [True], [False]],
+     [-1, -1, 0, -1], [False, None, None, False]),
+    # pke keeps a repeat in |P| (no-repeat False) and matches it nowhere; alone it matches (a second run of 'x', 'a')
+    ("pke", ["a"], ["x", "a", "x", "a"], [0], [0, 1, 2, 3], [-1, 0, -1, -1], [True, True, False, False],
+     [[False], [True], [False], [False]], [-1, 0, -1, -1], [False, None, False, True]),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", SHARED_READINGS, ids=lambda c: f"{c[0]}-{c[1]}-{c[2]}")
+def test_one_scorer_run_serves_added_taken_and_alone(case):
+    """One run of the scorer per document × model (`scored_run`) holds what the three readings ask: the entries each
+    prediction adds, the gold phrase each match takes, and the alone matches it proves (the rest off runs on the
+    unmatched ones); the fates are the definitions' on the same lists."""
+    preset, gold, predictions, gold_at, sources, taken, first, added, takes, alone = case
+    protocol = PROTOCOLS[preset]
+    run = scored_run(protocol, gold, predictions)
+    assert (run.gold, run.sources, run.taken, run.first) == (gold_at, sources, taken, first)
+    read = in_one_run(protocol, gold, predictions)
+    assert (read.added, read.taken, read.matches_alone) == (added, takes, alone)
+    assert read.added == added_by_prefix(protocol, gold, predictions)
+    fast = document_fates(protocol, gold_list(protocol, gold, None), predictions, 2)
+    assert fast == document_fates(protocol, gold_list(protocol, gold, None, REFERENCE), predictions, 2, REFERENCE)
+    if preset == "pke":
+        assert [f.category for f in fast[0]] == ["off_reference", "hit", "off_reference", "duplicate"]
+
+
+def test_a_kept_repeat_is_read_alone_off_its_own_run():
+    """A repeat the scorer keeps (pke's counting) takes no gold phrase in the list's run even before any match, yet
+    alone it may match: under pke's conventions with KPEval's '_' repeats, 'a b' repeats 'a_b' (which matches
+    nothing) and alone matches 'a b', a duplicate, not off-reference."""
+    protocol = make_protocol({**preset_settings("pke"), "dedup_key": "joined"})
+    read = in_one_run(protocol, ["a b"], ["a_b", "a b"])
+    assert (read.added, read.matches_alone) == ([[False], [False]], [False, True])
+    fates = document_fates(protocol, gold_list(protocol, ["a b"], None), ["a_b", "a b"], 2)[0]
+    assert [f.category for f in fates] == ["off_reference", "duplicate"]
 
 
 @pytest.mark.parametrize("preset", PRESETS)

@@ -34,6 +34,7 @@ import pandas as pd
 
 from kweval.data.dataset import Dataset
 from kweval.keyphrase.dataset_protocol import collection_lists, model_lists
+from kweval.keyphrase.phrases import read_list
 from kweval.keyphrase.protocols import PROTOCOLS, Protocol, prepare_document, save_stems, scored_sources
 from kweval.metrics.categories import GT, PREDICTION
 
@@ -87,9 +88,38 @@ def _alone(protocol: Protocol, gold: Sequence[str], phrase: str) -> list[bool]:
 # What each phrase of a list adds to the scorer's lists: a prediction its entries of the scored list (matched or
 # not), a gold phrase its entries of |G| (their number); and the gold phrase each match finds.  The definitions are
 # the scorer on each prefix (`_by_prefix`, ~n runs on growing lists: n² work) and on each (gold phrase, match) pair;
-# the speed trick (`ONE_RUN`) reads the same off one run of the whole lists, each entry's source and the gold phrase
-# its match takes (`protocols.scored_sources`), since the scorer only looks backwards and assigns each match the
-# first gold phrase still free that it matches.  tests/test_fates.py checks the trick against the definitions.
+# the speed trick (`ONE_RUN`) reads the same off one run of the whole lists (`ScoredRun`: each entry's source, the
+# |G| entry its match takes, whether it is a repeat), since the scorer only looks backwards and assigns each match
+# the first gold phrase still free that it matches.  tests/test_fates.py checks the trick against the definitions.
+
+
+@dataclass(frozen=True)
+class ScoredRun:
+    """One run of the scorer on a document's gold and predictions (`protocols.scored_sources`, the run
+    `prepare_document` makes), read once per document × model for every question the fates ask of it."""
+
+    gold: list[int]  # per entry of |G|, its gold phrase's index as given (-1: KPEval's one empty phrase of [])
+    sources: list[int]  # per entry of the scored list, its prediction's index as given (-1: likewise)
+    taken: list[int]  # per entry of the scored list, the |G| entry its match takes (-1: none)
+    first: list[bool]  # per entry of the scored list, whether it is no repeat (pke keeps repeats, unmatched)
+    pieces: list[int]  # per prediction as given, the phrases the scorer reads it as (a ';' under KPEval: several)
+
+
+def scored_run(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> ScoredRun:
+    """The scorer's one run on the whole lists, with what the fates read off it."""
+    pieces = [len(read_list(protocol.split, protocol.empty_list, [p])) for p in predictions]
+    return ScoredRun(*scored_sources(protocol, gold, predictions), pieces)
+
+
+@dataclass(frozen=True)
+class PredictionReading:
+    """What the fates ask of a document × model's scorer: per prediction the entries it adds to the scored list
+    (matched or not), the gold phrase (rank) its match takes (-1: none; None for the list: pair by pair), and
+    whether the scorer matches it alone where that is known (None: `prediction_fates` runs the scorer on it)."""
+
+    added: list[list[bool]]
+    taken: list[int] | None
+    matches_alone: list[bool | None]
 
 
 def added_by_prefix(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> list[list[bool]]:
@@ -103,13 +133,18 @@ def added_by_prefix(protocol: Protocol, gold: Sequence[str], predictions: Sequen
     return out
 
 
-def added_in_one_run(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> list[list[bool]]:
+def added_of(run: ScoredRun) -> list[list[bool]]:
     """`added_by_prefix` read off one run of the scorer on the whole list, by each entry's source."""
-    out: list[list[bool]] = [[] for _ in predictions]
-    for matched, source in zip(_kept(protocol, gold, predictions), scored_sources(protocol, gold, predictions)[1]):
+    out: list[list[bool]] = [[] for _ in run.pieces]
+    for taken, source in zip(run.taken, run.sources):
         if source >= 0:  # not KPEval's one empty phrase of an empty list (no prefix holds it)
-            out[source].append(matched)
+            out[source].append(taken >= 0)
     return out
+
+
+def added_in_one_run(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> list[list[bool]]:
+    """`added_of` the scorer's one run."""
+    return added_of(scored_run(protocol, gold, predictions))
 
 
 def counted_by_prefix(protocol: Protocol, gold: Sequence[str]) -> list[int]:
@@ -129,36 +164,73 @@ def counted_in_one_run(protocol: Protocol, gold: Sequence[str]) -> list[int]:
     return [sources[j] for j in range(len(gold))]
 
 
-def taken_by_pairs(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> list[int] | None:
-    """None: `document_fates` asks the scorer about each (counted gold phrase, match) pair (the definition)."""
-    return None
-
-
-def taken_in_one_run(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> list[int] | None:
+def taken_of(run: ScoredRun) -> list[int] | None:
     """Per prediction, the rank of the gold phrase its match takes in one run of the scorer (-1: none): the one
     `document_fates` finds pair by pair, where each phrase is one entry; None where one is several (a ';' under
     KPEval: the scorer assigns the pieces, a fate the phrase)."""
-    gold_at, pred_at, taken = scored_sources(protocol, gold, predictions)
-    if len(set(gold_at)) < len(gold_at) or len(set(pred_at)) < len(pred_at):
+    if len(set(run.gold)) < len(run.gold) or len(set(run.sources)) < len(run.sources):
         return None
-    out = [-1] * len(predictions)
-    for source, j in zip(pred_at, taken):
+    out = [-1] * len(run.pieces)
+    for source, t in zip(run.sources, run.taken):
         if source >= 0:
-            out[source] = j
+            out[source] = run.gold[t] if t >= 0 else -1
     return out
+
+
+def taken_in_one_run(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> list[int] | None:
+    """`taken_of` the scorer's one run."""
+    return taken_of(scored_run(protocol, gold, predictions))
+
+
+def alone_in_runs(
+    protocol: Protocol, gold: Sequence[str], predictions: Sequence[str], run: ScoredRun, added: list[list[bool]]
+) -> list[bool | None]:
+    """Per prediction the scorer keeps unmatched as one phrase (pke's repeat in |P|, an off-reference one), whether
+    it matches alone; None for the others (`prediction_fates` asks the scorer).  Read off `run`, then off one run
+    on those still unknown, and so on: in a run, an entry of a phrase read as one, no repeat, before any entry took a
+    gold phrase, is what the phrase alone is (the same entry: kept, so valid; no repeat alone either) facing the
+    same |G| all free, so it matches alone as it matches there.  Each run settles its first phrase at least; one
+    that matches alone stops a run, so there are about as many runs as such phrases (few)."""
+    out: list[bool | None] = [None] * len(predictions)
+    asked = [i for i, a in enumerate(added) if a and not any(a) and run.pieces[i] == 1]
+    wanted = set(asked)  # a hit the first run settles too is left None: its fate needs no alone run
+    batch = list(range(len(predictions)))  # the first run is the whole list's
+    while True:
+        for taken, source, first in zip(run.taken, run.sources, run.first):
+            if source >= 0 and first and run.pieces[source] == 1 and out[batch[source]] is None:
+                out[batch[source]] = taken >= 0
+            if taken >= 0:
+                break  # from here on a gold phrase it could match alone may be taken
+        batch = [i for i in asked if out[i] is None]
+        if not batch:
+            return [out[i] if i in wanted else None for i in range(len(predictions))]
+        run = scored_run(protocol, gold, [predictions[i] for i in batch])
+
+
+def in_one_run(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> PredictionReading:
+    """The speed trick: added, taken and the alone matches off the scorer's one run on the whole lists (and runs on
+    the predictions it leaves unmatched, `alone_in_runs`)."""
+    run = scored_run(protocol, gold, predictions)
+    added = added_of(run)
+    return PredictionReading(added, taken_of(run), alone_in_runs(protocol, gold, predictions, run, added))
+
+
+def by_prefix_and_pairs(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> PredictionReading:
+    """The definitions: the scorer on every prefix; `document_fates` asks it about each (counted gold phrase, match)
+    pair and `prediction_fates` about each prediction alone."""
+    return PredictionReading(added_by_prefix(protocol, gold, predictions), None, [None] * len(predictions))
 
 
 @dataclass(frozen=True)
 class Reading:
-    """How the fates read the scorer: what each prediction adds, what each gold phrase adds, what each match takes."""
+    """How the fates read the scorer: what each prediction adds and each match takes, what each gold phrase adds."""
 
-    added: Callable[[Protocol, Sequence[str], Sequence[str]], list[list[bool]]]
+    predictions: Callable[[Protocol, Sequence[str], Sequence[str]], PredictionReading]
     counted: Callable[[Protocol, Sequence[str]], list[int]]
-    taken: Callable[[Protocol, Sequence[str], Sequence[str]], list[int] | None]
 
 
-ONE_RUN = Reading(added_in_one_run, counted_in_one_run, taken_in_one_run)  # the speed trick
-REFERENCE = Reading(added_by_prefix, counted_by_prefix, taken_by_pairs)  # the definitions, for tests and bench/
+ONE_RUN = Reading(in_one_run, counted_in_one_run)  # the speed trick
+REFERENCE = Reading(by_prefix_and_pairs, counted_by_prefix)  # the definitions, for tests and bench/
 
 
 def gold_list(protocol: Protocol, gold: Sequence[str], text: str | None, reading: Reading = ONE_RUN) -> GoldList:
@@ -174,21 +246,21 @@ def gold_list(protocol: Protocol, gold: Sequence[str], text: str | None, reading
 
 
 def prediction_fates(
-    protocol: Protocol, gold: Sequence[str], predictions: Sequence[str], k: int, reading: Reading = ONE_RUN
+    protocol: Protocol, gold: Sequence[str], predictions: Sequence[str], k: int, read: PredictionReading
 ) -> list[Fate]:
     """Each prediction's fate in rank order (see the module's docstring), from what it adds to the scored list."""
     out: list[Fate] = []
     position = 0  # its index in the scored list: the entries the predictions before it added
-    for rank, (phrase, added) in enumerate(zip(predictions, reading.added(protocol, gold, predictions))):
+    for rank, (phrase, added, alone) in enumerate(zip(predictions, read.added, read.matches_alone)):
         if not added:
-            alone = _alone(protocol, gold, phrase)
-            category = "duplicate" if alone else "invalid"
-            detail = f"a repeat: {protocol.name} drops it" if alone else f"{protocol.name}'s filter drops it"
+            kept = _alone(protocol, gold, phrase)
+            category = "duplicate" if kept else "invalid"
+            detail = f"a repeat: {protocol.name} drops it" if kept else f"{protocol.name}'s filter drops it"
             out.append(Fate(rank, -1, phrase, category, detail))
         elif any(added):
             first = position + added.index(True)
             out.append(Fate(rank, position, phrase, "hit" if first < k else "hit_beyond_k"))
-        elif any(_alone(protocol, gold, phrase)):  # pke: a repeat stays in |P| but matches once
+        elif alone if alone is not None else any(_alone(protocol, gold, phrase)):  # pke: a repeat matches once
             detail = f"repeats an earlier match: {protocol.name} counts it in |P|, not as a match again"
             out.append(Fate(rank, position, phrase, "duplicate", detail))
         else:
@@ -203,8 +275,9 @@ def document_fates(
     """(each prediction's fate, each counted gold phrase's, in file order) of one document and model: each kept
     match finds the first counted gold phrase still unfound that it matches alone."""
     phrases = gold.phrases
-    preds = prediction_fates(protocol, phrases, predictions, k, reading)
-    taken = reading.taken(protocol, phrases, predictions)
+    read = reading.predictions(protocol, phrases, predictions)  # the speed trick: one scorer run
+    preds = prediction_fates(protocol, phrases, predictions, k, read)
+    taken = read.taken
     finder: dict[int, Fate] = {}
     for i, fate in enumerate(preds):
         if fate.category not in ("hit", "hit_beyond_k"):

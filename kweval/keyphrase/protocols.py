@@ -342,14 +342,17 @@ def _kept_predictions(protocol: Protocol, predictions: Sequence[str]) -> tuple[l
     return kept, first, at
 
 
-def scored_sources(protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]) -> tuple[list[int], ...]:
-    """Per gold phrase in `prepare_document`'s |G|, per entry of its `matched` and per gold phrase one takes (-1: none),
-    the index of the phrase as given (-1 too: an empty list's one empty phrase): `kweval.keyphrase.fates`."""
+def scored_sources(
+    protocol: Protocol, gold: Sequence[str], predictions: Sequence[str]
+) -> tuple[list[int], list[int], list[int], list[bool]]:
+    """`prepare_document`'s run, read by `kweval.keyphrase.fates`: per entry of |G| and of `matched` the index of
+    its phrase as given (-1: an empty list's one empty phrase); per entry of `matched` the |G| entry it takes (-1:
+    none, so `matched` is `taken >= 0`) and whether it is no repeat (a repeat pke keeps takes none)."""
     gold_at, pred_at = (phrases.list_sources(protocol.split, protocol.empty_list, x) for x in (gold, predictions))
     gold_words, gold_rows = _gold_words(protocol, tuple(gold))
     kept, first, pred_rows = _kept_predictions(protocol, predictions)
-    taken = [gold_at[gold_rows[t]] if t >= 0 else -1 for t in assign(protocol.matching, kept, first, gold_words)]
-    return [gold_at[i] for i in gold_rows], [pred_at[i] for i in pred_rows], taken
+    taken = assign(protocol.matching, kept, first, gold_words)
+    return [gold_at[i] for i in gold_rows], [pred_at[i] for i in pred_rows], taken, first
 
 
 def prepare_document(
@@ -387,11 +390,8 @@ def _matched_within(protocol, kept, first, pred_present, gold_words, gold_presen
 
 
 def prf_at(protocol: Protocol, matched: Sequence[bool], n_gold: int, cutoff: int | str) -> tuple[float, float, float]:
-    """Precision, recall and F1 of one ranked match list at a cut-off (an int, "M" = all, "O" = |G|).
-
-    The arithmetic is `kweval.metrics.cutoff`'s (the definitions the metric
-    families use); the protocol's `cutoff` convention decides P's denominator.
-    """
+    """Precision, recall and F1 of one ranked match list at a cut-off (an int, "M" = all, "O" = |G|): the arithmetic
+    is `kweval.metrics.cutoff`'s (the metric families' definitions); the `cutoff` convention decides P's denominator."""
     n = len(matched)
     k = n if cutoff == "M" else n_gold if cutoff == "O" else int(cutoff)
     hits = float(sum(matched[: max(k, 0)])) if n else 0.0
