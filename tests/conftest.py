@@ -111,7 +111,7 @@ def _made_once_per_run(tmp_path_factory, name: str, make) -> Path:
 @pytest.fixture(scope="session")
 def semeval_extracted(tmp_path_factory):
     """`extracted(name)`: the path of `kweval extract SemEval2017 --extractor NAME --out FILE`'s output (exit 0), made
-    once per test run and shared by the xdist workers (YAKE takes ~13 s of CPU on the 493 documents; five modules
+    once per test run and shared by the xdist workers (YAKE takes ~13 s of CPU on the 493 documents; eight modules
     read the same file).  Read it, never write beside it (keyphrase tests only)."""
     from kweval.cli import main
 
@@ -128,7 +128,7 @@ def semeval_extracted(tmp_path_factory):
 def seed_onnx_export(tmp_path_factory):
     """`seed(folder)`: `folder`, an embedding cache ($KWEVAL_CACHE_DIR) of a test, given a copy of the bundled model's
     ONNX export (fp32, what the default backend embeds with on the CPU), built once per test run and shared by the
-    xdist workers: each fresh cache would otherwise build it again (torch, transformers and torch.onnx.export: ~15 s
+    xdist workers: each fresh cache would otherwise build it again (torch, transformers and torch.onnx.export: ~12 s
     of CPU).  For tests whose subject is not the export; the copy is the test's own (damage it at will)."""
     from kweval.embeddings import exports, onnx, semantic
 
@@ -136,6 +136,8 @@ def seed_onnx_export(tmp_path_factory):
         onnx.onnx_file(semantic.resolve_model_path(semantic.DEFAULT_MODEL), tmp, quantized=False)
 
     def seed(folder: Path) -> Path:
+        if semantic.resolve_backend("auto", "cpu") != "onnx":  # onnx or onnxruntime not installed: torch embeds
+            return folder
         built = _made_once_per_run(tmp_path_factory, "onnx_export", build)
         shutil.copytree(built / exports.EXPORTS_DIR, folder / exports.EXPORTS_DIR, dirs_exist_ok=True)
         return folder
