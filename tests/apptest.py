@@ -1,12 +1,12 @@
 """Helpers of the dashboard tests (streamlit.testing.v1.AppTest): run the app, read what it shows.
 
 Not a test module: `tests/test_page_*.py`, `test_app_*.py` import from here; the `cores` fixture is in conftest.py.
-Importing it makes Streamlit's component scan, which every AppTest repeats, run once per process (`scanned_once`).
+Importing it makes Streamlit's component scan, which every AppTest repeats, run once per process
+(`tests.streamlit_scan`).
 """
 
 from __future__ import annotations
 
-import functools
 import html
 import io
 import json
@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import tests.streamlit_scan  # noqa: F401 - Streamlit's component scan, which every AppTest repeats, once per process
 from kweval.data import load_dataset
 from tests.helpers import DNLP
 
@@ -28,29 +29,6 @@ APP = ROOT / "app.py"
 # Seconds one script run may take before AppTest gives up: generous, as a first evaluation (DNLP, embeddings) on a
 # machine with both cores busy takes many times an idle one's.  A deadline, never a wait.
 RUN_TIMEOUT = 900
-
-
-def scanned_once(scan):
-    """`scan` (Streamlit's scan of every installed distribution for components) answered once per process: each
-    AppTest scans ~140 distributions' metadata before its first run, ~0.33 s of CPU, and a test run makes hundreds of
-    AppTests while what is installed does not change.  Each call gets a fresh list of the first answer."""
-    first = functools.cache(lambda: tuple(scan()))
-
-    @functools.wraps(scan)
-    def once(max_workers: int | None = None) -> list:
-        return list(first())
-
-    once.real = scan  # type: ignore[attr-defined]  # the plain definition (tests/test_app_shell.py compares them)
-    return once
-
-
-try:  # a Streamlit without the module only makes the dashboard tests slower
-    from streamlit.components.v2 import manifest_scanner
-except ImportError:  # pragma: no cover
-    manifest_scanner = None
-else:
-    if not hasattr(manifest_scanner.scan_component_manifests, "real"):
-        manifest_scanner.scan_component_manifests = scanned_once(manifest_scanner.scan_component_manifests)
 
 
 PAGES = [
