@@ -1,6 +1,8 @@
 """Helpers of the dashboard tests (streamlit.testing.v1.AppTest): run the app, read what it shows.
 
 Not a test module: `tests/test_page_*.py`, `test_app_*.py` import from here; the `cores` fixture is in conftest.py.
+Importing it makes Streamlit's component scan, which every AppTest repeats, run once per process
+(`tests.streamlit_scan`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
+import tests.streamlit_scan  # noqa: F401 - Streamlit's component scan, which every AppTest repeats, once per process
 from kweval.data import load_dataset
 from tests.helpers import DNLP
 

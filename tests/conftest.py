@@ -11,7 +11,8 @@
 - ``slow`` and ``browser`` only select: the quick subset is ``-m "not slow and not browser"``.
 
 Paths (REPO, SHARED, DNLP, SEMEVAL) are constants in tests/helpers.py, importable by any test.  `kweval extract`'s
-SemEval2017 predictions are made once per run for every module (``semeval_extracted``).
+SemEval2017 predictions are made once per run for every module (``semeval_extracted``), and so is the bundled
+model's ONNX export, copied into a test's fresh embedding cache by ``seed_onnx_export``.
 
 Browser tests share one server per data (``demo_server``, ``collection_server``) and one chromium (``browser``) per
 test session (per xdist worker); tests/browser.py says how a new browser test uses them.
@@ -20,7 +21,10 @@ test session (per xdist worker); tests/browser.py says how a new browser test us
 from __future__ import annotations
 
 import os
+import shutil
 import sys
+from functools import partial
+from pathlib import Path
 
 import pytest
 
@@ -87,31 +91,58 @@ def semeval_firstphrases():
     return collection, {d: [k for k, _ in entries] for d, entries in zip(collection.doc_ids, lists)}
 
 
-@pytest.fixture(scope="session")
-def semeval_extracted(tmp_path_factory):
-    """`extracted(name)`: the path of `kweval extract SemEval2017 --extractor NAME --out FILE`'s output (exit 0), made
-    once per test run and shared by the xdist workers (YAKE takes ~13 s of CPU on the 493 documents; five modules
-    read the same file).  Read it, never write beside it (keyphrase tests only)."""
+def _made_once_per_run(tmp_path_factory, name: str, make) -> Path:
+    """The run's `name` (a file or folder in the run's temporary folder, shared by the xdist workers): `make(tmp)`
+    writes it at a path of its own the first time, under a lock (one worker makes it, the others wait for it)."""
     import fcntl
-
-    from kweval.cli import main
 
     root = tmp_path_factory.getbasetemp()
     root = root.parent if os.environ.get("PYTEST_XDIST_WORKER") else root  # the run's folder, shared by the workers
-    folder = root / "semeval_extracted"
+    path = root / name
+    with open(root / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not path.exists():
+            tmp = path.with_name(f"{path.stem}.tmp{os.getpid()}{path.suffix}")
+            make(tmp)
+            tmp.rename(path)
+    return path
+
+
+@pytest.fixture(scope="session")
+def semeval_extracted(tmp_path_factory):
+    """`extracted(name)`: the path of `kweval extract SemEval2017 --extractor NAME --out FILE`'s output (exit 0), made
+    once per test run and shared by the xdist workers (YAKE takes ~13 s of CPU on the 493 documents; eight modules
+    read the same file).  Read it, never write beside it (keyphrase tests only)."""
+    from kweval.cli import main
+
+    def extract(name: str, tmp: Path) -> None:
+        assert main(["extract", str(SEMEVAL), "--extractor", name, "--out", str(tmp)]) == 0
 
     def extracted(name: str):
-        path = folder / f"{name}.jsonl"
-        folder.mkdir(exist_ok=True)
-        with open(folder / f"{name}.lock", "w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)  # one worker extracts, the others wait for its file
-            if not path.is_file():
-                tmp = path.with_name(f"{name}.tmp{os.getpid()}.jsonl")
-                assert main(["extract", str(SEMEVAL), "--extractor", name, "--out", str(tmp)]) == 0
-                tmp.rename(path)
-        return path
+        return _made_once_per_run(tmp_path_factory, f"semeval_extracted_{name}.jsonl", partial(extract, name))
 
     return extracted
+
+
+@pytest.fixture(scope="session")
+def seed_onnx_export(tmp_path_factory):
+    """`seed(folder)`: `folder`, an embedding cache ($KWEVAL_CACHE_DIR) of a test, given a copy of the bundled model's
+    ONNX export (fp32, what the default backend embeds with on the CPU), built once per test run and shared by the
+    xdist workers: each fresh cache would otherwise build it again (torch, transformers and torch.onnx.export: ~12 s
+    of CPU).  For tests whose subject is not the export; the copy is the test's own (damage it at will)."""
+    from kweval.embeddings import exports, onnx, semantic
+
+    def build(tmp: Path) -> None:
+        onnx.onnx_file(semantic.resolve_model_path(semantic.DEFAULT_MODEL), tmp, quantized=False)
+
+    def seed(folder: Path) -> Path:
+        if semantic.resolve_backend("auto", "cpu") != "onnx":  # onnx or onnxruntime not installed: torch embeds
+            return folder
+        built = _made_once_per_run(tmp_path_factory, "onnx_export", build)
+        shutil.copytree(built / exports.EXPORTS_DIR, folder / exports.EXPORTS_DIR, dirs_exist_ok=True)
+        return folder
+
+    return seed
 
 
 @pytest.fixture(scope="module")

@@ -41,6 +41,7 @@ def runtime_reads() -> list[str]:
     from streamlit import config
     from streamlit.testing.v1 import AppTest
 
+    import tests.streamlit_scan  # noqa: F401 - each AppTest's component scan once (no path of the checkout read)
     from dashboard.sidebar import PAGES
 
     found: set[str] = set()

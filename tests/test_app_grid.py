@@ -131,8 +131,8 @@ def test_the_grid_covers_every_value(data):
 
 
 @pytest.fixture(scope="module")
-def embedding_cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("grid_cache")
+def embedding_cache(tmp_path_factory, seed_onnx_export):
+    return seed_onnx_export(tmp_path_factory.mktemp("grid_cache"))  # the run's ONNX export, not one of its own
 
 
 def _run(monkeypatch, data_path, page: str, query: dict[str, str]) -> AppTest:

@@ -26,9 +26,9 @@ NAME = "kweval_summary_demo_k5_approx_macro_sem0.75-auto_sas_star_tide_kweval"  
 
 
 @pytest.fixture(scope="module")
-def sem_cache(tmp_path_factory):
-    """A private embedding cache for these tests (never the user's)."""
-    return tmp_path_factory.mktemp("kweval_cache")
+def sem_cache(tmp_path_factory, seed_onnx_export):
+    """A private embedding cache for these tests (never the user's), holding the run's ONNX export."""
+    return seed_onnx_export(tmp_path_factory.mktemp("kweval_cache"))
 
 
 @pytest.fixture(scope="module")

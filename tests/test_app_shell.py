@@ -260,3 +260,12 @@ def test_switching_the_data_source_warns_about_nothing_the_visitor_did_not_type(
     # a typed value is still named
     at = run(monkeypatch, None, {"models": "nope"})
     assert any("**models**" in w and "“nope”" in w for w in _warnings(at)), _warnings(at)
+
+
+def test_the_component_scan_kept_for_the_process_is_the_real_scan():
+    """tests.apptest answers Streamlit's component scan once per process (`scanned_once`); it is the real answer."""
+    from streamlit.components.v2 import manifest_scanner
+
+    once = manifest_scanner.scan_component_manifests
+    assert once.real is not once  # every AppTest of the run goes through the kept answer
+    assert once() == once.real() and once() is not once()  # the same manifests, a list of its own per caller

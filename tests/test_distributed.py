@@ -228,11 +228,12 @@ def test_keywords_embedded_on_workers_go_into_the_store_here(client, tmp_path: P
 
 
 @pytest.mark.slow
-def test_cli_semantic_on_local_cluster_is_byte_identical(tmp_path: Path):
+def test_cli_semantic_on_local_cluster_is_byte_identical(tmp_path: Path, seed_onnx_export):
     pytest.importorskip("distributed")
     pytest.importorskip("sentence_transformers")
     outputs = {}
-    # the cluster first, with an empty cache: its workers embed every keyword; one process then finds them all stored
+    seed_onnx_export(tmp_path / "cache")  # the run's ONNX export: each worker would build its own (~15 s of CPU)
+    # the cluster first, with no vector stored: its workers embed every keyword; one process then finds them all stored
     for name, extra in (("dask", ("--scheduler", "local:2")), ("one", ())):
         res = kweval_cli(
             "evaluate",

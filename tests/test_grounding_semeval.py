@@ -11,7 +11,6 @@ import pytest
 
 from kweval.data import load_dataset
 from kweval.evaluation.pipeline import EvalOptions, evaluate
-from kweval.keyphrase.extract import firstphrases_lists, yake_lists
 from tests.helpers import SEMEVAL
 
 pytestmark = [pytest.mark.keyphrase, pytest.mark.slow]
@@ -72,24 +71,11 @@ HAND = {
 }
 
 
-def _write(path, doc_ids, lists):
-    path.write_text(
-        "".join(json.dumps({"id": d, "keyphrases": [p for p, _ in r]}) + "\n" for d, r in zip(doc_ids, lists))
-    )
-    return path
-
-
 @pytest.fixture(scope="module")
-def files(tmp_path_factory):
-    """YAKE's and FirstPhrases' top 20 per document of SemEval2017, as --predictions files."""
-    base = load_dataset(SEMEVAL)
-    docs = base.reviews["review_id"].tolist()
-    texts = base.reviews["text"].tolist()
-    folder = tmp_path_factory.mktemp("semeval_predictions")
-    return {
-        "yake": _write(folder / "yake.jsonl", docs, yake_lists(texts, 20)),
-        "firstphrases": _write(folder / "fp.jsonl", docs, firstphrases_lists(texts, 20)),
-    }
+def files(semeval_extracted):
+    """YAKE's and FirstPhrases' top 20 per document of SemEval2017, as --predictions files: `kweval extract`'s output,
+    made once a run (the lists `yake_lists` / `firstphrases_lists` give, with their scores)."""
+    return {name: semeval_extracted(name) for name in ("yake", "firstphrases")}
 
 
 @pytest.fixture(scope="module", params=["approx", "stem"])

@@ -649,8 +649,9 @@ def test_batches_are_sorted_by_the_encoders_token_counts(monkeypatch):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="CPU affinity is Linux-only")
-def test_threads_follow_the_cores_this_process_may_use(real_model, onnx_cache):
-    """Pinned to one core, torch and onnxruntime each run one thread (not the machine's count)."""
+def test_threads_follow_the_cores_this_process_may_use(real_model, seed_onnx_export, tmp_path):
+    """Pinned to one core, torch and onnxruntime each run one thread (not the machine's count).  Its cache holds the
+    run's ONNX export: a worker without this module's (`onnx_cache`) exported it again on the one core."""
     import subprocess
     import sys
     import textwrap
@@ -671,7 +672,7 @@ def test_threads_follow_the_cores_this_process_may_use(real_model, onnx_cache):
     )
     env = dict(
         os.environ,
-        KWEVAL_CACHE_DIR=str(onnx_cache),
+        KWEVAL_CACHE_DIR=str(seed_onnx_export(tmp_path)),
         HF_HUB_OFFLINE="1",
         PYTHONPATH=str(Path(__file__).resolve().parents[1]),
     )

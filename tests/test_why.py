@@ -112,6 +112,9 @@ def test_one_call_for_many_lists_equals_one_call_per_list(demo_dataset, mode, k)
     ev = evaluate(demo_dataset, EvalOptions(k=k, match=mode))
     for movie, rows in ev.keywords.groupby("movie"):
         gt = ev.ground_truth[ev.ground_truth["movie"] == movie]
+        # every 3rd review's lists (10 reviews × 3 models against the movie's one GT list): the reasons are per list,
+        # and the reference's call per list (all 540 of the demo, 4 times) took ~15 s of CPU
+        rows = rows[rows["review_id"].isin(rows["review_id"].drop_duplicates().iloc[::3])]
         shuffled = rows.sample(frac=1.0, random_state=0)  # any row order: the answer follows the caller's
         pd.testing.assert_frame_equal(
             why.match_reasons(shuffled, gt, mode, k), _one_list_at_a_time(shuffled, gt, mode, k)
