@@ -46,12 +46,13 @@ lint: $(VENV)/.dev
 	$(BIN)/mypy
 
 # The browser tests mostly wait on a server and chromium: they run in BROWSER_JOBS processes (pytest-xdist), each with
-# its own shared demo server and browser (tests/browser.py); the rest in TEST_JOBS processes (one per core here).
+# its own shared demo server and browser (tests/browser.py); the rest in TEST_JOBS processes (one per core here), each
+# with one OpenBLAS thread: TEST_JOBS processes already fill the cores, and a second BLAS thread each only spins.
 BROWSER_JOBS ?= 2
 TEST_JOBS ?= 2
 
 test: $(VENV)/.dev browser lint
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -m "not browser" -n $(TEST_JOBS)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q -m "not browser" -n $(TEST_JOBS)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -m browser -n $(BROWSER_JOBS)
 
 test-quick: $(VENV)/.dev
