@@ -344,8 +344,8 @@ def test_counts_from_the_parts_equal_the_counts_of_the_rows(demo_dataset, option
 
 
 def test_the_reviews_of_a_prediction_category_need_no_gt_side(demo_dataset):
-    """The explorer's filter by a prediction category reads the prediction side alone (the GT side is made when
-    first read, and then the counts of both sides are the table's)."""
+    """The explorer's filter by a prediction category reads the prediction side alone, and the counts of a GT
+    category are made without the GT side's rows (`gt_category_counts`); both are the table's counts."""
     from kweval.explain.failures import failure_parts, parts_reviews_with, parts_summary, reviews_with
 
     ev = evaluate(demo_dataset, EvalOptions())
@@ -362,7 +362,50 @@ def test_the_reviews_of_a_prediction_category_need_no_gt_side(demo_dataset):
     pd.testing.assert_frame_equal(
         parts_reviews_with(parts, "missed_present", None), reviews_with(table, "missed_present"), check_dtype=False
     )
-    assert made == [1]
+    assert made == []  # the GT rows are laid out only for the table (a review's whole list)
+    assert len(parts.gt.group) == int(parts.counts[:, len(PREDICTION_CATEGORIES) :].sum()) and made == [1]
+
+
+def _gt_counts_both_ways(ds, options):
+    """`gt_category_counts` (speed trick "counts by review") and its reference: bincount of `gt_categories`."""
+    from kweval.explain.failure_gt import gt_categories, gt_category_counts, review_categories
+    from kweval.explain.failure_lists import group_lists
+    from kweval.explain.failure_predictions import CODE, prediction_categories
+
+    ev = evaluate(ds, options)
+    lists = group_lists(ev)
+    pred = prediction_categories(ds, ev, lists)
+    pairs = (pred.category == CODE["hit"]) | (pred.category == CODE["hit_beyond_k"])
+    args = (options.k, pred.group[pairs].astype(np.int64), pred.gt_rank[pairs].astype(np.int64), pred.position[pairs])
+    rows = gt_categories(ds, lists, options.k, options.match, *args[1:])
+    n_cat = len(GT_CATEGORIES)
+    want = np.bincount(rows.group.astype(np.int64) * n_cat + rows.category, minlength=len(lists.groups) * n_cat)
+    got = gt_category_counts(lists, review_categories(ds, lists, options.match), *args)
+    return got, want.reshape(-1, n_cat), args[1]
+
+
+@pytest.mark.parametrize(
+    "options", [EvalOptions(k=1), EvalOptions(k=2, match="exact"), EvalOptions(k=1, match="stem", present=True)]
+)
+def test_gt_counts_by_review_equal_the_counts_of_the_rows(demo_dataset, options):
+    got, want, pair_group = _gt_counts_both_ways(demo_dataset, options)
+    assert len(pair_group) and (want[:, GT_CATEGORIES.index("found_beyond_k")] > 0).any()  # matches beyond k too
+    np.testing.assert_array_equal(got, want)
+
+
+def test_gt_counts_by_review_per_document_with_blank_texts_and_no_gt(tmp_path):
+    """Per-document GT (each document its own list), a blank text and a document without gold phrases."""
+    from tests.helpers import edge_collection
+
+    ds = load_dataset(edge_collection(tmp_path / "edge"))
+    got, want, _ = _gt_counts_both_ways(ds, EvalOptions(k=3, keyphrase=True))
+    np.testing.assert_array_equal(got, want)
+    texts = {("m", "r"): "A heist about a scam.", ("m", "r2"): "   ", ("m", "r3"): "scam"}
+    preds = {("m", "r", "a"): [("heist", 1.0), ("scam", 0.5)], ("m", "r2", "a"): [("x", 1.0)], ("n", "r4", "a"): []}
+    ds = make_dataset({"m": ["fraud", "scam", "heist"]}, preds, texts=texts)
+    got, want, _ = _gt_counts_both_ways(ds, EvalOptions(k=1))
+    np.testing.assert_array_equal(got, want)
+    assert want[:, GT_CATEGORIES.index("missed_no_text")].sum() == 3 and want.sum() == 6
 
 
 @settings(max_examples=60, deadline=None)

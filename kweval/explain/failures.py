@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 
 import numpy as np
 import pandas as pd
@@ -25,7 +25,7 @@ from kweval.beyond.grounding import GRADES
 from kweval.data.dataset import Dataset
 from kweval.evaluation.options import Evaluation
 from kweval.explain.failure_grounding import grades_of
-from kweval.explain.failure_gt import GtCategories, gt_categories
+from kweval.explain.failure_gt import GtCategories, gt_categories, gt_category_counts, review_categories
 from kweval.explain.failure_lists import GroupLists, group_lists
 from kweval.explain.failure_predictions import CODE, PredictionCategories, prediction_categories
 from kweval.metrics.categories import CATEGORY_NAMES, NEAR_MODES, PREDICTION_CATEGORIES, SIDES
@@ -68,6 +68,7 @@ class FailureParts:
     semantic: bool
     notes: list[str]
     grounded: tuple[np.ndarray, list[str]] | None = None  # with grounding: `failure_grounding.grades_of`'s
+    gt_count_side: Callable[[], np.ndarray] | None = None  # the GT side's counts per group without its rows
 
     @cached_property
     def gt(self) -> GtCategories:
@@ -83,7 +84,12 @@ class FailureParts:
 
     @cached_property
     def counts(self) -> np.ndarray:
-        """Per group × category (`CATEGORY_NAMES`), how many rows the table has (computed once)."""
+        """Per group × category (`CATEGORY_NAMES`), how many rows the table has (computed once; the GT side's from
+        `gt_count_side` when given, without laying out its rows: `failure_gt.gt_category_counts`)."""
+        if self.gt_count_side is not None:
+            out = self.pred_counts.copy()
+            out[:, _N_PRED:] += self.gt_count_side()
+            return out
         n_cat, n_groups = len(CATEGORY_NAMES), len(self.lists.groups)
         cells = np.bincount(
             self.gt.group.astype(np.int64) * n_cat + self.gt.category + _N_PRED, minlength=n_groups * n_cat
@@ -103,14 +109,21 @@ def failure_parts(dataset: Dataset, evaluation: Evaluation, vectors=None) -> Fai
     pair_group, pair_rank = pred.group[matched].astype(np.int64), pred.gt_rank[matched].astype(np.int64)
     pair_position = pred.position[matched]
 
+    @cache
+    def before():  # each review's GT categories before its matches: read by both the rows and the counts
+        return review_categories(dataset, lists, options.match)
+
     def gt_side() -> GtCategories:
-        return gt_categories(dataset, lists, options.k, options.match, pair_group, pair_rank, pair_position)
+        return gt_categories(dataset, lists, options.k, options.match, pair_group, pair_rank, pair_position, before())
+
+    def gt_count_side() -> np.ndarray:
+        return gt_category_counts(lists, before(), options.k, pair_group, pair_rank, pair_position)
 
     from kweval.text.stemming import save_shared_stems  # near_lexical's stems: read from disk next time
 
     grounded = grades_of(evaluation, pred.group, pred.position)
     notes = list(pred.notes) + save_shared_stems()
-    return FailureParts(lists, pred, gt_side, evaluation.options.semantic, notes, grounded)
+    return FailureParts(lists, pred, gt_side, evaluation.options.semantic, notes, grounded, gt_count_side)
 
 
 def parts_table(parts: FailureParts) -> pd.DataFrame:
