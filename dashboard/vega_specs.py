@@ -102,7 +102,7 @@ def bars_spec(
         },
     }
     error = {
-        "mark": {"type": "errorbar", "ticks": True, "color": ERROR_BAR_COLOR},
+        "mark": {"type": "errorbar", "ticks": {"size": 8}, "color": ERROR_BAR_COLOR},
         "encoding": {
             "x": x,
             "y": {"field": "low", "type": "quantitative", "title": None},
