@@ -1,37 +1,38 @@
-"""The pages' plotly figures, built once per evaluation and selection and shared (`st.cache_resource`).
+"""The pages' charts, built once per evaluation and selection and shared (`st.cache_resource`).
 
-`st.plotly_chart` copies a figure, so sharing one is safe and a warm rerun (any widget) reuses it.  User
-strings are escaped: plotly renders some HTML in labels.
+The Summary's small multiples and heatmap are Vega-Lite specifications (`dashboard.vega_specs`: Streamlit's Vega
+chunk loads and draws far faster in a new visitor's browser than its plotly chunk, issue 28 item 7); the other pages'
+are plotly figures.  `st.plotly_chart` and `st.vega_lite_chart` copy what they are given, so sharing one is safe and a
+warm rerun (any widget) reuses it.  User strings are escaped in plotly figures (plotly renders some HTML in labels),
+not in Vega specs (Vega draws plain SVG text).
 """
 
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 
 import numpy as np
 import pandas as pd
-import plotly.express as px
 import plotly.graph_objects as go
 import streamlit as st
 
+from dashboard import vega_specs
 from dashboard.escape import esc
 from dashboard.state import Ctx
 from dashboard.style import axis_title, jitter, metric_label, model_colors
 from kweval import stats
 from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
 from kweval.io import charts as report_charts
-from kweval.stats.numbers import decimals_for
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _bars(
     key: tuple, agg: str, scope: str, models: tuple, metrics: tuple, all_models: tuple, _rows: pd.DataFrame, _cis
-) -> list[go.Figure]:
-    """Small multiples (`kweval.io.charts.small_multiples`, the HTML report's charts): one panel and one y-axis from 0
-    per metric, so a recall of 0.004 is not flat beside a precision of 0.4; no axis title to clip and no legend under
-    the toolbar (the models are each panel's x-axis; how values are aggregated is in the page's caption)."""
+) -> list[dict]:
+    """Small multiples (`vega_specs.bars_spec`): one panel and one y-scale from 0 per metric, so a recall of 0.004 is
+    not flat beside a precision of 0.4; no axis title to clip and no legend (the models are each panel's x-axis; how
+    values are aggregated is in the page's caption).  Metrics without a value (undefined) have no panel."""
     shown = [m for m in metrics if m in _rows.columns]
     values = {m: {str(model): float(_rows.loc[model, m]) for model in models if model in _rows.index} for m in shown}
     intervals: dict[str, dict[str, tuple[float, float]]] = {}
@@ -39,39 +40,37 @@ def _bars(
         intervals.setdefault(str(metric), {})[str(model)] = (float(lo), float(hi))
     labels = {m: metric_label(m) for m in shown}
     colors = model_colors(all_models)  # by the dataset's model list: a model keeps its colour on every page
-    figures = []
-    for half in report_charts.halves(values):  # two figures: side by side, or one under the other at 400 px
+    specs = []
+    for half in report_charts.halves(values):  # two charts: side by side, or one under the other at 400 px
         part = {m: values[m] for m in half}
-        spec = report_charts.small_multiples(part, intervals, labels, list(models), columns=PANELS)
-        content = hashlib.blake2b(json.dumps([spec, colors], sort_keys=True, default=str).encode(), digest_size=16)
-        figures.append(_bars_figure(content.hexdigest(), spec, colors))
-    return figures
+        content = hashlib.blake2b(
+            json.dumps([part, intervals, labels, models, colors], sort_keys=True, default=str).encode(), digest_size=16
+        )
+        specs.append(_bars_spec(content.hexdigest(), part, intervals, labels, models, colors))
+    return specs
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _bars_figure(content: str, _spec: dict, _colors: dict) -> go.Figure:
-    """One figure of small multiples from its JSON-ready `_spec`, each bar in its model's colour, cached by what it
-    shows (`content`): a τ change rebuilds only the figure holding the semantic metrics."""
-    fig = go.Figure(_spec)
-    for trace in fig.data:
-        trace.marker.color = [_colors.get(html.unescape(str(m))) for m in trace.x]
-    return fig
+def _bars_spec(content: str, _values: dict, _intervals: dict, _labels: dict, _models: tuple, _colors: dict) -> dict:
+    """One chart of small multiples, cached by what it shows (`content`): a τ change rebuilds only the chart holding
+    the semantic metrics."""
+    return vega_specs.bars_spec(_values, _intervals, _labels, _models, _colors, columns=PANELS)
 
 
 PANELS = report_charts.PANEL_COLUMNS
 
 
-def metric_bars(ctx: Ctx, scope: str, rows: pd.DataFrame, cis: pd.DataFrame) -> list[go.Figure]:
+def metric_bars(ctx: Ctx, scope: str, rows: pd.DataFrame, cis: pd.DataFrame) -> list[dict]:
     """Each selected model's value of every metric in `scope` (`rows`: the summary rows by model) with its CI: the
-    small multiples in two figures (`show_bars`)."""
+    small multiples in two charts (`show_bars`)."""
     sel = ctx.selection
     metrics, all_models = tuple(ctx.evaluation.metric_names), tuple(ctx.dataset.model_names)
     return _bars(ctx.key, sel.agg, scope, tuple(sel.models), metrics, all_models, rows, cis)
 
 
-def protocol_bars(ctx: Ctx, protocol: str, movie: str, rows: pd.DataFrame, cis: pd.DataFrame) -> list[go.Figure]:
+def protocol_bars(ctx: Ctx, protocol: str, movie: str, rows: pd.DataFrame, cis: pd.DataFrame) -> list[dict]:
     """The small multiples of a keyphrase preset's table (`rows`: its rows of collection `movie`, one per model) with
-    each value's CI (`caches.protocol_cis`), in two figures (`show_bars`)."""
+    each value's CI (`caches.protocol_cis`), in two charts (`show_bars`)."""
     sel = ctx.selection
     metrics = tuple(c for c in rows.columns if c not in ("movie", "model", "n_documents"))
     key = (ctx.data_hash, protocol, sel.k)
@@ -79,42 +78,32 @@ def protocol_bars(ctx: Ctx, protocol: str, movie: str, rows: pd.DataFrame, cis: 
     return _bars(key, "macro", movie, tuple(sel.models), metrics, all_models, rows.set_index("model"), cis)
 
 
-def show_bars(figures: list[go.Figure], key: str) -> None:
-    """The small multiples' figures in two columns, which Streamlit stacks on a narrow screen (keys `key`_1, _2)."""
-    for i, (column, fig) in enumerate(zip(st.columns(2), figures), 1):
-        column.plotly_chart(fig, key=f"{key}_{i}", config={"displaylogo": False})
+def show_bars(specs: list[dict], key: str) -> None:
+    """The small multiples' charts in two columns, which Streamlit stacks on a narrow screen (keys `key`_1, _2)."""
+    for i, (column, spec) in enumerate(zip(st.columns(2), specs), 1):
+        column.vega_lite_chart(spec, key=f"{key}_{i}", width="content")
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _heatmap(
-    content: str, agg: str, models: tuple, metric: str, words: Vocabulary, _movies_only: pd.DataFrame
-) -> go.Figure:
-    per_movie = _movies_only.pivot(index="movie", columns="model", values=metric).reindex(
-        index=pd.unique(_movies_only["movie"]), columns=list(models)
-    )
-    heat = px.imshow(
-        per_movie.rename(index=esc, columns=esc),
-        text_auto=f".{decimals_for(per_movie.to_numpy(dtype='float64').ravel().tolist())}f",  # never 0.000 if not 0
-        aspect="auto",
-        color_continuous_scale="Viridis",
-        labels=dict(color=esc(axis_title(metric, agg, words)), x="model", y=esc(words.movie.lower())),
-    )
-    # a colour bar needs room to be read even for one or two movies; the toolbar sits in the top margin, off the cells
-    heat.update_layout(
-        height=max(280, 90 + 40 * len(per_movie)),
-        margin=dict(t=40, b=10),
-        coloraxis_colorbar=dict(title=dict(side="right"), thickness=14, len=1.0, tickformat=".2f"),
-    )
-    return heat
+def _heatmap(content: str, agg: str, models: tuple, metric: str, words: Vocabulary, _movies_only: pd.DataFrame) -> dict:
+    movies = [str(m) for m in pd.unique(_movies_only["movie"])]
+    shown = _movies_only[_movies_only["model"].isin(models)]
+    cells = list(zip(shown["movie"].astype(str), shown["model"].astype(str), shown[metric].astype("float64")))
+    return vega_specs.heatmap_spec(cells, movies, models, axis_title(metric, agg, words), words.movie.lower())
 
 
-def movie_heatmap(ctx: Ctx, metric: str, movies_only: pd.DataFrame) -> go.Figure:
+def movie_heatmap(ctx: Ctx, metric: str, movies_only: pd.DataFrame) -> dict:
     """`metric` per movie × selected model (`movies_only`: the summary rows without ALL), cached by the content it
     shows: a τ change leaves a lexical metric's heatmap as it was."""
     sel = ctx.selection
     shown = pd.util.hash_pandas_object(movies_only[["movie", "model", metric]], index=False).to_numpy()
     content = hashlib.blake2b(shown.tobytes(), digest_size=16).hexdigest()
     return _heatmap(content, sel.agg, tuple(sel.models), metric, ctx.words, movies_only)
+
+
+def show_heatmap(spec: dict, key: str) -> None:
+    """The movie × model heatmap, as wide as the page."""
+    st.vega_lite_chart(spec, key=key, width="stretch")
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

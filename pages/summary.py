@@ -136,8 +136,7 @@ metric = ctx.url_widget(
 )
 movies_only = table[table["movie"] != ALL]
 st.subheader(f"{metric_label(metric)}: {MOVIE} × model")
-heat = charts.movie_heatmap(ctx, metric, movies_only)
-st.plotly_chart(heat, key="heatmap", config={"displaylogo": False})
+charts.show_heatmap(charts.movie_heatmap(ctx, metric, movies_only), "heatmap")
 
 # --- slices --------------------------------------------------------------------------------------
 st.subheader(f"{metric} by {words.review.lower()} rating and length")

@@ -99,6 +99,22 @@ def run(monkeypatch, data, params=None, page=None, env=None, direct: bool = Fals
     return at
 
 
+def vega_charts(at: AppTest) -> list[tuple[dict, pd.DataFrame]]:
+    """(spec, rows) of each Vega-Lite chart on the page, in order (the Summary's small multiples and heatmap):
+    Streamlit sends a spec's inline values as an Arrow table beside it."""
+    from streamlit import dataframe_util
+
+    return [
+        (json.loads(c.proto.spec), dataframe_util.convert_arrow_bytes_to_pandas_df(c.proto.data.data))
+        for c in at.get("vega_lite_chart")
+    ]
+
+
+def bar_charts(at: AppTest) -> list[tuple[dict, pd.DataFrame]]:
+    """`vega_charts` of the small multiples (`dashboard.vega_specs.bars_spec`: one facet panel per metric)."""
+    return [(spec, rows) for spec, rows in vega_charts(at) if "facet" in spec]
+
+
 def texts(at: AppTest) -> str:
     """Everything rendered as Markdown or HTML, joined."""
     parts = []

@@ -13,7 +13,7 @@ How a browser test uses them (the fixtures are in tests/conftest.py):
 - ``browser``: a chromium for the test at 1400 × 1000 (one per session, reset between tests: no emulation, no
   cookies, about:blank); ``chromium(width, height)`` starts one of its own.
 - ``settled(driver, texts, present=...)``: wait until the run is over, the texts are shown and every CSS selector
-  of ``present`` matches (e.g. ``CHART`` for a drawn plotly chart); it returns the page's text.
+  of ``present`` matches (e.g. ``CHART`` for a drawn chart, plotly or Vega-Lite); it returns the page's text.
   ``wait_until(condition, what)`` waits for anything else.
 """
 
@@ -39,7 +39,8 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 SHOTS = ROOT / "artifacts" / "screenshots"
 ERROR = '[data-testid="stException"]'
-CHART = '[data-testid="stPlotlyChart"] .main-svg'  # a plotly chart drawn (its SVG), not only its placeholder
+# a chart drawn (its SVG), not only its placeholder: plotly's (most pages) or Vega-Lite's (the Summary's)
+CHART = '[data-testid="stPlotlyChart"] .main-svg, [data-testid="stVegaLiteChart"] svg.marks'
 PAGE_LINK = '[data-testid="stPageLink-NavLink"]'
 # Generous: on a shared machine with both cores busy (load 10-25 seen) a fresh server's first evaluation, or the
 # int8 export of the embedding model, takes ten times an idle one's; a deadline costs time only when a test fails.

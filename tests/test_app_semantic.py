@@ -6,7 +6,6 @@ Sidebar toggles and τ in the URL, explorer views, no model load when warm.
 from __future__ import annotations
 
 import io
-import json
 
 import numpy as np
 import pandas as pd
@@ -19,7 +18,7 @@ from kweval import stats
 from kweval.evaluation.aggregate import aggregate
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.stats.families import family_keys
-from tests.apptest import run, table, texts, xss_files
+from tests.apptest import bar_charts, run, table, texts, xss_files
 
 SEM = {"sem": "1", "tau": "0.75", "sas": "1"}
 NAME = "kweval_summary_demo_k5_approx_macro_sem0.75-auto_sas_star_tide_kweval"  # every setting (issue 23)
@@ -77,15 +76,6 @@ def _downloads(monkeypatch) -> dict:
 
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
     return files
-
-
-def _plotly_array(value) -> np.ndarray:
-    """A trace array of a plotly figure's JSON (plain list, or base64 'bdata' typed array)."""
-    import base64
-
-    if isinstance(value, dict):
-        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).astype("float64")
-    return np.asarray(value, dtype="float64")
 
 
 @pytest.mark.slow  # real embeddings / several processes: tens of seconds
@@ -182,13 +172,10 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
 
     # Summary bars: bootstrap CIs of sas_* skip that NaN review (as the mean does), so keybert_vader's are finite
     at = run(monkeypatch, None, {"movie": "night_heist", **SEM})
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")[:2]]  # small multiples: two figures
-    panels = {note["text"]: trace for s in specs for note, trace in zip(s["layout"]["annotations"], s["data"])}
+    bars = pd.concat([rows for _spec, rows in bar_charts(at)]).set_index(["metric", "model"])  # small multiples
     ci = stats.bootstrap_summary_ci(sc[sc["model"] == "keybert_vader"], sem_core.metric_names).set_index("metric")
     for m in ("sem_f1", "sas_keywords", "sas_text"):
-        trace = panels[f"<b>{metric_label(m)}</b>"]
-        i = list(trace["x"]).index("keybert_vader")
-        upper = _plotly_array(trace["y"])[i] + _plotly_array(trace["error_y"]["array"])[i]
+        upper = bars.loc[(metric_label(m), "keybert_vader"), "high"]
         assert np.isfinite(ci.loc[m, "ci_high"]) and upper == pytest.approx(ci.loc[m, "ci_high"]), m
 
 

@@ -1,6 +1,6 @@
 """In headless Debian chromium (issue 28, item 8): no text of a chart over another panel's text or bars, and no
-legend over an axis title, at 400 px (a phone) and at 1,400 px: the Summary's small multiples (the demo, and a
-keyphrase collection's ~25 panels) and the Failures page's bars."""
+legend over an axis title, at 400 px (a phone) and at 1,400 px: the Summary's small multiples and heatmap (Vega-Lite;
+the demo, and a keyphrase collection's ~25 panels) and the Failures page's bars (plotly)."""
 
 from __future__ import annotations
 
@@ -35,6 +35,25 @@ for (const [c, plot] of [...document.querySelectorAll('.js-plotly-plot')].entrie
       bad.push(`chart ${c}: "${a.text}" (${a.part}) over "${b.text}" (${b.part})`);
   }
 }
+// Vega-Lite (the Summary's small multiples and heatmap): each facet panel is a "cell" group holding its axes and title
+for (const [c, svg] of [...document.querySelectorAll('[data-testid="stVegaLiteChart"] svg.marks')].entries()) {
+  const cells = [...svg.querySelectorAll('g.role-scope.cell')];
+  const part = (e) => e.closest('.role-title') ? 'title ' + Math.random() : e.closest('.role-legend') ? 'legend'
+    : e.closest('.role-axis-title') ? 'axis title ' + Math.random()
+    : e.closest('g.role-scope.cell') ? 'panel ' + cells.indexOf(e.closest('g.role-scope.cell')) : 'none';
+  const items = [];
+  for (const e of svg.querySelectorAll('text, g.mark-rect.role-mark path')) {
+    const r = e.getBoundingClientRect();
+    const text = (e.textContent || 'bar').slice(0, 30);
+    if (r.width && r.height) items.push({r, part: part(e), text, bar: e.tagName === 'path'});
+  }
+  for (let i = 0; i < items.length; i++) for (let j = i + 1; j < items.length; j++) {
+    const a = items[i], b = items[j];
+    if (a.part === b.part || (a.bar && b.bar)) continue;
+    if (a.r.left < b.r.right - 1 && b.r.left < a.r.right - 1 && a.r.top < b.r.bottom - 1 && b.r.top < a.r.bottom - 1)
+      bad.push(`vega chart ${c}: "${a.text}" (${a.part}) over "${b.text}" (${b.part})`);
+  }
+}
 return bad;"""
 
 
@@ -46,10 +65,23 @@ def _check(driver, url: str, page: str, texts: list[str], width: int) -> None:
     driver.get(f"{url}/{page}?movie=ALL")
     text = _settled(driver, texts)
     assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
-    # plotly draws after the script run ends: wait for its bars, not for a fixed time
-    wait_until(lambda: driver.find_elements(By.CSS_SELECTOR, ".js-plotly-plot .point path"), "no chart drawn")
+    # charts are drawn after the script run ends: wait until every one is (its bars), not for a fixed time
+    drawn = ".js-plotly-plot .point path, [data-testid='stVegaLiteChart'] svg.marks g.role-mark path"
+    charts = "[data-testid='stPlotlyChart'], [data-testid='stVegaLiteChart']"
+    wait_until(
+        lambda: _drawn(driver, drawn) >= len(driver.find_elements(By.CSS_SELECTOR, charts)) > 0, "no chart drawn"
+    )
     bad = driver.execute_script(OVERLAPS)
     assert bad == [], f"{page} at {width} px:\n" + "\n".join(bad[:20])
+
+
+def _drawn(driver, marks: str) -> int:
+    """How many charts on the page have marks drawn (`marks`: a selector of their bars or cells)."""
+    return driver.execute_script(
+        "return [...document.querySelectorAll(\"[data-testid='stPlotlyChart'], [data-testid='stVegaLiteChart']\")]"
+        ".filter(c => c.querySelector(arguments[0])).length;",
+        marks,
+    )
 
 
 def test_charts_overlap_nothing_at_400_and_1400_px(tmp_path):

@@ -201,20 +201,27 @@ def test_compare_rerun_reuses_its_scatter_and_links(monkeypatch):
 
 
 def test_summary_rerun_reuses_its_figures(monkeypatch):
-    """A warm rerun of the Summary draws the same bars and heatmap without building them again; another metric redraws
-    the heatmap."""
-    import plotly.express as px
+    """A warm rerun of the Summary draws the same bars and heatmap (Vega-Lite specs) without building them again;
+    another metric redraws the heatmap only."""
+    from dashboard import vega_specs
 
-    built = _count_calls(monkeypatch, px, "imshow")
+    heatmaps = _count_calls(monkeypatch, vega_specs, "heatmap_spec")
+    bars = _count_calls(monkeypatch, vega_specs, "bars_spec")
+
+    def shown(at) -> list[tuple[str, bytes]]:
+        return [(chart.proto.spec, chart.proto.data.data) for chart in at.get("vega_lite_chart")]
+
     at = run(monkeypatch, None)
-    specs = [chart.proto.spec for chart in at.get("plotly_chart")]
-    assert len(built) == 1 and len(specs) == 3  # the small multiples' two figures, the heatmap
+    specs = shown(at)
+    assert len(heatmaps) == 1 and len(bars) == 2 and len(specs) == 3  # the small multiples' two charts, the heatmap
+    assert not at.get("plotly_chart")  # no plotly on the Summary: a new visitor's browser never loads its chunk
     at.run()
-    assert len(built) == 1 and [chart.proto.spec for chart in at.get("plotly_chart")] == specs
+    assert len(heatmaps) == 1 and len(bars) == 2 and shown(at) == specs
     metric = at.selectbox(key="qp_metric")
     metric.set_value(next(m for m in metric.options if m != metric.value)).run()
-    after = [chart.proto.spec for chart in at.get("plotly_chart")]
-    assert not at.exception and len(built) == 2 and after[:2] == specs[:2] and after[2] != specs[2]
+    after = shown(at)
+    assert not at.exception and len(heatmaps) == 2 and len(bars) == 2 and after[:2] == specs[:2]
+    assert after[2] != specs[2]
 
 
 def test_scatter_points_carry_their_review_and_escaped_hover():

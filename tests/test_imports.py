@@ -43,6 +43,7 @@ STREAMLIT_FREE = (
     "history_chart",
     "gap_view",
     "grounding_html",
+    "vega_specs",
 )
 # The parts of kweval from the bottom up; a part imports only its own modules and lower layers' parts.
 LAYERS = [

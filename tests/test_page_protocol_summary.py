@@ -9,11 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dashboard.style import metric_label
 from kweval.data import load_dataset
 from kweval.data.vocabulary import DOCUMENT_WORDS
 from kweval.io.report_protocol import protocol_headline, protocol_intervals
 from kweval.keyphrase.dataset_protocol import protocol_scores
-from tests.apptest import run, texts
+from tests.apptest import bar_charts, run, texts
 from tests.test_page_headline import _collection, _headline_lines
 
 
@@ -52,32 +53,22 @@ def test_preset_view_has_the_headline_and_charts_of_the_cli_numbers(monkeypatch,
             assert row["margin"] == pytest.approx(cli[best][metric] - cli[runner][metric], abs=1e-12)
             assert cli[best][metric] >= cli[runner][metric]
     # the small multiples: one panel per metric of the table, each bar the CLI's number, inside its interval
-    figures = [json.loads(c.proto.spec) for c in at.get("plotly_chart") if "protocol_bars" in str(c.proto.id)]
-    assert len(figures) == 2  # the small multiples in two figures (side by side, stacked at 400 px)
+    figures = bar_charts(at)
+    assert len(figures) == 2  # the small multiples in two charts (side by side, stacked at 400 px)
     metrics = [c for c in cli["first"] if c not in ("movie", "model", "n_documents")]
-    bars = [t for figure in figures for t in figure["data"] if t["type"] == "bar"]
-    assert len(bars) == len(metrics)  # the panels in the table's order
+    bars = pd.concat([rows for _spec, rows in figures], ignore_index=True)
+    panels = [label for spec, _rows in figures for label in spec["facet"]["sort"]]
+    assert panels == list(dict.fromkeys(bars["metric"])) == [metric_label(m) for m in metrics]  # in the table's order
     cis = protocol_intervals(scores, protocol, metrics).set_index(["model", "metric"])
-    for trace, metric in zip(bars, metrics):
-        for model, value, (minus, plus) in zip(trace["x"], _values(trace["y"]), _error_bars(trace)):
-            assert value == pytest.approx(cli[model][metric], abs=1e-12), (metric, model)
-            low, high = cis.loc[(model, metric), ["ci_low", "ci_high"]]  # the error bars: the preset's intervals
-            assert (minus, plus) == pytest.approx((max(0.0, value - low), max(0.0, high - value)), abs=1e-12), metric
+    by_label = {metric_label(m): m for m in metrics}
+    for label, model, value, low, high in bars[["metric", "model", "value", "low", "high"]].itertuples(index=False):
+        metric = by_label[label]
+        assert value == pytest.approx(cli[model][metric], abs=1e-12), (metric, model)
+        ci_low, ci_high = cis.loc[(model, metric), ["ci_low", "ci_high"]]  # the error bars: the preset's intervals
+        want = (value if np.isnan(ci_low) else ci_low, value if np.isnan(ci_high) else ci_high)
+        assert (low, high) == pytest.approx(want, abs=1e-12), metric
+    assert len(bars) == 2 * len(metrics)  # both models in every panel
     assert f"Per metric, with bootstrap 95% CIs — Edge, {protocol} preset" in shown
-
-
-def _error_bars(trace: dict) -> list[tuple[float, float]]:
-    error = trace["error_y"]
-    return list(zip(_values(error["arrayminus"]), _values(error["array"])))
-
-
-def _values(y) -> list[float]:
-    """A trace's y values (plotly may send them as a typed array)."""
-    if isinstance(y, dict) and "bdata" in y:
-        import base64
-
-        return np.frombuffer(base64.b64decode(y["bdata"]), dtype=y.get("dtype", "f8")).tolist()
-    return list(y)
 
 
 def test_kpeval_f1_interval_is_about_the_f1_of_means(tmp_path):

@@ -5,16 +5,15 @@ Its numbers equal the core's aggregate, every number explained, the best marked,
 
 from __future__ import annotations
 
-import json
 import re
 
 import pandas as pd
 import pytest
 
-from dashboard.style import best_styles
+from dashboard.style import axis_title, best_styles, metric_label
 from kweval.evaluation.aggregate import aggregate
 from kweval.evaluation.pipeline import EvalOptions, evaluate
-from tests.apptest import DATA, DATASETS, _column_help, run, table, texts
+from tests.apptest import DATA, DATASETS, _column_help, bar_charts, run, table, texts, vega_charts
 
 
 @pytest.mark.parametrize("data", DATA)
@@ -68,17 +67,34 @@ def test_summary_and_compare_explain_every_number_and_mark_the_best_on_screen(mo
         if "font-weight: 700" in expected.iat[r, c]
     }
     assert bold and bold == want
-    halves = [json.loads(c.proto.spec)["layout"] for c in at.get("plotly_chart")[:2]]  # two figures (issue 28)
-    # small multiples (issue 23): one y-axis per metric, none with a title to clip, no legend under the toolbar; how
-    # the values are aggregated is said in the caption below
-    yaxes = [(bars, key) for bars in halves for key in bars if key.startswith("yaxis")]
-    assert len(yaxes) >= 10 and all(bars[y]["rangemode"] == "tozero" for bars, y in yaxes)
-    assert not any("title" in bars[y] for bars, y in yaxes) and not any(bars["showlegend"] for bars in halves)
+    halves = bar_charts(at)  # two Vega-Lite charts (issue 28: side by side, stacked at 400 px)
+    # small multiples (issue 23): one y-scale from 0 per metric, none with a title to clip, no legend; how the values
+    # are aggregated is said in the caption below
+    assert len(halves) == 2
+    for spec, _rows in halves:
+        assert spec["resolve"]["scale"]["y"] == "independent"
+        layers = spec["spec"]["layer"]
+        assert layers[0]["mark"]["type"] == "bar" and layers[0]["encoding"]["y"]["scale"]["zero"] is True
+        assert all(
+            layer["encoding"]["y"]["title"] is None and layer["encoding"]["x"]["title"] is None for layer in layers
+        )
+        assert layers[0]["encoding"]["color"]["legend"] is None
+    rows = pd.concat([rows for _spec, rows in halves], ignore_index=True)
+    assert rows["metric"].nunique() >= 10 and (rows["value"] >= 0).all()
+    # every bar is the table's value, its error bar the interval (micro: the ALL row of each model)
+    every = summary.value.set_index(["movie", "model"])
+    for metric, model, value in rows[["metric", "model", "value"]].itertuples(index=False):
+        column = next(c for c in every.columns if metric_label(c) == metric)
+        assert value == pytest.approx(float(every.loc[("ALL", model), column]), abs=1e-12), (metric, model)
+    assert ((rows["low"] <= rows["value"] + 1e-12) & (rows["value"] <= rows["high"] + 1e-12)).all()
     assert "micro: ratios of counts summed over reviews" in texts(at)
-    heat = json.loads(at.get("plotly_chart")[2].proto.spec)["layout"]
+    heat, cells = vega_charts(at)[2]
+    assert heat["layer"][0]["encoding"]["color"]["title"] == axis_title("ndcg@5", "micro")  # the colour bar's title
     assert (
-        heat["margin"]["t"] >= 40 and heat["height"] >= 280
-    )  # the toolbar sits in the top margin, off the cells; room for the bar
+        heat["encoding"]["y"]["title"] == "movie"
+        and heat["layer"][0]["encoding"]["color"]["scale"]["scheme"] == "viridis"
+    )
+    assert cells["text"].str.fullmatch(r"\d\.\d{3,}").all()  # each cell's value written in it
 
     at.switch_page("pages/compare.py").run()
     compare = next(df for df in at.dataframe if "p_ttest_holm" in df.value.columns)
