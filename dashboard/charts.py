@@ -42,11 +42,13 @@ def _bars(
     colors = model_colors(all_models)  # by the dataset's model list: a model keeps its colour on every page
     specs = []
     for half in report_charts.halves(values):  # two charts: side by side, or one under the other at 400 px
-        part = {m: values[m] for m in half}
+        # only this half's values, intervals and labels: a τ change leaves the other half's content, so its chart
+        part, cis = {m: values[m] for m in half}, {m: intervals[m] for m in half if m in intervals}
+        names = {m: labels[m] for m in half}
         content = hashlib.blake2b(
-            json.dumps([part, intervals, labels, models, colors], sort_keys=True, default=str).encode(), digest_size=16
+            json.dumps([part, cis, names, models, colors], sort_keys=True, default=str).encode(), digest_size=16
         )
-        specs.append(_bars_spec(content.hexdigest(), part, intervals, labels, models, colors))
+        specs.append(_bars_spec(content.hexdigest(), part, cis, names, models, colors))
     return specs
 
 

@@ -203,9 +203,17 @@ def test_threshold_slider_and_toggles(monkeypatch, cores, sem_cache, sem_core):
     assert (
         shown["sem_precision"] >= aggregate(sem_core, "micro")["sem_precision"] - 1e-12
     ).all()  # a lower τ matches more
+    from dashboard import vega_specs
+
+    halves = []  # the small multiples' charts built again: only the half holding the semantic metrics
+    real_bars = vega_specs.bars_spec
+    monkeypatch.setattr(
+        vega_specs, "bars_spec", lambda values, *a, **kw: halves.append(set(values)) or real_bars(values, *a, **kw)
+    )
     for tau in (0.61, 0.62, 0.63, 0.64, 0.65, 0.66, 0.67, 0.68, 0.69, 0.6):  # more τ than evaluations held, and back
         at.sidebar.slider(key="sel_tau").set_value(tau).run()
     assert not at.exception and evaluations == []  # an evicted τ is re-thresholded again, never evaluated
+    assert halves and all("sem_f1" in half for half in halves)
     pd.testing.assert_frame_equal(table(at, "summary_table").reset_index(drop=True), shown)
     at.sidebar.toggle(key="sel_sem").set_value(False).run()
     assert at.query_params["sem"] == "0" and "sem_precision" not in table(at, "summary_table")
