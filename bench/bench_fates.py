@@ -29,6 +29,8 @@ DEFAULT_DATA = Path(os.environ.get("KWEVAL_SHARED") or REPO.parent / "shared") /
 EXTRACTORS = ("yake", "firstphrases")
 PRESETS = ("pke", "kpeval", "meng")
 
+from timing import best_of  # noqa: E402  (bench/timing.py, beside this script)
+
 
 def predictions(data: Path, folder: Path) -> dict[str, str]:
     """{extractor: JSONL path} in `folder`, made with `kweval extract` where missing."""
@@ -41,16 +43,6 @@ def predictions(data: Path, folder: Path) -> dict[str, str]:
             raise SystemExit(f"kweval extract {data} --extractor {extractor} failed")
         files[extractor] = str(path)
     return files
-
-
-def cpu(call, repeat: int):
-    """(the least CPU seconds of `repeat` runs of `call()`, its value)."""
-    best, value = float("inf"), None
-    for _ in range(repeat):
-        start = time.process_time()
-        value = call()
-        best = min(best, time.process_time() - start)
-    return best, value
 
 
 def bench(data: Path, files: dict[str, str], k: int, repeat: int) -> None:
@@ -66,8 +58,8 @@ def bench(data: Path, files: dict[str, str], k: int, repeat: int) -> None:
         fates.preset_failure_table(dataset, preset, k)  # warm-up: stems and phrase readings cached
         load = os.getloadavg()[0]
         table = functools.partial(fates.preset_failure_table, dataset, preset, k)
-        ref_s, ref = cpu(functools.partial(table, reading=fates.REFERENCE), repeat)
-        fast_s, fast = cpu(table, repeat)
+        ref_s, ref = best_of(functools.partial(table, reading=fates.REFERENCE), repeat, time.process_time)
+        fast_s, fast = best_of(table, repeat, time.process_time)
         same = ref.equals(fast)
         if not same:
             pd.testing.assert_frame_equal(fast, ref)

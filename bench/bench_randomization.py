@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
@@ -21,19 +20,11 @@ from scipy import stats as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from timing import best_of  # noqa: E402  (bench/timing.py, beside this script)
+
 from kweval import stats  # noqa: E402
 
 TARGET = 2.0  # scipy replaces ours if it is within this factor
-
-
-def timed(fn, repeat: int = 1) -> tuple[float, object]:
-    """(best wall time of `repeat` runs, the last result)."""
-    best, out = float("inf"), None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        out = fn()
-        best = min(best, time.perf_counter() - start)
-    return best, out
 
 
 def main() -> None:
@@ -46,7 +37,7 @@ def main() -> None:
     a = rng.random((args.reviews, args.metrics))
     b = a + rng.normal(0.01, 0.2, a.shape)
 
-    ours_s, p_ours = timed(lambda: stats.paired_randomization_test(a, b, args.perm), repeat=3)
+    ours_s, p_ours = best_of(lambda: stats.paired_randomization_test(a, b, args.perm), repeat=3)
 
     def scipy_test(batch: int | None):
         return sp.permutation_test(
@@ -62,7 +53,7 @@ def main() -> None:
 
     rows = [("kweval.stats.paired.paired_randomization_test", ours_s, 0.0)]
     for batch in (None, 100):
-        took, p = timed(lambda batch=batch: scipy_test(batch))
+        took, p = best_of(lambda batch=batch: scipy_test(batch))
         rows.append(
             (
                 f"scipy.stats.permutation_test (vectorized, batch={batch})",
