@@ -21,6 +21,7 @@ not what is measured.  `--busy N` starts N busy-loop processes beside (issue 28:
 load average is printed before and after.
 
 Usage: python bench/bench_browser.py [--data PATH] [--busy 2] [--repeat 3] [--cache DIR] [--one-server]
+       [--skip-first-views] [--only sessions|new-k|page-turn] [--demo]
 """
 
 from __future__ import annotations
@@ -180,6 +181,11 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, help="the servers' kweval cache (default: the user's)")
     parser.add_argument("--one-server", action="store_true", help="every first view on one warm server")
     parser.add_argument("--skip-first-views", action="store_true", help="only the issue-28 measures")
+    parser.add_argument(
+        "--only",
+        choices=["sessions", "new-k", "page-turn"],
+        help="of the issue-28 measures, only this one (implies --skip-first-views)",
+    )
     args = parser.parse_args()
     if not args.data.exists():
         print(f"bench_browser: {args.data}: not found (the DNLP data is ../shared/data/dnlp/Dataset)")
@@ -192,15 +198,16 @@ def main() -> int:
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp, busy(args.busy):
         root = Path(tmp)
-        views = {} if args.skip_first_views else first_views(root, args.data, args.cache, args.one_server)
+        views = {} if args.skip_first_views or args.only else first_views(root, args.data, args.cache, args.one_server)
         sessions: dict[str, list[float]] = {}
         warm: dict[str, list[float]] = {}  # the same in a browser that has the app's scripts (plotly.js) already
         with warm_server(root / "sessions", args.data, args.cache) as (url, cold):
-            sessions[args.data.name], warm[args.data.name] = new_sessions(url, args.repeat)
+            if args.only in (None, "sessions"):
+                sessions[args.data.name], warm[args.data.name] = new_sessions(url, args.repeat)
             with chromium() as driver:
-                ks = new_k(driver, url, [7 + i for i in range(args.repeat)])
-                turns = page_turns(driver, url, args.repeat)
-        if args.demo:
+                ks = new_k(driver, url, [7 + i for i in range(args.repeat)]) if args.only in (None, "new-k") else []
+                turns = page_turns(driver, url, args.repeat) if args.only in (None, "page-turn") else []
+        if args.demo and args.only in (None, "sessions"):
             with warm_server(root / "demo", None, args.cache) as (url, _):
                 sessions["demo"], warm["demo"] = new_sessions(url, args.repeat)
         load_after = os.getloadavg()
@@ -223,6 +230,8 @@ def main() -> int:
         t = statistics.median(times)
         print(f"| for information: the same, {data}, in a browser with the app's scripts cached | {t:.2f} | | | |")
     for name, times in (("Compare at a new k", ks), ("explorer page turn, semantic + sentiment", turns)):
+        if not times:
+            continue
         t = statistics.median(times)
         print(f"| {name} (median of {len(times)}) | {t:.2f} | <= {TARGETS[name]:g} | {_verdict(t, TARGETS[name])} |")
     for name, (_first, again) in views.items():
