@@ -23,7 +23,10 @@ Summary with semantic on, the explorer filtered by a category and by a slice) op
 server of its own that has only drawn a first Summary (a fresh process each: no page warmed by another), target
 <= 3 s; the CPU time of the step is printed beside the wall time (the figure to trust on a busy machine).
 
-Usage: python bench/bench_app.py [--data PATH] [--movie ALL] [--repeat 3] [--no-semantic] [--first-views]
+`--tau-step` measures only the Summary's τ step with semantic on (issue 29): the median step and the median plain
+rerun of the same session, wall and CPU, and their ratio (target <= 2x).
+
+Usage: python bench/bench_app.py [--data PATH] [--movie ALL] [--repeat 3] [--no-semantic] [--first-views] [--tau-step]
 """
 
 from __future__ import annotations
@@ -255,6 +258,27 @@ def print_first_views(data: Path, views: dict[str, Timing], load: tuple[float, f
         print(f"| {name} | {t.wall:.2f} s | {t.cpu:.2f} s | <= {FIRST_VIEW_TARGET_S:g} s | {verdict} |")
 
 
+def print_tau_step(data: Path, movie: str, repeat: int) -> int:
+    """`--tau-step`: the Summary's τ step (semantic on) against its plain rerun, medians, wall and CPU."""
+    os.environ["KWEVAL_DATA"] = str(data)
+    load_before = os.getloadavg()[0]
+    first, steps, loads, plain = tau_changes({"movie": movie}, repeat, "pages/summary.py")
+    step, base = _median(steps), _median(plain)
+    print(
+        f"Command: `python bench/bench_app.py {' '.join(sys.argv[1:])}` — data {data}, sidebar movie={movie}, "
+        f"Summary with semantic on, {len(steps)} τ steps of +0.01 each after a plain rerun of the same session; load "
+        f"average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores.\n"
+    )
+    print("| measure | wall | CPU |\n| --- | ---: | ---: |")
+    print(f"| τ step (median) | {step.wall:.3f} s | {step.cpu:.3f} s |")
+    print(f"| plain rerun (median) | {base.wall:.3f} s | {base.cpu:.3f} s |")
+    verdict = "met" if step.wall / base.wall <= 2 else "**not met**"
+    print(f"| ratio (target <= 2×) | {step.wall / base.wall:.1f}× {verdict} | {step.cpu / base.cpu:.1f}× |")
+    print(f"\nSemantic on, first run: {first.wall:.2f} s wall; model loads during the τ steps: {loads}.")
+    print("All τ steps, CPU s: " + str([round(t.cpu, 3) for t in steps]))
+    return 0
+
+
 def _verdict(name: str, timing: Timing) -> str:
     target = TARGETS_S[name]
     return (
@@ -272,6 +296,7 @@ def main() -> int:
         "--no-semantic", dest="semantic", action="store_false", help="skip the τ change (semantic matching)"
     )
     parser.add_argument("--first-views", action="store_true", help="issue 29's first views, a server each")
+    parser.add_argument("--tau-step", action="store_true", help="only the Summary's τ step against its plain rerun")
     parser.add_argument("--cold-only", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--first-view", choices=list(FIRST_VIEWS), help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -288,6 +313,8 @@ def main() -> int:
         )
         return 2
 
+    if args.tau_step:
+        return print_tau_step(args.data, args.movie, args.repeat)
     if args.first_views:
         load_before = os.getloadavg()[0]
         views = first_views(args.data)

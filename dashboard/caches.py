@@ -74,14 +74,17 @@ def _sliced(content: tuple, how: str, by: str, metric: str, _evaluation, _review
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _metric_content(key: tuple, how: str, metric: str, _scores: pd.DataFrame) -> tuple[str, str, str]:
+def _metric_content(key: tuple, rows_key: tuple, how: str, metric: str, _scores: pd.DataFrame) -> tuple[str, str, str]:
     """What a view of one metric over every evaluated row reads, as digests: the data, which rows (`row_identity`)
     and the metric's values (`ci_digest`), so a τ change leaves a lexical metric's view as it was."""
-    return key[0], _row_identity(key, _scores), ci_digest(_scores, [metric], how)
+    return key[0], _row_identity(rows_key, _scores), ci_digest(_scores, [metric], how)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
-def _row_identity(key: tuple, _scores: pd.DataFrame) -> str:
+def _row_identity(rows_key: tuple, _scores: pd.DataFrame) -> str:
+    """`row_identity` of `_scores`, cached by `rows_key`, what decides those rows: the evaluation's τ-free key
+    (`Ctx.tau_free_key`: a τ change keeps every row) and, for a subset, its scope and models.  A τ step then
+    digests no row again (the rows' strings were hashed at each step, twice on the Summary)."""
     return row_identity(_scores)
 
 
@@ -89,7 +92,7 @@ def sliced(ctx: Ctx, by: str, metric: str) -> pd.DataFrame | None:
     """`metric` per slice of the reviews by `by` ("rating" or "length") and model, with n_reviews; None when the
     data has no such field.  Cached by the content of what it reads (`_metric_content`)."""
     how, scores = ctx.selection.agg, ctx.evaluation.scores
-    content = _metric_content(ctx.key, how, metric, scores)
+    content = _metric_content(ctx.key, ctx.tau_free_key, how, metric, scores)
     return _sliced(content, how, by, metric, ctx.evaluation, ctx.dataset.reviews)
 
 
@@ -154,11 +157,12 @@ def _headline(
 
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _headline_content(
-    key: tuple, how: str, scope: str, models: tuple, metrics: tuple, _scores: pd.DataFrame
+    key: tuple, rows_key: tuple, how: str, scope: str, models: tuple, metrics: tuple, _scores: pd.DataFrame
 ) -> tuple[str, str, str]:
-    """What the headline reads, as digests: which rows (`row_identity`) and the values of the metrics it compares
-    (`ci_digest`), so a τ change without semantic metrics' new values reuses it.  Computed once per evaluation."""
-    return key[0], row_identity(_scores), ci_digest(_scores, list(metrics), how)
+    """What the headline reads, as digests: which rows (`row_identity`, cached by `rows_key`: `_row_identity`) and
+    the values of the metrics it compares (`ci_digest`), so a τ change without semantic metrics' new values reuses
+    it.  Computed once per evaluation."""
+    return key[0], _row_identity(rows_key, _scores), ci_digest(_scores, list(metrics), how)
 
 
 def summary_headline(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame:
@@ -169,7 +173,7 @@ def summary_headline(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame
     compared = tuple(m for m in compare_metrics(ctx) if m in scores.columns)
     keys = tuple(key_metrics(list(compared), sel.k))
     models = tuple(sel.models)
-    content = _headline_content(ctx.key, sel.agg, scope, models, compared, scores)
+    content = _headline_content(ctx.key, (*ctx.tau_free_key, scope, models), sel.agg, scope, models, compared, scores)
     return _headline(content, sel.agg, scope, models, keys, compared, scores, ctx.words)
 
 

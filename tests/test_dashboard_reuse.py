@@ -259,9 +259,32 @@ def test_headline_is_keyed_by_what_it_reads(demo_dataset):
     scores = ev.scores
     keys = tuple(key_metrics([m for m in ev.metric_names if m in scores.columns], 5))
     more = scores.assign(sas_text=0.5, sas_keywords=0.25)  # what sentiment on adds
-    first = caches._headline_content(("h", "opts"), "macro", "ALL", ("a",), keys, scores)
-    assert caches._headline_content(("h", "opts+sas"), "macro", "ALL", ("a",), keys, more) == first
+    rows = ("h", "rows of test_headline_is_keyed_by_what_it_reads")
+    first = caches._headline_content(("h", "opts"), rows, "macro", "ALL", ("a",), keys, scores)
+    assert caches._headline_content(("h", "opts+sas"), rows, "macro", "ALL", ("a",), keys, more) == first
     changed = scores.copy()
     changed.loc[changed.index[0], keys[0]] = 1.0 - float(changed[keys[0]].iloc[0])
-    assert caches._headline_content(("h", "other"), "macro", "ALL", ("a",), keys, changed) != first
+    assert caches._headline_content(("h", "other"), rows, "macro", "ALL", ("a",), keys, changed) != first
     pd.testing.assert_frame_equal(headline(more, list(keys)), headline(scores, list(keys)))
+
+
+def test_a_tau_step_digests_no_row_again(monkeypatch, demo_dataset):
+    """Speed (issue 29): the rows' digest of the headline's and a metric view's cache keys is cached by what decides
+    the rows (the τ-free key, scope, models), so the keys of a τ step (a new evaluation key, the same rows) hash no
+    row string again; other rows (another scope) are digested.  Reference: `row_identity` itself."""
+    from dashboard import caches, state
+
+    ev = evaluate(demo_dataset, EvalOptions())
+    scores = ev.scores
+    calls = []
+    monkeypatch.setattr(caches, "row_identity", lambda frame: calls.append(len(frame)) or state.row_identity(frame))
+    rows = ("h", "τ-free options of test_a_tau_step_digests_no_row_again", "ALL", ("a",))
+    metrics = ("f1",)
+    at_75 = caches._headline_content(("h", "τ=0.75"), rows, "macro", "ALL", ("a",), metrics, scores)
+    at_76 = caches._headline_content(("h", "τ=0.76"), rows, "macro", "ALL", ("a",), metrics, scores)
+    assert calls == [len(scores)] and at_75 == at_76 and at_75[1] == state.row_identity(scores)
+    caches._metric_content(("h", "τ=0.77"), rows, "macro", "f1", scores)
+    assert calls == [len(scores)]
+    movie = scores[scores["movie"] == scores["movie"].iloc[0]]
+    other = caches._headline_content(("h", "τ=0.76"), (*rows[:2], "m", ("a",)), "macro", "m", ("a",), metrics, movie)
+    assert calls == [len(scores), len(movie)] and other[1] == state.row_identity(movie) != at_75[1]

@@ -437,10 +437,14 @@ def test_pairs_together_equal_each_pair_alone():
         paired._COLUMNS.clear()
         alone[(a, b)] = stats.compare_models(scores, a, b, names, n_boot=300, n_perm=999)
     paired._COLUMNS.clear()
-    paired.remember_pairs(scores, pairs, n_boot=300, n_perm=999)
+    aligned = paired.remember_pairs(scores, pairs, n_boot=300, n_perm=999)
     assert len(paired._COLUMNS) == 2 + 2 + 1  # the complete metrics of every pair, computed together
     for (a, b), names in pairs.items():
         together = stats.compare_models(scores, a, b, names, n_boot=300, n_perm=999)
         pd.testing.assert_frame_equal(together, alone[(a, b)], rtol=1e-12)
         assert together["p_randomization"].tolist() == alone[(a, b)]["p_randomization"].tolist()
+        # the aligned frames it returns are `paired_scores`' own, and comparing on them changes no number
+        pd.testing.assert_frame_equal(aligned[(a, b)], paired.paired_scores(scores, a, b, names), check_exact=True)
+        handed = stats.compare_models(scores, a, b, names, aligned[(a, b)], n_boot=300, n_perm=999)
+        pd.testing.assert_frame_equal(handed, together, check_exact=True)
     paired._COLUMNS.clear()

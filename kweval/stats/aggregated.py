@@ -162,16 +162,18 @@ def compare_aggregated(
     confidence: float = CONFIDENCE,
     seed: int = SEED,
     family: Family = metric_family,
+    aligned: pd.DataFrame | None = None,
 ) -> pd.DataFrame:
     """`paired.compare_models` of `b` against `a`, with each metric that has a micro rule compared on its micro value
     when `how` is "micro" (diff, intervals and randomization p of the ratio of sums; the t-test stays on the
     per-review values and says so through ``basis``).  Holm and the Holm-level intervals are computed within each
     `family` of `metrics` (`kweval.stats.families`; a ``family`` column names it).  Adds ``basis``: "per-review
-    means" or "ratio of sums (micro)"."""
+    means" or "ratio of sums (micro)".  `aligned`: the pair's `paired.paired_scores` frame where the caller has it
+    (`paired.remember_pairs` returns it)."""
     metrics = list(metrics)
     keys = family_keys(metrics, family)
     out = compare_models(
-        scores, a, b, metrics, n_boot=n_boot, n_perm=n_perm, confidence=confidence, seed=seed, families=keys
+        scores, a, b, metrics, aligned, n_boot=n_boot, n_perm=n_perm, confidence=confidence, seed=seed, families=keys
     )
     out["basis"] = [basis(m, how) for m in metrics]
     out["family"] = keys
@@ -217,9 +219,11 @@ def compare_against(
     """Every model of `others` against `reference` (`compare_aggregated`, A = `reference`), one table with a ``model``
     column naming B: what Compare shows, the report's verdicts read and `kweval compare` prints."""
     settings = {k: v for k, v in options.items() if k in ("n_boot", "n_perm", "seed")}
-    remember_pairs(scores, {(reference, b): list(metrics) for b in others if b != reference}, **settings)
+    aligned = remember_pairs(scores, {(reference, b): list(metrics) for b in others if b != reference}, **settings)
     parts = [
-        compare_aggregated(scores, reference, b, metrics, how, family=family, **options).assign(model=b)
+        compare_aggregated(
+            scores, reference, b, metrics, how, family=family, aligned=aligned[(reference, b)], **options
+        ).assign(model=b)
         for b in others
         if b != reference
     ]

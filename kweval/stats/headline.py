@@ -113,10 +113,17 @@ class _Comparisons:
             pair = (best, other) if (best, other) in needed else (other, best)
             needed.setdefault(pair, []).extend(members(metric, self.compared, self.family))
         settings = {k: v for k, v in self.options.items() if k in ("n_boot", "n_perm", "seed")}
-        remember_pairs(self.scores, needed, **settings)  # every pair's metrics in one pass, read back below
+        aligned = remember_pairs(self.scores, needed, **settings)  # every pair's metrics in one pass, read back below
         for (a, b), metrics in needed.items():
             table = compare_aggregated(
-                self.scores, a, b, list(dict.fromkeys(metrics)), self.how, family=self.family, **self.options
+                self.scores,
+                a,
+                b,
+                list(dict.fromkeys(metrics)),
+                self.how,
+                family=self.family,
+                aligned=aligned[(a, b)],
+                **self.options,
             )
             self.done[(a, b)] = table.set_index("metric")
 

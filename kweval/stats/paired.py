@@ -405,16 +405,18 @@ def remember_pairs(
     n_boot: int = N_BOOT,
     n_perm: int = N_PERM,
     seed: int = SEED,
-) -> None:
+) -> dict[tuple[str, str], pd.DataFrame]:
     """Speed trick "pairs together": the metrics of several pairs of models (`needed`: (A, B) -> metrics) compared in
     one pass of the bootstrap and of the swap bits wherever the pairs have the same number of reviews (the draws
     depend only on it and the seed), and remembered (`remembered_columns`): the `compare_models` calls that follow
     read them back.  Only the metrics defined on every review of a pair (the others are compared on their own rows).
-    Reference: each pair alone (tests/test_stats.py)."""
+    Reference: each pair alone (tests/test_stats.py).  Returns each pair's `paired_scores` frame (of its metrics),
+    for those calls (`compare_models`' `aligned`: the merge is not made twice)."""
     by_size: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
+    aligned: dict[tuple[str, str], pd.DataFrame] = {}
     for (a, b), metrics in needed.items():
         metrics = list(dict.fromkeys(metrics))
-        both = paired_scores(scores, a, b, metrics)
+        both = aligned[(a, b)] = paired_scores(scores, a, b, metrics)
         xa = both[[f"{m}_a" for m in metrics]].to_numpy(dtype="float64")
         xb = both[[f"{m}_b" for m in metrics]].to_numpy(dtype="float64")
         complete = ~(np.isnan(xa) | np.isnan(xb)).any(axis=0)
@@ -423,6 +425,7 @@ def remember_pairs(
         ya, yb = np.hstack([a for a, _ in parts]), np.hstack([b for _, b in parts])
         if ya.shape[0] and ya.shape[1]:
             remembered_columns(ya, yb, np.arange(ya.shape[1]), n_boot, n_perm, seed)
+    return aligned
 
 
 def paired_scores(
@@ -441,12 +444,21 @@ def paired_scores(
     return both
 
 
-def compare_models(scores: pd.DataFrame, a: str, b: str, metrics: Sequence[str], **options) -> pd.DataFrame:
+def compare_models(
+    scores: pd.DataFrame,
+    a: str,
+    b: str,
+    metrics: Sequence[str],
+    aligned: pd.DataFrame | None = None,
+    **options,
+) -> pd.DataFrame:
     """`paired_comparison` of model `b` against model `a` on the reviews of `scores` both were evaluated on (B − A).
 
-    `options` are paired_comparison's (n_boot, n_perm, confidence, seed).
+    `aligned`: ``paired_scores(scores, a, b, …)`` of these metrics (or more) where the caller has it
+    (`remember_pairs` returns it), else it is made here.  `options` are paired_comparison's (n_boot, n_perm,
+    confidence, seed).
     """
     metrics = list(metrics)
-    both = paired_scores(scores, a, b, metrics)
+    both = paired_scores(scores, a, b, metrics) if aligned is None else aligned
     side = lambda suffix: both[[f"{m}{suffix}" for m in metrics]].set_axis(metrics, axis=1)  # noqa: E731
     return paired_comparison(side("_a"), side("_b"), metrics, **options)
