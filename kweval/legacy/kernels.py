@@ -410,8 +410,6 @@ def build_review_lists(dataset: Dataset) -> pd.DataFrame:
     cols = ["movie", "model", "review_id", "entries"]
     if pr.empty:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in cols})
-    movie_pos = {m: i for i, m in enumerate(dataset.movies["movie"].tolist())}
-    model_pos = {m: i for i, m in enumerate(dataset.models["model"].tolist())}
     # review order: the reviews table (file order), then first appearance in the predictions
     rv_keys = pd.MultiIndex.from_frame(dataset.reviews[["movie", "review_id"]].astype({"review_id": str}))
     pr_keys = pd.MultiIndex.from_frame(pr[["movie", "review_id"]].astype({"review_id": str}))
@@ -419,8 +417,8 @@ def build_review_lists(dataset: Dataset) -> pd.DataFrame:
     missing = rv_pos < 0
     if missing.any():  # in order of first appearance, after the table's reviews
         rv_pos[missing] = len(rv_keys) + pd.factorize(pr_keys[missing])[0]
-    mv = pr["movie"].map(movie_pos).fillna(len(movie_pos)).to_numpy("int64")
-    md = pr["model"].map(model_pos).fillna(len(model_pos)).to_numpy("int64")
+    mv = _positions(pr["movie"], dataset.movies["movie"])
+    md = _positions(pr["model"], dataset.models["model"])
     order = np.lexsort((pr["rank"].to_numpy("int64"), rv_pos, md, mv))
     key = np.stack([mv[order], md[order], rv_pos[order]], axis=1)
     starts = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]).any(axis=1)])
@@ -441,6 +439,15 @@ def build_review_lists(dataset: Dataset) -> pd.DataFrame:
         },
         columns=cols,
     )
+
+
+def _positions(values: pd.Series, table: pd.Series) -> np.ndarray:
+    """Each value's position in `table` (the last, when repeated), len(table) for one not in it or missing: looked
+    up once per distinct value (``values.map(positions)`` looks up every row)."""
+    at = {v: i for i, v in enumerate(table.tolist())}
+    codes, uniques = pd.factorize(values)
+    pos = np.array([at.get(u, len(at)) for u in uniques.tolist()] + [len(at)], dtype="int64")
+    return pos[codes]  # code -1 (missing) reads the last entry
 
 
 def gt_lists(dataset: Dataset) -> dict[str, list[str]]:
