@@ -375,8 +375,26 @@ def seed001_sas(structured: Sequence[Pred], reference: float | None) -> float | 
 # --------------------------------------------------------------------------------------------
 
 
-_LISTS: OrderedDict[tuple[int, ...], tuple[tuple[weakref.ref, ...], pd.DataFrame]] = OrderedDict()
-_LISTS_KEPT = 4  # datasets whose lists are kept (the page's selection and the one-movie subsets its finders read)
+_MEMO: OrderedDict[tuple, tuple[tuple[weakref.ref, ...], Any]] = OrderedDict()
+_MEMO_KEPT = 8  # (builder, dataset) results kept: the page's selection and the one-movie subsets its finders read
+
+
+def per_dataset(dataset: Dataset, build: Callable[[Dataset], Any]) -> Any:
+    """`build(dataset)`, remembered while the dataset's tables (the same objects) live; the parity page's finders
+    and the legacy summary each ask for the same tables.  Reference: `build(dataset)` (read-only: shared)."""
+    tables = (dataset.movies, dataset.models, dataset.reviews, dataset.predictions, dataset.ground_truth)
+    key = (build.__module__, build.__qualname__) + tuple(id(t) for t in tables)
+    with _CACHE_LOCK:
+        hit = _MEMO.get(key)
+        if hit is not None and all(ref() is t for ref, t in zip(hit[0], tables)):
+            _MEMO.move_to_end(key)
+            return hit[1]
+    value = build(dataset)
+    with _CACHE_LOCK:
+        _MEMO[key] = (tuple(weakref.ref(t) for t in tables), value)
+        while len(_MEMO) > _MEMO_KEPT:
+            _MEMO.popitem(last=False)
+    return value
 
 
 def review_lists(dataset: Dataset) -> pd.DataFrame:
@@ -386,22 +404,9 @@ def review_lists(dataset: Dataset) -> pd.DataFrame:
     rank order; ``[]`` for an empty list).  Reviews whose cell was missing have
     no row — the notebooks' ``isinstance(cell, list)`` test skips them too.
 
-    Speed trick "lists remembered per dataset": the table of the same dataset's tables (the same objects) is built
-    once while they live; the parity page's finders each ask for it.  Reference: `build_review_lists`.
+    Speed trick "lists remembered per dataset" (`per_dataset`).  Reference: `build_review_lists`.
     """
-    tables = (dataset.movies, dataset.models, dataset.reviews, dataset.predictions)
-    key = tuple(id(t) for t in tables)
-    with _CACHE_LOCK:
-        hit = _LISTS.get(key)
-        if hit is not None and all(ref() is t for ref, t in zip(hit[0], tables)):
-            _LISTS.move_to_end(key)
-            return hit[1]
-    lists = build_review_lists(dataset)
-    with _CACHE_LOCK:
-        _LISTS[key] = (tuple(weakref.ref(t) for t in tables), lists)
-        while len(_LISTS) > _LISTS_KEPT:
-            _LISTS.popitem(last=False)
-    return lists
+    return per_dataset(dataset, build_review_lists)
 
 
 def build_review_lists(dataset: Dataset) -> pd.DataFrame:
