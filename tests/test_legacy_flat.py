@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from kweval import legacy
 from kweval.legacy import flat as flat_module
 from kweval.legacy import scans
-from kweval.legacy.kernels import legacy_normalize, seed000_predictions, seed001_prf
+from kweval.legacy.kernels import AnyMatcher, legacy_match, legacy_normalize, seed000_predictions, seed001_prf
 from tests.helpers import DNLP, make_dataset
 
 
@@ -25,7 +25,7 @@ def assert_flat_matches_kernels(ds) -> None:
     at = 0
     for r, (movie, entries) in enumerate(zip(flat.lists["movie"].tolist(), flat.lists["entries"].tolist())):
         gt = flat.gts.get(movie, [])
-        matcher = flat.matcher(movie)
+        gt_norms = [legacy_normalize(g) for g in gt]
         span = range(at, at + len(entries))
         assert flat.row[span].tolist() == [r] * len(entries)
         kept = [flat.words[flat.word[i]] for i in span if flat.kept[i]]
@@ -35,9 +35,10 @@ def assert_flat_matches_kernels(ds) -> None:
         for i, (kw, _) in zip(span, entries):
             norm = legacy_normalize(kw) if isinstance(kw, str) else None
             assert (flat.words[flat.word[i]] if flat.word[i] >= 0 else None) == norm
-            assert flat.any_match[i] == (norm is not None and matcher.any(norm))
-            assert flat.first_match[i] == (matcher.first(norm) if norm is not None else -1)
-        expected = seed001_prf([kw for kw, _ in entries if isinstance(kw, str)], gt, matcher.any)
+            js = [j for j, g in enumerate(gt_norms) if norm is not None and legacy_match(norm, g)]  # by definition
+            assert flat.any_match[i] == bool(js)
+            assert flat.first_match[i] == (js[0] if js else -1)
+        expected = seed001_prf([kw for kw, _ in entries if isinstance(kw, str)], gt)  # the plain match test
         assert (precision[r], recall[r], f1[r]) == expected  # the same numbers, not close ones
         at += len(entries)
     assert at == len(flat.row)
@@ -133,3 +134,22 @@ def test_flat_lists_are_remembered_per_dataset():
     scanned = flat.lists.iloc[flat.scan_rows("y")]  # the GT-less movie's rows are not scanned
     assert list(zip(scanned["movie"], scanned["model"], scanned["review_id"])) == [("n", "y", "r1")]
     assert len(flat.scan_rows(None)) == 6 and np.all(np.diff(flat.scan_rows(None)) > 0)
+
+
+@pytest.mark.parametrize(
+    "gt",
+    [
+        ["luke skywalker", "han", "so"],
+        ["luke", ""],  # "" is inside every keyword
+        [],
+        ["x" * 2000, "han solo"],  # too many substrings for a set: `any` itself answers
+    ],
+)
+def test_any_of_equals_any(gt):
+    """The speed trick "substrings of the GT" against `any`'s definition, on a fresh matcher each."""
+    keywords = ["luke", "sky", "skywalker luke", "", "han solo", "o", "xx", "vader", "luke skywalker"]
+    expected = [bool(gt) and any(legacy_match(kw, g) for g in gt) for kw in keywords]
+    assert AnyMatcher(gt).any_of(keywords) == expected
+    matcher = AnyMatcher(gt)
+    matcher.any_of(keywords)
+    assert [matcher.any(kw) for kw in keywords] == expected  # what it remembers

@@ -71,24 +71,34 @@ class FlatLists:
 
     @functools.cached_property
     def any_match(self) -> np.ndarray:
-        """Each entry's ``matcher.any(word)`` (False for a non-string keyword)."""
-        return self._per_word(lambda m, w: m.any(w), False, bool)
+        """Each entry's ``matcher.any(word)`` (False for a non-string keyword), a movie's words in one call."""
+        movies, words, inverse = self._distinct(self.is_str)
+        answers = np.zeros(len(movies), dtype=bool)
+        bounds = np.flatnonzero(np.r_[True, movies[1:] != movies[:-1], True]).tolist() if len(movies) else [0]
+        for a, b in zip(bounds[:-1], bounds[1:]):
+            matcher = self.matcher(self.movie_names[movies[a]])
+            answers[a:b] = matcher.any_of([self.words[w] for w in words[a:b].tolist()])
+        out = np.zeros(len(self.row), dtype=bool)
+        out[self.is_str] = answers[inverse]
+        return out
 
     @functools.cached_property
     def first_match(self) -> np.ndarray:
         """Each entry's ``matcher.first(word)``: the earliest matching GT index, -1 for none (or no string)."""
-        return self._per_word(lambda m, w: m.first(w), -1, "int64", self.any_match)
+        movies, words, inverse = self._distinct(self.any_match)
+        matchers = [self.matcher(m) for m in self.movie_names]
+        answers = [matchers[m].first(self.words[w]) for m, w in zip(movies.tolist(), words.tolist())]
+        out = np.full(len(self.row), -1, dtype="int64")
+        out[self.any_match] = np.array(answers, dtype="int64")[inverse]
+        return out
 
-    def _per_word(self, ask, default, dtype, where: np.ndarray | None = None) -> np.ndarray:
-        mask = self.is_str if where is None else where
+    def _distinct(self, mask: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """(movie, word) of the distinct pairs of the entries where `mask` holds, sorted by movie, and each such
+        entry's pair."""
         pair = self.movie[self.row[mask]] * (len(self.words) + 1) + self.word[mask]
         uniq, inverse = np.unique(pair, return_inverse=True)
         movies, words = np.divmod(uniq, len(self.words) + 1)
-        matchers = [self.matcher(m) for m in self.movie_names]
-        answers = np.array([ask(matchers[m], self.words[w]) for m, w in zip(movies.tolist(), words.tolist())])
-        out = np.full(len(self.row), default, dtype=dtype)
-        out[mask] = answers.astype(dtype)[inverse.reshape(-1)] if len(answers) else default
-        return out
+        return movies, words, inverse.reshape(-1)
 
     def scan_rows(self, model: str | None) -> np.ndarray:
         """The rows the finders scan, in their order: movie × model groups as `group_lists` gives them, `model`'s

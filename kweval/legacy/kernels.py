@@ -192,6 +192,9 @@ def seed000_global_ndcg(
 # --------------------------------------------------------------------------------------------
 
 
+_SUBSTRINGS_MAX = 1_000_000  # substrings of a GT list `AnyMatcher.any_of` puts in a set (a movie's: ~30,000)
+
+
 class AnyMatcher:
     """`is_approx_match(kw, gt_norms)` and the earliest matching GT index, cached per keyword.
 
@@ -217,6 +220,24 @@ class AnyMatcher:
             hit = bool(self.gt) and ((kw in self._blob) or self._within(kw))
             self._any[kw] = hit
         return hit
+
+    def any_of(self, keywords: Sequence[str]) -> list[bool]:
+        """`any` of each of `keywords` (remembered as `any` remembers its answers).
+
+        Speed trick "substrings of the GT": every substring of the GT keywords in one set answers "is `kw` inside
+        some GT keyword" by a lookup instead of a search of the joined list; `any` itself where that set would be
+        large (long GT keywords).  Reference: `any` (tests/test_legacy_flat.py)."""
+        inside = self._substrings()
+        if inside is None:
+            return [self.any(kw) for kw in keywords]
+        out = [bool(self.gt) and (kw in inside or self._within(kw)) for kw in keywords]
+        self._any.update(zip(keywords, out))
+        return out
+
+    def _substrings(self) -> set[str] | None:
+        if sum(len(g) * (len(g) + 1) // 2 for g in self.gt) > _SUBSTRINGS_MAX:
+            return None
+        return {""} | {g[i:j] for g in self.gt for i in range(len(g)) for j in range(i + 1, len(g) + 1)}
 
     def first(self, kw: str) -> int:
         js = self.all(kw)
