@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -153,3 +154,17 @@ def test_any_of_equals_any(gt):
     matcher = AnyMatcher(gt)
     matcher.any_of(keywords)
     assert [matcher.any(kw) for kw in keywords] == expected  # what it remembers
+
+
+@pytest.mark.parametrize("which", ["demo", "hostile"])
+def test_reviews_of_equals_the_subsets_lists(which):
+    """One movie × model's rows of the dataset's lists are the lists of that subset (what `reviews_of` read
+    before)."""
+    from kweval.data import load_dataset
+    from kweval.legacy.examples import reviews_of
+
+    ds = load_dataset() if which == "demo" else hostile()
+    pairs = ds.predictions[["movie", "model"]].drop_duplicates().itertuples(index=False)
+    for movie, model in pairs:
+        expected = legacy.review_lists(ds.subset([movie], [model])).reset_index(drop=True)
+        pd.testing.assert_frame_equal(reviews_of(ds, movie, model), expected)

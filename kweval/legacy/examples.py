@@ -154,8 +154,10 @@ class RecallCountsPredictionsExample(ReviewExample):
 
 
 def reviews_of(dataset: Dataset, movie: str, model: str) -> pd.DataFrame:
-    lists = review_lists(dataset.subset([movie], [model]))
-    return lists.reset_index(drop=True)
+    """The review lists of one movie × model: the rows of `dataset`'s own (shared) lists, which are
+    ``review_lists(dataset.subset([movie], [model]))`` without building a subset's."""
+    lists = review_lists(dataset)
+    return lists[(lists["movie"] == movie).to_numpy() & (lists["model"] == model).to_numpy()].reset_index(drop=True)
 
 
 def first_pair(dataset: Dataset, movie: str | None, model: str | None) -> tuple[str, str]:
