@@ -53,6 +53,7 @@ class FlatLists:
         self.is_str = self.word >= 0
         self.kept, self.rank = _first_of_each_word(self.row, self.word)
         self._matchers: dict[str, AnyMatcher] = {}
+        self._scans: dict[str | None, np.ndarray] = {}
         movie_codes, movie_names = pd.factorize(self.lists["movie"].to_numpy(dtype=object))
         self.movie = movie_codes.astype("int64")
         self.movie_names: list[str] = movie_names.tolist()
@@ -102,13 +103,17 @@ class FlatLists:
 
     def scan_rows(self, model: str | None) -> np.ndarray:
         """The rows the finders scan, in their order: movie × model groups as `group_lists` gives them, `model`'s
-        only when given, movies with GT keywords only."""
-        parts = [
-            frame.index.to_numpy("int64")
-            for (movie, md), frame in group_lists(self.lists).items()
-            if (model is None or md == model) and self.gts.get(movie)
-        ]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype="int64")
+        only when given, movies with GT keywords only (remembered per model: read-only)."""
+        if model not in self._scans:
+            parts = [
+                frame.index.to_numpy("int64")
+                for (movie, md), frame in group_lists(self.lists).items()
+                if (model is None or md == model) and self.gts.get(movie)
+            ]
+            rows = np.concatenate(parts) if parts else np.zeros(0, dtype="int64")
+            rows.setflags(write=False)
+            self._scans[model] = rows
+        return self._scans[model]
 
     def per_row(self, values: np.ndarray, mask: np.ndarray) -> np.ndarray:
         """The sum of `values` over each row's entries where `mask` holds."""
