@@ -74,8 +74,10 @@ def best_one_to_one_dcg_plain(dataset: Dataset, k: int, model: str | None, rows:
 
 def best_one_to_one_dcg(dataset: Dataset, k: int, model: str | None) -> Any:
     """`best_one_to_one_dcg_plain`, scanning only the reviews whose many-to-one DCG (an upper bound: one-to-one
-    gives each keyword the same or a later GT keyword) reaches the best known one-to-one DCG: a review's whose
-    top keywords' earliest matches are distinct (equal there), or its first matched keyword's gain (exact there)."""
+    gives each keyword the same or a later GT keyword) reaches the largest lower bound of a one-to-one DCG: the
+    many-to-one DCG of a review whose top keywords' earliest matches are all different (equal there), or the gain
+    of a review's first matched keyword (which always gets its earliest match).  1e-9 absorbs numpy's rounding;
+    the numbers returned are the plain scan's."""
     flat = flat_lists(dataset)
     rows = flat.scan_rows(model)
     if not len(rows):
