@@ -18,9 +18,11 @@ metrics the notebooks never compute (``p@k``, ``ap@k``, ``rr``,
 ``gt_coverage``) are NaN.  The pages and docs/notebook-parity.md use the
 ``find_*`` functions (kweval.legacy.examples) to show each defect on a real review.
 
-The package: `kernels` (the notebooks' computations), `encoder` (seed 001's
-torch encoder), `summary` (the legacy table and legacy vs corrected),
-`examples` and `examples_seed001` (one finder per defect).
+The package: `kernels` (the notebooks' computations), `flat` (every review's
+list as flat arrays, for scans over all reviews), `encoder` (seed 001's torch
+encoder), `summary` (the legacy table and legacy vs corrected), `examples` and
+`examples_seed001` (one finder per defect) and `scans` (the review each
+lexical finder shows).
 """
 
 from __future__ import annotations

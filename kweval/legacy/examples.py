@@ -4,15 +4,14 @@ Each finder returns a frozen dataclass (None when the data holds no
 example); the parity page and docs/notebook-parity.md read its attributes.
 Each result type stands beside the finder that fills it; the finders of the
 lexical defects (seed 000's weighted metrics and nDCG, seed 001's counts and
-normalization) are here, with the review scan they share (`_scan_reviews`)
-and the one-to-one relevance they contrast with the notebooks'; the semantic
-and sentiment ones (defects 6 and 7) are in `kweval.legacy.examples_seed001`.
+normalization) are here (the review each shows is chosen in
+`kweval.legacy.scans`, with the one-to-one relevance they contrast with the
+notebooks'); the semantic and sentiment ones (defects 6 and 7) are in
+`kweval.legacy.examples_seed001`.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -20,13 +19,11 @@ import pandas as pd
 
 from kweval.data.dataset import Dataset
 from kweval.legacy.kernels import (
-    AnyMatcher,
     group_lists,
     gt_lists,
     legacy_idcg,
     legacy_normalize,
     legacy_relevance,
-    one_to_one_count,
     review_lists,
     seed000_global_ndcg,
     seed000_predictions,
@@ -36,6 +33,7 @@ from kweval.legacy.kernels import (
     shared_matcher,
     spec_idcg,
 )
+from kweval.legacy.scans import best_one_to_one_dcg, dcg, most_credited, one_to_one_relevance, recall_gap
 from kweval.text.normalize import normalize
 
 if TYPE_CHECKING:  # kweval.evaluate is only needed for the corrected side-by-side
@@ -156,8 +154,10 @@ class RecallCountsPredictionsExample(ReviewExample):
 
 
 def reviews_of(dataset: Dataset, movie: str, model: str) -> pd.DataFrame:
-    lists = review_lists(dataset.subset([movie], [model]))
-    return lists.reset_index(drop=True)
+    """The review lists of one movie × model: the rows of `dataset`'s own (shared) lists, which are
+    ``review_lists(dataset.subset([movie], [model]))`` without building a subset's."""
+    lists = review_lists(dataset)
+    return lists[(lists["movie"] == movie).to_numpy() & (lists["model"] == model).to_numpy()].reset_index(drop=True)
 
 
 def first_pair(dataset: Dataset, movie: str | None, model: str | None) -> tuple[str, str]:
@@ -260,33 +260,6 @@ def find_zip_pairing_example(
     return None
 
 
-def _scan_reviews(dataset: Dataset, model: str | None):
-    """(movie, model, review_id, entries, gt, matcher) for every review with a list, movie by movie."""
-    gts = gt_lists(dataset)
-    lists = review_lists(dataset)
-    for (movie, md), frame in group_lists(lists).items():
-        if (model is not None and md != model) or not gts.get(movie):
-            continue
-        matcher = shared_matcher(gts[movie])
-        for rid, entries in zip(frame["review_id"].tolist(), frame["entries"].tolist()):
-            yield movie, md, rid, entries, gts[movie], matcher
-
-
-def _one_to_one_relevance(pred_norms: Sequence[str], matcher: AnyMatcher) -> list[float]:
-    taken: set[int] = set()
-    rel = []
-    for p in pred_norms:
-        j = next((j for j in matcher.all(p) if j not in taken), -1)
-        if j >= 0:
-            taken.add(j)
-        rel.append(1 / math.log2(j + 2) if j >= 0 else 0.0)
-    return rel
-
-
-def _dcg(rel: Sequence[float]) -> float:
-    return sum(r / math.log2(i + 2) for i, r in enumerate(rel))
-
-
 def find_undiscounted_idcg_example(
     dataset: Dataset, k: int = 5, model: str | None = None
 ) -> UndiscountedIdcgExample | None:
@@ -297,18 +270,12 @@ def find_undiscounted_idcg_example(
     ndcg_notebook_spec_idcg (notebook relevance over the spec IDCG: can exceed 1)
     and ndcg_spec (one-to-one over the spec IDCG), plus the IDCG ratio.
     """
-    best = None
-    for movie, md, rid, entries, gt, matcher in _scan_reviews(dataset, model):
-        top = [kw for kw, _ in seed000_predictions(entries)[:k]]
-        rel = _one_to_one_relevance(top, matcher)
-        score = _dcg(rel)
-        if best is None or score > best[0]:
-            best = (score, movie, md, rid, top, gt, matcher, rel)
+    best = best_one_to_one_dcg(dataset, k, model)
     if best is None or best[0] == 0:
         return None
     dcg_1, movie, md, rid, top, gt, matcher, rel_1 = best
     rel_nb = legacy_relevance(top, matcher.gt, matcher.first)
-    dcg_nb = _dcg(rel_nb)
+    dcg_nb = dcg(rel_nb)
     idcg_nb, idcg_sp = legacy_idcg(len(gt), k), spec_idcg(len(gt), k)
     return UndiscountedIdcgExample(
         movie=movie,
@@ -339,23 +306,12 @@ def find_many_to_one_example(dataset: Dataset, k: int = 5, model: str | None = N
     (notebook IDCG for the notebook relevance, spec IDCG for one-to-one), plus
     n_reviews_affected / n_reviews_scanned.
     """
-    best = None
-    affected = scanned = 0
-    for movie, md, rid, entries, gt, matcher in _scan_reviews(dataset, model):
-        top = [kw for kw, _ in seed000_predictions(entries)[:k]]
-        firsts = [matcher.first(p) for p in top]
-        credited = [j for j in firsts if j >= 0]
-        scanned += 1
-        if len(credited) > len(set(credited)):
-            affected += 1
-            j, n = max(((j, credited.count(j)) for j in dict.fromkeys(credited)), key=lambda t: t[1])
-            if best is None or n > best[0]:
-                best = (n, j, movie, md, rid, top, gt, matcher)
+    best, affected, scanned = most_credited(dataset, k, model)
     if best is None:
         return None
     n, j, movie, md, rid, top, gt, matcher = best
     rel_nb = legacy_relevance(top, matcher.gt, matcher.first)
-    rel_1 = _one_to_one_relevance(top, matcher)
+    rel_1 = one_to_one_relevance(top, matcher)
     return ManyToOneExample(
         movie=movie,
         model=md,
@@ -367,8 +323,8 @@ def find_many_to_one_example(dataset: Dataset, k: int = 5, model: str | None = N
         times_credited=n,
         relevance_notebook=rel_nb,
         relevance_one_to_one=rel_1,
-        ndcg_notebook=_dcg(rel_nb) / legacy_idcg(len(gt), k),
-        ndcg_spec=_dcg(rel_1) / spec_idcg(len(gt), k),
+        ndcg_notebook=dcg(rel_nb) / legacy_idcg(len(gt), k),
+        ndcg_spec=dcg(rel_1) / spec_idcg(len(gt), k),
         n_reviews_affected=affected,
         n_reviews_scanned=scanned,
     )
@@ -408,19 +364,7 @@ def find_recall_counts_predictions_example(
     predictions with the GT keywords each can match, both counts and recalls,
     and n_reviews_affected / n_reviews_scanned.
     """
-    best = None
-    affected = scanned = 0
-    for movie, md, rid, entries, gt, matcher in _scan_reviews(dataset, model):
-        preds = [legacy_normalize(kw) for kw, _ in entries if isinstance(kw, str)]
-        n_legacy = sum(matcher.any(p) for p in preds)
-        scanned += 1
-        if n_legacy == 0:
-            continue
-        n_one = one_to_one_count(preds, matcher.gt, matcher.all)
-        if n_legacy > n_one:
-            affected += 1
-            if best is None or n_legacy - n_one > best[0]:
-                best = (n_legacy - n_one, movie, md, rid, preds, gt, matcher, n_legacy, n_one)
+    best, affected, scanned = recall_gap(dataset, model)
     if best is None:
         return None
     _, movie, md, rid, preds, gt, matcher, n_legacy, n_one = best

@@ -192,6 +192,9 @@ def seed000_global_ndcg(
 # --------------------------------------------------------------------------------------------
 
 
+_SUBSTRINGS_MAX = 1_000_000  # substrings of a GT list `AnyMatcher.any_of` puts in a set (a movie's: ~30,000)
+
+
 class AnyMatcher:
     """`is_approx_match(kw, gt_norms)` and the earliest matching GT index, cached per keyword.
 
@@ -217,6 +220,24 @@ class AnyMatcher:
             hit = bool(self.gt) and ((kw in self._blob) or self._within(kw))
             self._any[kw] = hit
         return hit
+
+    def any_of(self, keywords: Sequence[str]) -> list[bool]:
+        """`any` of each of `keywords` (remembered as `any` remembers its answers).
+
+        Speed trick "substrings of the GT": every substring of the GT keywords in one set answers "is `kw` inside
+        some GT keyword" by a lookup instead of a search of the joined list; `any` itself where that set would be
+        large (long GT keywords).  Reference: `any` (tests/test_legacy_flat.py)."""
+        inside = self._substrings()
+        if inside is None:
+            return [self.any(kw) for kw in keywords]
+        out = [bool(self.gt) and (kw in inside or self._within(kw)) for kw in keywords]
+        self._any.update(zip(keywords, out))
+        return out
+
+    def _substrings(self) -> set[str] | None:
+        if sum(len(g) * (len(g) + 1) // 2 for g in self.gt) > _SUBSTRINGS_MAX:
+            return None
+        return {""} | {g[i:j] for g in self.gt for i in range(len(g)) for j in range(i + 1, len(g) + 1)}
 
     def first(self, kw: str) -> int:
         js = self.all(kw)
@@ -375,8 +396,26 @@ def seed001_sas(structured: Sequence[Pred], reference: float | None) -> float | 
 # --------------------------------------------------------------------------------------------
 
 
-_LISTS: OrderedDict[tuple[int, ...], tuple[tuple[weakref.ref, ...], pd.DataFrame]] = OrderedDict()
-_LISTS_KEPT = 4  # datasets whose lists are kept (the page's selection and the one-movie subsets its finders read)
+_MEMO: OrderedDict[tuple, tuple[tuple[weakref.ref, ...], Any]] = OrderedDict()
+_MEMO_KEPT = 8  # (builder, dataset) results kept: the page's selection and the one-movie subsets its finders read
+
+
+def per_dataset(dataset: Dataset, build: Callable[[Dataset], Any]) -> Any:
+    """`build(dataset)`, remembered while the dataset's tables (the same objects) live; the parity page's finders
+    and the legacy summary each ask for the same tables.  Reference: `build(dataset)` (read-only: shared)."""
+    tables = (dataset.movies, dataset.models, dataset.reviews, dataset.predictions, dataset.ground_truth)
+    key = (build.__module__, build.__qualname__) + tuple(id(t) for t in tables)
+    with _CACHE_LOCK:
+        hit = _MEMO.get(key)
+        if hit is not None and all(ref() is t for ref, t in zip(hit[0], tables)):
+            _MEMO.move_to_end(key)
+            return hit[1]
+    value = build(dataset)
+    with _CACHE_LOCK:
+        _MEMO[key] = (tuple(weakref.ref(t) for t in tables), value)
+        while len(_MEMO) > _MEMO_KEPT:
+            _MEMO.popitem(last=False)
+    return value
 
 
 def review_lists(dataset: Dataset) -> pd.DataFrame:
@@ -386,22 +425,9 @@ def review_lists(dataset: Dataset) -> pd.DataFrame:
     rank order; ``[]`` for an empty list).  Reviews whose cell was missing have
     no row — the notebooks' ``isinstance(cell, list)`` test skips them too.
 
-    Speed trick "lists remembered per dataset": the table of the same dataset's tables (the same objects) is built
-    once while they live; the parity page's finders each ask for it.  Reference: `build_review_lists`.
+    Speed trick "lists remembered per dataset" (`per_dataset`).  Reference: `build_review_lists`.
     """
-    tables = (dataset.movies, dataset.models, dataset.reviews, dataset.predictions)
-    key = tuple(id(t) for t in tables)
-    with _CACHE_LOCK:
-        hit = _LISTS.get(key)
-        if hit is not None and all(ref() is t for ref, t in zip(hit[0], tables)):
-            _LISTS.move_to_end(key)
-            return hit[1]
-    lists = build_review_lists(dataset)
-    with _CACHE_LOCK:
-        _LISTS[key] = (tuple(weakref.ref(t) for t in tables), lists)
-        while len(_LISTS) > _LISTS_KEPT:
-            _LISTS.popitem(last=False)
-    return lists
+    return per_dataset(dataset, build_review_lists)
 
 
 def build_review_lists(dataset: Dataset) -> pd.DataFrame:
@@ -410,8 +436,6 @@ def build_review_lists(dataset: Dataset) -> pd.DataFrame:
     cols = ["movie", "model", "review_id", "entries"]
     if pr.empty:
         return pd.DataFrame({c: pd.Series(dtype="object") for c in cols})
-    movie_pos = {m: i for i, m in enumerate(dataset.movies["movie"].tolist())}
-    model_pos = {m: i for i, m in enumerate(dataset.models["model"].tolist())}
     # review order: the reviews table (file order), then first appearance in the predictions
     rv_keys = pd.MultiIndex.from_frame(dataset.reviews[["movie", "review_id"]].astype({"review_id": str}))
     pr_keys = pd.MultiIndex.from_frame(pr[["movie", "review_id"]].astype({"review_id": str}))
@@ -419,8 +443,8 @@ def build_review_lists(dataset: Dataset) -> pd.DataFrame:
     missing = rv_pos < 0
     if missing.any():  # in order of first appearance, after the table's reviews
         rv_pos[missing] = len(rv_keys) + pd.factorize(pr_keys[missing])[0]
-    mv = pr["movie"].map(movie_pos).fillna(len(movie_pos)).to_numpy("int64")
-    md = pr["model"].map(model_pos).fillna(len(model_pos)).to_numpy("int64")
+    mv = _positions(pr["movie"], dataset.movies["movie"])
+    md = _positions(pr["model"], dataset.models["model"])
     order = np.lexsort((pr["rank"].to_numpy("int64"), rv_pos, md, mv))
     key = np.stack([mv[order], md[order], rv_pos[order]], axis=1)
     starts = np.flatnonzero(np.r_[True, (key[1:] != key[:-1]).any(axis=1)])
@@ -441,6 +465,15 @@ def build_review_lists(dataset: Dataset) -> pd.DataFrame:
         },
         columns=cols,
     )
+
+
+def _positions(values: pd.Series, table: pd.Series) -> np.ndarray:
+    """Each value's position in `table` (the last, when repeated), len(table) for one not in it or missing: looked
+    up once per distinct value (``values.map(positions)`` looks up every row)."""
+    at = {v: i for i, v in enumerate(table.tolist())}
+    codes, uniques = pd.factorize(values)
+    pos = np.array([at.get(u, len(at)) for u in uniques.tolist()] + [len(at)], dtype="int64")
+    return pos[codes]  # code -1 (missing) reads the last entry
 
 
 def gt_lists(dataset: Dataset) -> dict[str, list[str]]:

@@ -10,20 +10,17 @@ import pandas as pd
 
 from kweval.data.dataset import Dataset, Problem
 from kweval.legacy.encoder import legacy_encoder, seed001_semantic
+from kweval.legacy.flat import flat_lists, seed001_prf_rows
 from kweval.legacy.kernels import (
     LEGACY_SEMANTIC_THRESHOLD,
     NOTEBOOK_DEFAULT_THRESHOLD,
     Entry,
     group_lists,
-    gt_lists,
-    review_lists,
     seed000_global_ndcg,
     seed000_predictions,
     seed000_weighted,
-    seed001_prf,
     seed001_sas,
     seed001_structured,
-    shared_matcher,
     vader_sentiment,
 )
 from kweval.metrics import registry
@@ -60,9 +57,10 @@ def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tupl
     k = options.k if options is not None else 5
     columns = _metric_columns(options)
     problems: list[Problem] = list(dataset.problems) + _ignored_options(options)
-    lists = review_lists(dataset)
-    groups = group_lists(lists)
-    gts = gt_lists(dataset)
+    flat = flat_lists(dataset)
+    groups = group_lists(flat.lists)
+    gts = flat.gts
+    prf_rows = seed001_prf_rows(flat)  # seed 001's per-review P/R/F1 of every review at once
     reviews_per_movie = dataset.reviews.groupby("movie").size()
     rows = []
     sem_needed = []
@@ -72,7 +70,6 @@ def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tupl
             problems.append(
                 Problem(movie, "no ground-truth keywords: the notebooks score its reviews as 0", "evaluate")
             )
-        matcher = shared_matcher(gt)
         n_movie_reviews = int(reviews_per_movie.get(movie, 0))
         dropped: list[tuple[str, int]] = []
         for model in dataset.models["model"].tolist():
@@ -81,10 +78,10 @@ def legacy_summary(dataset: Dataset, options: EvalOptions | None = None) -> tupl
             row: dict[str, Any] = {"movie": movie, "model": model, "n_reviews": len(entries)}
             row["n_skipped"] = max(n_movie_reviews - len(entries), 0)
             row.update({c: math.nan for c in columns})
-            if entries:
+            if entries and frame is not None:
                 # seed 001, per review, averaged (its loop skips non-list cells only)
-                prf = [seed001_prf([kw for kw, _ in e if isinstance(kw, str)], gt, matcher.any) for e in entries]
-                row["precision"], row["recall"], row["f1"] = (float(np.mean(v)) for v in zip(*prf))
+                at = frame.index.to_numpy()
+                row["precision"], row["recall"], row["f1"] = (float(np.mean(v[at])) for v in prf_rows)
                 # seed 000, all-movies cell: called with the movie's GT list (defect 1)
                 prepared = [seed000_predictions(e) for e in entries[: len(gt)]]  # zip would drop the rest anyway
                 row["w_precision"], row["w_recall"], row["w_f1"] = seed000_weighted(prepared, gt)
