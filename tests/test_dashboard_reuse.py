@@ -15,7 +15,7 @@ from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.io import report
 from kweval.metrics import registry
 from kweval.stats import bootstrap
-from tests.apptest import run
+from tests.apptest import run, table
 
 
 def _best_rows_by_loop(table: pd.DataFrame) -> dict[str, set[int]]:
@@ -280,3 +280,20 @@ def test_headline_is_keyed_by_what_it_reads(demo_dataset):
     changed.loc[changed.index[0], keys[0]] = 1.0 - float(changed[keys[0]].iloc[0])
     assert caches._headline_content(("h", "other"), "macro", "ALL", ("a",), keys, changed) != first
     pd.testing.assert_frame_equal(headline(more, list(keys)), headline(scores, list(keys)))
+
+
+def test_a_new_k_counts_again_without_matching_again(monkeypatch):
+    """Speed trick "matching shared across k" (dashboard.state._matchings): a k change evaluates again on the
+    cleaning and matching already done (the numbers: tests/test_shared_matching.py); a match-mode change matches
+    again."""
+    from dashboard import state
+
+    matched = _count_calls(monkeypatch, state, "match_dataset")
+    at = run(monkeypatch, None, {"k": "5"}, page="pages/compare.py")
+    assert len(matched) == 1
+    at.sidebar.number_input(key="sel_k").set_value(8).run()
+    assert not at.exception and "ndcg@8" in table(at, "compare_table")["metric"].tolist()
+    assert len(matched) == 1
+    match = at.sidebar.selectbox(key="sel_match")
+    match.set_value(next(m for m in match.options if m != match.value)).run()
+    assert not at.exception and len(matched) == 2
