@@ -9,7 +9,7 @@ own text is shown and its charts are drawn (`tests.browser.settled`, the tests' 
   warmed by an earlier page); `--one-server` opens them all on one (quicker, each page then benefits from the
   earlier ones);
 - **a new session's first Summary, charts drawn** on the warm server (issue 28: <= 5 s with both cores busy), each in
-  a fresh chromium (a first visit: the app's scripts, plotly.js among them, loaded and compiled), and for
+  a fresh chromium (a first visit: the app's scripts loaded and compiled), and for
   information in a chromium that has them cached (a returning visitor);
 - **Compare at a new k** (the sidebar's k changed on Compare to a value not evaluated yet: <= 5 s);
 - **an explorer page turn with semantic and sentiment on** (<= 1 s);
@@ -117,7 +117,7 @@ def new_sessions(url: str, repeat: int) -> tuple[list[float], list[float]]:
             fresh_times.append(view(fresh, f"{url}/summary?movie=ALL", "Every metric", True))
     with chromium() as driver:
         view(driver, f"{url}/data?movie=ALL", "The tidy layout")  # the app's scripts loaded; no chart drawn yet
-        view(driver, f"{url}/compare?movie=ALL", "Reviews by difference", True)  # and plotly's
+        view(driver, f"{url}/compare?movie=ALL", "Reviews by difference", True)  # and its Vega-Lite chart's
         cached = [view(driver, f"{url}/summary?movie=ALL", "Every metric", True) for _ in range(repeat)]
     return fresh_times, cached
 
@@ -200,7 +200,7 @@ def main() -> int:
         root = Path(tmp)
         views = {} if args.skip_first_views or args.only else first_views(root, args.data, args.cache, args.one_server)
         sessions: dict[str, list[float]] = {}
-        warm: dict[str, list[float]] = {}  # the same in a browser that has the app's scripts (plotly.js) already
+        warm: dict[str, list[float]] = {}  # the same in a browser that has the app's scripts already
         with warm_server(root / "sessions", args.data, args.cache) as (url, cold):
             if args.only in (None, "sessions"):
                 sessions[args.data.name], warm[args.data.name] = new_sessions(url, args.repeat)

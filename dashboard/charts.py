@@ -1,10 +1,11 @@
 """The pages' charts, built once per evaluation and selection and shared (`st.cache_resource`).
 
-The Summary's small multiples and heatmap are Vega-Lite specifications (`dashboard.vega_specs`: Streamlit's Vega
-chunk loads and draws far faster in a new visitor's browser than its plotly chunk, issue 28 item 7); the other pages'
-are plotly figures.  `st.plotly_chart` and `st.vega_lite_chart` copy what they are given, so sharing one is safe and a
-warm rerun (any widget) reuses it.  User strings are escaped in plotly figures (plotly renders some HTML in labels),
-not in Vega specs (Vega draws plain SVG text).
+The Summary's small multiples and heatmap and Compare's per-review scatter are Vega-Lite specifications
+(`dashboard.vega_specs`: Streamlit's Vega chunk loads and draws far faster in a new visitor's browser than its plotly
+chunk, and Vega draws thousands of points on a canvas where plotly makes an SVG element of each, issue 28 item 7); the
+other pages' are plotly figures.  `st.plotly_chart` and `st.vega_lite_chart` copy what they are given, so sharing one
+is safe and a warm rerun (any widget) reuses it.  User strings are escaped in plotly figures (plotly renders some HTML
+in labels), not in Vega specs (Vega draws plain SVG text).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from dashboard.escape import esc
 from dashboard.state import Ctx
 from dashboard.style import axis_title, jitter, metric_label, model_colors
 from kweval import stats
-from kweval.data.vocabulary import MOVIE_WORDS, Vocabulary
+from kweval.data.vocabulary import Vocabulary
 from kweval.io import charts as report_charts
 
 
@@ -120,63 +121,57 @@ def _per_review(
     words: Vocabulary,
     _scores,
     _links,
-) -> tuple[pd.DataFrame, go.Figure, pd.DataFrame]:
+) -> tuple[pd.DataFrame, tuple[pd.DataFrame, dict], pd.DataFrame]:
     both = stats.paired_scores(_scores, a, b, list(metrics), metric)
-    both["movie "] = both["movie"].map(esc)  # plotly renders some HTML in hover labels: show escaped copies
-    both["review "] = both["review_id"].map(esc)
-    # many reviews share the same values (0, 1/k, ...): a little seeded jitter shows how many points sit on each
-    both["x "] = jitter(both[f"{metric}_a"], 0.012, seed=1)
-    both["y "] = jitter(both[f"{metric}_b"], 0.012, seed=2)
-    fig = scatter_figure(both, metric, a, b, color, words)
-    fig.add_shape(type="line", x0=0, y0=0, x1=1, y1=1, line=dict(dash="dot", color="grey"))
-    fig.update_layout(height=460, margin=dict(t=40, b=10))
+    scatter = (
+        scatter_points(both, metric),
+        vega_specs.scatter_spec(a, b, metric_label(metric), color, words.movie.lower(), words.review.lower()),
+    )
     listing = both.reindex(both["difference"].abs().sort_values(ascending=False, kind="stable").index)
     listing["open"] = _links(listing)
-    return both, fig, listing
+    return both, scatter, listing
 
 
-def scatter_figure(
-    both: pd.DataFrame, metric: str, a: str, b: str, color: str | None, words: Vocabulary = MOVIE_WORDS
-) -> go.Figure:
-    """B's `metric` against A's per review (`both`: `stats.paired_scores` with the jittered "x " / "y " and escaped
-    "movie " / "review " columns).  Numbers only go to the browser as arrays (plotly sends them as typed arrays, fast
-    to serialise on every rerun): each point's customdata is its row in `both` (`clicked_review`), and its hover
-    text (escaped, formatted once here) names movie, review, B − A and both values."""
-    label = metric_label(metric)
-    movie, review = words.movie.lower(), words.review.lower()
-    hover = [
-        f"{movie}={m}<br>{review}={r}<br>difference={d:.4f}<br>{esc(a)} (A)={va:.4f}<br>{esc(b)} (B)={vb:.4f}"
-        for m, r, d, va, vb in zip(
-            both["movie "], both["review "], both["difference"], both[f"{metric}_a"], both[f"{metric}_b"]
-        )
-    ]
-    fig = go.Figure(
-        go.Scatter(
-            x=both["x "].to_numpy(dtype="float64"),
-            y=both["y "].to_numpy(dtype="float64"),
-            mode="markers",
-            customdata=np.arange(len(both), dtype="float64")[:, None],
-            text=hover,
-            hovertemplate="%{text}<extra></extra>",
-            opacity=0.45,
-            marker=dict(color=color, size=7),
-        )
+def scatter_points(both: pd.DataFrame, metric: str) -> pd.DataFrame:
+    """The scatter's rows (`vega_specs.SCATTER_FIELDS`) of `both` (`stats.paired_scores` with ``difference``): each
+    review's row, A's and B's `metric` jittered (many reviews share the same values, 0, 1/k, ...: a little seeded
+    noise, ±0.012, shows how many points sit on each), its names and exact values for the tooltip."""
+    return pd.DataFrame(
+        {
+            "row": np.arange(len(both), dtype="int64"),
+            "x": jitter(both[f"{metric}_a"], 0.012, seed=1),
+            "y": jitter(both[f"{metric}_b"], 0.012, seed=2),
+            "movie": both["movie"].astype(str).to_numpy(),
+            "review": both["review_id"].astype(str).to_numpy(),
+            "difference": both["difference"].to_numpy(dtype="float64"),
+            "a": both[f"{metric}_a"].to_numpy(dtype="float64"),
+            "b": both[f"{metric}_b"].to_numpy(dtype="float64"),
+        },
+        columns=list(vega_specs.SCATTER_FIELDS),
     )
-    fig.update_layout(xaxis_title=f"{label} of {esc(a)} (A)", yaxis_title=f"{label} of {esc(b)} (B)")
-    return fig
+
+
+def show_scatter(scatter: tuple[pd.DataFrame, dict], both: pd.DataFrame, key: str) -> tuple[str, str] | None:
+    """Draw the per-review scatter (`per_review`'s) as wide as the page; (movie, review_id) of a clicked point."""
+    points, spec = scatter
+    event = st.vega_lite_chart(
+        points, spec, on_select="rerun", selection_mode=vega_specs.SCATTER_PICK, key=key, width="stretch"
+    )
+    picked = event.selection.get(vega_specs.SCATTER_PICK) if event and event.selection else None
+    return clicked_review(both, picked[0]) if picked else None
 
 
 def clicked_review(both: pd.DataFrame, point: dict) -> tuple[str, str]:
-    """(movie, review_id) of a clicked point of `scatter_figure` (its customdata: the row in `both`)."""
-    row = both.iloc[int(point["customdata"][0])]
+    """(movie, review_id) of a clicked point of the scatter (its ``row`` in `both`)."""
+    row = both.iloc[int(point["row"])]
     return str(row["movie"]), str(row["review_id"])
 
 
 def per_review(
     ctx: Ctx, a: str, b: str, metric: str, metrics: list[str]
-) -> tuple[pd.DataFrame, go.Figure, pd.DataFrame]:
-    """(A's and B's `metric` per review of the selection, the scatter of them, the reviews by |B − A| with explorer
-    links)."""
+) -> tuple[pd.DataFrame, tuple[pd.DataFrame, dict], pd.DataFrame]:
+    """(A's and B's `metric` per review of the selection, the scatter of them (its rows and Vega-Lite spec:
+    `show_scatter`), the reviews by |B − A| with explorer links)."""
 
     def links(listing: pd.DataFrame) -> list[str]:
         return ctx.urls("explorer", movie=listing["movie"].tolist(), review=listing["review_id"].tolist())

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+from typing import Generic, TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -37,9 +38,12 @@ from kweval.evaluation.pipeline import (
     SENTIMENT_OPTIONS,
     EvalOptions,
     Evaluation,
+    Matched,
     Progress,
     SentimentScores,
     evaluate,
+    match_dataset,
+    matching_key,
     ranked_movies,
     sentiment_scores,
     with_semantic,
@@ -127,24 +131,27 @@ def load_upload(digest: str, files: tuple[tuple[str, bytes], ...]) -> tuple[Data
     return _load_upload(digest, files)
 
 
-class _Lru:
-    """Evaluations shared by every session (not copied: pages only read them, tests/test_app.py checks it), most
-    recent last, at most `size`.  Explicit rather than st.cache_resource: a miss must be known before building,
-    to show progress outside any cached function, and evictions must be seen."""
+T = TypeVar("T")
+
+
+class _Lru(Generic[T]):
+    """Evaluations (or what they are built from) shared by every session (not copied: pages only read them,
+    tests/test_app.py checks it), most recent last, at most `size`.  Explicit rather than st.cache_resource: a miss
+    must be known before building, to show progress outside any cached function, and evictions must be seen."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.items: OrderedDict[tuple, Evaluation] = OrderedDict()
+        self.items: OrderedDict[tuple, T] = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, key: tuple) -> Evaluation | None:
+    def get(self, key: tuple) -> T | None:
         with self.lock:
             found = self.items.get(key)
             if found is not None:
                 self.items.move_to_end(key)
             return found
 
-    def put(self, key: tuple, evaluation: Evaluation) -> Evaluation:
+    def put(self, key: tuple, evaluation: T) -> T:
         with self.lock:
             self.items[key] = evaluation
             while len(self.items) > self.size:
@@ -153,7 +160,7 @@ class _Lru:
 
 
 @st.cache_resource
-def _held() -> tuple[_Lru, _Lru]:
+def _held() -> tuple[_Lru[Evaluation], _Lru[Evaluation]]:
     """(the evaluations by options, the first semantic evaluation of each τ-free setting): the second is kept
     apart so that a τ step always re-thresholds it and never evaluates again, however many τ steps evicted."""
     return _Lru(8), _Lru(4)
@@ -181,7 +188,7 @@ def get_evaluation(dataset: Dataset, data_hash: str, options: EvalOptions) -> Ev
         sas = _sentiment(data_hash, tuple(getattr(options, name) for name in SENTIMENT_OPTIONS), base, dataset)
         return held.put(key, with_sentiment(base, sas))
     if not options.semantic:
-        return held.put(key, _evaluate_with_progress(dataset, options))
+        return held.put(key, _evaluate_with_progress(dataset, data_hash, options))
     free = (data_hash, _digest({k: v for k, v in options.as_dict().items() if k != "threshold"}))
     base = bases.get(free) or bases.put(free, _first_semantic(dataset, data_hash, options))
     return held.put(key, base if base.options == options else with_threshold(base, options.threshold))
@@ -191,7 +198,7 @@ def _first_semantic(dataset: Dataset, data_hash: str, options: EvalOptions) -> E
     """A setting's first semantic evaluation: the held lexical one with the semantic columns (`with_semantic`: no
     second matching), or evaluated whole when grounding or diversity columns read the vectors."""
     if options.grounding or options.diversity:
-        return _evaluate_with_progress(dataset, options)
+        return _evaluate_with_progress(dataset, data_hash, options)
     lexical = get_evaluation(dataset, data_hash, replace(options, semantic=False))
     return _with_progress(lambda progress: with_semantic(lexical, progress))
 
@@ -201,8 +208,20 @@ def _digest(options: dict) -> str:
     return hashlib.blake2b(repr(options).encode(), digest_size=12).hexdigest()
 
 
-def _evaluate_with_progress(dataset: Dataset, options: EvalOptions) -> Evaluation:
-    return _with_progress(lambda progress: evaluate(dataset, options, progress=progress))
+@st.cache_resource
+def _matchings() -> _Lru[Matched]:
+    """The cleaning and matching of the last data and match settings (`kweval.evaluation.pipeline.Matched`, speed
+    trick "matching shared across k"): a new k or gain counts and scores again, without matching again."""
+    return _Lru(2)
+
+
+def _evaluate_with_progress(dataset: Dataset, data_hash: str, options: EvalOptions) -> Evaluation:
+    def work(progress: Progress) -> Evaluation:
+        key = (data_hash, matching_key(dataset, options))
+        matched = _matchings().get(key) or _matchings().put(key, match_dataset(dataset, options, progress))
+        return evaluate(dataset, options, progress=progress, matched=matched)
+
+    return _with_progress(work)
 
 
 def _with_progress(work: Callable[[Progress], Evaluation]) -> Evaluation:

@@ -132,11 +132,10 @@ if not per_movie.empty:
     )
 
 st.subheader(f"Per {WORDS.review.lower()}: {metric} of {md(a)} (x) vs {md(b)} (y)")
-both, fig, listing = charts.per_review(ctx, a, b, metric, METRICS)
-event = st.plotly_chart(fig, on_select="rerun", selection_mode="points", key="scatter", config={"displaylogo": False})
-points = event.selection.points if event and event.selection else []
-if points:
-    movie, review = charts.clicked_review(both, points[0])
+both, scatter, listing = charts.per_review(ctx, a, b, metric, METRICS)
+picked = charts.show_scatter(scatter, both, key="scatter")
+if picked:
+    movie, review = picked
     st.switch_page(ctx.pages["explorer"], query_params=ctx.params(movie=movie, review=review))
 st.caption(
     f"Points are jittered slightly (±0.012) so that {REVIEWS} with equal values stay visible; hover shows the exact "

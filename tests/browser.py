@@ -39,8 +39,12 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 SHOTS = ROOT / "artifacts" / "screenshots"
 ERROR = '[data-testid="stException"]'
-# a chart drawn (its SVG), not only its placeholder: plotly's (most pages) or Vega-Lite's (the Summary's)
-CHART = '[data-testid="stPlotlyChart"] .main-svg, [data-testid="stVegaLiteChart"] svg.marks'
+# a chart drawn (its SVG), not only its placeholder: plotly's (most pages) or Vega-Lite's (the Summary's; Compare's
+# scatter, which Streamlit draws on a canvas beyond 2,000 points)
+CHART = (
+    '[data-testid="stPlotlyChart"] .main-svg, [data-testid="stVegaLiteChart"] svg.marks, '
+    '[data-testid="stVegaLiteChart"] canvas.marks'
+)
 PAGE_LINK = '[data-testid="stPageLink-NavLink"]'
 # Generous: on a shared machine with both cores busy (load 10-25 seen) a fresh server's first evaluation, or the
 # int8 export of the embedding model, takes ten times an idle one's; a deadline costs time only when a test fails.

@@ -15,7 +15,7 @@ from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.io import report
 from kweval.metrics import registry
 from kweval.stats import bootstrap
-from tests.apptest import run
+from tests.apptest import run, table
 
 
 def _best_rows_by_loop(table: pd.DataFrame) -> dict[str, set[int]]:
@@ -184,20 +184,27 @@ def _links(at) -> list[str]:
 
 
 def test_compare_rerun_reuses_its_scatter_and_links(monkeypatch):
-    """A warm rerun of Compare draws the same per-review scatter and links without building them again."""
-    from dashboard import charts
+    """A warm rerun of Compare draws the same per-review scatter (a Vega-Lite spec and its rows) and links without
+    building them again; another metric builds them again."""
+    from dashboard import vega_specs
 
-    built = _count_calls(monkeypatch, charts, "scatter_figure")
+    built = _count_calls(monkeypatch, vega_specs, "scatter_spec")
+
+    def shown(at) -> tuple[str, bytes]:
+        chart = at.get("vega_lite_chart")[0]
+        return chart.proto.spec, chart.proto.data.data
+
     at = run(monkeypatch, None, page="pages/compare.py")
-    spec = at.get("plotly_chart")[0].proto.spec
+    scatter = shown(at)
     links = _links(at)
     assert len(built) == 1 and links and all(link.startswith("./explorer?") for link in links)
+    assert not at.get("plotly_chart")  # no plotly on Compare: its chunk is not loaded for the scatter
     at.run()
-    assert len(built) == 1 and at.get("plotly_chart")[0].proto.spec == spec
+    assert len(built) == 1 and shown(at) == scatter
     assert _links(at) == links
     metric = at.selectbox(key="qp_metric")
     metric.set_value(next(m for m in metric.options if m != metric.value)).run()
-    assert not at.exception and len(built) == 2 and at.get("plotly_chart")[0].proto.spec != spec
+    assert not at.exception and len(built) == 2 and shown(at) != scatter
 
 
 def test_summary_rerun_reuses_its_figures(monkeypatch):
@@ -224,29 +231,37 @@ def test_summary_rerun_reuses_its_figures(monkeypatch):
     assert after[2] != specs[2]
 
 
-def test_scatter_points_carry_their_review_and_escaped_hover():
-    """Speed: the per-review scatter sends numbers only as arrays (customdata: the row); a click still finds its
-    review, and the hover names movie, review and both values, escaped."""
-    import plotly.io as pio
+def test_scatter_points_carry_their_review_and_plain_tooltip():
+    """The per-review scatter's rows: each point's row finds its review again (a click's selection), x and y are the
+    values jittered as before (seeded, ±0.012), the tooltip's fields hold the exact values; user strings are values
+    or titles only, never a field name or an expression, and not escaped (Vega draws plain text)."""
+    import json
 
-    from dashboard import charts
-    from dashboard.escape import esc
+    from dashboard import charts, vega_specs
+    from dashboard.style import jitter
 
     both = pd.DataFrame(
         {"movie": ["m<1>", "m2"], "review_id": ["r&1", "r2"], "ndcg@5_a": [0.1, 0.5], "ndcg@5_b": [0.3, 0.25]}
     )
     both["difference"] = both["ndcg@5_b"] - both["ndcg@5_a"]
-    both["movie "], both["review "] = both["movie"].map(esc), both["review_id"].map(esc)
-    both["x "], both["y "] = both["ndcg@5_a"], both["ndcg@5_b"]
-    fig = charts.scatter_figure(both, "ndcg@5", "<b>A</b>", "B", "red")
-    trace = fig.data[0]
-    for i, (movie, review) in enumerate(zip(both["movie"], both["review_id"])):
-        assert charts.clicked_review(both, {"customdata": list(trace.customdata[i])}) == (movie, review)
-    assert (
-        trace.text[0]
-        == "movie=m&lt;1&gt;<br>review=r&amp;1<br>difference=0.2000<br>&lt;b&gt;A&lt;/b&gt; (A)=0.1000<br>B (B)=0.3000"
-    )
-    assert '"bdata"' in pio.to_json(fig, validate=False)  # numeric arrays go as typed arrays
+    points = charts.scatter_points(both, "ndcg@5")
+    assert list(points.columns) == list(vega_specs.SCATTER_FIELDS)
+    for row in points.to_dict("records"):
+        assert charts.clicked_review(both, {"row": row["row"]}) == (row["movie"], row["review"])
+    assert points["x"].tolist() == jitter(both["ndcg@5_a"], 0.012, seed=1)
+    assert points["y"].tolist() == jitter(both["ndcg@5_b"], 0.012, seed=2)
+    assert points[["a", "b", "difference"]].to_numpy().tolist() == [[0.1, 0.3, 0.3 - 0.1], [0.5, 0.25, 0.25 - 0.5]]
+    assert points[["movie", "review"]].to_numpy().tolist() == [["m<1>", "r&1"], ["m2", "r2"]]
+    spec = vega_specs.scatter_spec("<b>A</b>", "B", "nDCG@5", "red", "movie", "review")
+    layer = spec["layer"][-1]
+    assert layer["params"] == [
+        {"name": vega_specs.SCATTER_PICK, "select": {"type": "point", "fields": ["row"], "on": "click"}}
+    ]
+    assert layer["encoding"]["x"]["title"] == "nDCG@5 of <b>A</b> (A)"
+    fields = {e["field"] for e in layer["encoding"]["tooltip"]} | {layer["encoding"][c]["field"] for c in "xy"}
+    assert fields <= set(vega_specs.SCATTER_FIELDS)
+    assert "<b>A</b> (A)" in [e["title"] for e in layer["encoding"]["tooltip"]]
+    assert "expr" not in json.dumps(spec) and "datum" not in json.dumps(spec)
 
 
 def test_headline_is_keyed_by_what_it_reads(demo_dataset):
@@ -288,3 +303,20 @@ def test_a_tau_step_digests_no_row_again(monkeypatch, demo_dataset):
     movie = scores[scores["movie"] == scores["movie"].iloc[0]]
     other = caches._headline_content(("h", "τ=0.76"), (*rows[:2], "m", ("a",)), "macro", "m", ("a",), metrics, movie)
     assert calls == [len(scores), len(movie)] and other[1] == state.row_identity(movie) != at_75[1]
+
+
+def test_a_new_k_counts_again_without_matching_again(monkeypatch):
+    """Speed trick "matching shared across k" (dashboard.state._matchings): a k change evaluates again on the
+    cleaning and matching already done (the numbers: tests/test_shared_matching.py); a match-mode change matches
+    again."""
+    from dashboard import state
+
+    matched = _count_calls(monkeypatch, state, "match_dataset")
+    at = run(monkeypatch, None, {"k": "5"}, page="pages/compare.py")
+    assert len(matched) == 1
+    at.sidebar.number_input(key="sel_k").set_value(8).run()
+    assert not at.exception and "ndcg@8" in table(at, "compare_table")["metric"].tolist()
+    assert len(matched) == 1
+    match = at.sidebar.selectbox(key="sel_match")
+    match.set_value(next(m for m in match.options if m != match.value)).run()
+    assert not at.exception and len(matched) == 2

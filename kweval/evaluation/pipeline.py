@@ -19,12 +19,14 @@ importable from this module.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from kweval.data.dataset import Dataset, Problem
 from kweval.evaluation.beyond_columns import add_beyond_columns
-from kweval.evaluation.clean import clean_ground_truth, clean_stage, ranked_movies
+from kweval.evaluation.clean import CleanGroundTruth, clean_ground_truth, clean_stage, ranked_movies
 from kweval.evaluation.combine import combine_evaluations
 from kweval.evaluation.count import count_stage, report_bad_scores, report_dropped, without_row_arrays
-from kweval.evaluation.match import match_stage
+from kweval.evaluation.match import Matches, match_stage
 from kweval.evaluation.missing import fill_missing
 from kweval.evaluation.options import AGGREGATIONS, GT_ORDERS, EvalOptions, Evaluation, Progress, no_progress
 from kweval.evaluation.score import score_stage
@@ -53,12 +55,15 @@ __all__ = [
     "SENTIMENT_OPTIONS",
     "EvalOptions",
     "Evaluation",
+    "Matched",
     "Progress",
     "SentimentScores",
     "add_semantic",
     "clean_ground_truth",
     "combine_evaluations",
     "evaluate",
+    "match_dataset",
+    "matching_key",
     "ranked_movies",
     "semantic_texts",
     "sentiment_scores",
@@ -68,8 +73,54 @@ __all__ = [
 ]
 
 
-def evaluate(
+@dataclass(frozen=True)
+class Matched:
+    """What `evaluate` computes before k, the gain or any add-on matters: the dataset with its missing predictions
+    filled, the cleaned GT and the predictions matched to it, and what those stages noted.
+
+    Speed trick "matching shared across k": the dashboard keeps one per data and `matching_key`, so a new k (or
+    gain) counts and scores again without cleaning and matching again.  Read only: `evaluate` copies the notes and
+    builds every table anew.  Reference: `evaluate` without it (tests/test_shared_matching.py)."""
+
+    key: tuple  # `matching_key`: the options it was made under
+    dataset: Dataset  # with the missing predictions filled (EvalOptions.missing)
+    gt: CleanGroundTruth
+    matches: Matches
+    problems: dict[str, tuple[Problem, ...]]  # per movie (in the data's order), what cleaning and matching noted
+    missing_problems: tuple[Problem, ...]
+
+
+def matching_key(dataset: Dataset, options: EvalOptions, keywords: bool = True) -> tuple:
+    """The options cleaning and matching read (the match mode in force, the GT order, missing predictions, whether
+    the rows' texts are kept): a `Matched` serves every evaluation with the same key."""
+    options = options.for_data(dataset.per_document)
+    keep_texts = keywords or options.semantic or options.sentiment or options.grounding
+    return (options.match, options.gt_order, options.missing, bool(keep_texts))
+
+
+def match_dataset(
     dataset: Dataset, options: EvalOptions | None = None, progress: Progress | None = None, keywords: bool = True
+) -> Matched:
+    """The stages of `evaluate` that do not depend on k: missing predictions filled, GT cleaned, predictions matched."""
+    options = (options or EvalOptions()).for_data(dataset.per_document)
+    key = matching_key(dataset, options, keywords)
+    filled, missing_problems = fill_missing(dataset, options.missing)
+    lexical_progress = _lexical_progress(options, progress or no_progress)
+    movie_problems: dict[str, list[Problem]] = {m: [] for m in filled.movies["movie"].tolist()}
+    lexical_progress("ground truth", 0.0)
+    gt = clean_stage(filled, options.gt_order, movie_problems)
+    lexical_progress("cleaning", 0.1)
+    matches = match_stage(filled, gt, options.match, movie_problems, lexical_progress, key[-1])
+    problems = {m: tuple(found) for m, found in movie_problems.items()}
+    return Matched(key, filled, gt, matches, problems, tuple(missing_problems))
+
+
+def evaluate(
+    dataset: Dataset,
+    options: EvalOptions | None = None,
+    progress: Progress | None = None,
+    keywords: bool = True,
+    matched: Matched | None = None,
 ) -> Evaluation:
     """Score every review × model of `dataset` (docs/metrics.md §1–3 and §9, and §4–5 when asked).
 
@@ -82,29 +133,28 @@ def evaluate(
     anyway when the semantic or sentiment metrics read it.  Every other
     table is the same either way.  `Evaluation.options` holds the match
     mode in force (`EvalOptions.for_data`: "auto" made the data's mode).
+    `matched`: `match_dataset`'s stages of this dataset, done before (used when made under the same `matching_key`).
     """
     options = (options or EvalOptions()).for_data(dataset.per_document)  # match "auto": the data's mode
-    dataset, missing_problems = fill_missing(dataset, options.missing)
     progress = progress or no_progress
-    lexical_progress = _lexical_progress(options, progress)
+    if matched is None or matched.key != matching_key(dataset, options, keywords):
+        matched = match_dataset(dataset, options, progress, keywords)
+    dataset, gt, matches = matched.dataset, matched.gt, matched.matches
     movie_order = dataset.movies["movie"].tolist()
-    movie_problems: dict[str, list[Problem]] = {m: [] for m in movie_order}  # reported movie by movie, at the end
-    keep_texts = keywords or options.semantic or options.sentiment or options.grounding
-
-    lexical_progress("ground truth", 0.0)
-    gt = clean_stage(dataset, options.gt_order, movie_problems)
-    lexical_progress("cleaning", 0.1)
-    matches = match_stage(dataset, gt, options.match, movie_problems, lexical_progress, keep_texts)
+    # reported movie by movie, at the end (a copy: `matched` may serve other evaluations)
+    movie_problems = {m: list(found) for m, found in matched.problems.items()}
     counts = count_stage(dataset, gt, matches, options.gain, options.k)
     report_dropped(matches, movie_problems)
     report_bad_scores(gt, matches, counts, dataset.models["model"].tolist(), movie_problems)
-    if not keep_texts:  # no per-keyword table: the per-row arrays go before the per-review table, as large, is built
+    if not matched.key[
+        -1
+    ]:  # no per-keyword table: the per-row arrays go before the per-review table, as large, is built
         matches, counts = without_row_arrays(matches, counts)
-    lexical_progress("metrics", 0.8)
+    _lexical_progress(options, progress)("metrics", 0.8)
     scores = score_stage(dataset, gt, matches, counts, options)
     evaluation = tables_stage(dataset, gt, matches, counts, scores, options)
     evaluation.problems = (
-        list(dataset.problems) + [p for m in movie_order for p in movie_problems[m]] + missing_problems
+        list(dataset.problems) + [p for m in movie_order for p in movie_problems[m]] + list(matched.missing_problems)
     )
     # the stems stem matching or the present rule computed, kept for the next run (nothing new: nothing written)
     evaluation.problems += [Problem("stem cache", note, "evaluate") for note in save_shared_stems()]
