@@ -306,7 +306,7 @@ def _card_parts(
             continue
         own_rows = listed.get(model, shown.iloc[0:0])
         if sem or sas:
-            listing = keyword_html.keyword_table_parts(own_rows, sel.k, sem, sas, words=words)
+            listing = keyword_html.keyword_table_parts(own_rows, sel.k, sem, sas, words=words, style=False)
         else:
             listing = [keyword_html.keyword_list_html(own_rows, sel.k, words=words)]
         cells += [
@@ -332,6 +332,8 @@ def _card_parts(
     extra = keyword_html.sentiment_line(data.text_v, data.gt_v, words.review.lower()) if sas else ""
     extra += support_html(rows, [m for m in sel.models if m in data.evaluated])  # with grounding: what supports each
     grid = keyword_html.model_grid_start(22 if (sem or sas) else 16)
+    if sem or sas:  # the keyword tables' style, once for the card's tables (one <style> each cost a style pass)
+        grid = keyword_html.TABLE_STYLE + grid
     return (head + side + extra + grid, *cells, "</div>"), data.evaluated
 
 

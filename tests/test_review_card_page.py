@@ -101,6 +101,8 @@ def test_page_card_data_equals_each_review_alone(demo_dataset, monkeypatch, sour
         review_card._card_parts.clear()
         html_alone, _ = review_card.card_html(ctx, row, kw, scores, ctx.selection.models[0])
         assert html_page == html_alone and "<table" in html_page if extras else html_page == html_alone
+        if extras:  # one style block for the card's keyword tables (a <style> per table cost a style pass each)
+            assert html_page.count("<style>") == 1
 
 
 def _semantic_ctx(dataset, threshold: float, base=None) -> Ctx:
