@@ -157,9 +157,10 @@ def page_of_cards(shown: pd.DataFrame, sort: str, marked: str | None, per_page: 
     p2.caption(
         f"{len(shown):,} {WORDS.review.lower()}(s) match · page {page} of {n_pages} · sorted by {md(WORDS.say(sort))}"
     )
-    for _, row in rows.iterrows():
+    cards = review_card.page_cards(ctx, rows, keywords, scores, marked)  # the page's data asked for once
+    for (_, row), card in zip(rows.iterrows(), cards):
         with st.container(border=True):
-            review_card.review_card(ctx, row, keywords, scores, marked, page=rows)
+            st.html(card)
             explorer_responses.raw_responses(ctx, row["movie"], row["review_id"])
             explorer_failures.gt_marks(ctx, row["movie"], row["review_id"], marked)
             if st.button(f"Open this {WORDS.review.lower()}", key=f"open_{row['movie']}_{row['review_id']}"):
