@@ -74,19 +74,14 @@ def keyword_table_html(
 
     Positions at or beyond k are dimmed and say so.
     """
-    return fill(keyword_table_parts(rows, k, semantic, sentiment, words), threshold)
+    return TABLE_STYLE + fill(keyword_table_parts(rows, k, semantic, sentiment, words), threshold)
 
 
 def keyword_table_parts(
-    rows: pd.DataFrame,
-    k: int,
-    semantic: bool = False,
-    sentiment: bool = False,
-    words: Vocabulary = MOVIE_WORDS,
-    style: bool = True,
+    rows: pd.DataFrame, k: int, semantic: bool = False, sentiment: bool = False, words: Vocabulary = MOVIE_WORDS
 ) -> list[Part]:
-    """`keyword_table_html` before τ: escaped HTML with a `CosineCell` hole per cosine (`dashboard.html_holes`).
-    `style` False: without the tables' `TABLE_STYLE`, which a card holding several tables gives once."""
+    """`keyword_table_html` before τ and without its `TABLE_STYLE` (a card holding several tables gives it once):
+    escaped HTML with a `CosineCell` hole per cosine (`dashboard.html_holes`)."""
     if rows.empty:
         return ['<div class="kw-list"><em>empty output</em></div>']
     head = ["#", "keyword", "lexical match"]
@@ -95,7 +90,7 @@ def keyword_table_parts(
     if sentiment:
         head += ["v(x)"]
     th = "".join(f"<th>{esc(h)}</th>" for h in head)
-    parts: list[Part] = [f'{TABLE_STYLE if style else ""}<table class="kw-table"><thead><tr>{th}</tr></thead><tbody>']
+    parts: list[Part] = [f'<table class="kw-table"><thead><tr>{th}</tr></thead><tbody>']
     for r in records(rows):
         pos = int(r["position"])
         beyond = pos >= k

@@ -306,7 +306,7 @@ def _card_parts(
             continue
         own_rows = listed.get(model, shown.iloc[0:0])
         if sem or sas:
-            listing = keyword_html.keyword_table_parts(own_rows, sel.k, sem, sas, words=words, style=False)
+            listing = keyword_html.keyword_table_parts(own_rows, sel.k, sem, sas, words=words)
         else:
             listing = [keyword_html.keyword_list_html(own_rows, sel.k, words=words)]
         cells += [
