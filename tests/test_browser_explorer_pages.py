@@ -25,6 +25,15 @@ def _headers(text: str) -> list[str]:
     return re.findall(r"^Review (\S+) ·", text, flags=re.M)
 
 
+def _cards(driver, text: str) -> list[str]:
+    """The reviews of the page's 10 cards once `text` is shown and every card drawn (a card's HTML can come a moment
+    after the run's other elements on a busy machine)."""
+    return wait_until(
+        lambda: headers if len(headers := _headers(settled(driver, [text]))) == 10 else None,
+        lambda: f"not 10 cards with {text!r}: {_headers(settled(driver, [text]))}",
+    )
+
+
 def _type(driver, key: str, value: str) -> None:
     field = driver.find_element(By.CSS_SELECTOR, f".st-key-{key} input")
     field.send_keys(Keys.CONTROL, "a")
@@ -34,19 +43,19 @@ def _type(driver, key: str, value: str) -> None:
 def test_page_turns_keep_the_url_state(demo_server, browser):
     driver = browser
     driver.get(f"{demo_server.url}/explorer?movie=ALL")
-    first = _headers(settled(driver, ["review(s) match · page 1 of 18"]))
-    assert len(first) == 10 and _page(driver) is None, first
+    first = _cards(driver, "review(s) match · page 1 of 18")
+    assert _page(driver) is None, driver.current_url
     _type(driver, "qp_p", "2")
-    second = _headers(settled(driver, ["review(s) match · page 2 of 18"]))
-    assert len(second) == 10 and not set(first) & set(second), (first, second)
+    second = _cards(driver, "review(s) match · page 2 of 18")
+    assert not set(first) & set(second), (first, second)
     wait_until(lambda: _page(driver) == "2", lambda: f"p=2 not in the URL: {driver.current_url}")
     driver.get(driver.current_url)  # the page's link, shared: a new session opens page 2
-    assert _headers(settled(driver, ["review(s) match · page 2 of 18"])) == second
+    assert _cards(driver, "review(s) match · page 2 of 18") == second
     _type(driver, "qp_q", "the")  # a filter (outside the fragment) starts again at page 1
     settled(driver, ["review(s) match · page 1 of"])
     wait_until(lambda: _page(driver) is None, lambda: f"p still in the URL: {driver.current_url}")
     driver.get(f"{demo_server.url}/explorer?movie=ALL&p=3")
-    third = _headers(settled(driver, ["review(s) match · page 3 of 18"]))
+    third = _cards(driver, "review(s) match · page 3 of 18")
     opened = third[1]
     [b for b in driver.find_elements(By.CSS_SELECTOR, "button") if b.text == "Open this review"][1].click()
     text = settled(driver, ["← All reviews", f"Review {opened}"])
