@@ -12,7 +12,8 @@ own text is shown and its charts are drawn (`tests.browser.settled`, the tests' 
   a fresh chromium (a first visit: the app's scripts loaded and compiled), and for
   information in a chromium that has them cached (a returning visitor);
 - **Compare at a new k** (the sidebar's k changed on Compare to a value not evaluated yet: <= 5 s);
-- **an explorer page turn with semantic and sentiment on** (<= 1 s);
+- **an explorer page turn with semantic and sentiment on** (<= 1 s), with the CPU seconds the server and chromium
+  spent on it (`cpu_seconds`: what the load moves far less than the wall time);
 - for information: the fresh server's first view, each page opened again.
 
 The embeddings and VADER values come from the persistent cache (`--cache`, default the user's kweval cache, where
@@ -122,12 +123,47 @@ def new_sessions(url: str, repeat: int) -> tuple[list[float], list[float]]:
     return fresh_times, cached
 
 
-def page_turns(driver, url: str, repeat: int) -> list[float]:
-    """The explorer with semantic and sentiment on, then its page number set to 2, 3, ..."""
+def cpu_seconds() -> dict[str, float]:
+    """CPU seconds so far of this process's descendants that are the Streamlit server or chromium (chromedriver and
+    every process under it): what a step costs whatever else the machine runs (the load moves the wall times far
+    more than these)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    children: dict[int, list[int]] = {}
+    used: dict[int, float] = {}
+    kinds: dict[int, str | None] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():  # /proc/self and the kernel's files
+            continue
+        try:
+            stat, cmdline = (entry / "stat").read_text(), (entry / "cmdline").read_bytes()
+        except OSError:
+            continue  # a process that ended meanwhile
+        fields = stat[stat.rindex(")") + 2 :].split()
+        pid = int(entry.name)
+        children.setdefault(int(fields[1]), []).append(pid)
+        used[pid] = (int(fields[11]) + int(fields[12])) / tick  # utime + stime
+        kinds[pid] = "server" if b"streamlit" in cmdline else "browser" if b"chrom" in cmdline else None
+    totals = {"server": 0.0, "browser": 0.0}
+    todo = [(pid, kinds[pid]) for pid in children.get(os.getpid(), [])]
+    while todo:
+        pid, kind = todo.pop()
+        if kind:
+            totals[kind] += used[pid]
+        todo += [(child, kind or kinds[child]) for child in children.get(pid, [])]
+    return totals
+
+
+def page_turns(driver, url: str, repeat: int) -> tuple[list[float], list[dict[str, float]]]:
+    """The explorer with semantic and sentiment on, then its page number set to 2, 3, ...: (seconds per turn, the
+    server's and chromium's CPU seconds per turn)."""
     view(driver, f"{url}/explorer?movie=ALL&sem=1&sas=1", "review(s) match")
-    return [
-        timed(lambda p=p: _set_number(driver, "qp_p", p), driver, f"page {p} of", False) for p in range(2, repeat + 2)
-    ]
+    times, cpu = [], []
+    for p in range(2, repeat + 2):
+        before = cpu_seconds()
+        times.append(timed(lambda p=p: _set_number(driver, "qp_p", p), driver, f"page {p} of", False))
+        after = cpu_seconds()
+        cpu.append({kind: after[kind] - before[kind] for kind in after})
+    return times, cpu
 
 
 @contextlib.contextmanager
@@ -206,7 +242,7 @@ def main() -> int:
                 sessions[args.data.name], warm[args.data.name] = new_sessions(url, args.repeat)
             with chromium() as driver:
                 ks = new_k(driver, url, [7 + i for i in range(args.repeat)]) if args.only in (None, "new-k") else []
-                turns = page_turns(driver, url, args.repeat) if args.only in (None, "page-turn") else []
+                turns, turn_cpu = page_turns(driver, url, args.repeat) if args.only in (None, "page-turn") else ([], [])
         if args.demo and args.only in (None, "sessions"):
             with warm_server(root / "demo", None, args.cache) as (url, _):
                 sessions["demo"], warm["demo"] = new_sessions(url, args.repeat)
@@ -236,6 +272,9 @@ def main() -> int:
         print(f"| {name} (median of {len(times)}) | {t:.2f} | <= {TARGETS[name]:g} | {_verdict(t, TARGETS[name])} |")
     for name, (_first, again) in views.items():
         print(f"| for information: {name} opened again | {again:.2f} | | | |")
+    for kind in ("server", "browser") if turn_cpu else ():
+        t = statistics.median(c[kind] for c in turn_cpu)
+        print(f"| for information: {kind} CPU seconds per explorer page turn (median) | {t:.2f} | | | |")
     print(
         "\nAll runs, s: "
         + "; ".join(

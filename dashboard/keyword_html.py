@@ -32,7 +32,7 @@ def keyword_list_html(rows: pd.DataFrame, k: int, words: Vocabulary = MOVIE_WORD
     if rows.empty:
         return '<div class="kw-list"><em>empty output</em></div>'
     items = []
-    for row in rows.to_dict("records"):
+    for row in records(rows):
         pos, kw, rank, gt_kw = row["position"], row["keyword"], row["gt_rank"], row["gt_keyword"]
         beyond = ' <span style="opacity:0.6">(beyond k)</span>' if int(pos) >= k else ""
         ground = grounding_mark(row)  # with grounding: present / supported / unsupported by the text
@@ -46,7 +46,15 @@ def keyword_list_html(rows: pd.DataFrame, k: int, words: Vocabulary = MOVIE_WORD
     return f'<ol class="kw-list" start="0" style="margin:0;padding-left:1.6rem">{"".join(items)}</ol>'
 
 
-_TABLE_STYLE = (
+def records(rows: pd.DataFrame) -> list[dict]:
+    """`rows.to_dict("records")` (Python values, NaN kept), column by column: pandas' own takes each column apart
+    again per call, a good share of a card's build when a page has 40 keyword tables.  Speed trick "records", tested
+    against `to_dict` (tests/test_ui.py)."""
+    columns = list(rows.columns)
+    return [dict(zip(columns, values)) for values in zip(*(rows[c].tolist() for c in columns))]
+
+
+TABLE_STYLE = (
     "<style>.kw-table{border-collapse:collapse;font-size:0.85em;width:100%;margin-top:0.2rem}"
     ".kw-table th{text-align:left;font-weight:600;padding:0.1rem 0.35rem}"
     ".kw-table td{padding:0.1rem 0.35rem;border-bottom:1px solid rgba(128,128,128,0.25);vertical-align:top}</style>"
@@ -66,13 +74,14 @@ def keyword_table_html(
 
     Positions at or beyond k are dimmed and say so.
     """
-    return fill(keyword_table_parts(rows, k, semantic, sentiment, words), threshold)
+    return TABLE_STYLE + fill(keyword_table_parts(rows, k, semantic, sentiment, words), threshold)
 
 
 def keyword_table_parts(
     rows: pd.DataFrame, k: int, semantic: bool = False, sentiment: bool = False, words: Vocabulary = MOVIE_WORDS
 ) -> list[Part]:
-    """`keyword_table_html` before τ: escaped HTML with a `CosineCell` hole per cosine (`dashboard.html_holes`)."""
+    """`keyword_table_html` before τ and without its `TABLE_STYLE` (a card holding several tables gives it once):
+    escaped HTML with a `CosineCell` hole per cosine (`dashboard.html_holes`)."""
     if rows.empty:
         return ['<div class="kw-list"><em>empty output</em></div>']
     head = ["#", "keyword", "lexical match"]
@@ -81,8 +90,8 @@ def keyword_table_parts(
     if sentiment:
         head += ["v(x)"]
     th = "".join(f"<th>{esc(h)}</th>" for h in head)
-    parts: list[Part] = [f'{_TABLE_STYLE}<table class="kw-table"><thead><tr>{th}</tr></thead><tbody>']
-    for r in rows.to_dict("records"):
+    parts: list[Part] = [f'<table class="kw-table"><thead><tr>{th}</tr></thead><tbody>']
+    for r in records(rows):
         pos = int(r["position"])
         beyond = pos >= k
         matched = int(r["gt_rank"]) >= 0

@@ -332,6 +332,8 @@ def _card_parts(
     extra = keyword_html.sentiment_line(data.text_v, data.gt_v, words.review.lower()) if sas else ""
     extra += support_html(rows, [m for m in sel.models if m in data.evaluated])  # with grounding: what supports each
     grid = keyword_html.model_grid_start(22 if (sem or sas) else 16)
+    if sem or sas:  # the keyword tables' style, once for the card's tables (one <style> each cost a style pass)
+        grid = keyword_html.TABLE_STYLE + grid
     return (head + side + extra + grid, *cells, "</div>"), data.evaluated
 
 
@@ -346,18 +348,49 @@ def card_html(
     """(the card's HTML, the models with output for the review); `page`: the rows of `reviews_table` shown with it
     (their `card_data` and metrics are computed together), by default the review alone.  The τ-free template is
     cached (`_card_parts`); the marks and metrics are filled at this evaluation's τ (`html_holes.fill`)."""
-    sel = ctx.selection
     shown = row.to_frame().T if page is None else page
     review = (row["movie"], row["review_id"])
 
     def data() -> CardData:
         return card_data(ctx, shown, kw, scores)[review]
 
-    parts, evaluated = _card_parts(
-        _view(ctx, ctx.tau_free_key), row["movie"], row["review_id"], tuple(sel.models), marked, ctx, row, data
-    )
     ids = tuple(zip(shown["movie"].tolist(), shown["review_id"].tolist()))
-    lines = metric_lines(ctx, scores, ids).get(review, {})
+    return _filled(ctx, row, marked, data, metric_lines(ctx, scores, ids).get(review, {}))
+
+
+def page_cards(ctx: Ctx, page: pd.DataFrame, kw: pd.DataFrame, scores: pd.DataFrame, marked: str | None) -> list[str]:
+    """The HTML of each card of `page` (rows of `reviews_table`), in order: `card_html` of each row with `page`,
+    with the page's metrics lines and card data asked of their caches once for the page, not once per card."""
+    ids = tuple(zip(page["movie"].tolist(), page["review_id"].tolist()))
+    lines = metric_lines(ctx, scores, ids)
+    together: list[dict[tuple[str, str], CardData]] = []  # the page's card data, computed when a template needs it
+
+    def data_of(review: tuple[str, str]) -> Callable[[], CardData]:
+        def data() -> CardData:
+            if not together:
+                together.append(card_data(ctx, page, kw, scores))
+            return together[0][review]
+
+        return data
+
+    rows = (page.iloc[i] for i in range(len(page)))
+    return [_filled(ctx, row, marked, data_of(review), lines.get(review, {}))[0] for row, review in zip(rows, ids)]
+
+
+def _filled(
+    ctx: Ctx, row: pd.Series, marked: str | None, data: Callable[[], CardData], lines: dict[str, str]
+) -> tuple[str, tuple]:
+    """(a card's cached template filled at this evaluation's τ with the metrics `lines`, the models with output)."""
+    parts, evaluated = _card_parts(
+        _view(ctx, ctx.tau_free_key),
+        row["movie"],
+        row["review_id"],
+        tuple(ctx.selection.models),
+        marked,
+        ctx,
+        row,
+        data,
+    )
     return html_holes.fill(parts, ctx.options.threshold, lines), evaluated
 
 

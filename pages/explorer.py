@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import streamlit as st
 
 from dashboard import explorer_failures, explorer_judgments, explorer_responses, review_card
@@ -138,28 +139,34 @@ if sort in ("largest disagreement", *DIRECTIONAL_SORTS) and len(sel.models) >= 2
 
 shown = filter_reviews(table, metric, sel.models, sort=sort, query=query, nothing_matched=none, pair=pair)
 shown = keep_reviews(shown, in_filter)
-per_page = 10
-n_pages = max(1, -(-len(shown) // per_page))
-if st.session_state.get("qp_p", 1) > n_pages:
-    st.session_state["qp_p"] = n_pages
-p1, p2 = st.columns([1, 5], vertical_alignment="bottom")
-page = ctx.url_widget(
-    p1.number_input, f"Page (of {n_pages})", "p", 1, parse=int, min_value=1, max_value=n_pages, step=1
-)
-rows, page, n_pages = paginate(shown, page, per_page)
-p2.caption(
-    f"{len(shown):,} {WORDS.review.lower()}(s) match · page {page} of {n_pages} · sorted by {md(WORDS.say(sort))}"
-)
-for _, row in rows.iterrows():
-    with st.container(border=True):
-        review_card.review_card(ctx, row, keywords, scores, marked, page=rows)
-        explorer_responses.raw_responses(ctx, row["movie"], row["review_id"])
-        explorer_failures.gt_marks(ctx, row["movie"], row["review_id"], marked)
-        st.button(
-            f"Open this {WORDS.review.lower()}",
-            key=f"open_{row['movie']}_{row['review_id']}",
-            on_click=set_query_param,
-            args=("review", str(row["review_id"])),
-        )
 
+
+@st.fragment
+def page_of_cards(shown: pd.DataFrame, sort: str, marked: str | None, per_page: int = 10) -> None:
+    """The pager and the page's cards: a page turn reruns only this fragment (the sidebar, the filters and the
+    tables of the whole selection above are the last full run's, unchanged by the page number), so a turn builds
+    and sends only the new page's cards.  `shown`: the filtered, sorted reviews; `sort` names their order."""
+    n_pages = max(1, -(-len(shown) // per_page))
+    if st.session_state.get("qp_p", 1) > n_pages:
+        st.session_state["qp_p"] = n_pages
+    p1, p2 = st.columns([1, 5], vertical_alignment="bottom")
+    page = ctx.url_widget(
+        p1.number_input, f"Page (of {n_pages})", "p", 1, parse=int, min_value=1, max_value=n_pages, step=1
+    )
+    rows, page, n_pages = paginate(shown, page, per_page)
+    p2.caption(
+        f"{len(shown):,} {WORDS.review.lower()}(s) match · page {page} of {n_pages} · sorted by {md(WORDS.say(sort))}"
+    )
+    cards = review_card.page_cards(ctx, rows, keywords, scores, marked)  # the page's data asked for once
+    for (_, row), card in zip(rows.iterrows(), cards):
+        with st.container(border=True):
+            st.html(card)
+            explorer_responses.raw_responses(ctx, row["movie"], row["review_id"])
+            explorer_failures.gt_marks(ctx, row["movie"], row["review_id"], marked)
+            if st.button(f"Open this {WORDS.review.lower()}", key=f"open_{row['movie']}_{row['review_id']}"):
+                set_query_param("review", str(row["review_id"]))
+                st.rerun(scope="app")  # the single review's view is the page's, not this fragment's
+
+
+page_of_cards(shown, sort, marked)
 ctx.finish()

@@ -70,6 +70,7 @@ def test_streamlit_config():
     assert 0 < config["server"]["maxUploadSize"] <= 200
     assert config["browser"]["gatherUsageStats"] is False
     assert config["client"]["showErrorDetails"] == "none"  # no traceback for visitors (issue 15, item 8)
+    assert config["runner"]["postScriptGC"] is False  # no full collection after every rerun (issue 28 item 7)
 
 
 def test_core_does_not_import_streamlit():

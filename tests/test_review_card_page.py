@@ -101,6 +101,15 @@ def test_page_card_data_equals_each_review_alone(demo_dataset, monkeypatch, sour
         review_card._card_parts.clear()
         html_alone, _ = review_card.card_html(ctx, row, kw, scores, ctx.selection.models[0])
         assert html_page == html_alone and "<table" in html_page if extras else html_page == html_alone
+        if extras:  # one style block for the card's keyword tables (a <style> per table cost a style pass each)
+            assert html_page.count("<style>") == 1
+    review_card._card_parts.clear()  # the explorer's page of cards: each card as `card_html` builds it with the page
+    cards = review_card.page_cards(ctx, page, kw, scores, ctx.selection.models[0])
+    review_card._card_parts.clear()
+    marked = ctx.selection.models[0]
+    assert cards == [
+        review_card.card_html(ctx, page.iloc[i], kw, scores, marked, page=page)[0] for i in range(len(page))
+    ]
 
 
 def _semantic_ctx(dataset, threshold: float, base=None) -> Ctx:

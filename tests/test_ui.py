@@ -7,7 +7,14 @@ import pytest
 
 from dashboard.escape import esc, md
 from dashboard.highlight import highlight, match_spans, matched_tooltips, review_html
-from dashboard.keyword_html import gt_top_html, keyword_list_html, keyword_table_html, model_grid_start, sentiment_line
+from dashboard.keyword_html import (
+    gt_top_html,
+    keyword_list_html,
+    keyword_table_html,
+    model_grid_start,
+    records,
+    sentiment_line,
+)
 from dashboard.links import page_links, page_params
 from dashboard.review_tables import filter_reviews, keyword_details, paginate, review_table
 from dashboard.selection import SELECTION_KEYS, Selection, resolve_selection
@@ -245,6 +252,26 @@ def test_keyword_table_html_marks_cosines_above_tau_and_escapes():
     assert "empty output" in keyword_table_html(rows.iloc[:0], 5, True, True)
     line = sentiment_line(0.5123, float("nan"))
     assert "review text v = <b>0.512</b>" in line and "GT keywords mean v = <b>n/a</b>" in line
+
+
+def test_records_equal_pandas_to_dict():
+    """Speed trick "records": the same dicts as `DataFrame.to_dict("records")` (Python ints and floats, NaN and None
+    kept, column order), for every dtype a keyword table has, and none for no rows."""
+    rows = pd.DataFrame(
+        {
+            "position": [0, 1, 2],
+            "keyword": ["scam", XSS, None],
+            "gt_rank": pd.Series([0, -1, -1], dtype="int64"),
+            "cosine": [0.91234, float("nan"), 0.5],
+            "above": [True, False, False],
+            "detail": [None, "x", float("nan")],
+        }
+    )
+    got, want = records(rows), rows.to_dict("records")
+    assert [list(r) for r in got] == [list(r) for r in want]
+    for a, b in zip(got, want):
+        assert {k: (type(v), str(v)) for k, v in a.items()} == {k: (type(v), str(v)) for k, v in b.items()}
+    assert records(rows.iloc[:0]) == [] == rows.iloc[:0].to_dict("records")
 
 
 def test_highlights_are_per_model_never_pooled(evaluation):

@@ -1,0 +1,63 @@
+"""In headless Debian chromium: the explorer's page turns, which rerun only the pager-and-cards fragment
+(pages/explorer.py `page_of_cards`), keep the URL state of a full run: the page number in the URL, a deep link to a
+page, a filter resetting the page, the single review opened from a card of a later page."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlparse
+
+import pytest
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
+
+from tests.browser import ERROR, settled, wait_until
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _page(driver) -> str | None:
+    return parse_qs(urlparse(driver.current_url).query).get("p", [None])[0]
+
+
+def _headers(text: str) -> list[str]:
+    """The reviews whose cards are shown, in order (each card's header: "Review ID · “title” · ...")."""
+    return re.findall(r"^Review (\S+) ·", text, flags=re.M)
+
+
+def _cards(driver, text: str) -> list[str]:
+    """The reviews of the page's 10 cards once `text` is shown and every card drawn (a card's HTML can come a moment
+    after the run's other elements on a busy machine)."""
+    return wait_until(
+        lambda: headers if len(headers := _headers(settled(driver, [text]))) == 10 else None,
+        lambda: f"not 10 cards with {text!r}: {_headers(settled(driver, [text]))}",
+    )
+
+
+def _type(driver, key: str, value: str) -> None:
+    field = driver.find_element(By.CSS_SELECTOR, f".st-key-{key} input")
+    field.send_keys(Keys.CONTROL, "a")
+    field.send_keys(value, Keys.ENTER)
+
+
+def test_page_turns_keep_the_url_state(demo_server, browser):
+    driver = browser
+    driver.get(f"{demo_server.url}/explorer?movie=ALL")
+    first = _cards(driver, "review(s) match · page 1 of 18")
+    assert _page(driver) is None, driver.current_url
+    _type(driver, "qp_p", "2")
+    second = _cards(driver, "review(s) match · page 2 of 18")
+    assert not set(first) & set(second), (first, second)
+    wait_until(lambda: _page(driver) == "2", lambda: f"p=2 not in the URL: {driver.current_url}")
+    driver.get(driver.current_url)  # the page's link, shared: a new session opens page 2
+    assert _cards(driver, "review(s) match · page 2 of 18") == second
+    _type(driver, "qp_q", "the")  # a filter (outside the fragment) starts again at page 1
+    settled(driver, ["review(s) match · page 1 of"])
+    wait_until(lambda: _page(driver) is None, lambda: f"p still in the URL: {driver.current_url}")
+    driver.get(f"{demo_server.url}/explorer?movie=ALL&p=3")
+    third = _cards(driver, "review(s) match · page 3 of 18")
+    opened = third[1]
+    [b for b in driver.find_elements(By.CSS_SELECTOR, "button") if b.text == "Open this review"][1].click()
+    text = settled(driver, ["← All reviews", f"Review {opened}"])
+    assert _headers(text) == [opened] and parse_qs(urlparse(driver.current_url).query).get("review") == [opened]
+    assert not driver.find_elements(By.CSS_SELECTOR, ERROR)
