@@ -183,16 +183,29 @@ def summary_headline(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame
 SIDES = {"mean_a": "mean A", "mean_b": "mean B"}  # the tables' names of each side's mean
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def _scope_metrics(key: tuple, movie: str, models: tuple, metrics: tuple, _ctx: Ctx) -> tuple[list[str], list[str]]:
+    """(compared, undefined) metrics of the sidebar's scope, once per evaluation, scope and models for the process:
+    each page view read every score of the scope twice or three times for them (issue 28 item 7)."""
+    scores = _ctx.scores()
+    return compared_metrics(list(metrics), scores), undefined.undefined_everywhere(scores, list(metrics))
+
+
+def _scope(ctx: Ctx) -> tuple[list[str], list[str]]:
+    sel = ctx.selection
+    return _scope_metrics(ctx.key, sel.movie, tuple(sel.models), tuple(ctx.evaluation.metric_names), ctx)
+
+
 def compare_metrics(ctx: Ctx) -> list[str]:
     """The metrics Compare tests and the headline reads: per review (gt_coverage is per movie), with a value on some
     review in the sidebar's scope (`undefined_metrics` are left out)."""
-    return compared_metrics(ctx.evaluation.metric_names, ctx.scores())
+    return _scope(ctx)[0]
 
 
 def undefined_metrics(ctx: Ctx) -> list[str]:
     """The metrics without a value on any review in the sidebar's scope (`kweval.metrics.undefined`: e.g.
     recall_absent where no GT keyword is absent): "—" with the reason, out of charts, headline and comparisons."""
-    return undefined.undefined_everywhere(ctx.scores(), ctx.evaluation.metric_names)
+    return _scope(ctx)[1]
 
 
 @st.cache_data(show_spinner="Bootstrap and randomization tests…", max_entries=32)

@@ -77,9 +77,14 @@ UNDEFINED = caches.undefined_metrics(ctx)  # undefined is not zero: "—" in the
 for gone in UNDEFINED:
     st.caption(md(undefined.everywhere_note(gone, words.review.lower())) + ".")
 explorer_judgments.judged_summary_table(ctx, table)  # the readers' judgments (docs/metrics.md §11), when any
-doc = metrics_doc()
-with st.expander(f"{METRICS_DOC}: every metric's definition", icon=":material/menu_book:"):
-    st.markdown(words.say(doc) if doc is not None else f"{METRICS_DOC} is not shipped with this installation.")
+# drawn only when opened (a rerun): 43 kB of Markdown rendered in a closed expander cost a new session's first
+# Summary about a second of the browser's time under load (issue 28 item 7; bench/bench_browser.py --only sessions)
+doc_box = st.expander(
+    f"{METRICS_DOC}: every metric's definition", icon=":material/menu_book:", key="metrics_doc", on_change="rerun"
+)
+if doc_box.open:
+    doc = metrics_doc()
+    doc_box.markdown(words.say(doc) if doc is not None else f"{METRICS_DOC} is not shipped with this installation.")
 c1, c2, c3, c4, c5 = st.columns([1, 1, 1, 2, 3])
 with c5.popover("LaTeX options"):
     tex_columns = st.multiselect("Columns", metrics, default=metrics, format_func=metric_label, key="tex_columns")

@@ -57,3 +57,16 @@ def test_build_report_shows_its_stages_then_the_download(demo_server, browser):
     boxes = [e.text for e in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stExpander"]')]
     assert any(box.split("\n")[-1].startswith("Report ready: ") for box in boxes), boxes  # the status box, done
     assert driver.find_elements(By.CSS_SELECTOR, ".st-key-download_report button")
+
+
+def test_metrics_doc_opens_on_the_summary(demo_server, browser):
+    """docs/metrics.md's expander is drawn only when opened (issue 28 item 7: not on a first view): a click reruns the
+    page and shows the whole text."""
+    driver = browser
+    driver.get(f"{demo_server.url}/summary?movie=ALL")
+    settled(driver, ["every metric's definition"], present=[CHART])
+    hidden_too = driver.execute_script("return document.body.textContent")  # a closed expander's text included
+    assert "Every number kweval reports is defined here" not in hidden_too  # closed: not sent to the browser at all
+    driver.find_element(By.CSS_SELECTOR, ".st-key-metrics_doc summary").click()
+    text = settled(driver, ["Every number kweval reports is defined here"], present=[CHART])
+    assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
