@@ -12,8 +12,9 @@ own text is shown and its charts are drawn (`tests.browser.settled`, the tests' 
   a fresh chromium (a first visit: the app's scripts loaded and compiled), and for
   information in a chromium that has them cached (a returning visitor);
 - **Compare at a new k** (the sidebar's k changed on Compare to a value not evaluated yet: <= 5 s);
-- **an explorer page turn with semantic and sentiment on** (<= 1 s), with the CPU seconds the server and chromium
-  spent on it (`cpu_seconds`: what the load moves far less than the wall time);
+- **an explorer page turn with semantic and sentiment on** (<= 1 s);
+- beside each of these three, the CPU seconds the server and chromium spent on it (`cpu_seconds`: what the load
+  moves far less than the wall time; the figure to compare two commits by on a busy machine);
 - for information: the fresh server's first view, each page opened again.
 
 The embeddings and VADER values come from the persistent cache (`--cache`, default the user's kweval cache, where
@@ -99,28 +100,45 @@ def _set_number(driver, key: str, value: int) -> None:
     field.send_keys(str(value), Keys.ENTER)
 
 
-def new_k(driver, url: str, ks: list[int]) -> list[float]:
-    """Compare opened at k = 5, then the sidebar's k set to each of `ks` (values not evaluated yet)."""
+Spent = dict[str, float]  # {"server": CPU s, "browser": CPU s} of one step
+
+
+def timed_cpu(action: Callable[[], object], driver, text: str, charts: bool) -> tuple[float, Spent]:
+    """`timed`, with the server's and chromium's CPU seconds spent meanwhile."""
+    before = cpu_seconds()
+    seconds = timed(action, driver, text, charts)
+    after = cpu_seconds()
+    return seconds, {kind: after[kind] - before[kind] for kind in after}
+
+
+def new_k(driver, url: str, ks: list[int]) -> tuple[list[float], list[Spent]]:
+    """Compare opened at k = 5, then the sidebar's k set to each of `ks` (values not evaluated yet): (seconds per
+    change, CPU seconds per change)."""
     view(driver, f"{url}/compare?movie=ALL&k=5", "Reviews by difference", True)
-    times = []
+    times, cpu = [], []
     for k in ks:  # the page names the metrics at the new k (ndcg@k) once its run is over
-        times.append(timed(lambda k=k: _set_number(driver, "sel_k", k), driver, f"ndcg@{k}", True))
+        seconds, spent = timed_cpu(lambda k=k: _set_number(driver, "sel_k", k), driver, f"ndcg@{k}", True)
+        times.append(seconds)
+        cpu.append(spent)
         wait_until(lambda k=k: f"k={k}" in driver.current_url, f"k={k} not in the URL")
-    return times
+    return times, cpu
 
 
-def new_sessions(url: str, repeat: int) -> tuple[list[float], list[float]]:
+def new_sessions(url: str, repeat: int) -> tuple[list[float], list[float], list[Spent]]:
     """A new session's first Summary `repeat` times, each in a fresh chromium (nothing cached: a first visit), then
-    `repeat` times in one chromium that has loaded the app once (its scripts cached: a returning visitor)."""
-    fresh_times = []
+    `repeat` times in one chromium that has loaded the app once (its scripts cached: a returning visitor); with the
+    CPU seconds of each first visit."""
+    fresh_times, cpu = [], []
     for _ in range(repeat):
         with chromium() as fresh:
-            fresh_times.append(view(fresh, f"{url}/summary?movie=ALL", "Every metric", True))
+            seconds, spent = timed_cpu(lambda: fresh.get(f"{url}/summary?movie=ALL"), fresh, "Every metric", True)
+            fresh_times.append(seconds)
+            cpu.append(spent)
     with chromium() as driver:
         view(driver, f"{url}/data?movie=ALL", "The tidy layout")  # the app's scripts loaded; no chart drawn yet
         view(driver, f"{url}/compare?movie=ALL", "Reviews by difference", True)  # and its Vega-Lite chart's
         cached = [view(driver, f"{url}/summary?movie=ALL", "Every metric", True) for _ in range(repeat)]
-    return fresh_times, cached
+    return fresh_times, cached, cpu
 
 
 def cpu_seconds() -> dict[str, float]:
@@ -153,17 +171,15 @@ def cpu_seconds() -> dict[str, float]:
     return totals
 
 
-def page_turns(driver, url: str, repeat: int) -> tuple[list[float], list[dict[str, float]]]:
+def page_turns(driver, url: str, repeat: int) -> tuple[list[float], list[Spent]]:
     """The explorer with semantic and sentiment on, then its page number set to 2, 3, ...: (seconds per turn, the
     server's and chromium's CPU seconds per turn)."""
     view(driver, f"{url}/explorer?movie=ALL&sem=1&sas=1", "review(s) match")
-    times, cpu = [], []
-    for p in range(2, repeat + 2):
-        before = cpu_seconds()
-        times.append(timed(lambda p=p: _set_number(driver, "qp_p", p), driver, f"page {p} of", False))
-        after = cpu_seconds()
-        cpu.append({kind: after[kind] - before[kind] for kind in after})
-    return times, cpu
+    turns = [
+        timed_cpu(lambda p=p: _set_number(driver, "qp_p", p), driver, f"page {p} of", False)
+        for p in range(2, repeat + 2)
+    ]
+    return [t for t, _ in turns], [c for _, c in turns]
 
 
 @contextlib.contextmanager
@@ -237,15 +253,25 @@ def main() -> int:
         views = {} if args.skip_first_views or args.only else first_views(root, args.data, args.cache, args.one_server)
         sessions: dict[str, list[float]] = {}
         warm: dict[str, list[float]] = {}  # the same in a browser that has the app's scripts already
+        spent: dict[str, list[Spent]] = {}  # CPU seconds per step of each measure
         with warm_server(root / "sessions", args.data, args.cache) as (url, cold):
             if args.only in (None, "sessions"):
-                sessions[args.data.name], warm[args.data.name] = new_sessions(url, args.repeat)
+                name = f"new session's first Summary, {args.data.name}"
+                sessions[args.data.name], warm[args.data.name], spent[name] = new_sessions(url, args.repeat)
             with chromium() as driver:
-                ks = new_k(driver, url, [7 + i for i in range(args.repeat)]) if args.only in (None, "new-k") else []
-                turns, turn_cpu = page_turns(driver, url, args.repeat) if args.only in (None, "page-turn") else ([], [])
+                ks, spent["Compare at a new k"] = (
+                    new_k(driver, url, [7 + i for i in range(args.repeat)])
+                    if args.only in (None, "new-k")
+                    else ([], [])
+                )
+                turns, spent["explorer page turn"] = (
+                    page_turns(driver, url, args.repeat) if args.only in (None, "page-turn") else ([], [])
+                )
         if args.demo and args.only in (None, "sessions"):
             with warm_server(root / "demo", None, args.cache) as (url, _):
-                sessions["demo"], warm["demo"] = new_sessions(url, args.repeat)
+                sessions["demo"], warm["demo"], spent["new session's first Summary, demo"] = new_sessions(
+                    url, args.repeat
+                )
         load_after = os.getloadavg()
     print(
         f"\nCommand: `{command}` — data {args.data}, {args.busy} busy-loop process(es) beside; load average "
@@ -272,9 +298,10 @@ def main() -> int:
         print(f"| {name} (median of {len(times)}) | {t:.2f} | <= {TARGETS[name]:g} | {_verdict(t, TARGETS[name])} |")
     for name, (_first, again) in views.items():
         print(f"| for information: {name} opened again | {again:.2f} | | | |")
-    for kind in ("server", "browser") if turn_cpu else ():
-        t = statistics.median(c[kind] for c in turn_cpu)
-        print(f"| for information: {kind} CPU seconds per explorer page turn (median) | {t:.2f} | | | |")
+    for name, steps in spent.items():
+        for kind in ("server", "browser") if steps else ():
+            t = statistics.median(c[kind] for c in steps)
+            print(f"| for information: {kind} CPU seconds, {name} (median) | {t:.2f} | | | |")
     print(
         "\nAll runs, s: "
         + "; ".join(
