@@ -184,7 +184,8 @@ def _rows_of(scores: pd.DataFrame, ids: tuple, models: tuple) -> pd.DataFrame:
     movies, reviews = {m for m, _ in ids}, {r for _, r in ids}
     near = scores[scores["movie"].isin(movies) & scores["review_id"].isin(reviews) & scores["model"].isin(models)]
     wanted = set(ids)
-    return near[[pair in wanted for pair in zip(near["movie"].tolist(), near["review_id"].tolist())]]
+    keep = np.fromiter((pair in wanted for pair in zip(near["movie"].tolist(), near["review_id"].tolist())), bool)
+    return near[keep]  # a boolean array: an empty list would select no columns (no review matched)
 
 
 def metric_lines(ctx: Ctx, scores: pd.DataFrame, ids: tuple) -> dict[tuple[str, str], dict[str, str]]:

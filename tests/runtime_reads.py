@@ -3,7 +3,7 @@
 Not a test module (tests/test_packaging.py runs it in a subprocess, since an audit hook cannot be removed).  A
 `sys.addaudithook` records every file opened and every folder listed while Streamlit's configuration is read (as
 `streamlit run` does at start) and every page of `dashboard.sidebar.PAGES` runs (AppTest, the embedded demo, a visitor's
-first view); it prints, as JSON, the paths under the
+first view, and the Summary's docs/metrics.md expander opened); it prints, as JSON, the paths under the
 checkout that were read, relative to it.  The Docker image must hold each of them.
 """
 
@@ -52,6 +52,9 @@ def runtime_reads() -> list[str]:
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
         at.run()
         at.switch_page(page.file).run()
+        if page.file.endswith("summary.py"):  # docs/metrics.md is read when a visitor opens its expander
+            at.session_state["metrics_doc"] = True
+            at.run()
         if at.exception:
             raise SystemExit(f"{page.file}: {[e.message for e in at.exception]}")
     return sorted(path for path in found if (ROOT / path).exists())  # not what was only looked for

@@ -110,6 +110,9 @@ def test_page_card_data_equals_each_review_alone(demo_dataset, monkeypatch, sour
     assert cards == [
         review_card.card_html(ctx, page.iloc[i], kw, scores, marked, page=page)[0] for i in range(len(page))
     ]
+    # a search that matches no review: an empty page has no card (its metrics lines asked for no review)
+    assert review_card.page_cards(ctx, page.iloc[:0], kw, scores, marked) == []
+    assert review_card.metric_lines(ctx, scores, ()) == {}
 
 
 def _semantic_ctx(dataset, threshold: float, base=None) -> Ctx:
