@@ -402,12 +402,11 @@ def review_card(
     scores: pd.DataFrame,
     marked: str | None,
     links: bool = False,
-    page: pd.DataFrame | None = None,
 ) -> None:
     """One review: header, the text with `marked`'s matches, the movie's top-k GT, per model its metrics and keywords
-    (all escaped).  `page`: the rows of `reviews_table` shown with it (see `card_html`)."""
+    (all escaped).  A page of cards: `page_cards`."""
     sel = ctx.selection
-    html, evaluated = card_html(ctx, row, kw, scores, marked, page)
+    html, evaluated = card_html(ctx, row, kw, scores, marked)
     st.html(html)
     if links:
         cols = st.columns(min(len(sel.models), 4) or 1)

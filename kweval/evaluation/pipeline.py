@@ -89,6 +89,11 @@ class Matched:
     problems: dict[str, tuple[Problem, ...]]  # per movie (in the data's order), what cleaning and matching noted
     missing_problems: tuple[Problem, ...]
 
+    @property
+    def keeps_texts(self) -> bool:
+        """Whether the matches keep each row's keyword text (the last part of `matching_key`)."""
+        return bool(self.key[-1])
+
 
 def matching_key(dataset: Dataset, options: EvalOptions, keywords: bool = True) -> tuple:
     """The options cleaning and matching read (the match mode in force, the GT order, missing predictions, whether
@@ -146,9 +151,7 @@ def evaluate(
     counts = count_stage(dataset, gt, matches, options.gain, options.k)
     report_dropped(matches, movie_problems)
     report_bad_scores(gt, matches, counts, dataset.models["model"].tolist(), movie_problems)
-    if not matched.key[
-        -1
-    ]:  # no per-keyword table: the per-row arrays go before the per-review table, as large, is built
+    if not matched.keeps_texts:  # no per-keyword table: the per-row arrays go before the per-review table is built
         matches, counts = without_row_arrays(matches, counts)
     _lexical_progress(options, progress)("metrics", 0.8)
     scores = score_stage(dataset, gt, matches, counts, options)
