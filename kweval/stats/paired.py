@@ -36,7 +36,7 @@ from operator import attrgetter
 import numpy as np
 import pandas as pd
 
-from kweval._arrays import byte_tables, packed_bits_times
+from kweval._arrays import small_products
 from kweval.stats.bootstrap import (
     CONFIDENCE,
     N_BOOT,
@@ -74,18 +74,11 @@ def _sign_matrix_exact(n: int) -> np.ndarray:
     return 1.0 - 2.0 * bits
 
 
-_TABLE_COLUMNS = 4  # up to this many columns, per-byte tables beat unpacking every bit (bench/bench_randomization.py)
-
-
 def swap_sums(values: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     """A function of packed swap bits (rows: permutations, 8 reviews a byte as np.packbits) giving bits @ `values`:
-    read from per-byte tables for a few columns (the headline's, a micro ratio's), one unpacked product (BLAS) for
-    many (Compare's metrics at once)."""
+    unpacked and multiplied a few rows at a time (`small_products`)."""
     n = values.shape[0]
-    if values.shape[1] <= _TABLE_COLUMNS:
-        tables = byte_tables(values)
-        return lambda packed: packed_bits_times(packed, tables)
-    return lambda packed: np.unpackbits(packed, axis=1, count=n).astype("float64") @ values
+    return lambda packed: small_products(packed, values, lambda block: np.unpackbits(block, axis=1, count=n))
 
 
 def swap_bits(n: int, n_perm: int, seed: int):
