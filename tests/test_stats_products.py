@@ -120,3 +120,17 @@ def test_permuted_statistics_and_p_values_equal_the_reference_on_dnlp():
 
     scores = evaluate(load_dataset(DNLP), EvalOptions()).scores
     _check_against_reference(*_model_pairs(scores, ["f1", "precision"]))
+
+
+@pytest.mark.parametrize("n, width", [(1, 1), (7, 3), (500, 1), (500, 4), (2001, 40)])
+def test_resampled_sums_equal_the_bootstrap_products(n, width):
+    """`resampled_sums` (small products of the kept counts) against the plain product of each chunk of counts."""
+    from kweval.stats.bootstrap import bootstrap_statistics, resampled_sums
+
+    rng = np.random.default_rng(n)
+    values = np.where(rng.random((n, width)) < 0.4, 0.0, rng.integers(-5, 6, (n, width)) / 5.0)
+    want = bootstrap_statistics(n, lambda w: w @ values, 2000, 0)
+    _close(resampled_sums(n, values, 2000, 0), want, values)
+    _close(resampled_sums(n, values[:, 0], 2000, 0)[:, None], want[:, :1], values[:, :1])
+    with pytest.raises(ValueError):
+        resampled_sums(0, np.zeros((0, width)))

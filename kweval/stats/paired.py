@@ -44,8 +44,8 @@ from kweval.stats.bootstrap import (
     Estimate,
     as_columns,
     bootstrap_ci,
-    bootstrap_statistics,
     chunk_sizes,
+    resampled_sums,
 )
 from kweval.stats.remembered import Remembered, digest, read_only
 
@@ -341,7 +341,7 @@ class ColumnComparison:
 def compare_columns(ya: np.ndarray, yb: np.ndarray, n_boot: int, n_perm: int, seed: int) -> list[ColumnComparison]:
     """Each column of (reviews × metrics) `ya` against `yb`, resampled and permuted jointly."""
     d = paired_differences(ya, yb)
-    samples = bootstrap_statistics(d.shape[0], lambda w: w @ d / d.shape[0], n_boot, seed)
+    samples = resampled_sums(d.shape[0], d, n_boot, seed) / d.shape[0]
     wins, ties, losses = (np.asarray(x) for x in win_tie_loss(ya, yb))
     p_rand = np.asarray(paired_randomization_test(ya, yb, n_perm, seed))
     p_t = np.asarray(paired_t_test(ya, yb))
