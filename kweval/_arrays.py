@@ -13,8 +13,8 @@ millions of rows holds one Python object per distinct value.  The idioms:
 - runs: `run_heads`, `position_in_run`;
 - building: `object_array`, `object_column`, `concat_or_empty`, `group_sum`,
   `index_dtype` (int32 row indexes where they fit: half the memory);
-- products: `small_products` (rows times a few columns of values, a block of 8 rows at a time: one thread's work in
-  cache instead of a pool of threads over one large product; the randomization tests' swap sums, the bootstrap's
+- products: `small_products` (rows times a few columns of values, a block of up to 8 rows at a time: one thread's
+  work in cache instead of a pool of threads over one large product; the randomization tests' swap sums, the bootstrap's
   resampled sums);
 - segments: `segment_max_rows` (the row-wise maximum of each segment of gathered rows, a pass per position in
   the segment instead of one reduction per segment: the semantic metrics' best cosine of each GT keyword).
@@ -232,32 +232,32 @@ def unique_codes(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(present), rank[codes]
 
 
-_BLOCK_ROWS = 8
+_BLOCK_ROWS = (4, 8)  # the fewest and most rows of a block (fewer than 4: one product does better)
 # rows × inner × columns of a block's product: OpenBLAS computes a product up to 100³ with one thread and its
-# small-matrix kernel (no packing, no thread pool); kept below that with a margin
-_SMALL_PRODUCT = 800_000
+# small-matrix kernel (no packing, no thread pool)
+_SMALL_PRODUCT = 1_000_000
 
 
 def small_products(
     rows: np.ndarray, values: np.ndarray, expand: Callable[[np.ndarray], np.ndarray] | None = None
 ) -> np.ndarray:
     """``expand(rows).astype(float64) @ values`` (`expand`: none when None, e.g. ``np.unpackbits`` of packed bits),
-    8 rows at a time while such a block's product is small (8 × inner × columns ≤ `_SMALL_PRODUCT`), else in one
-    product.
+    up to 8 rows at a time where such a block's product is small (rows × inner × columns ≤ `_SMALL_PRODUCT` with at
+    least 4 rows), else in one product.
 
-    Speed trick "small products": a block of 8 expanded rows stays in cache, and its product is one thread's work
+    Speed trick "small products": a block of a few expanded rows stays in cache, and its product is one thread's work
     (OpenBLAS's small-matrix kernel), where one large product of a few columns is memory-bound and shared by a pool
-    of threads that, on a busy machine, spin waiting for each other (bench/bench_randomization.py).  Sums in another
-    order: equal up to rounding (tests/test_arrays.py)."""
+    of threads that, on a busy machine, spin waiting for each other (bench/bench_randomization.py --kernel).  Sums in
+    another order: equal up to rounding (tests/test_stats_products.py)."""
     inner, columns = values.shape
-    if _BLOCK_ROWS * inner * columns > _SMALL_PRODUCT or rows.shape[0] <= _BLOCK_ROWS:
+    block = min(_BLOCK_ROWS[1], _SMALL_PRODUCT // max(inner * columns, 1))
+    if block < _BLOCK_ROWS[0] or rows.shape[0] <= block:
         return (rows if expand is None else expand(rows)).astype("float64") @ values
     out = np.empty((rows.shape[0], columns))
-    for start in range(0, rows.shape[0], _BLOCK_ROWS):
-        block = rows[start : start + _BLOCK_ROWS]
-        np.matmul(
-            (block if expand is None else expand(block)).astype("float64"), values, out=out[start : start + _BLOCK_ROWS]
-        )
+    for start in range(0, rows.shape[0], block):
+        part = rows[start : start + block]
+        part = (part if expand is None else expand(part)).astype("float64")
+        np.matmul(part, values, out=out[start : start + block])
     return out
 
 

@@ -33,7 +33,8 @@ def _close(got: np.ndarray, want: np.ndarray, values: np.ndarray) -> None:
     packed=st.booleans(),
 )
 def test_small_products_equal_the_plain_product(n, c, m, seed, kind, packed):
-    """Blocks of 8 rows (and a last short block) against one plain product: packed swap bits and resample counts."""
+    """Blocks of up to 8 rows (and a last short block) against one plain product: packed swap bits and resample
+    counts."""
     rng = np.random.default_rng(seed)
     values = {
         "normal": lambda: rng.standard_normal((n, c)),
@@ -52,12 +53,18 @@ def test_small_products_equal_the_plain_product(n, c, m, seed, kind, packed):
         np.testing.assert_allclose(got * 5.0, np.round(want * 5.0), atol=1e-9)
 
 
-def test_small_products_beyond_the_small_size_are_one_product(monkeypatch):
-    """A block too large for one thread's kernel: the plain product itself (bit-identical)."""
-    rng = np.random.default_rng(3)
-    values, counts = rng.standard_normal((50, 3)), rng.integers(0, 3, size=(30, 50)).astype(np.uint16)
-    monkeypatch.setattr(_arrays, "_SMALL_PRODUCT", 8 * 50 * 3 - 1)
-    np.testing.assert_array_equal(small_products(counts, values), counts.astype("float64") @ values)
+@pytest.mark.parametrize("fits", [5, 3])
+def test_small_products_of_wider_values_take_fewer_rows_a_block_or_one_product(monkeypatch, fits):
+    """Values so wide that only `fits` rows make a small product: blocks of 5 rows (equal up to rounding), or, under
+    4 rows, the plain product itself (bit-identical)."""
+    rng = np.random.default_rng(fits)
+    values, counts = rng.standard_normal((50, 3)), rng.integers(0, 3, size=(31, 50)).astype(np.uint16)
+    monkeypatch.setattr(_arrays, "_SMALL_PRODUCT", fits * 50 * 3)
+    got, want = small_products(counts, values), counts.astype("float64") @ values
+    if fits < 4:
+        np.testing.assert_array_equal(got, want)
+    else:
+        _close(got, want, values)
 
 
 def _reference_p(d: np.ndarray, n_perm: int = N_PERM, seed: int = SEED) -> np.ndarray:
