@@ -114,6 +114,7 @@ def test_permuted_statistics_and_p_values_equal_the_reference_on_random_data():
     b[:, 5] = a[:, 5] + rng.standard_normal(n) * 1e3
     _check_against_reference(a, b)
     _check_against_reference(a[:, :1], b[:, :1])  # one column: its own product
+    _check_against_reference(a[:, 4:5], b[:, 4:5])  # zero differences only: nothing permuted, p = 1
 
 
 def test_permuted_statistics_and_p_values_equal_the_reference_on_the_demo(demo_dataset):

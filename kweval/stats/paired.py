@@ -125,10 +125,12 @@ def paired_randomization_test(
         extreme += (stats_ >= threshold).sum(axis=0)
         p = extreme / signs.shape[0]
     else:
-        total, times = d.sum(axis=0), swap_sums(d)
-        for bits in swap_bits(n, n_perm, seed):
+        live = np.flatnonzero(np.any(d != 0, axis=0))  # a column of zero differences only has p = 1: not permuted
+        moved = np.ascontiguousarray(d[:, live])
+        total, times = moved.sum(axis=0), swap_sums(moved)
+        for bits in swap_bits(n, n_perm, seed) if len(live) else ():
             # one random bit per review and permutation: sign = 1 − 2·bit, so Σ sign·d = Σd − 2·(bits @ d)
-            extreme += (np.abs((total - 2.0 * times(bits)) / n) >= threshold).sum(axis=0)
+            extreme[live] += (np.abs((total - 2.0 * times(bits)) / n) >= threshold[live]).sum(axis=0)
         p = (1.0 + extreme) / (1.0 + n_perm)
     p = np.where(np.all(d == 0, axis=0), 1.0, np.minimum(p, 1.0))
     return float(p[0]) if flat else p
