@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,15 +91,17 @@ def _draw_counts(n: int, n_boot: int, seed: int):
 _KEPT_CELLS = 20_000_000  # resamples × reviews of a kept draw: ≤ 40 MB as uint16
 
 
-_KEPT_TOTAL = 2 * _KEPT_CELLS  # cells of every kept draw together: ≤ 80 MB (on DNLP: each movie's and ALL's)
+_KEPT_TOTAL = 4 * _KEPT_CELLS  # bytes of every kept draw together: ≤ 80 MB (on DNLP: each movie's and ALL's)
 
 
-class _KeptCounts:
-    """`_draw_counts` of the sizes asked for last, kept as read-only uint16 (a count never exceeds n ≤ 65535) for
-    the next call with the same draws, the least recently used dropped beyond `_KEPT_TOTAL` cells together: Compare's
-    per-movie tests and the ALL-scope intervals then keep each other's draws."""
+class KeptDraws:
+    """Seeded draws (`draw(n, size, seed)`: chunks of arrays) of the sizes asked for last, kept read-only for the next
+    call with the same draws, the least recently used dropped beyond `limit` bytes together: Compare's per-movie
+    tests and the ALL-scope intervals then keep each other's resample counts, and a τ step's randomization tests
+    the swap bits of the last (`paired.swap_bits`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, draw: Callable[[int, int, int], Iterator[np.ndarray]], limit: int = _KEPT_TOTAL) -> None:
+        self._draw, self._limit = draw, limit
         self._items: OrderedDict[tuple[int, int, int], tuple[np.ndarray, ...]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -107,23 +109,24 @@ class _KeptCounts:
         with self._lock:
             self._items.clear()
 
-    def __call__(self, n: int, n_boot: int, seed: int) -> tuple[np.ndarray, ...]:
-        key = (n, n_boot, seed)
+    def __call__(self, n: int, size: int, seed: int) -> tuple[np.ndarray, ...]:
+        key = (n, size, seed)
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-        kept = tuple(c.astype(np.uint16) for c in _draw_counts(n, n_boot, seed))
+        kept = tuple(self._draw(n, size, seed))
         for c in kept:
             c.setflags(write=False)
         with self._lock:
             self._items[key] = kept
-            while sum(k[0] * k[1] for k in self._items) > _KEPT_TOTAL and len(self._items) > 1:
+            while sum(c.nbytes for k in self._items.values() for c in k) > self._limit and len(self._items) > 1:
                 self._items.popitem(last=False)
         return kept
 
 
-_resample_counts = _KeptCounts()
+# `_draw_counts` as uint16 (a count never exceeds n ≤ 65535)
+_resample_counts = KeptDraws(lambda n, n_boot, seed: (c.astype(np.uint16) for c in _draw_counts(n, n_boot, seed)))
 
 
 def _percentile_ci(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:

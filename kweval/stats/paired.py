@@ -29,7 +29,7 @@ same resamples serve every column) and never loops over reviews in Python.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
@@ -42,6 +42,7 @@ from kweval.stats.bootstrap import (
     N_BOOT,
     SEED,
     Estimate,
+    KeptDraws,
     as_columns,
     bootstrap_ci,
     chunk_sizes,
@@ -84,17 +85,30 @@ def swap_sums(values: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
 def swap_bits(n: int, n_perm: int, seed: int):
     """Chunks of swap indicators, packed 8 reviews a byte as np.packbits (rows: permutations; bit 1 = the review's
     A and B rows swapped; the last byte's pad bits 0): every one of the 2**n sets when that is at most `n_perm`,
-    else `n_perm` random ones (the draws of `paired_randomization_test` and of `aggregated`)."""
+    else `n_perm` random ones (the draws of `paired_randomization_test` and of `aggregated`), kept for the next
+    test of as many reviews (`_kept_bits`: a τ step tests again on the same draws)."""
     if n < 63 and 2**n <= n_perm:
         codes = np.arange(2**n, dtype=np.int64)[:, None]
         yield np.packbits(((codes >> np.arange(n, dtype=np.int64)[None, :]) & 1).astype(np.uint8), axis=1)
         return
+    if n_perm * ((n + 7) // 8) <= _KEPT_BITS:
+        yield from _kept_bits(n, n_perm, seed)
+    else:
+        yield from _draw_bits(n, n_perm, seed)
+
+
+def _draw_bits(n: int, n_perm: int, seed: int) -> Iterator[np.ndarray]:
+    """`n_perm` random rows of `n` packed swap bits, in chunks (`chunk_sizes`)."""
     rng = np.random.default_rng(seed)
     for size in chunk_sizes(n_perm, n):
         raw = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
         if n % 8:
             raw[:, -1] &= np.uint8((0xFF << (8 - n % 8)) & 0xFF)
         yield raw
+
+
+_KEPT_BITS = 20_000_000  # bytes of one kept draw (DNLP ALL's 9,362 reviews × 10,000 permutations: 11.7 MB)
+_kept_bits = KeptDraws(_draw_bits, 2 * _KEPT_BITS)
 
 
 def paired_randomization_test(
