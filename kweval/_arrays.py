@@ -13,8 +13,9 @@ millions of rows holds one Python object per distinct value.  The idioms:
 - runs: `run_heads`, `position_in_run`;
 - building: `object_array`, `object_column`, `concat_or_empty`, `group_sum`,
   `index_dtype` (int32 row indexes where they fit: half the memory);
-- packed bits: `byte_tables` / `packed_bits_times` (random 0/1 rows times values, read a byte at a time from
-  per-byte sums instead of unpacking every bit: the randomization tests' swap sums);
+- products: `small_products` (rows times a few columns of values, a block of up to 8 rows at a time: one thread's
+  work in cache instead of a pool of threads over one large product; the randomization tests' swap sums, the bootstrap's
+  resampled sums);
 - segments: `segment_max_rows` (the row-wise maximum of each segment of gathered rows, a pass per position in
   the segment instead of one reduction per segment: the semantic metrics' best cosine of each GT keyword).
 
@@ -231,27 +232,33 @@ def unique_codes(codes: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
     return np.flatnonzero(present), rank[codes]
 
 
-_BYTE_BITS = np.unpackbits(np.arange(256, dtype=np.uint8)[:, None], axis=1).astype("float64")  # 256 × 8, MSB first
+_BLOCK_ROWS = (4, 8)  # the fewest and most rows of a block (fewer than 4: one product does better)
+# rows × inner × columns of a block's product: OpenBLAS computes a product up to 100³ with one thread and its
+# small-matrix kernel (no packing, no thread pool)
+_SMALL_PRODUCT = 1_000_000
 
 
-def byte_tables(values: np.ndarray) -> np.ndarray:
-    """For (n × c) `values`, per column (c × bytes·256): per byte j of a packed row (rows 8j..8j+7, most
-    significant bit first, as np.packbits) and each of its 256 bit patterns, the sum of the values its set bits
-    select."""
-    n, c = values.shape
-    n_bytes = (n + 7) // 8
-    padded = np.zeros((n_bytes * 8, c))
-    padded[:n] = values
-    tables = np.einsum("vb,jbc->cjv", _BYTE_BITS, padded.reshape(n_bytes, 8, c))
-    return np.ascontiguousarray(tables.reshape(c, n_bytes * 256))
+def small_products(
+    rows: np.ndarray, values: np.ndarray, expand: Callable[[np.ndarray], np.ndarray] | None = None
+) -> np.ndarray:
+    """``expand(rows).astype(float64) @ values`` (`expand`: none when None, e.g. ``np.unpackbits`` of packed bits),
+    up to 8 rows at a time where such a block's product is small (rows × inner × columns ≤ `_SMALL_PRODUCT` with at
+    least 4 rows), else in one product.
 
-
-def packed_bits_times(packed: np.ndarray, tables: np.ndarray) -> np.ndarray:
-    """``np.unpackbits(packed, axis=1, count=n).astype(float) @ values`` with `tables` = `byte_tables(values)`:
-    one table read per byte and column instead of eight multiplications per bit (sums in another order: equal up
-    to rounding, exactly equal for integer values)."""
-    codes = packed.astype(np.intp) + (np.arange(packed.shape[1], dtype=np.intp) * 256)[None, :]
-    return np.stack([np.take(column, codes).sum(axis=1) for column in tables], axis=1)
+    Speed trick "small products": a block of a few expanded rows stays in cache, and its product is one thread's work
+    (OpenBLAS's small-matrix kernel), where one large product of a few columns is memory-bound and shared by a pool
+    of threads that, on a busy machine, spin waiting for each other (bench/bench_randomization.py --kernel).  Sums in
+    another order: equal up to rounding (tests/test_stats_products.py)."""
+    inner, columns = values.shape
+    block = min(_BLOCK_ROWS[1], _SMALL_PRODUCT // max(inner * columns, 1))
+    if block < _BLOCK_ROWS[0] or rows.shape[0] <= block:
+        return (rows if expand is None else expand(rows)).astype("float64") @ values
+    out = np.empty((rows.shape[0], columns))
+    for start in range(0, rows.shape[0], block):
+        part = rows[start : start + block]
+        part = (part if expand is None else expand(part)).astype("float64")
+        np.matmul(part, values, out=out[start : start + block])
+    return out
 
 
 def segment_max_rows(values: np.ndarray, rows: np.ndarray, starts: np.ndarray) -> np.ndarray:

@@ -122,30 +122,6 @@ def test_every_idiom_is_checked_against_its_definition():
 
 @settings(max_examples=100, deadline=None)
 @given(
-    n=st.integers(1, 40),
-    c=st.integers(1, 3),
-    m=st.integers(1, 12),
-    seed=st.integers(0, 2**16),
-    integer=st.booleans(),
-)
-def test_packed_bits_times_equals_unpacked_product(n, c, m, seed, integer):
-    """The randomization tests' swap sums: per-byte tables against the plain unpack-and-multiply (exactly equal for
-    integer values; pad bits of the last byte select nothing)."""
-    rng = np.random.default_rng(seed)
-    values = rng.integers(-3, 4, size=(n, c)).astype("float64") if integer else rng.standard_normal((n, c))
-    bits = rng.integers(0, 2, size=(m, n)).astype(np.uint8)
-    packed = np.packbits(bits, axis=1)
-    want = bits.astype("float64") @ values
-    got = _arrays.packed_bits_times(packed, _arrays.byte_tables(values))
-    assert got.shape == (m, c)
-    if integer:
-        np.testing.assert_array_equal(got, want)
-    else:
-        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
-
-
-@settings(max_examples=100, deadline=None)
-@given(
     sizes=st.lists(st.integers(1, 6), min_size=1, max_size=12),
     width=st.integers(1, 5),
     seed=st.integers(0, 2**16),

@@ -351,18 +351,6 @@ def test_compare_models_pairs_reviews_and_reports_b_minus_a():
     assert swapped["p_randomization"] == pytest.approx(res["p_randomization"])
 
 
-@pytest.mark.parametrize("columns", [1, 3, 4, 5, 20])
-def test_swap_sums_equal_the_unpacked_product_on_both_sides_of_the_crossover(columns):
-    """`paired.swap_sums` reads per-byte tables for a few columns and unpacks for many: both are bits @ values."""
-    from kweval.stats.paired import swap_sums
-
-    rng = np.random.default_rng(columns)
-    values = rng.standard_normal((77, columns))
-    bits = rng.integers(0, 2, size=(9, 77)).astype(np.uint8)
-    got = swap_sums(values)(np.packbits(bits, axis=1))
-    np.testing.assert_allclose(got, bits.astype("float64") @ values, rtol=1e-12, atol=1e-12)
-
-
 def _paired_frames(seed: int, n: int = 400):
     rng = _rng(seed)
     metrics = [f"m{i}" for i in range(6)]

@@ -34,7 +34,7 @@ from kweval.stats.bootstrap import (
     N_BOOT,
     SEED,
     aggregated_statistic,
-    bootstrap_statistics,
+    resampled_sums,
     statistic_columns,
 )
 from kweval.stats.families import Family, family_keys, metric_family
@@ -119,7 +119,8 @@ def _difference(
 
     value_a, value_b = float(value(xa.sum(axis=0)[None, :])[0]), float(value(xb.sum(axis=0)[None, :])[0])
     observed = value_b - value_a
-    draws = bootstrap_statistics(n, lambda w: diff(w @ xa, w @ xb), n_boot, seed)
+    sums = resampled_sums(n, np.hstack([xa, xb]), n_boot, seed)
+    draws = diff(sums[:, : xa.shape[1]], sums[:, xa.shape[1] :])
     d = xb - xa
     if not d.any():
         return value_a, value_b, draws, 1.0
@@ -148,7 +149,7 @@ def _mean_draws(a: pd.Series, b: pd.Series, n_boot: int, seed: int) -> np.ndarra
     d = (b - a).dropna().to_numpy(dtype="float64")
     if not len(d):
         return np.zeros(0)
-    return bootstrap_statistics(len(d), lambda w: w @ d / len(d), n_boot, seed)
+    return resampled_sums(len(d), d, n_boot, seed) / len(d)
 
 
 def compare_aggregated(

@@ -14,12 +14,13 @@ from __future__ import annotations
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 
+from kweval._arrays import small_products
 from kweval.metrics import registry
 from kweval.metrics.ratios import harmonic_mean, safe_ratio
 
@@ -56,15 +57,26 @@ def bootstrap_statistics(
     `W` is a (chunk × n) matrix of how often each review was drawn in each
     resample; `statistic` returns one row per resample (e.g. ``W @ x / n``).
     """
+    return np.concatenate([np.asarray(statistic(c.astype("float64"))) for c in _counts(n, n_boot, seed)], axis=0)
+
+
+def resampled_sums(n: int, values: np.ndarray, n_boot: int = N_BOOT, seed: int = SEED) -> np.ndarray:
+    """``bootstrap_statistics(n, lambda w: w @ values, n_boot, seed)``: each resample's sums of the `n` rows of
+    `values` (1-D: one column, a 1-D result), by `small_products` (a few columns: 8 resamples at a time, one
+    thread's work in cache; equal up to rounding, tests/test_stats_products.py)."""
+    chunks, x = _counts(n, n_boot, seed), np.asarray(values, dtype="float64")
+    columns = x if x.ndim == 2 else x[:, None]
+    sums = np.concatenate([small_products(c, columns) for c in chunks], axis=0)
+    return sums[:, 0] if x.ndim == 1 else sums
+
+
+def _counts(n: int, n_boot: int, seed: int):
+    """The chunks of resample counts of `n` reviews: kept ones where they fit (`_resample_counts`), else drawn."""
     if n < 1:
         raise ValueError("bootstrap needs at least one review")
     if n_boot * n <= _KEPT_CELLS and n <= np.iinfo(np.uint16).max:
-        counts = _resample_counts(
-            n, n_boot, seed
-        )  # the same draws again (e.g. every model of a movie): kept, not redrawn
-    else:
-        counts = _draw_counts(n, n_boot, seed)
-    return np.concatenate([np.asarray(statistic(c.astype("float64"))) for c in counts], axis=0)
+        return _resample_counts(n, n_boot, seed)  # the same draws again (e.g. every model of a movie): kept
+    return _draw_counts(n, n_boot, seed)
 
 
 def _draw_counts(n: int, n_boot: int, seed: int):
@@ -79,15 +91,17 @@ def _draw_counts(n: int, n_boot: int, seed: int):
 _KEPT_CELLS = 20_000_000  # resamples × reviews of a kept draw: ≤ 40 MB as uint16
 
 
-_KEPT_TOTAL = 2 * _KEPT_CELLS  # cells of every kept draw together: ≤ 80 MB (on DNLP: each movie's and ALL's)
+_KEPT_TOTAL = 4 * _KEPT_CELLS  # bytes of every kept draw together: ≤ 80 MB (on DNLP: each movie's and ALL's)
 
 
-class _KeptCounts:
-    """`_draw_counts` of the sizes asked for last, kept as read-only uint16 (a count never exceeds n ≤ 65535) for
-    the next call with the same draws, the least recently used dropped beyond `_KEPT_TOTAL` cells together: Compare's
-    per-movie tests and the ALL-scope intervals then keep each other's draws."""
+class KeptDraws:
+    """Seeded draws (`draw(n, size, seed)`: chunks of arrays) of the sizes asked for last, kept read-only for the next
+    call with the same draws, the least recently used dropped beyond `limit` bytes together: Compare's per-movie
+    tests and the ALL-scope intervals then keep each other's resample counts, and a τ step's randomization tests
+    the swap bits of the last (`paired.swap_bits`)."""
 
-    def __init__(self) -> None:
+    def __init__(self, draw: Callable[[int, int, int], Iterator[np.ndarray]], limit: int = _KEPT_TOTAL) -> None:
+        self._draw, self._limit = draw, limit
         self._items: OrderedDict[tuple[int, int, int], tuple[np.ndarray, ...]] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -95,23 +109,24 @@ class _KeptCounts:
         with self._lock:
             self._items.clear()
 
-    def __call__(self, n: int, n_boot: int, seed: int) -> tuple[np.ndarray, ...]:
-        key = (n, n_boot, seed)
+    def __call__(self, n: int, size: int, seed: int) -> tuple[np.ndarray, ...]:
+        key = (n, size, seed)
         with self._lock:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-        kept = tuple(c.astype(np.uint16) for c in _draw_counts(n, n_boot, seed))
+        kept = tuple(self._draw(n, size, seed))
         for c in kept:
             c.setflags(write=False)
         with self._lock:
             self._items[key] = kept
-            while sum(k[0] * k[1] for k in self._items) > _KEPT_TOTAL and len(self._items) > 1:
+            while sum(c.nbytes for k in self._items.values() for c in k) > self._limit and len(self._items) > 1:
                 self._items.popitem(last=False)
         return kept
 
 
-_resample_counts = _KeptCounts()
+# `_draw_counts` as uint16 (a count never exceeds n ≤ 65535)
+_resample_counts = KeptDraws(lambda n, n_boot, seed: (c.astype(np.uint16) for c in _draw_counts(n, n_boot, seed)))
 
 
 def _percentile_ci(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:
@@ -140,7 +155,7 @@ def bootstrap_ci(
         raise ValueError("bootstrap_ci: values contain NaN")
     n = x.shape[0]
     mean = x.mean(axis=0)
-    samples = bootstrap_statistics(n, lambda w: w @ x / n, n_boot, seed)
+    samples = resampled_sums(n, x, n_boot, seed) / n
     lo, hi = _percentile_ci(samples, confidence)
     if flat:
         return float(mean[0]), float(lo[0]), float(hi[0])
@@ -302,7 +317,7 @@ def _same_size_cis(
             [s.statistic(sums[:, lo:hi], total) for s, lo, hi in zip(chosen.values(), edges, edges[1:])]
         )
 
-    samples = bootstrap_statistics(n, lambda w: statistic(w @ x), n_boot, seed)
+    samples = statistic(resampled_sums(n, x, n_boot, seed))
     point = statistic(x.sum(axis=0)[None, :])[0]
     starts = np.cumsum([0, *(len(s.present) for s in chosen.values())])
     return {

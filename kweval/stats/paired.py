@@ -29,23 +29,24 @@ same resamples serve every column) and never loops over reviews in Python.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
 import numpy as np
 import pandas as pd
 
-from kweval._arrays import byte_tables, packed_bits_times
+from kweval._arrays import small_products
 from kweval.stats.bootstrap import (
     CONFIDENCE,
     N_BOOT,
     SEED,
     Estimate,
+    KeptDraws,
     as_columns,
     bootstrap_ci,
-    bootstrap_statistics,
     chunk_sizes,
+    resampled_sums,
 )
 from kweval.stats.remembered import Remembered, digest, read_only
 
@@ -74,34 +75,40 @@ def _sign_matrix_exact(n: int) -> np.ndarray:
     return 1.0 - 2.0 * bits
 
 
-_TABLE_COLUMNS = 4  # up to this many columns, per-byte tables beat unpacking every bit (bench/bench_randomization.py)
-
-
 def swap_sums(values: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
     """A function of packed swap bits (rows: permutations, 8 reviews a byte as np.packbits) giving bits @ `values`:
-    read from per-byte tables for a few columns (the headline's, a micro ratio's), one unpacked product (BLAS) for
-    many (Compare's metrics at once)."""
+    unpacked and multiplied a few rows at a time (`small_products`)."""
     n = values.shape[0]
-    if values.shape[1] <= _TABLE_COLUMNS:
-        tables = byte_tables(values)
-        return lambda packed: packed_bits_times(packed, tables)
-    return lambda packed: np.unpackbits(packed, axis=1, count=n).astype("float64") @ values
+    return lambda packed: small_products(packed, values, lambda block: np.unpackbits(block, axis=1, count=n))
 
 
 def swap_bits(n: int, n_perm: int, seed: int):
     """Chunks of swap indicators, packed 8 reviews a byte as np.packbits (rows: permutations; bit 1 = the review's
     A and B rows swapped; the last byte's pad bits 0): every one of the 2**n sets when that is at most `n_perm`,
-    else `n_perm` random ones (the draws of `paired_randomization_test` and of `aggregated`)."""
+    else `n_perm` random ones (the draws of `paired_randomization_test` and of `aggregated`), kept for the next
+    test of as many reviews (`_kept_bits`: a τ step tests again on the same draws)."""
     if n < 63 and 2**n <= n_perm:
         codes = np.arange(2**n, dtype=np.int64)[:, None]
         yield np.packbits(((codes >> np.arange(n, dtype=np.int64)[None, :]) & 1).astype(np.uint8), axis=1)
         return
+    if n_perm * ((n + 7) // 8) <= _KEPT_BITS:
+        yield from _kept_bits(n, n_perm, seed)
+    else:
+        yield from _draw_bits(n, n_perm, seed)
+
+
+def _draw_bits(n: int, n_perm: int, seed: int) -> Iterator[np.ndarray]:
+    """`n_perm` random rows of `n` packed swap bits, in chunks (`chunk_sizes`)."""
     rng = np.random.default_rng(seed)
     for size in chunk_sizes(n_perm, n):
         raw = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
         if n % 8:
             raw[:, -1] &= np.uint8((0xFF << (8 - n % 8)) & 0xFF)
         yield raw
+
+
+_KEPT_BITS = 20_000_000  # bytes of one kept draw (DNLP ALL's 9,362 reviews × 10,000 permutations: 11.7 MB)
+_kept_bits = KeptDraws(_draw_bits, 2 * _KEPT_BITS)
 
 
 def paired_randomization_test(
@@ -132,10 +139,12 @@ def paired_randomization_test(
         extreme += (stats_ >= threshold).sum(axis=0)
         p = extreme / signs.shape[0]
     else:
-        total, times = d.sum(axis=0), swap_sums(d)
-        for bits in swap_bits(n, n_perm, seed):
+        live = np.flatnonzero(np.any(d != 0, axis=0))  # a column of zero differences only has p = 1: not permuted
+        moved = np.ascontiguousarray(d[:, live])
+        total, times = moved.sum(axis=0), swap_sums(moved)
+        for bits in swap_bits(n, n_perm, seed) if len(live) else ():
             # one random bit per review and permutation: sign = 1 − 2·bit, so Σ sign·d = Σd − 2·(bits @ d)
-            extreme += (np.abs((total - 2.0 * times(bits)) / n) >= threshold).sum(axis=0)
+            extreme[live] += (np.abs((total - 2.0 * times(bits)) / n) >= threshold[live]).sum(axis=0)
         p = (1.0 + extreme) / (1.0 + n_perm)
     p = np.where(np.all(d == 0, axis=0), 1.0, np.minimum(p, 1.0))
     return float(p[0]) if flat else p
@@ -348,7 +357,7 @@ class ColumnComparison:
 def compare_columns(ya: np.ndarray, yb: np.ndarray, n_boot: int, n_perm: int, seed: int) -> list[ColumnComparison]:
     """Each column of (reviews × metrics) `ya` against `yb`, resampled and permuted jointly."""
     d = paired_differences(ya, yb)
-    samples = bootstrap_statistics(d.shape[0], lambda w: w @ d / d.shape[0], n_boot, seed)
+    samples = resampled_sums(d.shape[0], d, n_boot, seed) / d.shape[0]
     wins, ties, losses = (np.asarray(x) for x in win_tie_loss(ya, yb))
     p_rand = np.asarray(paired_randomization_test(ya, yb, n_perm, seed))
     p_t = np.asarray(paired_t_test(ya, yb))
