@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -144,7 +145,8 @@ def new_sessions(url: str, repeat: int) -> tuple[list[float], list[float], list[
 def cpu_seconds() -> dict[str, float]:
     """CPU seconds so far of this process's descendants that are the Streamlit server or chromium (chromedriver and
     every process under it): what a step costs whatever else the machine runs (the load moves the wall times far
-    more than these)."""
+    more than these); chromium's also by process type ("browser:renderer", "browser:gpu-process", "browser:utility",
+    "browser:main": the browser process, chromedriver and the zygotes)."""
     tick = os.sysconf("SC_CLK_TCK")
     children: dict[int, list[int]] = {}
     used: dict[int, float] = {}
@@ -160,15 +162,23 @@ def cpu_seconds() -> dict[str, float]:
         pid = int(entry.name)
         children.setdefault(int(fields[1]), []).append(pid)
         used[pid] = (int(fields[11]) + int(fields[12])) / tick  # utime + stime
-        kinds[pid] = "server" if b"streamlit" in cmdline else "browser" if b"chrom" in cmdline else None
+        kinds[pid] = "server" if b"streamlit" in cmdline else _chromium_type(cmdline) if b"chrom" in cmdline else None
     totals = {"server": 0.0, "browser": 0.0}
     todo = [(pid, kinds[pid]) for pid in children.get(os.getpid(), [])]
     while todo:
         pid, kind = todo.pop()
         if kind:
-            totals[kind] += used[pid]
-        todo += [(child, kind or kinds[child]) for child in children.get(pid, [])]
+            totals[kind.split(":")[0]] += used[pid]
+            if ":" in kind:
+                totals[kind] = totals.get(kind, 0.0) + used[pid]
+        todo += [(child, kinds[child] or kind) for child in children.get(pid, [])]
     return totals
+
+
+def _chromium_type(cmdline: bytes) -> str:
+    """ "browser:TYPE" of a chromium process (its --type=, "main" for the browser process and chromedriver)."""
+    found = re.search(rb"--type=([\w-]+)", cmdline)  # a zygote's child rewrites its command line: spaces, not NULs
+    return "browser:" + (found.group(1).decode() if found else "main")
 
 
 def page_turns(driver, url: str, repeat: int) -> tuple[list[float], list[Spent]]:
