@@ -234,6 +234,20 @@ def _verdict(seconds: float, target: float) -> str:
     return f"{seconds / target:.2f} | {'met' if seconds <= target else '**not met**'}"
 
 
+def parsed(parser: argparse.ArgumentParser, script: str) -> tuple[argparse.Namespace | None, str]:
+    """The arguments of bench script `script` (its --data and --cache; the cache defaults to the user's) and its
+    command line, to print beside the figures; None and a message when the data is not there."""
+    args = parser.parse_args()
+    if not args.data.exists():
+        print(f"{script}: {args.data}: not found (the DNLP data is ../shared/data/dnlp/Dataset)")
+        return None, ""
+    if args.cache is None:
+        from kweval.cachedir import cache_dir
+
+        args.cache = cache_dir()
+    return args, f"python bench/{script}.py " + " ".join(sys.argv[1:])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DNLP)
@@ -248,15 +262,9 @@ def main() -> int:
         choices=["sessions", "new-k", "page-turn"],
         help="of the issue-28 measures, only this one (implies --skip-first-views)",
     )
-    args = parser.parse_args()
-    if not args.data.exists():
-        print(f"bench_browser: {args.data}: not found (the DNLP data is ../shared/data/dnlp/Dataset)")
+    args, command = parsed(parser, "bench_browser")
+    if args is None:
         return 2
-    if args.cache is None:
-        from kweval.cachedir import cache_dir
-
-        args.cache = cache_dir()
-    command = "python bench/bench_browser.py " + " ".join(sys.argv[1:])
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp, busy(args.busy):
         root = Path(tmp)

@@ -35,7 +35,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
-from bench_browser import DNLP, busy, cpu_seconds, warm_server  # noqa: E402
+from bench_browser import DNLP, busy, cpu_seconds, parsed, warm_server  # noqa: E402
 
 from tests.browser import CHART, chromium, settled  # noqa: E402
 
@@ -113,15 +113,9 @@ def main() -> int:
     parser.add_argument("--busy", type=int, default=0, help="busy-loop processes beside (2: both cores busy)")
     parser.add_argument("--cache", type=Path, help="the servers' kweval cache (default: the user's)")
     parser.add_argument("--top", type=int, default=12, help="script files listed by self time")
-    args = parser.parse_args()
-    if not args.data.exists():
-        print(f"bench_browser_profile: {args.data}: not found (the DNLP data is ../shared/data/dnlp/Dataset)")
+    args, command = parsed(parser, "bench_browser_profile")
+    if args is None:
         return 2
-    if args.cache is None:
-        from kweval.cachedir import cache_dir
-
-        args.cache = cache_dir()
-    command = "python bench/bench_browser_profile.py " + " ".join(sys.argv[1:])
     load_before = os.getloadavg()[0]
     results: dict[str, list[dict[str, float]]] = {args.data.name: [], "demo": []}
     with tempfile.TemporaryDirectory() as tmp, contextlib.ExitStack() as servers:
