@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -144,7 +145,8 @@ def new_sessions(url: str, repeat: int) -> tuple[list[float], list[float], list[
 def cpu_seconds() -> dict[str, float]:
     """CPU seconds so far of this process's descendants that are the Streamlit server or chromium (chromedriver and
     every process under it): what a step costs whatever else the machine runs (the load moves the wall times far
-    more than these)."""
+    more than these); chromium's also by process type ("browser:renderer", "browser:gpu-process", "browser:utility",
+    "browser:main": the browser process, chromedriver and the zygotes)."""
     tick = os.sysconf("SC_CLK_TCK")
     children: dict[int, list[int]] = {}
     used: dict[int, float] = {}
@@ -160,15 +162,23 @@ def cpu_seconds() -> dict[str, float]:
         pid = int(entry.name)
         children.setdefault(int(fields[1]), []).append(pid)
         used[pid] = (int(fields[11]) + int(fields[12])) / tick  # utime + stime
-        kinds[pid] = "server" if b"streamlit" in cmdline else "browser" if b"chrom" in cmdline else None
+        kinds[pid] = "server" if b"streamlit" in cmdline else _chromium_type(cmdline) if b"chrom" in cmdline else None
     totals = {"server": 0.0, "browser": 0.0}
     todo = [(pid, kinds[pid]) for pid in children.get(os.getpid(), [])]
     while todo:
         pid, kind = todo.pop()
         if kind:
-            totals[kind] += used[pid]
-        todo += [(child, kind or kinds[child]) for child in children.get(pid, [])]
+            totals[kind.split(":")[0]] += used[pid]
+            if ":" in kind:
+                totals[kind] = totals.get(kind, 0.0) + used[pid]
+        todo += [(child, kinds[child] or kind) for child in children.get(pid, [])]
     return totals
+
+
+def _chromium_type(cmdline: bytes) -> str:
+    """ "browser:TYPE" of a chromium process (its --type=, "main" for the browser process and chromedriver)."""
+    found = re.search(rb"--type=([\w-]+)", cmdline)  # a zygote's child rewrites its command line: spaces, not NULs
+    return "browser:" + (found.group(1).decode() if found else "main")
 
 
 def page_turns(driver, url: str, repeat: int) -> tuple[list[float], list[Spent]]:
@@ -224,6 +234,20 @@ def _verdict(seconds: float, target: float) -> str:
     return f"{seconds / target:.2f} | {'met' if seconds <= target else '**not met**'}"
 
 
+def parsed(parser: argparse.ArgumentParser, script: str) -> tuple[argparse.Namespace | None, str]:
+    """The arguments of bench script `script` (its --data and --cache; the cache defaults to the user's) and its
+    command line, to print beside the figures; None and a message when the data is not there."""
+    args = parser.parse_args()
+    if not args.data.exists():
+        print(f"{script}: {args.data}: not found (the DNLP data is ../shared/data/dnlp/Dataset)")
+        return None, ""
+    if args.cache is None:
+        from kweval.cachedir import cache_dir
+
+        args.cache = cache_dir()
+    return args, f"python bench/{script}.py " + " ".join(sys.argv[1:])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=DNLP)
@@ -238,15 +262,9 @@ def main() -> int:
         choices=["sessions", "new-k", "page-turn"],
         help="of the issue-28 measures, only this one (implies --skip-first-views)",
     )
-    args = parser.parse_args()
-    if not args.data.exists():
-        print(f"bench_browser: {args.data}: not found (the DNLP data is ../shared/data/dnlp/Dataset)")
+    args, command = parsed(parser, "bench_browser")
+    if args is None:
         return 2
-    if args.cache is None:
-        from kweval.cachedir import cache_dir
-
-        args.cache = cache_dir()
-    command = "python bench/bench_browser.py " + " ".join(sys.argv[1:])
     load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp, busy(args.busy):
         root = Path(tmp)

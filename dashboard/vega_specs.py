@@ -79,7 +79,8 @@ def bars_spec(
         "type": "nominal",
         "sort": shown,
         "title": None,
-        "axis": {"labelAngle": -30, "labelLimit": 90},
+        # upright names never collide: at -30° Vega hid every other model's name (no room), at every width
+        "axis": {"labelAngle": -90, "labelLimit": 90},
     }
     tooltip = [
         {"field": "model", "type": "nominal", "title": "model"},
@@ -140,7 +141,9 @@ def heatmap_spec(
 ) -> dict:
     """A movie × model heatmap of `cells` ((movie, model, value) each), Viridis, each cell's value written in it with
     as many decimals as tell the values apart (`decimals_for`: never 0.000 for a value that is not 0), dark text on
-    the bright half of the scale; the colour bar titled `color_title`, the y-axis `movie_word` (the data's word)."""
+    the bright half of the scale; the colour bar titled `color_title`, the y-axis `movie_word` (the data's word).
+    The height is the cells' alone (40 px a row, autosize "fit-x": only the width fits the page): as the chart's
+    whole height it left rows of 12 px beside the colour bar, and Vega hid every other row's name."""
     finite = [v for _m, _model, v in cells if _finite(v) is not None]
     places = decimals_for(finite)
     rows = [
@@ -177,6 +180,7 @@ def heatmap_spec(
         "$schema": SCHEMA,
         "data": {"values": rows},
         "height": max(200, 40 * len(movies)),
+        "autosize": {"type": "fit-x", "contains": "padding"},
         "encoding": {"x": x, "y": y},
         "layer": [
             {"mark": {"type": "rect"}, "encoding": {"color": color, "tooltip": tooltip}},

@@ -1,6 +1,7 @@
-"""In headless Debian chromium (issue 28, item 8): no text of a chart over another panel's text or bars, and no
-legend over an axis title, at 400 px (a phone) and at 1,400 px: the Summary's small multiples and heatmap (Vega-Lite;
-the demo, and a keyphrase collection's ~25 panels) and the Failures page's bars (plotly)."""
+"""In headless Debian chromium (issue 28, item 8): no text of a chart over another panel's text or bars, no
+legend over an axis title and no axis label hidden for want of room, at 400 px (a phone) and at 1,400 px: the
+Summary's small multiples and heatmap (Vega-Lite; the demo, and a keyphrase collection's ~25 panels) and the Failures
+page's bars (plotly)."""
 
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ for (const [c, plot] of [...document.querySelectorAll('.js-plotly-plot')].entrie
 }
 // Vega-Lite (the Summary's small multiples and heatmap): each facet panel is a "cell" group holding its axes and title
 for (const [c, svg] of [...document.querySelectorAll('[data-testid="stVegaLiteChart"] svg.marks')].entries()) {
+  // a label Vega left out because it would overlap the next (opacity 0): a row or bar nobody can name
+  for (const e of svg.querySelectorAll('.role-axis-label text[opacity="0"]'))
+    bad.push(`vega chart ${c}: label "${e.textContent.slice(0, 30)}" hidden (no room)`);
   const cells = [...svg.querySelectorAll('g.role-scope.cell')];
   const part = (e) => e.closest('.role-title') ? 'title ' + Math.random() : e.closest('.role-legend') ? 'legend'
     : e.closest('.role-axis-title') ? 'axis title ' + Math.random()
