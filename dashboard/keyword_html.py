@@ -21,18 +21,19 @@ from kweval.metrics.categories import CATEGORIES
 CATEGORY_LABELS = {c.name: c.label for c in CATEGORIES}  # docs/metrics.md §10's labels
 
 
-def keyword_list_html(rows: pd.DataFrame, k: int, words: Vocabulary = MOVIE_WORDS) -> str:
+def keyword_list_html(rows: pd.DataFrame | list[dict], k: int, words: Vocabulary = MOVIE_WORDS) -> str:
     """One model's ranked keywords (rows with position, keyword, gt_rank, gt_keyword) as an escaped HTML list.
 
     Matched keywords show the GT keyword they took and its 0-based GT rank (`words.gt_position`: no rank for an
     unranked GT);
     unmatched ones say so; positions at or beyond k are marked (they do not
-    count for the @k metrics).
+    count for the @k metrics).  `rows` may be given as its `records`.
     """
-    if rows.empty:
+    rows = rows if isinstance(rows, list) else records(rows)
+    if not rows:
         return '<div class="kw-list"><em>empty output</em></div>'
     items = []
-    for row in records(rows):
+    for row in rows:
         pos, kw, rank, gt_kw = row["position"], row["keyword"], row["gt_rank"], row["gt_keyword"]
         beyond = ' <span style="opacity:0.6">(beyond k)</span>' if int(pos) >= k else ""
         ground = grounding_mark(row)  # with grounding: present / supported / unsupported by the text
@@ -79,11 +80,16 @@ def keyword_table_html(
 
 
 def keyword_table_parts(
-    rows: pd.DataFrame, k: int, semantic: bool = False, sentiment: bool = False, words: Vocabulary = MOVIE_WORDS
+    rows: pd.DataFrame | list[dict],
+    k: int,
+    semantic: bool = False,
+    sentiment: bool = False,
+    words: Vocabulary = MOVIE_WORDS,
 ) -> list[Part]:
     """`keyword_table_html` before τ and without its `TABLE_STYLE` (a card holding several tables gives it once):
-    escaped HTML with a `CosineCell` hole per cosine (`dashboard.html_holes`)."""
-    if rows.empty:
+    escaped HTML with a `CosineCell` hole per cosine (`dashboard.html_holes`).  `rows` may be given as its `records`."""
+    rows = rows if isinstance(rows, list) else records(rows)
+    if not rows:
         return ['<div class="kw-list"><em>empty output</em></div>']
     head = ["#", "keyword", "lexical match"]
     if semantic:
@@ -92,7 +98,7 @@ def keyword_table_parts(
         head += ["v(x)"]
     th = "".join(f"<th>{esc(h)}</th>" for h in head)
     parts: list[Part] = [f'<table class="kw-table"><thead><tr>{th}</tr></thead><tbody>']
-    for r in records(rows):  # one element per cell where it can be (the cell carries the class): a page has 40
+    for r in rows:  # one element per cell where it can be (the cell carries the class): a page has 40
         pos = int(r["position"])
         beyond = pos >= k
         matched = int(r["gt_rank"]) >= 0
@@ -166,10 +172,10 @@ def gt_top_html(
     """
     ranked = words.gt_ranked
     top = gt.sort_values("rank").head(max(int(k), 0)) if ranked else gt.sort_values("rank")
-    matched = keywords[keywords["gt_rank"] >= 0]
     by_rank: dict[int, list[str]] = {}
-    for model, rank in zip(matched["model"], matched["gt_rank"]):
-        by_rank.setdefault(int(rank), []).append(str(model))
+    for model, rank in zip(keywords["model"].tolist(), keywords["gt_rank"].tolist()):  # the matched ones
+        if rank >= 0:
+            by_rank.setdefault(int(rank), []).append(str(model))
     items = []
     for rank, kw in zip(top["rank"], top["keyword"]):
         who = by_rank.get(int(rank), [])
