@@ -196,12 +196,14 @@ function turned() {
     return Array.from(document.querySelectorAll('[data-testid="stCaptionContainer"]'))
         .some(c => c.textContent.includes('page ' + page + ' of'));
 }
+const drawn = () => requestAnimationFrame(() => setTimeout(() => done(true), 0));
 const observer = new MutationObserver(() => {
     if (!turned()) return;
     observer.disconnect();
-    requestAnimationFrame(() => setTimeout(() => done(true), 0));
+    drawn();
 });
-observer.observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
+if (turned()) drawn();  // over before this script began (the typing returns after the keys are sent)
+else observer.observe(document.body, {subtree: true, childList: true, attributes: true, characterData: true});
 """
 )
 _CARDS = "return " + _CARD_TEXTS + ";"
