@@ -177,9 +177,9 @@ def cpu_seconds() -> dict[str, float]:
 
 
 # Resolves once the page turn is drawn: the run over (Streamlit's script state), nothing stale, the caption names the
-# new page, as many cards as before and none of them the old page's; then one frame later (requestAnimationFrame, then
-# a task: the frame with the new cards has been produced).  Checked at each change of the page (a MutationObserver),
-# not polled: the figure has no polling granularity and reading the page costs no layout.
+# new page, every card drawn (its HTML set) and none of them the old page's; then one frame later
+# (requestAnimationFrame, then a task: the frame with the new cards has been produced).  Checked at each change of the
+# page (a MutationObserver), not polled: the figure has no polling granularity and reading the page costs no layout.
 _CARD_TEXTS = """Array.from(document.querySelectorAll('[data-testid="stHtml"]'), e => e.textContent.slice(0, 200))"""
 _TURNED = (
     """
@@ -192,7 +192,7 @@ function turned() {
     if (app.getAttribute('data-test-script-state') !== 'notRunning') return false;
     if (document.querySelector('[data-stale="true"]')) return false;
     const now = cards();
-    if (now.length !== old.size || now.some(c => old.has(c))) return false;
+    if (!now.length || now.some(c => !c || old.has(c))) return false;  // every card drawn, none of the old page
     return Array.from(document.querySelectorAll('[data-testid="stCaptionContainer"]'))
         .some(c => c.textContent.includes('page ' + page + ' of'));
 }
@@ -213,7 +213,7 @@ def page_turn(driver, page: int) -> tuple[float, float, Spent]:
     """The explorer's page number set to `page`: (seconds until the new page's cards are drawn (`_TURNED`), seconds
     until the tests' `settled` holds too (polled: 0.25-0.5 s more), the server's and chromium's CPU seconds until
     drawn)."""
-    old = driver.execute_script(_CARDS)  # the old page's cards: none of them may be on the new page
+    old = driver.execute_script(_CARDS)  # the old page's cards (some maybe not drawn yet): none may be on the new
     before, start = cpu_seconds(), time.perf_counter()
     _set_number(driver, "qp_p", page)
     driver.execute_async_script(_TURNED, page, old)
