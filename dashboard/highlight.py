@@ -36,9 +36,8 @@ def matched_tooltips(
     that model found, never what another model found (highlights are per model).
     """
     tips: dict[str, list[str]] = {}
-    matched = keywords[keywords["gt_rank"] >= 0]
-    if model is not None:
-        matched = matched[matched["model"] == model]
-    for name, kw, rank, gt_kw in zip(matched["model"], matched["keyword"], matched["gt_rank"], matched["gt_keyword"]):
-        tips.setdefault(str(kw), []).append(f"{name}: {gt_kw} ({words.gt_position(int(rank))})")
+    columns = (keywords[c].tolist() for c in ("model", "keyword", "gt_rank", "gt_keyword"))
+    for name, kw, rank, gt_kw in zip(*columns):  # plain lists: a card's few rows (a boolean filter costs more)
+        if rank >= 0 and (model is None or name == model):
+            tips.setdefault(str(kw), []).append(f"{name}: {gt_kw} ({words.gt_position(int(rank))})")
     return {kw: ", ".join(v) for kw, v in tips.items()}

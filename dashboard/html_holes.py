@@ -34,11 +34,11 @@ Part = str | CosineCell | MetricsLine
 
 
 def cosine_cell(cosine: float, threshold: float) -> str:
-    """The cosine cell of a keyword table: the value, marked ✓ (with τ in its tooltip) when above τ."""
+    """The cosine cell of a keyword table (its ``<td>``): the value, marked ✓ (with τ in its tooltip) when above τ."""
     text = fmt_num(cosine)
     if bool(above_threshold(np.array([cosine]), threshold)[0]):
-        return f'<mark class="kw-cos kw-above" title="cosine &gt; τ = {format_tau(threshold)}">{text} ✓</mark>'
-    return f'<span class="kw-cos">{text}</span>'
+        return f'<td><mark class="kw-cos kw-above" title="cosine &gt; τ = {format_tau(threshold)}">{text} ✓</mark></td>'
+    return f'<td class="kw-cos">{text}</td>'
 
 
 def fill(parts: Iterable[Part], threshold: float, lines: Mapping[str, str] | None = None) -> str:

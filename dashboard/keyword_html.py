@@ -21,18 +21,19 @@ from kweval.metrics.categories import CATEGORIES
 CATEGORY_LABELS = {c.name: c.label for c in CATEGORIES}  # docs/metrics.md §10's labels
 
 
-def keyword_list_html(rows: pd.DataFrame, k: int, words: Vocabulary = MOVIE_WORDS) -> str:
+def keyword_list_html(rows: pd.DataFrame | list[dict], k: int, words: Vocabulary = MOVIE_WORDS) -> str:
     """One model's ranked keywords (rows with position, keyword, gt_rank, gt_keyword) as an escaped HTML list.
 
     Matched keywords show the GT keyword they took and its 0-based GT rank (`words.gt_position`: no rank for an
     unranked GT);
     unmatched ones say so; positions at or beyond k are marked (they do not
-    count for the @k metrics).
+    count for the @k metrics).  `rows` may be given as its `records`.
     """
-    if rows.empty:
+    rows = rows if isinstance(rows, list) else records(rows)
+    if not rows:
         return '<div class="kw-list"><em>empty output</em></div>'
     items = []
-    for row in records(rows):
+    for row in rows:
         pos, kw, rank, gt_kw = row["position"], row["keyword"], row["gt_rank"], row["gt_keyword"]
         beyond = ' <span style="opacity:0.6">(beyond k)</span>' if int(pos) >= k else ""
         ground = grounding_mark(row)  # with grounding: present / supported / unsupported by the text
@@ -57,7 +58,8 @@ def records(rows: pd.DataFrame) -> list[dict]:
 TABLE_STYLE = (
     "<style>.kw-table{border-collapse:collapse;font-size:0.85em;width:100%;margin-top:0.2rem}"
     ".kw-table th{text-align:left;font-weight:600;padding:0.1rem 0.35rem}"
-    ".kw-table td{padding:0.1rem 0.35rem;border-bottom:1px solid rgba(128,128,128,0.25);vertical-align:top}</style>"
+    ".kw-table td{padding:0.1rem 0.35rem;border-bottom:1px solid rgba(128,128,128,0.25);vertical-align:top}"
+    ".kw-table tr.kw-dim{opacity:0.6}.kw-table .kw-category{opacity:0.75;font-size:0.9em}</style>"
 )
 
 
@@ -78,11 +80,16 @@ def keyword_table_html(
 
 
 def keyword_table_parts(
-    rows: pd.DataFrame, k: int, semantic: bool = False, sentiment: bool = False, words: Vocabulary = MOVIE_WORDS
+    rows: pd.DataFrame | list[dict],
+    k: int,
+    semantic: bool = False,
+    sentiment: bool = False,
+    words: Vocabulary = MOVIE_WORDS,
 ) -> list[Part]:
     """`keyword_table_html` before τ and without its `TABLE_STYLE` (a card holding several tables gives it once):
-    escaped HTML with a `CosineCell` hole per cosine (`dashboard.html_holes`)."""
-    if rows.empty:
+    escaped HTML with a `CosineCell` hole per cosine (`dashboard.html_holes`).  `rows` may be given as its `records`."""
+    rows = rows if isinstance(rows, list) else records(rows)
+    if not rows:
         return ['<div class="kw-list"><em>empty output</em></div>']
     head = ["#", "keyword", "lexical match"]
     if semantic:
@@ -91,32 +98,28 @@ def keyword_table_parts(
         head += ["v(x)"]
     th = "".join(f"<th>{esc(h)}</th>" for h in head)
     parts: list[Part] = [f'<table class="kw-table"><thead><tr>{th}</tr></thead><tbody>']
-    for r in records(rows):
+    for r in rows:  # one element per cell where it can be (the cell carries the class): a page has 40
         pos = int(r["position"])
         beyond = pos >= k
         matched = int(r["gt_rank"]) >= 0
         kw = (f"<mark>{esc(r['keyword'])}</mark>" if matched else esc(r["keyword"])) + grounding_mark(r)
         lex = (
-            f'<b>{esc(r["gt_keyword"])}</b> <span class="kw-gt">({esc(words.gt_position(int(r["gt_rank"])))})</span>'
+            f"<td><b>{esc(r['gt_keyword'])}</b> ({esc(words.gt_position(int(r['gt_rank'])))})</td>"
             if matched
-            else unmatched_html(r)
+            else unmatched_html(r, cell=True)
         )
-        cells: list[Part] = [f"{pos} <span class='kw-beyond'>(beyond k)</span>" if beyond else str(pos), kw, lex]
+        parts.append('<tr class="kw-dim">' if beyond else "<tr>")
+        parts.append(f"<td>{pos} <span class='kw-beyond'>(beyond k)</span></td>" if beyond else f"<td>{pos}</td>")
+        parts += [f"<td>{kw}</td>", lex]
         if semantic:
             near = r.get("nearest_gt")
             if near is None or (isinstance(near, float) and near != near):
-                cells += ['<span class="kw-near">—</span>', '<span class="kw-cos">n/a</span>']
+                parts.append('<td class="kw-near">—</td><td class="kw-cos">n/a</td>')
             else:
-                cells.append(
-                    f'<span class="kw-near">{esc(near)}</span> <span class="kw-gt">('
-                    f"{esc(words.gt_position(int(r['nearest_rank'])))})</span>"
-                )
-                cells.append(CosineCell(float(r["cosine"])))
+                parts.append(f'<td class="kw-near">{esc(near)} ({esc(words.gt_position(int(r["nearest_rank"])))})</td>')
+                parts.append(CosineCell(float(r["cosine"])))  # its own <td>: `html_holes.cosine_cell`
         if sentiment:
-            cells.append(f'<span class="kw-v">{fmt_num(r.get("v"))}</span>')
-        parts.append('<tr style="opacity:0.6">' if beyond else "<tr>")
-        for cell in cells:
-            parts += ["<td>", cell, "</td>"]
+            parts.append(f'<td class="kw-v">{fmt_num(r.get("v"))}</td>')
         parts.append("</tr>")
     parts.append("</tbody></table>")
     return parts
@@ -131,20 +134,26 @@ def sentiment_line(text_v: float, gt_v: float, review: str = "review") -> str:
     )
 
 
-def unmatched_html(row: Mapping) -> str:
-    """The 'unmatched' cell of a keyword: the reason from `kweval.explain.why.match_reasons` when the row has one."""
+def unmatched_html(row: Mapping, cell: bool = False) -> str:
+    """The 'unmatched' cell of a keyword: the reason from `kweval.explain.why.match_reasons` when the row has one;
+    `cell`: as a keyword table's ``<td>`` (classes only: the table's `TABLE_STYLE` styles them)."""
     status = row.get("status") if hasattr(row, "get") else None
-    if status == "taken":
-        return f'<span class="kw-unmatched kw-taken">— {esc(row["reason"])}</span>'
     category = row.get("category") if hasattr(row, "get") else None
-    if isinstance(category, str) and category in CATEGORY_LABELS and category not in ("hit", "hit_beyond_k"):
-        detail = row.get("detail")
-        near = f": {esc(detail)}" if isinstance(detail, str) and detail else ""
-        return (
-            f'<span class="kw-unmatched">— unmatched</span> <span class="kw-category kw-{esc(category)}" '
-            f'style="opacity:0.75;font-size:0.9em">[{esc(CATEGORY_LABELS[category])}{near}]</span>'
-        )
-    return '<span class="kw-unmatched">— unmatched</span>'
+    label = ""
+    if status == "taken":
+        kind, text = "kw-unmatched kw-taken", f"— {esc(row['reason'])}"
+    else:
+        kind, text = "kw-unmatched", "— unmatched"
+        if isinstance(category, str) and category in CATEGORY_LABELS and category not in ("hit", "hit_beyond_k"):
+            detail = row.get("detail")
+            near = f": {esc(detail)}" if isinstance(detail, str) and detail else ""
+            style = "" if cell else ' style="opacity:0.75;font-size:0.9em"'
+            label = (
+                f' <span class="kw-category kw-{esc(category)}"{style}>[{esc(CATEGORY_LABELS[category])}{near}]</span>'
+            )
+    if cell:
+        return f'<td class="{kind}">{text}{label}</td>'
+    return f'<span class="{kind}">{text}</span>{label}'
 
 
 def gt_top_html(
@@ -163,10 +172,10 @@ def gt_top_html(
     """
     ranked = words.gt_ranked
     top = gt.sort_values("rank").head(max(int(k), 0)) if ranked else gt.sort_values("rank")
-    matched = keywords[keywords["gt_rank"] >= 0]
     by_rank: dict[int, list[str]] = {}
-    for model, rank in zip(matched["model"], matched["gt_rank"]):
-        by_rank.setdefault(int(rank), []).append(str(model))
+    for model, rank in zip(keywords["model"].tolist(), keywords["gt_rank"].tolist()):  # the matched ones
+        if rank >= 0:
+            by_rank.setdefault(int(rank), []).append(str(model))
     items = []
     for rank, kw in zip(top["rank"], top["keyword"]):
         who = by_rank.get(int(rank), [])

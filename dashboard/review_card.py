@@ -292,7 +292,9 @@ def _card_parts(
         f"{int(row['length'])} chars</span></div>"
     )
     shown = data.details if (sem or sas) else rows
-    listed = dict(tuple(shown.groupby("model", sort=False)))  # each model's rows, split once (not one filter each)
+    listed: dict[str, list[dict]] = {}  # each model's rows as `records`, read once for the card (not once per model)
+    for record in keyword_html.records(shown):
+        listed.setdefault(record["model"], []).append(record)
     cells: list[Part] = []
     for model in sel.models:
         swatch = (
@@ -305,7 +307,7 @@ def _card_parts(
                 f"{esc(words.review.lower())}</div></div>"
             )
             continue
-        own_rows = listed.get(model, shown.iloc[0:0])
+        own_rows = listed.get(model, [])
         if sem or sas:
             listing = keyword_html.keyword_table_parts(own_rows, sel.k, sem, sas, words=words)
         else:

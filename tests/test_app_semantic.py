@@ -127,14 +127,13 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     body = at.html[0].proto.body
     cos = f"{row['cosine']:.3f}"
     assert (
-        f'<span class="kw-near">{esc(row["nearest_gt"])}</span> <span class="kw-gt">(GT rank '
-        f"{row['nearest_rank']})</span></td>"
+        f'<td class="kw-near">{esc(row["nearest_gt"])} (GT rank {row["nearest_rank"]})</td>'
         f'<td><mark class="kw-cos kw-above" title="cosine &gt; τ = 0.75">{cos} ✓</mark></td>' in body
     )
     assert "<th>nearest GT</th><th>cosine</th><th>v(x)</th>" in body
     below = details[(details["review_id"] == row["review_id"]) & ~details["above"] & details["cosine"].notna()]
     if len(below):
-        assert f'<span class="kw-cos">{below["cosine"].iloc[0]:.3f}</span>' in body
+        assert f'<td class="kw-cos">{below["cosine"].iloc[0]:.3f}</td>' in body
     sc = sem_core.scores.set_index(["movie", "review_id", "model"]).loc[(movie, row["review_id"], "keybert")]
     assert f"sem_precision {sc['sem_precision']:.3f}" in body and f"sas_keywords {sc['sas_keywords']:.3f}" in body
     assert f"sas_text {sc['sas_text']:.3f}" in body
@@ -144,7 +143,7 @@ def test_semantic_sentiment_summary_explorer_compare(monkeypatch, cores, sem_cac
     assert f"review text v = <b>{sentiment.text_value(text):.3f}</b>" in body
     assert f"GT keywords mean v = <b>{sentiment.gt_mean_value(gt):.3f}</b>" in body
     v = details[(details["review_id"] == row["review_id"])]["v"].iloc[0]
-    assert f'<span class="kw-v">{v:.3f}</span>' in body
+    assert f'<td class="kw-v">{v:.3f}</td>' in body
 
     # Compare: sem_* and sas_* tested too; the empty output of night_heist m1-r08 (keybert_vader) has no sas_* pair
     at = run(
@@ -316,7 +315,7 @@ def test_semantic_and_sentiment_views_escape_uploads(monkeypatch, tmp_path):
     assert "<img" not in out and "kw-cos" in out and "kw-v" in out
     # the markup keyword matched the markup GT keyword: it is its own nearest GT keyword, both shown as text
     assert "<td><mark>&lt;img src=x onerror=alert(1)&gt;</mark></td>" in out
-    assert '<span class="kw-near">&lt;img src=x onerror=alert(1)&gt;</span>' in out
+    assert '<td class="kw-near">&lt;img src=x onerror=alert(1)&gt; (GT rank' in out
 
 
 @pytest.mark.slow  # real embeddings / several processes: tens of seconds

@@ -14,6 +14,7 @@ from dashboard.keyword_html import (
     model_grid_start,
     records,
     sentiment_line,
+    unmatched_html,
 )
 from dashboard.links import page_links, page_params
 from dashboard.review_tables import filter_reviews, keyword_details, paginate, review_table
@@ -244,14 +245,30 @@ def test_keyword_table_html_marks_cosines_above_tau_and_escapes():
     assert "<img" not in out and out.count("&lt;img") == 2  # the keyword and its nearest GT keyword
     assert "<th>nearest GT</th><th>cosine</th><th>v(x)</th>" in out
     assert '<mark class="kw-cos kw-above" title="cosine &gt; τ = 0.75">0.912 ✓</mark>' in out
-    assert '<span class="kw-cos">0.500</span>' in out and '<span class="kw-cos">n/a</span>' in out
-    assert '<span class="kw-v">0.250</span>' in out and '<span class="kw-v">n/a</span>' in out
-    assert out.count("beyond k") == 1 and "GT rank 0" in out and "— unmatched" in out
+    assert '<td class="kw-cos">0.500</td>' in out and '<td class="kw-cos">n/a</td>' in out
+    assert '<td class="kw-v">0.250</td>' in out and '<td class="kw-v">n/a</td>' in out
+    assert '<td class="kw-near">&lt;img src=x onerror=alert(1)&gt; (GT rank 3)</td>' in out
+    assert out.count("beyond k") == 1 and '<tr class="kw-dim"><td>2 <span' in out  # dimmed by TABLE_STYLE
+    assert "<td><b>scam</b> (GT rank 0)</td>" in out and '<td class="kw-unmatched">— unmatched</td>' in out
     only_sent = keyword_table_html(rows[["position", "keyword", "gt_rank", "gt_keyword", "v"]], 5, sentiment=True)
     assert "cosine" not in only_sent and "v(x)" in only_sent
     assert "empty output" in keyword_table_html(rows.iloc[:0], 5, True, True)
     line = sentiment_line(0.5123, float("nan"))
     assert "review text v = <b>0.512</b>" in line and "GT keywords mean v = <b>n/a</b>" in line
+
+
+def test_an_unmatched_reason_reads_the_same_in_a_list_and_in_a_table_cell():
+    """The keyword list styles the category inline; the table's cell carries classes only (its TABLE_STYLE styles
+    them), with the same words, escaped."""
+    row = {"category": "near_lexical", "detail": XSS}
+    listed, cell = unmatched_html(row), unmatched_html(row, cell=True)
+    words = "[near (another match mode): &lt;img src=x onerror=alert(1)&gt;]"
+    assert listed.startswith('<span class="kw-unmatched">— unmatched</span> <span class="kw-category kw-near_lexical"')
+    assert 'style="opacity:0.75;font-size:0.9em"' in listed and words in listed
+    assert cell == f'<td class="kw-unmatched">— unmatched <span class="kw-category kw-near_lexical">{words}</span></td>'
+    assert ".kw-table .kw-category{opacity:0.75;font-size:0.9em}" in keyword_table_html(pd.DataFrame([{}]).iloc[:0], 1)
+    taken = {"status": "taken", "reason": "GT <b> already taken"}
+    assert unmatched_html(taken, cell=True) == '<td class="kw-unmatched kw-taken">— GT &lt;b&gt; already taken</td>'
 
 
 def test_records_equal_pandas_to_dict():
