@@ -29,7 +29,7 @@ from kweval.keyphrase.protocols import CUTOFFS, PROTOCOLS, prepare_document, sco
 from kweval.lattice.lines import gap_lines, preset_summaries
 from kweval.stats import verdict as verdicts
 from kweval.stats.aggregated import compare_against
-from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, bootstrap_statistics, bootstrap_summary_ci
+from kweval.stats.bootstrap import CONFIDENCE, N_BOOT, SEED, bootstrap_summary_ci, resampled_sums
 from kweval.stats.families import preset_family
 from kweval.stats.headline import headline
 from kweval.stats.paired import N_PERM
@@ -155,14 +155,10 @@ def _f1_of_means_ci(rows: pd.DataFrame, cutoff: str, n_boot: int, confidence: fl
     """The percentile interval of F1(mean P@cutoff, mean R@cutoff) over document resamples (NaN values skipped)."""
     x = rows[["p" + cutoff, "r" + cutoff]].to_numpy(dtype="float64")
     defined = np.isfinite(x)
-    values = np.where(defined, x, 0.0)
-
-    def statistic(w: np.ndarray) -> np.ndarray:
-        with np.errstate(invalid="ignore", divide="ignore"):
-            p, r = ((w @ values) / (w @ defined)).T
-            return np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
-
-    samples = bootstrap_statistics(len(rows), statistic, n_boot, seed)
+    sums = resampled_sums(len(rows), np.hstack([np.where(defined, x, 0.0), defined]), n_boot, seed)  # values, counts
+    with np.errstate(invalid="ignore", divide="ignore"):
+        p, r = (sums[:, :2] / sums[:, 2:]).T
+        samples = np.where(p + r > 0, 2 * p * r / (p + r), 0.0)
     alpha = (1.0 - confidence) / 2.0
     low, high = np.nanquantile(samples, [alpha, 1.0 - alpha])
     return float(low), float(high)
