@@ -428,13 +428,15 @@ def test_with_threshold_equals_a_fresh_evaluation(demo_dataset, tmp_path, monkey
     )  # warm: no model is loaded
     at_75 = evaluate(demo_dataset, EvalOptions(semantic=True))
     assert at_75.similarities is not None and not any(p.source == "embedding cache" for p in at_75.problems)
+    before = at_75.scores.copy()
     for tau in (0.3, 0.5, 0.9):
         fresh = evaluate(demo_dataset, replace(at_75.options, threshold=tau))
         moved = with_threshold(at_75, tau)
         assert moved.options == fresh.options
         pd.testing.assert_frame_equal(moved.scores, fresh.scores)
         assert fresh.scores["sem_pred_matched"].sum() > 0
-    assert at_75.options.threshold == 0.75  # left unchanged
+    assert at_75.options.threshold == 0.75  # left unchanged, its scores too (the new ones share its other columns)
+    pd.testing.assert_frame_equal(at_75.scores, before)
     with pytest.raises(ValueError, match="semantic"):
         with_threshold(lexical, 0.5)
 

@@ -115,6 +115,6 @@ def with_threshold(evaluation: Evaluation, threshold: float) -> Evaluation:
     if not evaluation.options.semantic or evaluation.similarities is None:
         raise ValueError("with_threshold needs an evaluation made with semantic=True")
     options = replace(evaluation.options, threshold=threshold)
-    scores = evaluation.scores.copy()
+    scores = evaluation.scores.copy(deep=False)  # copy-on-write: the semantic columns are replaced, the rest shared
     _set_semantic_columns(scores, evaluation.similarities, options.threshold, gt_list_keys(evaluation.ground_truth))
     return replace(evaluation, scores=scores, options=options, problems=list(evaluation.problems))
