@@ -15,7 +15,7 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from dashboard.state import Ctx, ci_digest, ci_groups, row_identity
+from dashboard.state import Ctx, ci_digest, ci_groups, moves_with_tau, row_identity
 from kweval import legacy, stats
 from kweval.data.vocabulary import Vocabulary
 from kweval.evaluation import slices
@@ -40,11 +40,29 @@ def _group_cis(digests: tuple, how: str, group: tuple, _rows: dict[str, pd.DataF
     return stats.bootstrap_summary_cis(_rows, list(group), how).rename(columns={"group": "model"})
 
 
+@st.cache_resource(show_spinner=False, max_entries=256)
+def _tau_free_digest(rows_key: tuple, how: str, metrics: tuple, _rows: pd.DataFrame) -> str:
+    """`ci_digest` of `metrics`, none of which a τ change rewrites, over `_rows`: once per `rows_key`."""
+    return ci_digest(_rows, list(metrics), how)
+
+
+def values_digest(rows_key: tuple, rows: pd.DataFrame, metrics: Sequence[str], how: str) -> tuple[str, str]:
+    """Speed trick "τ-free digests": the values the CIs of `metrics` read over `rows`, as two digests: of the metrics a
+    τ change leaves as they are (not `moves_with_tau`), read back by `rows_key`, and of the others, computed.
+    `rows_key` decides the rows and their τ-free values: `Ctx.tau_free_key` (the evaluation's options but τ) and, for
+    a subset, its scope and models.  A τ step then digests the semantic columns only.  Reference: `ci_digest` of each
+    part (tests/test_dashboard_reuse.py)."""
+    fixed = tuple(m for m in metrics if not moves_with_tau(m))
+    return _tau_free_digest(rows_key, how, fixed, rows), ci_digest(rows, [m for m in metrics if moves_with_tau(m)], how)
+
+
 @st.cache_data(show_spinner=False, max_entries=32)
-def _cis(key: tuple, how: str, movie: str, models: tuple, metrics: tuple, _scores: pd.DataFrame) -> pd.DataFrame:
+def _cis(
+    key: tuple, rows_key: tuple, how: str, movie: str, models: tuple, metrics: tuple, _scores: pd.DataFrame
+) -> pd.DataFrame:
     rows = {model: _scores[_scores["model"] == model] for model in models}
     groups = [
-        _group_cis(tuple(ci_digest(r, g, how) for r in rows.values()), how, tuple(g), rows)
+        _group_cis(tuple(values_digest((*rows_key, m), r, g, how) for m, r in rows.items()), how, tuple(g), rows)
         for g in ci_groups(list(metrics))
     ]
     every = pd.MultiIndex.from_product([list(models), list(metrics)], names=["model", "metric"])
@@ -54,8 +72,9 @@ def _cis(key: tuple, how: str, movie: str, models: tuple, metrics: tuple, _score
 
 def summary_cis(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame:
     """Bootstrap 95% CIs of every metric per selected model over `scores` (the rows of `scope`)."""
-    sel = ctx.selection
-    return _cis(ctx.key, sel.agg, scope, tuple(sel.models), tuple(ctx.evaluation.metric_names), scores)
+    sel, models = ctx.selection, tuple(ctx.selection.models)
+    rows_key = (*ctx.tau_free_key, scope, models)
+    return _cis(ctx.key, rows_key, sel.agg, scope, models, tuple(ctx.evaluation.metric_names), scores)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -74,10 +93,10 @@ def _sliced(content: tuple, how: str, by: str, metric: str, _evaluation, _review
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _metric_content(key: tuple, rows_key: tuple, how: str, metric: str, _scores: pd.DataFrame) -> tuple[str, str, str]:
+def _metric_content(key: tuple, rows_key: tuple, how: str, metric: str, _scores: pd.DataFrame) -> tuple:
     """What a view of one metric over every evaluated row reads, as digests: the data, which rows (`row_identity`)
-    and the metric's values (`ci_digest`), so a τ change leaves a lexical metric's view as it was."""
-    return key[0], _row_identity(rows_key, _scores), ci_digest(_scores, [metric], how)
+    and the metric's values (`values_digest`), so a τ change leaves a lexical metric's view as it was."""
+    return key[0], _row_identity(rows_key, _scores), *values_digest(rows_key, _scores, [metric], how)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)
@@ -158,11 +177,11 @@ def _headline(
 @st.cache_resource(show_spinner=False, max_entries=64)
 def _headline_content(
     key: tuple, rows_key: tuple, how: str, scope: str, models: tuple, metrics: tuple, _scores: pd.DataFrame
-) -> tuple[str, str, str]:
+) -> tuple:
     """What the headline reads, as digests: which rows (`row_identity`, cached by `rows_key`: `_row_identity`) and
-    the values of the metrics it compares (`ci_digest`), so a τ change without semantic metrics' new values reuses
-    it.  Computed once per evaluation."""
-    return key[0], _row_identity(rows_key, _scores), ci_digest(_scores, list(metrics), how)
+    the values of the metrics it compares (`values_digest`: the τ-free ones read back), so a τ change without
+    semantic metrics' new values reuses it.  Computed once per evaluation."""
+    return key[0], _row_identity(rows_key, _scores), *values_digest(rows_key, _scores, list(metrics), how)
 
 
 def summary_headline(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame:

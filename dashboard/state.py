@@ -50,6 +50,7 @@ from kweval.evaluation.pipeline import (
     with_sentiment,
     with_threshold,
 )
+from kweval.evaluation.semantic_columns import THRESHOLD_COLUMNS
 from kweval.io.card import MATCH_RULES
 from kweval.metrics import registry
 from kweval.metrics.registry import column
@@ -254,9 +255,19 @@ def ci_groups(names: list[str]) -> list[list[str]]:
     return [group for group in ([m for m in names if part(m) == i] for i in range(3)) if group]
 
 
+def ci_columns(group: Sequence[str]) -> set[str]:
+    """The columns the CIs of `group` read: its own and, under micro, their counts."""
+    return set(group) | {c for m in group for part in (m, *MICRO_F1.get(m, ())) for c in MICRO_RATIOS.get(part, ())}
+
+
+def moves_with_tau(metric: str) -> bool:
+    """Whether `ci_digest` of `metric` reads a column a τ change rewrites (`THRESHOLD_COLUMNS`: the semantic ones)."""
+    return not ci_columns([metric]).isdisjoint(THRESHOLD_COLUMNS)
+
+
 def ci_digest(rows: pd.DataFrame, group: list[str], how: str) -> str:
-    """A digest of the values the CIs of `group` read (its columns and, under micro, their counts)."""
-    needed = set(group) | {c for m in group for part in (m, *MICRO_F1.get(m, ())) for c in MICRO_RATIOS.get(part, ())}
+    """A digest of the values the CIs of `group` read (`ci_columns`)."""
+    needed = ci_columns(group)
     columns = [c for c in rows.columns if c in needed]
     values = rows[columns].to_numpy(dtype="float64")
     return hashlib.blake2b(repr((how, columns, values.shape)).encode() + values.tobytes(), digest_size=16).hexdigest()

@@ -274,12 +274,12 @@ def test_headline_is_keyed_by_what_it_reads(demo_dataset):
     scores = ev.scores
     keys = tuple(key_metrics([m for m in ev.metric_names if m in scores.columns], 5))
     more = scores.assign(sas_text=0.5, sas_keywords=0.25)  # what sentiment on adds
-    rows = ("h", "rows of test_headline_is_keyed_by_what_it_reads")
-    first = caches._headline_content(("h", "opts"), rows, "macro", "ALL", ("a",), keys, scores)
-    assert caches._headline_content(("h", "opts+sas"), rows, "macro", "ALL", ("a",), keys, more) == first
+    rows = lambda opts: ("h", opts, "ALL", ("a",))  # noqa: E731 - the τ-free key decides the rows and their values
+    first = caches._headline_content(("h", "opts"), rows("opts"), "macro", "ALL", ("a",), keys, scores)
+    assert caches._headline_content(("h", "opts+sas"), rows("opts+sas"), "macro", "ALL", ("a",), keys, more) == first
     changed = scores.copy()
     changed.loc[changed.index[0], keys[0]] = 1.0 - float(changed[keys[0]].iloc[0])
-    assert caches._headline_content(("h", "other"), rows, "macro", "ALL", ("a",), keys, changed) != first
+    assert caches._headline_content(("h", "other"), rows("other"), "macro", "ALL", ("a",), keys, changed) != first
     pd.testing.assert_frame_equal(headline(more, list(keys)), headline(scores, list(keys)))
 
 
@@ -303,6 +303,34 @@ def test_a_tau_step_digests_no_row_again(monkeypatch, demo_dataset):
     movie = scores[scores["movie"] == scores["movie"].iloc[0]]
     other = caches._headline_content(("h", "τ=0.76"), (*rows[:2], "m", ("a",)), "macro", "m", ("a",), metrics, movie)
     assert calls == [len(scores), len(movie)] and other[1] == state.row_identity(movie) != at_75[1]
+
+
+@pytest.mark.parametrize("how", ["macro", "micro"])
+def test_tau_free_digests_read_back_what_ci_digest_gives(monkeypatch, how):
+    """Speed trick "τ-free digests" (`caches.values_digest`): at a τ step (same τ-free key, new semantic values) the
+    lexical metrics' digest is read back, not computed, and equals `ci_digest` of the new rows; the semantic part is
+    computed and tells the two τ apart.  Reference: `ci_digest` of each part."""
+    from dashboard import caches, state
+
+    ev = evaluate(load_dataset(None), EvalOptions())
+    names = [*ev.metric_names, "sem_precision", "sem_recall", "sem_f1"]
+    moving = [m for m in names if state.moves_with_tau(m)]
+    fixed = [m for m in names if m not in moving]
+    assert moving == ["sem_precision", "sem_recall", "sem_f1"] and "f1" in fixed
+    at_a = _with_semantic_columns(ev.scores)
+    at_b = _with_semantic_columns(ev.scores, shift=1)
+    calls = []
+    monkeypatch.setattr(
+        caches, "ci_digest", lambda rows, group, h: calls.append(list(group)) or state.ci_digest(rows, group, h)
+    )
+    rows_key = ("h", f"τ-free options of test_tau_free_digests_read_back_what_ci_digest_gives {how}", "ALL")
+    first = caches.values_digest(rows_key, at_a, names, how)
+    assert first == (state.ci_digest(at_a, fixed, how), state.ci_digest(at_a, moving, how))
+    assert calls == [fixed, moving]
+    second = caches.values_digest(rows_key, at_b, names, how)
+    assert calls == [fixed, moving, moving]  # the τ step digests the semantic columns only
+    assert second == (state.ci_digest(at_b, fixed, how), state.ci_digest(at_b, moving, how))
+    assert second[0] == first[0] and second[1] != first[1]
 
 
 def test_a_new_k_counts_again_without_matching_again(monkeypatch):

@@ -415,6 +415,7 @@ def test_with_threshold_equals_a_fresh_evaluation(demo_dataset, tmp_path, monkey
     from dataclasses import replace
 
     from kweval.evaluation.pipeline import EvalOptions, evaluate, with_threshold
+    from kweval.evaluation.semantic_columns import THRESHOLD_COLUMNS
 
     monkeypatch.setenv("KWEVAL_CACHE_DIR", str(tmp_path))
     lexical = evaluate(demo_dataset, EvalOptions())
@@ -434,6 +435,8 @@ def test_with_threshold_equals_a_fresh_evaluation(demo_dataset, tmp_path, monkey
         moved = with_threshold(at_75, tau)
         assert moved.options == fresh.options
         pd.testing.assert_frame_equal(moved.scores, fresh.scores)
+        kept = [c for c in at_75.scores.columns if c not in THRESHOLD_COLUMNS]  # what the dashboard reads back
+        pd.testing.assert_frame_equal(moved.scores[kept], at_75.scores[kept])
         assert fresh.scores["sem_pred_matched"].sum() > 0
     assert at_75.options.threshold == 0.75  # left unchanged, its scores too (the new ones share its other columns)
     pd.testing.assert_frame_equal(at_75.scores, before)

@@ -16,10 +16,14 @@ import numpy as np
 import pandas as pd
 
 from kweval.data.dataset import KEY, Problem
-from kweval.embeddings.similarity import Similarities, similarities
+from kweval.embeddings.similarity import SEMANTIC_COLUMNS, Similarities, similarities
 from kweval.evaluation.clean import gt_list_keys
 from kweval.evaluation.options import Evaluation, Progress, no_progress
 from kweval.evaluation.sentiment_columns import SENTIMENT_COLUMNS
+
+# The columns `with_threshold` writes: every other column of a semantic evaluation is the same at every τ (the
+# dashboard's caches read those back across τ steps; tests/test_semantic.py).
+THRESHOLD_COLUMNS = frozenset(SEMANTIC_COLUMNS)
 
 
 def semantic_texts(evaluation: Evaluation) -> list[str]:
