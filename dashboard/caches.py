@@ -15,11 +15,12 @@ from dataclasses import replace
 import pandas as pd
 import streamlit as st
 
-from dashboard.state import Ctx, ci_digest, ci_groups, moves_with_tau, row_identity
+from dashboard.state import Ctx, ci_digest, ci_groups, row_identity
 from kweval import legacy, stats
 from kweval.data.vocabulary import Vocabulary
 from kweval.evaluation import slices
 from kweval.evaluation.aggregate import aggregate_by
+from kweval.evaluation.semantic_columns import moves_with_tau
 from kweval.io import report, report_protocol
 from kweval.io.preset_headlines import PRESETS, across_metrics
 from kweval.keyphrase import dataset_protocol

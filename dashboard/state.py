@@ -32,7 +32,7 @@ from kweval.data import load_dataset
 from kweval.data.dataset import Dataset
 from kweval.data.tidy import read_tidy_tables
 from kweval.data.vocabulary import Vocabulary, vocabulary
-from kweval.evaluation.aggregate import MICRO_F1, MICRO_RATIOS, aggregate
+from kweval.evaluation.aggregate import MICRO_F1, MICRO_RATIOS, aggregate, summary_at_threshold
 from kweval.evaluation.options import match_reason
 from kweval.evaluation.pipeline import (
     SENTIMENT_OPTIONS,
@@ -50,7 +50,6 @@ from kweval.evaluation.pipeline import (
     with_sentiment,
     with_threshold,
 )
-from kweval.evaluation.semantic_columns import THRESHOLD_COLUMNS
 from kweval.io.card import MATCH_RULES
 from kweval.metrics import registry
 from kweval.metrics.registry import column
@@ -260,11 +259,6 @@ def ci_columns(group: Sequence[str]) -> set[str]:
     return set(group) | {c for m in group for part in (m, *MICRO_F1.get(m, ())) for c in MICRO_RATIOS.get(part, ())}
 
 
-def moves_with_tau(metric: str) -> bool:
-    """Whether `ci_digest` of `metric` reads a column a τ change rewrites (`THRESHOLD_COLUMNS`: the semantic ones)."""
-    return not ci_columns([metric]).isdisjoint(THRESHOLD_COLUMNS)
-
-
 def ci_digest(rows: pd.DataFrame, group: list[str], how: str) -> str:
     """A digest of the values the CIs of `group` read (`ci_columns`)."""
     needed = ci_columns(group)
@@ -274,8 +268,18 @@ def ci_digest(rows: pd.DataFrame, group: list[str], how: str) -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
-def _summary(data_hash: str, options: str, how: str, _evaluation: Evaluation) -> pd.DataFrame:
-    return aggregate(_evaluation, how)
+def _summary(data_hash: str, options: str, how: str, tau_free: str, _evaluation: Evaluation) -> pd.DataFrame:
+    if not _evaluation.options.semantic:
+        return aggregate(_evaluation, how)
+    threshold, table = _tau_free_summary(data_hash, tau_free, how, _evaluation)
+    return table if threshold == _evaluation.options.threshold else summary_at_threshold(table, _evaluation, how)
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _tau_free_summary(data_hash: str, tau_free: str, how: str, _evaluation: Evaluation) -> tuple[float, pd.DataFrame]:
+    """(τ, `aggregate` at τ) of the first τ summarised of a τ-free setting: every other τ's summary is it with the
+    semantic metrics aggregated again (`summary_at_threshold`)."""
+    return _evaluation.options.threshold, aggregate(_evaluation, how)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -335,7 +339,7 @@ class Ctx:
         return column("ndcg@{k}", self.options.k)
 
     def summary(self, how: str | None = None) -> pd.DataFrame:
-        return _summary(*self.key, how or self.selection.agg, self.evaluation)
+        return _summary(*self.key, how or self.selection.agg, self.tau_free_key[1], self.evaluation)
 
     def scores(self) -> pd.DataFrame:
         """Per-review scores of the selected movie (every movie for ALL) and models."""

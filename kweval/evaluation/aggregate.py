@@ -21,6 +21,7 @@ import pandas as pd
 from kweval._arrays import positions
 from kweval.data.dataset import Dataset
 from kweval.evaluation.pipeline import AGGREGATIONS, Evaluation
+from kweval.evaluation.semantic_columns import moves_with_tau
 from kweval.metrics import registry
 from kweval.metrics.ratios import harmonic_mean, safe_ratio
 
@@ -79,11 +80,22 @@ def _micro(out: pd.DataFrame, grouped, index: pd.RangeIndex, metric_cols: list[s
             out[metric] = np.where(has, harmonic_mean(out[pair[0]].to_numpy(), out[pair[1]].to_numpy()), np.nan)
 
 
-def aggregate(evaluation: Evaluation, how: str = "macro", include_all: bool = True) -> pd.DataFrame:
-    """Movie × model summary (plus ALL rows): movie, model, n_reviews, n_skipped, then every metric."""
+def _metric_columns(evaluation: Evaluation, metrics: Sequence[str] | None) -> tuple[list[str], list[str]]:
+    """(the metrics shown: every metric or those of `metrics`, in the evaluation's order; the per-review columns
+    they are aggregated from: a micro F1 reads its pair)."""
+    shown = evaluation.metric_names if metrics is None else [m for m in evaluation.metric_names if m in set(metrics)]
+    needed = set(shown) | {part for m in shown for part in (registry.micro_f1(m) or ())}
+    return shown, [m for m in evaluation.metric_names if m in needed and m != "gt_coverage"]
+
+
+def aggregate(
+    evaluation: Evaluation, how: str = "macro", include_all: bool = True, metrics: Sequence[str] | None = None
+) -> pd.DataFrame:
+    """Movie × model summary (plus ALL rows): movie, model, n_reviews, n_skipped, then every metric (or those of
+    `metrics`: the same numbers, the others not computed)."""
     if how not in AGGREGATIONS:
         raise ValueError(f"aggregation must be one of {', '.join(AGGREGATIONS)}; got {how!r}")
-    metric_cols = [m for m in evaluation.metric_names if m != "gt_coverage"]
+    shown, metric_cols = _metric_columns(evaluation, metrics)
     scores = evaluation.scores
     movies, models = evaluation.movies, evaluation.models
     n_models = len(models)
@@ -125,7 +137,16 @@ def aggregate(evaluation: Evaluation, how: str = "macro", include_all: bool = Tr
 
     frame["n_reviews"] = frame["n_reviews"].fillna(0).astype("int64")
     frame["n_skipped"] = frame["n_skipped"].fillna(0).astype("int64")
-    return frame[["movie", "model", "n_reviews", "n_skipped"] + evaluation.metric_names].reset_index(drop=True)
+    return frame[["movie", "model", "n_reviews", "n_skipped"] + shown].reset_index(drop=True)
+
+
+def summary_at_threshold(table: pd.DataFrame, evaluation: Evaluation, how: str = "macro") -> pd.DataFrame:
+    """Speed trick "τ-free summary": `aggregate(evaluation, how)` from `table`, the same summary of this evaluation at
+    another τ (`with_threshold`: only the semantic columns differ), its metrics that a τ change moves
+    (`moves_with_tau`) aggregated again, the others kept.  Reference: `aggregate` itself (tests/test_semantic.py)."""
+    moving = [m for m in evaluation.metric_names if moves_with_tau(m)]
+    fresh = aggregate(evaluation, how, metrics=moving)
+    return table.assign(**{m: fresh[m].to_numpy() for m in moving})
 
 
 def _label_codes(labels: pd.Series) -> tuple[list[str], np.ndarray]:
@@ -162,9 +183,7 @@ def aggregate_by(
     if len(labels) != len(evaluation.scores):
         raise ValueError("aggregate_by: one label per row of evaluation.scores")
     groups, group_of = _label_codes(labels)
-    shown = evaluation.metric_names if metrics is None else [m for m in evaluation.metric_names if m in set(metrics)]
-    needed = set(shown) | {part for m in shown for part in (registry.micro_f1(m) or ())}  # a micro F1 reads its pair
-    metric_cols = [m for m in evaluation.metric_names if m in needed and m != "gt_coverage"]
+    shown, metric_cols = _metric_columns(evaluation, metrics)
     models = evaluation.models
     n_models = len(models)
     model_of = _codes(evaluation.scores["model"], models)

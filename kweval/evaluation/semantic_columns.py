@@ -20,10 +20,19 @@ from kweval.embeddings.similarity import SEMANTIC_COLUMNS, Similarities, similar
 from kweval.evaluation.clean import gt_list_keys
 from kweval.evaluation.options import Evaluation, Progress, no_progress
 from kweval.evaluation.sentiment_columns import SENTIMENT_COLUMNS
+from kweval.metrics import registry
 
 # The columns `with_threshold` writes: every other column of a semantic evaluation is the same at every τ (the
 # dashboard's caches read those back across τ steps; tests/test_semantic.py).
 THRESHOLD_COLUMNS = frozenset(SEMANTIC_COLUMNS)
+
+
+def moves_with_tau(metric: str) -> bool:
+    """Whether a τ change can move `metric`'s value, per review or aggregated: it or the counts of its micro value
+    (`registry.micro_counts`) are among `THRESHOLD_COLUMNS`; every other metric is the same at every τ."""
+    return not {metric, *(registry.micro_f1(metric) or ()), *registry.micro_counts(metric)}.isdisjoint(
+        THRESHOLD_COLUMNS
+    )
 
 
 def semantic_texts(evaluation: Evaluation) -> list[str]:
