@@ -104,7 +104,7 @@ class _Comparisons:
 
     def __init__(self, scores: pd.DataFrame, compared: Sequence[str], how: str, family: Family, **options) -> None:
         self.scores, self.compared, self.how, self.family, self.options = scores, list(compared), how, family, options
-        self.done: dict[tuple[str, str], pd.DataFrame] = {}
+        self.done: dict[tuple[str, str], dict[str, dict]] = {}
 
     def compute(self, rows: Sequence[tuple[str, str, str, str]]) -> None:
         """Compare each pair of `rows` (`plan`'s) on every metric of the families its rows need."""
@@ -125,12 +125,12 @@ class _Comparisons:
                 aligned=aligned[(a, b)],
                 **self.options,
             )
-            self.done[(a, b)] = table.set_index("metric")
+            self.done[(a, b)] = table.set_index("metric").to_dict("index")  # read a row at a time below
 
     def advantage(self, best: str, other: str, metric: str) -> dict:
         """`best`'s advantage over `other` on `metric` (B − A with A = other), its Holm-level interval and p."""
         flip = (other, best) not in self.done
-        row = self.done[(best, other) if flip else (other, best)].loc[metric]
+        row = self.done[(best, other) if flip else (other, best)][metric]
         diff, low, high = float(row["diff"]), float(row["ci_low_holm"]), float(row["ci_high_holm"])
         if flip:
             diff, low, high = -diff, -high, -low
@@ -167,8 +167,8 @@ def headline(
     undefined for all but one (NaN), is left out.
     """
     compared = list(dict.fromkeys([*(compared if compared is not None else metrics), *metrics]))
-    models = list(dict.fromkeys(scores["model"]))
-    values = pd.DataFrame({m: aggregate_values(scores[scores["model"] == m], compared, how) for m in models}).T
+    rows = scores.groupby("model", sort=False)  # each model's rows in table order, models in order of appearance
+    values = pd.DataFrame({m: aggregate_values(part, compared, how) for m, part in rows}).T
     comparisons = _Comparisons(
         scores, compared, how, family, n_boot=n_boot, n_perm=n_perm, confidence=confidence, seed=seed
     )
