@@ -61,7 +61,8 @@ def values_digest(rows_key: tuple, rows: pd.DataFrame, metrics: Sequence[str], h
 def _cis(
     key: tuple, rows_key: tuple, how: str, movie: str, models: tuple, metrics: tuple, _scores: pd.DataFrame
 ) -> pd.DataFrame:
-    rows = {model: _scores[_scores["model"] == model] for model in models}
+    parts = dict(list(_scores.groupby("model", sort=False)))  # one pass: the same rows as a selection per model
+    rows = {model: parts.get(model, _scores.iloc[:0]) for model in models}
     groups = [
         _group_cis(tuple(values_digest((*rows_key, m), r, g, how) for m, r in rows.items()), how, tuple(g), rows)
         for g in ci_groups(list(metrics))
