@@ -39,15 +39,19 @@ def best_rows(table: pd.DataFrame) -> dict[str, set[int]]:
     unless it says lower; columns where neither is better are left out).
     Bold marks the best model per movie, which is the comparison a reader makes.
     """
-    best: dict[str, set[int]] = {}
+    ways = {
+        col: registry.better(col) if registry.info(col) is not None else registry.HIGHER
+        for col in metric_columns(table)
+    }
     movies = table.groupby("movie", sort=False)  # a movie's NaN-only column has a NaN top, equal to nothing
-    for col in metric_columns(table):
-        direction = registry.better(col) if registry.info(col) is not None else registry.HIGHER
-        if direction == registry.NEITHER:
-            continue
-        top = movies[col].transform("max" if direction == registry.HIGHER else "min")
-        best[col] = {int(i) for i in table.index[table[col].to_numpy() == top.to_numpy()]}
-    return best
+    tops: dict[str, pd.Series] = {}
+    for direction, reduce in ((registry.HIGHER, "max"), (registry.LOWER, "min")):  # one pass per direction
+        columns = [col for col, way in ways.items() if way == direction]
+        if columns:
+            tops.update(movies[columns].transform(reduce).items())
+    return {
+        col: {int(i) for i in table.index[table[col].to_numpy() == tops[col].to_numpy()]} for col in ways if col in tops
+    }
 
 
 def _fmt(value: object, decimals: int) -> str:
@@ -134,10 +138,10 @@ def _cell_rows(table: pd.DataFrame, decimals: int, escape, bold, bold_best: bool
     best = best_rows(table) if bold_best else {}
     metrics = set(metric_columns(table))
     rows = []
-    for i, row in table.iterrows():
+    for i, values in zip(table.index, table.itertuples(index=False, name=None)):
         cells = []
-        for col in table.columns:
-            text = escape(_fmt(row[col], decimals)) or (UNDEFINED if col in metrics else "")
+        for col, value in zip(table.columns, values):
+            text = escape(_fmt(value, decimals)) or (UNDEFINED if col in metrics else "")
             if col in best and i in best[col] and text:
                 text = bold(text)
             cells.append(text)
