@@ -211,3 +211,35 @@ def test_remembered_comparisons_equal_the_computation():
     assert other[1] == pytest.approx(first[1] + 0.01) and len(aggregated._REMEMBERED) == 2
     aggregated_difference(a, b, "f1", "macro", n_boot=300, n_perm=400)  # another n_perm: computed
     assert len(aggregated._REMEMBERED) == 3
+
+
+def _coded_keys_cases():
+    from tests.apptest import DNLP
+
+    yield pytest.param("demo", None, id="demo")
+    yield pytest.param("per-document", "edge", id="per-document")
+    yield pytest.param("dnlp", str(DNLP), id="dnlp", marks=pytest.mark.dnlp)
+
+
+@pytest.mark.parametrize(("name", "source"), list(_coded_keys_cases()))
+def test_coded_keys_give_the_headline_of_the_rows_themselves(name, source, tmp_path, monkeypatch):
+    """Speed trick "coded keys" (`headline.coded_keys`): the comparisons read movie and review_id as integer codes
+    and model as categories; the headline equals the one of the rows themselves, macro and micro, on the demo, a
+    per-document collection and DNLP (ids repeated across movies included: the codes keep each column's equalities)."""
+    import kweval.stats.headline as module
+    from kweval.data import load_dataset
+    from tests.helpers import edge_collection
+
+    if source == "edge":
+        source = str(edge_collection(tmp_path / "edge"))
+    scores = evaluate(load_dataset(source), EvalOptions()).scores
+    coded = module.coded_keys(scores)
+    assert coded["movie"].dtype.kind == coded["review_id"].dtype.kind == "i"
+    assert coded.groupby(["movie", "review_id"]).ngroups == scores.groupby(["movie", "review_id"]).ngroups
+    keys = key_metrics(list(scores.columns), 5)
+    for how in ("macro", "micro"):
+        fast = headline(scores, keys, how)
+        monkeypatch.setattr(module, "coded_keys", lambda frame: frame)
+        pd.testing.assert_frame_equal(fast, headline(scores, keys, how))
+        monkeypatch.undo()
+        assert len(fast) >= 2, name
