@@ -21,6 +21,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Generic, TypeVar
 
+import numpy as np
 import pandas as pd
 import streamlit as st
 
@@ -263,8 +264,10 @@ def ci_digest(rows: pd.DataFrame, group: list[str], how: str) -> str:
     """A digest of the values the CIs of `group` read (`ci_columns`)."""
     needed = ci_columns(group)
     columns = [c for c in rows.columns if c in needed]
-    values = rows[columns].to_numpy(dtype="float64")
-    return hashlib.blake2b(repr((how, columns, values.shape)).encode() + values.tobytes(), digest_size=16).hexdigest()
+    digest = hashlib.blake2b(repr((how, columns, len(rows))).encode(), digest_size=16)
+    for c in columns:  # column by column: no frame of mixed columns made into one array
+        digest.update(np.ascontiguousarray(rows[c].to_numpy(dtype="float64")))
+    return digest.hexdigest()
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
