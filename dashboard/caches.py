@@ -213,8 +213,16 @@ def _scope_metrics(key: tuple, movie: str, models: tuple, metrics: tuple, _ctx: 
 
 
 def _scope(ctx: Ctx) -> tuple[list[str], list[str]]:
-    sel = ctx.selection
-    return _scope_metrics(ctx.key, sel.movie, tuple(sel.models), tuple(ctx.evaluation.metric_names), ctx)
+    """`_scope_metrics` of every metric: those a τ change leaves as they are once per τ-free setting (`moves_with_tau`:
+    a τ step finds them), the semantic ones per evaluation; each metric's answer is its own (its column and the count
+    that leaves it undefined: tests/test_semantic_tau_step.py)."""
+    sel, names = ctx.selection, ctx.evaluation.metric_names
+    fixed, moving = tuple(m for m in names if not moves_with_tau(m)), tuple(m for m in names if moves_with_tau(m))
+    parts = [_scope_metrics(ctx.tau_free_key, sel.movie, tuple(sel.models), fixed, ctx)]
+    if moving:
+        parts.append(_scope_metrics(ctx.key, sel.movie, tuple(sel.models), moving, ctx))
+    compared, gone = {m for p in parts for m in p[0]}, {m for p in parts for m in p[1]}
+    return [m for m in names if m in compared], [m for m in names if m in gone]
 
 
 def compare_metrics(ctx: Ctx) -> list[str]:

@@ -16,6 +16,8 @@ from kweval.embeddings.store import EmbeddingStore
 from kweval.evaluation.aggregate import aggregate, summary_at_threshold
 from kweval.evaluation.pipeline import EvalOptions, evaluate, with_threshold
 from kweval.evaluation.semantic_columns import THRESHOLD_COLUMNS, moves_with_tau
+from kweval.metrics.undefined import undefined_everywhere
+from kweval.stats.families import compared_metrics
 from tests.apptest import DNLP
 from tests.helpers import edge_collection
 
@@ -37,6 +39,12 @@ def _semantic(dataset, folder: Path, monkeypatch):
 
 def _check_every_order(evaluation) -> None:
     at = {tau: with_threshold(evaluation, tau) for tau in TAUS}
+    names = evaluation.metric_names
+    fixed, moving = [m for m in names if not moves_with_tau(m)], [m for m in names if moves_with_tau(m)]
+    for ev in at.values():  # the dashboard's compared and undefined metrics, the τ-free ones found from any τ
+        for answer in (compared_metrics, lambda ms, s: undefined_everywhere(s, ms)):
+            both = set(answer(fixed, at[TAUS[0]].scores)) | set(answer(moving, ev.scores))
+            assert [m for m in names if m in both] == answer(names, ev.scores)
     for how in ("macro", "micro"):
         plain = {tau: aggregate(ev, how) for tau, ev in at.items()}
         assert not plain[0.3]["sem_f1"].equals(plain[0.9]["sem_f1"])  # τ moves the semantic metrics here

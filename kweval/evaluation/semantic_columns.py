@@ -28,11 +28,13 @@ THRESHOLD_COLUMNS = frozenset(SEMANTIC_COLUMNS)
 
 
 def moves_with_tau(metric: str) -> bool:
-    """Whether a τ change can move `metric`'s value, per review or aggregated: it or the counts of its micro value
-    (`registry.micro_counts`) are among `THRESHOLD_COLUMNS`; every other metric is the same at every τ."""
-    return not {metric, *(registry.micro_f1(metric) or ()), *registry.micro_counts(metric)}.isdisjoint(
-        THRESHOLD_COLUMNS
-    )
+    """Whether a τ change can move `metric`'s value, per review or aggregated, or where it is defined: it, the counts
+    of its micro value (`registry.micro_counts`) or the count that leaves it undefined are among `THRESHOLD_COLUMNS`;
+    every other metric is the same at every τ."""
+    entry = registry.info(metric)
+    rule = entry.undefined_when[0] if entry is not None and entry.undefined_when is not None else metric
+    read = {metric, rule, *(registry.micro_f1(metric) or ()), *registry.micro_counts(metric)}
+    return not read.isdisjoint(THRESHOLD_COLUMNS)
 
 
 def semantic_texts(evaluation: Evaluation) -> list[str]:
