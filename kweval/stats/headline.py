@@ -151,10 +151,11 @@ def coded_keys(scores: pd.DataFrame) -> pd.DataFrame:
     value) and model as categories, for the comparisons alone: two models' rows are then chosen by category and
     aligned (`paired.paired_scores`: a merge on movie and review_id) on integers, the same pairs in the same order at
     half the cost (DNLP).  Reference: the headline of `scores` itself (tests/test_headline.py)."""
+    models, names = pd.factorize(scores["model"])  # names in order of appearance
     return scores.assign(
         movie=pd.factorize(scores["movie"])[0],
         review_id=pd.factorize(scores["review_id"])[0],
-        model=pd.Categorical(scores["model"], categories=list(dict.fromkeys(scores["model"]))),
+        model=pd.Categorical.from_codes(models, categories=names),
     )
 
 
