@@ -212,29 +212,36 @@ def _scope_metrics(key: tuple, movie: str, models: tuple, metrics: tuple, _ctx: 
     return compared_metrics(list(metrics), scores), undefined.undefined_everywhere(scores, list(metrics))
 
 
-def _scope(ctx: Ctx) -> tuple[list[str], list[str]]:
-    """`_scope_metrics` of every metric: those a τ change leaves as they are once per τ-free setting (`moves_with_tau`:
-    a τ step finds them), the semantic ones per evaluation; each metric's answer is its own (its column and the count
-    that leaves it undefined: tests/test_semantic_tau_step.py)."""
-    sel, names = ctx.selection, ctx.evaluation.metric_names
+@st.cache_resource(show_spinner=False, max_entries=64)
+def _scope_lists(key: tuple, tau_free_key: tuple, movie: str, models: tuple, _ctx: Ctx) -> tuple[tuple, tuple]:
+    """`_scope_metrics` of every metric, held per evaluation (a plain rerun reads one entry): those a τ change leaves
+    as they are once per τ-free setting (`moves_with_tau`: a τ step finds them), the semantic ones per evaluation;
+    each metric's answer is its own (its column and the count that leaves it undefined:
+    tests/test_semantic_tau_step.py)."""
+    names = _ctx.evaluation.metric_names
     fixed, moving = tuple(m for m in names if not moves_with_tau(m)), tuple(m for m in names if moves_with_tau(m))
-    parts = [_scope_metrics(ctx.tau_free_key, sel.movie, tuple(sel.models), fixed, ctx)]
+    parts = [_scope_metrics(tau_free_key, movie, models, fixed, _ctx)]
     if moving:
-        parts.append(_scope_metrics(ctx.key, sel.movie, tuple(sel.models), moving, ctx))
+        parts.append(_scope_metrics(key, movie, models, moving, _ctx))
     compared, gone = {m for p in parts for m in p[0]}, {m for p in parts for m in p[1]}
-    return [m for m in names if m in compared], [m for m in names if m in gone]
+    return tuple(m for m in names if m in compared), tuple(m for m in names if m in gone)
+
+
+def _scope(ctx: Ctx) -> tuple[tuple, tuple]:
+    sel = ctx.selection
+    return _scope_lists(ctx.key, ctx.tau_free_key, sel.movie, tuple(sel.models), ctx)
 
 
 def compare_metrics(ctx: Ctx) -> list[str]:
     """The metrics Compare tests and the headline reads: per review (gt_coverage is per movie), with a value on some
     review in the sidebar's scope (`undefined_metrics` are left out)."""
-    return _scope(ctx)[0]
+    return list(_scope(ctx)[0])
 
 
 def undefined_metrics(ctx: Ctx) -> list[str]:
     """The metrics without a value on any review in the sidebar's scope (`kweval.metrics.undefined`: e.g.
     recall_absent where no GT keyword is absent): "—" with the reason, out of charts, headline and comparisons."""
-    return _scope(ctx)[1]
+    return list(_scope(ctx)[1])
 
 
 @st.cache_data(show_spinner="Bootstrap and randomization tests…", max_entries=32)
