@@ -246,3 +246,13 @@ def test_p_values_through_increments_equal_the_unrounded_test_on_dnlp(monkeypatc
     scores = evaluate(load_dataset(DNLP), EvalOptions()).scores
     d = _pair_differences(scores, ["f1", "precision", "ndcg@5"])
     _steps_equal_the_unrounded_test(monkeypatch, d, np.random.default_rng(3))
+
+
+@pytest.mark.parametrize("n, draws", [(1, 9), (63, 16), (130, 77), (1003, 40)])
+def test_bits_by_review_are_the_packed_bits_transposed(n, draws):
+    from kweval.stats.increments import bits_by_review
+
+    bits = np.random.default_rng(n).integers(0, 2, size=(draws, n)).astype(np.uint8)
+    packed = np.packbits(bits, axis=1)
+    chunks = (packed[: draws // 2], packed[draws // 2 :])
+    assert np.array_equal(bits_by_review(chunks, n), np.packbits(bits.T, axis=1))
