@@ -12,8 +12,8 @@ remembered one with the fewest changed rows (a τ step changes about a third of 
 `CHANGED` of the rows it computes from scratch (it would not pay: bench/bench_randomization.py --kernel).
 
 Plain reference definition: ``W.astype(float64) @ on_grid(v, grid_exponents(n, v))`` from scratch
-(tests/test_stats_increments.py).  The rounding moves a value, and so a mean, by at most 2^-(g+1): below
-3.7e-12 · 2^⌈log2 max|v|⌉ for 9,362 reviews (`rounding`).
+(tests/test_stats_increments.py).  The rounding moves a value, and so a mean, by at most 2^-(g+1) (`rounding`):
+3.6e-12 for 9,362 reviews with values within ±1 (and beyond ±1/256).
 """
 
 from __future__ import annotations
@@ -29,18 +29,22 @@ from kweval.stats.remembered import digest, read_only
 
 CHANGED = 0.5  # the largest fraction of changed rows an update starts from (more: from scratch)
 _CANDIDATES = 64  # the most recent remembered columns of a draw compared with a new one
+_SAMPLE = 256  # rows compared with each of them (the closest on those is compared on every row)
 _LIMIT = 64_000_000  # bytes of remembered columns and sums together
 _MAX_GRID = 1074  # 2^-1074 is the smallest float64 step: a finer grid is every float64
+_GRID_STEP = 8  # grids 2^-g change in steps of 2^8 (rounding: at most 2^-(g+1) ≤ 2^8·n·2^-53·max|value|)
 
 
 def grid_exponents(n: int, values: np.ndarray) -> np.ndarray:
     """Per column of (reviews × columns) `values`, the g of its grid 2^-g: every value times a weight (0/1 bits, or
     counts summing to `n`), summed in any order, and such sums of changes (|change| ≤ 2·max|value|), stay below
-    4·n·2^e ≤ 2^(53 - g) where 2^e ≥ max|value| (the least such e: values within ±1 share one grid, whether or
-    not one of them is ±1)."""
+    4·n·2^e ≤ 2^(53 - g) where 2^e ≥ max|value|, e a multiple of `_GRID_STEP`: a column's grid stays put while
+    its largest value moves within a factor of 256 (a τ step: every column within ±1 and beyond ±1/256 keeps the
+    same grid, whether or not one value is ±1, so it can start from the last one's sums)."""
     top = np.abs(values).max(axis=0) if values.shape[0] else np.zeros(values.shape[1])
     m, e = np.frexp(np.where(np.isfinite(top), top, 0.0))  # top = m·2^e with 0.5 ≤ m < 1
     e = e.astype(np.int64) - (m == 0.5)  # a power of two is its own bound
+    e = -((-e) // _GRID_STEP) * _GRID_STEP  # up to a multiple of the step
     span = (4 * max(n, 1) - 1).bit_length()  # 2^span ≥ 4n
     return np.minimum(53 - span - e, _MAX_GRID)
 
@@ -145,22 +149,24 @@ class KeptSums:
         return out
 
     def _bases(self, draw: tuple, values: np.ndarray, grids: np.ndarray) -> dict[int, _Kept]:
-        """{column: the remembered column of the same draw and grid with the fewest changed rows} where those are
+        """{column: the remembered column of the same draw and grid with the fewest changed rows on a sample of rows}
+        where its changed rows are
         at most `changed` of the rows (none for a column with a non-finite value)."""
         with self._lock:
             kept = [item for key, item in reversed(self._items.items()) if key[0] == draw][:_CANDIDATES]
         base: dict[int, _Kept] = {}
         finite = np.isfinite(values).all(axis=0)
+        sample = np.arange(0, values.shape[0], max(1, values.shape[0] // _SAMPLE))
         for grid in set(np.asarray(grids)[finite].tolist()):
             same = [item for item in kept if item.grid == grid]
             if not same:
                 continue
-            stacked = np.column_stack([item.values for item in same])
+            sampled = np.column_stack([item.values[sample] for item in same])
             for i in np.flatnonzero(finite & (np.asarray(grids) == grid)):
-                changed = np.count_nonzero(stacked != values[:, [i]], axis=0)
-                best = int(np.argmin(changed))
-                if changed[best] <= self.changed * values.shape[0]:
-                    base[int(i)] = same[best]
+                # the fewest changed rows among a sample of rows, then counted on every row for that one only
+                best = same[int(np.argmin(np.count_nonzero(sampled != values[sample, i][:, None], axis=0)))]
+                if np.count_nonzero(best.values != values[:, i]) <= self.changed * values.shape[0]:
+                    base[int(i)] = best
         return base
 
     def _remember(self, draw: tuple, values: np.ndarray, grids: np.ndarray, sums: np.ndarray) -> None:
