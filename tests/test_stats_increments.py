@@ -210,14 +210,18 @@ def _unrounded_p(d: np.ndarray) -> np.ndarray:
 
 def _steps_equal_the_unrounded_test(monkeypatch, d: np.ndarray, rng: np.random.Generator) -> None:
     """A τ step's sequence: `d`, then a third of its rows changed (to other rows' values), then a few more; each p
-    equal to the unrounded test's, the later ones through increments."""
-    calls = _counting(monkeypatch, swaps)
+    equal to the unrounded test's and each bootstrap mean within 1e-11 of the unrounded one, the later ones through
+    increments."""
+    calls, resampled = _counting(monkeypatch, swaps), _counting(monkeypatch, bootstrap)
     increments.kept_sums.clear()
+    n = d.shape[0]
     for fraction in (0.0, 0.3, 0.05):
-        moved = rng.random((d.shape[0], 1)) < fraction
-        d = np.where(moved, d[rng.permutation(d.shape[0])], d)
+        moved = rng.random((n, 1)) < fraction
+        d = np.where(moved, d[rng.permutation(n)], d)
         np.testing.assert_array_equal(paired_randomization_test(np.zeros_like(d), d), _unrounded_p(d))
-    assert len(calls) == 2
+        unrounded = bootstrap.bootstrap_statistics(n, lambda w: w @ d / n)
+        assert np.abs(resampled_sums(n, d) / n - unrounded).max() <= 1e-11 * max(1.0, np.abs(d).max())
+    assert len(calls) == 2 and len(resampled) == 2
 
 
 def test_p_values_through_increments_equal_the_unrounded_test_on_random_data_with_ties(monkeypatch):
