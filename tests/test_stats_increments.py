@@ -219,7 +219,7 @@ def _steps_equal_the_unrounded_test(monkeypatch, d: np.ndarray, rng: np.random.G
         moved = rng.random((n, 1)) < fraction
         d = np.where(moved, d[rng.permutation(n)], d)
         np.testing.assert_array_equal(paired_randomization_test(np.zeros_like(d), d), _unrounded_p(d))
-        unrounded = bootstrap.bootstrap_statistics(n, lambda w: w @ d / n)
+        unrounded = bootstrap.bootstrap_statistics(n, lambda w, d=d: w @ d / n)
         assert np.abs(resampled_sums(n, d) / n - unrounded).max() <= 1e-11 * max(1.0, np.abs(d).max())
     assert len(calls) == 2 and len(resampled) == 2
 
