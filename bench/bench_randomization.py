@@ -8,9 +8,12 @@ batch size found) and checks that their p-values agree.
 
 `--kernel` measures only the permuted statistic's kernel, the swap sums (bits @ d), at the Summary's τ step shape
 (DNLP ALL: 9,362 reviews, 3 pairs x 3 semantic metrics): `small_products` (8 rows a block) against the plain
-product of each RNG chunk, CPU seconds (time.process_time), and their largest relative difference.
+product of each RNG chunk, CPU seconds (time.process_time), and their largest relative difference; then speed
+trick "exact increments" (kweval.stats.increments): the same sums of values on their grid, updated from kept ones by
+the `--changed` share of rows a τ step changes (`by_review_products` on the bits kept one row per review), and
+whether they equal the sums from scratch bit for bit.
 
-Usage: python bench/bench_randomization.py [--reviews 2000] [--metrics 20] [--perm 10000] [--kernel]
+Usage: python bench/bench_randomization.py [--reviews 2000] [--metrics 20] [--perm 10000] [--kernel [--changed 0.33]]
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from kweval import stats  # noqa: E402
 TARGET = 2.0  # scipy replaces ours if it is within this factor
 
 
-def kernel(reviews: int, metrics: int, n_perm: int) -> None:
+def kernel(reviews: int, metrics: int, n_perm: int, changed: float) -> None:
     """`--kernel`: the swap sums by small products against one plain product per RNG chunk (the reference)."""
     from kweval.stats.paired import swap_bits, swap_sums
 
@@ -55,6 +58,33 @@ def kernel(reviews: int, metrics: int, n_perm: int) -> None:
         f"| one product per RNG chunk (reference) | {plain_s:.3f} |\n| small_products, 8 rows a block | {small_s:.3f} |"
     )
     print(f"\nreference / small products: **{plain_s / small_s:.1f}x**; largest relative difference {diff:.1e}.")
+    increment_kernel(d, chunks, n_perm, changed, small_s)
+
+
+def increment_kernel(d: np.ndarray, chunks: list[np.ndarray], n_perm: int, changed: float, small_s: float) -> None:
+    """The swap sums of a column after a τ step: from scratch (small products) against the kept sums plus the
+    changed rows' (`by_review_products`), on the grid; the bits one row per review built once (timed apart)."""
+    from kweval.stats.increments import bits_by_review, by_review_products, grid_exponents, on_grid
+
+    reviews = d.shape[0]
+    rows = np.flatnonzero(np.random.default_rng(1).random(reviews) < changed)
+    before = on_grid(d, grid_exponents(reviews, d))
+    after = before.copy()
+    after[rows] = before[rows[::-1]]
+    build_s, by_review = best_of(lambda: bits_by_review(tuple(chunks), reviews), repeat=3, clock=time.process_time)
+    kept = np.concatenate([np.unpackbits(b, axis=1, count=reviews).astype("float64") @ before for b in chunks])
+    unpack = lambda part: np.unpackbits(part, axis=1, count=n_perm)  # noqa: E731
+    step = lambda: kept + by_review_products(by_review, rows, after[rows] - before[rows], unpack)  # noqa: E731
+    step_s, got = best_of(step, repeat=5, clock=time.process_time)
+    want = np.concatenate([np.unpackbits(b, axis=1, count=reviews).astype("float64") @ after for b in chunks])
+    print(f"\n### Exact increments: {len(rows) / reviews:.0%} of the rows changed\n")
+    print("| kernel | CPU s |\n| --- | ---: |")
+    print(f"| small_products from scratch | {small_s:.3f} |\n| kept sums + changed rows | {step_s:.3f} |")
+    print(f"| bits one row per review (once per draw) | {build_s:.3f} |")
+    print(
+        f"\nfrom scratch / increment: **{small_s / step_s:.1f}x**; equal to the sums from scratch bit for bit: "
+        f"{np.array_equal(got, want)}."
+    )
 
 
 def main() -> None:
@@ -63,9 +93,10 @@ def main() -> None:
     parser.add_argument("--metrics", type=int, help="20 (--kernel: 9)")
     parser.add_argument("--perm", type=int, default=10_000)
     parser.add_argument("--kernel", action="store_true", help="only the swap sums' kernel (default shape: 9362 x 9)")
+    parser.add_argument("--changed", type=float, default=0.33, help="--kernel: the share of rows a τ step changes")
     args = parser.parse_args()
     if args.kernel:
-        return kernel(args.reviews or 9362, args.metrics or 9, args.perm)
+        return kernel(args.reviews or 9362, args.metrics or 9, args.perm, args.changed)
     args.reviews, args.metrics = args.reviews or 2000, args.metrics or 20
     rng = np.random.default_rng(0)
     a = rng.random((args.reviews, args.metrics))

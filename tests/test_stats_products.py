@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from kweval import _arrays
 from kweval._arrays import small_products
 from kweval.evaluation.pipeline import EvalOptions, evaluate
-from kweval.stats import paired
+from kweval.stats import swaps
 from kweval.stats.paired import N_PERM, SEED, paired_randomization_test, swap_bits, swap_sums
 from tests.helpers import DNLP
 
@@ -74,7 +74,7 @@ def _reference_p(d: np.ndarray, n_perm: int = N_PERM, seed: int = SEED) -> np.nd
     observed = np.abs(d.mean(axis=0))
     threshold = observed - 1e-12 * np.maximum(observed, 1e-300) - 1e-15
     extreme = np.zeros(d.shape[1])
-    for bits in paired._draw_bits(n, n_perm, seed):  # drawn afresh, not the kept ones
+    for bits in swaps._draw_bits(n, n_perm, seed):  # drawn afresh, not the kept ones
         sums = np.unpackbits(bits, axis=1, count=n).astype("float64") @ d
         extreme += (np.abs((d.sum(axis=0) - 2.0 * sums) / n) >= threshold).sum(axis=0)
     p = np.minimum((1.0 + extreme) / (1.0 + n_perm), 1.0)
@@ -148,10 +148,10 @@ def test_resampled_sums_equal_the_bootstrap_products(n, width):
 def test_kept_swap_bits_are_the_draws_themselves(monkeypatch):
     """The swap bits kept for the next test of as many reviews equal a fresh draw, read-only; beyond the size kept
     they are drawn each time, the same."""
-    paired._kept_bits.cache_clear()
-    fresh = list(paired._draw_bits(1003, 3000, 7))
+    swaps._kept_bits.cache_clear()
+    fresh = list(swaps._draw_bits(1003, 3000, 7))
     first, again = list(swap_bits(1003, 3000, 7)), list(swap_bits(1003, 3000, 7))
     assert len(first) == len(fresh) and all(x is y for x, y in zip(first, again))  # kept: the same arrays
     assert all(np.array_equal(x, y) and not x.flags.writeable for x, y in zip(first, fresh))
-    monkeypatch.setattr(paired, "_KEPT_BITS", 0)
-    assert all(np.array_equal(x, y) for x, y in zip(swap_bits(1003, 3000, 8), paired._draw_bits(1003, 3000, 8)))
+    monkeypatch.setattr(swaps, "_KEPT_BITS", 0)
+    assert all(np.array_equal(x, y) for x, y in zip(swap_bits(1003, 3000, 8), swaps._draw_bits(1003, 3000, 8)))

@@ -14,7 +14,7 @@ from __future__ import annotations
 import threading
 import warnings
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +23,7 @@ import pandas as pd
 from kweval._arrays import small_products
 from kweval.metrics import registry
 from kweval.metrics.ratios import harmonic_mean, safe_ratio
+from kweval.stats.increments import by_review_products, grid_exponents, kept_sums, on_grid
 
 N_BOOT = 2000
 CONFIDENCE = 0.95
@@ -61,12 +62,25 @@ def bootstrap_statistics(
 
 
 def resampled_sums(n: int, values: np.ndarray, n_boot: int = N_BOOT, seed: int = SEED) -> np.ndarray:
-    """``bootstrap_statistics(n, lambda w: w @ values, n_boot, seed)``: each resample's sums of the `n` rows of
-    `values` (1-D: one column, a 1-D result), by `small_products` (a few columns: 8 resamples at a time, one
-    thread's work in cache; equal up to rounding, tests/test_stats_products.py)."""
+    """``bootstrap_statistics(n, lambda w: w @ on_grid(values), n_boot, seed)``: each resample's sums of the `n`
+    rows of `values` (1-D: one column, a 1-D result) rounded to their grid (`kweval.stats.increments`: the sums are
+    then exact), by `small_products` (a few columns: 8 resamples at a time, one thread's work in cache), or, on kept
+    draws, from a remembered column's sums plus its changed rows' (speed trick "exact increments")."""
     chunks, x = _counts(n, n_boot, seed), np.asarray(values, dtype="float64")
     columns = x if x.ndim == 2 else x[:, None]
-    sums = np.concatenate([small_products(c, columns) for c in chunks], axis=0)
+    grids = grid_exponents(n, columns)
+    columns = on_grid(columns, grids)
+
+    def scratch(v: np.ndarray) -> np.ndarray:
+        return np.concatenate([small_products(c, v) for c in chunks], axis=0)
+
+    def increment(rows: np.ndarray, change: np.ndarray) -> np.ndarray:
+        return by_review_products(_counts_by_review(n, n_boot, seed)[0], rows, change, block=32)
+
+    if isinstance(chunks, tuple):  # kept draws
+        sums = kept_sums.sums(("counts", n, n_boot, seed), columns, grids, scratch, increment)
+    else:
+        sums = scratch(columns)
     return sums[:, 0] if x.ndim == 1 else sums
 
 
@@ -100,7 +114,7 @@ class KeptDraws:
     tests and the ALL-scope intervals then keep each other's resample counts, and a τ step's randomization tests
     the swap bits of the last (`paired.swap_bits`)."""
 
-    def __init__(self, draw: Callable[[int, int, int], Iterator[np.ndarray]], limit: int = _KEPT_TOTAL) -> None:
+    def __init__(self, draw: Callable[[int, int, int], Iterable[np.ndarray]], limit: int = _KEPT_TOTAL) -> None:
         self._draw, self._limit = draw, limit
         self._items: OrderedDict[tuple[int, int, int], tuple[np.ndarray, ...]] = OrderedDict()
         self._lock = threading.Lock()
@@ -127,6 +141,10 @@ class KeptDraws:
 
 # `_draw_counts` as uint16 (a count never exceeds n ≤ 65535)
 _resample_counts = KeptDraws(lambda n, n_boot, seed: (c.astype(np.uint16) for c in _draw_counts(n, n_boot, seed)))
+# the same counts one row per review (the changed reviews' counts are whole rows: `by_review_products`)
+_counts_by_review = KeptDraws(
+    lambda n, n_boot, seed: (np.concatenate(_resample_counts(n, n_boot, seed)).T.copy(),), _KEPT_TOTAL // 2
+)
 
 
 def _percentile_ci(samples: np.ndarray, confidence: float) -> tuple[np.ndarray, np.ndarray]:

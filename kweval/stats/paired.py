@@ -29,26 +29,27 @@ same resamples serve every column) and never loops over reviews in Python.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from operator import attrgetter
 
 import numpy as np
 import pandas as pd
 
-from kweval._arrays import small_products
 from kweval.stats.bootstrap import (
     CONFIDENCE,
     N_BOOT,
     SEED,
     Estimate,
-    KeptDraws,
     as_columns,
     bootstrap_ci,
-    chunk_sizes,
     resampled_sums,
 )
+from kweval.stats.increments import grid_exponents, on_grid, rounding
 from kweval.stats.remembered import Remembered, digest, read_only
+from kweval.stats.swaps import sign_matrix_exact, swapped_sums
+from kweval.stats.swaps import swap_bits as swap_bits  # re-exported: kweval.stats.aggregated reads it here
+from kweval.stats.swaps import swap_sums as swap_sums
 
 N_PERM = 10000
 
@@ -69,48 +70,6 @@ def paired_bootstrap_ci(
     return bootstrap_ci(paired_differences(a, b), n_boot, confidence, seed)
 
 
-def _sign_matrix_exact(n: int) -> np.ndarray:
-    codes = np.arange(2**n, dtype=np.int64)[:, None]
-    bits = (codes >> np.arange(n, dtype=np.int64)[None, :]) & 1
-    return 1.0 - 2.0 * bits
-
-
-def swap_sums(values: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
-    """A function of packed swap bits (rows: permutations, 8 reviews a byte as np.packbits) giving bits @ `values`:
-    unpacked and multiplied a few rows at a time (`small_products`)."""
-    n = values.shape[0]
-    return lambda packed: small_products(packed, values, lambda block: np.unpackbits(block, axis=1, count=n))
-
-
-def swap_bits(n: int, n_perm: int, seed: int):
-    """Chunks of swap indicators, packed 8 reviews a byte as np.packbits (rows: permutations; bit 1 = the review's
-    A and B rows swapped; the last byte's pad bits 0): every one of the 2**n sets when that is at most `n_perm`,
-    else `n_perm` random ones (the draws of `paired_randomization_test` and of `aggregated`), kept for the next
-    test of as many reviews (`_kept_bits`: a τ step tests again on the same draws)."""
-    if n < 63 and 2**n <= n_perm:
-        codes = np.arange(2**n, dtype=np.int64)[:, None]
-        yield np.packbits(((codes >> np.arange(n, dtype=np.int64)[None, :]) & 1).astype(np.uint8), axis=1)
-        return
-    if n_perm * ((n + 7) // 8) <= _KEPT_BITS:
-        yield from _kept_bits(n, n_perm, seed)
-    else:
-        yield from _draw_bits(n, n_perm, seed)
-
-
-def _draw_bits(n: int, n_perm: int, seed: int) -> Iterator[np.ndarray]:
-    """`n_perm` random rows of `n` packed swap bits, in chunks (`chunk_sizes`)."""
-    rng = np.random.default_rng(seed)
-    for size in chunk_sizes(n_perm, n):
-        raw = rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8)
-        if n % 8:
-            raw[:, -1] &= np.uint8((0xFF << (8 - n % 8)) & 0xFF)
-        yield raw
-
-
-_KEPT_BITS = 20_000_000  # bytes of one kept draw (DNLP ALL's 9,362 reviews × 10,000 permutations: 11.7 MB)
-_kept_bits = KeptDraws(_draw_bits, 2 * _KEPT_BITS)
-
-
 def paired_randomization_test(
     a: np.ndarray | Sequence[float],
     b: np.ndarray | Sequence[float],
@@ -129,25 +88,32 @@ def paired_randomization_test(
     if n == 0:
         p = np.full(d.shape[1], np.nan)
         return float(p[0]) if flat else p
-    observed = np.abs(d.mean(axis=0))
-    # floating-point ties: a permuted statistic equal to the observed one up to rounding counts as extreme
-    threshold = observed - 1e-12 * np.maximum(observed, 1e-300) - 1e-15
     extreme = np.zeros(d.shape[1])
     if n < 63 and 2**n <= n_perm:
-        signs = _sign_matrix_exact(n)
+        observed = np.abs(d.mean(axis=0))
+        signs = sign_matrix_exact(n)
         stats_ = np.abs(signs @ d / n)
-        extreme += (stats_ >= threshold).sum(axis=0)
+        extreme += (stats_ >= _tie_threshold(observed, 0.0)).sum(axis=0)
         p = extreme / signs.shape[0]
     else:
         live = np.flatnonzero(np.any(d != 0, axis=0))  # a column of zero differences only has p = 1: not permuted
-        moved = np.ascontiguousarray(d[:, live])
-        total, times = moved.sum(axis=0), swap_sums(moved)
-        for bits in swap_bits(n, n_perm, seed) if len(live) else ():
+        grids = grid_exponents(n, d[:, live])
+        moved = np.ascontiguousarray(on_grid(d[:, live], grids))  # on the grid: every sum below is exact
+        total = moved.sum(axis=0)
+        # a real tie moved apart by the rounding (a mean by ≤ 2^-(g+1) each) still counts: slack 2^-g
+        threshold = _tie_threshold(np.abs(total) / n, 2.0 * rounding(grids))
+        for sums in swapped_sums(moved, grids, n_perm, seed) if len(live) else ():
             # one random bit per review and permutation: sign = 1 − 2·bit, so Σ sign·d = Σd − 2·(bits @ d)
-            extreme[live] += (np.abs((total - 2.0 * times(bits)) / n) >= threshold[live]).sum(axis=0)
+            extreme[live] += (np.abs((total - 2.0 * sums) / n) >= threshold).sum(axis=0)
         p = (1.0 + extreme) / (1.0 + n_perm)
     p = np.where(np.all(d == 0, axis=0), 1.0, np.minimum(p, 1.0))
     return float(p[0]) if flat else p
+
+
+def _tie_threshold(observed: np.ndarray, slack: np.ndarray | float) -> np.ndarray:
+    """The least permuted statistic counted as extreme: the observed one less floating-point ties' tolerance and
+    `slack` (what rounding to the grid can move a tie apart by)."""
+    return observed - 1e-12 * np.maximum(observed, 1e-300) - 1e-15 - slack
 
 
 def paired_t_test(a: np.ndarray | Sequence[float], b: np.ndarray | Sequence[float]) -> np.ndarray | float:
