@@ -24,8 +24,8 @@ from kweval.stats.numbers import decimals_for
 
 PANEL_WIDTH, PANEL_HEIGHT = 130, 130  # each panel's plot; two panels a row fit a phone's 400 px column
 AXIS_WIDTH = 42  # the y-axis' tick labels, left of each plot
-TITLE_HEIGHT = 22
-NAME_LIMIT = 90  # px of an upright model name under a panel (longer names end in "…"; the tooltip has it whole)
+TITLE_HEIGHT = 26  # the panel's title above its plot (clear of the top tick's label)
+NAME_LIMIT = 120  # px of an upright model name under a panel (longer names end in "…"; the tooltip has it whole)
 CHAR_WIDTH = 7.0  # px per character of 12 px text (an estimate: the server has no font metrics)
 ERROR_BAR_COLOR = "#888888"  # legible on the light and the dark theme
 VALUE_FORMAT = ".4g"
@@ -54,9 +54,9 @@ def _num(value: float) -> str:
     return f"{value:.2f}".rstrip("0").rstrip(".")
 
 
-def _fit(text: str, limit: float) -> str:
-    """`text` cut to about `limit` px (… at the end), before escaping."""
-    chars = max(1, int(limit // CHAR_WIDTH))
+def _fit(text: str, limit: float, size: int = 12) -> str:
+    """`text` in `size` px cut to about `limit` px (… at the end), before escaping."""
+    chars = max(1, int(limit // (CHAR_WIDTH * size / 12)))
     return text if len(text) <= chars else text[: chars - 1] + "…"
 
 
@@ -169,7 +169,7 @@ def _bar(row: dict, x: float, band: float, y_of, zero: float, color: str) -> str
         f'<rect x="{_num(x + band * 0.1)}" y="{_num(bar_top)}" width="{_num(band * 0.8)}" '
         f'height="{_num(bar_bottom - bar_top)}" fill="{_text(color)}"/>{whisker}'
         f'<text class="kw-axis-label" transform="{name_at}" text-anchor="end" dominant-baseline="middle" '
-        f'fill="currentColor" font-size="11">{_text(_fit(row["model"], NAME_LIMIT))}</text></g>'
+        f'fill="currentColor" font-size="11">{_text(_fit(row["model"], NAME_LIMIT, 11))}</text></g>'
     )
 
 
