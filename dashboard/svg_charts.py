@@ -9,7 +9,7 @@ Every user string (model, movie, metric label, axis title) is escaped (`dashboar
 visibly); numbers are formatted here.  Text is drawn in ``currentColor`` and lines in a neutral grey, legible on the
 light and the dark theme.  Each bar and cell carries its exact numbers as ``data-`` attributes (repr of the float) for
 the tests and the browser checks, beside the formatted tooltip.  Streamlit's `st.html` strips SVG (DOMPurify's HTML
-profile), so the pages draw these with `st.markdown(..., unsafe_allow_html=True)`.
+profile), so the pages draw these as Markdown's HTML (`dashboard.charts.show_svg`).
 """
 
 from __future__ import annotations
