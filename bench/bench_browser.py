@@ -42,38 +42,42 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.browser import CHART, chromium, server, settled, wait_until  # noqa: E402
+from tests.browser import CHART, SUMMARY_CHARTS, chromium, server, settled, wait_until  # noqa: E402
 
 DNLP = Path(os.environ.get("KWEVAL_SHARED") or REPO.parent / "shared") / "data" / "dnlp" / "Dataset"
 MODELS = "base,reranker,sentiment,sentiment_reranker"
-# first view of each page (path?query, the text it settles on, whether it draws charts)
+# what a page must have drawn before it counts as settled: a chart (plotly or Vega-Lite) or, on the Summary, its
+# SVG charts' bars and heatmap cells (`tests.browser.SUMMARY_CHARTS`: all of its charts, laid out with the page)
+DRAWN: tuple[str, ...] = (CHART,)
+SUMMARY: tuple[str, ...] = SUMMARY_CHARTS
+# first view of each page (path?query, the text it settles on, what it draws: `DRAWN`, `SUMMARY` or nothing)
 FIRST_VIEWS = {
-    "Summary": ("summary?movie=ALL", "Every metric", True),
-    "Summary, semantic on": ("summary?movie=ALL&sem=1", "Every metric", True),
-    "explorer": ("explorer?movie=ALL", "review(s) match", False),
+    "Summary": ("summary?movie=ALL", "Every metric", SUMMARY),
+    "Summary, semantic on": ("summary?movie=ALL&sem=1", "Every metric", SUMMARY),
+    "explorer": ("explorer?movie=ALL", "review(s) match", ()),
     "explorer filtered by a category": (
         "explorer?movie=ALL&category=near_lexical&model=base&hl=base",
         "review(s) match",
-        False,
+        (),
     ),
     "explorer filtered by a slice": (
         "explorer?movie=ALL&slice=rating%3Dhigh&model=base&hl=base",
         "review(s) match",
-        False,
+        (),
     ),
-    "Failures": ("failures?movie=ALL", "Slices where a model does worst", True),
-    "Notebook parity": ("parity?movie=ALL", "Legacy vs corrected", False),
-    "Compare": ("compare?movie=ALL", "Reviews by difference", True),
-    "nDCG": ("ndcg?movie=ALL", "Textbook examples", False),
-    "Data": ("data?movie=ALL", "The tidy layout", False),
-    "Protocols": ("protocols?movie=ALL", "Protocols", False),  # per-document data only: says so on DNLP
-    "History": ("history?movie=ALL", "Run history", False),
+    "Failures": ("failures?movie=ALL", "Slices where a model does worst", DRAWN),
+    "Notebook parity": ("parity?movie=ALL", "Legacy vs corrected", ()),
+    "Compare": ("compare?movie=ALL", "Reviews by difference", DRAWN),
+    "nDCG": ("ndcg?movie=ALL", "Textbook examples", ()),
+    "Data": ("data?movie=ALL", "The tidy layout", ()),
+    "Protocols": ("protocols?movie=ALL", "Protocols", ()),  # per-document data only: says so on DNLP
+    "History": ("history?movie=ALL", "Run history", ()),
 }
 TARGETS = {
     "first view on a warm server": 3.0,
@@ -83,15 +87,16 @@ TARGETS = {
 }
 
 
-def timed(action: Callable[[], object], driver, text: str, charts: bool) -> float:
-    """Seconds from `action` (a request or a change) until the page settled showing `text` (and its charts)."""
+def timed(action: Callable[[], object], driver, text: str, charts: Sequence[str]) -> float:
+    """Seconds from `action` (a request or a change) until the page settled showing `text` with `charts` drawn (CSS
+    selectors: `DRAWN`, `SUMMARY` or none)."""
     start = time.perf_counter()
     action()
-    settled(driver, [text], timeout=1200, present=[CHART] if charts else [])
+    settled(driver, [text], timeout=1200, present=list(charts))
     return time.perf_counter() - start
 
 
-def view(driver, url: str, text: str, charts: bool = False) -> float:
+def view(driver, url: str, text: str, charts: Sequence[str] = ()) -> float:
     """Seconds from asking for `url` (a new session) until it settled."""
     return timed(lambda: driver.get(url), driver, text, charts)
 
@@ -109,7 +114,7 @@ def _set_number(driver, key: str, value: int) -> None:
 Spent = dict[str, float]  # {"server": CPU s, "browser": CPU s} of one step
 
 
-def timed_cpu(action: Callable[[], object], driver, text: str, charts: bool) -> tuple[float, Spent]:
+def timed_cpu(action: Callable[[], object], driver, text: str, charts: Sequence[str]) -> tuple[float, Spent]:
     """`timed`, with the server's and chromium's CPU seconds spent meanwhile."""
     before = cpu_seconds()
     seconds = timed(action, driver, text, charts)
@@ -120,10 +125,10 @@ def timed_cpu(action: Callable[[], object], driver, text: str, charts: bool) -> 
 def new_k(driver, url: str, ks: list[int]) -> tuple[list[float], list[Spent]]:
     """Compare opened at k = 5, then the sidebar's k set to each of `ks` (values not evaluated yet): (seconds per
     change, CPU seconds per change)."""
-    view(driver, f"{url}/compare?movie=ALL&k=5", "Reviews by difference", True)
+    view(driver, f"{url}/compare?movie=ALL&k=5", "Reviews by difference", DRAWN)
     times, cpu = [], []
     for k in ks:  # the page names the metrics at the new k (ndcg@k) once its run is over
-        seconds, spent = timed_cpu(lambda k=k: _set_number(driver, "sel_k", k), driver, f"ndcg@{k}", True)
+        seconds, spent = timed_cpu(lambda k=k: _set_number(driver, "sel_k", k), driver, f"ndcg@{k}", DRAWN)
         times.append(seconds)
         cpu.append(spent)
         wait_until(lambda k=k: f"k={k}" in driver.current_url, f"k={k} not in the URL")
@@ -137,13 +142,13 @@ def new_sessions(url: str, repeat: int) -> tuple[list[float], list[float], list[
     fresh_times, cpu = [], []
     for _ in range(repeat):
         with chromium() as fresh:
-            seconds, spent = timed_cpu(lambda: fresh.get(f"{url}/summary?movie=ALL"), fresh, "Every metric", True)
+            seconds, spent = timed_cpu(lambda: fresh.get(f"{url}/summary?movie=ALL"), fresh, "Every metric", SUMMARY)
             fresh_times.append(seconds)
             cpu.append(spent)
     with chromium() as driver:
         view(driver, f"{url}/data?movie=ALL", "The tidy layout")  # the app's scripts loaded; no chart drawn yet
-        view(driver, f"{url}/compare?movie=ALL", "Reviews by difference", True)  # and its Vega-Lite chart's
-        cached = [view(driver, f"{url}/summary?movie=ALL", "Every metric", True) for _ in range(repeat)]
+        view(driver, f"{url}/compare?movie=ALL", "Reviews by difference", DRAWN)  # and its Vega-Lite chart's
+        cached = [view(driver, f"{url}/summary?movie=ALL", "Every metric", SUMMARY) for _ in range(repeat)]
     return fresh_times, cached, cpu
 
 
@@ -257,7 +262,7 @@ def warm_server(tmp: Path, data: Path, cache: Path | None) -> Iterator[tuple[str
     """A server on `data` whose first Summary has been drawn: (its URL, that first view's seconds)."""
     tmp.mkdir(parents=True, exist_ok=True)  # the server's log goes there
     with server(tmp, data, cache) as running, chromium() as driver:
-        first = view(driver, f"{running.url}/summary?movie=ALL", "Every metric", True)
+        first = view(driver, f"{running.url}/summary?movie=ALL", "Every metric", SUMMARY)
         yield running.url, first
 
 

@@ -2,14 +2,14 @@
 
 Each data gets a warm server (`bench_browser.warm_server`); then, taking turns between the data, a fresh headless
 chromium (a first visit: nothing cached or compiled) opens the Summary and waits until it settled with its charts
-drawn (`tests.browser.settled`).  Per visit it records:
+drawn (`tests.browser.settled` with `SUMMARY_CHARTS`: the server's SVG bars and heatmap cells).  Per visit it records:
 
 - the CPU seconds of the server and of chromium by process type (`bench_browser.cpu_seconds`: the renderer runs the
   page's JavaScript; the gpu process rasterises, software here; the browser process and the network utility fetch);
 - the renderer's JavaScript self time by script file, from V8's sampling profiler (CDP `Profiler.start/stop`), the
   bundles' hashes dropped (``embed.js`` is Streamlit's Vega chunk, ``DataFrame.js`` its grid);
-- the page's DOM elements, those inside Vega charts, and the scripts it loaded (count and decoded kB; Resource
-  Timing), which show what a first visit must compile.
+- the page's DOM elements, those inside Vega charts and inside the server's SVG charts, and the scripts it loaded
+  (count and decoded kB; Resource Timing), which show what a first visit must compile.
 
 The medians of each data and the DNLP ÷ demo ratios are printed with the command and the load.  CPU seconds are the
 figure to compare by on a busy machine; the profile's self times are wall-clock samples of the renderer's main
@@ -37,17 +37,20 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from bench_browser import DNLP, busy, cpu_seconds, parsed, warm_server  # noqa: E402
 
-from tests.browser import CHART, chromium, settled  # noqa: E402
+from tests.browser import SUMMARY_CHARTS, chromium, settled  # noqa: E402
 
 URL = "summary?movie=ALL"
 TEXT = "Every metric"
-# one script run of the page: elements, those drawn by Vega, scripts loaded (count, decoded bytes)
+# one script run of the page: elements, those drawn by Vega and those of the server's SVG charts, scripts loaded
+# (count, decoded bytes)
 _PAGE = """
 const scripts = performance.getEntriesByType('resource').filter(e => e.name.endsWith('.js'));
 return {
     elements: document.getElementsByTagName('*').length,
     vega: Array.from(document.querySelectorAll('[data-testid="stVegaLiteChart"]'),
                      c => c.getElementsByTagName('*').length).reduce((a, b) => a + b, 0),
+    svg: Array.from(document.querySelectorAll('.kw-svg-chart'),
+                    c => c.getElementsByTagName('*').length).reduce((a, b) => a + b, 0),
     scripts: scripts.length,
     script_kb: scripts.reduce((a, e) => a + e.decodedBodySize, 0) / 1024,
 };"""
@@ -74,7 +77,7 @@ def visit(url: str) -> dict[str, float]:
         driver.execute_cdp_cmd("Profiler.start", {})
         before, start = cpu_seconds(), time.perf_counter()
         driver.get(f"{url}/{URL}")
-        settled(driver, [TEXT], timeout=1200, present=[CHART])
+        settled(driver, [TEXT], timeout=1200, present=list(SUMMARY_CHARTS))
         wall, after = time.perf_counter() - start, cpu_seconds()
         profile = driver.execute_cdp_cmd("Profiler.stop", {})["profile"]
         page = driver.execute_script(_PAGE)

@@ -1,11 +1,12 @@
 """The pages' charts, built once per evaluation and selection and shared (`st.cache_resource`).
 
-The Summary's small multiples and heatmap and Compare's per-review scatter are Vega-Lite specifications
-(`dashboard.vega_specs`: Streamlit's Vega chunk loads and draws far faster in a new visitor's browser than its plotly
-chunk, and Vega draws thousands of points on a canvas where plotly makes an SVG element of each, issue 28 item 7); the
-other pages' are plotly figures.  `st.plotly_chart` and `st.vega_lite_chart` copy what they are given, so sharing one
-is safe and a warm rerun (any widget) reuses it.  User strings are escaped in plotly figures (plotly renders some HTML
-in labels), not in Vega specs (Vega draws plain SVG text).
+The Summary's small multiples and heatmap are static SVG drawn by the server (`dashboard.svg_charts`): a new visitor's
+browser loads no chart library for the Summary at all (issue 28 item 7); tooltips are SVG titles.  Compare's
+per-review scatter is a Vega-Lite specification (`dashboard.vega_specs`: a click selects a review, and Vega draws
+thousands of points on a canvas where plotly makes an SVG element of each); the other pages' are plotly figures.
+`st.plotly_chart` and `st.vega_lite_chart` copy what they are given, so sharing one is safe and a warm rerun (any
+widget) reuses it.  User strings are escaped in plotly figures (plotly renders some HTML in labels) and in the SVG
+(`svg_charts` escapes them), not in Vega specs (Vega draws plain SVG text).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from dashboard import vega_specs
+from dashboard import svg_charts, vega_specs
 from dashboard.escape import esc
 from dashboard.state import Ctx
 from dashboard.style import axis_title, jitter, metric_label, model_colors
@@ -30,8 +31,8 @@ from kweval.io import charts as report_charts
 @st.cache_resource(show_spinner=False, max_entries=32)
 def _bars(
     key: tuple, agg: str, scope: str, models: tuple, metrics: tuple, all_models: tuple, _rows: pd.DataFrame, _cis
-) -> list[dict]:
-    """Small multiples (`vega_specs.bars_spec`): one panel and one y-scale from 0 per metric, so a recall of 0.004 is
+) -> list[str]:
+    """Small multiples (`svg_charts.bars_svg`): one panel and one y-scale from 0 per metric, so a recall of 0.004 is
     not flat beside a precision of 0.4; no axis title to clip and no legend (the models are each panel's x-axis; how
     values are aggregated is in the page's caption).  Metrics without a value (undefined) have no panel."""
     shown = [m for m in metrics if m in _rows.columns]
@@ -41,7 +42,7 @@ def _bars(
         intervals.setdefault(str(metric), {})[str(model)] = (float(lo), float(hi))
     labels = {m: metric_label(m) for m in shown}
     colors = model_colors(all_models)  # by the dataset's model list: a model keeps its colour on every page
-    specs = []
+    svgs = []
     for half in report_charts.halves(values):  # two charts: side by side, or one under the other at 400 px
         # only this half's values, intervals and labels: a τ change leaves the other half's content, so its chart
         part, cis = {m: values[m] for m in half}, {m: intervals[m] for m in half if m in intervals}
@@ -49,21 +50,21 @@ def _bars(
         content = hashlib.blake2b(
             json.dumps([part, cis, names, models, colors], sort_keys=True, default=str).encode(), digest_size=16
         )
-        specs.append(_bars_spec(content.hexdigest(), part, cis, names, models, colors))
-    return specs
+        svgs.append(_bars_svg(content.hexdigest(), part, cis, names, models, colors))
+    return svgs
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
-def _bars_spec(content: str, _values: dict, _intervals: dict, _labels: dict, _models: tuple, _colors: dict) -> dict:
+def _bars_svg(content: str, _values: dict, _intervals: dict, _labels: dict, _models: tuple, _colors: dict) -> str:
     """One chart of small multiples, cached by what it shows (`content`): a τ change rebuilds only the chart holding
     the semantic metrics."""
-    return vega_specs.bars_spec(_values, _intervals, _labels, _models, _colors, columns=PANELS)
+    return svg_charts.bars_svg(_values, _intervals, _labels, _models, _colors, columns=PANELS)
 
 
 PANELS = report_charts.PANEL_COLUMNS
 
 
-def metric_bars(ctx: Ctx, scope: str, rows: pd.DataFrame, cis: pd.DataFrame) -> list[dict]:
+def metric_bars(ctx: Ctx, scope: str, rows: pd.DataFrame, cis: pd.DataFrame) -> list[str]:
     """Each selected model's value of every metric in `scope` (`rows`: the summary rows by model) with its CI: the
     small multiples in two charts (`show_bars`)."""
     sel = ctx.selection
@@ -71,7 +72,7 @@ def metric_bars(ctx: Ctx, scope: str, rows: pd.DataFrame, cis: pd.DataFrame) -> 
     return _bars(ctx.key, sel.agg, scope, tuple(sel.models), metrics, all_models, rows, cis)
 
 
-def protocol_bars(ctx: Ctx, protocol: str, movie: str, rows: pd.DataFrame, cis: pd.DataFrame) -> list[dict]:
+def protocol_bars(ctx: Ctx, protocol: str, movie: str, rows: pd.DataFrame, cis: pd.DataFrame) -> list[str]:
     """The small multiples of a keyphrase preset's table (`rows`: its rows of collection `movie`, one per model) with
     each value's CI (`caches.protocol_cis`), in two charts (`show_bars`)."""
     sel = ctx.selection
@@ -81,21 +82,27 @@ def protocol_bars(ctx: Ctx, protocol: str, movie: str, rows: pd.DataFrame, cis: 
     return _bars(key, "macro", movie, tuple(sel.models), metrics, all_models, rows.set_index("model"), cis)
 
 
-def show_bars(specs: list[dict], key: str) -> None:
-    """The small multiples' charts in two columns, which Streamlit stacks on a narrow screen (keys `key`_1, _2)."""
-    for i, (column, spec) in enumerate(zip(st.columns(2), specs), 1):
-        column.vega_lite_chart(spec, key=f"{key}_{i}", width="content")
+def show_bars(svgs: list[str]) -> None:
+    """The small multiples' charts (SVG) in two columns, which Streamlit stacks on a narrow screen."""
+    for column, svg in zip(st.columns(2), svgs):
+        show_svg(svg, column)
+
+
+def show_svg(svg: str, place=st) -> None:
+    """One of `svg_charts`' charts on the page.  Not `st.html`: its DOMPurify keeps only HTML tags and drops the SVG;
+    Markdown's HTML keeps it (every user string in it is escaped by `svg_charts`)."""
+    place.markdown(svg, unsafe_allow_html=True)
 
 
 @st.cache_resource(show_spinner=False, max_entries=32)
-def _heatmap(content: str, agg: str, models: tuple, metric: str, words: Vocabulary, _movies_only: pd.DataFrame) -> dict:
+def _heatmap(content: str, agg: str, models: tuple, metric: str, words: Vocabulary, _movies_only: pd.DataFrame) -> str:
     movies = [str(m) for m in pd.unique(_movies_only["movie"])]
     shown = _movies_only[_movies_only["model"].isin(models)]
     cells = list(zip(shown["movie"].astype(str), shown["model"].astype(str), shown[metric].astype("float64")))
-    return vega_specs.heatmap_spec(cells, movies, models, axis_title(metric, agg, words), words.movie.lower())
+    return svg_charts.heatmap_svg(cells, movies, models, axis_title(metric, agg, words), words.movie.lower())
 
 
-def movie_heatmap(ctx: Ctx, metric: str, movies_only: pd.DataFrame) -> dict:
+def movie_heatmap(ctx: Ctx, metric: str, movies_only: pd.DataFrame) -> str:
     """`metric` per movie × selected model (`movies_only`: the summary rows without ALL), cached by the content it
     shows: a τ change leaves a lexical metric's heatmap as it was."""
     sel = ctx.selection
@@ -104,9 +111,9 @@ def movie_heatmap(ctx: Ctx, metric: str, movies_only: pd.DataFrame) -> dict:
     return _heatmap(content, sel.agg, tuple(sel.models), metric, ctx.words, movies_only)
 
 
-def show_heatmap(spec: dict, key: str) -> None:
-    """The movie × model heatmap, as wide as the page."""
-    st.vega_lite_chart(spec, key=key, width="stretch")
+def show_heatmap(svg: str) -> None:
+    """The movie × model heatmap (SVG)."""
+    show_svg(svg)
 
 
 @st.cache_resource(show_spinner=False, max_entries=16)

@@ -176,7 +176,7 @@ def show_protocol_charts(ctx: Ctx, protocol: str, table: pd.DataFrame, movie: st
     rows = table[table["movie"] == movie]
     metrics = [c for c in rows.columns if c not in ("movie", "model", "n_documents")]
     figures = charts.protocol_bars(ctx, protocol, movie, rows, caches.protocol_cis(ctx, protocol, movie, metrics))
-    charts.show_bars(figures, "protocol_bars")
+    charts.show_bars(figures)
     st.caption(
         "One panel per metric, each with its own scale from 0: the values of the table above. Error bars: percentile "
         f"bootstrap over {words.reviews.lower()} (2000 resamples, seed 0) of the preset's statistic (the mean; "

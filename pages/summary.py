@@ -118,7 +118,7 @@ if skipped:
 # --- small multiples with CIs for the selected movie (or all movies) ---------------------------
 st.subheader(f"Per metric, with bootstrap 95% CIs — {md(ctx.movie_title(scope))}")
 cis = caches.summary_cis(ctx, scope, scores)
-charts.show_bars(charts.metric_bars(ctx, scope, table[table["movie"] == scope].set_index("model"), cis), "bars")
+charts.show_bars(charts.metric_bars(ctx, scope, table[table["movie"] == scope].set_index("model"), cis))
 how_text = (
     f"micro: ratios of counts summed over {REVIEWS} (set-based and weighted metrics); ranking metrics and SAS: mean "
     f"over {REVIEWS}"
@@ -141,7 +141,7 @@ metric = ctx.url_widget(
 )
 movies_only = table[table["movie"] != ALL]
 st.subheader(f"{metric_label(metric)}: {MOVIE} × model")
-charts.show_heatmap(charts.movie_heatmap(ctx, metric, movies_only), "heatmap")
+charts.show_heatmap(charts.movie_heatmap(ctx, metric, movies_only))
 
 # --- slices --------------------------------------------------------------------------------------
 st.subheader(f"{metric} by {words.review.lower()} rating and length")

@@ -11,6 +11,7 @@ import html
 import io
 import json
 import re
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -99,20 +100,40 @@ def run(monkeypatch, data, params=None, page=None, env=None, direct: bool = Fals
     return at
 
 
-def vega_charts(at: AppTest) -> list[tuple[dict, pd.DataFrame]]:
-    """(spec, rows) of each Vega-Lite chart on the page, in order (the Summary's small multiples and heatmap):
-    Streamlit sends a spec's inline values as an Arrow table beside it."""
-    from streamlit import dataframe_util
+SVG = "{http://www.w3.org/2000/svg}"  # the namespace of `svg_charts` elements, as ElementTree names them
 
-    return [
-        (json.loads(c.proto.spec), dataframe_util.convert_arrow_bytes_to_pandas_df(c.proto.data.data))
-        for c in at.get("vega_lite_chart")
+
+def svg_charts(at: AppTest) -> list[ET.Element]:
+    """Each of `dashboard.svg_charts`' charts on the page, in order (the Summary's small multiples and heatmap), as
+    parsed XML: what the server sends is well-formed (every user string escaped)."""
+    from dashboard.svg_charts import CHART_CLASS
+
+    return [ET.fromstring(m.value) for m in at.markdown if m.value.startswith(f'<div class="{CHART_CLASS}">')]
+
+
+def chart_rows(chart: ET.Element, kind: str) -> pd.DataFrame:
+    """The data attributes of a chart's groups of class `kind` ("kw-bar": metric, model, value, low, high; "kw-cell":
+    movie, model, value, text), in drawing order, numbers as floats (an undefined cell's value NaN)."""
+    rows = [
+        {k[5:]: v for k, v in g.attrib.items() if k.startswith("data-")} for g in chart.iter() if g.get("class") == kind
     ]
+    frame = pd.DataFrame(rows)
+    for column in ("value", "low", "high"):
+        if column in frame:
+            frame[column] = pd.to_numeric(frame[column].replace("", "nan"))
+    return frame
 
 
-def bar_charts(at: AppTest) -> list[tuple[dict, pd.DataFrame]]:
-    """`vega_charts` of the small multiples (`dashboard.vega_specs.bars_spec`: one facet panel per metric)."""
-    return [(spec, rows) for spec, rows in vega_charts(at) if "facet" in spec]
+def bar_charts(at: AppTest) -> list[tuple[ET.Element, pd.DataFrame]]:
+    """(chart, bars) of each chart of small multiples (`dashboard.svg_charts.bars_svg`: one panel per metric)."""
+    charts = [(chart, chart_rows(chart, "kw-bar")) for chart in svg_charts(at)]
+    return [(chart, rows) for chart, rows in charts if len(rows)]
+
+
+def heatmaps(at: AppTest) -> list[tuple[ET.Element, pd.DataFrame]]:
+    """(chart, cells) of each heatmap (`dashboard.svg_charts.heatmap_svg`)."""
+    charts = [(chart, chart_rows(chart, "kw-cell")) for chart in svg_charts(at)]
+    return [(chart, rows) for chart, rows in charts if len(rows)]
 
 
 def texts(at: AppTest) -> str:

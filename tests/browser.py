@@ -13,7 +13,8 @@ How a browser test uses them (the fixtures are in tests/conftest.py):
 - ``browser``: a chromium for the test at 1400 × 1000 (one per session, reset between tests: no emulation, no
   cookies, about:blank); ``chromium(width, height)`` starts one of its own.
 - ``settled(driver, texts, present=...)``: wait until the run is over, the texts are shown and every CSS selector
-  of ``present`` matches (e.g. ``CHART`` for a drawn chart, plotly or Vega-Lite); it returns the page's text.
+  of ``present`` matches (e.g. ``CHART`` for a drawn chart: plotly, Vega-Lite or the Summary's SVG); it returns the
+  page's text.
   ``wait_until(condition, what)`` waits for anything else.
 """
 
@@ -39,12 +40,15 @@ CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 SHOTS = ROOT / "artifacts" / "screenshots"
 ERROR = '[data-testid="stException"]'
-# a chart drawn (its SVG), not only its placeholder: plotly's (most pages) or Vega-Lite's (the Summary's; Compare's
-# scatter, which Streamlit draws on a canvas beyond 2,000 points)
+# a chart drawn (its SVG), not only its placeholder: plotly's (most pages), Vega-Lite's (Compare's scatter, which
+# Streamlit draws on a canvas beyond 2,000 points) or the server's own SVG (the Summary's, dashboard/svg_charts.py)
+SVG_CHART = ".kw-svg-chart svg"
 CHART = (
     '[data-testid="stPlotlyChart"] .main-svg, [data-testid="stVegaLiteChart"] svg.marks, '
-    '[data-testid="stVegaLiteChart"] canvas.marks'
+    f'[data-testid="stVegaLiteChart"] canvas.marks, {SVG_CHART}'
 )
+# the Summary's charts all drawn: its small multiples' bars and its heatmap's cells (the last chart of the page)
+SUMMARY_CHARTS = (f"{SVG_CHART} g.kw-bar", f"{SVG_CHART} g.kw-cell")
 PAGE_LINK = '[data-testid="stPageLink-NavLink"]'
 # Generous: on a shared machine with both cores busy (load 10-25 seen) a fresh server's first evaluation, or the
 # int8 export of the embedding model, takes ten times an idle one's; a deadline costs time only when a test fails.

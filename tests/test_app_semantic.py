@@ -202,12 +202,12 @@ def test_threshold_slider_and_toggles(monkeypatch, cores, sem_cache, sem_core):
     assert (
         shown["sem_precision"] >= aggregate(sem_core, "micro")["sem_precision"] - 1e-12
     ).all()  # a lower τ matches more
-    from dashboard import vega_specs
+    from dashboard import svg_charts
 
     halves = []  # the small multiples' charts built again: only the half holding the semantic metrics
-    real_bars = vega_specs.bars_spec
+    real_bars = svg_charts.bars_svg
     monkeypatch.setattr(
-        vega_specs, "bars_spec", lambda values, *a, **kw: halves.append(set(values)) or real_bars(values, *a, **kw)
+        svg_charts, "bars_svg", lambda values, *a, **kw: halves.append(set(values)) or real_bars(values, *a, **kw)
     )
     for tau in (0.61, 0.62, 0.63, 0.64, 0.65, 0.66, 0.67, 0.68, 0.69, 0.6):  # more τ than evaluations held, and back
         at.sidebar.slider(key="sel_tau").set_value(tau).run()

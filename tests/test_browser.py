@@ -17,7 +17,18 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.browser import CHART, ERROR, ROOT, SHOTS, chromium, click_page_link, server, settled, wait_until
+from tests.browser import (
+    CHART,
+    ERROR,
+    ROOT,
+    SHOTS,
+    SUMMARY_CHARTS,
+    chromium,
+    click_page_link,
+    server,
+    settled,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -61,7 +72,7 @@ def test_every_page_in_chromium(demo_server, browser):
     # every page through the sidebar's links (dashboard/sidebar.py); the selection stays in the URL
     for title, texts in PAGES.items():
         click_page_link(driver, title)
-        charts = [CHART] if title in ("Summary", "Compare models") else []
+        charts = {"Summary": list(SUMMARY_CHARTS), "Compare models": [CHART]}.get(title, [])
         text = settled(
             driver, [title if title != "nDCG worked example" else "nDCG, step by step", *texts], present=charts
         )

@@ -1,7 +1,8 @@
 """In headless Debian chromium (issue 28, item 8): no text of a chart over another panel's text or bars, no
 legend over an axis title and no axis label hidden for want of room, at 400 px (a phone) and at 1,400 px: the
-Summary's small multiples and heatmap (Vega-Lite; the demo, and a keyphrase collection's ~25 panels) and the Failures
-page's bars (plotly)."""
+Summary's small multiples and heatmap (SVG drawn by the server; the demo, and a keyphrase collection's ~25 panels) and
+the Failures page's bars (plotly); the Summary's two halves of small multiples side by side at 1,400 px, one under the
+other at 400 px, inside the page."""
 
 from __future__ import annotations
 
@@ -36,26 +37,27 @@ for (const [c, plot] of [...document.querySelectorAll('.js-plotly-plot')].entrie
       bad.push(`chart ${c}: "${a.text}" (${a.part}) over "${b.text}" (${b.part})`);
   }
 }
-// Vega-Lite (the Summary's small multiples and heatmap): each facet panel is a "cell" group holding its axes and title
-for (const [c, svg] of [...document.querySelectorAll('[data-testid="stVegaLiteChart"] svg.marks')].entries()) {
-  // a label Vega left out because it would overlap the next (opacity 0): a row or bar nobody can name
-  for (const e of svg.querySelectorAll('.role-axis-label text[opacity="0"]'))
-    bad.push(`vega chart ${c}: label "${e.textContent.slice(0, 30)}" hidden (no room)`);
-  const cells = [...svg.querySelectorAll('g.role-scope.cell')];
-  const part = (e) => e.closest('.role-title') ? 'title ' + Math.random() : e.closest('.role-legend') ? 'legend'
-    : e.closest('.role-axis-title') ? 'axis title ' + Math.random()
-    : e.closest('g.role-scope.cell') ? 'panel ' + cells.indexOf(e.closest('g.role-scope.cell')) : 'none';
+// the server's SVG (the Summary's small multiples and heatmap, dashboard/svg_charts.py): no text over another text
+// or over a bar or cell that is not its own (a cell's value sits on its cell), and no text cut by the chart's edge
+for (const [c, svg] of [...document.querySelectorAll('.kw-svg-chart svg')].entries()) {
+  const own = (e) => e.closest('g.kw-cell, g.kw-bar');
   const items = [];
-  for (const e of svg.querySelectorAll('text, g.mark-rect.role-mark path')) {
+  for (const e of svg.querySelectorAll('text, g.kw-bar rect:not([fill-opacity]), g.kw-cell rect')) {
     const r = e.getBoundingClientRect();
-    const text = (e.textContent || 'bar').slice(0, 30);
-    if (r.width && r.height) items.push({r, part: part(e), text, bar: e.tagName === 'path'});
+    const text = e.tagName === 'text' ? e.textContent.slice(0, 30) : 'mark';
+    if (r.width && r.height) items.push({r, own: own(e), text, mark: e.tagName === 'rect'});
   }
+  const box = svg.getBoundingClientRect();
+  const out = (r) => r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1
+    || r.bottom > box.bottom + 1;
+  for (const a of items)
+    if (!a.mark && out(a.r))
+      bad.push(`svg chart ${c}: "${a.text}" outside its chart`);
   for (let i = 0; i < items.length; i++) for (let j = i + 1; j < items.length; j++) {
     const a = items[i], b = items[j];
-    if (a.part === b.part || (a.bar && b.bar)) continue;
+    if ((a.mark && b.mark) || (a.own && a.own === b.own)) continue;
     if (a.r.left < b.r.right - 1 && b.r.left < a.r.right - 1 && a.r.top < b.r.bottom - 1 && b.r.top < a.r.bottom - 1)
-      bad.push(`vega chart ${c}: "${a.text}" (${a.part}) over "${b.text}" (${b.part})`);
+      bad.push(`svg chart ${c}: "${a.text}" over "${b.text}"`);
   }
 }
 return bad;"""
@@ -70,19 +72,35 @@ def _check(driver, url: str, page: str, texts: list[str], width: int) -> None:
     text = _settled(driver, texts)
     assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
     # charts are drawn after the script run ends: wait until every one is (its bars), not for a fixed time
-    drawn = ".js-plotly-plot .point path, [data-testid='stVegaLiteChart'] svg.marks g.role-mark path"
-    charts = "[data-testid='stPlotlyChart'], [data-testid='stVegaLiteChart']"
+    drawn = ".js-plotly-plot .point path, .kw-svg-chart g.kw-bar, .kw-svg-chart g.kw-cell"
+    charts = "[data-testid='stPlotlyChart'], .kw-svg-chart"
     wait_until(
         lambda: _drawn(driver, drawn) >= len(driver.find_elements(By.CSS_SELECTOR, charts)) > 0, "no chart drawn"
     )
     bad = driver.execute_script(OVERLAPS)
     assert bad == [], f"{page} at {width} px:\n" + "\n".join(bad[:20])
+    if page == "summary":
+        _halves(driver, width)
+
+
+def _halves(driver, width: int) -> None:
+    """The small multiples' two charts: side by side on a wide page, one under the other on a phone; inside the page."""
+    boxes = driver.execute_script(
+        "return [...document.querySelectorAll('.kw-svg-chart svg')].map(s => s.getBoundingClientRect().toJSON())"
+        ".concat([document.documentElement.clientWidth]);"
+    )
+    first, second, page = boxes[0], boxes[1], boxes[-1]
+    assert all(b["right"] <= page + 1 and b["left"] >= -1 and b["width"] > 100 for b in boxes[:-1]), boxes
+    if width < 600:
+        assert second["top"] >= first["bottom"] - 1, (first, second)  # stacked
+    else:
+        assert abs(second["top"] - first["top"]) < 2 and second["left"] >= first["right"] - 1, (first, second)
 
 
 def _drawn(driver, marks: str) -> int:
     """How many charts on the page have marks drawn (`marks`: a selector of their bars or cells)."""
     return driver.execute_script(
-        "return [...document.querySelectorAll(\"[data-testid='stPlotlyChart'], [data-testid='stVegaLiteChart']\")]"
+        "return [...document.querySelectorAll(\"[data-testid='stPlotlyChart'], .kw-svg-chart\")]"
         ".filter(c => c.querySelector(arguments[0])).length;",
         marks,
     )

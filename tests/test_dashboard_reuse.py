@@ -208,20 +208,21 @@ def test_compare_rerun_reuses_its_scatter_and_links(monkeypatch):
 
 
 def test_summary_rerun_reuses_its_figures(monkeypatch):
-    """A warm rerun of the Summary draws the same bars and heatmap (Vega-Lite specs) without building them again;
-    another metric redraws the heatmap only."""
-    from dashboard import vega_specs
+    """A warm rerun of the Summary draws the same bars and heatmap (SVG drawn by the server) without building them
+    again; another metric redraws the heatmap only."""
+    from dashboard import svg_charts
 
-    heatmaps = _count_calls(monkeypatch, vega_specs, "heatmap_spec")
-    bars = _count_calls(monkeypatch, vega_specs, "bars_spec")
+    heatmaps = _count_calls(monkeypatch, svg_charts, "heatmap_svg")
+    bars = _count_calls(monkeypatch, svg_charts, "bars_svg")
 
-    def shown(at) -> list[tuple[str, bytes]]:
-        return [(chart.proto.spec, chart.proto.data.data) for chart in at.get("vega_lite_chart")]
+    def shown(at) -> list[str]:
+        return [m.value for m in at.markdown if m.value.startswith(f'<div class="{svg_charts.CHART_CLASS}">')]
 
     at = run(monkeypatch, None)
     specs = shown(at)
     assert len(heatmaps) == 1 and len(bars) == 2 and len(specs) == 3  # the small multiples' two charts, the heatmap
-    assert not at.get("plotly_chart")  # no plotly on the Summary: a new visitor's browser never loads its chunk
+    # no chart library on the Summary: a new visitor's browser loads neither plotly's chunk nor Vega's
+    assert not at.get("plotly_chart") and not at.get("vega_lite_chart")
     at.run()
     assert len(heatmaps) == 1 and len(bars) == 2 and shown(at) == specs
     metric = at.selectbox(key="qp_metric")

@@ -44,6 +44,7 @@ STREAMLIT_FREE = (
     "gap_view",
     "grounding_html",
     "vega_specs",
+    "svg_charts",
 )
 # The parts of kweval from the bottom up; a part imports only its own modules and lower layers' parts.
 LAYERS = [

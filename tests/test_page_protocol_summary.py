@@ -14,7 +14,7 @@ from kweval.data import load_dataset
 from kweval.data.vocabulary import DOCUMENT_WORDS
 from kweval.io.report_protocol import protocol_headline, protocol_intervals
 from kweval.keyphrase.dataset_protocol import protocol_scores
-from tests.apptest import bar_charts, run, texts
+from tests.apptest import SVG, bar_charts, run, texts
 from tests.test_page_headline import _collection, _headline_lines
 
 
@@ -56,8 +56,10 @@ def test_preset_view_has_the_headline_and_charts_of_the_cli_numbers(monkeypatch,
     figures = bar_charts(at)
     assert len(figures) == 2  # the small multiples in two charts (side by side, stacked at 400 px)
     metrics = [c for c in cli["first"] if c not in ("movie", "model", "n_documents")]
-    bars = pd.concat([rows for _spec, rows in figures], ignore_index=True)
-    panels = [label for spec, _rows in figures for label in spec["facet"]["sort"]]
+    bars = pd.concat([rows for _chart, rows in figures], ignore_index=True)
+    panels = [
+        t.text for chart, _rows in figures for t in chart.iter(f"{SVG}text") if t.get("class") == "kw-panel-title"
+    ]
     assert panels == list(dict.fromkeys(bars["metric"])) == [metric_label(m) for m in metrics]  # in the table's order
     cis = protocol_intervals(scores, protocol, metrics).set_index(["model", "metric"])
     by_label = {metric_label(m): m for m in metrics}
