@@ -12,7 +12,7 @@ from tests.helpers import edge_collection
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-MODEL = '<img src=x onerror=window.PWNED=1> & "q" \'s'
+MODEL = '<img src=x onerror=window.PWNED=1> & "q" \'s *b* _i_ $x$ :red[r] `c`'  # HTML and Markdown both stay text
 COLLECTION = "<svg onload=window.PWNED=2> & Co"
 
 # per chart: its tags' counts, its accessible name, what came from a name (elements, on* attributes), its texts
