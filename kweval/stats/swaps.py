@@ -17,11 +17,15 @@ from kweval.stats.bootstrap import KeptDraws, chunk_sizes
 from kweval.stats.increments import bits_by_review, by_review_products, kept_sums
 
 
+def _every_swap(n: int) -> np.ndarray:
+    """Every one of the 2**n sets of swaps of `n` reviews, one row each (0/1 per review)."""
+    codes = np.arange(2**n, dtype=np.int64)[:, None]
+    return (codes >> np.arange(n, dtype=np.int64)[None, :]) & 1
+
+
 def sign_matrix_exact(n: int) -> np.ndarray:
     """Every one of the 2**n sign vectors (rows) of `n` reviews: the exact randomization test's."""
-    codes = np.arange(2**n, dtype=np.int64)[:, None]
-    bits = (codes >> np.arange(n, dtype=np.int64)[None, :]) & 1
-    return 1.0 - 2.0 * bits
+    return 1.0 - 2.0 * _every_swap(n)
 
 
 def swap_sums(values: np.ndarray) -> Callable[[np.ndarray], np.ndarray]:
@@ -37,8 +41,7 @@ def swap_bits(n: int, n_perm: int, seed: int):
     else `n_perm` random ones (the draws of `paired_randomization_test` and of `aggregated`), kept for the next
     test of as many reviews (`_kept_bits`: a τ step tests again on the same draws)."""
     if n < 63 and 2**n <= n_perm:
-        codes = np.arange(2**n, dtype=np.int64)[:, None]
-        yield np.packbits(((codes >> np.arange(n, dtype=np.int64)[None, :]) & 1).astype(np.uint8), axis=1)
+        yield np.packbits(_every_swap(n).astype(np.uint8), axis=1)
         return
     if n_perm * ((n + 7) // 8) <= _KEPT_BITS:
         yield from _kept_bits(n, n_perm, seed)
