@@ -8,7 +8,8 @@
 - ``inspec``: the test reads Inspec (test) in the JSON layout (``tests.helpers.INSPEC``: ``$KWEVAL_INSPEC``, or
   ``inspec_test.json`` beside SemEval2017), a third-party file fetched by hand; without it the test is skipped with
   that reason, also under ``KWEVAL_REQUIRE_SHARED=1`` (../shared does not hold it).
-- ``slow`` and ``browser`` only select: the quick subset is ``-m "not slow and not browser"``.
+- ``slow`` and ``browser`` only select: the quick subset is ``-m "not slow and not browser"``.  The files holding a
+  ``slow`` test run first (``pytest_collection_modifyitems``), so that pytest-xdist's workers end together.
 
 Paths (REPO, SHARED, DNLP, SEMEVAL) are constants in tests/helpers.py, importable by any test.  `kweval extract`'s
 SemEval2017 predictions are made once per run for every module (``semeval_extracted``), and so is the bundled
@@ -64,6 +65,14 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         if REQUIRE_SHARED:
             pytest.fail(f"KWEVAL_REQUIRE_SHARED=1 and {missing}", pytrace=False)
         pytest.skip(missing)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The test files holding a `slow` test first, each kept whole (its module fixtures built once per worker as
+    before): pytest-xdist hands the tests out in this order, so the long ones start early and the workers end
+    together on quick ones, instead of one core idling while the other finishes a test of tens of seconds."""
+    slow_files = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow") is not None}
+    items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow_files)  # stable: the order within a file kept
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

@@ -190,10 +190,13 @@ def test_cache_info_and_clear_cover_exports_and_stems(tmp_path, model_path, buil
 
 
 @pytest.mark.slow  # the real transformer exported (tens of seconds)
-def test_cli_embed_and_semantic_survive_a_damaged_real_export(tmp_path):
+def test_cli_embed_and_semantic_survive_a_damaged_real_export(tmp_path, seed_onnx_export):
     """onnx, then onnx-int8 in the same cache: the int8 export is quantized from the fp32 one rebuilt before it (a
-    case each with a cache of its own exported the transformer once more, ~10 s of CPU, for the same checks)."""
-    env = dict(os.environ, KWEVAL_CACHE_DIR=str(tmp_path / "cache"), HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO))
+    case each with a cache of its own exported the transformer once more, ~10 s of CPU, for the same checks).  The
+    cache starts with the run's fp32 export (`seed_onnx_export`): the real export damaged is the same, and the one
+    rebuilt after the damage is the export this test is about; a first build of its own cost ~12 s of CPU more."""
+    cache = seed_onnx_export(tmp_path / "cache")
+    env = dict(os.environ, KWEVAL_CACHE_DIR=str(cache), HF_HUB_OFFLINE="1", PYTHONPATH=str(REPO))
 
     def kweval(*args):
         return subprocess.run([sys.executable, "-m", "kweval", *args], cwd=tmp_path, env=env, capture_output=True)
