@@ -38,7 +38,7 @@ def _counting_headlines(monkeypatch) -> list:
 @pytest.mark.parametrize(
     "data", ["demo", "collection", pytest.param("dnlp", marks=[pytest.mark.dnlp, pytest.mark.slow])]
 )
-def test_a_step_found_ahead_shows_what_a_step_computed_on_request(data, tmp_path, monkeypatch):
+def test_a_step_found_ahead_shows_what_a_step_computed_on_request(data, tmp_path, monkeypatch, caplog):
     path = {"demo": None, "collection": edge_collection(tmp_path / "edge"), "dnlp": DNLP}[data]
     _semantic(load_dataset(None if path is None else str(path)), tmp_path / "cache", monkeypatch)  # stand-in vectors
     _fresh_streamlit_caches()
@@ -46,6 +46,8 @@ def test_a_step_found_ahead_shows_what_a_step_computed_on_request(data, tmp_path
     at = run(monkeypatch, path, {"sem": "1", "tau": "0.75", "movie": "ALL"})
     assert look_ahead.WORKER.idle(DEADLINE_S)
     assert len(look_ahead.WORKER.done) == 2  # τ = 0.76 and 0.74, made ahead
+    background = [r.getMessage() for r in caplog.records if r.threadName.startswith("kweval-look-ahead")]
+    assert background == []  # no spinner or other element from the thread (Streamlit would log each)
     headlines = _counting_headlines(monkeypatch)
     files.clear()
     at.sidebar.slider(key="sel_tau").set_value(0.76).run()
