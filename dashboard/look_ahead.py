@@ -129,8 +129,9 @@ def claim_summary(ctx: Ctx) -> None:
         WORKER.claim(_view_key(ctx))
 
 
-def plan_summary(ctx: Ctx, tex_columns: Sequence[str], tex_ci: str, metric: str) -> None:
-    """The Summary's last call with semantic on: look ahead to τ's neighbours with the page's widget values."""
+def plan_summary(ctx: Ctx, metric: str) -> None:
+    """The Summary's last call with semantic on: look ahead to τ's neighbours (`metric`: the heatmap's and the
+    slices'; the downloads are made on click)."""
     if not (ENABLED and ctx.options.semantic):
         return
     previous = st.session_state.get("_look_ahead_tau")
@@ -140,24 +141,24 @@ def plan_summary(ctx: Ctx, tex_columns: Sequence[str], tex_ci: str, metric: str)
         there = replace(
             ctx, options=replace(ctx.options, threshold=near), selection=replace(ctx.selection, threshold=near)
         )
-        jobs.append((_view_key(there), _summary_work(there, tuple(tex_columns), tex_ci, metric)))
+        jobs.append((_view_key(there), _summary_work(there, metric)))
     WORKER.plan(jobs)
 
 
 _SERIAL = iter(range(1, 1 << 62))  # a new key for every `_quietly` call: it is never a cache hit
 
 
-def _summary_work(ctx: Ctx, tex_columns: tuple, tex_ci: str, metric: str) -> Callable[[], None]:
+def _summary_work(ctx: Ctx, metric: str) -> Callable[[], None]:
     def work() -> None:
         evaluation = evaluation_ahead(ctx.dataset, ctx.data_hash, ctx.options)
         if evaluation is not None:  # else a first evaluation: left to the page, which shows its progress
-            _quietly(next(_SERIAL), replace(ctx, evaluation=evaluation), tex_columns, tex_ci, metric)
+            _quietly(next(_SERIAL), replace(ctx, evaluation=evaluation), metric)
 
     return work
 
 
 @st.cache_resource(show_spinner=False, max_entries=1)
-def _quietly(serial: int, _ctx: Ctx, tex_columns: tuple, tex_ci: str, metric: str) -> bool:
+def _quietly(serial: int, _ctx: Ctx, metric: str) -> bool:
     """The Summary's τ-dependent calls at `_ctx`'s τ, as the page makes them (pages/summary.py).  Called inside this
     cached function, the cached functions draw no spinner (Streamlit shows the outermost cached function's only), so
     the background thread touches no element; `serial` makes every call a miss."""
@@ -166,7 +167,6 @@ def _quietly(serial: int, _ctx: Ctx, tex_columns: tuple, tex_ci: str, metric: st
     top = caches.summary_headline(ctx, scope, scores) if len(ctx.selection.models) >= 2 else None
     caches.headline_across_presets(ctx, "kweval", top)
     undefined = caches.undefined_metrics(ctx)
-    caches.summary_exports(ctx, table, tex_columns, tex_ci, ctx.meta(protocol="kweval"))
     cis = caches.summary_cis(ctx, scope, scores)
     charts.metric_bars(ctx, scope, table[table["movie"] == scope].set_index("model"), cis)
     if metric not in undefined:

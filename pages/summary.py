@@ -99,10 +99,15 @@ with c5.popover("LaTeX options"):
     )
 
 
-csv_text, md_text, tex_text = caches.summary_exports(ctx, table, tex_columns, tex_ci, meta)
-c1.download_button("CSV", csv_text, report.download_name("summary", meta, "csv"), "text/csv")
-c2.download_button("Markdown", md_text, report.download_name("summary", meta, "md"), "text/markdown")
-c3.download_button("LaTeX", tex_text, report.download_name("summary", meta, "tex"), "text/x-tex")
+def export(i: int):
+    """The `i`-th of the CSV, Markdown and LaTeX files, made when its button is clicked (a deferred download): a
+    rerun or a τ step builds none of them."""
+    return lambda: caches.summary_exports(ctx, table, tex_columns, tex_ci, meta)[i]
+
+
+c1.download_button("CSV", export(0), report.download_name("summary", meta, "csv"), "text/csv")
+c2.download_button("Markdown", export(1), report.download_name("summary", meta, "md"), "text/markdown")
+c3.download_button("LaTeX", export(2), report.download_name("summary", meta, "tex"), "text/x-tex")
 report_button(ctx, scope, meta, c4)  # built on request, its stages shown, then offered for download
 record_button(ctx, protocol)  # this evaluation kept in the run history (the History page compares runs)
 skipped = int(table.loc[table["movie"] == ALL, "n_skipped"].sum())
@@ -162,5 +167,5 @@ for col, by in zip(cols, ("rating", "length")):
         key=f"slices_{by}",
     )
 
-look_ahead.plan_summary(ctx, tex_columns, tex_ci, metric)  # the neighbouring τ values' work, in the background
+look_ahead.plan_summary(ctx, metric)  # the neighbouring τ values' work, in the background
 ctx.finish()
