@@ -162,12 +162,11 @@ def _exports(
 
 
 def summary_exports(
-    ctx: Ctx, table: pd.DataFrame, columns: Sequence[str], ci_style: str, meta: dict
+    ctx: Ctx, table: pd.DataFrame, columns: Sequence[str], ci_style: str, meta: dict, intervals: pd.DataFrame | None
 ) -> tuple[str, str, str]:
-    """CSV, Markdown and LaTeX of the summary `table` (the LaTeX with the CIs of `columns` in `ci_style` unless
-    "none"), built once per selection (their cost grows with the number of movies)."""
+    """CSV, Markdown and LaTeX of the summary `table`, built once per selection (their cost grows with the number of
+    movies)."""
     sel = ctx.selection
-    intervals = latex_intervals(ctx, columns) if ci_style != "none" and columns else None
     return _exports(
         ctx.key, sel.agg, tuple(sel.models), tuple(columns), ci_style, tuple(meta.items()), table, intervals, ctx.words
     )

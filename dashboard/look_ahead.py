@@ -36,32 +36,33 @@ ENABLED = True  # off: every step computes on request (the reference definition;
 
 
 class LookAhead:
-    """Jobs by key, run one at a time in the background, most wanted first (see the module's docstring)."""
+    """Jobs by key, run one at a time in the background, most wanted first (see the module's docstring); a key's
+    `version` says what else its work reads (the page's widgets): planned again with another, it is made again."""
 
     def __init__(self, executor: Callable[[], ThreadPoolExecutor] | None = None) -> None:
         self._executor_factory = executor or (lambda: ThreadPoolExecutor(1, thread_name_prefix="kweval-look-ahead"))
         self._executor: ThreadPoolExecutor | None = None
         self._lock = threading.Lock()
-        self._jobs: dict[Hashable, Future] = {}
-        self._wanted: set[Hashable] = set()
+        self._jobs: dict[Hashable, tuple[Hashable, Future]] = {}  # key -> (version, its job)
+        self._wanted: dict[Hashable, Hashable] = {}  # key -> version
         self.cpu_s = self.wall_s = 0.0  # what the jobs cost so far (bench/bench_app.py prints it)
         self.done: list[Hashable] = []  # keys of the jobs that ran to the end, in order
 
-    def plan(self, jobs: Sequence[tuple[Hashable, Callable[[], object]]]) -> None:
-        """Wanted now: `jobs` (key, work), in this order; any other job not started yet is dropped."""
+    def plan(self, jobs: Sequence[tuple[Hashable, Hashable, Callable[[], object]]]) -> None:
+        """Wanted now: `jobs` (key, version, work), in this order; any other job not started yet is dropped."""
         with self._lock:
-            self._wanted = {key for key, _ in jobs}
-            for key in [k for k in self._jobs if k not in self._wanted]:
-                self._jobs.pop(key).cancel()  # False once running: it ends on its own, its result is kept
+            self._wanted = {key: version for key, version, _ in jobs}
+            for key in [k for k, (v, _) in self._jobs.items() if self._wanted.get(k, v) != v or k not in self._wanted]:
+                self._jobs.pop(key)[1].cancel()  # False once running: it ends on its own, its result is kept
             if self._executor is None:
                 self._executor = self._executor_factory()
-            for key, work in jobs:
+            for key, version, work in jobs:
                 if key not in self._jobs:
-                    self._jobs[key] = self._executor.submit(self._run, key, work)
+                    self._jobs[key] = (version, self._executor.submit(self._run, key, version, work))
 
-    def _run(self, key: Hashable, work: Callable[[], object]) -> bool:
+    def _run(self, key: Hashable, version: Hashable, work: Callable[[], object]) -> bool:
         with self._lock:
-            if key not in self._wanted:  # no longer a neighbour
+            if key not in self._wanted or self._wanted[key] != version:  # no longer a neighbour, or read other widgets
                 return False
         wall, cpu = time.perf_counter(), time.thread_time()
         try:
@@ -80,15 +81,15 @@ class LookAhead:
     def claim(self, key: Hashable) -> None:
         """Before a page computes `key`'s work itself: wait for it if it is being made ahead, drop it if not yet."""
         with self._lock:
-            job = self._jobs.pop(key, None)
-            self._wanted.discard(key)
+            _, job = self._jobs.pop(key, (None, None))
+            self._wanted.pop(key, None)
         if job is not None and not job.cancel():
             job.result()  # `_run` never raises
 
     def idle(self, timeout: float) -> bool:
         """Whether every planned job has ended (ran, failed or was dropped) within `timeout` seconds."""
         with self._lock:
-            jobs = list(self._jobs.values())
+            jobs = [job for _, job in self._jobs.values()]
         return not wait_all(jobs, timeout=timeout).not_done
 
     def shutdown(self) -> None:
@@ -98,7 +99,7 @@ class LookAhead:
             self._wanted.clear()
             jobs, self._jobs = self._jobs, {}
             executor, self._executor = self._executor, None
-        for job in jobs.values():
+        for _, job in jobs.values():
             job.cancel()
         if executor is not None:
             executor.shutdown(wait=True)
@@ -129,9 +130,9 @@ def claim_summary(ctx: Ctx) -> None:
         WORKER.claim(_view_key(ctx))
 
 
-def plan_summary(ctx: Ctx, metric: str) -> None:
+def plan_summary(ctx: Ctx, metric: str, latex: Sequence[str] = ()) -> None:
     """The Summary's last call with semantic on: look ahead to τ's neighbours (`metric`: the heatmap's and the
-    slices'; the downloads are made on click)."""
+    slices'; `latex`: the columns whose CIs the LaTeX download shows, if any; the files are made on click)."""
     if not (ENABLED and ctx.options.semantic):
         return
     previous = st.session_state.get("_look_ahead_tau")
@@ -141,24 +142,24 @@ def plan_summary(ctx: Ctx, metric: str) -> None:
         there = replace(
             ctx, options=replace(ctx.options, threshold=near), selection=replace(ctx.selection, threshold=near)
         )
-        jobs.append((_view_key(there), _summary_work(there, metric)))
+        jobs.append((_view_key(there), (metric, tuple(latex)), _summary_work(there, metric, tuple(latex))))
     WORKER.plan(jobs)
 
 
 _SERIAL = iter(range(1, 1 << 62))  # a new key for every `_quietly` call: it is never a cache hit
 
 
-def _summary_work(ctx: Ctx, metric: str) -> Callable[[], None]:
+def _summary_work(ctx: Ctx, metric: str, latex: tuple) -> Callable[[], None]:
     def work() -> None:
         evaluation = evaluation_ahead(ctx.dataset, ctx.data_hash, ctx.options)
         if evaluation is not None:  # else a first evaluation: left to the page, which shows its progress
-            _quietly(next(_SERIAL), replace(ctx, evaluation=evaluation), metric)
+            _quietly(next(_SERIAL), replace(ctx, evaluation=evaluation), metric, latex)
 
     return work
 
 
 @st.cache_resource(show_spinner=False, max_entries=1)
-def _quietly(serial: int, _ctx: Ctx, metric: str) -> bool:
+def _quietly(serial: int, _ctx: Ctx, metric: str, latex: tuple) -> bool:
     """The Summary's τ-dependent calls at `_ctx`'s τ, as the page makes them (pages/summary.py).  Called inside this
     cached function, the cached functions draw no spinner (Streamlit shows the outermost cached function's only), so
     the background thread touches no element; `serial` makes every call a miss."""
@@ -173,4 +174,6 @@ def _quietly(serial: int, _ctx: Ctx, metric: str) -> bool:
         charts.movie_heatmap(ctx, metric, table[table["movie"] != ALL])
     for by in ("rating", "length"):
         caches.sliced(ctx, by, metric)
+    if latex:
+        caches.latex_intervals(ctx, latex)
     return True

@@ -99,10 +99,13 @@ with c5.popover("LaTeX options"):
     )
 
 
+intervals = caches.latex_intervals(ctx, tex_columns) if tex_ci != "none" and tex_columns else None  # its spinner here
+
+
 def export(i: int):
-    """The `i`-th of the CSV, Markdown and LaTeX files, made when its button is clicked (a deferred download): a
-    rerun or a τ step builds none of them."""
-    return lambda: caches.summary_exports(ctx, table, tex_columns, tex_ci, meta)[i]
+    """The `i`-th of the CSV, Markdown and LaTeX files, made when its button is clicked (a deferred download, in a
+    thread without the page: only the formatting, no spinner): a rerun or a τ step builds none of them."""
+    return lambda: caches.summary_exports(ctx, table, tex_columns, tex_ci, meta, intervals)[i]
 
 
 c1.download_button("CSV", export(0), report.download_name("summary", meta, "csv"), "text/csv")
@@ -167,5 +170,5 @@ for col, by in zip(cols, ("rating", "length")):
         key=f"slices_{by}",
     )
 
-look_ahead.plan_summary(ctx, metric)  # the neighbouring τ values' work, in the background
+look_ahead.plan_summary(ctx, metric, tex_columns if intervals is not None else ())  # τ ± 0.01, in the background
 ctx.finish()

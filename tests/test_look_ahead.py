@@ -28,10 +28,19 @@ def _shown(at, files: dict) -> dict:
     return {"tables": [df.value for df in at.dataframe], "texts": texts(at), "files": dict(files)}
 
 
+def _with_latex_intervals(at):
+    """The LaTeX download with CIs beside its values (the look-ahead makes them too)."""
+    at.radio(key="tex_ci").set_value("brackets").run()
+    return at
+
+
 def _counting_headlines(monkeypatch) -> list:
+    """The names of the threads that compare the leaders from now on (the look-ahead's are its worker's)."""
     calls: list = []
     real = caches.headline
-    monkeypatch.setattr(caches, "headline", lambda *a, **kw: calls.append(1) or real(*a, **kw))
+    monkeypatch.setattr(
+        caches, "headline", lambda *a, **kw: calls.append(threading.current_thread().name) or real(*a, **kw)
+    )
     return calls
 
 
@@ -43,28 +52,33 @@ def test_a_step_found_ahead_shows_what_a_step_computed_on_request(data, tmp_path
     _semantic(load_dataset(None if path is None else str(path)), tmp_path / "cache", monkeypatch)  # stand-in vectors
     _fresh_streamlit_caches()
     files = _downloads(monkeypatch)
-    at = run(monkeypatch, path, {"sem": "1", "tau": "0.75", "movie": "ALL"})
+    at = _with_latex_intervals(run(monkeypatch, path, {"sem": "1", "tau": "0.75", "movie": "ALL"}))
     assert look_ahead.WORKER.idle(DEADLINE_S)
-    assert len(look_ahead.WORKER.done) == 2  # τ = 0.76 and 0.74, made ahead
+    done = look_ahead.WORKER.done  # τ = 0.76 and 0.74 made ahead, and again once the LaTeX CIs were asked for
+    assert len(done) == 4 and len(set(done)) == 2
     background = [r.getMessage() for r in caplog.records if r.threadName.startswith("kweval-look-ahead")]
     assert background == []  # no spinner or other element from the thread (Streamlit would log each)
     headlines = _counting_headlines(monkeypatch)
     files.clear()
     at.sidebar.slider(key="sel_tau").set_value(0.76).run()
     ahead = _shown(at, files)
-    assert headlines == []  # found ahead: nothing compared again
+    assert look_ahead.WORKER.idle(DEADLINE_S)  # and the next look-ahead (τ = 0.77) is over
+    assert all(name.startswith("kweval-look-ahead") for name in headlines)  # the step itself compared nothing
     assert at.query_params["tau"] == "0.76" and any(name and "0.76" in name for name in files)
 
     look_ahead.WORKER.shutdown()  # the reference: a server that never looked ahead, opened at τ = 0.76
     monkeypatch.setattr(look_ahead, "ENABLED", False)
     _fresh_streamlit_caches()
     files.clear()
-    direct = _shown(run(monkeypatch, path, {"sem": "1", "tau": "0.76", "movie": "ALL"}), files)
-    assert headlines and look_ahead.WORKER.done == []  # computed on request this time
+    direct = _shown(_with_latex_intervals(run(monkeypatch, path, {"sem": "1", "tau": "0.76", "movie": "ALL"})), files)
+    assert any(not name.startswith("kweval-look-ahead") for name in headlines)  # computed on request this time
+    assert look_ahead.WORKER.done == []
 
     assert ahead["texts"] == direct["texts"]
     assert ahead["files"] == direct["files"]
     assert {name.rsplit(".", 1)[-1] for name in ahead["files"]} >= {"csv", "md", "tex"}
+    tex = next(data for name, data in ahead["files"].items() if name.endswith(".tex")).decode()
+    assert "] &" in tex  # with its CIs, made ahead
     assert len(ahead["tables"]) == len(direct["tables"]) >= 2  # the table and the slices (by length; by rating)
     for one, other in zip(ahead["tables"], direct["tables"]):
         pd.testing.assert_frame_equal(one, other, check_exact=True)
@@ -90,7 +104,7 @@ def test_a_step_waits_for_its_work_running_ahead_and_takes_back_what_has_not_sta
     worker, ran = LookAhead(), []
     started, release = threading.Event(), threading.Event()
     try:
-        worker.plan([("up", _blocked(ran, "up", started, release)), ("down", lambda: ran.append("down"))])
+        worker.plan([("up", 1, _blocked(ran, "up", started, release)), ("down", 1, lambda: ran.append("down"))])
         assert started.wait(DEADLINE_S)
         worker.claim("down")  # not started: taken back at once (the page computes it), never run
         seen = []
@@ -113,9 +127,11 @@ def test_work_no_longer_a_neighbour_is_dropped_and_a_failure_is_dropped_quietly(
         raise RuntimeError("never shown")
 
     try:
-        worker.plan([("0.76", _blocked(ran, "0.76", started, release)), ("0.74", lambda: ran.append("0.74"))])
+        worker.plan([("0.76", 1, _blocked(ran, "0.76", started, release)), ("0.74", 1, lambda: ran.append("0.74"))])
         assert started.wait(DEADLINE_S)
-        worker.plan([("0.77", lambda: ran.append("0.77")), ("bad", fails)])  # stepped to 0.76: 0.74 is no neighbour
+        worker.plan(
+            [("0.77", 1, lambda: ran.append("0.77")), ("bad", 1, fails)]
+        )  # stepped to 0.76: 0.74 is no neighbour
         release.set()
         assert worker.idle(DEADLINE_S)
         assert ran == ["0.76", "0.77"]  # the running one ended, the dropped one never started
@@ -125,3 +141,17 @@ def test_work_no_longer_a_neighbour_is_dropped_and_a_failure_is_dropped_quietly(
         release.set()
         worker.shutdown()
     assert not any(t.name.startswith("kweval-look-ahead") for t in threading.enumerate())
+
+
+def test_work_planned_again_with_other_widget_values_is_made_again():
+    worker, ran = LookAhead(), []
+    try:
+        worker.plan([("0.76", "ndcg@5", lambda: ran.append("ndcg@5"))])
+        assert worker.idle(DEADLINE_S)
+        worker.plan([("0.76", "ndcg@5", lambda: ran.append("again"))])  # a plain rerun: nothing new
+        assert worker.idle(DEADLINE_S)
+        worker.plan([("0.76", "f1", lambda: ran.append("f1"))])  # the heatmap's metric changed
+        assert worker.idle(DEADLINE_S)
+        assert ran == ["ndcg@5", "f1"]
+    finally:
+        worker.shutdown()
