@@ -28,7 +28,9 @@ AppTest scans them again for every session (~0.2-0.3 s of CPU).  So that a figur
 session, the scan is answered once per process here (tests/streamlit_scan.py, as the tests do): the warm-up pays it.
 
 `--tau-step` measures only the Summary's τ step with semantic on (issue 29): the median step and the median plain
-rerun of the same session, wall and CPU, and their ratio (target <= 2x).
+rerun of the same session, wall and CPU, and their ratio (target <= 2x), twice: a step taken at once after a rerun
+("immediate"), and a step taken after the page has been read ("read then step": the τ look-ahead of
+dashboard.look_ahead waited for, its wall and CPU per step printed: the cost of the trick).
 
 Usage: python bench/bench_app.py [--data PATH] [--movie ALL] [--repeat 3] [--no-semantic] [--first-views] [--tau-step]
 """
@@ -40,6 +42,7 @@ import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -216,6 +219,51 @@ def tau_changes(
         semantic.load_encoder = original
 
 
+class ReadThenStep(NamedTuple):
+    """`read_then_steps`' figures: the steps, their plain reruns, and the look-ahead each step was followed by."""
+
+    steps: list[Timing]
+    plain: list[Timing]
+    look_ahead: list[Timing]  # wall: from the step's end until the look-ahead was idle; CPU: its thread's
+    idle: bool  # whether every look-ahead ended before its deadline
+    own: list[float]  # each step's CPU less the look-ahead thread's during it (the next look-ahead starts in it)
+
+
+def read_then_steps(params: dict[str, str], repeat: int, deadline_s: float = 120.0) -> ReadThenStep:
+    """The Summary's τ step as a user meets it: after the page has been read, i.e. once the look-ahead started by
+    the last run (dashboard.look_ahead, speed trick "τ look-ahead") is idle (waited for, up to `deadline_s`); each
+    step follows a plain rerun of the same session, itself run with the look-ahead idle.  The steps go down (−0.01
+    each): to values `tau_changes`' steps up did not leave in the caches."""
+    from dashboard import look_ahead
+
+    at = _session(params)
+    at.switch_page("pages/summary.py")
+    _timed(at.run, at)
+    at.sidebar.toggle(key="sel_sem").set_value(True).run()
+    worker, idle = look_ahead.WORKER, True
+    start = float(at.sidebar.slider(key="sel_tau").value)
+    out = ReadThenStep([], [], [], True, [])
+    for i in range(max(repeat, 5)):
+        idle &= worker.idle(deadline_s)
+        out.plain.append(_timed(at.run, at))
+        idle &= worker.idle(deadline_s)
+        cpu, before = worker.cpu_s, _look_ahead_cpu()
+        step = _timed(at.sidebar.slider(key="sel_tau").set_value(round(start - 0.01 * (i + 1), 2)).run, at)
+        out.steps.append(step)
+        out.own.append(step.cpu - (_look_ahead_cpu() - before))
+        wall = time.perf_counter()
+        idle &= worker.idle(deadline_s)
+        out.look_ahead.append(Timing(time.perf_counter() - wall, worker.cpu_s - cpu))
+    return out._replace(idle=idle)
+
+
+def _look_ahead_cpu() -> float:
+    """CPU seconds of the look-ahead's worker thread so far (0 before it starts): the step's run ends after the page
+    planned the next look-ahead, whose first work this process's CPU time then counts as the step's."""
+    found = [t for t in threading.enumerate() if t.name.startswith("kweval-look-ahead") and t.ident is not None]
+    return sum(time.clock_gettime(time.pthread_getcpuclockid(t.ident)) for t in found)  # type: ignore[arg-type]
+
+
 def first_view(name: str) -> Timing:
     """In this (fresh) process: a server's first Summary drawn (data loaded, evaluated), then a new session's first
     view of FIRST_VIEWS[`name`]: its wall and CPU seconds."""
@@ -269,19 +317,43 @@ def print_tau_step(data: Path, movie: str, repeat: int) -> int:
     os.environ["KWEVAL_DATA"] = str(data)
     load_before = os.getloadavg()[0]
     first, steps, loads, plain = tau_changes({"movie": movie}, repeat, "pages/summary.py")
-    step, base = _median(steps), _median(plain)
+    read = read_then_steps({"movie": movie}, repeat)
     print(
         f"Command: `python bench/bench_app.py {' '.join(sys.argv[1:])}` — data {data}, sidebar movie={movie}, "
-        f"Summary with semantic on, {len(steps)} τ steps of +0.01 each after a plain rerun of the same session; load "
-        f"average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores.\n"
+        f"Summary with semantic on, {len(steps)} τ steps of +0.01 each after a plain rerun of the same session "
+        "(immediate: the step follows the rerun at once, the look-ahead of the last step may still run; read then "
+        "step: steps of −0.01, the look-ahead waited for before the rerun and before the step, as while a user reads "
+        "the page); "
+        f"load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores.\n"
     )
     print("| measure | wall | CPU |\n| --- | ---: | ---: |")
-    print(f"| τ step (median) | {step.wall:.3f} s | {step.cpu:.3f} s |")
-    print(f"| plain rerun (median) | {base.wall:.3f} s | {base.cpu:.3f} s |")
-    verdict = "met" if step.wall / base.wall <= 2 else "**not met**"
-    print(f"| ratio (target <= 2×) | {step.wall / base.wall:.1f}× {verdict} | {step.cpu / base.cpu:.1f}× |")
-    print(f"\nSemantic on, first run: {first.wall:.2f} s wall; model loads during the τ steps: {loads}.")
-    print("All τ steps, CPU s: " + str([round(t.cpu, 3) for t in steps]))
+    for name, (step, base) in {
+        "immediate": (_median(steps), _median(plain)),
+        "read then step": (_median(read.steps), _median(read.plain)),
+    }.items():
+        verdict = "met" if step.wall / base.wall <= 2 else "**not met**"
+        print(f"| {name}: τ step (median) | {step.wall:.3f} s | {step.cpu:.3f} s |")
+        print(f"| {name}: plain rerun (median) | {base.wall:.3f} s | {base.cpu:.3f} s |")
+        print(f"| {name}: ratio (target <= 2×) | {step.wall / base.wall:.1f}× {verdict} | {step.cpu / base.cpu:.1f}× |")
+    ahead, idle_base, now = _median(read.look_ahead), _median(read.plain), _median(steps)
+    print(  # the immediate rerun shares the machine with the last step's look-ahead: the idle rerun is fairer
+        f"| immediate: τ step ÷ the read-then-step plain rerun | {now.wall / idle_base.wall:.1f}× | "
+        f"{now.cpu / idle_base.cpu:.1f}× |"
+    )
+    own = statistics.median(read.own)
+    print(f"| read then step: the step's own CPU (less the look-ahead thread's) | | {own:.3f} s |")
+    print(f"| read then step: own CPU ratio | | {own / idle_base.cpu:.1f}× |")
+    print(f"| look-ahead after a step (median) | {ahead.wall:.3f} s | {ahead.cpu:.3f} s |")
+    ratio = _median(read.steps).wall / _median(read.plain).wall
+    print(
+        f"\nThe target line: a τ step taken after the page has been read reruns in {ratio:.1f}× the plain rerun's "
+        f"wall time ({'within' if ratio <= 2 else 'not within'} 2×); the background work that buys it costs "
+        f"{ahead.cpu:.2f} s of CPU per step ({ahead.wall:.2f} s after the step's end)"
+        + ("." if read.idle else "; **a look-ahead missed its deadline**.")
+    )
+    print(f"Semantic on, first run: {first.wall:.2f} s wall; model loads during the τ steps: {loads}.")
+    print("All τ steps, CPU s: immediate " + str([round(t.cpu, 3) for t in steps]))
+    print("  read then step " + str([round(t.cpu, 3) for t in read.steps]))
     return 0
 
 

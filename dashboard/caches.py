@@ -19,7 +19,7 @@ from dashboard.state import Ctx, ci_digest, ci_groups, row_identity
 from kweval import legacy, stats
 from kweval.data.vocabulary import Vocabulary
 from kweval.evaluation import slices
-from kweval.evaluation.aggregate import aggregate_by
+from kweval.evaluation.aggregate import ALL, aggregate_by
 from kweval.evaluation.semantic_columns import moves_with_tau
 from kweval.io import report, report_protocol
 from kweval.io.preset_headlines import PRESETS, across_metrics
@@ -70,6 +70,16 @@ def _cis(
     every = pd.MultiIndex.from_product([list(models), list(metrics)], names=["model", "metric"])
     found = pd.concat(groups).set_index(["model", "metric"]).reindex(every).reset_index()
     return found[["metric", "value", "ci_low", "ci_high", "model"]]
+
+
+def summary_rows(ctx: Ctx) -> tuple[pd.DataFrame, str, pd.DataFrame]:
+    """(the summary table's rows of the selected models, the scope shown: the sidebar's movie or ALL, the per-review
+    scores of that scope): what the Summary's numbers are read from."""
+    sel, table = ctx.selection, ctx.summary()
+    table = table[table["model"].isin(sel.models)].reset_index(drop=True)
+    scope = sel.movie if sel.movie in set(table["movie"]) else ALL
+    scores = ctx.evaluation.scores
+    return table, scope, ctx.scores() if scope != ALL else scores[scores["model"].isin(sel.models)]
 
 
 def summary_cis(ctx: Ctx, scope: str, scores: pd.DataFrame) -> pd.DataFrame:

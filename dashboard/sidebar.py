@@ -172,7 +172,7 @@ def _options(dataset: Dataset, selection: Selection) -> EvalOptions:
         match=selection.match,
         semantic=selection.semantic,
         sentiment=selection.sentiment,
-        threshold=selection.threshold if selection.semantic else EvalOptions.threshold,
+        threshold=round(selection.threshold, 2) if selection.semantic else EvalOptions.threshold,  # the slider's grid
         embedding_backend=selection.backend if selection.semantic else EvalOptions.embedding_backend,
         keyphrase=dataset.per_document,
         present=selection.present,

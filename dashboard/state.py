@@ -181,9 +181,9 @@ def get_evaluation(dataset: Dataset, data_hash: str, options: EvalOptions) -> Ev
     dataset's sentiment columns; another τ re-thresholds the setting's first semantic evaluation.
     """
     (held, bases), key = _held(), (data_hash, _digest(options.as_dict()))
-    found = held.get(key)
+    found = held.get(key) or _ahead().get(key)  # made ahead by the τ look-ahead: held from now on
     if found is not None:
-        return found
+        return held.put(key, found)
     if options.sentiment:
         base = get_evaluation(dataset, data_hash, replace(options, sentiment=False))
         sas = _sentiment(data_hash, tuple(getattr(options, name) for name in SENTIMENT_OPTIONS), base, dataset)
@@ -193,6 +193,31 @@ def get_evaluation(dataset: Dataset, data_hash: str, options: EvalOptions) -> Ev
     free = (data_hash, _digest({k: v for k, v in options.as_dict().items() if k != "threshold"}))
     base = bases.get(free) or bases.put(free, _first_semantic(dataset, data_hash, options))
     return held.put(key, base if base.options == options else with_threshold(base, options.threshold))
+
+
+@st.cache_resource
+def _ahead() -> _Lru[Evaluation]:
+    """Evaluations made by the τ look-ahead (`evaluation_ahead`), apart from `_held` until a page asks for one, so
+    that looking ahead never evicts an evaluation a page used."""
+    return _Lru(4)
+
+
+def evaluation_ahead(dataset: Dataset, data_hash: str, options: EvalOptions) -> Evaluation | None:
+    """`get_evaluation`'s evaluation under `options` when it needs no evaluating (held, or a held setting's first
+    semantic evaluation re-thresholded, with the held sentiment columns joined), else None: what the τ look-ahead
+    (`dashboard.look_ahead`) may make in the background; nothing is drawn."""
+    (held, bases), key = _held(), (data_hash, _digest(options.as_dict()))
+    found = held.get(key) or _ahead().get(key)
+    if found is not None or not options.semantic:
+        return found
+    if options.sentiment:
+        base = evaluation_ahead(dataset, data_hash, replace(options, sentiment=False))
+        if base is None:
+            return None
+        sas = _sentiment(data_hash, tuple(getattr(options, name) for name in SENTIMENT_OPTIONS), base, dataset)
+        return _ahead().put(key, with_sentiment(base, sas))
+    first = bases.get((data_hash, _digest({k: v for k, v in options.as_dict().items() if k != "threshold"})))
+    return None if first is None else _ahead().put(key, with_threshold(first, options.threshold))
 
 
 def _first_semantic(dataset: Dataset, data_hash: str, options: EvalOptions) -> Evaluation:

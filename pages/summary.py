@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import caches, charts, explorer_judgments
+from dashboard import caches, charts, explorer_judgments, look_ahead
 from dashboard.escape import md
 from dashboard.headline_card import across_lines, show_headline_card, significance_caption
 from dashboard.links import METRICS_DOC, metrics_doc
@@ -54,10 +54,8 @@ if protocol != "kweval":
     st.stop()
 show_protocol_card(ctx, key="summary_protocol_card")
 
-table = ctx.summary()
-table = table[table["model"].isin(sel.models)].reset_index(drop=True)
-scope = sel.movie if sel.movie in set(table["movie"]) else ALL
-scores = ctx.scores() if scope != ALL else ev.scores[ev.scores["model"].isin(sel.models)]
+look_ahead.claim_summary(ctx)  # this τ's work made ahead (speed trick "τ look-ahead"): waited for, or taken back
+table, scope, scores = caches.summary_rows(ctx)
 show_headline(scores, scope)
 
 st.subheader(f"Every metric, {words.movies.lower()} × models ({sel.agg}) — ALL first")
@@ -101,11 +99,18 @@ with c5.popover("LaTeX options"):
     )
 
 
-intervals = caches.latex_intervals(ctx, tex_columns) if tex_ci != "none" and tex_columns else None
-csv_text, md_text, tex_text = caches.summary_exports(ctx, table, tex_columns, tex_ci, meta, intervals)
-c1.download_button("CSV", csv_text, report.download_name("summary", meta, "csv"), "text/csv")
-c2.download_button("Markdown", md_text, report.download_name("summary", meta, "md"), "text/markdown")
-c3.download_button("LaTeX", tex_text, report.download_name("summary", meta, "tex"), "text/x-tex")
+intervals = caches.latex_intervals(ctx, tex_columns) if tex_ci != "none" and tex_columns else None  # its spinner here
+
+
+def export(i: int):
+    """The `i`-th of the CSV, Markdown and LaTeX files, made when its button is clicked (a deferred download, in a
+    thread without the page: only the formatting, no spinner): a rerun or a τ step builds none of them."""
+    return lambda: caches.summary_exports(ctx, table, tex_columns, tex_ci, meta, intervals)[i]
+
+
+c1.download_button("CSV", export(0), report.download_name("summary", meta, "csv"), "text/csv")
+c2.download_button("Markdown", export(1), report.download_name("summary", meta, "md"), "text/markdown")
+c3.download_button("LaTeX", export(2), report.download_name("summary", meta, "tex"), "text/x-tex")
 report_button(ctx, scope, meta, c4)  # built on request, its stages shown, then offered for download
 record_button(ctx, protocol)  # this evaluation kept in the run history (the History page compares runs)
 skipped = int(table.loc[table["movie"] == ALL, "n_skipped"].sum())
@@ -165,4 +170,5 @@ for col, by in zip(cols, ("rating", "length")):
         key=f"slices_{by}",
     )
 
+look_ahead.plan_summary(ctx, metric, tex_columns if intervals is not None else ())  # τ ± 0.01, in the background
 ctx.finish()

@@ -173,6 +173,16 @@ def _pytest_main_module_kept():
         sys.modules["__main__"] = main
 
 
+@pytest.fixture(autouse=True)
+def _no_look_ahead_thread_left():
+    """The Summary's τ look-ahead (dashboard.look_ahead) runs in a thread of the test's process: it ends with the
+    test that started it, so that no test sees another's background work."""
+    yield
+    look_ahead = sys.modules.get("dashboard.look_ahead")
+    if look_ahead is not None:
+        look_ahead.WORKER.shutdown()
+
+
 # ---------------------------------------------------------------------------------------------
 # browser tests (tests/browser.py): one server per data and one chromium per session, started on first use
 

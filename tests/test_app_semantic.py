@@ -64,17 +64,25 @@ def _count_model_loads(monkeypatch) -> list:
 
 
 def _downloads(monkeypatch) -> dict:
-    """{file name: bytes} of every st.download_button of the next runs."""
+    """{file name: bytes} of every st.download_button of the next runs; a deferred one's (data made on click) as
+    its click would make them."""
+    from streamlit.runtime.media_file_manager import MediaFileManager
     from streamlit.runtime.memory_media_file_storage import MemoryMediaFileStorage
 
     files = {}
-    original = MemoryMediaFileStorage.load_and_get_id
+    original, deferred = MemoryMediaFileStorage.load_and_get_id, MediaFileManager.add_deferred
 
     def record(self, path_or_data, mimetype, kind, filename=None):
         files[filename] = path_or_data
         return original(self, path_or_data, mimetype, kind, filename)
 
+    def clicked(self, data_callable, mimetype, coordinates, file_name=None, **kwargs):
+        data = data_callable()
+        files[file_name] = data.encode() if isinstance(data, str) else data
+        return deferred(self, data_callable, mimetype, coordinates, file_name, **kwargs)
+
     monkeypatch.setattr(MemoryMediaFileStorage, "load_and_get_id", record)
+    monkeypatch.setattr(MediaFileManager, "add_deferred", clicked)
     return files
 
 
