@@ -195,7 +195,9 @@ def _chromium_type(cmdline: bytes) -> str:
 # new page, every card drawn (its HTML set) and none of them the old page's; then one frame later
 # (requestAnimationFrame, then a task: the frame with the new cards has been produced).  Checked at each change of the
 # page (a MutationObserver), not polled: the figure has no polling granularity and reading the page costs no layout.
-_CARD_TEXTS = """Array.from(document.querySelectorAll('[data-testid="stHtml"]'), e => e.textContent.slice(0, 200))"""
+# (the cards: the page's HTML elements but its one style for the keyword tables, which a turn leaves as it is)
+_CARD_TEXTS = """Array.from(document.querySelectorAll('[data-testid="stHtml"]'), e => e.textContent.slice(0, 200))
+    .filter(t => !t.startsWith('.kw-'))"""
 _TURNED = (
     """
 const [page, old, done] = [arguments[0], new Set(arguments[1]), arguments[arguments.length - 1]];

@@ -334,10 +334,16 @@ def _card_parts(
     )
     extra = keyword_html.sentiment_line(data.text_v, data.gt_v, words.review.lower()) if sas else ""
     extra += support_html(rows, [m for m in sel.models if m in data.evaluated])  # with grounding: what supports each
-    grid = keyword_html.model_grid_start(22 if (sem or sas) else 16)
-    if sem or sas:  # the keyword tables' style, once for the card's tables (one <style> each cost a style pass)
-        grid = keyword_html.TABLE_STYLE + grid
+    grid = keyword_html.model_grid_start(22 if (sem or sas) else 16)  # the tables' style: `card_style`, once
     return (head + side + extra + grid, *cells, "</div>"), data.evaluated
+
+
+def card_style(ctx: Ctx) -> str:
+    """The `<style>` the cards' keyword tables need (semantic or sentiment on), '' without: given once per page,
+    outside the explorer's page of cards, so a page turn neither re-sends it nor swaps its stylesheet 10 times (each
+    added or removed stylesheet restyles the whole page)."""
+    shown = (ctx.options.semantic or ctx.options.sentiment) and ctx.preset is None
+    return keyword_html.TABLE_STYLE if shown else ""
 
 
 def card_html(
@@ -409,7 +415,7 @@ def review_card(
     (all escaped).  A page of cards: `page_cards`."""
     sel = ctx.selection
     html, evaluated = card_html(ctx, row, kw, scores, marked)
-    st.html(html)
+    st.html(card_style(ctx) + html)
     if links:
         cols = st.columns(min(len(sel.models), 4) or 1)
         for i, model in enumerate(evaluated):

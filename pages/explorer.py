@@ -168,5 +168,8 @@ def page_of_cards(shown: pd.DataFrame, sort: str, marked: str | None, per_page: 
                 st.rerun(scope="app")  # the single review's view is the page's, not this fragment's
 
 
+style = review_card.card_style(ctx)  # the cards' table style: once, outside the fragment (a turn does not re-send it)
+if style:
+    st.html(style)
 page_of_cards(shown, sort, marked)
 ctx.finish()

@@ -61,3 +61,33 @@ def test_page_turns_keep_the_url_state(demo_server, browser):
     text = settled(driver, ["← All reviews", f"Review {opened}"])
     assert _headers(text) == [opened] and parse_qs(urlparse(driver.current_url).query).get("review") == [opened]
     assert not driver.find_elements(By.CSS_SELECTOR, ERROR)
+
+
+_TABLE_STYLE = """return Array.from(document.querySelectorAll('table.kw-table'),
+    t => getComputedStyle(t).borderCollapse).concat(Array.from(document.querySelectorAll('tr.kw-dim'),
+    r => getComputedStyle(r).opacity));"""
+
+
+def test_keyword_tables_keep_their_style_across_page_turns(demo_server, browser):
+    """The keyword tables' style is given once per page, outside the page-of-cards fragment
+    (`review_card.card_style`): after a turn, which reruns only the fragment, and in a single review's view, every
+    table is still styled (collapsed borders, rows beyond k dimmed), no card carries a <style> and no CSS text shows."""
+    driver = browser
+    driver.get(f"{demo_server.url}/explorer?movie=ALL&sem=1&sas=1")
+    first = _cards(driver, "review(s) match · page 1 of 18")
+    _type(driver, "qp_p", "2")
+    second = _cards(driver, "review(s) match · page 2 of 18")
+    assert not set(first) & set(second), (first, second)
+    for view in ("page 2", "single review"):
+        styled = driver.execute_script(_TABLE_STYLE)
+        assert "collapse" in styled and set(styled) <= {"collapse", "0.6"}, (view, styled)
+        if view == "page 2":
+            cards = driver.execute_script(
+                "return Array.from(document.querySelectorAll('[data-testid=\"stHtml\"]'), e => e.innerHTML);"
+            )
+            styles = [card for card in cards if "<style" in card]  # the page's one style (Streamlit's event area)
+            assert len(styles) == 1 and styles[0].startswith("<style>") and len(cards) == 11, view
+            [b for b in driver.find_elements(By.CSS_SELECTOR, "button") if b.text == "Open this review"][0].click()
+            settled(driver, ["← All reviews", f"Review {second[0]}"], present=["table.kw-table"])
+        assert ".kw-table" not in driver.find_element(By.TAG_NAME, "body").text, view
+    assert not driver.find_elements(By.CSS_SELECTOR, ERROR)

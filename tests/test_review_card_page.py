@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dashboard import review_card
+from dashboard import keyword_html, review_card
 from dashboard.gt_lists import gt_lists
 from dashboard.selection import Selection
 from dashboard.state import Ctx
@@ -101,8 +101,10 @@ def test_page_card_data_equals_each_review_alone(demo_dataset, monkeypatch, sour
         review_card._card_parts.clear()
         html_alone, _ = review_card.card_html(ctx, row, kw, scores, ctx.selection.models[0])
         assert html_page == html_alone and "<table" in html_page if extras else html_page == html_alone
-        if extras:  # one style block for the card's keyword tables (a <style> per table cost a style pass each)
-            assert html_page.count("<style>") == 1
+        if extras:  # no style block in a card: the page gives the tables' style once (`card_style`)
+            assert "<style>" not in html_page and review_card.card_style(ctx) == keyword_html.TABLE_STYLE
+        else:
+            assert review_card.card_style(ctx) == ""
     review_card._card_parts.clear()  # the explorer's page of cards: each card as `card_html` builds it with the page
     cards = review_card.page_cards(ctx, page, kw, scores, ctx.selection.models[0])
     review_card._card_parts.clear()
