@@ -12,6 +12,7 @@ ranks, unsorted rows), from Parquet and from CSV.
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 
@@ -163,11 +164,17 @@ def _tidy_files(gt: pd.DataFrame, fmt: str) -> dict[str, bytes] | None:
         gt.to_parquet(buffer) if fmt == "parquet" else gt.to_csv(buffer, index=False)
     except Exception:  # a mix pyarrow cannot store: no such file exists
         return None
+    return {f"ground_truth.{fmt}": buffer.getvalue(), "predictions.parquet": _one_prediction()}
+
+
+@functools.cache
+def _one_prediction() -> bytes:
+    """A predictions file of one row (the same bytes beside every GT table: written once)."""
     predictions = io.BytesIO()
     pd.DataFrame(
         {"movie": ["b"], "review_id": ["r"], "model": ["m"], "rank": [0], "keyword": ["k"], "score": [1.0]}
     ).to_parquet(predictions)
-    return {f"ground_truth.{fmt}": buffer.getvalue(), "predictions.parquet": predictions.getvalue()}
+    return predictions.getvalue()
 
 
 def _ids(column: pd.Series) -> list:
