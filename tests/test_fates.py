@@ -255,13 +255,19 @@ def _adds_up(dataset, preset: str, k: int) -> None:
     assert not math.isnan(float(scores[f"p@{k}"].sum()))
 
 
+@pytest.fixture(scope="module")
+def semeval_runs(semeval_extracted):
+    """(the `kweval extract` files by model, SemEval2017 loaded with them): read by each preset's test, loaded once."""
+    files = {name: semeval_extracted(name) for name in ("yake", "firstphrases")}  # `kweval extract`, once a run
+    return files, load_dataset(str(SEMEVAL), predictions={m: str(p) for m, p in files.items()})
+
+
 @pytest.mark.keyphrase
 @pytest.mark.parametrize("preset", PRESETS)
-def test_semeval_fates_are_the_cli_per_document_numbers(tmp_path, capsys, semeval_extracted, preset):
+def test_semeval_fates_are_the_cli_per_document_numbers(tmp_path, capsys, semeval_runs, preset):
     from kweval.cli import main
 
-    files = {name: semeval_extracted(name) for name in ("yake", "firstphrases")}  # `kweval extract`, once a run
-    dataset = load_dataset(str(SEMEVAL), predictions={m: str(p) for m, p in files.items()})
+    files, dataset = semeval_runs
     _adds_up(dataset, preset, 5)
     per_review = tmp_path / "per_review.csv"
     argv = ["evaluate", str(SEMEVAL), "--protocol", preset, "--per-review", str(per_review), "--out", "-"]

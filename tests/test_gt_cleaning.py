@@ -12,6 +12,7 @@ ranks, unsorted rows), from Parquet and from CSV.
 
 from __future__ import annotations
 
+import functools
 import io
 import math
 
@@ -74,40 +75,38 @@ def plain_unranked(frame: pd.DataFrame) -> set[str]:
 
 
 def plain_clean_ground_truth(gt: pd.DataFrame, order: str = "file") -> pd.DataFrame:
-    """docs/metrics.md §1 on the strings: sort each list, normalize, drop empty and repeated keywords, re-rank."""
-    if "review_id" in gt:
-        doc = [
-            None if v is None or v is pd.NA or (isinstance(v, float) and v != v) or v == "" else str(v)
-            for v in gt["review_id"]
-        ]
+    """docs/metrics.md §1 on the strings, in plain Python: sort each list (stable), normalize, drop empty and repeated
+    keywords, re-rank."""
+    n = len(gt)
+    ids = gt["review_id"].tolist() if "review_id" in gt else [None] * n
+    doc = [None if v is None or v is pd.NA or (isinstance(v, float) and v != v) or v == "" else str(v) for v in ids]
+    movie, keyword, rank = gt["movie"].tolist(), gt["keyword"].tolist(), gt["rank"].tolist()
+    if order == "helpful":  # most helpful first, then least unhelpful; a missing count reads as 0
+        helpful = (-pd.to_numeric(gt["helpful"], errors="coerce").fillna(0.0)).tolist()
+        not_helpful = pd.to_numeric(gt["not_helpful"], errors="coerce").fillna(0.0).tolist()
+        votes = [(helpful[i], not_helpful[i]) for i in range(n)]
     else:
-        doc = [None] * len(gt)
-    work = pd.DataFrame(
-        {
-            "movie": gt["movie"].to_numpy(dtype=object),
-            "keyword": gt["keyword"].to_numpy(dtype=object),
-            "doc": pd.Series(doc, dtype=object).fillna("").to_numpy(dtype=object),
-            "review_id": pd.Series(doc, dtype=object).to_numpy(dtype=object),
-            "rank": gt["rank"].to_numpy(),
-            "row": np.arange(len(gt)),
-        }
-    )
-    by = ["movie", "doc"]
-    if order == "helpful":
-        work["neg_helpful"] = -pd.to_numeric(gt["helpful"], errors="coerce").fillna(0.0).to_numpy()
-        work["not_helpful"] = pd.to_numeric(gt["not_helpful"], errors="coerce").fillna(0.0).to_numpy()
-        by += ["neg_helpful", "not_helpful"]
-    work = work.sort_values(by + ["rank"], kind="stable", na_position="last")
-    work["norm"] = [normalize(k) if isinstance(k, str) else "" for k in work["keyword"]]
-    work = work[(work["norm"] != "") & ~work.duplicated(["movie", "doc", "norm"], keep="first")]
-    rank = work.groupby(["movie", "doc"], sort=False, dropna=False).cumcount().to_numpy()
+        votes = [()] * n
+    rows = sorted(range(n), key=lambda i: (movie[i], doc[i] or "", *votes[i], rank[i]))
+    seen: set[tuple] = set()
+    size: dict[tuple, int] = {}
+    out = []
+    for i in rows:
+        norm = normalize(keyword[i]) if isinstance(keyword[i], str) else ""
+        key = (movie[i], doc[i] or "")
+        if norm == "" or (*key, norm) in seen:
+            continue
+        seen.add((*key, norm))
+        size[key] = size.get(key, 0) + 1
+        out.append((movie[i], size[key] - 1, keyword[i], norm, doc[i]))
+    columns = list(zip(*out)) if out else [()] * 5
     return pd.DataFrame(
         {
-            "movie": work["movie"].tolist(),
-            "rank": rank.astype("int64"),
-            "keyword": work["keyword"].tolist(),
-            "norm": work["norm"].tolist(),
-            "review_id": work["review_id"].tolist(),
+            "movie": list(columns[0]),
+            "rank": np.array(columns[1], dtype="int64"),
+            "keyword": list(columns[2]),
+            "norm": list(columns[3]),
+            "review_id": list(columns[4]),
         }
     )
 
@@ -165,11 +164,17 @@ def _tidy_files(gt: pd.DataFrame, fmt: str) -> dict[str, bytes] | None:
         gt.to_parquet(buffer) if fmt == "parquet" else gt.to_csv(buffer, index=False)
     except Exception:  # a mix pyarrow cannot store: no such file exists
         return None
+    return {f"ground_truth.{fmt}": buffer.getvalue(), "predictions.parquet": _one_prediction()}
+
+
+@functools.cache
+def _one_prediction() -> bytes:
+    """A predictions file of one row (the same bytes beside every GT table: written once)."""
     predictions = io.BytesIO()
     pd.DataFrame(
         {"movie": ["b"], "review_id": ["r"], "model": ["m"], "rank": [0], "keyword": ["k"], "score": [1.0]}
     ).to_parquet(predictions)
-    return {f"ground_truth.{fmt}": buffer.getvalue(), "predictions.parquet": predictions.getvalue()}
+    return predictions.getvalue()
 
 
 def _ids(column: pd.Series) -> list:
