@@ -48,12 +48,12 @@ lint: $(VENV)/.dev
 # The browser tests mostly wait on a server and chromium: they run in BROWSER_JOBS processes (pytest-xdist), each with
 # its own shared demo server and browser (tests/browser.py); the rest in TEST_JOBS processes (one per core here), each
 # with one OpenBLAS thread: TEST_JOBS processes already fill the cores, and a second BLAS thread each only spins.
-# scripts/test_phases.sh runs the two at the same time (the browser tests' output after the rest's; fails if either does).
 BROWSER_JOBS ?= 2
 TEST_JOBS ?= 2
 
 test: $(VENV)/.dev browser lint
-	TEST_JOBS=$(TEST_JOBS) BROWSER_JOBS=$(BROWSER_JOBS) bash scripts/test_phases.sh
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q -m "not browser" -n $(TEST_JOBS)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -m browser -n $(BROWSER_JOBS)
 
 test-quick: $(VENV)/.dev
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -m "not slow and not browser"
