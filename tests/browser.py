@@ -154,9 +154,28 @@ def click_page_link(driver, title: str) -> None:
     link.click()
 
 
+def click_when_free(driver, css: str) -> None:
+    """Click the element `css` once it is there and nothing covers it: on a busy machine the page may still be laying
+    out (an element drawn above moves it, a rerun replaces it) when the click comes; look again until it lands."""
+    from selenium.common.exceptions import ElementClickInterceptedException, StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    def clicked() -> bool:
+        found = driver.find_elements(By.CSS_SELECTOR, css)
+        if not found:
+            return False
+        try:
+            found[0].click()
+            return True
+        except (ElementClickInterceptedException, StaleElementReferenceException):
+            return False
+
+    wait_until(clicked, f"nothing clickable at {css!r}")
+
+
 def click_radio_option(driver, label: str) -> None:
     """Click the radio option labelled `label`, once it is drawn (a shared browser may still show the last page)."""
-    from selenium.common.exceptions import StaleElementReferenceException
+    from selenium.common.exceptions import ElementClickInterceptedException, StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
     def clicked() -> bool:
@@ -173,7 +192,7 @@ def click_radio_option(driver, label: str) -> None:
                 return False
             option.click()
             return True
-        except StaleElementReferenceException:  # replaced by a rerun between finding and clicking: look again
+        except (StaleElementReferenceException, ElementClickInterceptedException):  # replaced or covered: again
             return False
 
     wait_until(clicked, f"no radio option {label!r}")

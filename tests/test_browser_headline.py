@@ -8,7 +8,7 @@ import re
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.browser import ERROR, SUMMARY_CHARTS, settled
+from tests.browser import ERROR, SUMMARY_CHARTS, click_when_free, settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -69,6 +69,6 @@ def test_metrics_doc_opens_on_the_summary(demo_server, browser):
     settled(driver, ["every metric's definition"], present=list(SUMMARY_CHARTS))
     hidden_too = driver.execute_script("return document.body.textContent")  # a closed expander's text included
     assert "Every number kweval reports is defined here" not in hidden_too  # closed: not sent to the browser at all
-    driver.find_element(By.CSS_SELECTOR, ".st-key-metrics_doc summary").click()
+    click_when_free(driver, ".st-key-metrics_doc summary")  # the charts above may still be moving it
     text = settled(driver, ["Every number kweval reports is defined here"], present=list(SUMMARY_CHARTS))
     assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
