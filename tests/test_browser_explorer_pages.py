@@ -35,9 +35,21 @@ def _cards(driver, text: str) -> list[str]:
 
 
 def _type(driver, key: str, value: str) -> None:
-    field = driver.find_element(By.CSS_SELECTOR, f".st-key-{key} input")
-    field.send_keys(Keys.CONTROL, "a")
-    field.send_keys(value, Keys.ENTER)
+    """Type `value` into the input `key` once it is drawn (a busy machine may still be redrawing it after a turn)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    def typed() -> bool:
+        found = driver.find_elements(By.CSS_SELECTOR, f".st-key-{key} input")
+        if not found:
+            return False
+        try:
+            found[0].send_keys(Keys.CONTROL, "a")
+            found[0].send_keys(value, Keys.ENTER)
+            return True
+        except StaleElementReferenceException:  # replaced by a rerun while typing: type it again
+            return False
+
+    wait_until(typed, f"no input {key!r}")
 
 
 def test_page_turns_keep_the_url_state(demo_server, browser):
