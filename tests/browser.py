@@ -154,23 +154,28 @@ def click_page_link(driver, title: str) -> None:
     link.click()
 
 
-def click_when_free(driver, css: str) -> None:
-    """Click the element `css` once it is there and nothing covers it: on a busy machine the page may still be laying
-    out (an element drawn above moves it, a rerun replaces it) when the click comes; look again until it lands."""
+def act_when_drawn(driver, css: str, act: Callable[[object], object], what: str) -> None:
+    """`act` on the first element `css` once it is there and takes the action: on a busy machine the page may still be
+    laying out (an element drawn above covers or moves it) or a rerun may replace it mid-way; look again until done."""
     from selenium.common.exceptions import ElementClickInterceptedException, StaleElementReferenceException
     from selenium.webdriver.common.by import By
 
-    def clicked() -> bool:
+    def done() -> bool:
         found = driver.find_elements(By.CSS_SELECTOR, css)
         if not found:
             return False
         try:
-            found[0].click()
+            act(found[0])
             return True
         except (ElementClickInterceptedException, StaleElementReferenceException):
             return False
 
-    wait_until(clicked, f"nothing clickable at {css!r}")
+    wait_until(done, what)
+
+
+def click_when_free(driver, css: str) -> None:
+    """Click the element `css` once it is there and nothing covers it (`act_when_drawn`)."""
+    act_when_drawn(driver, css, lambda element: element.click(), f"nothing clickable at {css!r}")
 
 
 def click_radio_option(driver, label: str) -> None:

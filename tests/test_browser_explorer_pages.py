@@ -11,7 +11,7 @@ import pytest
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from tests.browser import ERROR, settled, wait_until
+from tests.browser import ERROR, act_when_drawn, settled, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -36,20 +36,12 @@ def _cards(driver, text: str) -> list[str]:
 
 def _type(driver, key: str, value: str) -> None:
     """Type `value` into the input `key` once it is drawn (a busy machine may still be redrawing it after a turn)."""
-    from selenium.common.exceptions import StaleElementReferenceException
 
-    def typed() -> bool:
-        found = driver.find_elements(By.CSS_SELECTOR, f".st-key-{key} input")
-        if not found:
-            return False
-        try:
-            found[0].send_keys(Keys.CONTROL, "a")
-            found[0].send_keys(value, Keys.ENTER)
-            return True
-        except StaleElementReferenceException:  # replaced by a rerun while typing: type it again
-            return False
+    def typing(field) -> None:
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys(value, Keys.ENTER)
 
-    wait_until(typed, f"no input {key!r}")
+    act_when_drawn(driver, f".st-key-{key} input", typing, f"no input {key!r}")
 
 
 def test_page_turns_keep_the_url_state(demo_server, browser):
