@@ -48,7 +48,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from tests.browser import CHART, SUMMARY_CHARTS, chromium, server, settled, wait_until  # noqa: E402
+from tests.browser import CHART, SUMMARY_CHARTS, chromium, server, settled, type_into, wait_until  # noqa: E402
 
 DNLP = Path(os.environ.get("KWEVAL_SHARED") or REPO.parent / "shared") / "data" / "dnlp" / "Dataset"
 MODELS = "base,reranker,sentiment,sentiment_reranker"
@@ -102,13 +102,8 @@ def view(driver, url: str, text: str, charts: Sequence[str] = ()) -> float:
 
 
 def _set_number(driver, key: str, value: int) -> None:
-    """Type `value` into the number input of widget `key` and commit it (Enter), as a visitor does."""
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.common.keys import Keys
-
-    field = driver.find_element(By.CSS_SELECTOR, f".st-key-{key} input")
-    field.send_keys(Keys.CONTROL, "a")
-    field.send_keys(str(value), Keys.ENTER)
+    """Type `value` into the number input of widget `key` and commit it (Enter), as a visitor does (`type_into`)."""
+    type_into(driver, f".st-key-{key} input", str(value))
 
 
 Spent = dict[str, float]  # {"server": CPU s, "browser": CPU s} of one step

@@ -15,7 +15,14 @@ How a browser test uses them (the fixtures are in tests/conftest.py):
 - ``settled(driver, texts, present=...)``: wait until the run is over, the texts are shown and every CSS selector
   of ``present`` matches (e.g. ``CHART`` for a drawn chart: plotly, Vega-Lite or the Summary's SVG); it returns the
   page's text.
-  ``wait_until(condition, what)`` waits for anything else.
+  ``wait_until(condition, what)`` waits for anything else; a condition that meets an element being replaced or not
+  yet there (stale, absent, not yet interactable) is only not met yet.
+- Never act on an element found once: a busy machine may still be laying the page out (a chart drawn above moves
+  it, covers it) or a rerun may replace it between the find and the act.  Every click, typing and hover goes
+  through ``act_when_drawn(driver, find, act, what)`` (find it, act, look again when covered or replaced), or its
+  shorthands ``click_when_free`` (a CSS selector), ``click_button`` (a button's label), ``click_text`` (an
+  element's text), ``click_page_link``, ``click_radio_option`` and ``type_into``; what a rerun may replace is read in
+  one script (``link_hrefs``).  No fixed sleeps: after an act, wait for what it shows (``settled``, ``wait_until``).
 """
 
 from __future__ import annotations
@@ -33,7 +40,17 @@ from pathlib import Path
 from typing import TypeVar
 
 from selenium import webdriver
+from selenium.common.exceptions import (
+    ElementClickInterceptedException,
+    ElementNotInteractableException,
+    NoSuchElementException,
+    StaleElementReferenceException,
+    TimeoutException,
+    WebDriverException,
+)
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.common.keys import Keys
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -58,15 +75,32 @@ POLL = 0.25
 T = TypeVar("T")
 
 
+# What a page that is still being drawn or rerun throws at a find or an act: the element replaced (stale), not there
+# yet (a nested find), not yet shown or enabled, or covered by another (a chart above still moving it).
+CHANGING = (
+    StaleElementReferenceException,
+    NoSuchElementException,
+    ElementNotInteractableException,
+    ElementClickInterceptedException,
+)
+
+
 def wait_until(condition: Callable[[], T], what: Callable[[], str] | str, timeout: float = DEADLINE) -> T:
-    """`condition()`'s first truthy value, polled until `timeout` seconds; AssertionError saying `what` after."""
+    """`condition()`'s first truthy value, polled until `timeout` seconds; AssertionError saying `what` after.  A
+    condition raising one of `CHANGING` (the page still being drawn or rerun) is not met yet."""
     deadline = time.monotonic() + timeout
+    last: WebDriverException | None = None
     while True:
-        value = condition()
-        if value:
-            return value
+        try:
+            value = condition()
+        except CHANGING as exc:
+            last = exc
+        else:
+            if value:
+                return value
         if time.monotonic() > deadline:
-            raise AssertionError(what() if callable(what) else what)
+            said = what() if callable(what) else what
+            raise AssertionError(said + (f" (last: {type(last).__name__}: {last.msg})" if last else ""))
         time.sleep(POLL)
 
 
@@ -88,8 +122,6 @@ return {
 def page_state(driver, present: Sequence[str] = ()) -> dict:
     """The page's state now: script (run state), connection, stale (count), errors, text, present (counts); all
     empty while the browser is too busy to answer (a starved renderer answers no script for a while)."""
-    from selenium.common.exceptions import TimeoutException
-
     try:
         return driver.execute_script(_STATE, ERROR, list(present))
     except TimeoutException:
@@ -135,8 +167,6 @@ def settled(driver, texts: Sequence[str], timeout: float = DEADLINE, present: Se
 
 def page_links(driver) -> list:
     """The sidebar's page links (dashboard/sidebar.py)."""
-    from selenium.webdriver.common.by import By
-
     return driver.find_elements(By.CSS_SELECTOR, PAGE_LINK)
 
 
@@ -145,30 +175,33 @@ def link_hrefs(driver) -> list[str]:
     return driver.execute_script("return Array.from(document.querySelectorAll(arguments[0]), a => a.href);", PAGE_LINK)
 
 
-def click_page_link(driver, title: str) -> None:
-    """Click the sidebar's link whose label ends with `title`, once it is there."""
-    link = wait_until(
-        lambda: next((a for a in page_links(driver) if a.text.strip().endswith(title)), None),
-        lambda: f"no navigation link {title!r} in {[a.text for a in page_links(driver)]}",
+def _texts(driver, css: str) -> list[str]:
+    """The texts of the elements `css`, read in one script (for a failure's message: they may be replaced)."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll(arguments[0]), e => e.innerText.trim());", css
     )
-    link.click()
 
 
-def act_when_drawn(driver, css: str, act: Callable[[object], object], what: str) -> None:
-    """`act` on the first element `css` once it is there and takes the action: on a busy machine the page may still be
-    laying out (an element drawn above covers or moves it) or a rerun may replace it mid-way; look again until done."""
-    from selenium.common.exceptions import ElementClickInterceptedException, StaleElementReferenceException
-    from selenium.webdriver.common.by import By
+def act_when_drawn(
+    driver, find: str | Callable[[], object], act: Callable[[object], object], what: Callable[[], str] | str
+) -> None:
+    """`act` on the element `find` (a CSS selector: its first match; or a function returning the element, None while
+    there is none) once it is there and takes the action: on a busy machine the page may still be laying out (an
+    element drawn above covers or moves it) or a rerun may replace it mid-way; find it again until done (`CHANGING`).
+    Only the act that raised is repeated: make it one that can be (typing selects what the field holds first)."""
+
+    def first() -> object:
+        found = driver.find_elements(By.CSS_SELECTOR, find)
+        return found[0] if found else None
+
+    locate = first if isinstance(find, str) else find
 
     def done() -> bool:
-        found = driver.find_elements(By.CSS_SELECTOR, css)
-        if not found:
+        element = locate()
+        if element is None:
             return False
-        try:
-            act(found[0])
-            return True
-        except (ElementClickInterceptedException, StaleElementReferenceException):
-            return False
+        act(element)
+        return True
 
     wait_until(done, what)
 
@@ -178,29 +211,67 @@ def click_when_free(driver, css: str) -> None:
     act_when_drawn(driver, css, lambda element: element.click(), f"nothing clickable at {css!r}")
 
 
+def click_button(driver, label: str, index: int = 0) -> None:
+    """Click the `index`-th button labelled `label` once there are that many and nothing covers it."""
+
+    def button() -> object:
+        found = [b for b in driver.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == label]
+        return found[index] if len(found) > index else None
+
+    act_when_drawn(
+        driver,
+        button,
+        lambda element: element.click(),
+        lambda: f"no button {label!r} number {index + 1} to click in {_texts(driver, 'button')}",
+    )
+
+
+def click_text(driver, text: str) -> None:
+    """Click the element whose own text contains `text` (an expander's label, say), once it is there and free."""
+    act_when_drawn(
+        driver,
+        lambda: next(iter(driver.find_elements(By.XPATH, f"//*[contains(text(), {text!r})]")), None),
+        lambda element: element.click(),
+        f"nothing to click with the text {text!r}",
+    )
+
+
+def type_into(driver, css: str, value: str) -> None:
+    """Type `value` and Enter into the input `css` once it is drawn, replacing what it holds (a busy machine may still
+    be redrawing it after a page turn or a rerun)."""
+
+    def typing(field) -> None:
+        field.send_keys(Keys.CONTROL, "a")
+        field.send_keys(value, Keys.ENTER)
+
+    act_when_drawn(driver, css, typing, f"no input {css!r} to type {value!r} into")
+
+
+def click_page_link(driver, title: str) -> None:
+    """Click the sidebar's link whose label ends with `title`, once it is there and free."""
+    act_when_drawn(
+        driver,
+        lambda: next((a for a in page_links(driver) if a.text.strip().endswith(title)), None),
+        lambda element: element.click(),
+        lambda: f"no navigation link {title!r} to click in {_texts(driver, PAGE_LINK)}",
+    )
+
+
 def click_radio_option(driver, label: str) -> None:
     """Click the radio option labelled `label`, once it is drawn (a shared browser may still show the last page)."""
-    from selenium.common.exceptions import ElementClickInterceptedException, StaleElementReferenceException
-    from selenium.webdriver.common.by import By
-
-    def clicked() -> bool:
-        try:
-            option = next(
-                (
-                    e
-                    for e in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stRadio"] label')
-                    if e.text.strip() == label
-                ),
-                None,
-            )
-            if option is None:
-                return False
-            option.click()
-            return True
-        except (StaleElementReferenceException, ElementClickInterceptedException):  # replaced or covered: again
-            return False
-
-    wait_until(clicked, f"no radio option {label!r}")
+    act_when_drawn(
+        driver,
+        lambda: next(
+            (
+                e
+                for e in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stRadio"] label')
+                if e.text.strip() == label
+            ),
+            None,
+        ),
+        lambda element: element.click(),
+        f"no radio option {label!r}",
+    )
 
 
 # ---------------------------------------------------------------------------------------------

@@ -9,7 +9,7 @@ import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 
-from tests.browser import settled, wait_until
+from tests.browser import act_when_drawn, settled, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -21,15 +21,23 @@ def test_a_clicked_point_opens_its_review(demo_server, browser):
     driver = browser
     driver.get(f"{demo_server.url}/compare?movie=ALL")
     settled(driver, ["Reviews by difference"], present=[POINTS])
-    point = driver.find_elements(By.CSS_SELECTOR, POINTS)[-1]  # drawn last: on top of any point under it
-    driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", point)
-    ActionChains(driver).move_to_element(point).perform()
-    tooltip = wait_until(
-        lambda: next((e.text for e in driver.find_elements(By.CSS_SELECTOR, TOOLTIP) if e.text.strip()), None),
-        "no tooltip over the point",
-    )
+
+    def last_point():  # drawn last: on top of any point under it
+        return next(reversed(driver.find_elements(By.CSS_SELECTOR, POINTS)), None)
+
+    def tooltip_shown() -> str | None:  # point at the point until Vega-Lite shows its tooltip
+        point = last_point()
+        shown = next((e.text for e in driver.find_elements(By.CSS_SELECTOR, TOOLTIP) if e.text.strip()), None)
+        if point is not None and not shown:
+            driver.execute_script("arguments[0].scrollIntoView({block: 'center'})", point)
+            ActionChains(driver).move_to_element(point).perform()
+        return shown
+
+    tooltip = wait_until(tooltip_shown, "no tooltip over the point")
     cells = dict(line.split(maxsplit=1) for line in tooltip.splitlines() if " " in line.strip())
-    ActionChains(driver).move_to_element(point).click().perform()
+    act_when_drawn(
+        driver, last_point, lambda point: ActionChains(driver).move_to_element(point).click().perform(), "no point"
+    )
     wait_until(lambda: "/explorer" in driver.current_url, lambda: f"the click opened {driver.current_url}")
     query = parse_qs(urlparse(driver.current_url).query)
     assert (query["movie"], query["review"]) == ([cells["movie"]], [cells["review"]]), (tooltip, driver.current_url)

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.browser import ERROR, chromium, link_hrefs, server, settled, wait_until
+from tests.browser import ERROR, act_when_drawn, chromium, link_hrefs, server, settled, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -64,23 +64,22 @@ def _cosines(driver) -> list[str]:
 def _choose(driver, label: str, option: str) -> None:
     """Pick `option` in the sidebar selectbox labelled `label`, as a visitor does (typing it when the list does not
     open on the click)."""
-    box = next(
-        b
-        for b in driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebar"] [data-testid="stSelectbox"]')
-        if label in b.text
-    )
-    field = box.find_element(By.CSS_SELECTOR, "input")
-    field.click()
+
+    def field():
+        boxes = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stSidebar"] [data-testid="stSelectbox"]')
+        return next((b.find_element(By.CSS_SELECTOR, "input") for b in boxes if label in b.text), None)
+
+    act_when_drawn(driver, field, lambda box: box.click(), f"no selectbox {label!r}")
     polls = []
 
     def option_shown():
         found = [o for o in driver.find_elements(By.CSS_SELECTOR, '[role="option"]') if o.text.strip() == option]
         polls.append(bool(found))
         if not found and len(polls) == 12:  # the list did not open on the click: type into the box to filter it
-            field.send_keys(option)
+            act_when_drawn(driver, field, lambda box: box.send_keys(option), f"no selectbox {label!r}")
         return found[0] if found else None
 
-    wait_until(option_shown, f"no option {option!r} in {label!r}").click()
+    act_when_drawn(driver, option_shown, lambda shown: shown.click(), f"no option {option!r} in {label!r}")
 
 
 def test_a_shared_link_reopens_a_non_default_embedding_backend(demo_server, browser):

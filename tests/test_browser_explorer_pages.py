@@ -9,9 +9,8 @@ from urllib.parse import parse_qs, urlparse
 
 import pytest
 from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
 
-from tests.browser import ERROR, act_when_drawn, settled, wait_until
+from tests.browser import ERROR, click_button, settled, type_into, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -36,12 +35,7 @@ def _cards(driver, text: str) -> list[str]:
 
 def _type(driver, key: str, value: str) -> None:
     """Type `value` into the input `key` once it is drawn (a busy machine may still be redrawing it after a turn)."""
-
-    def typing(field) -> None:
-        field.send_keys(Keys.CONTROL, "a")
-        field.send_keys(value, Keys.ENTER)
-
-    act_when_drawn(driver, f".st-key-{key} input", typing, f"no input {key!r}")
+    type_into(driver, f".st-key-{key} input", value)
 
 
 def test_page_turns_keep_the_url_state(demo_server, browser):
@@ -61,7 +55,7 @@ def test_page_turns_keep_the_url_state(demo_server, browser):
     driver.get(f"{demo_server.url}/explorer?movie=ALL&p=3")
     third = _cards(driver, "review(s) match · page 3 of 18")
     opened = third[1]
-    [b for b in driver.find_elements(By.CSS_SELECTOR, "button") if b.text == "Open this review"][1].click()
+    click_button(driver, "Open this review", 1)
     text = settled(driver, ["← All reviews", f"Review {opened}"])
     assert _headers(text) == [opened] and parse_qs(urlparse(driver.current_url).query).get("review") == [opened]
     assert not driver.find_elements(By.CSS_SELECTOR, ERROR)
@@ -91,7 +85,7 @@ def test_keyword_tables_keep_their_style_across_page_turns(demo_server, browser)
             )
             styles = [card for card in cards if "<style" in card]  # the page's one style (Streamlit's event area)
             assert len(styles) == 1 and styles[0].startswith("<style>") and len(cards) == 11, view
-            [b for b in driver.find_elements(By.CSS_SELECTOR, "button") if b.text == "Open this review"][0].click()
+            click_button(driver, "Open this review")
             settled(driver, ["← All reviews", f"Review {second[0]}"], present=["table.kw-table"])
         assert ".kw-table" not in driver.find_element(By.TAG_NAME, "body").text, view
     assert not driver.find_elements(By.CSS_SELECTOR, ERROR)

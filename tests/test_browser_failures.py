@@ -8,27 +8,38 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
-from selenium.webdriver.common.keys import Keys
 
 from kweval.judgments import read_store
-from tests.browser import CHART, ERROR, page_state, settled, wait_until
+from tests.browser import (
+    CHART,
+    ERROR,
+    click_button,
+    click_text,
+    page_state,
+    settled,
+    type_into,
+    wait_until,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 QUERY = "movie=ALL&models=keybert,yake,keybert_vader&k=5"
 
 
-def _button(driver, label: str):
-    return wait_until(
-        lambda: next((b for b in driver.find_elements(By.CSS_SELECTOR, "button") if b.text.strip() == label), None),
-        f"no button {label!r}",
-    )
+ANNOTATOR = '[data-testid="stSidebar"] input[aria-label^="Annotator"]'
+HOVER = ".hoverlayer .hovertext"  # plotly's hover label: the point under the pointer, the one a click selects
 
 
 def _annotator_set(driver, name: str) -> bool:
-    """Whether the sidebar's Annotator field holds `name` and the run it started is over."""
-    field = driver.find_element(By.CSS_SELECTOR, '[data-testid="stSidebar"] input[aria-label^="Annotator"]')
-    return field.get_attribute("value") == name and page_state(driver)["script"] == "notRunning"
+    """Whether the sidebar's Annotator field holds `name` and the run it started is over (read in one script: a rerun
+    may replace the field)."""
+    value = driver.execute_script("const e = document.querySelector(arguments[0]); return e && e.value;", ANNOTATOR)
+    return value == name and page_state(driver)["script"] == "notRunning"
+
+
+def _links(driver) -> list[list[str]]:
+    """Every link's text and href, read in one script."""
+    return driver.execute_script("return Array.from(document.querySelectorAll('a'), a => [a.innerText, a.href]);")
 
 
 def test_failures_to_filtered_explorer_to_a_judgment(demo_server, browser):
@@ -38,20 +49,22 @@ def test_failures_to_filtered_explorer_to_a_judgment(demo_server, browser):
     assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
     drawn = wait_until(lambda: len(driver.find_elements(By.CSS_SELECTOR, CHART)) >= 2, "the two charts are not drawn")
     assert drawn and len(driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPlotlyChart"]')) == 2
-    link = next(a for a in driver.find_elements(By.CSS_SELECTOR, "a") if "yake · near" in a.text)
-    driver.get(link.get_attribute("href"))  # markdown links open a new tab; follow it in this one
+    href = wait_until(
+        lambda: next((h for t, h in _links(driver) if "yake · near" in t), None),
+        lambda: f"no link 'yake · near' in {[t for t, _ in _links(driver)]}",
+    )
+    driver.get(href)  # markdown links open a new tab; follow it in this one
     # the filtered cards come with the run that shows "review(s) match", a poll or two after on a busy machine
     settled(driver, ["Review explorer", "Filtered:", "review(s) match"], present=[".kw-category.kw-near_lexical"])
     query = parse_qs(urlparse(driver.current_url).query)
     assert query.get("category") == ["near_lexical"] and query.get("model") == ["yake"], driver.current_url
-    _button(driver, "Open this review").click()
+    click_button(driver, "Open this review")
     settled(driver, ["← All reviews", "Judge the keywords"])
-    name = driver.find_element(By.CSS_SELECTOR, '[data-testid="stSidebar"] input[aria-label^="Annotator"]')
-    name.send_keys("reader1", Keys.ENTER)
+    type_into(driver, ANNOTATOR, "reader1")
     wait_until(lambda: _annotator_set(driver, "reader1"), "the annotator's name was not taken")
     settled(driver, ["Judge the keywords"])
-    driver.find_element(By.XPATH, "//*[contains(text(), 'Judge the keywords')]").click()
-    _button(driver, "Save the judgment").click()
+    click_text(driver, "Judge the keywords")
+    click_button(driver, "Save the judgment")
     settled(driver, ["Saved:", "by reader1"])
     stores = list((demo_server.cache_dir / "judgments").glob("*.sqlite"))
     assert len(stores) == 1
@@ -64,12 +77,23 @@ def test_a_click_on_a_bar_segment_opens_the_explorer_filtered(demo_server, brows
     driver = browser
     driver.get(f"{demo_server.url}/failures?{QUERY}")
     settled(driver, ["Why did my model fail?", "of its keywords are hits"], present=[CHART])
-    chart = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPlotlyChart"]')[0]
-    bars = wait_until(
-        lambda: [b for b in chart.find_elements(By.CSS_SELECTOR, "g.trace.bars g.point path") if b.size["width"] > 8],
-        "no bar segment drawn",
-    )
-    ActionChains(driver).move_to_element(bars[0]).pause(0.5).click().perform()  # plotly's overlay takes it
+
+    def bar():  # the first chart's first segment wide enough to point at
+        chart = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPlotlyChart"]')[:1]
+        bars = chart and chart[0].find_elements(By.CSS_SELECTOR, "g.trace.bars g.point path")
+        return next((b for b in bars or [] if b.size["width"] > 8), None)
+
+    def clicked() -> bool:  # point at the segment until plotly shows its hover label, then click: its overlay takes it
+        segment = bar()
+        if segment is None:
+            return False
+        if not driver.find_elements(By.CSS_SELECTOR, HOVER):
+            ActionChains(driver).move_to_element(segment).perform()
+            return False
+        ActionChains(driver).click().perform()
+        return True
+
+    wait_until(clicked, "no bar segment drawn to point at and click")
     wait_until(lambda: urlparse(driver.current_url).path == "/explorer", lambda: f"still at {driver.current_url}")
     query = parse_qs(urlparse(driver.current_url).query)
     assert query.get("category"), driver.current_url

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 from selenium.webdriver.common.by import By
 
+from tests.browser import click_text
 from tests.helpers import REPO
 from tests.test_browser import ERROR, _chromium, _server, _settled
 
@@ -26,6 +27,6 @@ def test_the_explorer_marks_grounding_and_shows_the_raw_response(tmp_path):
         title = marks["unsupported"][0].get_attribute("title")
         assert title.startswith("unsupported by the text: nearest ‘"), title
         assert "time travel: nearest ‘" in text  # the support below the card: visible, no hover needed
-        driver.find_element(By.XPATH, "//*[contains(text(), 'raw response')]").click()
+        click_text(driver, "raw response")
         shown = _settled(driver, ["The response as given", 'Keywords: "dogfight"'])
         assert "Read as" in shown and "time travel" in shown

@@ -52,7 +52,7 @@ def test_build_report_shows_its_stages_then_the_download(demo_server, browser):
     driver = browser
     driver.get(f"{demo_server.url}/summary?movie=ALL&models=keybert,yake")
     settled(driver, ["At a glance", "Build report"])
-    driver.find_element(By.CSS_SELECTOR, ".st-key-build_report button").click()
+    click_when_free(driver, ".st-key-build_report button")
     text = settled(driver, ["Report ready: ", "Download report"], present=[".st-key-download_report button"])
     assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
     assert re.search(r"Report ready: \S+\.html \(\d+(\.\d)? (MB|KB)\)", text), text[:2000]

@@ -9,7 +9,7 @@ from selenium.webdriver.common.by import By
 from dashboard.escape import fmt_num
 from kweval.data import load_dataset
 from kweval.keyphrase.dataset_protocol import protocol_scores
-from tests.browser import click_page_link, click_radio_option
+from tests.browser import click_button, click_page_link, click_radio_option
 from tests.test_browser import ERROR, _chromium, _server, _settled
 from tests.test_browser_protocol import _protocol
 from tests.test_page_headline import _collection
@@ -29,8 +29,7 @@ def test_pke_from_summary_to_one_document(tmp_path):
         click_page_link(driver, "Document explorer")
         text = _settled(driver, ["Document explorer", "Under the pke preset", "document(s) match"])
         assert _protocol(driver) == ["pke"] and "URL parameter" not in text, driver.current_url
-        buttons = [b for b in driver.find_elements(By.CSS_SELECTOR, "button") if b.text == "Open this document"]
-        buttons[1].click()  # the second document of the collection: d2
+        click_button(driver, "Open this document", 1)  # the second document of the collection: d2
         text = _settled(driver, ["Document d2", "Under the pke preset", "match: the pke preset"])
         assert _protocol(driver) == ["pke"] and not driver.find_elements(By.CSS_SELECTOR, ERROR)
         for model in ("first", "reversed"):  # each model's line: pke's per-document numbers of d2

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.browser import CHART, wait_until
+from tests.browser import CHART, link_hrefs, wait_until
 from tests.test_browser import ERROR, _chromium, _server, _settled
 from tests.test_page_headline import _collection
 
@@ -27,5 +27,5 @@ def test_protocols_page_from_a_direct_link(tmp_path):
         wait_until(lambda: driver.find_elements(By.CSS_SELECTOR, CHART), "the waterfall is not drawn")
         found = parse_qs(urlparse(driver.current_url).query)
         assert found["from"] == ["meng"] and found["to"] == ["kpeval"] and found["metric"] == ["f1@M"]
-        links = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPageLink-NavLink"]')
-        assert "/protocols" in {urlparse(a.get_attribute("href")).path for a in links}
+        hrefs = wait_until(lambda: link_hrefs(driver), "no page link in the sidebar")
+        assert "/protocols" in {urlparse(h).path for h in hrefs}, hrefs
