@@ -14,7 +14,15 @@ from hypothesis import strategies as st
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.stats import bootstrap, increments, swaps
 from kweval.stats.bootstrap import resampled_sums
-from kweval.stats.increments import KeptSums, by_review_products, grid_exponents, on_grid, rounding
+from kweval.stats.increments import (
+    ONE_THREAD_PRODUCT,
+    KeptSums,
+    by_review_products,
+    grid_exponents,
+    on_grid,
+    one_thread_rows,
+    rounding,
+)
 from kweval.stats.paired import N_PERM, SEED, paired_randomization_test
 from tests.helpers import DNLP
 
@@ -116,6 +124,25 @@ def test_a_few_changed_rows_are_an_increment_and_most_rows_from_scratch():
     paths.clear()
     run(values)  # the same values again: read back, nothing computed
     assert paths == []
+
+
+@pytest.mark.parametrize(("columns", "width"), [(9, 2000), (12, 2000), (6, 10000), (1, 10), (80, 10000)])
+def test_one_thread_blocks_keep_each_product_below_the_bound_and_every_sum(columns, width):
+    """Speed trick "one-thread blocks": every block product of `by_review_products` stays below ONE_THREAD_PRODUCT
+    (m·n·k; one row at least), and the sums equal the plain product bit for bit (the τ step's shapes: 9 and 12
+    columns × 2,000 resamples, 6 × 10,000 swap bits; and the extremes)."""
+    rng = np.random.default_rng(columns)
+    n = 300
+    weights = rng.integers(0, 4, size=(width, n)).astype(np.uint16)
+    values = on_grid(v := rng.integers(-3, 4, size=(n, columns)) / 6.0, grid_exponents(n, v))
+    rows = np.sort(rng.choice(n, 200, replace=False))
+    block = one_thread_rows(columns, width, 32)
+    assert 1 <= block <= 32 and (block == 1 or block * columns * width < ONE_THREAD_PRODUCT)
+    assert block == 32 or (block + 1) * columns * width >= ONE_THREAD_PRODUCT  # as large as the bound allows
+    blocks: list[int] = []  # the rows of each block, as `expand` sees them (after one row for the width)
+    got = by_review_products(np.ascontiguousarray(weights.T), rows, values[rows], lambda p: blocks.append(len(p)) or p)
+    assert np.array_equal(got, weights[:, rows].astype("float64") @ values[rows])
+    assert blocks[1:] == [min(block, len(rows) - start) for start in range(0, len(rows), block)]
 
 
 def test_kept_sums_stay_within_their_bytes_and_are_safe_across_threads():

@@ -75,7 +75,7 @@ def resampled_sums(n: int, values: np.ndarray, n_boot: int = N_BOOT, seed: int =
         return np.concatenate([small_products(c, v) for c in chunks], axis=0)
 
     def increment(rows: np.ndarray, change: np.ndarray) -> np.ndarray:
-        return by_review_products(_counts_by_review(n, n_boot, seed)[0], rows, change, block=32)
+        return by_review_products(_counts_by_review(n, n_boot, seed)[0], rows, change)
 
     if isinstance(chunks, tuple):  # kept draws
         sums = kept_sums.sums(("counts", n, n_boot, seed), columns, grids, scratch, increment)

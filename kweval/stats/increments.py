@@ -61,24 +61,44 @@ def rounding(grids: np.ndarray) -> np.ndarray:
     return np.ldexp(1.0, -np.asarray(grids, dtype=np.int64) - 1)
 
 
+# m·n·k of a product below which OpenBLAS computes it with one thread (interface/gemm.c: 2 × SMP_THRESHOLD_MIN 65,536
+# × GEMM_MULTITHREAD_THRESHOLD 4); above it, it wakes its thread pool, which on a busy machine spins waiting
+ONE_THREAD_PRODUCT = 524_288
+
+
+def one_thread_rows(columns: int, width: int, most: int) -> int:
+    """Speed trick "one-thread blocks": the rows of a block of `by_review_products` (at most `most`, at least 1) whose
+    product, ``(columns × rows) @ (rows × width)``, stays below `ONE_THREAD_PRODUCT`: one thread's work in cache.  A
+    block of 32 reviews of the τ step's 9 or 12 columns × 2,000 resamples was above it: OpenBLAS split each of ~90
+    small products between threads: 0.33-0.57 s of CPU (0.8-1.3 s wall) at load 22 on 2 cores, against 0.015-0.021 s
+    in blocks of 29 and 21 (bench/bench_tau_kernels.py).  The block changes no sum: the values are on their grid (the
+    module docstring), so `by_review_products` is equal bit for bit whatever the block (tests/test_stats_increments.py
+    against the plain product)."""
+    return max(1, min(most, (ONE_THREAD_PRODUCT - 1) // max(columns * width, 1)))
+
+
 def by_review_products(
     by_review: np.ndarray,
     rows: np.ndarray,
     change: np.ndarray,
     expand: Callable[[np.ndarray], np.ndarray] | None = None,
-    block: int = 8,
+    block: int = 32,
 ) -> np.ndarray:
     """``W[:, rows] @ change`` (draws × columns) from the draws stored one row per review (`by_review`: W
-    transposed, e.g. bits packed along the draws, `expand` unpacking them), `block` reviews at a time: the work is
-    proportional to the changed rows (a gather of whole rows), not to every review."""
+    transposed, e.g. bits packed along the draws, `expand` unpacking them), up to `block` reviews at a time
+    (`one_thread_rows`: fewer where a block's product would take OpenBLAS's threads): the work is proportional to the
+    changed rows (a gather of whole rows), not to every review."""
+    if not len(rows):
+        raise ValueError("by_review_products: no rows")
+    width = by_review.shape[1] if expand is None else expand(by_review[rows[:1]]).shape[1]
+    block = one_thread_rows(change.shape[1], width, block)
     out: np.ndarray | None = None
     for start in range(0, len(rows), block):
         part = by_review[rows[start : start + block]]
         part = (part if expand is None else expand(part)).astype("float64")
         product = change[start : start + block].T @ part
         out = product if out is None else np.add(out, product, out=out)
-    if out is None:
-        raise ValueError("by_review_products: no rows")
+    assert out is not None
     return out.T
 
 
