@@ -91,7 +91,18 @@ def by_review_products(
     if not len(rows):
         raise ValueError("by_review_products: no rows")
     width = by_review.shape[1] if expand is None else expand(by_review[rows[:1]]).shape[1]
-    block = one_thread_rows(change.shape[1], width, block)
+    return _blocked_products(by_review, rows, change, expand, one_thread_rows(change.shape[1], width, block))
+
+
+def _blocked_products(
+    by_review: np.ndarray,
+    rows: np.ndarray,
+    change: np.ndarray,
+    expand: Callable[[np.ndarray], np.ndarray] | None,
+    block: int,
+) -> np.ndarray:
+    """The kernel of `by_review_products`: its product in blocks of exactly `block` reviews (the last one shorter),
+    whatever their size (bench/bench_tau_kernels.py times it at the blocks used before "one-thread blocks")."""
     out: np.ndarray | None = None
     for start in range(0, len(rows), block):
         part = by_review[rows[start : start + block]]
