@@ -18,6 +18,11 @@ $(BIN)/python:
 
 # --no-compile: the venv is writable, so Python compiles what is imported on first use; pip's compiling of every file
 # of every package (torch's thousands) cost ~75 s of CPU per fresh venv.  The image compiles ahead (Dockerfile).
+# "On first use" only if Python may write its bytecode: an environment that sets PYTHONDONTWRITEBYTECODE (this CI's
+# does, as do many images) makes every process compile torch, transformers and pandas again on import, ~14 s of CPU
+# each (bench/bench_imports.py); the tests start dozens (test workers, servers, CLI runs).  The venv is the
+# project's own, so nothing make starts inherits it.
+unexport PYTHONDONTWRITEBYTECODE
 $(VENV)/.runtime: requirements.txt pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --no-compile -r requirements.txt
 	$(BIN)/pip install --no-compile --no-deps -e .

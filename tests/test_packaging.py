@@ -11,6 +11,7 @@ import json
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -150,3 +151,16 @@ def test_the_image_check_opens_every_page():
             assert 'st.title(f"{WORDS.review} explorer")' in source and title == "Review explorer"
         else:
             assert f'st.title("{title}")' in source, name
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="GNU make is not installed")
+def test_what_make_starts_may_cache_its_bytecode():
+    """An environment setting PYTHONDONTWRITEBYTECODE (this CI's does) reaches no process that make starts: the venv
+    is the project's own, and without its bytecode cached every test process recompiled torch, transformers and
+    pandas on import (bench/bench_imports.py)."""
+    show = "show: ; @python3 -c 'import sys; print(sys.flags.dont_write_bytecode)'"
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    command = ["make", "-s", "--no-print-directory", "--eval", show, "show"]
+    out = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "0"
