@@ -158,7 +158,7 @@ def test_what_make_starts_may_cache_its_bytecode():
     """An environment setting PYTHONDONTWRITEBYTECODE (this CI's does) reaches no process that make starts: the venv
     is the project's own, and without its bytecode cached every test process recompiled torch, transformers and
     pandas on import (bench/bench_imports.py)."""
-    show = "show: ; @python3 -c 'import sys; print(sys.flags.dont_write_bytecode)'"
+    show = f"show: ; @{shlex.quote(sys.executable)} -c 'import sys; print(sys.flags.dont_write_bytecode)'"
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     command = ["make", "-s", "--no-print-directory", "--eval", show, "show"]
     out = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
