@@ -53,14 +53,11 @@ lint: $(VENV)/.dev
 # The browser tests mostly wait on a server and chromium: they run in BROWSER_JOBS processes (pytest-xdist), each with
 # its own shared demo server and browser (tests/browser.py); the rest in TEST_JOBS processes (one per core here), each
 # with one OpenBLAS thread: TEST_JOBS processes already fill the cores, and a second BLAS thread each only spins.
-# --dist loadscope: a module's tests go to one process, so what its module-scoped fixtures build (a wheel installed
-# into a fresh venv, a Dask cluster, a DNLP slice embedded) is built once, not once in each process (540 s of the
-# non-browser run against 593 s, 975 s of CPU against 1,057 s, on this 2-core machine).
 BROWSER_JOBS ?= 2
 TEST_JOBS ?= 2
 
 test: $(VENV)/.dev browser lint
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q -m "not browser" -n $(TEST_JOBS) --dist loadscope
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q -m "not browser" -n $(TEST_JOBS)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -m browser -n $(BROWSER_JOBS)
 
 test-quick: $(VENV)/.dev
