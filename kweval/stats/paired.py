@@ -266,23 +266,23 @@ def paired_comparison(
         rows = np.flatnonzero(valid[:, col])
         if len(rows):
             found |= remembered_columns(xa[rows][:, [col]], xb[rows][:, [col]], np.array([col]), n_boot, n_perm, seed)
-    out = pd.DataFrame({"metric": metrics, "n": valid.sum(axis=0).astype("int64")})
+    out: dict[str, object] = {"metric": metrics, "n": valid.sum(axis=0).astype("int64")}  # one frame made at the end
     for name in ("mean_a", "mean_b", "diff"):
         out[name] = _per_metric(found, len(metrics), attrgetter(name))
     alpha = (1.0 - confidence) / 2.0  # bootstrap_ci's interval, from the draws kept
     bounds = {col: np.quantile(c.draws, [alpha, 1.0 - alpha]) for col, c in found.items()}
-    out["ci_low"] = [bounds[col][0] if col in bounds else np.nan for col in range(len(metrics))]
-    out["ci_high"] = [bounds[col][1] if col in bounds else np.nan for col in range(len(metrics))]
-    for name in ("p_randomization", "p_ttest"):
-        out[name] = _per_metric(found, len(metrics), attrgetter(name))
-    out["p_randomization_holm"] = holm_within(out["p_randomization"].to_numpy(), families)
-    out["p_ttest_holm"] = holm_within(out["p_ttest"].to_numpy(), families)
-    levels = holm_levels_within(out["p_randomization"].to_numpy(), families, confidence)
+    out["ci_low"] = np.array([bounds[col][0] if col in bounds else np.nan for col in range(len(metrics))], "float64")
+    out["ci_high"] = np.array([bounds[col][1] if col in bounds else np.nan for col in range(len(metrics))], "float64")
+    p_randomization = out["p_randomization"] = _per_metric(found, len(metrics), attrgetter("p_randomization"))
+    p_ttest = out["p_ttest"] = _per_metric(found, len(metrics), attrgetter("p_ttest"))
+    out["p_randomization_holm"] = holm_within(p_randomization, families)
+    out["p_ttest_holm"] = holm_within(p_ttest, families)
+    levels = holm_levels_within(p_randomization, families, confidence)
     out["ci_level_holm"] = levels
     out["ci_low_holm"], out["ci_high_holm"] = _level_intervals({col: c.draws for col, c in found.items()}, levels)
     for name in ("wins", "ties", "losses"):
         out[name] = np.array([getattr(found[c], name) if c in found else 0 for c in range(len(metrics))], "int64")
-    return out
+    return pd.DataFrame(out)
 
 
 def _per_metric(found: dict[int, ColumnComparison], m: int, value: Callable[[ColumnComparison], float]) -> np.ndarray:
