@@ -255,6 +255,20 @@ def paired_comparison(
     xb = b[metrics].to_numpy(dtype="float64")
     if xa.shape != xb.shape:
         raise ValueError("paired_comparison: A and B must hold the same reviews")
+    return _paired_comparison(xa, xb, metrics, n_boot, n_perm, confidence, seed, families)
+
+
+def _paired_comparison(
+    xa: np.ndarray,
+    xb: np.ndarray,
+    metrics: list[str],
+    n_boot: int = N_BOOT,
+    n_perm: int = N_PERM,
+    confidence: float = CONFIDENCE,
+    seed: int = SEED,
+    families: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """`paired_comparison`'s kernel on (reviews × metrics) float64 arrays of the same shape, one column per metric."""
     valid = ~(
         np.isnan(xa) | np.isnan(xb)
     )  # a metric undefined for a review on either side (e.g. sas_text without text)
@@ -435,5 +449,5 @@ def compare_models(
     """
     metrics = list(metrics)
     both = paired_scores(scores, a, b, metrics) if aligned is None else aligned
-    side = lambda suffix: both[[f"{m}{suffix}" for m in metrics]].set_axis(metrics, axis=1)  # noqa: E731
-    return paired_comparison(side("_a"), side("_b"), metrics, **options)
+    side = lambda suffix: both[[f"{m}{suffix}" for m in metrics]].to_numpy(dtype="float64")  # noqa: E731
+    return _paired_comparison(side("_a"), side("_b"), metrics, **options)
