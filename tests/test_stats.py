@@ -431,8 +431,56 @@ def test_pairs_together_equal_each_pair_alone():
         together = stats.compare_models(scores, a, b, names, n_boot=300, n_perm=999)
         pd.testing.assert_frame_equal(together, alone[(a, b)], rtol=1e-12)
         assert together["p_randomization"].tolist() == alone[(a, b)]["p_randomization"].tolist()
-        # the aligned frames it returns are `paired_scores`' own, and comparing on them changes no number
-        pd.testing.assert_frame_equal(aligned[(a, b)], paired.paired_scores(scores, a, b, names), check_exact=True)
+        # the values it returns are those of `paired_scores`' frame, and comparing on them changes no number
+        frame = paired.paired_scores(scores, a, b, names)
+        assert aligned[(a, b)].metrics == tuple(names)
+        np.testing.assert_array_equal(aligned[(a, b)].a, frame[[f"{m}_a" for m in names]].to_numpy())
+        np.testing.assert_array_equal(aligned[(a, b)].b, frame[[f"{m}_b" for m in names]].to_numpy())
         handed = stats.compare_models(scores, a, b, names, aligned[(a, b)], n_boot=300, n_perm=999)
         pd.testing.assert_frame_equal(handed, together, check_exact=True)
     paired._COLUMNS.clear()
+
+
+def _keyed(rng, models: dict[str, list[tuple[str, str]]]) -> pd.DataFrame:
+    """Rows of (movie, review_id) per model, in the order given, a random f1 each."""
+    rows = [(movie, review, model) for model, keys in models.items() for movie, review in keys]
+    frame = pd.DataFrame(rows, columns=["movie", "review_id", "model"])
+    return frame.assign(f1=rng.random(len(frame)))
+
+
+@pytest.mark.parametrize("case", ["same order", "shuffled", "missing", "twice", "coded"])
+def test_pair_rows_pair_as_the_merge_does(case, monkeypatch):
+    """Speed trick "same reviews, same order" (`aligned.pair_rows`): the rows it pairs are the merge's
+    (`aligned.merged_rows`, the reference), whether or not the two models hold the same reviews in the same order,
+    each once; and `paired_scores`' frame holds those rows' values."""
+    from kweval.stats import aligned, paired
+    from kweval.stats.headline import coded_keys
+
+    rng = _rng(4)
+    keys = [(f"m{i % 3}", f"r{i}") for i in range(40)]
+    b_keys = {
+        "same order": keys,
+        "shuffled": [keys[i] for i in rng.permutation(len(keys))],
+        "missing": keys[:10] + keys[15:],
+        "twice": keys[:20] + [keys[3]] + keys[20:39],  # as many rows, not the same reviews: one of them twice
+        "coded": keys,
+    }[case]
+    a_keys = keys if case != "twice" else keys[:39] + [keys[7]]
+    scores = _keyed(rng, {"A": a_keys, "B": b_keys, "C": keys[::-1]})
+    if case == "coded":
+        scores = coded_keys(scores)
+    for a, b in (("A", "B"), ("B", "A"), ("A", "C"), ("A", "nobody")):
+        found, reference = aligned.pair_rows(scores, a, b), aligned.merged_rows(scores, a, b)
+        np.testing.assert_array_equal(found[0], reference[0])
+        np.testing.assert_array_equal(found[1], reference[1])
+        frame = paired.paired_scores(scores, a, b, ["f1"])
+        np.testing.assert_array_equal(frame["f1_a"].to_numpy(), scores["f1"].to_numpy()[found[0]])
+        np.testing.assert_array_equal(frame["f1_b"].to_numpy(), scores["f1"].to_numpy()[found[1]])
+    assert len(aligned.pair_rows(scores, "A", "B")[0]) == {"missing": 35, "twice": 41}.get(
+        case, 40
+    )  # twice: paired every way
+    # the trick answers where it may (no merge), and only there
+    merges, merge = [], aligned.merged_rows
+    monkeypatch.setattr(aligned, "merged_rows", lambda *args: merges.append(args) or merge(*args))
+    aligned.pair_rows(scores, "A", "B")
+    assert (not merges) == (case in ("same order", "coded"))

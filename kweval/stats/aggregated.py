@@ -29,6 +29,7 @@ import numpy as np
 import pandas as pd
 
 from kweval.metrics import registry
+from kweval.stats.aligned import AlignedPair
 from kweval.stats.bootstrap import (
     CONFIDENCE,
     N_BOOT,
@@ -163,13 +164,13 @@ def compare_aggregated(
     confidence: float = CONFIDENCE,
     seed: int = SEED,
     family: Family = metric_family,
-    aligned: pd.DataFrame | None = None,
+    aligned: AlignedPair | None = None,
 ) -> pd.DataFrame:
     """`paired.compare_models` of `b` against `a`, with each metric that has a micro rule compared on its micro value
     when `how` is "micro" (diff, intervals and randomization p of the ratio of sums; the t-test stays on the
     per-review values and says so through ``basis``).  Holm and the Holm-level intervals are computed within each
     `family` of `metrics` (`kweval.stats.families`; a ``family`` column names it).  Adds ``basis``: "per-review
-    means" or "ratio of sums (micro)".  `aligned`: the pair's `paired.paired_scores` frame where the caller has it
+    means" or "ratio of sums (micro)".  `aligned`: the pair's values (`aligned.align_pair`) where the caller has it
     (`paired.remember_pairs` returns it)."""
     metrics = list(metrics)
     keys = family_keys(metrics, family)

@@ -152,8 +152,8 @@ class _Comparisons:
 def coded_keys(scores: pd.DataFrame) -> pd.DataFrame:
     """Speed trick "coded keys": `scores` with movie and review_id as integer codes (`pd.factorize`: one code per
     value) and model as categories, for the comparisons alone: two models' rows are then chosen by category and
-    aligned (`paired.paired_scores`: a merge on movie and review_id) on integers, the same pairs in the same order at
-    half the cost (DNLP).  Reference: the headline of `scores` itself (tests/test_headline.py)."""
+    paired (`aligned.pair_rows`: their keys compared, or merged on) on integers, the same pairs in the same order at
+    a fraction of the cost (DNLP).  Reference: the headline of `scores` itself (tests/test_headline.py)."""
     models, names = pd.factorize(scores["model"])  # names in order of appearance
     return scores.assign(
         movie=pd.factorize(scores["movie"])[0],

@@ -36,6 +36,7 @@ from operator import attrgetter
 import numpy as np
 import pandas as pd
 
+from kweval.stats.aligned import AlignedPair, align_pair
 from kweval.stats.bootstrap import (
     CONFIDENCE,
     N_BOOT,
@@ -394,22 +395,19 @@ def remember_pairs(
     n_boot: int = N_BOOT,
     n_perm: int = N_PERM,
     seed: int = SEED,
-) -> dict[tuple[str, str], pd.DataFrame]:
+) -> dict[tuple[str, str], AlignedPair]:
     """Speed trick "pairs together": the metrics of several pairs of models (`needed`: (A, B) -> metrics) compared in
     one pass of the bootstrap and of the swap bits wherever the pairs have the same number of reviews (the draws
     depend only on it and the seed), and remembered (`remembered_columns`): the `compare_models` calls that follow
     read them back.  Only the metrics defined on every review of a pair (the others are compared on their own rows).
-    Reference: each pair alone (tests/test_stats.py).  Returns each pair's `paired_scores` frame (of its metrics),
-    for those calls (`compare_models`' `aligned`: the merge is not made twice)."""
+    Reference: each pair alone (tests/test_stats.py).  Returns each pair's values (`aligned.align_pair`, of its
+    metrics), for those calls (`compare_models`' `aligned`: the pairs are not found twice)."""
     by_size: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}
-    aligned: dict[tuple[str, str], pd.DataFrame] = {}
+    aligned: dict[tuple[str, str], AlignedPair] = {}
     for (a, b), metrics in needed.items():
-        metrics = list(dict.fromkeys(metrics))
-        both = aligned[(a, b)] = paired_scores(scores, a, b, metrics)
-        xa = both[[f"{m}_a" for m in metrics]].to_numpy(dtype="float64")
-        xb = both[[f"{m}_b" for m in metrics]].to_numpy(dtype="float64")
-        complete = ~(np.isnan(xa) | np.isnan(xb)).any(axis=0)
-        by_size.setdefault(len(both), []).append((xa[:, complete], xb[:, complete]))
+        pair = aligned[(a, b)] = align_pair(scores, a, b, metrics)
+        complete = ~(np.isnan(pair.a) | np.isnan(pair.b)).any(axis=0)
+        by_size.setdefault(len(pair.a), []).append((pair.a[:, complete], pair.b[:, complete]))
     for parts in by_size.values():
         ya, yb = np.hstack([a for a, _ in parts]), np.hstack([b for _, b in parts])
         if ya.shape[0] and ya.shape[1]:
@@ -438,16 +436,15 @@ def compare_models(
     a: str,
     b: str,
     metrics: Sequence[str],
-    aligned: pd.DataFrame | None = None,
+    aligned: AlignedPair | None = None,
     **options,
 ) -> pd.DataFrame:
     """`paired_comparison` of model `b` against model `a` on the reviews of `scores` both were evaluated on (B − A).
 
-    `aligned`: ``paired_scores(scores, a, b, …)`` of these metrics (or more) where the caller has it
-    (`remember_pairs` returns it), else it is made here.  `options` are paired_comparison's (n_boot, n_perm,
-    confidence, seed).
+    `aligned`: ``align_pair(scores, a, b, …)`` of these metrics (or more) where the caller has it (`remember_pairs`
+    returns it), else it is made here.  `options` are paired_comparison's (n_boot, n_perm, confidence, seed).
     """
     metrics = list(metrics)
-    both = paired_scores(scores, a, b, metrics) if aligned is None else aligned
-    side = lambda suffix: both[[f"{m}{suffix}" for m in metrics]].to_numpy(dtype="float64")  # noqa: E731
-    return _paired_comparison(side("_a"), side("_b"), metrics, **options)
+    pair = align_pair(scores, a, b, metrics) if aligned is None else aligned
+    xa, xb = pair.columns(metrics)
+    return _paired_comparison(xa, xb, metrics, **options)
