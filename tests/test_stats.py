@@ -194,6 +194,12 @@ def test_paired_comparison_table():
     assert row["p_ttest"] < 1e-10
     np.testing.assert_allclose(out["p_ttest_holm"], stats.holm(out["p_ttest"]))
     assert (out["p_randomization_holm"] >= out["p_randomization"]).all()
+    # the same columns handed as arrays (as `compare_models` hands them): the same table; a column short, an error
+    names = ["recall", "ndcg@5"]
+    as_arrays = stats.paired_comparison(a[names].to_numpy(), b[names].to_numpy(), names, n_boot=500, n_perm=2000)
+    pd.testing.assert_frame_equal(as_arrays, stats.paired_comparison(a, b, names, n_boot=500, n_perm=2000))
+    with pytest.raises(ValueError, match="one column per metric"):
+        stats.paired_comparison(a.to_numpy(), b.to_numpy(), ["recall"])
 
 
 def test_bootstrap_summary_ci_macro_and_micro():

@@ -227,8 +227,8 @@ def win_tie_loss(
 
 
 def paired_comparison(
-    a: pd.DataFrame,
-    b: pd.DataFrame,
+    a: pd.DataFrame | np.ndarray,
+    b: pd.DataFrame | np.ndarray,
     metrics: Sequence[str],
     n_boot: int = N_BOOT,
     n_perm: int = N_PERM,
@@ -236,7 +236,8 @@ def paired_comparison(
     seed: int = SEED,
     families: Sequence[str] | None = None,
 ) -> pd.DataFrame:
-    """One row per metric comparing model A with model B on the same reviews (rows of `a` and `b` aligned).
+    """One row per metric comparing model A with model B on the same reviews (rows of `a` and `b` aligned; frames
+    holding `metrics`, or their (reviews × metrics) values as arrays, as `aligned.AlignedPair` holds them).
 
     Columns: metric, n, mean_a, mean_b, diff (B − A), ci_low, ci_high (at
     `confidence`), p_randomization, p_ttest, their Holm-adjusted versions
@@ -252,24 +253,11 @@ def paired_comparison(
     is read back (`remembered_columns`).
     """
     metrics = list(metrics)
-    xa = a[metrics].to_numpy(dtype="float64")
-    xb = b[metrics].to_numpy(dtype="float64")
-    if xa.shape != xb.shape:
-        raise ValueError("paired_comparison: A and B must hold the same reviews")
-    return _paired_comparison(xa, xb, metrics, n_boot, n_perm, confidence, seed, families)
-
-
-def _paired_comparison(
-    xa: np.ndarray,
-    xb: np.ndarray,
-    metrics: list[str],
-    n_boot: int = N_BOOT,
-    n_perm: int = N_PERM,
-    confidence: float = CONFIDENCE,
-    seed: int = SEED,
-    families: Sequence[str] | None = None,
-) -> pd.DataFrame:
-    """`paired_comparison`'s kernel on (reviews × metrics) float64 arrays of the same shape, one column per metric."""
+    xa, xb = (
+        x.astype("float64", copy=False) if isinstance(x, np.ndarray) else x[metrics].to_numpy("float64") for x in (a, b)
+    )
+    if xa.shape != xb.shape or xa.shape[1:] != (len(metrics),):
+        raise ValueError("paired_comparison: A and B must hold the same reviews, one column per metric")
     valid = ~(
         np.isnan(xa) | np.isnan(xb)
     )  # a metric undefined for a review on either side (e.g. sas_text without text)
@@ -447,4 +435,4 @@ def compare_models(
     metrics = list(metrics)
     pair = align_pair(scores, a, b, metrics) if aligned is None else aligned
     xa, xb = pair.columns(metrics)
-    return _paired_comparison(xa, xb, metrics, **options)
+    return paired_comparison(xa, xb, metrics, **options)
