@@ -5,9 +5,11 @@ One AppTest session draws the Summary, turns semantic on, then alternates a plai
 charts and state, the headline's and the statistics' stages) are wrapped with a `time.process_time` counter, since
 cProfile does not see Streamlit's script thread; the table gives each one's median CPU seconds per τ step and per
 plain rerun.  Stages nest (a cache function includes the statistics it calls), so the column does not add up.
-A name missing from the tree measured is left out (the bench runs on older trees too).
+A name missing from the tree measured is left out (the bench runs on older trees too).  `--no-look-ahead`
+turns the τ look-ahead off (`dashboard.look_ahead.ENABLED`): each step then computes its τ on request in the script
+thread, so no background thread's CPU falls into a stage's count.
 
-Usage: python bench/bench_tau_stages.py [--data PATH] [--repeat 7]
+Usage: python bench/bench_tau_stages.py [--data PATH] [--repeat 7] [--no-look-ahead]
 """
 
 from __future__ import annotations
@@ -91,8 +93,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data", type=Path, default=bench_app.DNLP)
     parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--no-look-ahead", action="store_true", help="every τ step computed on request")
     args = parser.parse_args()
     os.environ["KWEVAL_DATA"] = str(args.data)
+    if args.no_look_ahead:
+        importlib.import_module("dashboard.look_ahead").ENABLED = False
     for module_name, names in FUNCTIONS.items():
         for name in names:
             _counted(module_name, name)
@@ -101,7 +106,8 @@ def main() -> int:
     step_cpu, plain_cpu = statistics.median(c for c, _ in steps), statistics.median(c for c, _ in plain)
     print(
         f"Command: `python bench/bench_tau_stages.py {' '.join(sys.argv[1:])}` — tree {REPO}, data {args.data}, "
-        f"movie=ALL, semantic on, {args.repeat} τ steps of +0.01 each after a plain rerun; load average {load:.1f} "
+        f"movie=ALL, semantic on, {args.repeat} τ steps of +0.01 each after a plain rerun"
+        f"{', look-ahead off' if args.no_look_ahead else ''}; load average {load:.1f} "
         f"before, {os.getloadavg()[0]:.1f} after, on {os.cpu_count()} cores.\n"
     )
     ratio = step_cpu / plain_cpu
