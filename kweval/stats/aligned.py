@@ -53,9 +53,9 @@ def pair_rows(scores: pd.DataFrame, a: str, b: str) -> tuple[np.ndarray, np.ndar
 
 def merged_rows(scores: pd.DataFrame, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
     """`pair_rows` by its definition: the rows' positions carried through the merge of A's keys with B's."""
-    model = scores["model"]
-    left = scores.loc[model == a, PAIR_KEY].assign(_row_a=np.flatnonzero((model == a).to_numpy()))
-    right = scores.loc[model == b, PAIR_KEY].assign(_row_b=np.flatnonzero((model == b).to_numpy()))
+    is_a, is_b = (scores["model"] == a).to_numpy(), (scores["model"] == b).to_numpy()
+    left = scores.loc[is_a, PAIR_KEY].assign(_row_a=np.flatnonzero(is_a))
+    right = scores.loc[is_b, PAIR_KEY].assign(_row_b=np.flatnonzero(is_b))
     both = left.merge(right, on=PAIR_KEY)
     return both["_row_a"].to_numpy(dtype="int64"), both["_row_b"].to_numpy(dtype="int64")
 

@@ -36,7 +36,7 @@ from operator import attrgetter
 import numpy as np
 import pandas as pd
 
-from kweval.stats.aligned import AlignedPair, align_pair
+from kweval.stats.aligned import PAIR_KEY, AlignedPair, align_pair
 from kweval.stats.bootstrap import (
     CONFIDENCE,
     N_BOOT,
@@ -410,10 +410,9 @@ def paired_scores(
 
     With `metric`, adds ``difference`` = B − A of that metric (for sorting and plotting).
     """
-    key = ["movie", "review_id"]
-    left = scores[scores["model"] == a][key + list(metrics)]
-    right = scores[scores["model"] == b][key + list(metrics)]
-    both = left.merge(right, on=key, suffixes=("_a", "_b"))
+    left = scores[scores["model"] == a][PAIR_KEY + list(metrics)]
+    right = scores[scores["model"] == b][PAIR_KEY + list(metrics)]
+    both = left.merge(right, on=PAIR_KEY, suffixes=("_a", "_b"))
     if metric is not None:
         both["difference"] = both[f"{metric}_b"] - both[f"{metric}_a"]
     return both
