@@ -42,19 +42,28 @@ def _group_cis(digests: tuple, how: str, group: tuple, _rows: dict[str, pd.DataF
 
 
 @st.cache_resource(show_spinner=False, max_entries=256)
-def _tau_free_digest(rows_key: tuple, how: str, metrics: tuple, _rows: pd.DataFrame) -> str:
-    """`ci_digest` of `metrics`, none of which a τ change rewrites, over `_rows`: once per `rows_key`."""
-    return ci_digest(_rows, list(metrics), how)
+def _tau_free_digests(rows_key: tuple, how: str, groups: tuple, _rows: pd.DataFrame) -> tuple[str, ...]:
+    """`ci_digest` of each group of metrics in `groups`, none of which a τ change rewrites, over `_rows`: once per
+    `rows_key` (one call for every group: each cached call costs the hashing of its key)."""
+    return tuple(ci_digest(_rows, list(group), how) for group in groups)
+
+
+def values_digests(
+    rows_key: tuple, rows: pd.DataFrame, groups: Sequence[Sequence[str]], how: str
+) -> list[tuple[str, str]]:
+    """Speed trick "τ-free digests": per group of metrics, the values the CIs of the group read over `rows`, as two
+    digests: of the metrics a τ change leaves as they are (not `moves_with_tau`), read back by `rows_key`, and of the
+    others, computed.  `rows_key` decides the rows and their τ-free values: `Ctx.tau_free_key` (the evaluation's
+    options but τ) and, for a subset, its scope and models.  A τ step then digests the semantic columns only.
+    Reference: `ci_digest` of each part (tests/test_dashboard_reuse.py)."""
+    fixed = tuple(tuple(m for m in group if not moves_with_tau(m)) for group in groups)
+    kept = _tau_free_digests(rows_key, how, fixed, rows)
+    return [(kept[i], ci_digest(rows, [m for m in group if moves_with_tau(m)], how)) for i, group in enumerate(groups)]
 
 
 def values_digest(rows_key: tuple, rows: pd.DataFrame, metrics: Sequence[str], how: str) -> tuple[str, str]:
-    """Speed trick "τ-free digests": the values the CIs of `metrics` read over `rows`, as two digests: of the metrics a
-    τ change leaves as they are (not `moves_with_tau`), read back by `rows_key`, and of the others, computed.
-    `rows_key` decides the rows and their τ-free values: `Ctx.tau_free_key` (the evaluation's options but τ) and, for
-    a subset, its scope and models.  A τ step then digests the semantic columns only.  Reference: `ci_digest` of each
-    part (tests/test_dashboard_reuse.py)."""
-    fixed = tuple(m for m in metrics if not moves_with_tau(m))
-    return _tau_free_digest(rows_key, how, fixed, rows), ci_digest(rows, [m for m in metrics if moves_with_tau(m)], how)
+    """`values_digests` of one group, `metrics`."""
+    return values_digests(rows_key, rows, [metrics], how)[0]
 
 
 @st.cache_data(show_spinner=False, max_entries=32)
@@ -63,10 +72,9 @@ def _cis(
 ) -> pd.DataFrame:
     parts = dict(list(_scores.groupby("model", sort=False)))  # one pass: the same rows as a selection per model
     rows = {model: parts.get(model, _scores.iloc[:0]) for model in models}
-    groups = [
-        _group_cis(tuple(values_digest((*rows_key, m), r, g, how) for m, r in rows.items()), how, tuple(g), rows)
-        for g in ci_groups(list(metrics))
-    ]
+    names = [tuple(g) for g in ci_groups(list(metrics))]
+    digests = {m: values_digests((*rows_key, m), r, names, how) for m, r in rows.items()}  # per model, every group
+    groups = [_group_cis(tuple(d[i] for d in digests.values()), how, g, rows) for i, g in enumerate(names)]
     every = pd.MultiIndex.from_product([list(models), list(metrics)], names=["model", "metric"])
     found = pd.concat(groups).set_index(["model", "metric"]).reindex(every).reset_index()
     return found[["metric", "value", "ci_low", "ci_high", "model"]]
