@@ -188,11 +188,14 @@ def _no_look_ahead_thread_left():
 
 
 @pytest.fixture(scope="session")
-def demo_server(tmp_path_factory):
-    """A `streamlit run app.py` on the embedded demo shared by the session's browser tests (tests.browser.Server)."""
+def demo_server(tmp_path_factory, seed_onnx_export):
+    """A `streamlit run app.py` on the embedded demo shared by the session's browser tests (tests.browser.Server).
+    Its embedding cache starts with the run's ONNX export (`seed_onnx_export`): the first semantic view loads and
+    embeds as a user's does, without exporting the transformer again (~12 s of CPU; no browser test is about it)."""
     from tests.browser import server
 
-    with server(tmp_path_factory.mktemp("demo_server")) as running:
+    folder = tmp_path_factory.mktemp("demo_server")
+    with server(folder, cache=seed_onnx_export(folder / "embeddings")) as running:
         yield running
 
 

@@ -47,9 +47,11 @@ _chromium, _settled = chromium, settled
 
 
 @contextmanager
-def _server(tmp_path: Path, data: Path | None = None, extra_env: dict[str, str] | None = None):
+def _server(
+    tmp_path: Path, data: Path | None = None, extra_env: dict[str, str] | None = None, cache: Path | None = None
+):
     """`tests.browser.server`, yielding its URL."""
-    with server(tmp_path, data, extra_env=extra_env) as running:
+    with server(tmp_path, data, cache=cache, extra_env=extra_env) as running:
         yield running.url
 
 
