@@ -50,14 +50,15 @@ lint: $(VENV)/.dev
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 
-# Every test in one pytest run of TEST_JOBS processes (pytest-xdist; one per core here), each with one OpenBLAS thread:
-# TEST_JOBS processes already fill the cores, and a second BLAS thread each only spins.  The browser tests share the
-# run: each process starts its demo server and chromium when its first browser test needs them (tests/browser.py),
-# and what a run makes once (the ONNX export, SemEval2017's extractions) serves the browser tests too.
+# The browser tests mostly wait on a server and chromium: they run in BROWSER_JOBS processes (pytest-xdist), each with
+# its own shared demo server and browser (tests/browser.py); the rest in TEST_JOBS processes (one per core here), each
+# with one OpenBLAS thread: TEST_JOBS processes already fill the cores, and a second BLAS thread each only spins.
+BROWSER_JOBS ?= 2
 TEST_JOBS ?= 2
 
 test: $(VENV)/.dev browser lint
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q -n $(TEST_JOBS)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q -m "not browser" -n $(TEST_JOBS)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -m browser -n $(BROWSER_JOBS)
 
 test-quick: $(VENV)/.dev
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -m "not slow and not browser"

@@ -1,5 +1,6 @@
 """Speed trick "τ look-ahead": once the Summary is drawn with semantic matching on at τ, the τ-dependent work of the
-slider's neighbours (τ ± TAU_STEP; after a step, the next one in the same direction first) is done in the background,
+slider's neighbours (τ ± TAU_STEP; after a step, the next one in the same direction first; not a τ the session's
+page was drawn at lately, whose results the page itself cached) is done in the background,
 by the same cached functions the page calls (`dashboard.caches`, `dashboard.charts`, `Ctx.summary`) with the
 neighbour's arguments, so that a step to a neighbour finds every result cached and reruns like a plain rerun.
 
@@ -139,13 +140,26 @@ def plan_summary(ctx: Ctx, metric: str, latex: Sequence[str] = ()) -> None:
         return
     previous = st.session_state.get("_look_ahead_tau")
     st.session_state["_look_ahead_tau"] = tau = ctx.options.threshold
+    version = (metric, tuple(latex))
+    drawn = _drawn((_view_key(ctx), version))
     jobs = []
     for near in neighbours(tau, previous):
         there = replace(
             ctx, options=replace(ctx.options, threshold=near), selection=replace(ctx.selection, threshold=near)
         )
-        jobs.append((_view_key(there), (metric, tuple(latex)), _summary_work(there, metric, tuple(latex))))
+        if (_view_key(there), version) not in drawn:  # a view this session drew (the τ it came from): cached
+            jobs.append((_view_key(there), version, _summary_work(there, metric, tuple(latex))))
     WORKER.plan(jobs)
+
+
+DRAWN_KEPT = 4  # the session's last distinct views remembered as drawn (the caches keep far more entries)
+
+
+def _drawn(view: tuple) -> tuple:
+    """The session's last `DRAWN_KEPT` distinct (view key, version) drawn, `view` (drawn now) last."""
+    before = [v for v in st.session_state.get("_look_ahead_drawn", ()) if v != view]
+    st.session_state["_look_ahead_drawn"] = drawn = (*before[-(DRAWN_KEPT - 1) :], view)
+    return drawn
 
 
 _SERIAL = iter(range(1, 1 << 62))  # a new key for every `_quietly` call: it is never a cache hit

@@ -65,6 +65,15 @@ def test_a_step_found_ahead_shows_what_a_step_computed_on_request(data, tmp_path
     assert look_ahead.WORKER.idle(DEADLINE_S)  # and the next look-ahead (τ = 0.77) is over
     assert all(name.startswith("kweval-look-ahead") for name in headlines)  # the step itself compared nothing
     assert at.query_params["tau"] == "0.76" and any(name and "0.76" in name for name in files)
+    # τ = 0.77 made ahead, not 0.75 again (nor after a plain rerun): the page was drawn there, and a step back finds
+    # it in the caches
+    assert len(look_ahead.WORKER.done) == 5
+    at.run()
+    assert look_ahead.WORKER.idle(DEADLINE_S) and len(look_ahead.WORKER.done) == 5
+    headlines.clear()
+    at.sidebar.slider(key="sel_tau").set_value(0.75).run()
+    assert not at.exception and headlines == []
+    assert look_ahead.WORKER.idle(DEADLINE_S)
 
     look_ahead.WORKER.shutdown()  # the reference: a server that never looked ahead, opened at τ = 0.76
     monkeypatch.setattr(look_ahead, "ENABLED", False)

@@ -121,16 +121,11 @@ class MetricInfo:
 
 
 _REGISTRY: dict[str, MetricInfo] = {}
-# Speed trick "filled templates": `info` of a column a template matched, kept as (template, filled entry) and read
-# back while that template is still the registered one (every `register` forgets them all).  The tables ask for the
-# same few columns hundreds of times a page.  Reference: the template scan itself (`_scan`; tests/test_registry.py).
-_FILLED: dict[str, tuple[MetricInfo, MetricInfo]] = {}
 
 
 def register(entry: MetricInfo) -> MetricInfo:
     """Add (or replace) an entry; names with ``{k}`` are templates matched by `info`."""
     _REGISTRY[entry.name] = entry
-    _FILLED.clear()
     return entry
 
 
@@ -197,22 +192,11 @@ def info(column_name: str) -> MetricInfo | None:
         return _REGISTRY[column_name]
     if column_name.endswith(JUDGED_SUFFIX) and column_name != JUDGED_SUFFIX:  # a metric's judged twin (§11)
         return info(column_name[: -len(JUDGED_SUFFIX)])
-    kept = _FILLED.get(column_name)
-    if kept is not None and _REGISTRY.get(kept[0].name) is kept[0]:
-        return kept[1]
-    found = _scan(column_name)
-    if found is not None:
-        _FILLED[column_name] = found
-    return None if found is None else found[1]
-
-
-def _scan(column_name: str) -> tuple[MetricInfo, MetricInfo] | None:
-    """(the first template matching `column_name`, filled with its cut-off), or None."""
     for name, entry in _REGISTRY.items():
         if "{k}" in name:
             m = _template_pattern(name).match(column_name)
             if m:
-                return entry, entry.for_k(int(m.group(1)))
+                return entry.for_k(int(m.group(1)))
     return None
 
 
