@@ -147,8 +147,9 @@ def plan_summary(ctx: Ctx, metric: str, latex: Sequence[str] = ()) -> None:
         there = replace(
             ctx, options=replace(ctx.options, threshold=near), selection=replace(ctx.selection, threshold=near)
         )
-        if (_view_key(there), version) not in drawn:  # a view this session drew (the τ it came from): cached
-            jobs.append((_view_key(there), version, _summary_work(there, metric, tuple(latex))))
+        key = _view_key(there)
+        if (key, version) not in drawn:  # a view this session drew (the τ it came from): cached
+            jobs.append((key, version, _summary_work(there, metric, version[1])))
     WORKER.plan(jobs)
 
 
