@@ -163,14 +163,14 @@ def _drawn(view: tuple) -> tuple:
     return drawn
 
 
-_SERIAL = iter(range(1, 1 << 62))  # a new key for every `_quietly` call: it is never a cache hit
+SERIAL = iter(range(1, 1 << 62))  # a new key for every `_quietly` call (here and `cards_ahead`): never a cache hit
 
 
 def _summary_work(ctx: Ctx, metric: str, latex: tuple) -> Callable[[], None]:
     def work() -> None:
         evaluation = evaluation_ahead(ctx.dataset, ctx.data_hash, ctx.options)
         if evaluation is not None:  # else a first evaluation: left to the page, which shows its progress
-            _quietly(next(_SERIAL), replace(ctx, evaluation=evaluation), metric, latex)
+            _quietly(next(SERIAL), replace(ctx, evaluation=evaluation), metric, latex)
 
     return work
 
