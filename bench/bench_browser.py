@@ -25,9 +25,11 @@ own text is shown and its charts are drawn (`tests.browser.settled`, the tests' 
 The embeddings and VADER values come from the persistent cache (`--cache`, default the user's kweval cache, where
 `kweval embed DATA` pre-fills them): a first semantic run that embeds the DNLP keywords takes minutes on a CPU and is
 not what is measured.  `--busy N` starts N busy-loop processes beside (issue 28: `--busy 2`, both cores busy); the
-load average is printed before and after.
+load average is printed before and after.  `--read S`: each explorer page is read for S seconds before the next turn
+(default 0: turned as soon as the tests' `settled` holds), the time in which the page look-ahead builds the next
+page's cards (`dashboard.cards_ahead`).
 
-Usage: python bench/bench_browser.py [--data PATH] [--busy 2] [--repeat 3] [--cache DIR] [--one-server]
+Usage: python bench/bench_browser.py [--data PATH] [--busy 2] [--repeat 3] [--read 1] [--cache DIR] [--one-server]
        [--skip-first-views] [--only sessions|new-k|page-turn] [--demo]
 """
 
@@ -234,11 +236,15 @@ def page_turn(driver, page: int) -> tuple[float, float, Spent]:
     return drawn, time.perf_counter() - start, {kind: after[kind] - before[kind] for kind in after}
 
 
-def page_turns(driver, url: str, repeat: int) -> tuple[list[float], list[float], list[Spent]]:
-    """The explorer with semantic and sentiment on, then its page number set to 2, 3, ...: (seconds per turn until
-    drawn, until `settled`, the server's and chromium's CPU seconds per turn)."""
+def page_turns(driver, url: str, repeat: int, read: float = 0.0) -> tuple[list[float], list[float], list[Spent]]:
+    """The explorer with semantic and sentiment on, then its page number set to 2, 3, ..., each page read for `read`
+    seconds first (a user's reading time, in which the page look-ahead builds the next page: `dashboard.cards_ahead`):
+    (seconds per turn until drawn, until `settled`, the server's and chromium's CPU seconds per turn)."""
     view(driver, f"{url}/explorer?movie=ALL&sem=1&sas=1", "review(s) match")
-    turns = [page_turn(driver, p) for p in range(2, repeat + 2)]
+    turns = []
+    for p in range(2, repeat + 2):
+        time.sleep(read)
+        turns.append(page_turn(driver, p))
     return [t for t, _, _ in turns], [t for _, t, _ in turns], [c for _, _, c in turns]
 
 
@@ -305,6 +311,7 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--busy", type=int, default=0, help="busy-loop processes beside (2: both cores busy)")
     parser.add_argument("--cache", type=Path, help="the servers' kweval cache (default: the user's)")
+    parser.add_argument("--read", type=float, default=0.0, help="seconds each explorer page is read before a turn")
     parser.add_argument("--one-server", action="store_true", help="every first view on one warm server")
     parser.add_argument("--skip-first-views", action="store_true", help="only the issue-28 measures")
     parser.add_argument(
@@ -333,7 +340,9 @@ def main() -> int:
                     else ([], [])
                 )
                 turns, polled, spent["explorer page turn"] = (
-                    page_turns(driver, url, args.repeat) if args.only in (None, "page-turn") else ([], [], [])
+                    page_turns(driver, url, args.repeat, args.read)
+                    if args.only in (None, "page-turn")
+                    else ([], [], [])
                 )
         if args.demo and args.only in (None, "sessions"):
             with warm_server(root / "demo", None, args.cache) as (url, _):
@@ -342,7 +351,8 @@ def main() -> int:
                 )
         load_after = os.getloadavg()
     print(
-        f"\nCommand: `{command}` — data {args.data}, {args.busy} busy-loop process(es) beside; load average "
+        f"\nCommand: `{command}` — data {args.data}, {args.busy} busy-loop process(es) beside, explorer pages read "
+        f"{args.read:g} s before each turn; load average "
         f"{load_before[0]:.1f} before, {load_after[0]:.1f} after, on {os.cpu_count()} cores.\n"
     )
     print("| measure | seconds | target | ÷ target | |\n| --- | ---: | ---: | ---: | --- |")

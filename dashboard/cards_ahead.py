@@ -21,6 +21,12 @@ import streamlit as st
 from dashboard import look_ahead, review_card
 from dashboard.state import Ctx
 
+# Seconds the next page's cards wait before they are built: the page just sent is drawn by the browser first (on a
+# machine with both cores busy the build took CPU from that drawing; a claim or a new plan ends the wait at once).
+# DNLP, semantic + sentiment, read 1 s, two busy loops (bench/bench_browser.py --read 1 --busy 2): a turn 1.34 s at 0,
+# 1.11 s at 0.4 s.
+DELAY_S = 0.4
+
 
 def _key(ctx: Ctx, rows: pd.DataFrame, marked: str | None) -> tuple:
     """What decides a page's cards: the evaluation (τ included), the preset, the models, the marked model and the
@@ -38,7 +44,7 @@ def plan(ctx: Ctx, rows: pd.DataFrame, kw: pd.DataFrame, scores: pd.DataFrame, m
     """After a page is drawn: build the cards of `rows` (the next page; none when it was the last) in the background."""
     if not look_ahead.ENABLED or rows.empty:
         return
-    look_ahead.WORKER.plan([(_key(ctx, rows, marked), None, _work(ctx, rows, kw, scores, marked))])
+    look_ahead.WORKER.plan([(_key(ctx, rows, marked), None, _work(ctx, rows, kw, scores, marked))], DELAY_S)
 
 
 def _work(

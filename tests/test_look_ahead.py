@@ -167,6 +167,22 @@ def test_work_planned_again_with_other_widget_values_is_made_again():
         worker.shutdown()
 
 
+def test_a_job_in_its_start_delay_claimed_or_dropped_does_nothing_and_keeps_no_one_waiting():
+    worker, ran = LookAhead(), []
+    try:
+        worker.plan([("page 2", None, lambda: ran.append("page 2"))], delay_s=DEADLINE_S)  # its delay: the deadline
+        waiting = threading.Thread(target=worker.claim, args=("page 2",))
+        waiting.start()  # the page turned to it at once: the wait ends, the page builds it
+        waiting.join(DEADLINE_S / 2)
+        assert not waiting.is_alive() and worker.idle(DEADLINE_S / 2)  # within half the delay: cut short
+        worker.plan([("page 3", None, lambda: ran.append("page 3"))], delay_s=DEADLINE_S)
+        worker.plan([("page 4", None, lambda: ran.append("page 4"))])  # page 3 no longer wanted, page 4 at once
+        assert worker.idle(DEADLINE_S / 2)
+        assert ran == ["page 4"] and worker.done == ["page 4"]
+    finally:
+        worker.shutdown()
+
+
 def _counting_card_data(monkeypatch) -> list:
     """The names of the threads that compute a page's card data from now on (the look-ahead's are its worker's)."""
     from dashboard import review_card
