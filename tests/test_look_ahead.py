@@ -35,14 +35,17 @@ def _with_latex_intervals(at):
     return at
 
 
-def _counting_headlines(monkeypatch) -> list:
-    """The names of the threads that compare the leaders from now on (the look-ahead's are its worker's)."""
+def _counting(monkeypatch, module, name: str) -> list:
+    """The names of the threads that call `module.name` from now on (the look-ahead's are its worker's)."""
     calls: list = []
-    real = caches.headline
-    monkeypatch.setattr(
-        caches, "headline", lambda *a, **kw: calls.append(threading.current_thread().name) or real(*a, **kw)
-    )
+    real = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a, **kw: calls.append(threading.current_thread().name) or real(*a, **kw))
     return calls
+
+
+def _counting_headlines(monkeypatch) -> list:
+    """The names of the threads that compare the leaders from now on."""
+    return _counting(monkeypatch, caches, "headline")
 
 
 @pytest.mark.parametrize(
@@ -184,15 +187,10 @@ def test_a_job_in_its_start_delay_claimed_or_dropped_does_nothing_and_keeps_no_o
 
 
 def _counting_card_data(monkeypatch) -> list:
-    """The names of the threads that compute a page's card data from now on (the look-ahead's are its worker's)."""
+    """The names of the threads that compute a page's card data from now on."""
     from dashboard import review_card
 
-    calls: list = []
-    real = review_card.card_data
-    monkeypatch.setattr(
-        review_card, "card_data", lambda *a, **kw: calls.append(threading.current_thread().name) or real(*a, **kw)
-    )
-    return calls
+    return _counting(monkeypatch, review_card, "card_data")
 
 
 def _cards(at) -> list[str]:
