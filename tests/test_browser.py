@@ -23,7 +23,6 @@ from tests.browser import (
     ROOT,
     SHOTS,
     SUMMARY_CHARTS,
-    chromium,
     click_page_link,
     server,
     settled,
@@ -43,7 +42,7 @@ PAGES = {
 }
 
 # The names other browser tests and bench/bench_browser.py imported from here before tests/browser.py held them.
-_chromium, _settled = chromium, settled
+_settled = settled
 
 
 @contextmanager

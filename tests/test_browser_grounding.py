@@ -9,17 +9,18 @@ from selenium.webdriver.common.by import By
 
 from tests.browser import click_text
 from tests.helpers import REPO
-from tests.test_browser import ERROR, _chromium, _server, _settled
+from tests.test_browser import ERROR, _server, _settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 EXAMPLE = REPO / "examples" / "llm_responses.jsonl"
 
 
-def test_the_explorer_marks_grounding_and_shows_the_raw_response(tmp_path, seed_onnx_export):
+def test_the_explorer_marks_grounding_and_shows_the_raw_response(tmp_path, seed_onnx_export, browser):
     env = {"KWEVAL_PREDICTIONS": f"llm={EXAMPLE}"}
     cache = seed_onnx_export(tmp_path / "embeddings")  # the run's ONNX export: grounding embeds, nothing exports
-    with _server(tmp_path, extra_env=env, cache=cache) as url, _chromium() as driver:
+    with _server(tmp_path, extra_env=env, cache=cache) as url:
+        driver = browser
         driver.get(f"{url}/explorer?movie=ALL&models=llm,yake&grd=1&review=m2-r01")
         text = _settled(driver, ["Review m2-r01", "Grounding in the text", "raw response"], timeout=300)
         assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text

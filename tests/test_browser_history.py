@@ -13,7 +13,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from tests.browser import CHART, wait_until
-from tests.test_browser import ERROR, ROOT, _chromium, _server, _settled
+from tests.test_browser import ERROR, ROOT, _server, _settled
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -26,7 +26,7 @@ def _kweval(cache, *args: str) -> subprocess.CompletedProcess:
     return result
 
 
-def test_history_from_a_direct_link_compares_as_the_cli(tmp_path):
+def test_history_from_a_direct_link_compares_as_the_cli(tmp_path, browser):
     cache = tmp_path / "embeddings"  # the server's KWEVAL_CACHE_DIR: its default runs store is beside it
     _kweval(cache, "evaluate", "--models", "keybert", "--record", "--run-name", "before", "--out", os.devnull)
     _kweval(
@@ -50,7 +50,8 @@ def test_history_from_a_direct_link_compares_as_the_cli(tmp_path):
         f"{cli['metric']} {row['a']:.4f} → {row['b']:.4f}, B − A {row['difference']:+.4f} "
         f"(95% CI [{row['ci_low']:+.4f}, {row['ci_high']:+.4f}]"
     )
-    with _server(tmp_path) as url, _chromium() as driver:
+    with _server(tmp_path) as url:
+        driver = browser
         driver.get(f"{url}/history?a={a}&b={b}&movie=ALL&models=keybert,yake")
         text = _settled(driver, ["Run history", "Compare two runs", "2 of the 2 runs recorded", expected])
         assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text

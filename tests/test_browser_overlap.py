@@ -10,7 +10,7 @@ import pytest
 from selenium.webdriver.common.by import By
 
 from tests.browser import wait_until
-from tests.test_browser import ERROR, _chromium, _server, _settled
+from tests.test_browser import ERROR, _server, _settled
 from tests.test_page_defects_28 import _collection
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -106,13 +106,15 @@ def _drawn(driver, marks: str) -> int:
     )
 
 
-def test_charts_overlap_nothing_at_400_and_1400_px(tmp_path):
-    with _server(tmp_path) as url, _chromium() as driver:
+def test_charts_overlap_nothing_at_400_and_1400_px(tmp_path, browser):
+    with _server(tmp_path) as url:
+        driver = browser
         for width in (400, 1400):
             _check(driver, url, "summary", ["At a glance", "Per metric, with bootstrap"], width)
             _check(driver, url, "failures", ["Why did my model fail", "What happens to the GT"], width)
 
 
-def test_a_collections_many_panels_at_400_px(tmp_path):
-    with _server(tmp_path, _collection(tmp_path)) as url, _chromium() as driver:
+def test_a_collections_many_panels_at_400_px(tmp_path, browser):
+    with _server(tmp_path, _collection(tmp_path)) as url:
+        driver = browser
         _check(driver, url, "summary", ["At a glance", "Per metric, with bootstrap"], 400)

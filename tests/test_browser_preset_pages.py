@@ -10,17 +10,18 @@ from dashboard.escape import fmt_num
 from kweval.data import load_dataset
 from kweval.keyphrase.dataset_protocol import protocol_scores
 from tests.browser import click_button, click_page_link, click_radio_option
-from tests.test_browser import ERROR, _chromium, _server, _settled
+from tests.test_browser import ERROR, _server, _settled
 from tests.test_browser_protocol import _protocol
 from tests.test_page_headline import _collection
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_pke_from_summary_to_one_document(tmp_path):
+def test_pke_from_summary_to_one_document(tmp_path, browser):
     folder = _collection(tmp_path)
     scores = protocol_scores(load_dataset(str(folder)), "pke", 5).set_index(["review_id", "model"])
-    with _server(tmp_path, folder) as url, _chromium(1400, 1000) as driver:
+    with _server(tmp_path, folder) as url:
+        driver = browser
         driver.get(f"{url}/summary?movie=ALL")
         _settled(driver, ["At a glance", "Protocol"])
         click_radio_option(driver, "pke")

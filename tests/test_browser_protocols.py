@@ -8,17 +8,19 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.browser import CHART, link_hrefs, wait_until
-from tests.test_browser import ERROR, _chromium, _server, _settled
+from tests.browser import CHART, link_hrefs, reset, wait_until
+from tests.test_browser import ERROR, _server, _settled
 from tests.test_page_headline import _collection
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_protocols_page_from_a_direct_link(tmp_path):
+def test_protocols_page_from_a_direct_link(tmp_path, browser):
     folder = _collection(tmp_path)
     query = "movie=ALL&models=first,reversed&from=meng&to=kpeval&metric=f1%40M&reported=f1%40M%3D0.4157"
-    with _server(tmp_path, folder) as url, _chromium(1400, 1200) as driver:
+    with _server(tmp_path, folder) as url:
+        driver = browser
+        reset(driver, 1400, 1200)
         driver.get(f"{url}/protocols?{query}")
         text = _settled(driver, ["Protocols", "Where a gap comes from", "higher than meng's", "combinations of"])
         assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.browser import ERROR, SUMMARY_CHARTS, chromium, server, settled
+from tests.browser import ERROR, SUMMARY_CHARTS, server, settled
 from tests.helpers import edge_collection
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -31,9 +31,10 @@ return [...document.querySelectorAll('.kw-svg-chart')].map(chart => {
 }).concat([{pwned: window.PWNED === undefined ? null : String(window.PWNED)}]);"""
 
 
-def test_summary_svg_charts_survive_and_hostile_names_stay_text(tmp_path):
+def test_summary_svg_charts_survive_and_hostile_names_stay_text(tmp_path, browser):
     folder = edge_collection(tmp_path / COLLECTION, {MODEL: False, "first": True})
-    with server(tmp_path, folder) as running, chromium(1400, 1000) as driver:
+    with server(tmp_path, folder) as running:
+        driver = browser
         driver.get(f"{running.url}/summary?movie=ALL")
         text = settled(driver, ["At a glance", "Per metric, with bootstrap"], present=list(SUMMARY_CHARTS))
         assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
