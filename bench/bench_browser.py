@@ -26,7 +26,8 @@ The embeddings and VADER values come from the persistent cache (`--cache`, defau
 `kweval embed DATA` pre-fills them): a first semantic run that embeds the DNLP keywords takes minutes on a CPU and is
 not what is measured.  `--busy N` starts N busy-loop processes beside (issue 28: `--busy 2`, both cores busy); the
 load average is printed before and after.  `--read S`: each explorer page is read for S seconds before the next turn
-(default 0: turned as soon as the tests' `settled` holds), as a user reads a page before turning it.
+(default 0: turned as soon as the tests' `settled` holds), the time in which the page look-ahead builds the next
+page's cards (`dashboard.cards_ahead`).
 
 Usage: python bench/bench_browser.py [--data PATH] [--busy 2] [--repeat 3] [--read 1] [--cache DIR] [--one-server]
        [--skip-first-views] [--only sessions|new-k|page-turn] [--demo]
@@ -237,8 +238,8 @@ def page_turn(driver, page: int) -> tuple[float, float, Spent]:
 
 def page_turns(driver, url: str, repeat: int, read: float = 0.0) -> tuple[list[float], list[float], list[Spent]]:
     """The explorer with semantic and sentiment on, then its page number set to 2, 3, ..., each page read for `read`
-    seconds first (a user's reading time): (seconds per turn until drawn, until `settled`, the server's and chromium's
-    CPU seconds per turn)."""
+    seconds first (a user's reading time, in which the page look-ahead builds the next page: `dashboard.cards_ahead`):
+    (seconds per turn until drawn, until `settled`, the server's and chromium's CPU seconds per turn)."""
     view(driver, f"{url}/explorer?movie=ALL&sem=1&sas=1", "review(s) match")
     turns = []
     for p in range(2, repeat + 2):

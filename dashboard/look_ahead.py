@@ -48,23 +48,45 @@ class LookAhead:
         self._lock = threading.Lock()
         self._jobs: dict[Hashable, tuple[Hashable, Future]] = {}  # key -> (version, its job)
         self._wanted: dict[Hashable, Hashable] = {}  # key -> version
+        self._wakes: dict[Hashable, threading.Event] = {}  # key -> set when its job's start delay is cut short
         self.cpu_s = self.wall_s = 0.0  # what the jobs cost so far (bench/bench_app.py prints it)
         self.done: list[Hashable] = []  # keys of the jobs that ran to the end, in order
 
-    def plan(self, jobs: Sequence[tuple[Hashable, Hashable, Callable[[], object]]]) -> None:
-        """Wanted now: `jobs` (key, version, work), in this order; any other job not started yet is dropped."""
+    def plan(self, jobs: Sequence[tuple[Hashable, Hashable, Callable[[], object]]], delay_s: float = 0.0) -> None:
+        """Wanted now: `jobs` (key, version, work), in this order; any other job not started yet is dropped.  Each
+        starts its work `delay_s` seconds after its turn comes, unless claimed or dropped meanwhile (then it does
+        nothing): room for what the page just sent to be drawn first."""
         with self._lock:
             self._wanted = {key: version for key, version, _ in jobs}
             for key in [k for k, (v, _) in self._jobs.items() if self._wanted.get(k, v) != v or k not in self._wanted]:
                 self._jobs.pop(key)[1].cancel()  # False once running: it ends on its own, its result is kept
+                self._wake(key)
             if self._executor is None:
                 self._executor = self._executor_factory()
             for key, version, work in jobs:
                 if key not in self._jobs:
-                    self._jobs[key] = (version, self._executor.submit(self._run, key, version, work))
+                    self._wakes[key] = wake = threading.Event()
+                    self._jobs[key] = (version, self._executor.submit(self._run, key, version, work, delay_s, wake))
 
-    def _run(self, key: Hashable, version: Hashable, work: Callable[[], object]) -> bool:
+    def _wake(self, key: Hashable) -> None:
+        """Cut `key`'s start delay short (it then finds itself unwanted); under the lock."""
+        wake = self._wakes.pop(key, None)
+        if wake is not None:
+            wake.set()
+
+    def _run(
+        self,
+        key: Hashable,
+        version: Hashable,
+        work: Callable[[], object],
+        delay_s: float = 0.0,
+        wake: threading.Event | None = None,
+    ) -> bool:
+        if delay_s and wake is not None:
+            wake.wait(delay_s)  # a wait, not work: a claim or a new plan ends it at once
         with self._lock:
+            if self._wakes.get(key) is wake:
+                del self._wakes[key]
             if key not in self._wanted or self._wanted[key] != version:  # no longer a neighbour, or read other widgets
                 return False
         wall, cpu = time.perf_counter(), time.thread_time()
@@ -86,6 +108,7 @@ class LookAhead:
         with self._lock:
             _, job = self._jobs.pop(key, (None, None))
             self._wanted.pop(key, None)
+            self._wake(key)  # still in its start delay: it ends at once, having done nothing
         if job is not None and not job.cancel():
             job.result()  # `_run` never raises
 
@@ -100,6 +123,8 @@ class LookAhead:
         starts afresh)."""
         with self._lock:
             self._wanted.clear()
+            for key in list(self._wakes):
+                self._wake(key)
             jobs, self._jobs = self._jobs, {}
             executor, self._executor = self._executor, None
         for _, job in jobs.values():
@@ -163,14 +188,14 @@ def _drawn(view: tuple) -> tuple:
     return drawn
 
 
-_SERIAL = iter(range(1, 1 << 62))  # a new key for every `_quietly` call: it is never a cache hit
+SERIAL = iter(range(1, 1 << 62))  # a new key for every `_quietly` call (here and `cards_ahead`): never a cache hit
 
 
 def _summary_work(ctx: Ctx, metric: str, latex: tuple) -> Callable[[], None]:
     def work() -> None:
         evaluation = evaluation_ahead(ctx.dataset, ctx.data_hash, ctx.options)
         if evaluation is not None:  # else a first evaluation: left to the page, which shows its progress
-            _quietly(next(_SERIAL), replace(ctx, evaluation=evaluation), metric, latex)
+            _quietly(next(SERIAL), replace(ctx, evaluation=evaluation), metric, latex)
 
     return work
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from dashboard import explorer_failures, explorer_judgments, explorer_responses, review_card
+from dashboard import cards_ahead, explorer_failures, explorer_judgments, explorer_responses, review_card
 from dashboard.escape import md
 from dashboard.review_tables import DIRECTIONAL_SORTS, SORTS, filter_reviews, keep_reviews, paginate
 from dashboard.selection import format_tau
@@ -157,6 +157,7 @@ def page_of_cards(shown: pd.DataFrame, sort: str, marked: str | None, per_page: 
     p2.caption(
         f"{len(shown):,} {WORDS.review.lower()}(s) match · page {page} of {n_pages} · sorted by {md(WORDS.say(sort))}"
     )
+    cards_ahead.claim(ctx, rows, marked)  # made ahead (speed trick "page look-ahead"): waited for, or taken back
     cards = review_card.page_cards(ctx, rows, keywords, scores, marked)  # the page's data asked for once
     for (_, row), card in zip(rows.iterrows(), cards):
         with st.container(border=True):
@@ -166,6 +167,8 @@ def page_of_cards(shown: pd.DataFrame, sort: str, marked: str | None, per_page: 
             if st.button(f"Open this {WORDS.review.lower()}", key=f"open_{row['movie']}_{row['review_id']}"):
                 set_query_param("review", str(row["review_id"]))
                 st.rerun(scope="app")  # the single review's view is the page's, not this fragment's
+    following = paginate(shown, page + 1, per_page)[0] if page < n_pages else shown.iloc[0:0]
+    cards_ahead.plan(ctx, following, keywords, scores, marked)  # the next page's cards, in the background
 
 
 style = review_card.card_style(ctx)  # the cards' table style: once, outside the fragment (a turn does not re-send it)

@@ -175,8 +175,9 @@ def _pytest_main_module_kept():
 
 @pytest.fixture(autouse=True)
 def _no_look_ahead_thread_left():
-    """The Summary's τ look-ahead (dashboard.look_ahead) runs in a thread of the test's process: it ends with the
-    test that started it, so that no test sees another's background work."""
+    """The Summary's τ look-ahead and the explorer's page look-ahead (dashboard.look_ahead, dashboard.cards_ahead)
+    run in a thread of the test's process: it ends with the test that started it, so that no test sees another's
+    background work."""
     yield
     look_ahead = sys.modules.get("dashboard.look_ahead")
     if look_ahead is not None:

@@ -1,7 +1,8 @@
 """Speed trick "τ look-ahead" (dashboard.look_ahead): the Summary's work at τ's neighbours done in the background.
 Reference: computed at the new τ on request.  A step found ahead shows exactly what a server that never looked ahead
 shows at that τ (every table, text, chart and download), on the demo, a per-document collection and DNLP; the
-worker's single-flight and drop rules, deterministically (events and futures, no sleeps)."""
+worker's single-flight and drop rules, deterministically (events and futures, no sleeps).  Speed trick "page
+look-ahead" (dashboard.cards_ahead) likewise: a page of cards made ahead is the page built on request."""
 
 from __future__ import annotations
 
@@ -34,14 +35,17 @@ def _with_latex_intervals(at):
     return at
 
 
-def _counting_headlines(monkeypatch) -> list:
-    """The names of the threads that compare the leaders from now on (the look-ahead's are its worker's)."""
+def _counting(monkeypatch, module, name: str) -> list:
+    """The names of the threads that call `module.name` from now on (the look-ahead's are its worker's)."""
     calls: list = []
-    real = caches.headline
-    monkeypatch.setattr(
-        caches, "headline", lambda *a, **kw: calls.append(threading.current_thread().name) or real(*a, **kw)
-    )
+    real = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a, **kw: calls.append(threading.current_thread().name) or real(*a, **kw))
     return calls
+
+
+def _counting_headlines(monkeypatch) -> list:
+    """The names of the threads that compare the leaders from now on."""
+    return _counting(monkeypatch, caches, "headline")
 
 
 @pytest.mark.parametrize(
@@ -52,7 +56,11 @@ def test_a_step_found_ahead_shows_what_a_step_computed_on_request(data, tmp_path
     _semantic(load_dataset(None if path is None else str(path)), tmp_path / "cache", monkeypatch)  # stand-in vectors
     _fresh_streamlit_caches()
     files = _downloads(monkeypatch)
-    at = _with_latex_intervals(run(monkeypatch, path, {"sem": "1", "tau": "0.75", "movie": "ALL"}))
+    at = run(monkeypatch, path, {"sem": "1", "tau": "0.75", "movie": "ALL"})
+    # the first look-ahead over before the next rerun, which would drop the job not started yet (a slow first run
+    # left 3 jobs done, not 4)
+    assert look_ahead.WORKER.idle(DEADLINE_S)
+    at = _with_latex_intervals(at)
     assert look_ahead.WORKER.idle(DEADLINE_S)
     done = look_ahead.WORKER.done  # τ = 0.76 and 0.74 made ahead, and again once the LaTeX CIs were asked for
     assert len(done) == 4 and len(set(done)) == 2
@@ -164,3 +172,64 @@ def test_work_planned_again_with_other_widget_values_is_made_again():
         assert ran == ["ndcg@5", "f1"]
     finally:
         worker.shutdown()
+
+
+def test_a_job_in_its_start_delay_claimed_or_dropped_does_nothing_and_keeps_no_one_waiting():
+    worker, ran = LookAhead(), []
+    try:
+        worker.plan([("page 2", None, lambda: ran.append("page 2"))], delay_s=DEADLINE_S)  # its delay: the deadline
+        waiting = threading.Thread(target=worker.claim, args=("page 2",))
+        waiting.start()  # the page turned to it at once: the wait ends, the page builds it
+        waiting.join(DEADLINE_S / 2)
+        assert not waiting.is_alive() and worker.idle(DEADLINE_S / 2)  # within half the delay: cut short
+        worker.plan([("page 3", None, lambda: ran.append("page 3"))], delay_s=DEADLINE_S)
+        worker.plan([("page 4", None, lambda: ran.append("page 4"))])  # page 3 no longer wanted, page 4 at once
+        assert worker.idle(DEADLINE_S / 2)
+        assert ran == ["page 4"] and worker.done == ["page 4"]
+    finally:
+        worker.shutdown()
+
+
+def _counting_card_data(monkeypatch) -> list:
+    """The names of the threads that compute a page's card data from now on."""
+    from dashboard import review_card
+
+    return _counting(monkeypatch, review_card, "card_data")
+
+
+def _cards(at) -> list[str]:
+    """The HTML of the explorer's cards, in order (each begins with its review's header)."""
+    assert not at.exception, [e.message for e in at.exception]
+    return [e.proto.body for e in at.html if "font-weight:600" in e.proto.body[:40]]
+
+
+def test_a_page_turn_found_ahead_shows_the_cards_built_on_request(tmp_path, monkeypatch, caplog):
+    """Speed trick "page look-ahead" (dashboard.cards_ahead): the explorer's next page of cards, built in the
+    background, is the page a server that never looked ahead shows (the demo, semantic and sentiment on; the test
+    collection has one page only, and DNLP with sentiment evaluated twice from cold caches takes ~100 s)."""
+    path = None
+    _semantic(load_dataset(None), tmp_path / "cache", monkeypatch)  # stand-in vectors
+    _fresh_streamlit_caches()
+    query = {"sem": "1", "sas": "1", "movie": "ALL"}
+    at = run(monkeypatch, path, query, page="pages/explorer.py", direct=True)
+    assert look_ahead.WORKER.idle(DEADLINE_S)
+    assert [key[0] for key in look_ahead.WORKER.done] == ["cards"]  # page 2's, made ahead
+    background = [r.getMessage() for r in caplog.records if r.threadName.startswith("kweval-look-ahead")]
+    assert background == []  # no spinner or other element from the thread
+    first = _cards(at)
+    assert len(first) == 10
+    computed = _counting_card_data(monkeypatch)
+    at.number_input(key="qp_p").set_value(2).run()
+    ahead = _cards(at)
+    assert look_ahead.WORKER.idle(DEADLINE_S) and [key[0] for key in look_ahead.WORKER.done] == ["cards"] * 2
+    assert computed and all(name.startswith("kweval-look-ahead") for name in computed)  # page 3's; page 2 was ready
+    assert ahead and not set(ahead) & set(first)
+
+    look_ahead.WORKER.shutdown()  # the reference: a server that never looked ahead, opened at page 2
+    monkeypatch.setattr(look_ahead, "ENABLED", False)
+    _fresh_streamlit_caches()
+    computed.clear()
+    direct = _cards(run(monkeypatch, path, {**query, "p": "2"}, page="pages/explorer.py", direct=True))
+    assert computed and not any(name.startswith("kweval-look-ahead") for name in computed)  # on request this time
+    assert look_ahead.WORKER.done == []
+    assert ahead == direct
