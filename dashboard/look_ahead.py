@@ -75,14 +75,9 @@ class LookAhead:
             wake.set()
 
     def _run(
-        self,
-        key: Hashable,
-        version: Hashable,
-        work: Callable[[], object],
-        delay_s: float = 0.0,
-        wake: threading.Event | None = None,
+        self, key: Hashable, version: Hashable, work: Callable[[], object], delay_s: float, wake: threading.Event
     ) -> bool:
-        if delay_s and wake is not None:
+        if delay_s:
             wake.wait(delay_s)  # a wait, not work: a claim or a new plan ends it at once
         with self._lock:
             if self._wakes.get(key) is wake:

@@ -175,8 +175,8 @@ def link_hrefs(driver) -> list[str]:
     return driver.execute_script("return Array.from(document.querySelectorAll(arguments[0]), a => a.href);", PAGE_LINK)
 
 
-def _texts(driver, css: str) -> list[str]:
-    """The texts of the elements `css`, read in one script (for a failure's message: they may be replaced)."""
+def element_texts(driver, css: str) -> list[str]:
+    """The texts of the elements `css`, read in one script (a rerun may replace them between two reads)."""
     return driver.execute_script(
         "return Array.from(document.querySelectorAll(arguments[0]), e => e.innerText.trim());", css
     )
@@ -222,7 +222,7 @@ def click_button(driver, label: str, index: int = 0) -> None:
         driver,
         button,
         lambda element: element.click(),
-        lambda: f"no button {label!r} number {index + 1} to click in {_texts(driver, 'button')}",
+        lambda: f"no button {label!r} number {index + 1} to click in {element_texts(driver, 'button')}",
     )
 
 
@@ -253,7 +253,7 @@ def click_page_link(driver, title: str) -> None:
         driver,
         lambda: next((a for a in page_links(driver) if a.text.strip().endswith(title)), None),
         lambda element: element.click(),
-        lambda: f"no navigation link {title!r} to click in {_texts(driver, PAGE_LINK)}",
+        lambda: f"no navigation link {title!r} to click in {element_texts(driver, PAGE_LINK)}",
     )
 
 

@@ -9,6 +9,7 @@ import math
 import os
 import shutil
 import subprocess
+import threading
 import warnings
 from pathlib import Path
 
@@ -26,6 +27,15 @@ SEMEVAL = SHARED / "data" / "keyphrase" / "SemEval2017"  # docsutf8/ + keys/ (is
 # Inspec (test) in the keyphrase-generation JSON layout: data/inspec/inspec_test.json of the public repository
 # EMBEDDIA/tnt_kid, fetched by hand (not ours to ship; not part of ../shared yet): $KWEVAL_INSPEC or beside SemEval2017.
 INSPEC = Path(os.environ.get("KWEVAL_INSPEC") or SHARED / "data" / "keyphrase" / "inspec_test.json")
+
+
+def calls_by_thread(monkeypatch, module, name: str) -> list[str]:
+    """The names of the threads that call `module.name` from now on, one item per call (a look-ahead's calls are
+    its worker's, "kweval-look-ahead-…")."""
+    calls: list[str] = []
+    real = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a, **kw: calls.append(threading.current_thread().name) or real(*a, **kw))
+    return calls
 
 
 def make_dataset(

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 import pytest
 from selenium.webdriver.common.by import By
 
-from tests.browser import ERROR, click_button, settled, type_into, wait_until
+from tests.browser import ERROR, click_button, element_texts, settled, type_into, wait_until
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -24,24 +24,22 @@ def _headers(text: str) -> list[str]:
     return re.findall(r"^Review (\S+) ·", text, flags=re.M)
 
 
-_OPEN_BUTTONS = """return Array.from(document.querySelectorAll('button'),
-    b => b.innerText.trim()).filter(t => t === 'Open this review').length;"""
-
-
 def _cards(driver, text: str) -> list[str]:
     """The reviews of the page's 10 cards once `text` is shown and every card drawn, its "Open this review" button
     too: a card's HTML, or a button's label, can come a moment after the run is over on a busy machine (a button
     without its label yet: a click on "the second button" took the third card's, seen with both cores busy)."""
 
+    def buttons() -> int:
+        return element_texts(driver, "button").count("Open this review")
+
     def drawn() -> list[str] | None:
         headers = _headers(settled(driver, [text]))
-        return headers if len(headers) == 10 and driver.execute_script(_OPEN_BUTTONS) == 10 else None
+        return headers if len(headers) == 10 and buttons() == 10 else None
 
     return wait_until(
         drawn,
         lambda: (
-            f"not 10 cards with their buttons with {text!r}: {_headers(settled(driver, [text]))}, "
-            f"{driver.execute_script(_OPEN_BUTTONS)} buttons"
+            f"not 10 cards with their buttons with {text!r}: {_headers(settled(driver, [text]))}, {buttons()} buttons"
         ),
     )
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-
 import numpy as np
 import pandas as pd
 import pytest
@@ -18,6 +16,7 @@ from kweval.io import report
 from kweval.metrics import registry
 from kweval.stats import bootstrap
 from tests.apptest import run, table
+from tests.helpers import calls_by_thread
 
 
 def _best_rows_by_loop(table: pd.DataFrame) -> dict[str, set[int]]:
@@ -176,17 +175,12 @@ def test_explorer_rerun_reuses_its_review_cards(monkeypatch):
     assert [h.proto.body for h in at.get("html")] != first
 
 
-def _count_calls(monkeypatch, module, name: str) -> list:
-    """Empty Streamlit's caches and count the calls of `module.name` from now on (one list item per call: the name of
-    the thread that made it)."""
+def _count_calls(monkeypatch, module, name: str) -> list[str]:
+    """Empty Streamlit's caches and count the calls of `module.name` from now on (`calls_by_thread`: one item per
+    call, the name of the thread that made it)."""
     st.cache_resource.clear()
     st.cache_data.clear()
-    built: list = []
-    original = getattr(module, name)
-    monkeypatch.setattr(
-        module, name, lambda *a, **kw: built.append(threading.current_thread().name) or original(*a, **kw)
-    )
-    return built
+    return calls_by_thread(monkeypatch, module, name)
 
 
 def _links(at) -> list[str]:

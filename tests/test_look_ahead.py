@@ -15,7 +15,7 @@ from dashboard import caches, look_ahead
 from dashboard.look_ahead import LookAhead, neighbours
 from kweval.data import load_dataset
 from tests.apptest import DNLP, run, texts
-from tests.helpers import edge_collection
+from tests.helpers import calls_by_thread, edge_collection
 from tests.test_app_semantic import _downloads, _fresh_streamlit_caches
 from tests.test_semantic_tau_step import _semantic
 
@@ -35,17 +35,9 @@ def _with_latex_intervals(at):
     return at
 
 
-def _counting(monkeypatch, module, name: str) -> list:
-    """The names of the threads that call `module.name` from now on (the look-ahead's are its worker's)."""
-    calls: list = []
-    real = getattr(module, name)
-    monkeypatch.setattr(module, name, lambda *a, **kw: calls.append(threading.current_thread().name) or real(*a, **kw))
-    return calls
-
-
 def _counting_headlines(monkeypatch) -> list:
     """The names of the threads that compare the leaders from now on."""
-    return _counting(monkeypatch, caches, "headline")
+    return calls_by_thread(monkeypatch, caches, "headline")
 
 
 @pytest.mark.parametrize(
@@ -194,7 +186,7 @@ def _counting_card_data(monkeypatch) -> list:
     """The names of the threads that compute a page's card data from now on."""
     from dashboard import review_card
 
-    return _counting(monkeypatch, review_card, "card_data")
+    return calls_by_thread(monkeypatch, review_card, "card_data")
 
 
 def _cards(at) -> list[str]:
