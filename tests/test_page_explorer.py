@@ -88,3 +88,19 @@ def test_explorer_filters_and_pages(monkeypatch, cores):
     assert f"{n_ewok} review(s) match · page 1" in texts(at)
     at.button[0].click().run()  # open the first review of the list
     assert at.query_params["review"] and len(at.html) == 1
+
+
+def test_the_whole_gt_list_toggle_is_the_opened_reviews(monkeypatch):
+    """A page of cards carries one button per card and no toggle (each widget is part of a page turn's cost, issue
+    28 item 7); the opened review has the toggle for its whole GT list with the marked model's marks."""
+    at = run(monkeypatch, None, {"movie": "ALL", "models": "keybert,yake", "hl": "yake"}, "pages/explorer.py")
+    opens = [b for b in at.button if b.label == "Open this review"]
+    assert len(opens) == len(at.html) == 10  # a card and its button each
+    assert not [t for t in at.toggle if "Whole GT list" in t.label]
+    opens[1].click().run()
+    review = at.query_params["review"]
+    assert review and [h for h in at.html if f"Review {review}" in h.proto.body]
+    (toggle,) = [t for t in at.toggle if "Whole GT list" in t.label]
+    assert toggle.label == "Whole GT list with yake's found / missed marks"
+    toggle.set_value(True).run()
+    assert "✓" in at.html[-1].proto.body or "●" in at.html[-1].proto.body or "○" in at.html[-1].proto.body
