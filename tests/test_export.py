@@ -69,9 +69,9 @@ import ranx
 given = json.load(sys.stdin)
 scores = {}
 for model, (qrels, run) in given["models"].items():
-    run = ranx.Run(run)
-    ranx.evaluate(ranx.Qrels(qrels), run, given["metrics"])
-    scores[model] = {metric: dict(per_query) for metric, per_query in run.scores.items()}
+    ranked = ranx.Run(run)
+    ranx.evaluate(ranx.Qrels(qrels), ranked, given["metrics"])
+    scores[model] = {metric: dict(per_query) for metric, per_query in ranked.scores.items()}
 json.dump(scores, sys.stdout)
 """
 

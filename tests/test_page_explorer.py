@@ -8,6 +8,7 @@ import pytest
 
 from dashboard.escape import esc
 from kweval.evaluation.pipeline import EvalOptions, evaluate
+from kweval.explain.failures import failure_table
 from tests.apptest import DATA, DATASETS, KNOWN, run, texts
 from tests.helpers import DNLP
 
@@ -90,9 +91,10 @@ def test_explorer_filters_and_pages(monkeypatch, cores):
     assert at.query_params["review"] and len(at.html) == 1
 
 
-def test_the_whole_gt_list_toggle_is_the_opened_reviews(monkeypatch):
+def test_the_whole_gt_list_toggle_is_the_opened_reviews(monkeypatch, demo_dataset):
     """A page of cards carries one button per card and no toggle (each widget is part of a page turn's cost, issue
-    28 item 7); the opened review has the toggle for its whole GT list with the marked model's marks."""
+    28 item 7); the opened review has the toggle for its whole GT list with the marked model's marks (one item per
+    GT keyword of `kweval.explain.failures`; the marks themselves: tests/test_page_failures.py)."""
     at = run(monkeypatch, None, {"movie": "ALL", "models": "keybert,yake", "hl": "yake"}, "pages/explorer.py")
     opens = [b for b in at.button if b.label == "Open this review"]
     assert len(opens) == len(at.html) == 10  # a card and its button each
@@ -103,4 +105,6 @@ def test_the_whole_gt_list_toggle_is_the_opened_reviews(monkeypatch):
     (toggle,) = [t for t in at.toggle if "Whole GT list" in t.label]
     assert toggle.label == "Whole GT list with yake's found / missed marks"
     toggle.set_value(True).run()
-    assert "✓" in at.html[-1].proto.body or "●" in at.html[-1].proto.body or "○" in at.html[-1].proto.body
+    table = failure_table(demo_dataset, evaluate(demo_dataset, EvalOptions(k=5)))
+    gt = table[(table["side"] == "gt") & (table["model"] == "yake") & (table["review_id"] == review)]
+    assert len(gt) and at.html[-1].proto.body.count("<li") == len(gt)
