@@ -15,6 +15,10 @@ from dashboard.selection import TAU_DEFAULT
 
 SORTS = ("review order", "lowest nDCG", "largest disagreement", "A worse than B", "B worse than A", "most matched")
 DIRECTIONAL_SORTS = {"A worse than B": (0, 1), "B worse than A": (1, 0)}  # (worse, better) index into `pair`
+# The explorer's cards a page (its "Per page" choice), the first the default: a page turn's time grows with its cards
+# (each a Streamlit element and ~250 HTML elements with semantic and sentiment on), and 5 cards with a keyword table
+# per model turn within 1 s with both cores busy where 10 took 1.3-1.4 s (issue 28; bench/bench_browser.py page-turn).
+PER_PAGE = (5, 10, 20, 50)
 
 
 def review_table(

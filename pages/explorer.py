@@ -7,7 +7,7 @@ import streamlit as st
 
 from dashboard import cards_ahead, explorer_failures, explorer_judgments, explorer_responses, review_card
 from dashboard.escape import md
-from dashboard.review_tables import DIRECTIONAL_SORTS, SORTS, filter_reviews, keep_reviews, paginate
+from dashboard.review_tables import DIRECTIONAL_SORTS, PER_PAGE, SORTS, filter_reviews, keep_reviews, paginate
 from dashboard.selection import format_tau
 from dashboard.sidebar import open_page
 from dashboard.url_state import query_param, set_query_param
@@ -85,7 +85,7 @@ if review:
 
 in_filter = explorer_failures.url_filter(ctx)  # a Failures page segment or slice: category / model / slice
 
-c1, c2, c3 = st.columns([2, 3, 2], vertical_alignment="bottom")  # room for "Nothing matched" on one line
+c1, c2, c3, c4 = st.columns([2, 3, 2, 1], vertical_alignment="bottom")  # room for "Nothing matched" on one line
 sort = ctx.url_widget(
     c1.selectbox,
     "Sort",
@@ -112,6 +112,16 @@ none = ctx.url_widget(
     fmt=lambda v: "1" if v else "0",
     resets=("p",),
     help=f"Only {REVIEWS} where no selected model matched any GT keyword.",
+)
+per_page = ctx.url_widget(
+    c4.selectbox,
+    "Per page",
+    "pp",
+    PER_PAGE[0],
+    options=list(PER_PAGE),
+    parse=int,
+    resets=("p",),
+    help=f"{WORDS.reviews} shown a page: the fewer, the quicker a page turn.",
 )
 pair = None
 if sort in ("largest disagreement", *DIRECTIONAL_SORTS) and len(sel.models) >= 2:
@@ -142,10 +152,11 @@ shown = keep_reviews(shown, in_filter)
 
 
 @st.fragment
-def page_of_cards(shown: pd.DataFrame, sort: str, marked: str | None, per_page: int = 10) -> None:
+def page_of_cards(shown: pd.DataFrame, sort: str, marked: str | None, per_page: int) -> None:
     """The pager and the page's cards: a page turn reruns only this fragment (the sidebar, the filters and the
     tables of the whole selection above are the last full run's, unchanged by the page number), so a turn builds
-    and sends only the new page's cards.  `shown`: the filtered, sorted reviews; `sort` names their order."""
+    and sends only the new page's cards.  `shown`: the filtered, sorted reviews; `sort` names their order; `per_page`:
+    the cards a page (the "Per page" choice, outside: a new choice starts again at page 1)."""
     n_pages = max(1, -(-len(shown) // per_page))
     if st.session_state.get("qp_p", 1) > n_pages:
         st.session_state["qp_p"] = n_pages
@@ -174,5 +185,5 @@ def page_of_cards(shown: pd.DataFrame, sort: str, marked: str | None, per_page: 
 style = review_card.card_style(ctx)  # the cards' table style: once, outside the fragment (a turn does not re-send it)
 if style:
     st.html(style)
-page_of_cards(shown, sort, marked)
+page_of_cards(shown, sort, marked, per_page)
 ctx.finish()

@@ -13,6 +13,7 @@ import pytest
 
 from dashboard import caches, look_ahead
 from dashboard.look_ahead import LookAhead, neighbours
+from dashboard.review_tables import PER_PAGE
 from kweval.data import load_dataset
 from tests.apptest import DNLP, run, texts
 from tests.helpers import calls_by_thread, edge_collection
@@ -209,7 +210,7 @@ def test_a_page_turn_found_ahead_shows_the_cards_built_on_request(tmp_path, monk
     background = [r.getMessage() for r in caplog.records if r.threadName.startswith("kweval-look-ahead")]
     assert background == []  # no spinner or other element from the thread
     first = _cards(at)
-    assert len(first) == 10
+    assert len(first) == PER_PAGE[0]
     computed = _counting_card_data(monkeypatch)
     at.number_input(key="qp_p").set_value(2).run()
     ahead = _cards(at)

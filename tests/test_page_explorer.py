@@ -7,6 +7,7 @@ import re
 import pytest
 
 from dashboard.escape import esc
+from dashboard.review_tables import PER_PAGE
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.explain.failures import failure_table
 from tests.apptest import DATA, DATASETS, KNOWN, run, texts
@@ -33,7 +34,7 @@ def test_explorer_known_review(monkeypatch):
     assert 'prequel films</span> <span class="kw-unmatched">— unmatched' in body
     assert "ndcg@5 0.349" in body  # the core's 0.348651
     at.button[0].click().run()  # back to the list
-    assert "review" not in at.query_params and len(at.html) == 10
+    assert "review" not in at.query_params and len(at.html) == PER_PAGE[0]
 
 
 @pytest.mark.parametrize("data", DATA)
@@ -80,7 +81,8 @@ def test_explorer_filters_and_pages(monkeypatch, cores):
         {"movie": "SW_Episode6", "models": "base,sentiment", "sort": "lowest nDCG", "p": "3"},
         "pages/explorer.py",
     )
-    assert "page 3 of 102" in texts(at)
+    n_reviews = sc["review_id"].nunique()  # 1,016 reviews of SW_Episode6 with output of base or sentiment
+    assert n_reviews > 1000 and f"page 3 of {-(-n_reviews // PER_PAGE[0])}" in texts(at)
     at.text_input(key="qp_q").input("Ewok").run()
     reviews = ds.reviews[(ds.reviews["movie"] == "SW_Episode6") & ds.reviews["review_id"].isin(set(sc["review_id"]))]
     hay = reviews["text"].fillna("") + " " + reviews["title"].fillna("") + " " + reviews["review_id"]
@@ -97,7 +99,7 @@ def test_the_whole_gt_list_toggle_is_the_opened_reviews(monkeypatch, demo_datase
     GT keyword of `kweval.explain.failures`; the marks themselves: tests/test_page_failures.py)."""
     at = run(monkeypatch, None, {"movie": "ALL", "models": "keybert,yake", "hl": "yake"}, "pages/explorer.py")
     opens = [b for b in at.button if b.label == "Open this review"]
-    assert len(opens) == len(at.html) == 10  # a card and its button each
+    assert len(opens) == len(at.html) == PER_PAGE[0]  # a card and its button each
     assert not [t for t in at.toggle if "Whole GT list" in t.label]
     opens[1].click().run()
     review = at.query_params["review"]
@@ -108,3 +110,26 @@ def test_the_whole_gt_list_toggle_is_the_opened_reviews(monkeypatch, demo_datase
     table = failure_table(demo_dataset, evaluate(demo_dataset, EvalOptions(k=5)))
     gt = table[(table["side"] == "gt") & (table["model"] == "yake") & (table["review_id"] == review)]
     assert len(gt) and at.html[-1].proto.body.count("<li") == len(gt)
+
+
+def test_per_page_is_a_choice_kept_in_the_url(monkeypatch, demo_dataset):
+    """The explorer's "Per page" (issue 28 item 7: a page turn's time grows with its cards): 5 cards by default, with
+    or without the keyword tables; another choice shows that many, goes into the URL and starts again at page 1; a
+    link's value is used, one that is not a choice is named and replaced by the default."""
+    n = len(demo_dataset.reviews)
+    for query in ({"movie": "ALL"}, {"movie": "ALL", "sem": "1", "sas": "1"}):
+        at = run(monkeypatch, None, {**query, "p": "2"}, "pages/explorer.py")
+        assert len(_cards(at)) == 5 and f"page 2 of {-(-n // 5)}" in texts(at), query
+    at.selectbox(key="qp_pp").select(20).run()
+    assert len(_cards(at)) == 20 and f"page 1 of {-(-n // 20)}" in texts(at)
+    assert at.query_params["pp"] == "20" and "p" not in at.query_params
+    at = run(monkeypatch, None, {"movie": "ALL", "pp": "50", "p": "2"}, "pages/explorer.py")
+    assert len(_cards(at)) == 50 and f"page 2 of {-(-n // 50)}" in texts(at)
+    at = run(monkeypatch, None, {"movie": "ALL", "pp": "7"}, "pages/explorer.py")
+    assert len(_cards(at)) == 5 and "pp" not in at.query_params
+    assert any("pp" in w.value and "7" in w.value for w in at.warning), [w.value for w in at.warning]
+
+
+def _cards(at) -> list[str]:
+    """The cards shown (each card's HTML starts with its bold header; the tables' one style block is not a card)."""
+    return [h.proto.body for h in at.html if "font-weight:600" in h.proto.body[:40]]
