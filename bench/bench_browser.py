@@ -30,7 +30,7 @@ load average is printed before and after.  `--read S`: each explorer page is rea
 page's cards (`dashboard.cards_ahead`).
 
 Usage: python bench/bench_browser.py [--data PATH] [--busy 2] [--repeat 3] [--read 1] [--cache DIR] [--one-server]
-       [--skip-first-views] [--only sessions|new-k|page-turn] [--demo]
+       [--per-page N] [--skip-first-views] [--only sessions|new-k|page-turn] [--demo]
 """
 
 from __future__ import annotations
@@ -50,6 +50,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
+from dashboard.review_tables import PER_PAGE  # noqa: E402
 from tests.browser import CHART, SUMMARY_CHARTS, chromium, server, settled, type_into, wait_until  # noqa: E402
 
 DNLP = Path(os.environ.get("KWEVAL_SHARED") or REPO.parent / "shared") / "data" / "dnlp" / "Dataset"
@@ -236,11 +237,15 @@ def page_turn(driver, page: int) -> tuple[float, float, Spent]:
     return drawn, time.perf_counter() - start, {kind: after[kind] - before[kind] for kind in after}
 
 
-def page_turns(driver, url: str, repeat: int, read: float = 0.0) -> tuple[list[float], list[float], list[Spent]]:
-    """The explorer with semantic and sentiment on, then its page number set to 2, 3, ..., each page read for `read`
-    seconds first (a user's reading time, in which the page look-ahead builds the next page: `dashboard.cards_ahead`):
-    (seconds per turn until drawn, until `settled`, the server's and chromium's CPU seconds per turn)."""
-    view(driver, f"{url}/explorer?movie=ALL&sem=1&sas=1", "review(s) match")
+def page_turns(
+    driver, url: str, repeat: int, read: float = 0.0, per_page: int | None = None
+) -> tuple[list[float], list[float], list[Spent]]:
+    """The explorer with semantic and sentiment on (`per_page` cards a page, by default the page's default), then its
+    page number set to 2, 3, ..., each page read for `read` seconds first (a user's reading time, in which the page
+    look-ahead builds the next page: `dashboard.cards_ahead`): (seconds per turn until drawn, until `settled`, the
+    server's and chromium's CPU seconds per turn)."""
+    pp = f"&pp={per_page}" if per_page else ""
+    view(driver, f"{url}/explorer?movie=ALL&sem=1&sas=1{pp}", "review(s) match")
     turns = []
     for p in range(2, repeat + 2):
         time.sleep(read)
@@ -313,6 +318,7 @@ def main() -> int:
     parser.add_argument("--cache", type=Path, help="the servers' kweval cache (default: the user's)")
     parser.add_argument("--read", type=float, default=0.0, help="seconds each explorer page is read before a turn")
     parser.add_argument("--one-server", action="store_true", help="every first view on one warm server")
+    parser.add_argument("--per-page", type=int, help="the explorer's cards a page (default: the page's default)")
     parser.add_argument("--skip-first-views", action="store_true", help="only the issue-28 measures")
     parser.add_argument(
         "--only",
@@ -340,7 +346,7 @@ def main() -> int:
                     else ([], [])
                 )
                 turns, polled, spent["explorer page turn"] = (
-                    page_turns(driver, url, args.repeat, args.read)
+                    page_turns(driver, url, args.repeat, args.read, args.per_page)
                     if args.only in (None, "page-turn")
                     else ([], [], [])
                 )
@@ -352,7 +358,7 @@ def main() -> int:
         load_after = os.getloadavg()
     print(
         f"\nCommand: `{command}` — data {args.data}, {args.busy} busy-loop process(es) beside, explorer pages read "
-        f"{args.read:g} s before each turn; load average "
+        f"{args.read:g} s before each turn, {args.per_page or PER_PAGE[0]} cards a page; load average "
         f"{load_before[0]:.1f} before, {load_after[0]:.1f} after, on {os.cpu_count()} cores.\n"
     )
     print("| measure | seconds | target | ÷ target | |\n| --- | ---: | ---: | ---: | --- |")
