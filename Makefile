@@ -52,12 +52,14 @@ lint: $(VENV)/.dev
 
 # The browser tests mostly wait on a server and chromium: they run in BROWSER_JOBS processes (pytest-xdist), each with
 # its own shared demo server and browser (tests/browser.py); the rest in TEST_JOBS processes (one per core here), each
-# with one OpenBLAS thread: TEST_JOBS processes already fill the cores, and a second BLAS thread each only spins.
+# with one OpenBLAS thread and one torch / onnxruntime thread (OMP_NUM_THREADS, which kweval's embedders follow):
+# TEST_JOBS processes already fill the cores, and a second thread each only spins (the embedding-heavy test files took
+# 82-94 s with a thread per core in each process, 68-69 s with one).
 BROWSER_JOBS ?= 2
 TEST_JOBS ?= 2
 
 test: $(VENV)/.dev browser lint
-	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 OPENBLAS_NUM_THREADS=1 $(BIN)/python -m pytest -q -m "not browser" -n $(TEST_JOBS)
+	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1 $(BIN)/python -m pytest -q -m "not browser" -n $(TEST_JOBS)
 	HF_HUB_OFFLINE=1 TRANSFORMERS_OFFLINE=1 $(BIN)/python -m pytest -q -m browser -n $(BROWSER_JOBS)
 
 test-quick: $(VENV)/.dev

@@ -654,7 +654,7 @@ def test_batches_are_sorted_by_the_encoders_token_counts(monkeypatch):
 
 @pytest.mark.slow
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="CPU affinity is Linux-only")
-def test_threads_follow_the_cores_this_process_may_use(real_model, seed_onnx_export, tmp_path):
+def test_threads_follow_the_cores_this_process_may_use(real_model, seed_onnx_export, tmp_path, monkeypatch):
     """Pinned to one core, torch and onnxruntime each run one thread (not the machine's count).  Its cache holds the
     run's ONNX export: a worker without this module's (`onnx_cache`) exported it again on the one core."""
     import subprocess
@@ -663,6 +663,7 @@ def test_threads_follow_the_cores_this_process_may_use(real_model, seed_onnx_exp
 
     from kweval.embeddings.onnx import available_cores
 
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)  # the affinity alone (make test sets it for its workers)
     assert available_cores() == len(os.sched_getaffinity(0))
     script = textwrap.dedent(
         """
@@ -684,3 +685,20 @@ def test_threads_follow_the_cores_this_process_may_use(real_model, seed_onnx_exp
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["1", "1"]
+
+
+@pytest.mark.skipif(not hasattr(os, "sched_getaffinity"), reason="CPU affinity is Linux-only")
+def test_omp_num_threads_caps_the_threads(monkeypatch):
+    """OMP_NUM_THREADS, set by a scheduler, by Dask for its workers or by a user running several jobs, caps the
+    threads torch and onnxruntime run (`available_cores`; `load_encoder` sets torch's, the ONNX session takes it); a
+    value that is not a positive integer is ignored, and a cap above the cores leaves the cores."""
+    from kweval.embeddings.onnx import available_cores
+
+    cores = len(os.sched_getaffinity(0))
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    assert available_cores() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", str(cores + 5))
+    assert available_cores() == cores
+    for ignored in ("0", "-2", "two", "", "1.5"):
+        monkeypatch.setenv("OMP_NUM_THREADS", ignored)
+        assert available_cores() == cores, ignored

@@ -13,7 +13,7 @@ pooling of all-MiniLM-L6-v2's sentence-transformers modules.
 sentence-transformers' own ``backend="onnx"`` needs optimum-onnx, whose
 releases pin transformers < 4.58 (this project runs transformers 5), hence
 this small exporter.  Threads follow the cores this process may use
-(``os.sched_getaffinity``).
+(``os.sched_getaffinity``), at most ``OMP_NUM_THREADS`` (`available_cores`).
 """
 
 from __future__ import annotations
@@ -37,11 +37,17 @@ OPSET = 17
 
 
 def available_cores() -> int:
-    """Cores this process may run on (its CPU affinity), not the machine's count."""
+    """The threads torch and onnxruntime run: the cores this process may run on (its CPU affinity, not the machine's
+    count), at most ``OMP_NUM_THREADS`` when that is a positive integer.  That variable is how a scheduler, Dask's
+    workers (distributed's nanny sets it to 1 in each worker) or a user running several jobs at once says how many
+    threads a process should use; one thread per core in each of several processes sharing the cores only makes
+    their threads wait on each other."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - macOS, Windows
-        return max(1, os.cpu_count() or 1)
+        cores = max(1, os.cpu_count() or 1)
+    cap = os.environ.get("OMP_NUM_THREADS", "").strip()
+    return min(cores, int(cap)) if cap.isdigit() and int(cap) > 0 else cores
 
 
 def _export_dir(model_path: str, folder: Path) -> Path:
