@@ -76,8 +76,10 @@ def test_explorer_under_a_preset_shows_its_numbers_and_decisions(monkeypatch, tm
     shown = _shown(at)
     assert f"match: the {protocol} preset's" in shown and f"--protocol {protocol} --per-review" in shown
     assert "ndcg@" not in body  # the kweval evaluation's metrics are not the card's
-    # the list: each document's preset F1@k beside the sort that orders by it (its option says so)
-    at = run(monkeypatch, folder, {"movie": "ALL", "k": "3", "protocol": protocol}, "pages/explorer.py", direct=True)
+    # the list: each document's preset F1@k beside the sort that orders by it (its option says so); every document
+    # of the collection on one page (pp=10)
+    query = {"movie": "ALL", "k": "3", "protocol": protocol, "pp": "10"}
+    at = run(monkeypatch, folder, query, "pages/explorer.py", direct=True)
     assert "lowest F1@3" in at.selectbox(key="qp_sort").options
     scores = protocol_scores(dataset, protocol, 3)
     assert len([h for h in at.html if "kw-models" in h.proto.body]) == scores["review_id"].nunique()
