@@ -16,8 +16,8 @@ from dashboard.selection import TAU_DEFAULT
 SORTS = ("review order", "lowest nDCG", "largest disagreement", "A worse than B", "B worse than A", "most matched")
 DIRECTIONAL_SORTS = {"A worse than B": (0, 1), "B worse than A": (1, 0)}  # (worse, better) index into `pair`
 # The explorer's cards a page (its "Per page" choice), the first the default: a page turn's time grows with its cards
-# (each a Streamlit element and ~250 HTML elements with semantic and sentiment on), and 5 cards with a keyword table
-# per model turn within 1 s with both cores busy where 10 took 1.3-1.4 s (issue 28; bench/bench_browser.py page-turn).
+# (each a Streamlit element and ~250 HTML elements with semantic and sentiment on): on DNLP with a keyword table per
+# model, both cores busy, 5 cards turned in 0.79-1.01 s where 10 took 1.15-1.39 s (issue 28; bench_browser page-turn).
 PER_PAGE = (5, 10, 20, 50)
 
 
