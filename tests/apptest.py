@@ -136,6 +136,13 @@ def heatmaps(at: AppTest) -> list[tuple[ET.Element, pd.DataFrame]]:
     return [(chart, rows) for chart, rows in charts if len(rows)]
 
 
+def explorer_cards(at: AppTest) -> list[str]:
+    """The HTML of the explorer's cards, in order (each begins with its review's bold header; the keyword tables'
+    one style block is not a card)."""
+    assert not at.exception, [e.message for e in at.exception]
+    return [e.proto.body for e in at.html if "font-weight:600" in e.proto.body[:40]]
+
+
 def texts(at: AppTest) -> str:
     """Everything rendered as Markdown or HTML, joined."""
     parts = []

@@ -15,7 +15,7 @@ from dashboard import caches, look_ahead
 from dashboard.look_ahead import LookAhead, neighbours
 from dashboard.review_tables import PER_PAGE
 from kweval.data import load_dataset
-from tests.apptest import DNLP, run, texts
+from tests.apptest import DNLP, explorer_cards, run, texts
 from tests.helpers import calls_by_thread, edge_collection
 from tests.test_app_semantic import _downloads, _fresh_streamlit_caches
 from tests.test_semantic_tau_step import _semantic
@@ -190,12 +190,6 @@ def _counting_card_data(monkeypatch) -> list:
     return calls_by_thread(monkeypatch, review_card, "card_data")
 
 
-def _cards(at) -> list[str]:
-    """The HTML of the explorer's cards, in order (each begins with its review's header)."""
-    assert not at.exception, [e.message for e in at.exception]
-    return [e.proto.body for e in at.html if "font-weight:600" in e.proto.body[:40]]
-
-
 def test_a_page_turn_found_ahead_shows_the_cards_built_on_request(tmp_path, monkeypatch, caplog):
     """Speed trick "page look-ahead" (dashboard.cards_ahead): the explorer's next page of cards, built in the
     background, is the page a server that never looked ahead shows (the demo, semantic and sentiment on; the test
@@ -209,11 +203,11 @@ def test_a_page_turn_found_ahead_shows_the_cards_built_on_request(tmp_path, monk
     assert [key[0] for key in look_ahead.WORKER.done] == ["cards"]  # page 2's, made ahead
     background = [r.getMessage() for r in caplog.records if r.threadName.startswith("kweval-look-ahead")]
     assert background == []  # no spinner or other element from the thread
-    first = _cards(at)
+    first = explorer_cards(at)
     assert len(first) == PER_PAGE[0]
     computed = _counting_card_data(monkeypatch)
     at.number_input(key="qp_p").set_value(2).run()
-    ahead = _cards(at)
+    ahead = explorer_cards(at)
     assert look_ahead.WORKER.idle(DEADLINE_S) and [key[0] for key in look_ahead.WORKER.done] == ["cards"] * 2
     assert computed and all(name.startswith("kweval-look-ahead") for name in computed)  # page 3's; page 2 was ready
     assert ahead and not set(ahead) & set(first)
@@ -222,7 +216,7 @@ def test_a_page_turn_found_ahead_shows_the_cards_built_on_request(tmp_path, monk
     monkeypatch.setattr(look_ahead, "ENABLED", False)
     _fresh_streamlit_caches()
     computed.clear()
-    direct = _cards(run(monkeypatch, path, {**query, "p": "2"}, page="pages/explorer.py", direct=True))
+    direct = explorer_cards(run(monkeypatch, path, {**query, "p": "2"}, page="pages/explorer.py", direct=True))
     assert computed and not any(name.startswith("kweval-look-ahead") for name in computed)  # on request this time
     assert look_ahead.WORKER.done == []
     assert ahead == direct

@@ -10,7 +10,7 @@ from dashboard.escape import esc
 from dashboard.review_tables import PER_PAGE
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.explain.failures import failure_table
-from tests.apptest import DATA, DATASETS, KNOWN, run, texts
+from tests.apptest import DATA, DATASETS, KNOWN, explorer_cards, run, texts
 from tests.helpers import DNLP
 
 
@@ -119,17 +119,12 @@ def test_per_page_is_a_choice_kept_in_the_url(monkeypatch, demo_dataset):
     n = len(demo_dataset.reviews)
     for query in ({"movie": "ALL"}, {"movie": "ALL", "sem": "1", "sas": "1"}):
         at = run(monkeypatch, None, {**query, "p": "2"}, "pages/explorer.py")
-        assert len(_cards(at)) == 5 and f"page 2 of {-(-n // 5)}" in texts(at), query
+        assert len(explorer_cards(at)) == 5 and f"page 2 of {-(-n // 5)}" in texts(at), query
     at.selectbox(key="qp_pp").select(20).run()
-    assert len(_cards(at)) == 20 and f"page 1 of {-(-n // 20)}" in texts(at)
+    assert len(explorer_cards(at)) == 20 and f"page 1 of {-(-n // 20)}" in texts(at)
     assert at.query_params["pp"] == "20" and "p" not in at.query_params
     at = run(monkeypatch, None, {"movie": "ALL", "pp": "50", "p": "2"}, "pages/explorer.py")
-    assert len(_cards(at)) == 50 and f"page 2 of {-(-n // 50)}" in texts(at)
+    assert len(explorer_cards(at)) == 50 and f"page 2 of {-(-n // 50)}" in texts(at)
     at = run(monkeypatch, None, {"movie": "ALL", "pp": "7"}, "pages/explorer.py")
-    assert len(_cards(at)) == 5 and "pp" not in at.query_params
+    assert len(explorer_cards(at)) == 5 and "pp" not in at.query_params
     assert any("pp" in w.value and "7" in w.value for w in at.warning), [w.value for w in at.warning]
-
-
-def _cards(at) -> list[str]:
-    """The cards shown (each card's HTML starts with its bold header; the tables' one style block is not a card)."""
-    return [h.proto.body for h in at.html if "font-weight:600" in h.proto.body[:40]]
