@@ -38,6 +38,7 @@ from dashboard.state import Ctx, cli_data_path, get_evaluation, load_path, load_
 from dashboard.uploads import format_size, kept_uploads, newest_by_name, one_per_table
 from dashboard.url_state import (
     invalid_param_message,
+    one_url_update,
     remember_source,
     session_widget,
     start_url_checks,
@@ -120,7 +121,8 @@ def open_page(file: str) -> Ctx:
         for p in dataset.problems:
             st.markdown(f"- {md(p)}")
         st.stop()
-    selection = _selection(dataset, data_hash, source_label)
+    with one_url_update():  # its ten settings written to the URL at once
+        selection = _selection(dataset, data_hash, source_label)
     _page_links(links, selection.params(), dataset)
     if not page.applies(dataset):
         st.title(page.label)

@@ -7,7 +7,8 @@ starts with `start_url_checks` and ends with `drop_unknown_params`, which warns 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import streamlit as st
@@ -121,14 +122,37 @@ def _stale(param: str, raw: str | None) -> bool:
     return raw is not None and raw in written[:-1] and raw != written[-1]
 
 
+PENDING = "url_pending"  # session state, inside `one_url_update`: the `keep` parameters' texts not sent yet
+
+
 def _write(param: str, text: str) -> None:
-    """Put `text` in the URL as `param` and note that this session wrote it."""
+    """Put `text` in the URL as `param` (inside `one_url_update`: at its end) and note that this session wrote it."""
     written = st.session_state.setdefault(WRITTEN, {}).setdefault(param, [])
     if text in written:
         written.remove(text)
     written.append(text)
     del written[:-64]
-    st.query_params[param] = text
+    if PENDING in st.session_state:
+        st.session_state[PENDING][param] = text
+    else:
+        st.query_params[param] = text
+
+
+@contextmanager
+def one_url_update() -> Iterator[None]:
+    """The `keep` parameters written inside go to the browser in one URL update at the end, not one each.
+
+    Each update is a message on which the browser pushes a history entry and renders the app again: a new
+    session's first view writes the sidebar's ten settings, which left ten entries of the same page for the Back
+    button to step through.  Nothing inside may read back a parameter it wrote (the sidebar reads each before
+    writing it)."""
+    st.session_state[PENDING] = {}
+    try:
+        yield
+    finally:
+        pending = st.session_state.pop(PENDING, {})
+        if pending:
+            st.query_params.update(pending)
 
 
 def url_widget(

@@ -36,8 +36,13 @@ def test_a_deep_link_is_the_first_request_to_a_fresh_server(tmp_path, browser, p
     title, own = DEEP[page]
     with server(tmp_path) as running:
         driver = browser
+        entries = driver.execute_script("return history.length;")
         driver.get(f"{running.url}/{page}?{QUERY}")
         text = settled(driver, [title, *own])
+        # the sidebar's settings reach the URL in one update (`dashboard.url_state.one_url_update`): the link and one
+        # history entry, not one per setting (Back would step through each)
+        grew = driver.execute_script("return history.length;") - entries
+        assert grew <= 2, f"{grew} history entries for one visit"
         assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
         assert "Page not found" not in text
         # the page itself, not Streamlit's generated page list, and the URL still names the page and the selection
