@@ -139,11 +139,11 @@ def new_sessions(url: str, repeat: int) -> tuple[list[float], list[float], list[
     CPU seconds of each first visit."""
     fresh_times, cpu = [], []
     for _ in range(repeat):
-        with chromium() as fresh:
+        with chromium(reduced_motion=False) as fresh:
             seconds, spent = timed_cpu(lambda: fresh.get(f"{url}/summary?movie=ALL"), fresh, "Every metric", SUMMARY)
             fresh_times.append(seconds)
             cpu.append(spent)
-    with chromium() as driver:
+    with chromium(reduced_motion=False) as driver:
         view(driver, f"{url}/data?movie=ALL", "The tidy layout")  # the app's scripts loaded; no chart drawn yet
         view(driver, f"{url}/compare?movie=ALL", "Reviews by difference", DRAWN)  # and its Vega-Lite chart's
         cached = [view(driver, f"{url}/summary?movie=ALL", "Every metric", SUMMARY) for _ in range(repeat)]
@@ -269,7 +269,7 @@ def busy(n: int) -> Iterator[None]:
 def warm_server(tmp: Path, data: Path, cache: Path | None) -> Iterator[tuple[str, float]]:
     """A server on `data` whose first Summary has been drawn: (its URL, that first view's seconds)."""
     tmp.mkdir(parents=True, exist_ok=True)  # the server's log goes there
-    with server(tmp, data, cache) as running, chromium() as driver:
+    with server(tmp, data, cache) as running, chromium(reduced_motion=False) as driver:
         first = view(driver, f"{running.url}/summary?movie=ALL", "Every metric", SUMMARY)
         yield running.url, first
 
@@ -282,7 +282,7 @@ def first_views(tmp: Path, data: Path, cache: Path | None, one_server: bool) -> 
         for name, (path, text, charts) in FIRST_VIEWS.items():
             with contextlib.ExitStack() as own:
                 here = url or own.enter_context(warm_server(tmp / name.replace(" ", "_"), data, cache))[0]
-                with chromium() as driver:
+                with chromium(reduced_motion=False) as driver:
                     first = view(driver, f"{here}/{path}", text, charts)
                     again = view(driver, f"{here}/{path}", text, charts)
                 out[name] = (first, again)
@@ -339,7 +339,7 @@ def main() -> int:
             if args.only in (None, "sessions"):
                 name = f"new session's first Summary, {args.data.name}"
                 sessions[args.data.name], warm[args.data.name], spent[name] = new_sessions(url, args.repeat)
-            with chromium() as driver:
+            with chromium(reduced_motion=False) as driver:
                 ks, spent["Compare at a new k"] = (
                     new_k(driver, url, [7 + i for i in range(args.repeat)])
                     if args.only in (None, "new-k")

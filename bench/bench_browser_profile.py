@@ -72,7 +72,7 @@ def self_times(profile: dict) -> dict[str, float]:
 
 def visit(url: str) -> dict[str, float]:
     """A fresh chromium's first Summary at `url`: wall and CPU seconds, self times (``js:`` + file), page counts."""
-    with chromium() as driver:
+    with chromium(reduced_motion=False) as driver:
         driver.execute_cdp_cmd("Profiler.enable", {})
         driver.execute_cdp_cmd("Profiler.start", {})
         before, start = cpu_seconds(), time.perf_counter()

@@ -106,12 +106,11 @@ def _drawn(driver, marks: str) -> int:
     )
 
 
-def test_charts_overlap_nothing_at_400_and_1400_px(tmp_path, browser):
-    with _server(tmp_path) as url:
-        driver = browser
-        for width in (400, 1400):
-            _check(driver, url, "summary", ["At a glance", "Per metric, with bootstrap"], width)
-            _check(driver, url, "failures", ["Why did my model fail", "What happens to the GT"], width)
+def test_charts_overlap_nothing_at_400_and_1400_px(demo_server, browser):
+    driver, url = browser, demo_server.url
+    for width in (400, 1400):
+        _check(driver, url, "summary", ["At a glance", "Per metric, with bootstrap"], width)
+        _check(driver, url, "failures", ["Why did my model fail", "What happens to the GT"], width)
 
 
 def test_a_collections_many_panels_at_400_px(tmp_path, browser):
