@@ -28,6 +28,7 @@ import gc
 import os
 import shutil
 import sys
+from fnmatch import fnmatch
 from functools import partial
 from pathlib import Path
 
@@ -84,10 +85,24 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
         pytest.skip(missing)
 
 
+# the browser tests' files, and only theirs hold browser tests: `make test` collects just these for its browser run and
+# leaves them out of the other (each of the three processes otherwise imported every test module only to deselect)
+BROWSER_FILES = "test_browser*.py"
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The test files holding a `slow` test first, each kept whole (its module fixtures built once per worker as
+    """Refuse a browser test outside `BROWSER_FILES` (or another test inside), which `make test` would not run.
+
+    Then the test files holding a `slow` test first, each kept whole (its module fixtures built once per worker as
     before): pytest-xdist hands the tests out in this order, so the long ones start early and the workers end
     together on quick ones, instead of one core idling while the other finishes a test of tens of seconds."""
+    misplaced = [
+        item.nodeid
+        for item in items
+        if (item.get_closest_marker("browser") is not None) != fnmatch(item.path.name, BROWSER_FILES)
+    ]
+    if misplaced:
+        raise pytest.UsageError(f"browser tests go in tests/{BROWSER_FILES}, and only they: {misplaced}")
     slow_files = {item.nodeid.split("::")[0] for item in items if item.get_closest_marker("slow") is not None}
     items.sort(key=lambda item: item.nodeid.split("::")[0] not in slow_files)  # stable: the order within a file kept
 

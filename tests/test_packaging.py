@@ -72,6 +72,24 @@ def test_streamlit_config():
     assert config["browser"]["gatherUsageStats"] is False
     assert config["client"]["showErrorDetails"] == "none"  # no traceback for visitors (issue 15, item 8)
     assert config["runner"]["postScriptGC"] is False  # no full collection after every rerun (issue 28 item 7)
+    assert config["runner"]["magicEnabled"] is False  # no syntax-tree rewrite of each page (`test_no_page_needs_magic`)
+
+
+def test_no_page_needs_magic():
+    """With Streamlit's magic off, a bare expression in a page shows nothing: each page's bare expressions are calls
+    (which draw for themselves), never a value left for magic to write (a name, a constant, an f-string), docstrings
+    aside."""
+    import ast
+
+    left = []
+    for path in [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Expr) or isinstance(node.value, ast.Call):
+                continue
+            if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                continue  # a docstring (or a comment-like string)
+            left.append(f"{path.name}:{node.lineno}: {ast.unparse(node.value)[:60]}")
+    assert left == [], left
 
 
 def test_core_does_not_import_streamlit():
