@@ -344,7 +344,7 @@ def server(
 def chromium(width: int = 1400, height: int = 1000, reduced_motion: bool = True) -> Iterator[webdriver.Chrome]:
     """Headless Debian chromium at `width` × `height`; with `reduced_motion`, as a visitor who asked their system for
     less motion (the tests: what they check does not move, and Streamlit's running indicators and skeletons then cost
-    the machine less CPU while a page waits for the server: ~0.5 s of chromium's CPU in a fresh server's first view,
+    the machine less CPU while a page waits for the server: 0.5-1 s of chromium's CPU in a fresh server's first view,
     ~6% of the browser tests' CPU); the benchmarks time the default, animated, as most visitors see it."""
     options = webdriver.ChromeOptions()
     options.binary_location = str(CHROMIUM)

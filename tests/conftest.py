@@ -39,10 +39,10 @@ from tests.helpers import DNLP, INSPEC, SEMEVAL
 
 # Python's cyclic collector by default runs every 700 net allocations and, every 100 of those runs, walks every
 # object the process holds; a test process holds torch, pandas and Streamlit (~260k tracked objects), so the walks
-# cost 5-10% of the run's CPU (user CPU of four compute-heavy test files: 122-126 s at the default, 115-121 s with
-# these; a DNLP Summary's first AppTest run: 0.9 s of its 8.3 s in the collector, 0.27 s of 7.0 s).  What the tests
-# compute does not depend on when garbage is collected.  (Not `gc.freeze()` as well: Hypothesis then takes the
-# frozen objects for unreferenced ones, `gc.get_referrers` not seeing them, and warns.)
+# cost a few per cent of the run's CPU (user CPU of four compute-heavy test files: 122-126 s at the default,
+# 115-121 s with these; a DNLP Summary's first AppTest run: 0.9 s of its 8.3 s in the collector, 0.27 s of
+# 7.0 s).  What the tests compute does not depend on when garbage is collected.  (Not `gc.freeze()` as well:
+# Hypothesis then takes the frozen objects for unreferenced ones, `gc.get_referrers` not seeing them, and warns.)
 GC_THRESHOLDS = (100_000, 50, 100)
 
 REQUIRE_SHARED = os.environ.get("KWEVAL_REQUIRE_SHARED", "") not in ("", "0")
