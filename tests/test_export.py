@@ -91,6 +91,7 @@ def _ranx_scores(given: dict, metrics: list[str]) -> dict:
     return json.loads(child.stdout)
 
 
+@pytest.mark.slow  # ranx in a process of its own per match mode (~10 s)
 def test_ranx_equals_kweval(exported):
     pytest.importorskip("ranx")
     evaluation, folder = exported

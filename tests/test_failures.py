@@ -241,6 +241,7 @@ def _cases(draw):
     return _dataset(gt_lists, preds, texts, per_document, draw(st.booleans()))
 
 
+@pytest.mark.slow  # 100 evaluations (~13 s)
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_cases(), st.sampled_from(MATCH_MODES), st.integers(1, 6))
 def test_categories_add_up_against_the_per_review_metrics(ds, mode, k):
@@ -257,6 +258,7 @@ def test_demo_adds_up_in_every_mode(demo_dataset):
 
 
 @pytest.mark.dnlp
+@pytest.mark.slow  # 13 million table rows (~15 s)
 def test_dnlp_adds_up():
     ds = load_dataset(DNLP)
     ev = evaluate(ds, EvalOptions(k=5, present=True))

@@ -184,6 +184,7 @@ def _ids(column: pd.Series) -> list:
 # ---- the tests ------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # 200 tables written and read back (~10 s)
 @settings(max_examples=200, deadline=None)
 @given(gt=gt_tables(), fmt=st.sampled_from(["parquet", "csv"]))
 def test_tidy_ground_truth_read_as_codes_equals_the_pandas_rule(gt: pd.DataFrame, fmt: str):
@@ -221,6 +222,7 @@ def test_pandas_index_columns_stay_out_of_the_ground_truth():
     assert "review_id" not in dataset.ground_truth and dataset.ground_truth["keyword"].tolist() == ["x", "y"]
 
 
+@pytest.mark.slow  # 200 tables (~10 s)
 @settings(max_examples=200, deadline=None)
 @given(gt=gt_tables(), order=st.sampled_from(["file", "helpful"]), shuffle=st.randoms(use_true_random=False))
 def test_clean_ground_truth_on_codes_equals_the_plain_definition(gt: pd.DataFrame, order: str, shuffle):

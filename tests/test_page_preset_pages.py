@@ -134,6 +134,7 @@ def test_ndcg_and_data_pages_under_a_preset(monkeypatch, tmp_path, protocol):
 
 
 @pytest.mark.keyphrase
+@pytest.mark.slow  # each preset on 493 documents (~7 s each)
 @pytest.mark.parametrize("protocol", PRESETS)
 def test_semeval_explorer_under_a_preset_is_the_clis_per_document_numbers(
     monkeypatch, tmp_path, capsys, semeval_folder, protocol

@@ -102,6 +102,7 @@ def _reports(folder: Path, tmp_path: Path) -> list[str]:
     return found
 
 
+@pytest.mark.slow  # every page and its downloads (~8 s)
 def test_no_page_of_a_small_collection_says_review_or_movie(monkeypatch, tmp_path):
     folder = _scrubbed(EDGE, tmp_path / "Edge")
     found = _walk(monkeypatch, folder) + _reports(folder, tmp_path)
@@ -109,6 +110,7 @@ def test_no_page_of_a_small_collection_says_review_or_movie(monkeypatch, tmp_pat
 
 
 @pytest.mark.keyphrase
+@pytest.mark.slow  # every page and its downloads on 493 documents (~12 s)
 def test_no_page_of_semeval2017_says_review_or_movie(monkeypatch, tmp_path):
     """On the real collection's first 100 documents: the words a page says follow the data's kind, not its size (all
     493 made each of the 13 views evaluate 5x more for the same texts)."""

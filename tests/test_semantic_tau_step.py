@@ -70,6 +70,7 @@ def test_the_tau_free_summary_equals_the_summary_per_document(tmp_path, monkeypa
 
 
 @pytest.mark.dnlp  # 9,362 reviews × 4 models with stand-in vectors: seconds
+@pytest.mark.slow
 def test_the_tau_free_summary_equals_the_summary_on_dnlp(tmp_path, monkeypatch):
     evaluation = _semantic(load_dataset(str(DNLP)), tmp_path, monkeypatch)
     _check_every_order(evaluation)

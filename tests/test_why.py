@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -103,6 +104,7 @@ def _one_list_at_a_time(keywords, gt, mode, k):
     return pd.concat(parts).loc[keywords.index]
 
 
+@pytest.mark.slow  # every match mode and k over the demo, twice (~10 s)
 @settings(max_examples=4, deadline=None)
 @given(mode=st.sampled_from(MATCH_MODES), k=st.integers(1, 6))
 def test_one_call_for_many_lists_equals_one_call_per_list(demo_dataset, mode, k):
