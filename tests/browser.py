@@ -286,10 +286,12 @@ def free_port() -> int:
 
 @dataclass(frozen=True)
 class Server:
-    """A running server: its URL and the kweval cache folder it writes (embeddings, judgments)."""
+    """A running server: its URL, the kweval cache folder it writes (embeddings, judgments) and the data it serves
+    (None: the embedded demo)."""
 
     url: str
     cache_dir: Path
+    data: Path | None = None
 
 
 def _wait_healthy(url: str, proc: subprocess.Popen, timeout: float = DEADLINE) -> None:
@@ -330,7 +332,7 @@ def server(
         proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
         try:
             _wait_healthy(url, proc)
-            yield Server(url, cache)
+            yield Server(url, cache, data)
         finally:
             proc.terminate()
             try:

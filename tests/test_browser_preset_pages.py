@@ -12,14 +12,13 @@ from kweval.keyphrase.dataset_protocol import protocol_scores
 from tests.browser import click_button, click_page_link, click_radio_option
 from tests.test_browser import ERROR, _settled
 from tests.test_browser_protocol import _protocol
-from tests.test_page_headline import _collection
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 
-def test_pke_from_summary_to_one_document(tmp_path, collection_server, browser):
-    scores = protocol_scores(load_dataset(str(_collection(tmp_path))), "pke", 5).set_index(["review_id", "model"])
-    url = collection_server.url  # the same collection (`tests.test_page_headline._collection`)
+def test_pke_from_summary_to_one_document(collection_server, browser):
+    scores = protocol_scores(load_dataset(str(collection_server.data)), "pke", 5).set_index(["review_id", "model"])
+    url = collection_server.url
     driver = browser
     driver.get(f"{url}/summary?movie=ALL")
     _settled(driver, ["At a glance", "Protocol"])

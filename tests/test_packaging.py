@@ -21,6 +21,20 @@ import pytest
 from tests.apptest import ROOT
 
 
+def test_make_test_runs_the_browser_files_the_tests_keep():
+    """`make test` names the browser tests' files with the glob tests/conftest.py holds every browser test to: a
+    browser test in another file would be refused there, not silently left out here."""
+    from tests.conftest import BROWSER_FILES
+
+    text = (ROOT / "Makefile").read_text()
+    assert re.search(r"^BROWSER_FILES := (\S+)$", text, re.M).group(1) == BROWSER_FILES
+    recipe = re.search(r"^test: .*\n((?:\t.*\n)+)", text, re.M).group(1)
+    assert (
+        "--ignore-glob='tests/$(BROWSER_FILES)'" in recipe
+        and "-m browser -n $(BROWSER_JOBS) tests/$(BROWSER_FILES)" in recipe
+    )
+
+
 def _make_install_steps() -> list[str]:
     text = (ROOT / "Makefile").read_text()
     block = re.search(r"^\$\(VENV\)/\.runtime:.*\n((?:\t.*\n)+)", text, re.M)
