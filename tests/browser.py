@@ -139,11 +139,14 @@ def _done(state: dict, texts: Sequence[str], present: Sequence[str]) -> bool:
     )
 
 
-def settled(driver, texts: Sequence[str], timeout: float = DEADLINE, present: Sequence[str] = ()) -> str:
+def settled(
+    driver, texts: Sequence[str], timeout: float = DEADLINE, present: Sequence[str] = (), poll: float = POLL
+) -> str:
     """Wait until the script run is over and nothing on the page is stale, every text of `texts` is shown and every
     CSS selector of `present` matches; return the page's text.  Done means so, with the same text, at two polls in a
-    row (a run that ends and the next that starts between two polls is not taken for the end).  An exception element
-    fails at once."""
+    row, `poll` seconds apart (a run that ends and the next that starts between two polls is not taken for the end):
+    it returns 1-2 polls after the page settled (bench/bench_browser.py times with a finer poll).  An exception
+    element fails at once."""
     deadline = time.monotonic() + timeout
     state: dict = {"text": "", "errors": []}
     last = None
@@ -155,7 +158,7 @@ def settled(driver, texts: Sequence[str], timeout: float = DEADLINE, present: Se
         if done and state["text"] == last:
             return state["text"]
         last = state["text"] if done else None
-        time.sleep(POLL)
+        time.sleep(poll)
     missing = [t for t in texts if t not in state.get("text", "")]
     absent = [s for s, n in zip(present, state.get("present", [])) if not n]
     raise AssertionError(
