@@ -1,26 +1,26 @@
 """The pages' charts, built once per evaluation and selection and shared (`st.cache_resource`).
 
-The Summary's small multiples and heatmap are static SVG drawn by the server (`dashboard.svg_charts`): a new visitor's
-browser loads no chart library for the Summary at all (issue 28 item 7); tooltips are SVG titles.  Compare's
-per-review scatter is a Vega-Lite specification (`dashboard.vega_specs`: a click selects a review, and Vega draws
-thousands of points on a canvas where plotly makes an SVG element of each); the other pages' are plotly figures.
-`st.plotly_chart` and `st.vega_lite_chart` copy what they are given, so sharing one is safe and a warm rerun (any
-widget) reuses it.  User strings are escaped in plotly figures (plotly renders some HTML in labels) and in the SVG
-(`svg_charts` escapes them), not in Vega specs (Vega draws plain SVG text).
+The Summary's small multiples and heatmap and the Failures page's stacked bars are static SVG drawn by the server
+(`dashboard.svg_charts`): a visitor's browser loads no chart library for them (issues 28 item 7, 29 item 4); tooltips
+are SVG titles, a Failures segment is a link.  Compare's per-review scatter is a Vega-Lite specification
+(`dashboard.vega_specs`: a click selects a review, and Vega draws thousands of points on a canvas where plotly makes
+an SVG element of each); the other pages' are plotly figures.  `st.plotly_chart` and `st.vega_lite_chart` copy what
+they are given, so sharing one is safe and a warm rerun (any widget) reuses it.  User strings are escaped in plotly
+figures (plotly renders some HTML in labels) and in the SVG (`svg_charts` escapes them), not in Vega specs (Vega
+draws plain SVG text).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from dashboard import svg_charts, vega_specs
-from dashboard.escape import esc
 from dashboard.state import Ctx
 from dashboard.style import axis_title, jitter, metric_label, model_colors
 from kweval import stats
@@ -188,31 +188,23 @@ def per_review(
     return _per_review(ctx.key, params, a, b, metric, tuple(metrics), color, ctx.words, ctx.scores(), links)
 
 
-def failure_bars(frame: pd.DataFrame, title: str, unit: str) -> go.Figure:
-    """Stacked horizontal bars, one per model, one segment per failure category (`failures_view.bar_frame` rows):
-    the share of the model's keywords (or GT keywords) in each category; hover gives the count."""
+def failure_bars(frame: pd.DataFrame, title: str, unit: str, links: Mapping[tuple[str, str], str]) -> str:
+    """Stacked horizontal bars (SVG, `svg_charts.stacked_bars_svg`), one per model, one segment per failure category
+    (`failures_view.bar_frame` rows): the share of the model's keywords (or GT keywords) in each category, its count in
+    the tooltip; a click on a segment follows its link (`links[(model, category)]`: the explorer, filtered)."""
     from dashboard.failures_view import COLORS
 
-    fig = go.Figure()
-    for category, rows in frame.groupby("category", sort=False, observed=True):
-        fig.add_bar(
-            y=[esc(m) for m in rows["model"].astype(str)],
-            x=rows["percent"],
-            orientation="h",
-            name=esc(rows["label"].iloc[0]),
-            marker_color=COLORS.get(str(category), "grey"),
-            # count, category, model: a click on the segment (on_select) names what to open in the explorer
-            customdata=[[int(n), str(category), str(m)] for n, m in zip(rows["count"], rows["model"])],
-            hovertemplate=f"%{{y}} · %{{fullData.name}}: %{{x:.1f}}% (%{{customdata[0]:,}} {unit})<extra></extra>",
-        )
-    fig.update_layout(
-        barmode="stack",
-        title=title,
-        xaxis_title=f"% of {unit}",
-        yaxis={"autorange": "reversed"},
-        # the legend at the foot of the figure, below the axis title (plotly makes room for it): never over the title
-        legend={"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom"},
-        height=200 + 45 * frame["model"].nunique(),
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
-    )
-    return fig
+    rows = [
+        {
+            "model": str(r.model),
+            "category": str(r.category),
+            "label": str(r.label),
+            "percent": float(r.percent),
+            "count": int(r.count),
+            "color": COLORS.get(str(r.category), "grey"),
+            "href": links.get((str(r.model), str(r.category))),
+        }
+        for r in frame.itertuples(index=False)
+    ]
+    models = [str(m) for m in pd.unique(frame["model"].astype(str))]
+    return svg_charts.stacked_bars_svg(rows, models, title, unit)

@@ -217,15 +217,3 @@ def category_caption(category: str, model: str | None, n_reviews: int, words: Vo
     """The explorer's line for a category filter (Markdown, escaped; "1 review", "3 documents")."""
     who = f" of **{md(model)}**" if model else ""
     return f"Filtered: {words.count(n_reviews)} with keywords{who} in *{md(LABELS.get(category, category))}*."
-
-
-def picked_segment(points: Sequence[object], models: Sequence[str]) -> tuple[str, str] | None:
-    """(model, category) of the first clicked segment of `charts.failure_bars` (its points' customdata: count,
-    category, model), None when nothing valid was clicked."""
-    for point in points or ():
-        data = point.get("customdata") if isinstance(point, dict) else None
-        if isinstance(data, (list, tuple)) and len(data) >= 3:
-            category, model = str(data[1]), str(data[2])
-            if category in LABELS and model in models:
-                return model, category
-    return None

@@ -1,9 +1,12 @@
-"""The Summary's charts as static SVG drawn by the server: plain rows in, one string out (no streamlit here).
+"""The Summary's and the Failures page's charts as static SVG drawn by the server: plain rows in, one string out (no
+streamlit here).
 
-Why SVG and not Vega-Lite: a new visitor's browser spent ~0.9 s of CPU loading and compiling Streamlit's Vega chunk
-for the Summary's two chart kinds, and Vega made ~800 elements of the page's 2,300 (issue 28 item 7).  These charts
-need no interaction beyond a tooltip, which SVG's `<title>` gives natively.  Compare's per-review scatter stays
-Vega-Lite (`dashboard.vega_specs`): a click selects a review.
+Why SVG and not Vega-Lite or plotly: a new visitor's browser spent ~0.9 s of CPU loading and compiling Streamlit's
+Vega chunk for the Summary's two chart kinds, and Vega made ~800 elements of the page's 2,300 (issue 28 item 7); the
+Failures page's two plotly bar charts cost chromium ~0.6-0.9 s of each view (issue 29 item 4: its first view with
+the app open 2.7-3.1 s with them, 2.15 s without).  These charts need no interaction beyond a tooltip, which SVG's
+`<title>` gives natively, and a link: a Failures segment opens its rows in the explorer (`<a>`).  Compare's
+per-review scatter stays Vega-Lite (`dashboard.vega_specs`): a click selects a review.
 
 Every user string (model, movie, metric label, axis title) is escaped (`dashboard.escape.esc`, controls written
 visibly); numbers are formatted here.  Text is drawn in ``currentColor`` and lines in a neutral grey, legible on the
@@ -331,3 +334,79 @@ def heatmap_svg(
     )
     body = _legend(color_title, low, high, places) + _axes(names, list(columns), movie_word, label_w, top) + squares
     return _wrap(body, _text(label), width, grid_top + CELL_HEIGHT * len(names) + 4)
+
+
+STACK_WIDTH, STACK_HEIGHT, STACK_GAP = 420, 26, 12  # px of 100%; a model's bar, and the space below it
+SWATCH = 10  # a legend entry's colour square
+
+
+def _segment(row: dict, x: float, y: float, width: float, unit: str) -> str:
+    """One segment of a stacked bar: its share's rectangle with a tooltip, a link to its rows when it has one."""
+    tip = _title([f"{row['model']} · {row['label']}: {row['percent']:.1f}% ({int(row['count']):,} {unit})"])
+    mark = (
+        f'<g class="kw-bar kw-segment" data-model="{_text(row["model"])}" data-category="{_text(row["category"])}" '
+        f'data-count="{int(row["count"])}" data-percent="{float(row["percent"])!r}">{tip}'
+        f'<rect x="{_num(x)}" y="{_num(y)}" width="{_num(width)}" height="{STACK_HEIGHT}" fill="{row["color"]}"/></g>'
+    )
+    href = row.get("href")
+    return f'<a href="{_text(href)}">{mark}</a>' if href else mark
+
+
+def _stack_legend(entries: Sequence[tuple[str, str]], width: float, top: float) -> tuple[str, float]:
+    """The legend of (label, colour) entries, in rows that fit `width` from `top`: (its SVG, its bottom)."""
+    parts, x, y = [], 0.0, top
+    for label, color in entries:
+        w = SWATCH + 6 + len(label) * CHAR_WIDTH + 14
+        if x and x + w > width - 30:  # slack for a font wider than CHAR_WIDTH estimates
+            x, y = 0.0, y + 18
+        parts.append(
+            f'<rect x="{_num(x)}" y="{_num(y)}" width="{SWATCH}" height="{SWATCH}" fill="{color}"/>'
+            f'<text x="{_num(x + SWATCH + 6)}" y="{_num(y + 9)}" fill="currentColor">{_text(label)}</text>'
+        )
+        x += w
+    return f'<g class="kw-legend">{"".join(parts)}</g>', y + 14
+
+
+def stacked_bars_svg(rows: Sequence[dict], models: Sequence[str], title: str, unit: str) -> str:
+    """Horizontal stacked bars, one per model of `models` (top to bottom), one segment per row (model, category,
+    label, percent, count, color, and href: the link a click follows, or None), in the rows' order; percent of the
+    model's `unit` on the x-axis (0-100), the legend under the axis title (each category once, in order of first
+    appearance); a segment's tooltip says its model, category, share and count."""
+    names = [str(m) for m in models]
+    label_w = min(NAME_LIMIT + 40, max([len(n) for n in names] + [1]) * CHAR_WIDTH) + 10
+    width = label_w + STACK_WIDTH + 24
+    top = 28  # the title above
+    at = {n: i for i, n in enumerate(names)}
+    ends = dict.fromkeys(names, 0.0)
+    marks = []
+    for row in rows:
+        model = str(row["model"])
+        share = _finite(row["percent"])
+        if model not in at or share is None or share <= 0:
+            continue
+        y = top + at[model] * (STACK_HEIGHT + STACK_GAP)
+        x = label_w + ends[model] / 100 * STACK_WIDTH
+        marks.append(_segment({**row, "model": model}, x, y, share / 100 * STACK_WIDTH, unit))
+        ends[model] += share
+    bottom = top + len(names) * (STACK_HEIGHT + STACK_GAP) - STACK_GAP
+    labels = "".join(
+        f'<text x="{_num(label_w - 8)}" y="{_num(top + i * (STACK_HEIGHT + STACK_GAP) + STACK_HEIGHT / 2 + 4)}" '
+        f'text-anchor="end" fill="currentColor">{_title([n])}{_text(_fit(n, label_w - 10))}</text>'
+        for i, n in enumerate(names)
+    )
+    ticks = "".join(
+        f'<text x="{_num(label_w + t / 100 * STACK_WIDTH)}" y="{_num(bottom + 16)}" text-anchor="middle" '
+        f'fill="currentColor" font-size="11">{t}</text>'
+        f'<line x1="{_num(label_w + t / 100 * STACK_WIDTH)}" x2="{_num(label_w + t / 100 * STACK_WIDTH)}" '
+        f'y1="{_num(top - 4)}" y2="{_num(bottom + 4)}" stroke="{ERROR_BAR_COLOR}" stroke-opacity="0.3"/>'
+        for t in (0, 25, 50, 75, 100)
+    )
+    axis = (
+        f'<text class="kw-axis-title" x="{_num(label_w + STACK_WIDTH / 2)}" y="{_num(bottom + 34)}" '
+        f'text-anchor="middle" fill="currentColor">{_text(f"% of {unit}")}</text>'
+    )
+    seen = {str(r["label"]): str(r["color"]) for r in rows if (_finite(r["percent"]) or 0) > 0}
+    legend, height = _stack_legend(list(seen.items()), width, bottom + 50)
+    head = f'<text x="0" y="16" font-weight="bold" font-size="14" fill="currentColor">{_text(title)}</text>'
+    label = f"{title}: stacked bars, one per model ({', '.join(names)}), the share of its {unit} in each category"
+    return _wrap(head + ticks + "".join(marks) + labels + axis + legend, _text(label), width, height + 4)

@@ -47,22 +47,11 @@ for side, title, unit in (
     (GT, "What happens to the GT keywords", "GT keywords"),
 ):
     frame = view.bar_frame(counts, side, models)
-    event = st.plotly_chart(
-        charts.failure_bars(frame, title, unit),
-        width="stretch",
-        key=f"bars_{side}",
-        on_select="rerun",
-        selection_mode="points",
-    )
-    picked = view.picked_segment(event.selection.points if event else [], models)
-    if picked is not None:  # a click on a segment: its reviews in the explorer
-        st.switch_page(
-            ctx.pages["explorer"], query_params=ctx.params(category=picked[1], model=picked[0], hl=picked[0])
-        )
-    if side == PREDICTION and ctx.options.grounding:  # off the reference: a gap in it, or a hallucination?
-        st.markdown(view.off_reference_sentences(caches.off_reference_grades(ctx), models))
     keys = view.segment_keys(models, side)
     urls = ctx.urls("explorer", category=[c for _, c in keys], model=[m for m, _ in keys], hl=[m for m, _ in keys])
+    charts.show_svg(charts.failure_bars(frame, title, unit, dict(zip(keys, urls))))  # a segment: a link to its rows
+    if side == PREDICTION and ctx.options.grounding:  # off the reference: a gap in it, or a hallucination?
+        st.markdown(view.off_reference_sentences(caches.off_reference_grades(ctx), models))
     with st.expander(f"Open a segment in the explorer ({unit})", expanded=side == PREDICTION):
         st.markdown(view.links_markdown(view.segment_links(counts, models, urls, side), unit=unit.split()[-1][:-1]))
 

@@ -13,6 +13,7 @@ from kweval.judgments import read_store
 from tests.browser import (
     CHART,
     ERROR,
+    SVG_CHART,
     click_button,
     click_text,
     page_state,
@@ -27,7 +28,7 @@ QUERY = "movie=ALL&models=keybert,yake,keybert_vader&k=5"
 
 
 ANNOTATOR = '[data-testid="stSidebar"] input[aria-label^="Annotator"]'
-HOVER = ".hoverlayer .hovertext"  # plotly's hover label: the point under the pointer, the one a click selects
+SEGMENT = f"{SVG_CHART} a g.kw-segment rect"  # a bar segment of the charts (dashboard/svg_charts.py), a link
 
 
 def _annotator_set(driver, name: str) -> bool:
@@ -38,8 +39,10 @@ def _annotator_set(driver, name: str) -> bool:
 
 
 def _links(driver) -> list[list[str]]:
-    """Every link's text and href, read in one script."""
-    return driver.execute_script("return Array.from(document.querySelectorAll('a'), a => [a.innerText, a.href]);")
+    """Every HTML link's text and href, read in one script (not the charts' SVG links: a segment, `SEGMENT`)."""
+    return driver.execute_script(
+        "return Array.from(document.querySelectorAll('a:not(svg a)'), a => [a.innerText, a.href]);"
+    )
 
 
 def test_failures_to_filtered_explorer_to_a_judgment(demo_server, browser):
@@ -48,7 +51,7 @@ def test_failures_to_filtered_explorer_to_a_judgment(demo_server, browser):
     text = settled(driver, ["Why did my model fail?", "of its keywords are hits", "Open a segment"], present=[CHART])
     assert not driver.find_elements(By.CSS_SELECTOR, ERROR) and "Traceback" not in text
     drawn = wait_until(lambda: len(driver.find_elements(By.CSS_SELECTOR, CHART)) >= 2, "the two charts are not drawn")
-    assert drawn and len(driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPlotlyChart"]')) == 2
+    assert drawn and len(driver.find_elements(By.CSS_SELECTOR, SVG_CHART)) == 2
     href = wait_until(
         lambda: next((h for t, h in _links(driver) if "yake · near" in t), None),
         lambda: f"no link 'yake · near' in {[t for t, _ in _links(driver)]}",
@@ -76,26 +79,29 @@ def test_failures_to_filtered_explorer_to_a_judgment(demo_server, browser):
 def test_a_click_on_a_bar_segment_opens_the_explorer_filtered(demo_server, browser):
     driver = browser
     driver.get(f"{demo_server.url}/failures?{QUERY}")
-    settled(driver, ["Why did my model fail?", "of its keywords are hits"], present=[CHART])
+    settled(driver, ["Why did my model fail?", "of its keywords are hits"], present=[SEGMENT])
+    home = driver.current_window_handle
 
-    def bar():  # the first chart's first segment wide enough to point at
-        chart = driver.find_elements(By.CSS_SELECTOR, '[data-testid="stPlotlyChart"]')[:1]
-        bars = chart and chart[0].find_elements(By.CSS_SELECTOR, "g.trace.bars g.point path")
-        return next((b for b in bars or [] if b.size["width"] > 8), None)
-
-    def clicked() -> bool:  # point at the segment until plotly shows its hover label, then click: its overlay takes it
-        segment = bar()
-        if segment is None:
+    def clicked() -> bool:  # the first chart's first segment wide enough to point at, clicked where it is drawn
+        wide = [s for s in driver.find_elements(By.CSS_SELECTOR, SEGMENT) if s.size["width"] > 8]
+        if not wide:
             return False
-        if not driver.find_elements(By.CSS_SELECTOR, HOVER):
-            ActionChains(driver).move_to_element(segment).perform()
-            return False
-        ActionChains(driver).click().perform()
+        ActionChains(driver).move_to_element(wide[0]).click().perform()
         return True
 
-    wait_until(clicked, "no bar segment drawn to point at and click")
-    wait_until(lambda: urlparse(driver.current_url).path == "/explorer", lambda: f"still at {driver.current_url}")
-    query = parse_qs(urlparse(driver.current_url).query)
-    assert query.get("category"), driver.current_url
-    text = settled(driver, ["Review explorer", "Filtered:", "review(s) match"])
-    assert "Traceback" not in text
+    wait_until(clicked, "no bar segment drawn to click")
+    # a link in Markdown's HTML may open a new tab: follow the explorer wherever it opened
+    wait_until(lambda: len(driver.window_handles) > 1 or urlparse(driver.current_url).path == "/explorer", "no page")
+    opened = [h for h in driver.window_handles if h != home]
+    if opened:
+        driver.switch_to.window(opened[0])
+    try:
+        wait_until(lambda: urlparse(driver.current_url).path == "/explorer", lambda: f"still at {driver.current_url}")
+        query = parse_qs(urlparse(driver.current_url).query)
+        assert query.get("category") and query.get("model"), driver.current_url
+        text = settled(driver, ["Review explorer", "Filtered:", "review(s) match"])
+        assert "Traceback" not in text
+    finally:
+        if opened:
+            driver.close()
+            driver.switch_to.window(home)

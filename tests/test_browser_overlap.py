@@ -1,7 +1,7 @@
 """In headless Debian chromium (issue 28, item 8): no text of a chart over another panel's text or bars, no
 legend over an axis title and no axis label hidden for want of room, at 400 px (a phone) and at 1,400 px: the
-Summary's small multiples and heatmap (SVG drawn by the server; the demo, and a keyphrase collection's ~25 panels) and
-the Failures page's bars (plotly); the Summary's two halves of small multiples side by side at 1,400 px, one under the
+Summary's small multiples and heatmap and the Failures page's bars (SVG drawn by the server; the demo, and a keyphrase
+collection's ~25 panels); the Summary's two halves of small multiples side by side at 1,400 px, one under the
 other at 400 px, inside the page."""
 
 from __future__ import annotations

@@ -5,6 +5,7 @@ preset table's tooltips and its bold best values."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -65,10 +66,16 @@ def test_the_failure_bars_legend_stays_off_the_axis_title():
     frame = pd.DataFrame(
         {"model": ["a", "a"], "category": ["hit", "off_reference"], "count": [3, 7], "share": [0.3, 0.7]}
     )
-    fig = charts.failure_bars(view.bar_frame(frame.assign(side="prediction"), "prediction", ["a"]), "t", "keywords")
-    legend = fig.layout.legend
-    # at the foot of the figure (its container), below the plot's own margin where the axis title sits
-    assert legend.yref == "container" and legend.y == 0 and legend.yanchor == "bottom"
+    svg = charts.failure_bars(view.bar_frame(frame.assign(side="prediction"), "prediction", ["a"]), "t", "keywords", {})
+    y = {
+        kind: [float(v) for v in re.findall(pattern, svg)]
+        for kind, pattern in (
+            ("axis title", r'<text class="kw-axis-title" x="[\d.]+" y="([\d.]+)"'),
+            ("legend", r'<rect x="[\d.]+" y="([\d.]+)" width="10" height="10"'),
+        )
+    }
+    # the legend's swatches below the axis title's baseline: never over it
+    assert len(y["axis title"]) == 1 and len(y["legend"]) == 2 and min(y["legend"]) > y["axis title"][0]
 
 
 def test_preset_table_has_a_tooltip_on_every_column_and_bold_best_values(monkeypatch, tmp_path):

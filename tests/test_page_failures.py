@@ -4,6 +4,7 @@ link straight into it (`tests.apptest.run`'s `direct`), as the links it draws op
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -12,6 +13,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from dashboard.escape import esc
+from dashboard.svg_charts import CHART_CLASS
 from kweval.data import load_dataset
 from kweval.evaluation.pipeline import EvalOptions, evaluate
 from kweval.explain.failures import failure_summary, failure_table, reviews_with
@@ -20,6 +22,10 @@ from tests.apptest import DATA, DATASETS, XSS, run, texts
 from tests.helpers import DNLP
 
 MATCHING = re.compile(r"(\d+) (?:review|document)\(s\) match")
+# a Failures chart's segment: its link, model, category and count (dashboard/svg_charts.py `_segment`)
+SEGMENT = re.compile(
+    r'<a href="([^"]+)"><g class="kw-bar kw-segment" data-model="([^"]*)" data-category="(\w+)" data-count="(\d+)"'
+)
 LINK = re.compile(r"\[([^\]]*?) \(([\d,]+) (?:keyword|GT keyword)s?\)\]\((\./explorer\?[^)]+)\)")
 
 
@@ -38,7 +44,8 @@ def test_failures_page_counts_are_the_cores(monkeypatch, cores, data):
     counts = failure_summary(failure_table(ds, ev), by=["model"]).set_index(["model", "side", "category"])["count"]
     at = run(monkeypatch, DATASETS[data], {"movie": "ALL"}, "pages/failures.py", direct=True)
     assert at.title[0].value == "Why did my model fail?"
-    assert len(at.get("plotly_chart")) == 2  # predicted keywords, GT keywords
+    svgs = [m.value for m in at.markdown if CHART_CLASS in m.value]
+    assert len(svgs) == 2  # predicted keywords, GT keywords
     shown = texts(at)
     for model in ev.models:
         shown_name = model.replace("_", "\\_")  # Markdown-escaped
@@ -48,6 +55,12 @@ def test_failures_page_counts_are_the_cores(monkeypatch, cores, data):
     for _, n, p in links:
         side = "gt" if p["category"] in ("found", "found_beyond_k", "missed_present", "missed_absent") else "prediction"
         assert n == counts[(p["model"], side, p["category"])], p
+    segments = [(side, m) for side, svg in zip(("prediction", "gt"), svgs) for m in SEGMENT.finditer(svg)]
+    assert len(segments) == len(links)  # a segment in the chart for each link below it, and the same link
+    for side, m in segments:
+        href, model, category, n = html.unescape(m[1]), html.unescape(m[2]), m[3], int(m[4])
+        assert n == counts[(model, side, category)] and _params(href) | {"hl": model} == _params(href), href
+        assert (_params(href)["model"], _params(href)["category"]) == (model, category)
         assert p["hl"] == p["model"] and p["movie"] == "ALL"
 
 
@@ -157,19 +170,6 @@ def test_dnlp_failures_page(monkeypatch):
     links = _links(at)
     assert {p["model"] for _, _, p in links} == {"base", "sentiment"}
     assert any(p["category"] == "missed_absent" and n > 0 for _, n, p in links)
-
-
-def test_a_clicked_segment_names_its_model_and_category():
-    from dashboard.failures_view import picked_segment
-
-    models = ["yake", "keybert"]
-    assert picked_segment([{"customdata": [3, "near_lexical", "yake"], "x": 1.2}], models) == ("yake", "near_lexical")
-    assert picked_segment([{"customdata": [3, "no_such", "yake"]}, {"customdata": [1, "hit", "keybert"]}], models) == (
-        "keybert",
-        "hit",
-    )
-    assert picked_segment([{"customdata": [3, "hit", "other"]}], models) is None
-    assert picked_segment([], models) is None and picked_segment([{"x": 1}], models) is None
 
 
 @pytest.mark.keyphrase

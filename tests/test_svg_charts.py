@@ -1,6 +1,7 @@
-"""The Summary's charts as SVG drawn by the server (dashboard/svg_charts.py): well-formed, every user string escaped
-(hostile names stay text: no element, no attribute of theirs), the numbers exact in the data and formatted in the
-tooltips and cells, undefined values and their panels left out, a tooltip and an accessible name on each chart."""
+"""The Summary's and the Failures page's charts as SVG drawn by the server (dashboard/svg_charts.py): well-formed,
+every user string escaped (hostile names stay text: no element, no attribute of theirs), the numbers exact in the data
+and formatted in the tooltips and cells, undefined values and their panels left out, a tooltip and an accessible name
+on each chart, a Failures segment a link to its rows."""
 
 from __future__ import annotations
 
@@ -8,17 +9,18 @@ import math
 import xml.etree.ElementTree as ET
 
 from dashboard.escape import visible
-from dashboard.svg_charts import bar_rows, bars_svg, heatmap_svg, nice_ticks, tick_label
+from dashboard.svg_charts import STACK_WIDTH, bar_rows, bars_svg, heatmap_svg, nice_ticks, stacked_bars_svg, tick_label
 
 HOSTILE = "<script>alert(1)</script> & \"x\" 'y' \x01\n<b onmouseover=alert(2)>"
 SVG = "{http://www.w3.org/2000/svg}"
 
 
-def _parse(svg: str) -> ET.Element:
-    """The chart as XML: it parses (well-formed), and no element or attribute came from a user string."""
+def _parse(svg: str, links: bool = False) -> ET.Element:
+    """The chart as XML: it parses (well-formed), and no element or attribute came from a user string (`links`: the
+    chart may hold `<a>` elements, whose targets the caller checks)."""
     root = ET.fromstring(svg)
     tags = {el.tag.removeprefix(SVG) for el in root.iter()}
-    assert tags <= {"div", "svg", "g", "rect", "line", "text", "title"}, tags
+    assert tags <= {"div", "svg", "g", "rect", "line", "text", "title", *(["a"] if links else [])}, tags
     assert not [k for el in root.iter() for k in el.attrib if k.lower().startswith("on")]
     return root
 
@@ -119,3 +121,41 @@ def test_only_the_svg_charts_bypass_st_html():
     using = {p.name for p in sources if "unsafe_allow_html=True" in p.read_text(encoding="utf-8")}
     assert using == {"charts.py"}
     assert (root / "dashboard" / "charts.py").read_text(encoding="utf-8").count("unsafe_allow_html=True") == 1
+
+
+def test_stacked_bars_link_each_segment_to_its_rows_and_escape_names():
+    href = './explorer?category=hit&model=%3Cb%3E&x="y"'
+    rows = [
+        {"model": HOSTILE, "category": "hit", "label": "hit", "percent": 30.0, "count": 3, "color": "#2e7d32"},
+        {"model": HOSTILE, "category": "off_reference", "label": "off <ref>", "percent": 70.0, "count": 7},
+        {"model": "b", "category": "hit", "label": "hit", "percent": 0.0, "count": 0, "color": "#2e7d32"},
+        {"model": "b", "category": "invalid", "label": "invalid", "percent": 100.0, "count": 5, "color": "#e53935"},
+    ]
+    rows[0]["href"], rows[1]["color"], rows[3]["href"] = href, "#9e9e9e", None
+    svg = stacked_bars_svg(rows, [HOSTILE, "b"], "Where <the> keywords go", "predicted keywords")
+    assert "<script" not in svg and "<b " not in svg and "\x01" not in svg and HOSTILE not in svg
+    root = _parse(svg, links=True)
+    name = visible(HOSTILE)
+    segments = [g for g in root.iter(f"{SVG}g") if g.get("class") == "kw-bar kw-segment"]
+    got = [
+        (g.get("data-model"), g.get("data-category"), int(g.get("data-count")), float(g.get("data-percent")))
+        for g in segments
+    ]
+    assert got == [(name, "hit", 3, 30.0), (name, "off_reference", 7, 70.0), ("b", "invalid", 5, 100.0)]  # no empty one
+    rects = [g.find(f"{SVG}rect") for g in segments]
+    widths = [float(r.get("width")) for r in rects]
+    assert widths == [0.3 * STACK_WIDTH, 0.7 * STACK_WIDTH, STACK_WIDTH]  # the share of the bar's 100%
+    assert float(rects[1].get("x")) == float(rects[0].get("x")) + widths[0]  # stacked: each after the one before
+    assert float(rects[2].get("y")) > float(rects[0].get("y"))  # the second model's bar under the first's
+    links = [(a.get("href"), [g.get("data-category") for g in a.iter(f"{SVG}g")]) for a in root.iter(f"{SVG}a")]
+    assert links == [(href, ["hit"])]  # a segment with a link is one (its href as given), one without is none
+    assert segments[0].find(f"{SVG}title").text == f"{name} · hit: 30.0% (3 predicted keywords)"
+    legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "kw-legend")
+    assert [t.text for t in legend.iter(f"{SVG}text")] == ["hit", "off <ref>", "invalid"]  # each once, in order
+    axis = next(t for t in root.iter(f"{SVG}text") if t.get("class") == "kw-axis-title")
+    assert axis.text == "% of predicted keywords"
+    assert min(float(r.get("y")) for r in legend.iter(f"{SVG}rect")) > float(axis.get("y"))  # below the axis title
+    chart = root.find(f"{SVG}svg")
+    assert chart.get("aria-label").startswith("Where <the> keywords go: stacked bars") and name in chart.get(
+        "aria-label"
+    )
