@@ -376,37 +376,39 @@ def stacked_bars_svg(rows: Sequence[dict], models: Sequence[str], title: str, un
     label_w = min(NAME_LIMIT + 40, max([len(n) for n in names] + [1]) * CHAR_WIDTH) + 10
     width = label_w + STACK_WIDTH + 24
     top = 28  # the title above
-    at = {n: i for i, n in enumerate(names)}
+    bar_y = {n: top + i * (STACK_HEIGHT + STACK_GAP) for i, n in enumerate(names)}  # each model's bar's top
+
+    def x_of(percent: float) -> float:
+        return label_w + percent / 100 * STACK_WIDTH
+
     ends = dict.fromkeys(names, 0.0)
     marks = []
+    legend_entries: dict[str, str] = {}  # label -> colour of each drawn category, in order of first appearance
     for row in rows:
         model = str(row["model"])
         share = _finite(row["percent"])
-        if model not in at or share is None or share <= 0:
+        if model not in bar_y or share is None or share <= 0:
             continue
-        y = top + at[model] * (STACK_HEIGHT + STACK_GAP)
-        x = label_w + ends[model] / 100 * STACK_WIDTH
-        marks.append(_segment({**row, "model": model}, x, y, share / 100 * STACK_WIDTH, unit))
+        marks.append(_segment(row, x_of(ends[model]), bar_y[model], share / 100 * STACK_WIDTH, unit))
         ends[model] += share
+        legend_entries.setdefault(str(row["label"]), str(row["color"]))
     bottom = top + len(names) * (STACK_HEIGHT + STACK_GAP) - STACK_GAP
     labels = "".join(
-        f'<text x="{_num(label_w - 8)}" y="{_num(top + i * (STACK_HEIGHT + STACK_GAP) + STACK_HEIGHT / 2 + 4)}" '
-        f'text-anchor="end" fill="currentColor">{_title([n])}{_text(_fit(n, label_w - 10))}</text>'
-        for i, n in enumerate(names)
+        f'<text x="{_num(label_w - 8)}" y="{_num(y + STACK_HEIGHT / 2 + 4)}" text-anchor="end" fill="currentColor">'
+        f"{_title([n])}{_text(_fit(n, label_w - 10))}</text>"
+        for n, y in bar_y.items()
     )
     ticks = "".join(
-        f'<text x="{_num(label_w + t / 100 * STACK_WIDTH)}" y="{_num(bottom + 16)}" text-anchor="middle" '
-        f'fill="currentColor" font-size="11">{t}</text>'
-        f'<line x1="{_num(label_w + t / 100 * STACK_WIDTH)}" x2="{_num(label_w + t / 100 * STACK_WIDTH)}" '
-        f'y1="{_num(top - 4)}" y2="{_num(bottom + 4)}" stroke="{ERROR_BAR_COLOR}" stroke-opacity="0.3"/>'
+        f'<text x="{_num(x_of(t))}" y="{_num(bottom + 16)}" text-anchor="middle" fill="currentColor" font-size="11">'
+        f'{t}</text><line x1="{_num(x_of(t))}" x2="{_num(x_of(t))}" y1="{_num(top - 4)}" y2="{_num(bottom + 4)}" '
+        f'stroke="{ERROR_BAR_COLOR}" stroke-opacity="0.3"/>'
         for t in (0, 25, 50, 75, 100)
     )
     axis = (
-        f'<text class="kw-axis-title" x="{_num(label_w + STACK_WIDTH / 2)}" y="{_num(bottom + 34)}" '
+        f'<text class="kw-axis-title" x="{_num(x_of(50))}" y="{_num(bottom + 34)}" '
         f'text-anchor="middle" fill="currentColor">{_text(f"% of {unit}")}</text>'
     )
-    seen = {str(r["label"]): str(r["color"]) for r in rows if (_finite(r["percent"]) or 0) > 0}
-    legend, height = _stack_legend(list(seen.items()), width, bottom + 50)
+    legend, height = _stack_legend(list(legend_entries.items()), width, bottom + 50)
     head = f'<text x="0" y="16" font-weight="bold" font-size="14" fill="currentColor">{_text(title)}</text>'
     label = f"{title}: stacked bars, one per model ({', '.join(names)}), the share of its {unit} in each category"
     return _wrap(head + ticks + "".join(marks) + labels + axis + legend, _text(label), width, height + 4)

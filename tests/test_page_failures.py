@@ -55,13 +55,14 @@ def test_failures_page_counts_are_the_cores(monkeypatch, cores, data):
     for _, n, p in links:
         side = "gt" if p["category"] in ("found", "found_beyond_k", "missed_present", "missed_absent") else "prediction"
         assert n == counts[(p["model"], side, p["category"])], p
+        assert p["hl"] == p["model"] and p["movie"] == "ALL"
     segments = [(side, m) for side, svg in zip(("prediction", "gt"), svgs) for m in SEGMENT.finditer(svg)]
     assert len(segments) == len(links)  # a segment in the chart for each link below it, and the same link
     for side, m in segments:
         href, model, category, n = html.unescape(m[1]), html.unescape(m[2]), m[3], int(m[4])
-        assert n == counts[(model, side, category)] and _params(href) | {"hl": model} == _params(href), href
-        assert (_params(href)["model"], _params(href)["category"]) == (model, category)
-        assert p["hl"] == p["model"] and p["movie"] == "ALL"
+        query = _params(href)
+        assert n == counts[(model, side, category)], href
+        assert (query["model"], query["category"], query["hl"], query["movie"]) == (model, category, model, "ALL")
 
 
 def test_a_segment_link_opens_the_explorer_filtered(monkeypatch, demo_dataset):
