@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -137,3 +138,31 @@ def test_segment_max_rows_is_maximum_reduceat_of_the_gathered_rows(sizes, width,
     got = _arrays.segment_max_rows(values, rows, starts)
     assert got.dtype == want.dtype
     np.testing.assert_array_equal(got, want)
+    into = np.full((len(sizes) + 2) * width, np.nan, dtype=np.float32)  # a caller's array: a slice of it filled
+    part = into[width : width + len(sizes) * width].reshape(len(sizes), width)
+    assert _arrays.segment_max_rows(values, rows, starts, out=part) is part
+    np.testing.assert_array_equal(part, want)
+    assert np.isnan(into[:width]).all() and np.isnan(into[width + part.size :]).all()  # nothing else written
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    lengths=st.lists(st.integers(0, 9), min_size=1, max_size=5),
+    columns=st.integers(0, 600),
+    seed=st.integers(0, 2**16),
+)
+def test_stacked_transposed_is_the_transposed_concatenation(lengths, columns, seed):
+    """The resample counts one row per review: against ``np.concatenate(chunks).T.copy()``, with more columns
+    than a block (`_TRANSPOSE_COLUMNS`) and fewer, and empty chunks."""
+    rng = np.random.default_rng(seed)
+    chunks = [rng.integers(0, 60000, size=(n, columns)).astype(np.uint16) for n in lengths]
+    got = _arrays.stacked_transposed(chunks)
+    want = np.concatenate(chunks).T.copy()
+    assert got.dtype == want.dtype and got.shape == want.shape and got.flags.c_contiguous
+    np.testing.assert_array_equal(got, want)
+
+
+def test_stacked_transposed_refuses_chunks_it_cannot_stack():
+    for chunks in ([], [np.zeros((2, 3)), np.zeros((2, 4))], [np.zeros(3)]):
+        with pytest.raises(ValueError, match="same columns"):
+            _arrays.stacked_transposed(chunks)

@@ -185,9 +185,10 @@ class EmbeddingStore:
     def get_many(self, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
         """(vectors [n, d] with zero rows for misses, found bool [n]); d is 0 while nothing is known."""
         keys = [text_key(t) for t in texts]
+        ids = [_rowid(key) for key in keys]
         with self._lock:
             nothing: dict[int, tuple] = {}
-            rows = self._guard(lambda: self._select(keys), nothing)
+            rows = self._guard(lambda: self._select(ids), nothing)
             if rows and self._dim is None:  # another process may have stored the first vectors since we opened
                 self._dim = self._guard(self._stored_dim, None)
             dim = self._dim or 0
@@ -195,8 +196,7 @@ class EmbeddingStore:
             hit_rows: list[int] = []
             blobs: list[bytes] = []
             bad: set[int] = set()
-            for i, key in enumerate(keys):
-                rowid = _rowid(key)
+            for i, (key, rowid) in enumerate(zip(keys, ids)):
                 row = rows.get(rowid)
                 if row is None or bytes(row[0]) != key:
                     continue  # a miss, or another text owns this rowid (a 64-bit collision): a miss
@@ -211,11 +211,16 @@ class EmbeddingStore:
                 self._guard(lambda: self._write("DELETE FROM embeddings WHERE rowid = ?", [(r,) for r in bad]), None)
                 self.dropped += len(bad)
                 self._note(f"{len(bad)} damaged row(s) of {self.path.name} dropped; they are recomputed")
-            out = np.zeros((len(keys), dim), dtype=self.dtype)
             found = np.zeros(len(keys), dtype=bool)
-            if hit_rows:  # one buffer for every hit, not an array per row
-                out[hit_rows] = np.frombuffer(b"".join(blobs), dtype=self.dtype).reshape(len(hit_rows), dim)
-                found[hit_rows] = True
+            found[hit_rows] = True
+            # one writable buffer for every hit, not an array per row; it is the answer itself when all are hits
+            # (no second copy of what can be tens of MB: pages first touched cost time, on DNLP ~70 ms per copy)
+            hits = np.frombuffer(bytearray().join(blobs), dtype=self.dtype).reshape(len(hit_rows), dim)
+            if len(hit_rows) == len(keys):
+                out = hits
+            else:
+                out = np.zeros((len(keys), dim), dtype=self.dtype)
+                out[hit_rows] = hits
             self.hits += int(found.sum())
             self.misses += len(keys) - int(found.sum())
             return out, found
@@ -354,9 +359,9 @@ class EmbeddingStore:
         conn.execute("COMMIT")
         _check_file(conn, self.path, self.meta)  # another process may have created it differently
 
-    def _select(self, keys: list[bytes]) -> dict[int, tuple]:
+    def _select(self, rowids: list[int]) -> dict[int, tuple]:
         conn = self._connection()
-        ids = list(dict.fromkeys(_rowid(k) for k in keys))
+        ids = sorted(set(rowids))  # in rowid order, each chunk reads its pages once (random order: ~1.7x slower)
         rows: dict[int, tuple] = {}
         for start in range(0, len(ids), QUERY_CHUNK):
             chunk = ids[start : start + QUERY_CHUNK]

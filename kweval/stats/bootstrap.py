@@ -20,7 +20,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from kweval._arrays import small_products
+from kweval._arrays import small_products, stacked_transposed
 from kweval.metrics import registry
 from kweval.metrics.ratios import harmonic_mean, safe_ratio
 from kweval.stats.increments import by_review_products, grid_exponents, kept_sums, on_grid
@@ -143,7 +143,7 @@ class KeptDraws:
 _resample_counts = KeptDraws(lambda n, n_boot, seed: (c.astype(np.uint16) for c in _draw_counts(n, n_boot, seed)))
 # the same counts one row per review (the changed reviews' counts are whole rows: `by_review_products`)
 _counts_by_review = KeptDraws(
-    lambda n, n_boot, seed: (np.concatenate(_resample_counts(n, n_boot, seed)).T.copy(),), _KEPT_TOTAL // 2
+    lambda n, n_boot, seed: (stacked_transposed(_resample_counts(n, n_boot, seed)),), _KEPT_TOTAL // 2
 )
 
 
