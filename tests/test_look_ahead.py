@@ -183,6 +183,30 @@ def test_a_job_in_its_start_delay_claimed_or_dropped_does_nothing_and_keeps_no_o
         worker.shutdown()
 
 
+def test_only_the_first_new_job_of_a_plan_waits_its_start_delay():
+    """The delay leaves room for the page just sent to be drawn; the neighbour planned after it follows it at once
+    (the page is drawn by then), and a plan's job already planned keeps its place."""
+    worker, ran = LookAhead(), []
+    release = threading.Event()
+    try:
+        worker.plan([("up", 1, lambda: ran.append("up")), ("down", 1, lambda: ran.append("down"))], delay_s=0.0)
+        assert worker.idle(DEADLINE_S)
+        worker.plan([("0.78", 1, lambda: release.wait(DEADLINE_S) and ran.append("0.78"))], delay_s=0.0)
+        worker.plan([("0.78", 1, lambda: None), ("0.74", 1, lambda: ran.append("0.74"))], delay_s=DEADLINE_S)
+        release.set()  # "0.78" ends; "0.74", the plan's first new job, waits its delay: cut short by its claim
+        waiting = threading.Thread(target=worker.claim, args=("0.74",))
+        waiting.start()
+        waiting.join(DEADLINE_S / 2)
+        assert not waiting.is_alive() and worker.idle(DEADLINE_S / 2)
+        assert ran == ["up", "down", "0.78"]  # "0.74" was claimed in its delay: the page computed it
+        worker.plan([("a", 1, lambda: ran.append("a")), ("b", 1, lambda: ran.append("b"))], delay_s=DEADLINE_S)
+        worker.claim("a")  # the delayed first job taken back: the second one starts with no delay of its own
+        assert worker.idle(DEADLINE_S / 2)
+        assert ran[-1] == "b" and "a" not in ran
+    finally:
+        worker.shutdown()
+
+
 def _counting_card_data(monkeypatch) -> list:
     """The names of the threads that compute a page's card data from now on."""
     from dashboard import review_card
