@@ -172,13 +172,15 @@ def plan_summary(ctx: Ctx, metric: str, latex: Sequence[str] = ()) -> None:
         key = _view_key(there)
         if (key, version) not in drawn:  # a view this session drew (the τ it came from): cached
             jobs.append((key, version, _summary_work(there, metric, version[1])))
-    WORKER.plan(jobs, DELAY_S)
+    stepping = previous is not None and previous != tau  # a step just taken: the next one may follow at once
+    WORKER.plan(jobs, 0.0 if stepping else DELAY_S)
 
 
-# Seconds the first neighbour waits before its work starts: the page just sent is drawn by the browser first (the
-# look-ahead's work took a core from that drawing).  DNLP ALL, the Summary's first view with semantic on, the app
-# open, five runs each, idle machine: 1.89-2.21 s (median 2.19) at 0.8 s, 2.04-2.42 s (median 2.27) at 0.  A step
-# taken sooner claims the job: its wait ends at once and the page computes, as it does with no look-ahead.
+# Seconds the first neighbour waits before its work starts, unless the page was drawn by a τ step (a visitor
+# stepping may step again at once: then no wait): the page just sent is drawn by the browser first (the look-ahead's
+# work took a core from that drawing).  DNLP ALL, the Summary's first view with semantic on, the app open, five runs
+# each, idle machine: 1.89-2.21 s (median 2.19) at 0.8 s, 2.04-2.42 s (median 2.27) at 0.  A step taken sooner
+# claims the job: its wait ends at once and the page computes, as it does with no look-ahead.
 DELAY_S = 0.8
 
 DRAWN_KEPT = 4  # the session's last distinct views remembered as drawn (the caches keep far more entries)

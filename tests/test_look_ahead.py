@@ -183,6 +183,22 @@ def test_a_job_in_its_start_delay_claimed_or_dropped_does_nothing_and_keeps_no_o
         worker.shutdown()
 
 
+def test_the_look_ahead_waits_for_the_page_to_be_drawn_except_after_a_step(tmp_path, monkeypatch):
+    """A first view or a plain rerun is read before a step: its neighbours wait `DELAY_S` (the browser draws the page
+    first); a page drawn by a τ step gets them at once (a visitor stepping may step again)."""
+    _semantic(load_dataset(None), tmp_path / "cache", monkeypatch)  # stand-in vectors
+    _fresh_streamlit_caches()
+    delays, plan = [], look_ahead.WORKER.plan
+    monkeypatch.setattr(
+        look_ahead.WORKER, "plan", lambda jobs, delay_s=0.0: (delays.append(delay_s), plan(jobs, delay_s))
+    )
+    at = run(monkeypatch, None, {"sem": "1", "tau": "0.75", "movie": "ALL"})
+    at.sidebar.slider(key="sel_tau").set_value(0.76).run()
+    at.run()
+    assert look_ahead.WORKER.idle(DEADLINE_S) and not at.exception
+    assert delays == [look_ahead.DELAY_S, 0.0, look_ahead.DELAY_S] and look_ahead.DELAY_S > 0
+
+
 def test_only_the_first_new_job_of_a_plan_waits_its_start_delay():
     """The delay leaves room for the page just sent to be drawn; the neighbour planned after it follows it at once
     (the page is drawn by then), and a plan's job already planned keeps its place."""
