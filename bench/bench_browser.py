@@ -6,14 +6,15 @@ own text is shown and its charts are drawn (`tests.browser.settled`, the tests' 
 `FINE_POLL` = 0.05 s instead of the tests' 0.25 s: a figure ends 0.05-0.1 s after the page settled, not 0.25-0.5 s),
 but the page turn (below).
 
-- **first views on a warm server** (issue 29: <= 3 s each): the server has loaded and evaluated the data (a first
-  Summary); then one page is opened for the first time, two ways, each on a warm server of its own (its caches
-  cold, none warmed by an earlier page; `--one-server` opens them all on one: quicker, each page then benefits from
-  the earlier ones):
-  - *app open*: in a chromium that has the app open (its Data page, or Protocols before Data: pages that compute
-    nothing on a warm server), as a visitor follows a link or types the page's address: the page's own first view;
-  - *fresh chromium*: in a chromium that has never loaded the app, so the figure also holds loading and compiling
-    the app's scripts (~2 s of chromium's CPU, as in a new session's first Summary below);
+- **first views on a warm server**: the server has loaded and evaluated the data (a first Summary); then one page is
+  opened for the first time, two ways, each on a warm server of its own (its caches cold, none warmed by an earlier
+  page; `--one-server` opens them all on one: quicker, each page then benefits from the earlier ones):
+  - *app open* (issue 29: <= 3 s each): in a chromium that has the app open (its Data page, or Protocols before
+    Data: pages that compute nothing on a warm server), as a visitor follows a link or types the page's address: the
+    page's own first view;
+  - *fresh chromium*, a first visit (issue 28's target for a new session's first view: <= 5 s): in a chromium that
+    has never loaded the app, so the figure also holds loading and compiling the app's scripts (~2 s of chromium's
+    CPU, ~1 s of the wall time, as in a new session's first Summary below);
 - **a new session's first Summary, charts drawn** on the warm server (issue 28: <= 5 s with both cores busy), each in
   a fresh chromium (a first visit: the app's scripts loaded and compiled), and for
   information in a chromium that has them cached (a returning visitor);
@@ -91,7 +92,8 @@ FIRST_VIEWS = {
 # 0.25-0.5 s at the tests' poll, 0.05-0.1 s at this one (each poll reads the page's text: a few ms of chromium's CPU)
 FINE_POLL = 0.05
 TARGETS = {
-    "first view on a warm server": 3.0,
+    "first view on a warm server": 3.0,  # the page's own: the app open (issue 29)
+    "a first visit's view": 5.0,  # a fresh chromium's: the app's scripts loaded too (issue 28's new session)
     "new session's first Summary, charts drawn": 5.0,
     "Compare at a new k": 5.0,
     "explorer page turn, semantic + sentiment": 1.0,
@@ -378,8 +380,8 @@ def main() -> int:
     )
     print("| measure | seconds | target | ÷ target | |\n| --- | ---: | ---: | ---: | --- |")
     print(f"| fresh server's first Summary (load + evaluation) | {cold:.2f} | | | |")
-    target = TARGETS["first view on a warm server"]
     for name, (first, _again) in views.items():
+        target = TARGETS["first view on a warm server" if name.endswith("(app open)") else "a first visit's view"]
         print(f"| first view on a warm server: {name} | {first:.2f} | <= {target:g} | {_verdict(first, target)} |")
     for data, times in sessions.items():
         t, target = statistics.median(times), TARGETS["new session's first Summary, charts drawn"]
