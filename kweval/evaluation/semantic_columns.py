@@ -92,12 +92,20 @@ def add_semantic_columns(evaluation: Evaluation, progress: Progress) -> dict[str
     progress("similarities", 0.97)
     by_list = gt_list_keys(gt)
     known = dict(zip(texts, vectors))
-    matrix, row = np.asarray(vectors), {t: i for i, t in enumerate(texts)}
+    matrix = np.asarray(vectors)
+
+    def rows_of(wanted: list[str]) -> np.ndarray:
+        """The rows of `known` for `wanted`, gathered at once; the matrix as it is for the same texts in the same
+        order (on DNLP they are: a 58 MB copy, and the index of every text, saved)."""
+        if wanted == texts:
+            return matrix
+        row = {t: i for i, t in enumerate(texts)}
+        return matrix[[row[t] for t in wanted]]
+
     sims = similarities(
         by_list(kw[KEY + ["norm"]]),
         by_list(gt[["movie", "rank", "norm", "review_id"]])[["movie", "rank", "norm"]],
-        # the rows of `known` (as they are when the same texts come in the same order: on DNLP a 58 MB copy saved)
-        lambda wanted: matrix if wanted == texts else matrix[[row[t] for t in wanted]],
+        rows_of,
     )
     rows = by_list(evaluation.scores[KEY])
     # in the scores' row order once, so that every other τ (`with_threshold`) is a count with no join
